@@ -1,0 +1,524 @@
+"""The facade: everything a person or an agent can do to a brain (docs/core-api.md)."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from memgui.core import graph, journal, links, schema, scopes, search, store
+from memgui.core.db import Database, now_ms
+from memgui.core.errors import BrainIdRequired, InvalidArgument, NotFound
+from memgui.core.model import (
+    SCOPES,
+    TYPES,
+    Changes,
+    JournalEntry,
+    Neighbour,
+    RelatedSummary,
+    SearchResult,
+    Trace,
+    TraceFilter,
+    check_category,
+    check_choice,
+    check_content,
+    check_int_range,
+    check_limit,
+    check_strength,
+    check_tags,
+    check_ttl,
+)
+
+ORDER_COLUMNS = {
+    "created_at": "created_at",
+    "last_accessed": "last_accessed",
+    "retrieval_count": "retrieval_count",
+    "strength": "strength",
+    "type": "type",
+    "scope": "scope",
+    "scope_id": "scope_id",
+    "category": "category",
+    "expires_at": "expires_at",
+    "version": "version",
+    "content": "content",
+    "tags": "tags",
+    "id": "id",
+}
+
+PATCH_FIELDS = frozenset({"content", "tags", "scope", "scope_id", "category", "ttl_secs", "type"})
+
+
+@dataclass(frozen=True)
+class SweepReport:
+    expired: int
+    embedded: int = 0
+
+    def to_json(self) -> dict[str, int]:
+        return {"expired": self.expired, "embedded": self.embedded}
+
+
+class Brain:
+    """One brain (one `brain_id`) in one SQLite file."""
+
+    def __init__(self, db: Database, brain_id: str, actor: str) -> None:
+        self.db = db
+        self.brain_id = brain_id
+        self.actor = actor
+        self.clock: Callable[[], int] = now_ms
+        self._listeners: list[Callable[[Changes], None]] = []
+
+    # --- opening ---------------------------------------------------------------------------
+
+    @classmethod
+    def open(
+        cls, path: str | os.PathLike[str], brain_id: str | None = None, *, actor: str = "cli"
+    ) -> Brain:
+        db = Database(path)
+        try:
+            db.check_not_too_new()
+            ids = db.brain_ids()
+            if brain_id is None:
+                if len(ids) > 1:
+                    raise BrainIdRequired(str(db.path), ids)
+                brain_id = ids[0] if ids else Path(path).stem
+            elif ids and brain_id not in ids and not db.created:
+                raise BrainIdRequired(str(db.path), ids, given=brain_id)
+        except BaseException:
+            db.close()
+            raise
+        return cls(db, brain_id, actor)
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> Brain:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def path(self) -> Path:
+        return self.db.path
+
+    def now(self) -> int:
+        return self.clock()
+
+    # --- writing ---------------------------------------------------------------------------
+
+    @contextmanager
+    def write(self, operation: str, kind: str = "edit", actor: str | None = None) -> Iterator[Any]:
+        """A transaction with one journal batch; migrates an older brain first."""
+        if not self.db.is_current and not self.db.in_write:
+            self.db.migrate(
+                self.db.brain_ids() or [self.brain_id], lambda: store.index_all(self.db)
+            )
+        outer = not self.db.in_write
+        with self.db.write(actor or self.actor, operation, kind) as batch:
+            if outer:
+                self._mark_brain(batch)
+            yield batch
+        if outer:
+            self._notify(batch.changes())
+
+    @contextmanager
+    def batch(self, actor: str | None = None, kind: str = "batch") -> Iterator[str]:
+        """Group several calls in one transaction and one journal batch (revertible as one)."""
+        with self.write("batch", kind=kind, actor=actor) as b:
+            yield b.batch_id
+
+    def _mark_brain(self, batch: Any) -> None:
+        # A new brain id in this file gets its meta rows on its first write, never on open.
+        self.db.conn.execute(
+            "INSERT OR IGNORE INTO brain_meta(brain_id, key, value) VALUES (?, ?, ?), (?, ?, ?),"
+            " (?, ?, ?)",
+            (
+                self.brain_id,
+                "schema_version",
+                schema.AGENTOS_SCHEMA_VERSION,
+                self.brain_id,
+                "created_at",
+                str(self.now()),
+                self.brain_id,
+                schema.SCHEMA_KEY,
+                str(schema.SCHEMA_VERSION),
+            ),
+        )
+
+    def subscribe(self, callback: Callable[[Changes], None]) -> None:
+        self._listeners.append(callback)
+
+    def _notify(self, changes: Changes) -> None:
+        for callback in list(self._listeners):
+            callback(changes)
+
+    def data_version(self) -> int:
+        return self.db.data_version()
+
+    # --- reading traces --------------------------------------------------------------------
+
+    def _row(self, trace_id: str) -> tuple[Any, ...]:
+        if not isinstance(trace_id, str):
+            raise InvalidArgument("id", f"must be a string (got {trace_id!r})", trace_id)
+        row = store.fetch_row(self.db, self.brain_id, trace_id)
+        if row is None:
+            raise NotFound(trace_id)
+        return row
+
+    def _trace(self, row: tuple[Any, ...]) -> Trace:
+        return store.snapshot_to_trace(store.row_to_snapshot(row), row[0], self.now())
+
+    def get(self, trace_id: str) -> Trace:
+        with self.db.lock:
+            return self._trace(self._row(trace_id))
+
+    def get_many(self, ids: list[str]) -> dict[str, Trace]:
+        out: dict[str, Trace] = {}
+        cols = store.select_columns(self.db)
+        with self.db.lock:
+            for start in range(0, len(ids), 500):
+                chunk = ids[start : start + 500]
+                marks = ",".join("?" * len(chunk))
+                for row in self.db.conn.execute(
+                    f"SELECT {cols} FROM memory_traces WHERE brain_id = ? AND id IN ({marks})",
+                    (self.brain_id, *chunk),
+                ):
+                    trace = self._trace(row)
+                    out[trace.id] = trace
+        return out
+
+    def _where(self, flt: TraceFilter) -> tuple[str, list[Any]]:
+        flt.validated()
+        return search.filter_sql(self.db, self.brain_id, flt, alias="")
+
+    def _order(self, order: str, descending: bool) -> str:
+        if order not in ORDER_COLUMNS:
+            raise InvalidArgument(
+                "order", f"must be one of {', '.join(ORDER_COLUMNS)} (got {order!r})", order
+            )
+        column = ORDER_COLUMNS[order]
+        if column not in ("id",) and column not in self.db.trace_columns:
+            column = "created_at"
+        direction = "DESC" if descending else "ASC"
+        return f"{column} {direction}, id {direction}"
+
+    def list(
+        self,
+        flt: TraceFilter | None = None,
+        limit: int | None = None,
+        offset: int = 0,
+        order: str = "created_at",
+        descending: bool = True,
+    ) -> list[Trace]:
+        if limit is not None:
+            check_limit(limit)
+        check_int_range("offset", offset, 0, 2**62)
+        where, params = self._where(flt or TraceFilter())
+        sql = (
+            f"SELECT {store.select_columns(self.db)} FROM memory_traces WHERE {where} "
+            f"ORDER BY {self._order(order, descending)} LIMIT ? OFFSET ?"
+        )
+        with self.db.lock:
+            rows = self.db.conn.execute(sql, (*params, limit or -1, offset)).fetchall()
+            return [self._trace(r) for r in rows]
+
+    def list_ids(
+        self, flt: TraceFilter | None = None, order: str = "created_at", descending: bool = True
+    ) -> list[str]:
+        where, params = self._where(flt or TraceFilter())
+        sql = (
+            f"SELECT id FROM memory_traces WHERE {where} ORDER BY {self._order(order, descending)}"
+        )
+        with self.db.lock:
+            return [r[0] for r in self.db.conn.execute(sql, params)]
+
+    def count(self, flt: TraceFilter | None = None) -> int:
+        where, params = self._where(flt or TraceFilter())
+        with self.db.lock:
+            return self.db.conn.execute(
+                f"SELECT count(*) FROM memory_traces WHERE {where}", params
+            ).fetchone()[0]
+
+    # --- writing traces --------------------------------------------------------------------
+
+    def add(
+        self,
+        content: str,
+        *,
+        type: str = "episodic",
+        scope: str = "user",
+        scope_id: str = "",
+        category: str | None = None,
+        tags: list[str] | tuple[str, ...] | None = None,
+        ttl_secs: int | None = None,
+        metadata: dict[str, Any] | None = None,
+        strength: float = 1.0,
+        id: str | None = None,
+        actor: str | None = None,
+    ) -> Trace:
+        check_content(content)
+        check_choice("type", type, TYPES)
+        check_choice("scope", scope, SCOPES)
+        scope_id = _check_scope_id(scope_id)
+        category = check_category(category)
+        tag_list = list(check_tags(tags))
+        if ttl_secs is not None:
+            check_ttl(ttl_secs)
+        if metadata is not None and not isinstance(metadata, dict):
+            raise InvalidArgument("metadata", f"must be a JSON object (got {metadata!r})")
+        strength = check_strength(strength)
+        if id is not None and (not isinstance(id, str) or not id):
+            raise InvalidArgument("id", f"must be a non-empty string (got {id!r})", id)
+        now = self.now()
+        snap = {
+            "id": id or f"mt_{uuid.uuid4()}",
+            "type": type,
+            "scope": scope,
+            "scope_id": scope_id,
+            "content": content,
+            "strength": strength,
+            "created_at": now,
+            "last_accessed": None,
+            "retrieval_count": 0,
+            "tags": tag_list,
+            "emotions": {},
+            "metadata": dict(metadata or {}),
+            "deleted": False,
+            "expires_at": now + ttl_secs * 1000 if ttl_secs is not None else None,
+            "category": category,
+            "version": 1,
+            "updated_at": now,
+            "embedding_status": 0,
+        }
+        with self.write("add", actor=actor) as batch:
+            if store.fetch_row(self.db, self.brain_id, snap["id"]) is not None:
+                raise InvalidArgument("id", f"already exists (got {snap['id']!r})", snap["id"])
+            rowid = store.insert_trace(self.db, batch, self.brain_id, snap)
+        return store.snapshot_to_trace(snap, rowid, now)
+
+    def update(
+        self,
+        trace_id: str,
+        patch: dict[str, Any],
+        expect_version: int | None = None,
+        actor: str | None = None,
+    ) -> Trace:
+        """Merge-patch a trace; with `expect_version`, compare-and-set on it."""
+        if not isinstance(patch, dict) or not patch:
+            raise InvalidArgument("patch", f"must name at least one field (got {patch!r})")
+        unknown = set(patch) - PATCH_FIELDS
+        if unknown:
+            raise InvalidArgument(
+                "patch",
+                f"may only set {', '.join(sorted(PATCH_FIELDS))} (got {sorted(unknown)})",
+            )
+        changes = _validated_patch(patch)
+        with self.write("update", actor=actor) as batch:
+            row = self._row(trace_id)
+            before = store.row_to_snapshot(row)
+            journal.check_version(before, expect_version)
+            after = dict(before, metadata=dict(before["metadata"]))
+            now = self.now()
+            for key, value in changes.items():
+                if key == "ttl_secs":
+                    after["expires_at"] = None if value is None else now + value * 1000
+                else:
+                    after[key] = value
+            after["version"] = before["version"] + 1
+            after["updated_at"] = now
+            store.update_trace(self.db, batch, self.brain_id, row[0], before, after, "update")
+        return store.snapshot_to_trace(after, row[0], now)
+
+    def _set_deleted(
+        self, trace_id: str, deleted: bool, expect_version: int | None, actor: str | None
+    ) -> Trace:
+        op = "forget" if deleted else "restore"
+        with self.write(op, actor=actor) as batch:
+            row = self._row(trace_id)
+            before = store.row_to_snapshot(row)
+            journal.check_version(before, expect_version)
+            if before["deleted"] == deleted:
+                return self._trace(row)  # already there: idempotent, nothing journaled
+            now = self.now()
+            after = dict(before, deleted=deleted, version=before["version"] + 1, updated_at=now)
+            store.update_trace(self.db, batch, self.brain_id, row[0], before, after, op)
+        return store.snapshot_to_trace(after, row[0], now)
+
+    def forget(
+        self, trace_id: str, expect_version: int | None = None, actor: str | None = None
+    ) -> Trace:
+        return self._set_deleted(trace_id, True, expect_version, actor)
+
+    def restore(
+        self, trace_id: str, expect_version: int | None = None, actor: str | None = None
+    ) -> Trace:
+        return self._set_deleted(trace_id, False, expect_version, actor)
+
+    def purge(
+        self, trace_id: str, expect_version: int | None = None, actor: str | None = None
+    ) -> None:
+        with self.write("purge", actor=actor) as batch:
+            row = self._row(trace_id)
+            before = store.row_to_snapshot(row)
+            journal.check_version(before, expect_version)
+            store.delete_trace(self.db, batch, self.brain_id, row[0], before, "purge")
+
+    def merge(self, ids: list[str], content: str | None = None, actor: str | None = None) -> Trace:
+        """Merge live traces into the most retrieved one (tie: the first given)."""
+        if not isinstance(ids, list | tuple) or len(set(ids)) < 2:
+            raise InvalidArgument(
+                "ids", f"must name at least 2 different live traces (got {list(ids or [])})"
+            )
+        if content is not None:
+            check_content(content)
+        ids = list(dict.fromkeys(ids))
+        with self.write("merge", actor=actor) as batch:
+            rows = [self._row(i) for i in ids]
+            snaps = [store.row_to_snapshot(r) for r in rows]
+            dead = [s["id"] for s in snaps if s["deleted"]]
+            if dead:
+                raise InvalidArgument(
+                    "ids", f"must name live traces only (deleted: {', '.join(dead)})"
+                )
+            best = max(range(len(snaps)), key=lambda i: (snaps[i]["retrieval_count"], -i))
+            survivor, now = snaps[best], self.now()
+            tags: list[str] = []
+            for s in snaps:
+                tags.extend(t for t in s["tags"] if t not in tags)
+            accessed = [s["last_accessed"] for s in snaps if s["last_accessed"] is not None]
+            after = dict(
+                survivor,
+                content=content if content is not None else " | ".join(s["content"] for s in snaps),
+                tags=tags,
+                retrieval_count=sum(s["retrieval_count"] for s in snaps),
+                last_accessed=max(accessed) if accessed else None,
+                version=survivor["version"] + 1,
+                updated_at=now,
+                metadata=dict(survivor["metadata"], merged_from=[s["id"] for s in snaps]),
+            )
+            store.update_trace(
+                self.db, batch, self.brain_id, rows[best][0], survivor, after, "merge"
+            )
+            for row, snap in zip(rows, snaps, strict=True):
+                if snap is survivor:
+                    continue
+                gone = dict(snap, deleted=True, version=snap["version"] + 1, updated_at=now)
+                store.update_trace(self.db, batch, self.brain_id, row[0], snap, gone, "forget")
+        return store.snapshot_to_trace(after, rows[best][0], now)
+
+    # --- search ----------------------------------------------------------------------------
+
+    def search(
+        self,
+        query: str,
+        flt: TraceFilter | None = None,
+        limit: int = 50,
+        mode: str = "auto",
+        expand_links: bool = False,
+        record_recall: bool = True,
+    ) -> SearchResult:
+        return search.search(
+            self, query, flt or TraceFilter(), limit, mode, expand_links, record_recall
+        )
+
+    # --- links, graph, journal, scopes ------------------------------------------------------
+
+    def link(self, from_id: str, to_id: str, kind: str, actor: str | None = None) -> bool:
+        return links.link(self, from_id, to_id, kind, actor)
+
+    def unlink(self, from_id: str, to_id: str, kind: str, actor: str | None = None) -> bool:
+        return links.unlink(self, from_id, to_id, kind, actor)
+
+    def related(self, trace_id: str, limit: int = 10) -> list[RelatedSummary]:
+        return links.related(self, trace_id, limit)
+
+    def add_node(self, label: str, type: str, properties: dict[str, Any] | None = None) -> str:
+        return graph.add_node(self, label, type, properties)
+
+    def add_edge(self, source_id: str, target_id: str, type: str, weight: float = 1.0) -> str:
+        return graph.add_edge(self, source_id, target_id, type, weight)
+
+    def nodes(self, limit: int = 200, offset: int = 0) -> list[dict[str, Any]]:
+        return graph.nodes(self, limit, offset)
+
+    def edges(self, limit: int = 200, offset: int = 0) -> list[dict[str, Any]]:
+        return graph.edges(self, limit, offset)
+
+    def neighbours(self, start_id: str, depth: int = 1) -> list[Neighbour]:
+        return graph.neighbours(self, start_id, depth)
+
+    def history(self, trace_id: str) -> list[JournalEntry]:
+        return journal.history(self, trace_id)
+
+    def journal_since(self, after_id: int, limit: int = 1000) -> list[JournalEntry]:
+        return journal.since(self, after_id, limit)
+
+    def revert(self, batch_id: str, actor: str | None = None) -> Changes:
+        return journal.revert(self, batch_id, actor)
+
+    def delete_scope(
+        self, scope: str, scope_id: str, user_id: str | None = None, actor: str | None = None
+    ) -> int:
+        return scopes.delete_scope(self, scope, scope_id, user_id, actor)
+
+    def refile_scope(
+        self, scope: str, from_scope_id: str, to_scope_id: str, actor: str | None = None
+    ) -> int:
+        return scopes.refile_scope(self, scope, from_scope_id, to_scope_id, actor)
+
+    def sweep(self, actor: str = "sweep") -> SweepReport:
+        return SweepReport(expired=scopes.expire(self, actor))
+
+    def info(self) -> dict[str, Any]:
+        with self.db.lock:
+            where = "brain_id = ?"
+            total, deleted = (
+                self.db.conn.execute(
+                    "SELECT count(*), coalesce(sum(deleted != 0), 0) FROM memory_traces "
+                    f"WHERE {where}",
+                    (self.brain_id,),
+                ).fetchone()
+                if "memory_traces" in self.db.tables
+                else (0, 0)
+            )
+            return {
+                "path": str(self.path),
+                "brain_id": self.brain_id,
+                "brain_ids": self.db.brain_ids() or [self.brain_id],
+                "schema_version": self.db.schema_version,
+                "traces": total,
+                "live": total - deleted,
+                "deleted": deleted,
+            }
+
+
+def _check_scope_id(value: object) -> str:
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise InvalidArgument("scope_id", f"must be a string (got {value!r})", value)
+    return value
+
+
+def _validated_patch(patch: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in patch.items():
+        if key == "content":
+            out[key] = check_content(value)
+        elif key == "tags":
+            out[key] = list(check_tags(value))
+        elif key == "type":
+            out[key] = check_choice("type", value, TYPES)
+        elif key == "scope":
+            out[key] = check_choice("scope", value, SCOPES)
+        elif key == "scope_id":
+            out[key] = _check_scope_id(value)
+        elif key == "category":
+            out[key] = check_category(value)
+        elif key == "ttl_secs":
+            out[key] = None if value is None else check_ttl(value)
+    return out

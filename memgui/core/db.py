@@ -1,0 +1,283 @@
+"""Opening a brain file: pragmas, read-only browsing, migrations with backups, transactions.
+
+Opening and reading never write: an older brain (a real AgentOS brain is one) is read as it
+is and migrated by the first write, after an online backup beside the file. One writer per
+process (an RLock around `BEGIN IMMEDIATE … COMMIT`); other processes wait on SQLite's busy
+timeout, never see "database is locked".
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import os
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import apsw
+
+from memgui.core import schema
+from memgui.core.errors import MigrationError, SchemaTooNew, StorageError
+from memgui.core.model import Changes
+
+log = logging.getLogger(__name__)
+
+BUSY_TIMEOUT_MS = 10_000
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+@dataclass
+class WriteBatch:
+    """The open transaction: its journal batch id, actor and what it changed so far."""
+
+    batch_id: str
+    actor: str
+    traces: set[str] = field(default_factory=set)
+    links: set[str] = field(default_factory=set)
+    nodes: set[str] = field(default_factory=set)
+    kind: str = "edit"
+
+    def changes(self) -> Changes:
+        return Changes(
+            kind=self.kind,
+            traces=frozenset(self.traces),
+            links=frozenset(self.links),
+            nodes=frozenset(self.nodes),
+            batch_id=self.batch_id,
+            actor=self.actor,
+        )
+
+
+class Database:
+    """One apsw connection on one brain file, with the schema state it found."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        self.lock = threading.RLock()
+        self._batch: WriteBatch | None = None
+        self._depth = 0
+        self.created = not self.path.exists()
+        self.readonly = False
+        if self.created:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.conn = apsw.Connection(str(self.path))
+        elif os.access(self.path, os.W_OK) and os.access(self.path.parent, os.W_OK):
+            self.conn = apsw.Connection(str(self.path), flags=apsw.SQLITE_OPEN_READWRITE)
+        else:
+            self.readonly = True
+            self.conn = self._open_readonly()
+        self.conn.setbusytimeout(BUSY_TIMEOUT_MS)
+        self.conn.execute("PRAGMA foreign_keys = ON")
+        if self.created:
+            self._create_schema()
+        self.refresh_schema_state()
+
+    def _open_readonly(self) -> apsw.Connection:
+        flags = apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI
+        uri = self.path.resolve().as_uri()
+        try:
+            conn = apsw.Connection(f"{uri}?mode=ro", flags=flags)
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchall()
+            return conn
+        except apsw.Error:
+            # A WAL file on read-only media cannot create its -shm: read it as immutable.
+            return apsw.Connection(f"{uri}?immutable=1", flags=flags)
+
+    # --- schema state ----------------------------------------------------------------------
+
+    def refresh_schema_state(self) -> None:
+        tables = {
+            r[0]
+            for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table')")
+        }
+        self.tables = tables
+        cols: set[str] = set()
+        if "memory_traces" in tables:
+            cols = {r[1] for r in self.conn.execute("PRAGMA table_info(memory_traces)")}
+        self.trace_columns = cols
+        self.schema_version = self._read_schema_version()
+        self.has_agentos_fts = "memory_traces_fts" in tables
+
+    def _read_schema_version(self) -> int:
+        if "brain_meta" not in self.tables:
+            return 0
+        row = self.conn.execute(
+            "SELECT max(CAST(value AS INTEGER)) FROM brain_meta WHERE key = ?",
+            (schema.SCHEMA_KEY,),
+        ).fetchone()
+        return int(row[0]) if row and row[0] is not None else 0
+
+    @property
+    def is_current(self) -> bool:
+        return self.schema_version >= schema.SCHEMA_VERSION
+
+    def check_not_too_new(self) -> None:
+        if self.schema_version > schema.SCHEMA_VERSION:
+            raise SchemaTooNew(str(self.path), self.schema_version, schema.SCHEMA_VERSION)
+
+    def brain_ids(self) -> list[str]:
+        ids: set[str] = set()
+        for table in ("brain_meta", "memory_traces", "knowledge_nodes"):
+            if table in self.tables:
+                ids.update(
+                    r[0] for r in self.conn.execute(f"SELECT DISTINCT brain_id FROM {table}")
+                )
+        return sorted(ids)
+
+    # --- creating and migrating ------------------------------------------------------------
+
+    def _create_schema(self) -> None:
+        self.conn.execute("PRAGMA journal_mode = WAL")
+        with self._raw_transaction():
+            self.conn.execute(schema.AGENTOS_TABLES)
+            self.conn.execute(schema.AGENTOS_FTS)
+            self._apply_migration_1()
+
+    def _apply_migration_1(self) -> None:
+        existing = {r[1] for r in self.conn.execute("PRAGMA table_info(memory_traces)")}
+        for name, decl in schema.TRACE_COLUMNS:
+            if name not in existing:
+                self.conn.execute(f"ALTER TABLE memory_traces ADD COLUMN {name} {decl}")
+        self.conn.execute(
+            "UPDATE memory_traces SET scope_id = coalesce(json_extract(metadata, '$.scopeId'), '')"
+            " WHERE scope_id = '' AND json_valid(metadata)"
+            " AND json_type(metadata, '$.scopeId') = 'text'"
+        )
+        self.conn.execute(
+            "UPDATE memory_traces SET embedding_status = (embedding IS NOT NULL), version = 1"
+        )
+        self.conn.execute(schema.MEMGUI_TABLES)
+
+    def migrate(self, brain_ids: list[str], index_all: callable) -> None:  # type: ignore[valid-type]
+        """Bring an older brain to the current schema, after a backup beside it."""
+        self.check_not_too_new()
+        if self.is_current:
+            return
+        if self.readonly:
+            raise MigrationError(f"{self.path} is read-only; it cannot be migrated or written")
+        target = schema.SCHEMA_VERSION
+        backup = self.backup_path(target)
+        try:
+            self._backup_to(backup)
+        except (OSError, apsw.Error) as exc:
+            raise MigrationError(
+                f"cannot write the backup {backup.name} before migrating to schema {target}: "
+                f"{exc}; nothing was migrated"
+            ) from exc
+        mode = self.conn.execute("PRAGMA journal_mode").fetchone()[0]
+        if mode.lower() != "wal":
+            self.conn.execute("PRAGMA journal_mode = WAL")
+        with self._raw_transaction():
+            self.refresh_schema_state()
+            if self.schema_version >= target:
+                return  # another process migrated meanwhile
+            if "memory_traces" not in self.tables:
+                self.conn.execute(schema.AGENTOS_TABLES)
+            self._apply_migration_1()
+            index_all()
+            ids = brain_ids or ["brain"]
+            for bid in ids:
+                self.conn.execute(
+                    "INSERT OR REPLACE INTO brain_meta(brain_id, key, value) VALUES (?, ?, ?)",
+                    (bid, schema.SCHEMA_KEY, str(target)),
+                )
+        self.refresh_schema_state()
+
+    def backup_path(self, target: int) -> Path:
+        stamp = dt.date.today().strftime("%Y%m%d")
+        return self.path.with_name(f"{self.path.name}.backup-pre-{target}-{stamp}")
+
+    def _backup_to(self, dest: Path) -> None:
+        tmp = dest.with_name(dest.name + f".tmp-{os.getpid()}")
+        if tmp.exists():
+            tmp.unlink()
+        out = apsw.Connection(str(tmp))
+        try:
+            with out.backup("main", self.conn, "main") as b:
+                while not b.done:
+                    b.step(1000)
+        finally:
+            out.close()
+        os.replace(tmp, dest)  # atomic: a re-run replaces the earlier backup whole
+
+    # --- transactions ----------------------------------------------------------------------
+
+    @contextmanager
+    def _raw_transaction(self) -> Iterator[None]:
+        with self.lock:
+            self._begin_immediate()
+            try:
+                yield
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+            self.conn.execute("COMMIT")
+
+    def _begin_immediate(self) -> None:
+        # The busy handler waits for the other writer; retry a few times on top for
+        # pathological contention rather than surfacing "database is locked".
+        for attempt in range(20):
+            try:
+                self.conn.execute("BEGIN IMMEDIATE")
+                return
+            except apsw.BusyError:
+                if attempt == 19:
+                    raise
+                time.sleep(0.05 * (attempt + 1))
+
+    @contextmanager
+    def write(self, actor: str, operation: str, kind: str = "edit") -> Iterator[WriteBatch]:
+        """A write transaction with one journal batch; nested calls join the outer one."""
+        with self.lock:
+            if self._batch is not None:
+                self._depth += 1
+                try:
+                    yield self._batch
+                finally:
+                    self._depth -= 1
+                return
+            batch = WriteBatch(batch_id=f"b_{uuid.uuid4().hex}", actor=actor, kind=kind)
+            try:
+                self._begin_immediate()
+            except apsw.Error as exc:
+                log.exception("%s: could not begin a transaction", operation)
+                raise StorageError(operation) from exc
+            self._batch = batch
+            try:
+                yield batch
+            except BaseException:
+                self._batch = None
+                try:
+                    self.conn.execute("ROLLBACK")
+                except apsw.Error:
+                    log.exception("%s: rollback failed", operation)
+                raise
+            self._batch = None
+            try:
+                self.conn.execute("COMMIT")
+            except apsw.Error as exc:
+                log.exception("%s: commit failed", operation)
+                try:
+                    self.conn.execute("ROLLBACK")
+                except apsw.Error:
+                    pass
+                raise StorageError(operation) from exc
+
+    @property
+    def in_write(self) -> bool:
+        return self._batch is not None
+
+    def data_version(self) -> int:
+        return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
+
+    def close(self) -> None:
+        with self.lock:
+            self.conn.close()

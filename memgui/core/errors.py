@@ -1,0 +1,101 @@
+"""Typed errors of the memory core.
+
+Every error a caller can cause names the field, the bound and the value, so a CLI, an
+agent or a dialog can show the message as it is. Exit codes follow the `memgui` command.
+"""
+
+from __future__ import annotations
+
+
+class MemguiError(Exception):
+    """Base of every error the core raises on purpose."""
+
+    exit_code = 1
+
+
+class InvalidArgument(MemguiError):
+    """A value outside its bounds; nothing was written."""
+
+    exit_code = 2
+
+    def __init__(self, field: str, problem: str, value: object = None) -> None:
+        self.field = field
+        self.problem = problem
+        self.value = value
+        super().__init__(f"invalid argument: {field} {problem}")
+
+
+class QuerySyntaxError(InvalidArgument):
+    """A search query that FTS5 rejects even after the natural-language rewrite."""
+
+    def __init__(self, query: str) -> None:
+        super().__init__("query", "is not a valid FTS5 match expression", query)
+        self.args = (f'invalid search query "{query}": not a valid FTS5 match expression',)
+
+    def __str__(self) -> str:
+        return self.args[0]
+
+
+class BrainIdRequired(MemguiError):
+    """The file holds several brains and the caller named none (or one it does not hold)."""
+
+    exit_code = 2
+
+    def __init__(self, path: str, brain_ids: list[str], given: str | None = None) -> None:
+        self.brain_ids = brain_ids
+        listed = ", ".join(brain_ids)
+        if given is None:
+            msg = f"{path} holds several brains ({listed}); name one with --brain-id"
+        else:
+            msg = f"{path} holds no brain '{given}' (it holds: {listed})"
+        super().__init__(msg)
+
+
+class NotFound(MemguiError):
+    exit_code = 3
+
+    def __init__(self, missing_id: str, what: str = "trace") -> None:
+        self.missing_id = missing_id
+        self.what = what
+        super().__init__(f"{what} not found: missing_id={missing_id!r}")
+
+
+class Conflict(MemguiError):
+    """A compare-and-set write whose version was stale: nothing changed."""
+
+    exit_code = 4
+
+    def __init__(self, trace_id: str, expected: int, actual: int) -> None:
+        self.trace_id = trace_id
+        self.expected = expected
+        self.actual = actual
+        super().__init__(
+            f"conflict: trace {trace_id} is at version {actual}, not {expected}; "
+            "it changed since it was read, nothing was written"
+        )
+
+
+class SchemaTooNew(MemguiError):
+    def __init__(self, path: str, found: int, supported: int) -> None:
+        self.found = found
+        self.supported = supported
+        super().__init__(
+            f"{path} has memgui schema version {found}, newer than this memgui "
+            f"supports ({supported}); the file was not changed"
+        )
+
+
+class MigrationError(MemguiError):
+    pass
+
+
+class StorageError(MemguiError):
+    """SQLite failed; the message names the operation, never SQL text."""
+
+    def __init__(self, operation: str) -> None:
+        self.operation = operation
+        super().__init__(f"{operation} failed due to a storage error")
+
+
+class EmbeddingUnavailable(MemguiError):
+    pass

@@ -1,0 +1,153 @@
+"""The knowledge graph: AgentOS `knowledge_nodes` / `knowledge_edges`, and neighbourhoods."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from typing import TYPE_CHECKING, Any
+
+from memgui.core import store
+from memgui.core.errors import InvalidArgument, NotFound
+from memgui.core.model import Neighbour, check_depth
+
+if TYPE_CHECKING:
+    from memgui.core.brain import Brain
+
+MAX_NEIGHBOURS = 500
+
+
+def _text(field: str, value: object) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise InvalidArgument(field, f"must be a non-empty string (got {value!r})", value)
+    return value
+
+
+def add_node(brain: Brain, label: str, type: str, properties: dict[str, Any] | None) -> str:
+    _text("label", label)
+    _text("type", type)
+    if properties is not None and not isinstance(properties, dict):
+        raise InvalidArgument("properties", f"must be a JSON object (got {properties!r})")
+    node_id = f"kn_{uuid.uuid4()}"
+    with brain.write("add node") as batch:
+        brain.db.conn.execute(
+            "INSERT INTO knowledge_nodes (brain_id, id, type, label, properties, created_at) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (brain.brain_id, node_id, type, label, store.dumps(properties or {}), brain.now()),
+        )
+        batch.nodes.add(node_id)
+    return node_id
+
+
+def _node_exists(brain: Brain, node_id: str) -> bool:
+    return (
+        brain.db.conn.execute(
+            "SELECT 1 FROM knowledge_nodes WHERE brain_id = ? AND id = ?",
+            (brain.brain_id, node_id),
+        ).fetchone()
+        is not None
+    )
+
+
+def add_edge(brain: Brain, source_id: str, target_id: str, type: str, weight: float) -> str:
+    _text("source_id", source_id)
+    _text("target_id", target_id)
+    _text("type", type)
+    edge_id = f"ke_{uuid.uuid4()}"
+    with brain.write("add edge") as batch:
+        for node_id in (source_id, target_id):
+            if not _node_exists(brain, node_id):
+                raise NotFound(node_id, "node")
+        brain.db.conn.execute(
+            "INSERT INTO knowledge_edges (brain_id, id, source_id, target_id, type, weight, "
+            "created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (brain.brain_id, edge_id, source_id, target_id, type, float(weight), brain.now()),
+        )
+        batch.nodes.update((source_id, target_id))
+    return edge_id
+
+
+def _rows(brain: Brain, sql: str, params: tuple[Any, ...]) -> list[dict[str, Any]]:
+    with brain.db.lock:
+        cursor = brain.db.conn.execute(sql, params)
+        names = [d[0] for d in cursor.getdescription()]
+        return [dict(zip(names, row, strict=True)) for row in cursor]
+
+
+def nodes(brain: Brain, limit: int, offset: int) -> list[dict[str, Any]]:
+    return _rows(
+        brain,
+        "SELECT id, type, label, properties, confidence, created_at FROM knowledge_nodes "
+        "WHERE brain_id = ? ORDER BY created_at, id LIMIT ? OFFSET ?",
+        (brain.brain_id, limit, offset),
+    )
+
+
+def edges(brain: Brain, limit: int, offset: int) -> list[dict[str, Any]]:
+    return _rows(
+        brain,
+        "SELECT id, source_id, target_id, type, weight, created_at FROM knowledge_edges "
+        "WHERE brain_id = ? ORDER BY created_at, id LIMIT ? OFFSET ?",
+        (brain.brain_id, limit, offset),
+    )
+
+
+def _start_nodes(brain: Brain, start_id: str) -> list[str]:
+    """A node id, or a trace id: its memory_graph node, nodes naming it, or itself as an
+    edge endpoint (AgentOS writes edges whose source is the trace id)."""
+    conn, bid = brain.db.conn, brain.brain_id
+    if _node_exists(brain, start_id):
+        return [start_id]
+    if store.fetch_row(brain.db, bid, start_id) is None:
+        raise NotFound(start_id, "trace or node")
+    found = [
+        r[0]
+        for r in conn.execute(
+            "SELECT id FROM knowledge_nodes WHERE brain_id = ? AND json_valid(properties) AND "
+            "json_extract(properties, '$.trace_id') = ?",
+            (bid, start_id),
+        )
+    ]
+    return found or [start_id]
+
+
+def neighbours(brain: Brain, start_id: str, depth: int) -> list[Neighbour]:
+    """Breadth-first over edges in both directions, up to `depth` hops (1–3)."""
+    check_depth(depth)
+    _text("id", start_id)
+    with brain.db.lock:
+        frontier = _start_nodes(brain, start_id)
+        seen = set(frontier)
+        out: list[Neighbour] = []
+        conn, bid = brain.db.conn, brain.brain_id
+        for hop in range(1, depth + 1):
+            next_frontier: list[str] = []
+            for node_id in frontier:
+                rows = conn.execute(
+                    "SELECT CASE WHEN e.source_id = ?1 THEN e.target_id ELSE e.source_id END, "
+                    "e.type, n.label, n.type FROM knowledge_edges e LEFT JOIN knowledge_nodes n "
+                    "ON n.brain_id = e.brain_id AND n.id = CASE WHEN e.source_id = ?1 "
+                    "THEN e.target_id ELSE e.source_id END "
+                    "WHERE e.brain_id = ?2 AND (e.source_id = ?1 OR e.target_id = ?1) "
+                    "ORDER BY e.created_at, e.id",
+                    (node_id, bid),
+                ).fetchall()
+                for other, edge_type, label, node_type in rows:
+                    if other in seen:
+                        continue
+                    seen.add(other)
+                    next_frontier.append(other)
+                    out.append(
+                        Neighbour(other, label or other, node_type or "trace", edge_type, hop)
+                    )
+                    if len(out) >= MAX_NEIGHBOURS:
+                        return out
+            frontier = next_frontier
+    return out
+
+
+def node_properties(raw: str) -> dict[str, Any]:
+    try:
+        value = json.loads(raw)
+    except (TypeError, ValueError):
+        return {}
+    return value if isinstance(value, dict) else {}

@@ -1,0 +1,155 @@
+"""The journal: history of a trace, changes since a point, and reverting a batch.
+
+Every change writes journal rows in its own transaction. Reverting a batch applies the
+inverse of each row, newest first, as a new batch (so a revert can itself be reverted). A
+row whose trace changed since the batch is a conflict: nothing is reverted.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from memgui.core import store
+from memgui.core.errors import Conflict, InvalidArgument, NotFound
+from memgui.core.model import Changes, JournalEntry
+
+if TYPE_CHECKING:
+    from memgui.core.brain import Brain
+
+_COLUMNS = "id, at, actor, batch_id, op, trace_id, before, after"
+
+
+def check_version(snap: dict[str, Any], expected: int | None) -> None:
+    if expected is None:
+        return
+    if isinstance(expected, bool) or not isinstance(expected, int):
+        raise InvalidArgument("expect_version", f"must be an integer (got {expected!r})", expected)
+    if snap["version"] != expected:
+        raise Conflict(snap["id"], expected, snap["version"])
+
+
+def _entry(row: tuple[Any, ...]) -> JournalEntry:
+    return JournalEntry(
+        id=row[0],
+        at=row[1],
+        actor=row[2],
+        batch_id=row[3],
+        op=row[4],
+        trace_id=row[5],
+        before=json.loads(row[6]) if row[6] else None,
+        after=json.loads(row[7]) if row[7] else None,
+    )
+
+
+def history(brain: Brain, trace_id: str) -> list[JournalEntry]:
+    if "memgui_journal" not in brain.db.tables:
+        brain.get(trace_id)  # NotFound for an unknown id
+        return []
+    with brain.db.lock:
+        rows = brain.db.conn.execute(
+            f"SELECT {_COLUMNS} FROM memgui_journal WHERE brain_id = ? AND "
+            "(trace_id = ? OR (op IN ('link', 'unlink') AND (before LIKE ? OR after LIKE ?))) "
+            "ORDER BY id",
+            (brain.brain_id, trace_id, f'%"{trace_id}"%', f'%"{trace_id}"%'),
+        ).fetchall()
+    if not rows and store.fetch_row(brain.db, brain.brain_id, trace_id) is None:
+        raise NotFound(trace_id)
+    return [_entry(r) for r in rows]
+
+
+def since(brain: Brain, after_id: int, limit: int) -> list[JournalEntry]:
+    if "memgui_journal" not in brain.db.tables:
+        return []
+    with brain.db.lock:
+        rows = brain.db.conn.execute(
+            f"SELECT {_COLUMNS} FROM memgui_journal WHERE brain_id = ? AND id > ? "
+            "ORDER BY id LIMIT ?",
+            (brain.brain_id, after_id, limit),
+        ).fetchall()
+    return [_entry(r) for r in rows]
+
+
+def last_id(brain: Brain) -> int:
+    if "memgui_journal" not in brain.db.tables:
+        return 0
+    with brain.db.lock:
+        row = brain.db.conn.execute("SELECT max(id) FROM memgui_journal").fetchone()
+    return int(row[0] or 0)
+
+
+def batch_entries(brain: Brain, batch_id: str) -> list[JournalEntry]:
+    if "memgui_journal" not in brain.db.tables:
+        return []
+    with brain.db.lock:
+        rows = brain.db.conn.execute(
+            f"SELECT {_COLUMNS} FROM memgui_journal WHERE brain_id = ? AND batch_id = ? "
+            "ORDER BY id",
+            (brain.brain_id, batch_id),
+        ).fetchall()
+    return [_entry(r) for r in rows]
+
+
+def revert(brain: Brain, batch_id: str, actor: str | None) -> Changes:
+    if not isinstance(batch_id, str) or not batch_id:
+        raise InvalidArgument("batch_id", f"must be a batch id (got {batch_id!r})", batch_id)
+    entries = batch_entries(brain, batch_id)
+    if not entries:
+        raise NotFound(batch_id, "batch")
+    with brain.write("revert", kind="revert", actor=actor) as batch:
+        for entry in reversed(entries):
+            _undo(brain, batch, entry)
+        changes = batch.changes()
+    return changes
+
+
+def _undo(brain: Brain, batch: Any, entry: JournalEntry) -> None:
+    db, bid = brain.db, brain.brain_id
+    if entry.op in ("link", "unlink"):
+        _undo_link(brain, batch, entry)
+        return
+    row = store.fetch_row(db, bid, entry.trace_id)
+    current = store.row_to_snapshot(row) if row is not None else None
+    if entry.after is not None:
+        # The batch left the trace at `after`: it must still be there, unchanged.
+        if current is None:
+            raise Conflict(entry.trace_id, entry.after.get("version", 0), -1)
+        if current["version"] != entry.after.get("version"):
+            raise Conflict(entry.trace_id, entry.after.get("version", 0), current["version"])
+    elif current is not None:
+        raise Conflict(entry.trace_id, -1, current["version"])
+    now = brain.now()
+    if entry.before is None:
+        store.delete_trace(db, batch, bid, row[0], current, "revert")
+    elif current is None:
+        restored = dict(entry.before, updated_at=now)
+        restored["version"] = int(entry.before.get("version", 0)) + 1
+        restored["tags"] = list(restored.get("tags", []))
+        store.insert_trace(db, batch, bid, restored, op="revert")
+    else:
+        restored = dict(entry.before, version=current["version"] + 1, updated_at=now)
+        store.update_trace(db, batch, bid, row[0], current, restored, "revert")
+
+
+def _undo_link(brain: Brain, batch: Any, entry: JournalEntry) -> None:
+    db, bid = brain.db, brain.brain_id
+    if entry.op == "link" and entry.after is not None:
+        link = entry.after
+        db.conn.execute(
+            "DELETE FROM memory_links WHERE brain_id = ? AND from_id = ? AND to_id = ? "
+            "AND kind = ?",
+            (bid, link["from_id"], link["to_id"], link["kind"]),
+        )
+        store.journal(db, batch, bid, "unlink", link["from_id"], link, None)
+    elif entry.op == "unlink" and entry.before is not None:
+        link = entry.before
+        db.conn.execute(
+            "INSERT OR IGNORE INTO memory_links (brain_id, from_id, to_id, kind, created_at) "
+            "VALUES (?, ?, ?, ?, ?)",
+            (bid, link["from_id"], link["to_id"], link["kind"], link["created_at"]),
+        )
+        store.journal(db, batch, bid, "link", link["from_id"], None, link)
+    else:
+        return
+    batch.links.add(f"{link['from_id']}|{link['to_id']}|{link['kind']}")
+    batch.traces.update((link["from_id"], link["to_id"]))

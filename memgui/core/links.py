@@ -1,0 +1,131 @@
+"""Typed links between traces: relates_to (symmetric), supersedes, caused_by."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from memgui.core import store
+from memgui.core.errors import InvalidArgument, NotFound
+from memgui.core.model import RelatedSummary, check_link_kind
+
+if TYPE_CHECKING:
+    from memgui.core.brain import Brain
+
+SNIPPET_CHARS = 160
+MAX_RELATED = 10
+
+# How a link reads from the side of its target.
+_INVERSE = {"supersedes": "superseded_by", "caused_by": "caused", "relates_to": "relates_to"}
+
+
+def _normalised(from_id: str, to_id: str, kind: str) -> tuple[str, str]:
+    if kind == "relates_to" and to_id < from_id:
+        return to_id, from_id
+    return from_id, to_id
+
+
+def _check(brain: Brain, from_id: str, to_id: str, kind: str) -> tuple[str, str]:
+    check_link_kind(kind)
+    for name, value in (("from_id", from_id), ("to_id", to_id)):
+        if not isinstance(value, str) or not value:
+            raise InvalidArgument(name, f"must be a trace id (got {value!r})", value)
+    if from_id == to_id:
+        raise InvalidArgument("to_id", f"must differ from from_id (got {to_id!r})", to_id)
+    for trace_id in (from_id, to_id):
+        if store.fetch_row(brain.db, brain.brain_id, trace_id) is None:
+            raise NotFound(trace_id)
+    return _normalised(from_id, to_id, kind)
+
+
+def link(brain: Brain, from_id: str, to_id: str, kind: str, actor: str | None) -> bool:
+    """Create a link; linking twice is a no-op. Returns whether a link was created."""
+    check_link_kind(kind)
+    with brain.write("link", actor=actor) as batch:
+        a, b = _check(brain, from_id, to_id, kind)
+        exists = brain.db.conn.execute(
+            "SELECT 1 FROM memory_links WHERE brain_id = ? AND from_id = ? AND to_id = ? "
+            "AND kind = ?",
+            (brain.brain_id, a, b, kind),
+        ).fetchone()
+        if exists:
+            return False
+        now = brain.now()
+        brain.db.conn.execute(
+            "INSERT INTO memory_links (brain_id, from_id, to_id, kind, created_at) "
+            "VALUES (?, ?, ?, ?, ?)",
+            (brain.brain_id, a, b, kind, now),
+        )
+        row = {"from_id": a, "to_id": b, "kind": kind, "created_at": now}
+        store.journal(brain.db, batch, brain.brain_id, "link", a, None, row)
+        batch.links.add(f"{a}|{b}|{kind}")
+        batch.traces.update((a, b))
+    return True
+
+
+def unlink(brain: Brain, from_id: str, to_id: str, kind: str, actor: str | None) -> bool:
+    check_link_kind(kind)
+    with brain.write("unlink", actor=actor) as batch:
+        a, b = _check(brain, from_id, to_id, kind)
+        row = brain.db.conn.execute(
+            "SELECT created_at FROM memory_links WHERE brain_id = ? AND from_id = ? "
+            "AND to_id = ? AND kind = ?",
+            (brain.brain_id, a, b, kind),
+        ).fetchone()
+        if row is None:
+            return False
+        brain.db.conn.execute(
+            "DELETE FROM memory_links WHERE brain_id = ? AND from_id = ? AND to_id = ? "
+            "AND kind = ?",
+            (brain.brain_id, a, b, kind),
+        )
+        before = {"from_id": a, "to_id": b, "kind": kind, "created_at": row[0]}
+        store.journal(brain.db, batch, brain.brain_id, "unlink", a, before, None)
+        batch.links.add(f"{a}|{b}|{kind}")
+        batch.traces.update((a, b))
+    return True
+
+
+def snippet(text: str) -> str:
+    return text if len(text) <= SNIPPET_CHARS else text[:SNIPPET_CHARS] + "…"
+
+
+def related(brain: Brain, trace_id: str, limit: int = MAX_RELATED) -> list[RelatedSummary]:
+    """Links of a trace to live traces, newest first, each read from this trace's side."""
+    db = brain.db
+    if "memory_links" not in db.tables:
+        return []
+    with db.lock:
+        rows = db.conn.execute(
+            "SELECT l.from_id, l.to_id, l.kind, l.created_at, t.content FROM memory_links l "
+            "JOIN memory_traces t ON t.brain_id = l.brain_id AND t.deleted = 0 AND "
+            "t.id = CASE WHEN l.from_id = ?1 THEN l.to_id ELSE l.from_id END "
+            "WHERE l.brain_id = ?2 AND (l.from_id = ?1 OR l.to_id = ?1) "
+            "ORDER BY l.created_at DESC, l.rowid DESC LIMIT ?3",
+            (trace_id, brain.brain_id, limit),
+        ).fetchall()
+    out = []
+    for from_id, to_id, kind, created_at, content in rows:
+        outgoing = from_id == trace_id
+        other = to_id if outgoing else from_id
+        if kind == "relates_to":
+            direction = "out" if outgoing else "in"
+            seen = kind
+        else:
+            direction = "out" if outgoing else "in"
+            seen = kind if outgoing else _INVERSE[kind]
+        out.append(RelatedSummary(other, seen, direction, snippet(content), created_at))
+    return out
+
+
+def links_of(brain: Brain, trace_id: str) -> list[dict[str, object]]:
+    """Every link row of a trace (live or not), for exports and the app's links tab."""
+    db = brain.db
+    if "memory_links" not in db.tables:
+        return []
+    with db.lock:
+        rows = db.conn.execute(
+            "SELECT from_id, to_id, kind, created_at FROM memory_links "
+            "WHERE brain_id = ? AND (from_id = ? OR to_id = ?) ORDER BY created_at DESC",
+            (brain.brain_id, trace_id, trace_id),
+        ).fetchall()
+    return [{"from_id": r[0], "to_id": r[1], "kind": r[2], "created_at": r[3]} for r in rows]

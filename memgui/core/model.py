@@ -1,0 +1,282 @@
+"""Value types of the core and the validation rules every entry point shares."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from memgui.core.errors import InvalidArgument
+
+TYPES = ("episodic", "semantic", "procedural", "prospective", "relational")
+SCOPES = ("thread", "user", "persona", "organization")
+CATEGORIES = ("DECISION", "PATTERN", "ERROR", "TODO", "ARCHITECTURE", "CONSTRAINT")
+# Auto-ingest fact categories (AgentOS) are accepted too.
+INGEST_CATEGORIES = (
+    "PREFERENCE",
+    "FACT",
+    "EVENT",
+    "RELATIONSHIP",
+    "GOAL",
+    "OPINION",
+    "SKILL",
+    "CONTEXT",
+)
+PINNED_CATEGORIES = frozenset({"DECISION", "ARCHITECTURE", "CONSTRAINT"})
+LINK_KINDS = ("relates_to", "supersedes", "caused_by")
+
+MIN_LIMIT, MAX_LIMIT = 1, 200
+MIN_TTL_SECS, MAX_TTL_SECS = 1, 3_155_760_000
+MAX_DEPTH = 3
+DAY_MS = 86_400_000
+DEFAULT_STABILITY_MS = DAY_MS
+
+
+@dataclass(frozen=True)
+class Trace:
+    id: str
+    type: str
+    scope: str
+    scope_id: str
+    content: str
+    tags: tuple[str, ...]
+    strength: float  # current, decayed
+    stored_strength: float  # S0 as stored
+    created_at: int
+    last_accessed: int | None
+    retrieval_count: int
+    expires_at: int | None
+    deleted: bool
+    version: int
+    category: str | None = None
+    updated_at: int | None = None
+    embedding_status: int = 0
+    metadata: dict[str, Any] = field(default_factory=dict)
+    emotions: dict[str, Any] = field(default_factory=dict)
+    rowid: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        """The wire shape of a trace (CLI `--json`, REST, MCP)."""
+        return {
+            "id": self.id,
+            "type": self.type,
+            "scope": self.scope,
+            "scope_id": self.scope_id,
+            "category": self.category,
+            "content": self.content,
+            "tags": list(self.tags),
+            "strength": round(self.strength, 6),
+            "created_at": self.created_at,
+            "last_accessed": self.last_accessed,
+            "retrieval_count": self.retrieval_count,
+            "expires_at": self.expires_at,
+            "deleted": self.deleted,
+            "version": self.version,
+        }
+
+
+@dataclass(frozen=True)
+class TraceFilter:
+    """Filters shared by list, search, count and the app's table."""
+
+    type: str | None = None
+    scope: str | None = None
+    scope_id: str | None = None
+    category: str | None = None
+    tag: str | None = None
+    deleted: bool = False  # True: the trash (deleted only)
+    include_deleted: bool = False  # True: live and deleted
+
+    def validated(self) -> TraceFilter:
+        if self.type is not None:
+            check_choice("type", self.type, TYPES)
+        if self.scope is not None:
+            check_choice("scope", self.scope, SCOPES)
+        if self.category is not None:
+            check_category(self.category)
+        if self.tag is not None and (not isinstance(self.tag, str) or not self.tag):
+            raise InvalidArgument("tag", "must be a non-empty string", self.tag)
+        return self
+
+
+@dataclass(frozen=True)
+class Link:
+    from_id: str
+    to_id: str
+    kind: str
+    created_at: int
+
+
+@dataclass(frozen=True)
+class RelatedSummary:
+    """A link seen from one trace: the other side, a snippet, and the kind read from here."""
+
+    id: str
+    kind: str
+    direction: str  # "in" | "out"
+    snippet: str
+    created_at: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "direction": self.direction,
+            "snippet": self.snippet,
+            "created_at": self.created_at,
+        }
+
+
+@dataclass(frozen=True)
+class Neighbour:
+    node_id: str
+    label: str
+    node_type: str
+    edge_type: str
+    hop: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "node": self.node_id,
+            "label": self.label,
+            "type": self.node_type,
+            "edge_type": self.edge_type,
+            "hop": self.hop,
+        }
+
+
+@dataclass(frozen=True)
+class JournalEntry:
+    id: int
+    at: int
+    actor: str
+    batch_id: str
+    op: str
+    trace_id: str
+    before: dict[str, Any] | None
+    after: dict[str, Any] | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "at": self.at,
+            "actor": self.actor,
+            "batch_id": self.batch_id,
+            "op": self.op,
+            "trace_id": self.trace_id,
+            "before": self.before,
+            "after": self.after,
+        }
+
+
+@dataclass(frozen=True)
+class Changes:
+    """What one mutating call changed; the app routes it to every model."""
+
+    kind: str
+    traces: frozenset[str] = frozenset()
+    links: frozenset[str] = frozenset()
+    nodes: frozenset[str] = frozenset()
+    batch_id: str = ""
+    actor: str = ""
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    trace: Trace
+    score: float
+    related: tuple[RelatedSummary, ...] = ()
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    hits: tuple[SearchHit, ...]
+    search_mode: str
+
+    @property
+    def traces(self) -> list[Trace]:
+        return [h.trace for h in self.hits]
+
+
+# --- validation -------------------------------------------------------------------------
+
+
+def check_choice(field_name: str, value: object, choices: Iterable[str]) -> str:
+    choices = tuple(choices)
+    if value not in choices:
+        raise InvalidArgument(
+            field_name, f"must be one of {', '.join(choices)} (got {value!r})", value
+        )
+    return value  # type: ignore[return-value]
+
+
+def check_category(value: object) -> str | None:
+    if value is None:
+        return None
+    allowed = CATEGORIES + INGEST_CATEGORIES
+    if value not in allowed:
+        raise InvalidArgument(
+            "category", f"must be one of {', '.join(allowed)} (got {value!r})", value
+        )
+    return value  # type: ignore[return-value]
+
+
+def check_int_range(field_name: str, value: object, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidArgument(
+            field_name, f"must be an integer between {low} and {high} (got {value!r})", value
+        )
+    if not low <= value <= high:
+        raise InvalidArgument(field_name, f"must be between {low} and {high} (got {value})", value)
+    return value
+
+
+def check_limit(value: object) -> int:
+    return check_int_range("limit", value, MIN_LIMIT, MAX_LIMIT)
+
+
+def check_ttl(value: object) -> int:
+    return check_int_range("ttl_secs", value, MIN_TTL_SECS, MAX_TTL_SECS)
+
+
+def check_content(value: object, field_name: str = "content") -> str:
+    if not isinstance(value, str):
+        raise InvalidArgument(field_name, f"must be a string (got {type(value).__name__})", value)
+    if not value.strip():
+        raise InvalidArgument(field_name, "must not be empty (got '')", value)
+    return value
+
+
+def check_tags(value: object) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str) or not isinstance(value, list | tuple):
+        raise InvalidArgument("tags", f"must be a list of strings (got {value!r})", value)
+    out: list[str] = []
+    for i, tag in enumerate(value):
+        if not isinstance(tag, str) or not tag.strip():
+            raise InvalidArgument(f"tags[{i}]", f"must be a non-empty string (got {tag!r})", tag)
+        if tag not in out:
+            out.append(tag)
+    return tuple(out)
+
+
+def check_strength(value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value):
+        raise InvalidArgument("strength", f"must be a number between 0 and 1 (got {value!r})")
+    if not 0.0 <= float(value) <= 1.0:
+        raise InvalidArgument("strength", f"must be between 0 and 1 (got {value})", value)
+    return float(value)
+
+
+def check_depth(value: object) -> int:
+    return check_int_range("depth", value, 1, MAX_DEPTH)
+
+
+def check_link_kind(value: object) -> str:
+    if value not in LINK_KINDS:
+        raise InvalidArgument(
+            "kind", f"must be one of {', '.join(LINK_KINDS)} (got {value!r})", value
+        )
+    return value  # type: ignore[return-value]

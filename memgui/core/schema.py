@@ -1,0 +1,257 @@
+"""DDL of a brain: the AgentOS layout, verbatim, and memgui's additions.
+
+memgui adds, never removes. The AgentOS tables are created exactly as the real package
+creates them so that AgentOS reads what memgui writes; memgui's own columns and tables are
+recorded as numbered migrations in `brain_meta` under `memgui_schema_version` (the AgentOS
+`schema_version` key is left to AgentOS).
+"""
+
+from __future__ import annotations
+
+AGENTOS_SCHEMA_VERSION = "2"
+SCHEMA_VERSION = 1  # memgui's own schema version
+SCHEMA_KEY = "memgui_schema_version"
+
+AGENTOS_TABLES = """
+CREATE TABLE IF NOT EXISTS brain_meta (
+  brain_id TEXT NOT NULL,
+  key      TEXT NOT NULL,
+  value    TEXT NOT NULL,
+  PRIMARY KEY (brain_id, key)
+);
+CREATE TABLE IF NOT EXISTS memory_traces (
+  brain_id        TEXT    NOT NULL,
+  id              TEXT    NOT NULL,
+  type            TEXT    NOT NULL,
+  scope           TEXT    NOT NULL,
+  content         TEXT    NOT NULL,
+  embedding       BLOB,
+  strength        REAL    NOT NULL DEFAULT 1.0,
+  created_at      INTEGER NOT NULL,
+  last_accessed   INTEGER,
+  retrieval_count INTEGER NOT NULL DEFAULT 0,
+  tags            TEXT    NOT NULL DEFAULT '[]',
+  emotions        TEXT    NOT NULL DEFAULT '{}',
+  metadata        TEXT    NOT NULL DEFAULT '{}',
+  deleted         INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (brain_id, id)
+);
+CREATE INDEX IF NOT EXISTS idx_memory_traces_brain_type
+  ON memory_traces (brain_id, type, created_at DESC);
+CREATE INDEX IF NOT EXISTS idx_memory_traces_brain_scope
+  ON memory_traces (brain_id, scope);
+CREATE TABLE IF NOT EXISTS knowledge_nodes (
+  brain_id   TEXT    NOT NULL,
+  id         TEXT    NOT NULL,
+  type       TEXT    NOT NULL,
+  label      TEXT    NOT NULL,
+  properties TEXT    NOT NULL DEFAULT '{}',
+  embedding  BLOB,
+  confidence REAL    NOT NULL DEFAULT 1.0,
+  source     TEXT    NOT NULL DEFAULT '{}',
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (brain_id, id)
+);
+CREATE INDEX IF NOT EXISTS idx_knowledge_nodes_brain_type
+  ON knowledge_nodes (brain_id, type);
+CREATE TABLE IF NOT EXISTS knowledge_edges (
+  brain_id      TEXT    NOT NULL,
+  id            TEXT    NOT NULL,
+  source_id     TEXT    NOT NULL,
+  target_id     TEXT    NOT NULL,
+  type          TEXT    NOT NULL,
+  weight        REAL    NOT NULL DEFAULT 1.0,
+  bidirectional INTEGER NOT NULL DEFAULT 0,
+  metadata      TEXT    NOT NULL DEFAULT '{}',
+  created_at    INTEGER NOT NULL,
+  PRIMARY KEY (brain_id, id),
+  FOREIGN KEY (brain_id, source_id) REFERENCES knowledge_nodes(brain_id, id),
+  FOREIGN KEY (brain_id, target_id) REFERENCES knowledge_nodes(brain_id, id)
+);
+CREATE INDEX IF NOT EXISTS idx_knowledge_edges_brain_source
+  ON knowledge_edges (brain_id, source_id);
+CREATE INDEX IF NOT EXISTS idx_knowledge_edges_brain_target
+  ON knowledge_edges (brain_id, target_id);
+CREATE TABLE IF NOT EXISTS documents (
+  brain_id     TEXT    NOT NULL,
+  id           TEXT    NOT NULL,
+  path         TEXT    NOT NULL,
+  format       TEXT    NOT NULL,
+  title        TEXT,
+  content_hash TEXT    NOT NULL,
+  chunk_count  INTEGER NOT NULL DEFAULT 0,
+  metadata     TEXT    NOT NULL DEFAULT '{}',
+  ingested_at  INTEGER NOT NULL,
+  PRIMARY KEY (brain_id, id)
+);
+CREATE TABLE IF NOT EXISTS document_chunks (
+  brain_id     TEXT    NOT NULL,
+  id           TEXT    NOT NULL,
+  document_id  TEXT    NOT NULL,
+  trace_id     TEXT,
+  content      TEXT    NOT NULL,
+  chunk_index  INTEGER NOT NULL,
+  page_number  INTEGER,
+  embedding    BLOB,
+  PRIMARY KEY (brain_id, id),
+  FOREIGN KEY (brain_id, document_id) REFERENCES documents(brain_id, id),
+  FOREIGN KEY (brain_id, trace_id) REFERENCES memory_traces(brain_id, id)
+);
+CREATE INDEX IF NOT EXISTS idx_document_chunks_brain_document
+  ON document_chunks (brain_id, document_id, chunk_index);
+CREATE TABLE IF NOT EXISTS document_images (
+  brain_id    TEXT    NOT NULL,
+  id          TEXT    NOT NULL,
+  document_id TEXT    NOT NULL,
+  chunk_id    TEXT,
+  data        BLOB    NOT NULL,
+  mime_type   TEXT    NOT NULL,
+  caption     TEXT,
+  page_number INTEGER,
+  embedding   BLOB,
+  PRIMARY KEY (brain_id, id),
+  FOREIGN KEY (brain_id, document_id) REFERENCES documents(brain_id, id),
+  FOREIGN KEY (brain_id, chunk_id) REFERENCES document_chunks(brain_id, id)
+);
+CREATE TABLE IF NOT EXISTS consolidation_log (
+  id          INTEGER PRIMARY KEY AUTOINCREMENT,
+  brain_id    TEXT    NOT NULL,
+  ran_at      INTEGER NOT NULL,
+  pruned      INTEGER NOT NULL DEFAULT 0,
+  merged      INTEGER NOT NULL DEFAULT 0,
+  derived     INTEGER NOT NULL DEFAULT 0,
+  compacted   INTEGER NOT NULL DEFAULT 0,
+  duration_ms INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS idx_consolidation_log_brain_time
+  ON consolidation_log (brain_id, ran_at DESC);
+CREATE TABLE IF NOT EXISTS retrieval_feedback (
+  id         INTEGER PRIMARY KEY AUTOINCREMENT,
+  brain_id   TEXT    NOT NULL,
+  trace_id   TEXT    NOT NULL,
+  signal     TEXT    NOT NULL,
+  query      TEXT,
+  created_at INTEGER NOT NULL,
+  FOREIGN KEY (brain_id, trace_id) REFERENCES memory_traces(brain_id, id)
+);
+CREATE INDEX IF NOT EXISTS idx_retrieval_feedback_brain_trace
+  ON retrieval_feedback (brain_id, trace_id, created_at DESC);
+CREATE TABLE IF NOT EXISTS conversations (
+  brain_id   TEXT    NOT NULL,
+  id         TEXT    NOT NULL,
+  title      TEXT,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  metadata   TEXT    NOT NULL DEFAULT '{}',
+  PRIMARY KEY (brain_id, id)
+);
+CREATE TABLE IF NOT EXISTS messages (
+  brain_id        TEXT    NOT NULL,
+  id              TEXT    NOT NULL,
+  conversation_id TEXT    NOT NULL,
+  role            TEXT    NOT NULL,
+  content         TEXT    NOT NULL,
+  created_at      INTEGER NOT NULL,
+  metadata        TEXT    NOT NULL DEFAULT '{}',
+  PRIMARY KEY (brain_id, id),
+  FOREIGN KEY (brain_id, conversation_id) REFERENCES conversations(brain_id, id)
+);
+CREATE INDEX IF NOT EXISTS idx_messages_brain_conversation
+  ON messages (brain_id, conversation_id, created_at);
+CREATE TABLE IF NOT EXISTS prospective_items (
+  brain_id             TEXT    NOT NULL,
+  id                   TEXT    NOT NULL,
+  content              TEXT    NOT NULL,
+  trigger_type         TEXT    NOT NULL,
+  trigger_at           INTEGER,
+  trigger_event        TEXT,
+  cue_text             TEXT,
+  cue_embedding        BLOB,
+  similarity_threshold REAL    DEFAULT 0.7,
+  importance           REAL    NOT NULL DEFAULT 0.5,
+  triggered            INTEGER NOT NULL DEFAULT 0,
+  recurring            INTEGER NOT NULL DEFAULT 0,
+  source_trace_id      TEXT,
+  created_at           INTEGER NOT NULL,
+  PRIMARY KEY (brain_id, id)
+);
+CREATE TABLE IF NOT EXISTS archived_traces (
+  brain_id         TEXT    NOT NULL,
+  trace_id         TEXT    NOT NULL,
+  agent_id         TEXT    NOT NULL,
+  verbatim_content TEXT    NOT NULL,
+  content_hash     TEXT    NOT NULL,
+  trace_type       TEXT    NOT NULL,
+  emotional_context TEXT   NOT NULL DEFAULT '{}',
+  entities         TEXT    NOT NULL DEFAULT '[]',
+  tags             TEXT    NOT NULL DEFAULT '[]',
+  created_at       INTEGER NOT NULL,
+  archived_at      INTEGER NOT NULL,
+  archive_reason   TEXT    NOT NULL,
+  byte_size        INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (brain_id, trace_id)
+);
+CREATE INDEX IF NOT EXISTS idx_archived_traces_brain_time
+  ON archived_traces (brain_id, archived_at);
+CREATE INDEX IF NOT EXISTS idx_archived_traces_brain_reason
+  ON archived_traces (brain_id, archive_reason);
+CREATE TABLE IF NOT EXISTS archive_access_log (
+  brain_id        TEXT    NOT NULL,
+  trace_id        TEXT    NOT NULL,
+  accessed_at     INTEGER NOT NULL,
+  request_context TEXT,
+  PRIMARY KEY (brain_id, trace_id, accessed_at)
+);
+CREATE INDEX IF NOT EXISTS idx_archive_access_recency
+  ON archive_access_log (brain_id, trace_id, accessed_at DESC);
+"""
+
+AGENTOS_FTS = (
+    "CREATE VIRTUAL TABLE IF NOT EXISTS memory_traces_fts USING fts5(content, tags, "
+    "content='memory_traces', content_rowid='rowid', tokenize='porter ascii')"
+)
+
+# Columns memgui adds to memory_traces (name, declaration).
+TRACE_COLUMNS = (
+    ("scope_id", "TEXT NOT NULL DEFAULT ''"),
+    ("expires_at", "INTEGER"),
+    ("category", "TEXT"),
+    ("version", "INTEGER NOT NULL DEFAULT 0"),
+    ("updated_at", "INTEGER"),
+    ("embedding_status", "INTEGER NOT NULL DEFAULT 0"),
+)
+
+# memgui's own tables and indexes (migration 1).
+MEMGUI_TABLES = """
+CREATE TABLE IF NOT EXISTS memory_links (
+  brain_id   TEXT    NOT NULL,
+  from_id    TEXT    NOT NULL,
+  to_id      TEXT    NOT NULL,
+  kind       TEXT    NOT NULL,
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (brain_id, from_id, to_id, kind)
+);
+CREATE INDEX IF NOT EXISTS idx_memory_links_to ON memory_links (brain_id, to_id);
+CREATE TABLE IF NOT EXISTS memgui_journal (
+  id       INTEGER PRIMARY KEY AUTOINCREMENT,
+  brain_id TEXT    NOT NULL,
+  at       INTEGER NOT NULL,
+  actor    TEXT    NOT NULL,
+  batch_id TEXT    NOT NULL,
+  op       TEXT    NOT NULL,
+  trace_id TEXT    NOT NULL,
+  before   TEXT,
+  after    TEXT
+);
+CREATE INDEX IF NOT EXISTS idx_memgui_journal_trace ON memgui_journal (brain_id, trace_id, id);
+CREATE INDEX IF NOT EXISTS idx_memgui_journal_batch ON memgui_journal (batch_id);
+CREATE VIRTUAL TABLE IF NOT EXISTS memgui_fts USING fts5(
+  content, tags, content='', contentless_delete=1,
+  tokenize='unicode61 remove_diacritics 2'
+);
+CREATE INDEX IF NOT EXISTS idx_memory_traces_created ON memory_traces (brain_id, created_at);
+CREATE INDEX IF NOT EXISTS idx_memory_traces_accessed ON memory_traces (brain_id, last_accessed);
+CREATE INDEX IF NOT EXISTS idx_memory_traces_scope_id ON memory_traces (brain_id, scope, scope_id);
+CREATE INDEX IF NOT EXISTS idx_memory_traces_expires
+  ON memory_traces (expires_at) WHERE expires_at IS NOT NULL;
+"""

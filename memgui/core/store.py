@@ -1,0 +1,353 @@
+"""Row-level reads and writes of traces, each keeping both full-text indexes in step.
+
+Every write goes through here so that the journal, the AgentOS FTS index, memgui's own
+index and the vector index never drift from the rows (no triggers: AgentOS keeps its index
+by hand, and a trigger would enter every row twice).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from memgui.core import decay, textindex
+from memgui.core.db import Database, WriteBatch, now_ms
+from memgui.core.model import Trace
+
+# The snapshot of a trace the journal records (everything but the embedding BLOB).
+SNAPSHOT_FIELDS = (
+    "id",
+    "type",
+    "scope",
+    "scope_id",
+    "content",
+    "strength",
+    "created_at",
+    "last_accessed",
+    "retrieval_count",
+    "tags",
+    "emotions",
+    "metadata",
+    "deleted",
+    "expires_at",
+    "category",
+    "version",
+    "updated_at",
+    "embedding_status",
+)
+
+_CURRENT_COLUMNS = (
+    "rowid, id, type, scope, scope_id, content, strength, created_at, last_accessed, "
+    "retrieval_count, tags, emotions, metadata, deleted, expires_at, category, version, "
+    "updated_at, embedding_status"
+)
+# An AgentOS brain not yet migrated: memgui's columns derived from what it has.
+_LEGACY_COLUMNS = (
+    "rowid, id, type, scope, "
+    "coalesce(CASE WHEN json_valid(metadata) AND json_type(metadata, '$.scopeId') = 'text' "
+    "THEN json_extract(metadata, '$.scopeId') END, '') AS scope_id, "
+    "content, strength, created_at, last_accessed, retrieval_count, tags, emotions, metadata, "
+    "deleted, NULL AS expires_at, NULL AS category, 0 AS version, NULL AS updated_at, "
+    "(embedding IS NOT NULL) AS embedding_status"
+)
+
+
+def select_columns(db: Database) -> str:
+    return _CURRENT_COLUMNS if "version" in db.trace_columns else _LEGACY_COLUMNS
+
+
+def dumps(value: Any) -> str:
+    """JSON as AgentOS's JSON.stringify writes it: compact, non-ASCII kept."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _loads(text: Any, default: Any) -> Any:
+    if not isinstance(text, str):
+        return default
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return default
+    return value if isinstance(value, type(default)) else default
+
+
+def content_hash(content: str) -> str:
+    return hashlib.sha256(content.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def row_to_snapshot(row: tuple[Any, ...]) -> dict[str, Any]:
+    tags = _loads(row[10], [])
+    snap = {
+        "id": row[1],
+        "type": row[2],
+        "scope": row[3],
+        "scope_id": row[4] or "",
+        "content": row[5],
+        "strength": float(row[6]) if row[6] is not None else 1.0,
+        "created_at": int(row[7]) if isinstance(row[7], int | float) else 0,
+        "last_accessed": int(row[8]) if isinstance(row[8], int | float) else None,
+        "retrieval_count": int(row[9] or 0),
+        "tags": [t for t in tags if isinstance(t, str)],
+        "emotions": _loads(row[11], {}),
+        "metadata": _loads(row[12], {}),
+        "deleted": bool(row[13]),
+        "expires_at": row[14],
+        "category": row[15],
+        "version": int(row[16] or 0),
+        "updated_at": row[17],
+        "embedding_status": int(row[18] or 0),
+    }
+    return snap
+
+
+def snapshot_to_trace(snap: dict[str, Any], rowid: int, now: int) -> Trace:
+    strength = decay.current_strength(
+        snap["strength"],
+        snap["created_at"],
+        snap["last_accessed"],
+        snap["metadata"],
+        snap["category"],
+        now,
+    )
+    return Trace(
+        id=snap["id"],
+        type=snap["type"],
+        scope=snap["scope"],
+        scope_id=snap["scope_id"],
+        content=snap["content"],
+        tags=tuple(snap["tags"]),
+        strength=strength,
+        stored_strength=snap["strength"],
+        created_at=snap["created_at"],
+        last_accessed=snap["last_accessed"],
+        retrieval_count=snap["retrieval_count"],
+        expires_at=snap["expires_at"],
+        deleted=snap["deleted"],
+        version=snap["version"],
+        category=snap["category"],
+        updated_at=snap["updated_at"],
+        embedding_status=snap["embedding_status"],
+        metadata=snap["metadata"],
+        emotions=snap["emotions"],
+        rowid=rowid,
+    )
+
+
+def fetch_row(db: Database, brain_id: str, trace_id: str) -> tuple[Any, ...] | None:
+    return db.conn.execute(
+        f"SELECT {select_columns(db)} FROM memory_traces WHERE brain_id = ? AND id = ?",
+        (brain_id, trace_id),
+    ).fetchone()
+
+
+# --- index maintenance ---------------------------------------------------------------------
+
+
+def _index(db: Database, rowid: int, content: str, tags: list[str]) -> None:
+    if db.has_agentos_fts:
+        db.conn.execute(
+            "INSERT INTO memory_traces_fts(rowid, content, tags) VALUES (?, ?, ?)",
+            (rowid, content, dumps(tags)),
+        )
+    db.conn.execute(
+        "INSERT INTO memgui_fts(rowid, content, tags) VALUES (?, ?, ?)",
+        (rowid, textindex.segment(content), textindex.tags_text(tags)),
+    )
+
+
+def _unindex(db: Database, rowid: int, content: str, tags: list[str]) -> None:
+    if db.has_agentos_fts:
+        db.conn.execute(
+            "INSERT INTO memory_traces_fts(memory_traces_fts, rowid, content, tags) "
+            "VALUES ('delete', ?, ?, ?)",
+            (rowid, content, dumps(tags)),
+        )
+    db.conn.execute("DELETE FROM memgui_fts WHERE rowid = ?", (rowid,))
+
+
+def index_all(db: Database) -> None:
+    """Fill memgui_fts from every row (migration; a rebuild)."""
+    db.conn.execute("DELETE FROM memgui_fts")
+    rows = db.conn.execute("SELECT rowid, content, tags FROM memory_traces").fetchall()
+    db.conn.executemany(
+        "INSERT INTO memgui_fts(rowid, content, tags) VALUES (?, ?, ?)",
+        (
+            (r[0], textindex.segment(r[1] or ""), textindex.tags_text(_loads(r[2], [])))
+            for r in rows
+        ),
+    )
+
+
+# --- writes --------------------------------------------------------------------------------
+
+
+def _prepared_metadata(snap: dict[str, Any]) -> dict[str, Any]:
+    meta = dict(snap["metadata"])
+    # AgentOS reads the scope id and dedups by content hash from the metadata.
+    if snap["scope_id"]:
+        meta["scopeId"] = snap["scope_id"]
+    else:
+        meta.pop("scopeId", None)
+    meta["content_hash"] = content_hash(snap["content"])
+    return meta
+
+
+def insert_trace(
+    db: Database,
+    batch: WriteBatch,
+    brain_id: str,
+    snap: dict[str, Any],
+    op: str = "add",
+    embedding: bytes | None = None,
+) -> int:
+    snap["metadata"] = _prepared_metadata(snap)
+    db.conn.execute(
+        "INSERT INTO memory_traces (brain_id, id, type, scope, scope_id, content, embedding, "
+        "strength, created_at, last_accessed, retrieval_count, tags, emotions, metadata, "
+        "deleted, expires_at, category, version, updated_at, embedding_status) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            brain_id,
+            snap["id"],
+            snap["type"],
+            snap["scope"],
+            snap["scope_id"],
+            snap["content"],
+            embedding,
+            snap["strength"],
+            snap["created_at"],
+            snap["last_accessed"],
+            snap["retrieval_count"],
+            dumps(snap["tags"]),
+            dumps(snap["emotions"]),
+            dumps(snap["metadata"]),
+            int(snap["deleted"]),
+            snap["expires_at"],
+            snap["category"],
+            snap["version"],
+            snap["updated_at"],
+            int(embedding is not None) if embedding is not None else snap["embedding_status"],
+        ),
+    )
+    rowid = db.conn.last_insert_rowid()
+    _index(db, rowid, snap["content"], snap["tags"])
+    journal(db, batch, brain_id, op, snap["id"], None, snap)
+    batch.traces.add(snap["id"])
+    return rowid
+
+
+def update_trace(
+    db: Database,
+    batch: WriteBatch,
+    brain_id: str,
+    rowid: int,
+    before: dict[str, Any],
+    after: dict[str, Any],
+    op: str,
+    journaled: bool = True,
+) -> None:
+    """Write `after` over the row; reindex and drop a stale vector when the text changed."""
+    after["metadata"] = _prepared_metadata(after)
+    text_changed = after["content"] != before["content"]
+    if text_changed:
+        after["embedding_status"] = 0
+        meta = after["metadata"]
+        meta.pop("import_hash", None)
+    db.conn.execute(
+        "UPDATE memory_traces SET type = ?, scope = ?, scope_id = ?, content = ?, strength = ?, "
+        "created_at = ?, last_accessed = ?, retrieval_count = ?, tags = ?, emotions = ?, "
+        "metadata = ?, deleted = ?, expires_at = ?, category = ?, version = ?, updated_at = ?, "
+        "embedding_status = ?" + (", embedding = NULL" if text_changed else "") + " "
+        "WHERE rowid = ?",
+        (
+            after["type"],
+            after["scope"],
+            after["scope_id"],
+            after["content"],
+            after["strength"],
+            after["created_at"],
+            after["last_accessed"],
+            after["retrieval_count"],
+            dumps(after["tags"]),
+            dumps(after["emotions"]),
+            dumps(after["metadata"]),
+            int(after["deleted"]),
+            after["expires_at"],
+            after["category"],
+            after["version"],
+            after["updated_at"],
+            after["embedding_status"],
+            rowid,
+        ),
+    )
+    if text_changed or after["tags"] != before["tags"]:
+        _unindex(db, rowid, before["content"], before["tags"])
+        _index(db, rowid, after["content"], after["tags"])
+    if text_changed:
+        drop_vector(db, rowid)
+    if journaled:
+        journal(db, batch, brain_id, op, after["id"], before, after)
+    batch.traces.add(after["id"])
+
+
+def delete_trace(
+    db: Database, batch: WriteBatch, brain_id: str, rowid: int, before: dict[str, Any], op: str
+) -> None:
+    """Hard delete: the row, its index entries, its vector and its links, journaled."""
+    links = db.conn.execute(
+        "SELECT from_id, to_id, kind, created_at FROM memory_links "
+        "WHERE brain_id = ? AND (from_id = ? OR to_id = ?)",
+        (brain_id, before["id"], before["id"]),
+    ).fetchall()
+    for from_id, to_id, kind, created_at in links:
+        link = {"from_id": from_id, "to_id": to_id, "kind": kind, "created_at": created_at}
+        journal(db, batch, brain_id, "unlink", from_id, link, None)
+        batch.links.add(f"{from_id}|{to_id}|{kind}")
+    db.conn.execute(
+        "DELETE FROM memory_links WHERE brain_id = ? AND (from_id = ? OR to_id = ?)",
+        (brain_id, before["id"], before["id"]),
+    )
+    db.conn.execute(
+        "UPDATE document_chunks SET trace_id = NULL WHERE brain_id = ? AND trace_id = ?",
+        (brain_id, before["id"]),
+    )
+    db.conn.execute(
+        "DELETE FROM retrieval_feedback WHERE brain_id = ? AND trace_id = ?",
+        (brain_id, before["id"]),
+    )
+    _unindex(db, rowid, before["content"], before["tags"])
+    drop_vector(db, rowid)
+    db.conn.execute("DELETE FROM memory_traces WHERE rowid = ?", (rowid,))
+    journal(db, batch, brain_id, op, before["id"], before, None)
+    batch.traces.add(before["id"])
+
+
+def drop_vector(db: Database, rowid: int) -> None:
+    if "memory_traces_vec" in db.tables:
+        db.conn.execute("DELETE FROM memory_traces_vec WHERE rowid = ?", (rowid,))
+
+
+def journal(
+    db: Database,
+    batch: WriteBatch,
+    brain_id: str,
+    op: str,
+    trace_id: str,
+    before: dict[str, Any] | None,
+    after: dict[str, Any] | None,
+) -> None:
+    db.conn.execute(
+        "INSERT INTO memgui_journal (brain_id, at, actor, batch_id, op, trace_id, before, after) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            brain_id,
+            now_ms(),
+            batch.actor,
+            batch.batch_id,
+            op,
+            trace_id,
+            dumps(before) if before is not None else None,
+            dumps(after) if after is not None else None,
+        ),
+    )

@@ -1,0 +1,108 @@
+"""memgui's own full-text index: words in every script, including unspaced CJK and Thai.
+
+The AgentOS index (`porter ascii`) folds only ASCII case and does not segment CJK, so memgui
+keeps a second, contentless FTS5 table (`memgui_fts`, unicode61 with diacritics removed).
+Text in scripts written without spaces is indexed one character (grapheme) per token and
+searched as a phrase of consecutive characters, which finds a word anywhere inside a run.
+The user's query is rewritten the same way; everything else of FTS5 syntax is kept.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+# Scripts written without spaces between words (and Hangul, whose particles attach to words).
+_UNSPACED = (
+    "\u0e00-\u0e7f"  # Thai
+    "\u0e80-\u0eff"  # Lao
+    "\u0f00-\u0fff"  # Tibetan
+    "\u1000-\u109f"  # Myanmar
+    "\u1780-\u17ff"  # Khmer
+    "\u19e0-\u19ff"  # Khmer symbols
+    "\u3040-\u309f"  # Hiragana
+    "\u30a0-\u30ff"  # Katakana
+    "\u3400-\u4dbf"  # CJK extension A
+    "\u4e00-\u9fff"  # CJK unified
+    "\uf900-\ufaff"  # CJK compatibility
+    "\u1100-\u11ff\u3130-\u318f\uac00-\ud7af"  # Hangul
+    "\uff66-\uff9f"  # half-width Katakana
+    "\U00020000-\U0002fa1f"  # CJK extensions B–F
+)
+_UNSPACED_RUN = re.compile(f"[{_UNSPACED}][{_UNSPACED}\u0300-\u036f\u0e31-\u0e3a\u0e47-\u0e4e]*")
+_WORD = re.compile(r"[\w]+", re.UNICODE)
+
+STOP_WORDS = frozenset(
+    (
+        "a an and are as at be by for from how i in is it me my of on or our the to us we "
+        "what when where who why with you your"
+    ).split(" ")
+)
+
+
+def _graphemes(run: str) -> list[str]:
+    """Split a run into base characters with their combining marks attached."""
+    out: list[str] = []
+    for ch in run:
+        if out and unicodedata.category(ch).startswith("M"):
+            out[-1] += ch
+        else:
+            out.append(ch)
+    return out
+
+
+def segment(text: str) -> str:
+    """Text as it goes into `memgui_fts`: unspaced runs split into single graphemes."""
+    if not text:
+        return ""
+    return _UNSPACED_RUN.sub(lambda m: " " + " ".join(_graphemes(m.group())) + " ", text)
+
+
+def tags_text(tags: list[str] | tuple[str, ...]) -> str:
+    return segment(" ".join(tags))
+
+
+def _segment_query_run(run: str, in_phrase: bool) -> str:
+    joined = " ".join(_graphemes(run))
+    return f" {joined} " if in_phrase else f' "{joined}" '
+
+
+def rewrite_query(query: str) -> str:
+    """The user's FTS5 query with unspaced runs turned into phrases of graphemes."""
+    out: list[str] = []
+    in_phrase = False
+    pos = 0
+    for m in re.finditer(r'"|' + _UNSPACED_RUN.pattern, query):
+        out.append(query[pos : m.start()])
+        token = m.group()
+        if token == '"':
+            in_phrase = not in_phrase
+            out.append(token)
+        else:
+            out.append(_segment_query_run(token, in_phrase))
+        pos = m.end()
+    out.append(query[pos:])
+    text = "".join(out)
+    # A prefix star after a CJK phrase means nothing to FTS5: drop it.
+    return re.sub(r'"\s*\*', '"', text)
+
+
+def words(query: str) -> list[str]:
+    """The words of a query (used to decide that a query with no words finds nothing)."""
+    return _WORD.findall(query)
+
+
+def natural_language_query(query: str) -> str:
+    """The AgentOS rewrite (`tok1* OR tok2*`) for a query FTS5 rejected; '' when no words."""
+    tokens: list[str] = []
+    for token in (w.lower() for w in _WORD.findall(query.strip())):
+        if token not in tokens:
+            tokens.append(token)
+    kept = [t for t in tokens if len(t) > 1 and t not in STOP_WORDS] or tokens
+    parts: list[str] = []
+    for token in kept:
+        if _UNSPACED_RUN.fullmatch(token) or _UNSPACED_RUN.search(token):
+            parts.append(rewrite_query(token).strip())
+        else:
+            parts.append(f'"{token}"*')
+    return " OR ".join(parts)

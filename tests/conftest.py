@@ -1,0 +1,39 @@
+"""Shared fixtures: a real brain file in tmp_path, and the paths of the shared material."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+AGENTOS = SHARED / "fixtures" / "agentos"
+CORPORA = SHARED / "corpora"
+
+
+@pytest.fixture
+def brain_path(tmp_path: Path) -> Path:
+    return tmp_path / "brain.sqlite"
+
+
+@pytest.fixture
+def brain(brain_path: Path):
+    from memgui.core.brain import Brain
+
+    b = Brain.open(brain_path, actor="test")
+    yield b
+    b.close()
+
+
+@pytest.fixture
+def agentos_copy(tmp_path: Path) -> Path:
+    """A private copy of the brain the real AgentOS package wrote."""
+    dest = tmp_path / "agentos" / "brain.sqlite"
+    dest.parent.mkdir()
+    shutil.copy(AGENTOS / "brain.sqlite", dest)
+    return dest
