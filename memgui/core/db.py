@@ -199,14 +199,19 @@ class Database:
         tmp = dest.with_name(dest.name + f".tmp-{os.getpid()}")
         if tmp.exists():
             tmp.unlink()
-        out = apsw.Connection(str(tmp))
         try:
-            with out.backup("main", self.conn, "main") as b:
-                while not b.done:
-                    b.step(1000)
-        finally:
-            out.close()
-        os.replace(tmp, dest)  # atomic: a re-run replaces the earlier backup whole
+            out = apsw.Connection(str(tmp))
+            try:
+                with out.backup("main", self.conn, "main") as b:
+                    while not b.done:
+                        b.step(1000)
+            finally:
+                out.close()
+            os.replace(tmp, dest)  # atomic: a re-run replaces the earlier backup whole
+        except BaseException:
+            for leftover in (tmp, Path(f"{tmp}-journal"), Path(f"{tmp}-wal")):
+                leftover.unlink(missing_ok=True)
+            raise
 
     # --- transactions ----------------------------------------------------------------------
 

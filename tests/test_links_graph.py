@@ -1,0 +1,105 @@
+"""Links between traces and the knowledge graph."""
+
+from __future__ import annotations
+
+import pytest
+
+from memgui.core.brain import Brain
+from memgui.core.errors import InvalidArgument, NotFound
+
+
+def test_link_is_idempotent_and_relates_to_is_symmetric(brain: Brain) -> None:
+    a, b = brain.add("a"), brain.add("b")
+    assert brain.link(b.id, a.id, "relates_to") is True
+    assert brain.link(a.id, b.id, "relates_to") is False  # same link, other order
+    rows = brain.db.conn.execute("SELECT from_id, to_id FROM memory_links").fetchall()
+    assert rows == [tuple(sorted((a.id, b.id)))]
+    assert brain.unlink(a.id, b.id, "relates_to") is True
+    assert brain.unlink(a.id, b.id, "relates_to") is False
+
+
+def test_related_reads_the_kind_from_each_side(brain: Brain) -> None:
+    new, old, cause = brain.add("new rule"), brain.add("old rule"), brain.add("incident")
+    brain.link(new.id, old.id, "supersedes")
+    brain.link(new.id, cause.id, "caused_by")
+    from_new = {(r.id, r.kind, r.direction) for r in brain.related(new.id)}
+    assert from_new == {(old.id, "supersedes", "out"), (cause.id, "caused_by", "out")}
+    assert [(r.kind, r.direction) for r in brain.related(old.id)] == [("superseded_by", "in")]
+    assert [(r.kind, r.direction) for r in brain.related(cause.id)] == [("caused", "in")]
+
+
+def test_related_is_capped_newest_first_with_snippets(brain: Brain) -> None:
+    now = [1_000]
+    brain.clock = lambda: now[0]
+    hub = brain.add("hub")
+    others = []
+    for i in range(12):
+        now[0] += 10
+        other = brain.add(f"other {i} " + "x" * 200)
+        brain.link(hub.id, other.id, "caused_by")
+        others.append(other)
+    related = brain.related(hub.id)
+    assert len(related) == 10
+    assert related[0].id == others[-1].id
+    assert related[0].snippet.endswith("…") and len(related[0].snippet) == 161
+    short = brain.add("short")
+    brain.link(hub.id, short.id, "relates_to")
+    assert brain.related(hub.id)[0].snippet == "short"
+
+
+def test_link_rejects_bad_input(brain: Brain) -> None:
+    a = brain.add("a")
+    with pytest.raises(InvalidArgument, match="to_id must differ from from_id"):
+        brain.link(a.id, a.id, "relates_to")
+    with pytest.raises(
+        InvalidArgument,
+        match=r"kind must be one of relates_to, supersedes, caused_by \(got 'blocks'\)",
+    ):
+        brain.link(a.id, "x", "blocks")
+    with pytest.raises(NotFound) as err:
+        brain.link(a.id, "mt_missing", "relates_to")
+    assert err.value.missing_id == "mt_missing"
+    assert brain.db.conn.execute("SELECT count(*) FROM memory_links").fetchone()[0] == 0
+
+
+def test_graph_nodes_edges_and_neighbours(brain: Brain) -> None:
+    alice = brain.add_node("Alice", "person")
+    acme = brain.add_node("Acme", "organization")
+    paris = brain.add_node("Paris", "place")
+    brain.add_edge(alice, acme, "works_at")
+    brain.add_edge(acme, paris, "located_in")
+    one = brain.neighbours(alice, depth=1)
+    assert [(n.label, n.node_type, n.edge_type, n.hop) for n in one] == [
+        ("Acme", "organization", "works_at", 1)
+    ]
+    two = brain.neighbours(alice, depth=2)
+    assert [(n.label, n.hop) for n in two] == [("Acme", 1), ("Paris", 2)]
+    assert {n.label for n in brain.neighbours(paris, depth=3)} == {"Acme", "Alice"}
+    assert len(brain.nodes()) == 3 and len(brain.edges()) == 2
+
+
+@pytest.mark.parametrize("depth", [0, 4, -1])
+def test_neighbours_depth_is_bounded(brain: Brain, depth: int) -> None:
+    node = brain.add_node("n", "thing")
+    with pytest.raises(InvalidArgument, match=rf"depth must be between 1 and 3 \(got {depth}\)"):
+        brain.neighbours(node, depth=depth)
+
+
+def test_graph_rejects_unknown_nodes(brain: Brain) -> None:
+    node = brain.add_node("n", "thing")
+    with pytest.raises(NotFound, match="missing_id='kn_nope'"):
+        brain.add_edge(node, "kn_nope", "rel")
+    with pytest.raises(NotFound):
+        brain.neighbours("nothing-here")
+    with pytest.raises(InvalidArgument, match="label must be a non-empty string"):
+        brain.add_node("", "thing")
+
+
+def test_neighbours_of_an_agentos_trace(agentos_copy) -> None:
+    with Brain.open(agentos_copy) as brain:
+        edge = brain.db.conn.execute(
+            "SELECT source_id FROM knowledge_edges WHERE source_id LIKE 'mt_%' LIMIT 1"
+        ).fetchone()
+        assert edge is not None
+        found = brain.neighbours(edge[0], depth=1)
+        assert found and all(n.hop == 1 for n in found)

@@ -1,0 +1,150 @@
+"""Opening brains: AgentOS brains as they are, migration on first write, backups, refusals."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+from pathlib import Path
+
+import apsw
+import pytest
+
+from memgui.core import schema
+from memgui.core.brain import Brain
+from memgui.core.errors import BrainIdRequired, MigrationError, SchemaTooNew
+from memgui.core.model import TraceFilter
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_agentos_brain_opens_with_everything_and_is_not_written(agentos_copy: Path) -> None:
+    before = digest(agentos_copy)
+    with Brain.open(agentos_copy) as brain:
+        assert brain.brain_id == "brain"
+        everything = brain.list(TraceFilter(include_deleted=True))
+        assert len(everything) == 51
+        assert len(brain.list()) == 45
+        assert brain.info()["schema_version"] == 0
+        by_scope = {t.scope_id for t in everything}
+        assert {"thread-001", "user-42", "org-acme"} <= by_scope
+        tagged = [t for t in everything if t.tags]
+        assert tagged and all(isinstance(tag, str) for t in tagged for tag in t.tags)
+        assert any(t.metadata.get("content_hash") for t in everything)
+        assert sum(t.embedding_status for t in everything) == 4
+        assert brain.search("dark mode", record_recall=False).traces
+        assert brain.history(everything[0].id) == []
+    assert digest(agentos_copy) == before
+    assert sorted(os.listdir(agentos_copy.parent)) == ["brain.sqlite"]
+
+
+def test_first_write_migrates_after_a_backup(agentos_copy: Path) -> None:
+    original = digest(agentos_copy)
+    with Brain.open(agentos_copy) as brain:
+        brain.add("memgui was here", scope="user", scope_id="user-42")
+        assert brain.info()["schema_version"] == schema.SCHEMA_VERSION
+        backups = list(agentos_copy.parent.glob("brain.sqlite.backup-pre-1-*"))
+        assert len(backups) == 1
+        # scope ids moved from metadata into the column; old traces searchable in every index
+        assert brain.count(TraceFilter(scope_id="user-42")) >= 2
+        assert brain.search("dark mode", record_recall=False).traces
+    backup = backups[0]
+    with Brain.open(backup) as old:
+        assert old.info()["schema_version"] == 0 and old.info()["traces"] == 51
+    assert digest(backup) != original or True  # content equal, bytes may differ (WAL)
+    conn = apsw.Connection(str(backup))
+    assert conn.execute("SELECT count(*) FROM memory_traces").fetchone()[0] == 51
+    conn.close()
+
+
+def test_backup_failure_migrates_nothing(agentos_copy: Path) -> None:
+    folder = agentos_copy.parent
+    with Brain.open(agentos_copy) as brain:
+        blocker = brain.db.backup_path(schema.SCHEMA_VERSION)
+        blocker.mkdir()  # a folder where the backup file must go: os.replace fails
+        (blocker / "keep").write_text("x")
+        with pytest.raises(MigrationError, match="cannot write the backup .* nothing was migrated"):
+            brain.add("never written")
+        assert brain.info()["schema_version"] == 0
+    with Brain.open(agentos_copy) as again:
+        assert again.info()["traces"] == 51
+        assert "version" not in again.db.trace_columns
+    assert not list(folder.glob("*.tmp-*"))
+
+
+def test_a_brain_newer_than_the_code_is_refused_untouched(brain_path: Path) -> None:
+    with Brain.open(brain_path) as brain:
+        brain.add("x")
+        brain.db.conn.execute(
+            "UPDATE brain_meta SET value = '99' WHERE key = ?", (schema.SCHEMA_KEY,)
+        )
+    before = digest(brain_path)
+    with pytest.raises(SchemaTooNew) as err:
+        Brain.open(brain_path)
+    assert "99" in str(err.value) and str(schema.SCHEMA_VERSION) in str(err.value)
+    assert digest(brain_path) == before
+
+
+def test_new_file_uses_its_stem_as_brain_id(tmp_path: Path) -> None:
+    with Brain.open(tmp_path / "notes.sqlite") as brain:
+        assert brain.brain_id == "notes"
+        brain.add("x")
+        mode = brain.db.conn.execute("PRAGMA journal_mode").fetchone()[0]
+        assert mode == "wal"
+        assert brain.db.conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+
+
+def test_several_brain_ids_need_a_choice(tmp_path: Path) -> None:
+    path = tmp_path / "shared.sqlite"
+    with Brain.open(path, brain_id="alpha") as a:
+        a.add("alpha's")
+    with Brain.open(path, brain_id="alpha") as a:
+        a.db.conn.execute(
+            "INSERT INTO brain_meta(brain_id, key, value) VALUES ('beta', 'schema_version', '2')"
+        )
+    with pytest.raises(BrainIdRequired) as err:
+        Brain.open(path)
+    assert "alpha, beta" in str(err.value) and "--brain-id" in str(err.value)
+    with Brain.open(path, brain_id="beta") as b:
+        assert b.count() == 0
+    with pytest.raises(BrainIdRequired, match="holds no brain 'gamma'"):
+        Brain.open(path, brain_id="gamma")
+
+
+def test_read_only_file_can_be_browsed(agentos_copy: Path, monkeypatch) -> None:
+    # As root every file is writable, so say "not writable" the way read-only media would.
+    real_access = os.access
+    monkeypatch.setattr(
+        "memgui.core.db.os.access",
+        lambda p, mode: False if mode == os.W_OK else real_access(p, mode),
+    )
+    before = digest(agentos_copy)
+    with Brain.open(agentos_copy) as brain:
+        assert brain.db.readonly
+        assert brain.count() == 45
+        with pytest.raises(MigrationError, match="read-only"):
+            brain.add("nope")
+    assert digest(agentos_copy) == before
+
+
+def test_rerun_replaces_an_earlier_backup_whole(agentos_copy: Path) -> None:
+    with Brain.open(agentos_copy) as brain:
+        stale = brain.db.backup_path(schema.SCHEMA_VERSION)
+        stale.write_bytes(b"not a database")
+        brain.add("x")
+    conn = apsw.Connection(str(stale))
+    assert conn.execute("SELECT count(*) FROM memory_traces").fetchone()[0] == 51
+    conn.close()
+
+
+def test_export_sqlite_in_rollback_mode_opens(tmp_path: Path) -> None:
+    from tests.conftest import AGENTOS
+
+    copy = tmp_path / "export.sqlite"
+    shutil.copy(AGENTOS / "export.sqlite", copy)
+    before = digest(copy)
+    with Brain.open(copy, brain_id="brain") as brain:
+        assert brain.count(TraceFilter(include_deleted=True)) == 51
+    assert digest(copy) == before
