@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memgui.core import graph, journal, links, schema, scopes, search, store
+from memgui.core import fulltext, graph, journal, links, schema, scopes, search, store
 from memgui.core.db import Database, now_ms
 from memgui.core.errors import BrainIdRequired, InvalidArgument, NotFound
 from memgui.core.model import (
@@ -70,6 +70,7 @@ class Brain:
         self.actor = actor
         self.clock: Callable[[], int] = now_ms
         self._listeners: list[Callable[[Changes], None]] = []
+        self._meta_written = False
 
     # --- opening ---------------------------------------------------------------------------
 
@@ -93,7 +94,14 @@ class Brain:
         return cls(db, brain_id, actor)
 
     def close(self) -> None:
-        self.db.close()
+        try:
+            fulltext.flush(self.db)
+        finally:
+            self.db.close()
+
+    def flush_index(self) -> int:
+        """Bring the full-text indexes up to date now (searches do this themselves)."""
+        return fulltext.flush(self.db)
 
     def __enter__(self) -> Brain:
         return self
@@ -115,13 +123,16 @@ class Brain:
         """A transaction with one journal batch; migrates an older brain first."""
         if not self.db.is_current and not self.db.in_write:
             self.db.migrate(
-                self.db.brain_ids() or [self.brain_id], lambda: store.index_all(self.db)
+                self.db.brain_ids() or [self.brain_id], lambda: fulltext.index_all(self.db)
             )
         outer = not self.db.in_write
         with self.db.write(actor or self.actor, operation, kind) as batch:
-            if outer:
+            if outer and not self._meta_written:
                 self._mark_brain(batch)
+                self._meta_written = True
             yield batch
+            if outer and self.db.pending_marks >= fulltext.FLUSH_AFTER:
+                fulltext.flush_in_transaction(self.db)
         if outer:
             self._notify(batch.changes())
 

@@ -249,6 +249,12 @@ CREATE VIRTUAL TABLE IF NOT EXISTS memgui_fts USING fts5(
   content, tags, content='', contentless_delete=1,
   tokenize='unicode61 remove_diacritics 2'
 );
+CREATE TABLE IF NOT EXISTS memgui_fts_pending (
+  rowid   INTEGER PRIMARY KEY,
+  indexed INTEGER NOT NULL,
+  content TEXT,
+  tags    TEXT
+);
 CREATE INDEX IF NOT EXISTS idx_memory_traces_created ON memory_traces (brain_id, created_at);
 CREATE INDEX IF NOT EXISTS idx_memory_traces_accessed ON memory_traces (brain_id, last_accessed);
 CREATE INDEX IF NOT EXISTS idx_memory_traces_scope_id ON memory_traces (brain_id, scope, scope_id);

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import apsw
 
-from memgui.core import decay, links, store, textindex
+from memgui.core import decay, fulltext, links, store, textindex
 from memgui.core.db import Database
 from memgui.core.errors import InvalidArgument, QuerySyntaxError
 from memgui.core.model import SearchHit, SearchResult, TraceFilter, check_limit
@@ -71,6 +71,7 @@ def keyword_candidates(
     db = brain.db
     if not textindex.words(query):
         return []
+    fulltext.flush(db)
     where, params = filter_sql(db, brain.brain_id, flt)
     if "memgui_fts" in db.tables:
         table, match = "memgui_fts", textindex.rewrite_query(query)

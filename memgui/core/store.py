@@ -11,7 +11,7 @@ import hashlib
 import json
 from typing import Any
 
-from memgui.core import decay, textindex
+from memgui.core import decay, fulltext
 from memgui.core.db import Database, WriteBatch, now_ms
 from memgui.core.model import Trace
 
@@ -144,41 +144,6 @@ def fetch_row(db: Database, brain_id: str, trace_id: str) -> tuple[Any, ...] | N
 # --- index maintenance ---------------------------------------------------------------------
 
 
-def _index(db: Database, rowid: int, content: str, tags: list[str]) -> None:
-    if db.has_agentos_fts:
-        db.conn.execute(
-            "INSERT INTO memory_traces_fts(rowid, content, tags) VALUES (?, ?, ?)",
-            (rowid, content, dumps(tags)),
-        )
-    db.conn.execute(
-        "INSERT INTO memgui_fts(rowid, content, tags) VALUES (?, ?, ?)",
-        (rowid, textindex.segment(content), textindex.tags_text(tags)),
-    )
-
-
-def _unindex(db: Database, rowid: int, content: str, tags: list[str]) -> None:
-    if db.has_agentos_fts:
-        db.conn.execute(
-            "INSERT INTO memory_traces_fts(memory_traces_fts, rowid, content, tags) "
-            "VALUES ('delete', ?, ?, ?)",
-            (rowid, content, dumps(tags)),
-        )
-    db.conn.execute("DELETE FROM memgui_fts WHERE rowid = ?", (rowid,))
-
-
-def index_all(db: Database) -> None:
-    """Fill memgui_fts from every row (migration; a rebuild)."""
-    db.conn.execute("DELETE FROM memgui_fts")
-    rows = db.conn.execute("SELECT rowid, content, tags FROM memory_traces").fetchall()
-    db.conn.executemany(
-        "INSERT INTO memgui_fts(rowid, content, tags) VALUES (?, ?, ?)",
-        (
-            (r[0], textindex.segment(r[1] or ""), textindex.tags_text(_loads(r[2], [])))
-            for r in rows
-        ),
-    )
-
-
 # --- writes --------------------------------------------------------------------------------
 
 
@@ -231,7 +196,7 @@ def insert_trace(
         ),
     )
     rowid = db.conn.last_insert_rowid()
-    _index(db, rowid, snap["content"], snap["tags"])
+    fulltext.mark_new(db, rowid)
     journal(db, batch, brain_id, op, snap["id"], None, snap)
     batch.traces.add(snap["id"])
     return rowid
@@ -250,6 +215,8 @@ def update_trace(
     """Write `after` over the row; reindex and drop a stale vector when the text changed."""
     after["metadata"] = _prepared_metadata(after)
     text_changed = after["content"] != before["content"]
+    if text_changed or after["tags"] != before["tags"]:
+        fulltext.mark_changed(db, rowid)
     if text_changed:
         after["embedding_status"] = 0
         meta = after["metadata"]
@@ -281,9 +248,6 @@ def update_trace(
             rowid,
         ),
     )
-    if text_changed or after["tags"] != before["tags"]:
-        _unindex(db, rowid, before["content"], before["tags"])
-        _index(db, rowid, after["content"], after["tags"])
     if text_changed:
         drop_vector(db, rowid)
     if journaled:
@@ -316,7 +280,7 @@ def delete_trace(
         "DELETE FROM retrieval_feedback WHERE brain_id = ? AND trace_id = ?",
         (brain_id, before["id"]),
     )
-    _unindex(db, rowid, before["content"], before["tags"])
+    fulltext.mark_changed(db, rowid)
     drop_vector(db, rowid)
     db.conn.execute("DELETE FROM memory_traces WHERE rowid = ?", (rowid,))
     journal(db, batch, brain_id, op, before["id"], before, None)
