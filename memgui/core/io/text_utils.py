@@ -1,0 +1,160 @@
+"""Helpers the text-format readers share: walking a folder, line endings, hashes, times.
+
+Nothing here touches a brain. Every function is pure or reads one file at a time, so the
+readers built on them stream and can be cancelled between files.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time
+from pathlib import Path
+from typing import Any
+
+from memgui.core.errors import InvalidArgument
+from memgui.core.io.records import SKIPPED, UNREAD, ImportRecord
+
+PROGRESS_EVERY = 100  # files (or rows) between two Progress events
+
+
+def option(options: Any, name: str, default: Any = None) -> Any:
+    """Read one reader option from a mapping or an options object (None: the default)."""
+    if options is None:
+        return default
+    if isinstance(options, Mapping):
+        value = options.get(name, default)
+    else:
+        value = getattr(options, name, default)
+    return default if value is None else value
+
+
+def normalize_newlines(text: str) -> str:
+    """CRLF and lone CR read as LF, so a note saved again by another editor compares equal."""
+    if "\r" not in text:
+        return text
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def content_hash(content: str) -> str:
+    """The `import_hash` every import stores: SHA-256 of the content's UTF-8 bytes, in hex."""
+    return hashlib.sha256(content.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def refuse_invalid(record: ImportRecord, error: InvalidArgument) -> ImportRecord:
+    """Turn a core validation error into a refused record naming the field and value."""
+    return record.refuse(error.field, error.problem, error.value)
+
+
+def to_epoch_ms(field_name: str, value: object) -> int:
+    """Epoch milliseconds from an int, a numeric string, a date or an ISO 8601 text.
+
+    A naive date or time is read as UTC. Anything else raises InvalidArgument: a time that
+    cannot be read is refused, never silently replaced by "now".
+    """
+    problem = f"must be epoch milliseconds or an ISO 8601 date (got {value!r})"
+    if isinstance(value, bool):
+        raise InvalidArgument(field_name, problem, value)
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            raise InvalidArgument(field_name, problem, value)
+        return int(value)
+    if isinstance(value, datetime):
+        moment = value if value.tzinfo else value.replace(tzinfo=UTC)
+        return int(moment.timestamp() * 1000)
+    if isinstance(value, date):
+        return to_epoch_ms(field_name, datetime.combine(value, time()))
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            return to_epoch_ms(field_name, float(text) if "." in text else int(text))
+        except ValueError:
+            pass
+        try:
+            return to_epoch_ms(field_name, datetime.fromisoformat(text))
+        except ValueError:
+            pass
+    raise InvalidArgument(field_name, problem, value)
+
+
+def json_safe(value: Any) -> Any:
+    """A front-matter value as JSON can hold it (dates become ISO text)."""
+    if isinstance(value, Mapping):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | set):
+        return [json_safe(v) for v in value]
+    if isinstance(value, datetime | date | time):
+        return value.isoformat()
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    return str(value)
+
+
+def decode_text(data: bytes) -> str:
+    """UTF-8 text without a leading BOM; raises UnicodeDecodeError for other encodings."""
+    text = data.decode("utf-8")
+    return text[1:] if text.startswith("\ufeff") else text
+
+
+def describe_decode_error(error: UnicodeDecodeError) -> str:
+    bad = error.object[error.start : error.start + 1].hex()
+    return f"is not UTF-8 text (byte 0x{bad} at offset {error.start})"
+
+
+@dataclass(frozen=True)
+class WalkEntry:
+    path: str
+    relative: str  # POSIX path below the root, what a person sees
+    wanted: bool  # a file of the reader's format (else listed as unread)
+    why_unread: str = ""
+
+
+def walk_folder(root: Path, wanted: Callable[[str], bool]) -> Iterator[WalkEntry]:
+    """Every entry below `root` in a stable order, one directory read at a time.
+
+    Hidden files and folders (`.obsidian`, `.git`, `.DS_Store`) and links to folders are
+    listed once, unread, and not entered: a vault's settings are not notes, and a linked
+    folder may loop or lead outside the vault.
+    """
+    top = os.fspath(root)
+    cut = len(os.path.join(top, ""))
+    stack = [top]
+    while stack:
+        folder = stack.pop()
+        try:
+            with os.scandir(folder) as scan:
+                entries = sorted(scan, key=lambda e: e.name)
+        except OSError as error:
+            relative = folder[cut:].replace(os.sep, "/")
+            yield WalkEntry(folder, relative, False, f"folder could not be read: {error.strerror}")
+            continue
+        subfolders: list[str] = []
+        for entry in entries:
+            relative = entry.path[cut:].replace(os.sep, "/")
+            if entry.name.startswith("."):
+                kind = "folder" if entry.is_dir() else "file"
+                yield WalkEntry(entry.path, relative, False, f"hidden {kind}, not read")
+            elif entry.is_dir(follow_symlinks=False):
+                subfolders.append(entry.path)
+            elif entry.is_dir():
+                yield WalkEntry(entry.path, relative, False, "link to a folder, not followed")
+            elif wanted(entry.name):
+                yield WalkEntry(entry.path, relative, True)
+            else:
+                suffix = os.path.splitext(entry.name)[1].lower() or "no extension"
+                yield WalkEntry(entry.path, relative, False, f"not a note ({suffix}), not read")
+        stack.extend(reversed(subfolders))
+
+
+def unread_record(source: str, reason: str, **fields: Any) -> ImportRecord:
+    """A thing the reader saw and did not read, listed so the person knows."""
+    return ImportRecord(source=source, kind=UNREAD, fields=fields, verdict=SKIPPED, reason=reason)
+
+
+def count_wanted(root: Path, wanted: Callable[[str], bool]) -> int:
+    """How many files a walk will read: the total of the Progress events."""
+    return sum(1 for entry in walk_folder(root, wanted) if entry.wanted)
