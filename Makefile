@@ -18,7 +18,7 @@ run: $(STAMP)
 test: $(STAMP)
 	$(BIN)/ruff check memgui tests
 	$(BIN)/ruff format --check memgui tests
-	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -p no:cacheprovider
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -rs -p no:cacheprovider
 
 lint: $(STAMP)
 	$(BIN)/ruff check memgui tests

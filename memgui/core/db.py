@@ -253,7 +253,9 @@ class Database:
                 finally:
                     self._depth -= 1
                 return
-            batch = WriteBatch(batch_id=f"b_{uuid.uuid4().hex}", actor=actor, kind=kind)
+            # Time-ordered ids append to the batch index instead of landing on random pages.
+            batch_id = f"b_{time.time_ns():x}_{uuid.uuid4().hex[:8]}"
+            batch = WriteBatch(batch_id=batch_id, actor=actor, kind=kind)
             try:
                 self._begin_immediate()
             except apsw.Error as exc:
