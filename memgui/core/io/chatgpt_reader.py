@@ -1,0 +1,350 @@
+"""Reader of ChatGPT exports: `conversations.json` (an array, or one conversation object)
+and the newer export that arrives as a folder of JSON files.
+
+Each conversation gives a `conversation` record, a `message` record per message the person
+saw, and an episodic `trace` per question and the reply that answered it
+(`[user]: …\\n[assistant]: …`; a question never answered is `[user]: …` alone). By default
+only the branch the person last saw is read (`current_node` back to the root);
+`all_branches=True` reads every edit and regeneration, one trace per reply.
+
+Ids are named after what they hold, so a re-import adds nothing: a conversation row is
+`cv_chatgpt_<sha256 of the export's id>` (of its title and creation time when it has none), a
+trace `mt_chatgpt_<sha256 of the brain id and the text>`, a message
+`msg_chatgpt_<sha256 of the conversation row and the node id>`. Every conversation is
+accounted for: one without messages is a `refused` conversation record saying so, and one
+with messages but no question keeps its messages and says in `reason` that it gave no trace.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from memgui.core.errors import InvalidArgument
+from memgui.core.io import chatgpt_tree as tree
+from memgui.core.io import json_stream
+from memgui.core.io.agentos_reader import file_error, load_json
+from memgui.core.io.records import (
+    CONVERSATION,
+    DUPLICATE,
+    MESSAGE,
+    NEW,
+    SKIPPED,
+    TRACE,
+    UNREAD,
+    ImportRecord,
+)
+from memgui.core.progress import Progress
+
+Event = Progress | ImportRecord
+SOURCE_TAG = "chatgpt_export"
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def conversation_row_id(conversation: dict[str, Any]) -> str:
+    """`cv_chatgpt_` + SHA-256 of the export's id, else of title and creation time."""
+    export_id = _export_id(conversation)
+    if export_id is not None:
+        return "cv_chatgpt_" + _sha256(export_id)
+    created = conversation.get("create_time")
+    return "cv_chatgpt_" + _sha256(f"{conversation.get('title') or ''}\n{created!r}")
+
+
+def chatgpt_trace_id(brain_id: str, content: str) -> str:
+    """`mt_chatgpt_` + SHA-256 of the brain id and the pair's text."""
+    return "mt_chatgpt_" + _sha256(f"{brain_id}\n{content}")
+
+
+def _export_id(conversation: dict[str, Any]) -> str | None:
+    for key in ("conversation_id", "id"):
+        value = conversation.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def _ms(seconds: float | None, fallback: int) -> int:
+    return fallback if seconds is None else round(seconds * 1000)
+
+
+def _seconds(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+class _Reader:
+    def __init__(self, brain_id: str, all_branches: bool) -> None:
+        self.brain_id = brain_id
+        self.all_branches = all_branches
+        self.seen_conversations: set[str] = set()
+        self.seen_messages: set[str] = set()
+        self.seen_traces: dict[str, str] = {}  # trace id -> where it was first read
+
+    def conversation(self, value: Any, where: str) -> Iterator[ImportRecord]:
+        if not isinstance(value, dict):
+            yield ImportRecord(source=where, kind=CONVERSATION).fail(
+                f"a conversation must be a JSON object (got {type(value).__name__})"
+            )
+            return
+        row_id = conversation_row_id(value)
+        key = _export_id(value) or row_id
+        source = f"{where}#{key}"
+        now = int(time.time() * 1000)
+        created = _ms(_seconds(value.get("create_time")), now)
+        updated = _ms(_seconds(value.get("update_time")), created)
+        title = value.get("title")
+        record = ImportRecord(
+            source=source,
+            kind=CONVERSATION,
+            fields={
+                "id": row_id,
+                "title": title if isinstance(title, str) and title else "Untitled",
+                "created_at": created,
+                "updated_at": updated,
+                "metadata": {
+                    "source": SOURCE_TAG,
+                    "chatgpt_id": _export_id(value),
+                    "branches": "all" if self.all_branches else "current",
+                },
+            },
+        )
+        mapping = value.get("mapping")
+        if not isinstance(mapping, dict) or not mapping:
+            yield record.refuse("mapping", 'the conversation has no "mapping": no messages')
+            return
+        order, children = self._walk(mapping, value.get("current_node"))
+        shown = {n: s for n in order if (s := tree.render(mapping[n] or {})) is not None}
+        if not shown:
+            yield record.refuse("mapping", "the conversation holds no message a person saw")
+            return
+        if row_id in self.seen_conversations:
+            record.verdict, record.existing_id = DUPLICATE, row_id
+            record.reason = "the same conversation appears earlier in this export"
+        self.seen_conversations.add(row_id)
+
+        messages = list(self._messages(order, shown, mapping, row_id, source, created))
+        times = {m.fields["metadata"]["chatgpt_node_id"]: m.fields["created_at"] for m in messages}
+        traces = list(self._traces(order, children, shown, row_id, source, times))
+        record.fields["metadata"]["pairs"] = len(traces)
+        if not traces and record.verdict == NEW:
+            record.reason = (
+                f"no question in it: its {len(messages)} message(s) are kept, no memory trace"
+            )
+        yield record
+        yield from messages
+        yield from traces
+
+    def _walk(self, mapping: dict[str, Any], current_node: Any) -> tuple[list[str], Any]:
+        if self.all_branches:
+            return tree.all_nodes(mapping), tree.tree_children(mapping)
+        path = tree.current_branch(mapping, current_node)
+        return path, tree.branch_children(path)
+
+    def _messages(
+        self,
+        order: list[str],
+        shown: dict[str, tree.Shown],
+        mapping: dict[str, Any],
+        row_id: str,
+        source: str,
+        created: int,
+    ) -> Iterator[ImportRecord]:
+        message_ids: dict[str, str] = {}
+        last_time = created
+        for node_id in order:
+            message = shown.get(node_id)
+            if message is None:
+                continue
+            message_id = "msg_chatgpt_" + _sha256(f"{row_id}\n{node_id}")
+            message_ids[node_id] = message_id
+            last_time = _ms(message.create_time, last_time)
+            record = ImportRecord(
+                source=f"{source}/{node_id}",
+                kind=MESSAGE,
+                fields={
+                    "id": message_id,
+                    "conversation_id": row_id,
+                    "role": message.role,
+                    "content": message.content,
+                    "created_at": last_time,
+                    "metadata": {
+                        "chatgpt_node_id": node_id,
+                        "content_type": message.content_type,
+                        "parent_id": self._shown_parent(node_id, mapping, message_ids),
+                    },
+                },
+            )
+            if message_id in self.seen_messages:
+                record.verdict, record.existing_id = DUPLICATE, message_id
+                record.reason = "the same message appears earlier in this export"
+            self.seen_messages.add(message_id)
+            yield record
+
+    @staticmethod
+    def _shown_parent(node_id: str, mapping: dict[str, Any], ids: dict[str, str]) -> str | None:
+        """The message id of the nearest shown ancestor, so the app can draw branches."""
+        seen = {node_id}
+        parent = tree._parent(mapping, node_id)
+        while parent is not None and parent not in seen:
+            if parent in ids:
+                return ids[parent]
+            seen.add(parent)
+            parent = tree._parent(mapping, parent)
+        return None
+
+    def _traces(
+        self,
+        order: list[str],
+        children: Any,
+        shown: dict[str, tree.Shown],
+        row_id: str,
+        source: str,
+        times: dict[str, int],
+    ) -> Iterator[ImportRecord]:
+        for question, reply in tree.pairs(order, children, shown):
+            content = f"[user]: {question.content}"
+            if reply:
+                content += "\n[assistant]: " + "\n\n".join(m.content for m in reply)
+            trace_id = chatgpt_trace_id(self.brain_id, content)
+            where = f"{source}/{question.node_id}"
+            record = ImportRecord(
+                source=where,
+                kind=TRACE,
+                fields={
+                    "id": trace_id,
+                    "content": content,
+                    "type": "episodic",
+                    "scope": "user",
+                    "scope_id": "",
+                    "category": None,
+                    "tags": [],
+                    "metadata": {
+                        "import_hash": _sha256(content),
+                        "source": SOURCE_TAG,
+                        "conversation_id": row_id,
+                        "chatgpt_node_ids": [question.node_id, *(m.node_id for m in reply)],
+                    },
+                    "emotions": {},
+                    "strength": 1.0,
+                    "created_at": times[question.node_id],
+                    "last_accessed": None,
+                    "retrieval_count": 0,
+                    "deleted": False,
+                    "expires_at": None,
+                    "embedding": None,
+                },
+            )
+            if trace_id in self.seen_traces:
+                record.verdict, record.existing_id = DUPLICATE, trace_id
+                record.reason = f"the same question and reply as {self.seen_traces[trace_id]}"
+            else:
+                self.seen_traces[trace_id] = where
+            yield record
+
+
+def _conversations(payload: Any) -> list[Any] | None:
+    """The conversations a parsed file holds, or None when it is not a ChatGPT export."""
+    if isinstance(payload, list):
+        return payload
+    if isinstance(payload, dict):
+        if isinstance(payload.get("conversations"), list):
+            return payload["conversations"]
+        if "mapping" in payload:
+            return [payload]
+    return None
+
+
+def _read_file(reader: _Reader, path: Path, *, strict: bool) -> Iterator[Event]:
+    """One JSON file. `strict`: the file was named, so anything else in it is an error."""
+    try:
+        first = json_stream.first_byte(path)
+    except OSError as exc:
+        yield file_error(path, f"cannot be read: {exc.strerror or exc}")
+        return
+    if first == b"[":
+        yield from _read_array(reader, path, strict=strict)
+        return
+    try:
+        payload = load_json(path.read_bytes())
+    except (orjson.JSONDecodeError, OSError) as exc:
+        yield _not_read(path, f"is not valid JSON ({exc})", strict)
+        return
+    conversations = _conversations(payload)
+    if conversations is None:
+        yield _not_read(path, f"is not a ChatGPT export: it holds {_describe(payload)}", strict)
+        return
+    del payload
+    total = len(conversations)
+    for index in range(total):
+        value, conversations[index] = conversations[index], None  # free as we go
+        yield from reader.conversation(value, str(path))
+        yield Progress(index + 1, total, f"{path.name}: conversation {index + 1} of {total}")
+
+
+def _read_array(reader: _Reader, path: Path, *, strict: bool) -> Iterator[Event]:
+    """A top-level array, one conversation at a time: memory stays near one conversation."""
+    size = path.stat().st_size
+    count = 0
+    try:
+        for value, end in json_stream.iter_array(path):
+            if count == 0 and not strict and not (isinstance(value, dict) and "mapping" in value):
+                yield _not_read(path, f"holds {_describe(value)} first, not a conversation", False)
+                return
+            count += 1
+            yield from reader.conversation(value, str(path))
+            yield Progress(end, size, f"{path.name}: {count} conversations read")
+    except json_stream.JsonStreamError as exc:
+        yield _not_read(path, f"is not valid JSON ({exc})", strict)
+
+
+def _not_read(path: Path, reason: str, strict: bool) -> ImportRecord:
+    """A named file that cannot be read is an error; a file met in a folder is skipped."""
+    if strict:
+        return file_error(path, reason)
+    return ImportRecord(
+        source=str(path), kind=UNREAD, verdict=SKIPPED, reason=f"not read: {reason}"
+    )
+
+
+def _describe(payload: Any) -> str:
+    if isinstance(payload, dict):
+        keys = ", ".join(sorted(map(str, payload))[:8])
+        return f"an object with keys {keys}" if keys else "an empty object"
+    if isinstance(payload, list):
+        return f"an array of {len(payload)} items"
+    return "null" if payload is None else f"a JSON {type(payload).__name__}"
+
+
+def read_chatgpt(
+    path: str | Path, *, all_branches: bool = False, brain_id: str = "brain"
+) -> Iterator[Event]:
+    """Read a ChatGPT export file or folder (see the module docstring).
+
+    `brain_id` names the brain the traces are for: their ids hash it with their text.
+    """
+    source = Path(path)
+    if not source.exists():
+        raise InvalidArgument("path", "does not exist", str(source))
+    reader = _Reader(brain_id, all_branches)
+    if source.is_file():
+        yield from _read_file(reader, source, strict=True)
+        return
+    files = sorted(
+        p
+        for p in source.rglob("*")
+        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(source).parts)
+    )
+    for number, file in enumerate(files, start=1):
+        yield Progress(number - 1, len(files), f"reading {file.relative_to(source)}")
+        if file.suffix.lower() == ".json":
+            yield from _read_file(reader, file, strict=False)
+        else:
+            yield _not_read(file, f"a {file.suffix or 'extensionless'} file, not JSON", False)
+    yield Progress(len(files), len(files), f"read {len(files)} files")

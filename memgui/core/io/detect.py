@@ -1,0 +1,122 @@
+"""Which import format a source is in, from its name and a look at its start.
+
+- a folder: `obsidian` when it has an `.obsidian` folder; `chatgpt` when its top level
+  holds ChatGPT conversation files and no Markdown; `markdown` otherwise;
+- a file named `STATE.md`: `gsd`; another `.md`: `markdown`;
+- `.sqlite`, `.sqlite3`, `.db`: `sqlite` (the file must start as a SQLite database);
+- `.jsonl`: `jsonl`; `.csv`: `csv`;
+- `.json` (or any other name whose content is JSON): `chatgpt` when it is an array of
+  conversations or one conversation object (by content, not by name), `json` when it is an
+  AgentOS export (an object with `traces`).
+Anything else raises `InvalidArgument("format", …)` naming what was seen.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from memgui.core.errors import InvalidArgument
+
+FORMATS = ("sqlite", "json", "jsonl", "markdown", "obsidian", "chatgpt", "csv", "gsd")
+SQLITE_HEADER = b"SQLite format 3\x00"
+SQLITE_SUFFIXES = {".sqlite", ".sqlite3", ".db"}
+HEAD_BYTES = 1 << 20  # the first conversation's keys are well inside the first MiB
+# A JSON key followed by a colon: key text cannot hold an unescaped quote, so this never
+# matches inside a string value.
+KEY = re.compile(rb'"([A-Za-z_]+)"\s*:')
+CHATGPT_KEYS = {b"mapping", b"current_node", b"conversation_id"}
+
+
+def _unsupported(path: Path, saw: str) -> InvalidArgument:
+    names = ", ".join(FORMATS)
+    return InvalidArgument(
+        "format", f"cannot tell the format of {path}: {saw}; name one of {names}", str(path)
+    )
+
+
+def detect_format(path: str | Path) -> str:
+    """The format name of a source (see the module docstring)."""
+    source = Path(path)
+    if not source.exists():
+        raise InvalidArgument(
+            "format", f"cannot detect the format of {source}: it does not exist", str(source)
+        )
+    if source.is_dir():
+        return _folder_format(source)
+    try:
+        with source.open("rb") as handle:
+            head = handle.read(HEAD_BYTES)
+    except OSError as exc:
+        raise _unsupported(source, f"it cannot be read ({exc.strerror or exc})") from None
+    suffix = source.suffix.lower()
+    if source.name.upper() == "STATE.MD":
+        return "gsd"
+    if suffix in (".md", ".markdown"):
+        return "markdown"
+    if suffix == ".csv":
+        return "csv"
+    if suffix == ".jsonl":
+        return "jsonl"
+    if suffix in SQLITE_SUFFIXES or head.startswith(SQLITE_HEADER):
+        if not head.startswith(SQLITE_HEADER):
+            raise _unsupported(source, f"a {suffix} file that is not a SQLite database")
+        return "sqlite"
+    kind = _json_kind(head)
+    if kind is not None:
+        return kind
+    if suffix == ".json":
+        raise _unsupported(source, "a .json file that is neither a ChatGPT nor an AgentOS export")
+    kind_of_file = f"a {suffix} file" if suffix else "an extensionless file"
+    raise _unsupported(source, f"{kind_of_file} of unknown content")
+
+
+def _json_kind(head: bytes) -> str | None:
+    text = head.removeprefix(b"\xef\xbb\xbf").lstrip()
+    if text.startswith(b"["):
+        rest = text[1:].lstrip()
+        if rest.startswith(b"]") or b'"mapping"' in head or b'"title"' in head:
+            return "chatgpt"  # an AgentOS export is never an array
+        return None
+    if not text.startswith(b"{"):
+        return None
+    keys = {m.group(1) for m in KEY.finditer(head)}
+    if b"traces" in keys and b"mapping" not in keys:
+        return "json"
+    if keys & CHATGPT_KEYS:
+        return "chatgpt"
+    if b"traces" in keys:
+        return "json"
+    if b'"record"' in head and b'"header"' in head and text.find(b"\n") != -1:
+        return "jsonl"  # an agent-memory export saved under another name
+    return None
+
+
+def _folder_format(folder: Path) -> str:
+    if (folder / ".obsidian").is_dir():
+        return "obsidian"
+    try:
+        entries = [p for p in folder.iterdir() if not p.name.startswith(".")]
+    except OSError as exc:
+        raise _unsupported(
+            folder, f"a folder that cannot be read ({exc.strerror or exc})"
+        ) from None
+    files = [p for p in entries if p.is_file()]
+    if any(p.suffix.lower() in (".md", ".markdown") for p in files):
+        return "markdown"
+    # A split export may keep its conversation files one folder down.
+    nested = [f for d in entries if d.is_dir() for f in sorted(d.glob("*.json"))[:20]]
+    if any(_is_chatgpt_file(p) for p in [*files, *nested]):
+        return "chatgpt"
+    return "markdown"
+
+
+def _is_chatgpt_file(path: Path) -> bool:
+    if path.suffix.lower() != ".json":
+        return False
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(HEAD_BYTES)
+    except OSError:
+        return False
+    return _json_kind(head) == "chatgpt" and b'"mapping"' in head
