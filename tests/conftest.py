@@ -35,5 +35,5 @@ def agentos_copy(tmp_path: Path) -> Path:
     """A private copy of the brain the real AgentOS package wrote."""
     dest = tmp_path / "agentos" / "brain.sqlite"
     dest.parent.mkdir()
-    shutil.copy(AGENTOS / "brain.sqlite", dest)
+    shutil.copyfile(AGENTOS / "brain.sqlite", dest)
     return dest

@@ -129,6 +129,16 @@ def test_read_only_file_can_be_browsed(agentos_copy: Path, monkeypatch) -> None:
     assert digest(agentos_copy) == before
 
 
+def test_a_file_without_write_bits_is_opened_read_only(agentos_copy: Path) -> None:
+    agentos_copy.chmod(0o444)
+    try:
+        with Brain.open(agentos_copy) as brain:
+            assert brain.db.readonly and brain.count() == 45
+        assert sorted(p.name for p in agentos_copy.parent.iterdir()) == ["brain.sqlite"]
+    finally:
+        agentos_copy.chmod(0o644)
+
+
 def test_rerun_replaces_an_earlier_backup_whole(agentos_copy: Path) -> None:
     with Brain.open(agentos_copy) as brain:
         stale = brain.db.backup_path(schema.SCHEMA_VERSION)
@@ -143,7 +153,7 @@ def test_export_sqlite_in_rollback_mode_opens(tmp_path: Path) -> None:
     from tests.conftest import AGENTOS
 
     copy = tmp_path / "export.sqlite"
-    shutil.copy(AGENTOS / "export.sqlite", copy)
+    shutil.copyfile(AGENTOS / "export.sqlite", copy)
     before = digest(copy)
     with Brain.open(copy, brain_id="brain") as brain:
         assert brain.count(TraceFilter(include_deleted=True)) == 51

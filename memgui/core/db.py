@@ -30,6 +30,16 @@ log = logging.getLogger(__name__)
 BUSY_TIMEOUT_MS = 10_000
 
 
+def _writable(path: Path) -> bool:
+    """Whether memgui may write the file: permitted, and not marked read-only.
+
+    root may write any file, so a file without write bits (a fixture, a file a person
+    protected) counts as read-only even when the OS would allow the write.
+    """
+    mode = path.stat().st_mode
+    return bool(mode & 0o222) and os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
+
+
 def now_ms() -> int:
     return int(time.time() * 1000)
 
@@ -70,7 +80,7 @@ class Database:
         if self.created:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.conn = apsw.Connection(str(self.path))
-        elif os.access(self.path, os.W_OK) and os.access(self.path.parent, os.W_OK):
+        elif _writable(self.path):
             self.conn = apsw.Connection(str(self.path), flags=apsw.SQLITE_OPEN_READWRITE)
         else:
             self.readonly = True
@@ -87,6 +97,9 @@ class Database:
     def _open_readonly(self) -> apsw.Connection:
         flags = apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI
         uri = self.path.resolve().as_uri()
+        if not Path(f"{self.path}-wal").exists():
+            # No writer is active: immutable reads create no -wal/-shm beside the file.
+            return apsw.Connection(f"{uri}?immutable=1", flags=flags)
         try:
             conn = apsw.Connection(f"{uri}?mode=ro", flags=flags)
             conn.execute("SELECT count(*) FROM sqlite_master").fetchall()

@@ -1,0 +1,213 @@
+"""The `memgui` command.
+
+`memgui [--brain PATH] [--brain-id ID] [--json] COMMAND ...` runs one subcommand against a
+brain; `memgui` alone, or `memgui PATH` for a brain file, opens the app. Subcommands live in
+the modules of `COMMAND_MODULES` (see `memgui.cli_registry`).
+
+Exit codes: 0 ok, 2 invalid input, 3 not found, 4 conflict, 1 anything else. Messages go to
+stderr as `memgui: <message>`; a storage failure names the operation, never SQL, and its
+detail goes to the log file in the user log folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import importlib
+import logging
+import os
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from memgui.cli_log import failures_logged_to_file
+from memgui.cli_registry import REGISTRY, CommandContext
+from memgui.core.errors import MemguiError, StorageError
+
+# Each module registers its subcommands with @command when imported.
+COMMAND_MODULES = ("memgui.cli_traces", "memgui.cli_admin", "memgui.cli_app")
+
+APP_NAME = "memgui"
+BRAIN_ENV = "MEMGUI_BRAIN"
+BRAIN_SUFFIXES = (".sqlite", ".db", ".sqlite3")
+EXIT_OK, EXIT_FAILURE = 0, 1
+EXIT_INTERRUPTED = 130
+OPTIONS_WITH_VALUES = ("--brain", "--brain-id")
+
+log = logging.getLogger("memgui.cli")
+
+
+def default_brain_path() -> Path:
+    """`$MEMGUI_BRAIN`, else `brain.sqlite` in the user data folder."""
+    from_env = os.environ.get(BRAIN_ENV)
+    if from_env:
+        return Path(from_env).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir(APP_NAME)) / "brain.sqlite"
+
+
+# --- parser ------------------------------------------------------------------------------
+
+
+def _global_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
+    """--brain, --brain-id and --json, before the command or (suppress=True) after it."""
+    default = argparse.SUPPRESS if suppress else None
+    parser.add_argument(
+        "--brain",
+        metavar="PATH",
+        default=default,
+        help=f"the brain file (default: ${BRAIN_ENV} or the user data folder)",
+    )
+    parser.add_argument(
+        "--brain-id", metavar="ID", default=default, help="which brain, when the file holds several"
+    )
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        default=argparse.SUPPRESS if suppress else False,
+        help="print one JSON document",
+    )
+
+
+@functools.cache
+def build_parser() -> argparse.ArgumentParser:
+    """The whole parser, built once per process (argparse spends most of it in gettext)."""
+    load_commands()
+    parser = argparse.ArgumentParser(
+        prog=APP_NAME,
+        description="Browse and edit an AI agent's long-term memory (a SQLite brain). "
+        "Without a command, or with a brain file, opens the app.",
+    )
+    _global_options(parser, suppress=False)
+    after_command = argparse.ArgumentParser(add_help=False)
+    _global_options(after_command, suppress=True)
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for cmd in REGISTRY.values():
+        sub = subparsers.add_parser(
+            cmd.name, help=cmd.help, description=cmd.description, parents=[after_command]
+        )
+        cmd.configure(sub)
+    return parser
+
+
+def load_commands() -> None:
+    for module in COMMAND_MODULES:
+        importlib.import_module(module)
+
+
+def _looks_like_brain(token: str) -> bool:
+    return Path(token).suffix.lower() in BRAIN_SUFFIXES or Path(token).is_file()
+
+
+def _split_app_brain(argv: list[str]) -> tuple[str | None, list[str]]:
+    """Find `memgui PATH`: a first positional that is no command but a brain file."""
+    i = 0
+    while i < len(argv):
+        token = argv[i]
+        if token == "--":
+            return None, argv
+        if token in OPTIONS_WITH_VALUES:
+            i += 2
+            continue
+        if token.startswith("-"):
+            i += 1
+            continue
+        if token not in REGISTRY and _looks_like_brain(token):
+            return token, argv[:i] + argv[i + 1 :]
+        return None, argv
+    return None, argv
+
+
+# --- running -----------------------------------------------------------------------------
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run `memgui` with `argv` (default: the process's arguments); return the exit code."""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    app_brain, args_list = _split_app_brain(args_list)
+    try:
+        args = parser.parse_args(args_list)
+    except SystemExit as stop:  # argparse has printed usage and the message to stderr
+        return _exit_status(stop)
+    brain_path = Path(app_brain or args.brain or default_brain_path()).expanduser()
+    ctx = CommandContext(brain_path=brain_path, brain_id=args.brain_id, json=args.json)
+    with failures_logged_to_file() as log_path:
+        if args.command is None:
+            ctx.operation = "open the app"
+            return _guarded(ctx, lambda: _open_app(brain_path, args.brain_id), log_path)
+        cmd = REGISTRY[args.command]
+        ctx.operation = cmd.name
+        return _guarded(ctx, lambda: cmd.run(ctx, args), log_path)
+
+
+def _guarded(ctx: CommandContext, work: Callable[[], int | None], log_path: Path) -> int:
+    """Run `work`, turning every failure into a message on stderr and an exit code."""
+    try:
+        try:
+            code = work()
+        finally:
+            ctx.close()
+        sys.stdout.flush()
+        return EXIT_OK if code is None else int(code)
+    except StorageError as error:
+        return _logged_failure(error, f"{error.operation} failed due to a storage error", log_path)
+    except MemguiError as error:
+        _say(str(error))
+        return error.exit_code
+    except KeyboardInterrupt:
+        _say("interrupted")
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # The reader went away (e.g. `| head`): stop writing, quietly.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_FAILURE
+    except Exception as error:
+        if _is_sqlite_error(error):  # raised where the core did not wrap it
+            message = f"{ctx.operation} failed due to a storage error"
+        else:
+            message = f"{ctx.operation} failed unexpectedly ({type(error).__name__}: {error})"
+        return _logged_failure(error, message, log_path)
+
+
+def _is_sqlite_error(error: BaseException) -> bool:
+    apsw = sys.modules.get("apsw")
+    return apsw is not None and isinstance(error, apsw.Error)
+
+
+def _logged_failure(error: BaseException, message: str, log_path: Path) -> int:
+    """Say `message`; the detail (traceback, SQLite's words) goes to the log file only."""
+    log.error("%s", message, exc_info=error)
+    _say(message)
+    if log_path.exists():
+        _say(f"details were logged to {log_path}")
+    return EXIT_FAILURE
+
+
+def _say(message: str) -> None:
+    print(f"{APP_NAME}: {message}", file=sys.stderr)
+
+
+def _exit_status(stop: SystemExit) -> int:
+    if stop.code is None:
+        return EXIT_OK
+    if isinstance(stop.code, int):
+        return stop.code
+    print(stop.code, file=sys.stderr)
+    return EXIT_FAILURE
+
+
+# --- the app (written by the ui package, imported lazily) ---------------------------------
+
+
+def _open_app(brain_path: Path, brain_id: str | None) -> int:
+    from memgui.ui.app import run_app
+
+    result = run_app(str(brain_path), brain_id)
+    return result if isinstance(result, int) else EXIT_OK
+
+
+if __name__ == "__main__":  # pragma: no cover - `python -m memgui` goes through __main__
+    sys.exit(main())

@@ -1,0 +1,122 @@
+"""Subcommands of `memgui` about links, the graph, the journal, scopes and the brain itself."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from memgui.cli_format import journal_lines, mapping_lines, neighbour_lines
+from memgui.cli_registry import CommandContext, command, jsonable
+
+
+def _configure_link(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("from_id", metavar="FROM", help="a trace id")
+    parser.add_argument("to_id", metavar="TO", help="another trace id")
+    parser.add_argument("kind", metavar="KIND", help="relates_to, supersedes or caused_by")
+
+
+def _link_doc(args: argparse.Namespace, linked: bool) -> dict[str, Any]:
+    return {"from": args.from_id, "to": args.to_id, "kind": args.kind, "linked": linked}
+
+
+@command("link", "link two traces (idempotent)", configure=_configure_link)
+def run_link(ctx: CommandContext, args: argparse.Namespace) -> None:
+    ctx.brain.link(args.from_id, args.to_id, args.kind)
+    ctx.emit(_link_doc(args, True), f"linked {args.from_id} {args.kind} {args.to_id}")
+
+
+@command("unlink", "remove a link between two traces", configure=_configure_link)
+def run_unlink(ctx: CommandContext, args: argparse.Namespace) -> None:
+    ctx.brain.unlink(args.from_id, args.to_id, args.kind)
+    ctx.emit(_link_doc(args, False), f"unlinked {args.from_id} {args.kind} {args.to_id}")
+
+
+def _configure_neighbours(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("id", help="a trace id or a knowledge-graph node id")
+    parser.add_argument(
+        "--depth", type=int, default=1, metavar="N", help="hops to follow, 1-3 (default 1)"
+    )
+
+
+@command(
+    "neighbours", "knowledge-graph neighbours of a trace or node", configure=_configure_neighbours
+)
+def run_neighbours(ctx: CommandContext, args: argparse.Namespace) -> None:
+    neighbours = ctx.brain.neighbours(args.id, depth=args.depth)
+    ctx.emit(
+        {"id": args.id, "neighbours": [n.to_json() for n in neighbours]},
+        neighbour_lines(neighbours),
+    )
+
+
+def _configure_history(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("id", help="a trace id")
+
+
+@command("history", "the journal of one trace, oldest first", configure=_configure_history)
+def run_history(ctx: CommandContext, args: argparse.Namespace) -> None:
+    entries = ctx.brain.history(args.id)
+    ctx.emit(
+        {"trace_id": args.id, "entries": [e.to_json() for e in entries]}, journal_lines(entries)
+    )
+
+
+def _configure_revert(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("batch", metavar="BATCH", help="a journal batch id (see `history`)")
+
+
+@command(
+    "revert",
+    "undo one journal batch (the revert can itself be reverted)",
+    configure=_configure_revert,
+)
+def run_revert(ctx: CommandContext, args: argparse.Namespace) -> None:
+    changes = ctx.brain.revert(args.batch)
+    doc = jsonable(changes)
+    traces = doc.get("traces", []) if isinstance(doc, dict) else []
+    new_batch = doc.get("batch_id", "") if isinstance(doc, dict) else ""
+    text = f"reverted batch {args.batch}: {len(traces)} trace(s) changed"
+    ctx.emit(doc, text + (f" (batch {new_batch})" if new_batch else ""))
+
+
+@command("sweep", "remove traces whose TTL has passed, with their links")
+def run_sweep(ctx: CommandContext, args: argparse.Namespace) -> None:
+    report = jsonable(ctx.brain.sweep())
+    ctx.emit(report, mapping_lines(report) if isinstance(report, dict) else str(report))
+
+
+@command("info", "brain ids, schema version and trace counts")
+def run_info(ctx: CommandContext, args: argparse.Namespace) -> None:
+    info = dict(ctx.brain.info())
+    info.setdefault("path", str(ctx.brain_path))
+    ctx.emit(info, mapping_lines(info))
+
+
+def _configure_scope_delete(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("scope", metavar="SCOPE", help="thread, user, persona or organization")
+    parser.add_argument("scope_id", metavar="SCOPE_ID", help="the scope's id (never empty)")
+    parser.add_argument("--user", help="only the traces that name this user")
+
+
+@command(
+    "scope-delete", "delete every trace of one scope for good", configure=_configure_scope_delete
+)
+def run_scope_delete(ctx: CommandContext, args: argparse.Namespace) -> None:
+    count = ctx.brain.delete_scope(args.scope, args.scope_id, user_id=args.user)
+    doc = {"scope": args.scope, "scope_id": args.scope_id, "user": args.user, "deleted": count}
+    ctx.emit(doc, f"deleted {count} trace(s) of {args.scope}:{args.scope_id}")
+
+
+def _configure_scope_refile(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("scope", metavar="SCOPE", help="thread, user, persona or organization")
+    parser.add_argument("from_id", metavar="FROM_ID", help="the scope id the traces have")
+    parser.add_argument("to_id", metavar="TO_ID", help="the scope id they move to")
+
+
+@command(
+    "scope-refile", "move a scope's traces to another scope id", configure=_configure_scope_refile
+)
+def run_scope_refile(ctx: CommandContext, args: argparse.Namespace) -> None:
+    count = ctx.brain.refile_scope(args.scope, args.from_id, args.to_id)
+    doc = {"scope": args.scope, "from": args.from_id, "to": args.to_id, "refiled": count}
+    ctx.emit(doc, f"re-filed {count} trace(s) from {args.scope}:{args.from_id} to {args.to_id}")

@@ -1,0 +1,42 @@
+"""`memgui screenshot`: render the app's window for a brain to a PNG (the ui package draws it)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from memgui.cli_registry import CommandContext, command
+
+
+def _window_size(text: str) -> tuple[int, int]:
+    width, sep, height = text.lower().partition("x")
+    if not sep or not width.isdigit() or not height.isdigit() or not int(width) or not int(height):
+        raise argparse.ArgumentTypeError(f"size must be WIDTHxHEIGHT, e.g. 1280x800 (got {text!r})")
+    return int(width), int(height)
+
+
+def _configure_screenshot(parser: argparse.ArgumentParser) -> None:
+    parser.usage = "memgui screenshot [BRAIN] OUT.png [--select ID] [--size WxH]"
+    parser.add_argument("first", metavar="BRAIN", help="the brain, or OUT.png alone (then --brain)")
+    parser.add_argument("second", nargs="?", metavar="OUT.png", help="the PNG to write")
+    parser.add_argument("--select", metavar="ID", help="select this trace first")
+    parser.add_argument("--size", type=_window_size, metavar="WxH", help="window size")
+
+
+@command(
+    "screenshot",
+    "render the app's window for a brain to a PNG",
+    configure=_configure_screenshot,
+)
+def run_screenshot(ctx: CommandContext, args: argparse.Namespace) -> None:
+    if args.second is None:
+        brain_path, out_png = ctx.brain_path, Path(args.first)
+    else:
+        brain_path, out_png = Path(args.first), Path(args.second)
+    from memgui.ui.screenshot import render
+
+    options: dict[str, object] = {"select_id": args.select}
+    if args.size is not None:
+        options["size"] = args.size
+    render(str(brain_path), str(out_png), **options)
+    ctx.emit({"screenshot": str(out_png), "brain": str(brain_path)}, f"wrote {out_png}")

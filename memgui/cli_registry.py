@@ -1,0 +1,132 @@
+"""The `memgui` command's registry of subcommands and the context each one runs in.
+
+A subcommand is one `Command`: a name, a `configure(parser)` that declares its arguments and
+a `run(ctx, args)` that does the work. Modules register theirs with `@command(...)`; adding a
+subcommand is one decorated function in a module listed in `memgui.cli.COMMAND_MODULES`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+if TYPE_CHECKING:
+    from memgui.core.brain import Brain
+
+ACTOR = "cli"
+
+Configure = Callable[[argparse.ArgumentParser], None]
+Handler = Callable[["CommandContext", argparse.Namespace], "int | None"]
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    help: str
+    configure: Configure
+    run: Handler
+    description: str = ""
+
+
+REGISTRY: dict[str, Command] = {}
+
+
+def command(
+    name: str, help: str, *, configure: Configure | None = None
+) -> Callable[[Handler], Handler]:
+    """Register the decorated handler as the subcommand `name`."""
+
+    def register(run: Handler) -> Handler:
+        if name in REGISTRY:
+            raise ValueError(f"memgui subcommand {name!r} is registered twice")
+        REGISTRY[name] = Command(
+            name=name,
+            help=help,
+            configure=configure or (lambda parser: None),
+            run=run,
+            description=(run.__doc__ or help).strip(),
+        )
+        return run
+
+    return register
+
+
+@dataclass
+class CommandContext:
+    """What a handler needs: the brain (opened on first use), output mode and streams."""
+
+    brain_path: Path
+    brain_id: str | None
+    json: bool
+    stdout: TextIO = field(default_factory=lambda: sys.stdout)
+    operation: str = ""  # names the step in a storage-error message
+    _brain: Brain | None = None
+
+    @property
+    def brain(self) -> Brain:
+        if self._brain is None:
+            from memgui.core.brain import Brain
+
+            previous, self.operation = self.operation, "open brain"
+            self._brain = Brain.open(str(self.brain_path), brain_id=self.brain_id, actor=ACTOR)
+            self.operation = previous
+        return self._brain
+
+    def emit(self, document: Any, text: str | Iterable[str]) -> None:
+        """Print `document` as one JSON document with --json, else the readable `text`."""
+        if self.json:
+            print(json.dumps(jsonable(document), ensure_ascii=False), file=self.stdout)
+            return
+        lines = [text] if isinstance(text, str) else list(text)
+        for line in lines:
+            print(line, file=self.stdout)
+
+    def close(self) -> None:
+        if self._brain is not None:
+            brain, self._brain = self._brain, None
+            brain.close()
+
+
+def jsonable(value: Any) -> Any:
+    """Turn core results (dataclasses with or without `to_json`, sets, tuples) into JSON."""
+    if hasattr(value, "to_json"):
+        return value.to_json()
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, set | frozenset):
+        return sorted(jsonable(v) for v in value)
+    if isinstance(value, list | tuple):
+        return [jsonable(v) for v in value]
+    if isinstance(value, Path):
+        return str(value)
+    return value
+
+
+def add_filter_options(parser: argparse.ArgumentParser, *, default_limit: int) -> None:
+    """The filters `list` and `search` share (validated by the core, not here)."""
+    parser.add_argument("--type", help="episodic, semantic, procedural, prospective, relational")
+    parser.add_argument("--scope", help="thread, user, persona or organization")
+    parser.add_argument("--scope-id", metavar="ID", help="the scope's id (e.g. a user id)")
+    parser.add_argument("--category", help="DECISION, PATTERN, ERROR, TODO, ...")
+    parser.add_argument("--tag", help="only traces carrying this exact tag (case-sensitive)")
+    deleted = parser.add_mutually_exclusive_group()
+    deleted.add_argument("--deleted", action="store_true", help="only forgotten traces")
+    deleted.add_argument("--include-deleted", action="store_true", help="live and forgotten traces")
+    parser.add_argument(
+        "--limit",
+        type=int,
+        default=default_limit,
+        metavar="N",
+        help=f"1-200 (default {default_limit})",
+    )
+    parser.add_argument(
+        "--expand-links", action="store_true", help="attach up to 10 linked traces to each result"
+    )

@@ -1,0 +1,160 @@
+"""The `memgui` command on links, the graph, the journal, scopes and whole brains."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import apsw
+import pytest
+
+from memgui.cli import main
+from tests.test_cli import add, isolate_user_dirs, run_cli, run_text
+
+
+@pytest.fixture(autouse=True)
+def user_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    return isolate_user_dirs(tmp_path, monkeypatch)
+
+
+@pytest.fixture
+def brain(tmp_path: Path) -> Path:
+    return tmp_path / "brain.sqlite"
+
+
+# --- links, graph, journal, scopes, sweep, info ---------------------------------------------
+
+
+def test_link_is_idempotent_and_unlink_removes_it(capsys, brain):
+    a, b = add(capsys, brain, "cause")["id"], add(capsys, brain, "effect")["id"]
+    for _ in range(2):
+        linked = run_cli(capsys, brain, "link", b, a, "caused_by")
+        assert linked.code == 0 and linked.json()["linked"] is True
+    related = run_cli(capsys, brain, "list", "--expand-links").json()["results"]
+    assert sum(len(t["related"]) for t in related) == 2  # one link, seen from both sides
+    assert run_cli(capsys, brain, "unlink", b, a, "caused_by").json()["linked"] is False
+    related = run_cli(capsys, brain, "list", "--expand-links").json()["results"]
+    assert all(t["related"] == [] for t in related)
+
+
+def test_neighbours_prints_the_graph_around_a_trace(capsys, brain):
+    t = add(capsys, brain, "a node of its own")
+    result = run_cli(capsys, brain, "neighbours", t["id"], "--depth", "3")
+    assert result.code == 0, result.err
+    doc = result.json()
+    assert doc["id"] == t["id"] and isinstance(doc["neighbours"], list)
+    assert run_text(capsys, brain, "neighbours", t["id"]).code == 0
+
+
+def test_history_and_revert_of_a_cli_change(capsys, brain):
+    t = add(capsys, brain, "before")
+    run_cli(capsys, brain, "update", t["id"], "--content", "after")
+    entries = run_cli(capsys, brain, "history", t["id"]).json()["entries"]
+    assert [e["op"] for e in entries][-1] == "update"
+    assert {e["actor"] for e in entries} == {"cli"}
+    reverted = run_cli(capsys, brain, "revert", entries[-1]["batch_id"])
+    assert reverted.code == 0, reverted.err
+    assert t["id"] in reverted.json()["traces"]
+    assert run_cli(capsys, brain, "get", t["id"]).json()["content"] == "before"
+    assert run_text(capsys, brain, "history", t["id"]).out.count(t["id"]) >= 3
+
+
+def test_sweep_removes_expired_traces(capsys, brain):
+    short = add(capsys, brain, "expires", "--ttl-secs", "1")
+    keep = add(capsys, brain, "stays")
+    time.sleep(1.05)
+    report = run_cli(capsys, brain, "sweep")
+    assert report.code == 0, report.err
+    assert report.json()["expired"] == 1
+    assert run_cli(capsys, brain, "get", short["id"]).code == 3
+    assert run_cli(capsys, brain, "get", keep["id"]).code == 0
+
+
+def test_info_reports_ids_schema_and_counts(capsys, brain):
+    add(capsys, brain, "one")
+    gone = add(capsys, brain, "two")
+    run_cli(capsys, brain, "forget", gone["id"])
+    info = run_cli(capsys, brain, "info").json()
+    assert info["brain_id"] == "brain" and info["brain_ids"] == ["brain"]
+    assert isinstance(info["schema_version"], int) and info["schema_version"] >= 1
+    assert (info["traces"], info["live"], info["deleted"]) == (2, 1, 1)
+
+
+def test_scope_delete_and_refile(capsys, brain):
+    a = add(capsys, brain, "a", "--scope", "user", "--scope-id", "alice")
+    add(capsys, brain, "b", "--scope", "user", "--scope-id", "alice")
+    c = add(capsys, brain, "c", "--scope", "user", "--scope-id", "bob")
+    refiled = run_cli(capsys, brain, "scope-refile", "user", "alice", "alicia")
+    assert refiled.code == 0 and refiled.json()["refiled"] == 2
+    assert run_cli(capsys, brain, "get", a["id"]).json()["scope_id"] == "alicia"
+    deleted = run_cli(capsys, brain, "scope-delete", "user", "alicia")
+    assert deleted.code == 0 and deleted.json()["deleted"] == 2
+    remaining = run_cli(capsys, brain, "list", "--include-deleted").json()["results"]
+    assert [t["id"] for t in remaining] == [c["id"]]
+    assert run_text(capsys, brain, "scope-delete", "user", "bob").out.startswith("deleted 1")
+
+
+# --- which brain ----------------------------------------------------------------------------
+
+
+def test_default_brain_is_in_the_user_data_folder(capsys, user_dirs):
+    assert main(["add", "where am I"]) == 0
+    capsys.readouterr()
+    assert (user_dirs / "data" / "memgui" / "brain.sqlite").is_file()
+
+
+def test_memgui_brain_variable_names_the_brain(capsys, tmp_path, monkeypatch):
+    target = tmp_path / "elsewhere" / "agent.sqlite"
+    monkeypatch.setenv("MEMGUI_BRAIN", str(target))
+    assert main(["--json", "info"]) == 0
+    assert json.loads(capsys.readouterr().out)["brain_id"] == "agent"
+    assert target.is_file()
+
+
+def test_brain_id_chooses_among_several(capsys, brain):
+    add(capsys, brain, "in the first brain")
+    conn = apsw.Connection(str(brain))
+    conn.execute("INSERT INTO brain_meta SELECT 'second', key, value FROM brain_meta")
+    conn.close()
+    info = run_cli(capsys, brain, "--brain-id", "second", "info")
+    assert info.code == 0, info.err
+    assert info.json()["brain_id"] == "second" and info.json()["traces"] == 0
+    assert info.json()["brain_ids"] == ["brain", "second"]
+
+
+# --- a real AgentOS brain ---------------------------------------------------------------------
+
+AGENTOS_BRAIN = Path(__file__).resolve().parents[1].parent / "shared/fixtures/agentos/brain.sqlite"
+ALICE_TRACE = "mt_b7e867c6-54d1-4056-a2da-bc199d2c9dc5"
+
+
+@pytest.fixture
+def agentos_brain(tmp_path: Path) -> Path:
+    if not AGENTOS_BRAIN.is_file():
+        pytest.skip(f"fixture missing: {AGENTOS_BRAIN}")
+    copy = tmp_path / "agentos.sqlite"
+    copy.write_bytes(AGENTOS_BRAIN.read_bytes())
+    return copy
+
+
+def test_reading_an_agentos_brain_leaves_the_file_untouched(capsys, agentos_brain):
+    before = agentos_brain.read_bytes()
+    info = run_cli(capsys, agentos_brain, "info").json()
+    assert (info["traces"], info["live"], info["deleted"]) == (51, 45, 6)
+    assert len(run_cli(capsys, agentos_brain, "list", "--limit", "200").json()["results"]) == 45
+    assert run_cli(capsys, agentos_brain, "get", ALICE_TRACE).code == 0
+    assert run_cli(capsys, agentos_brain, "list", "--deleted").code == 0
+    assert agentos_brain.read_bytes() == before
+    assert sorted(p.name for p in agentos_brain.parent.iterdir()) == ["agentos.sqlite"]
+
+
+def test_neighbours_walk_the_knowledge_graph(capsys, agentos_brain):
+    one = run_cli(capsys, agentos_brain, "neighbours", ALICE_TRACE).json()["neighbours"]
+    assert [(n["label"], n["type"], n["edge_type"], n["hop"]) for n in one] == [
+        ("Alice", "person", "mentions", 1)
+    ]
+    two = run_cli(capsys, agentos_brain, "neighbours", ALICE_TRACE, "--depth", "2").json()
+    assert [n["hop"] for n in two["neighbours"]] == [1, 2]
+    text = run_text(capsys, agentos_brain, "neighbours", ALICE_TRACE).out
+    assert "hop 1" in text and "Alice" in text

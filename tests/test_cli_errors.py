@@ -1,0 +1,250 @@
+"""Bad input for every `memgui` command: the exit code, a message naming what was wrong, and
+nothing written to the brain."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import apsw
+import pytest
+
+from memgui.cli import main
+from memgui.core.brain import Brain
+from tests.test_cli import add, isolate_user_dirs, run_cli, snapshot
+
+
+@pytest.fixture(autouse=True)
+def user_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    return isolate_user_dirs(tmp_path, monkeypatch)
+
+
+USAGE, NOT_FOUND, CONFLICT = 2, 3, 4
+LIMIT_MESSAGE = "invalid argument: limit must be between 1 and 200 (got {})"
+TTL_MESSAGE = "invalid argument: ttl_secs must be between 1 and 3155760000 (got {})"
+
+# (argv with {a}/{b}/{gone} standing for trace ids, exit code, words stderr must hold)
+REJECTIONS: list[tuple[list[str], int, list[str]]] = [
+    # add
+    (["add"], USAGE, ["content"]),
+    (["add", ""], USAGE, ["content", "empty"]),
+    (["add", "   "], USAGE, ["content"]),
+    (["add", "x", "--type", "bogus"], USAGE, ["type", "bogus", "episodic"]),
+    (["add", "x", "--scope", "bogus"], USAGE, ["scope", "bogus", "organization"]),
+    (["add", "x", "--category", "bogus"], USAGE, ["category", "bogus", "DECISION"]),
+    (["add", "x", "--category", "decision"], USAGE, ["category", "decision"]),
+    (["add", "x", "--tag", ""], USAGE, ["tags[0]", "non-empty"]),
+    (["add", "x", "--tag", "ok", "--tag", " "], USAGE, ["tags[1]"]),
+    (["add", "x", "--ttl-secs", "0"], USAGE, [TTL_MESSAGE.format(0)]),
+    (["add", "x", "--ttl-secs", "-1"], USAGE, [TTL_MESSAGE.format(-1)]),
+    (["add", "x", "--ttl-secs", "3155760001"], USAGE, [TTL_MESSAGE.format(3155760001)]),
+    (["add", "x", "--ttl-secs", "soon"], USAGE, ["--ttl-secs", "invalid int value"]),
+    (["add", "x", "--bogus-option"], USAGE, ["unrecognized arguments", "--bogus-option"]),
+    # get, forget, restore, purge, history
+    (["get"], USAGE, ["id"]),
+    (["get", "mt_nope"], NOT_FOUND, ["not found", "mt_nope"]),
+    (["forget"], USAGE, ["id"]),
+    (["forget", "mt_nope"], NOT_FOUND, ["mt_nope"]),
+    (["restore"], USAGE, ["id"]),
+    (["restore", "mt_nope"], NOT_FOUND, ["mt_nope"]),
+    (["purge"], USAGE, ["id"]),
+    (["purge", "mt_nope"], NOT_FOUND, ["mt_nope"]),
+    (["history"], USAGE, ["id"]),
+    (["history", "mt_nope"], NOT_FOUND, ["mt_nope"]),
+    # list
+    (["list", "--limit", "0"], USAGE, [LIMIT_MESSAGE.format(0)]),
+    (["list", "--limit", "201"], USAGE, [LIMIT_MESSAGE.format(201)]),
+    (["list", "--limit", "-1"], USAGE, [LIMIT_MESSAGE.format(-1)]),
+    (["list", "--limit", "many"], USAGE, ["--limit", "invalid int value"]),
+    (["list", "--type", "bogus"], USAGE, ["type", "bogus"]),
+    (["list", "--scope", "bogus"], USAGE, ["scope", "bogus"]),
+    (["list", "--category", "bogus"], USAGE, ["category", "bogus"]),
+    (["list", "--tag", ""], USAGE, ["tag", "non-empty"]),
+    (["list", "--deleted", "--include-deleted"], USAGE, ["not allowed with"]),
+    (["list", "--offset", "-1"], USAGE, ["offset", "-1"]),
+    (["list", "extra"], USAGE, ["unrecognized arguments", "extra"]),
+    # search
+    (["search"], USAGE, ["query"]),
+    (["search", "x", "--limit", "0"], USAGE, [LIMIT_MESSAGE.format(0)]),
+    (["search", "x", "--limit", "201"], USAGE, [LIMIT_MESSAGE.format(201)]),
+    (["search", "x", "--limit", "-1"], USAGE, [LIMIT_MESSAGE.format(-1)]),
+    (["search", "x", "--mode", "fuzzy"], USAGE, ["--mode", "fuzzy"]),
+    (["search", "x", "--type", "bogus"], USAGE, ["type", "bogus"]),
+    (["search", "x", "--scope", "bogus"], USAGE, ["scope", "bogus"]),
+    (["search", "x", "--category", "bogus"], USAGE, ["category", "bogus"]),
+    (["search", "x", "--tag", ""], USAGE, ["tag"]),
+    # update
+    (["update"], USAGE, ["id"]),
+    (["update", "{a}"], USAGE, ["patch", "at least one field"]),
+    (["update", "mt_nope", "--content", "x"], NOT_FOUND, ["mt_nope"]),
+    (["update", "{a}", "--content", ""], USAGE, ["content", "empty"]),
+    (["update", "{a}", "--type", "bogus"], USAGE, ["type", "bogus"]),
+    (["update", "{a}", "--scope", "bogus"], USAGE, ["scope", "bogus"]),
+    (["update", "{a}", "--category", "bogus"], USAGE, ["category", "bogus"]),
+    (["update", "{a}", "--tag", ""], USAGE, ["tags[0]"]),
+    (["update", "{a}", "--ttl-secs", "0"], USAGE, [TTL_MESSAGE.format(0)]),
+    (["update", "{a}", "--ttl-secs", "3155760001"], USAGE, [TTL_MESSAGE.format(3155760001)]),
+    (["update", "{a}", "--ttl-secs", "5", "--no-ttl"], USAGE, ["not allowed with"]),
+    (["update", "{a}", "--tag", "x", "--clear-tags"], USAGE, ["not allowed with"]),
+    (["update", "{a}", "--category", "TODO", "--no-category"], USAGE, ["not allowed with"]),
+    (["update", "{a}", "--content", "x", "--expect-version", "v1"], USAGE, ["invalid int"]),
+    (["update", "{a}", "--content", "x", "--expect-version", "99"], CONFLICT, ["{a}", "99"]),
+    # merge
+    (["merge"], USAGE, ["ID"]),
+    (["merge", "{a}"], USAGE, ["ids", "at least 2"]),
+    (["merge", "{a}", "{a}"], USAGE, ["ids", "at least 2"]),
+    (["merge", "{a}", "mt_nope"], NOT_FOUND, ["mt_nope"]),
+    (["merge", "{a}", "{gone}"], USAGE, ["live", "{gone}"]),
+    (["merge", "{a}", "{b}", "--content", ""], USAGE, ["content"]),
+    # link, unlink, neighbours
+    (["link"], USAGE, ["FROM"]),
+    (["link", "{a}", "{b}"], USAGE, ["KIND"]),
+    (["link", "{a}", "{a}", "relates_to"], USAGE, ["{a}"]),
+    (["link", "{a}", "{b}", "likes"], USAGE, ["kind", "likes", "relates_to"]),
+    (["link", "{a}", "mt_nope", "relates_to"], NOT_FOUND, ["missing_id", "mt_nope"]),
+    (["link", "mt_nope", "{a}", "supersedes"], NOT_FOUND, ["mt_nope"]),
+    (["unlink", "{a}"], USAGE, ["TO"]),
+    (["unlink", "{a}", "{b}", "likes"], USAGE, ["kind", "likes"]),
+    (["unlink", "{a}", "mt_nope", "relates_to"], NOT_FOUND, ["mt_nope"]),
+    (["neighbours"], USAGE, ["id"]),
+    (["neighbours", "mt_nope"], NOT_FOUND, ["mt_nope"]),
+    (["neighbours", "{a}", "--depth", "0"], USAGE, ["depth", "between 1 and 3", "0"]),
+    (["neighbours", "{a}", "--depth", "4"], USAGE, ["depth", "between 1 and 3", "4"]),
+    (["neighbours", "{a}", "--depth", "deep"], USAGE, ["--depth", "invalid int"]),
+    # journal
+    (["revert"], USAGE, ["BATCH"]),
+    (["revert", "b_nope"], NOT_FOUND, ["b_nope"]),
+    # sweep, info
+    (["sweep", "now"], USAGE, ["unrecognized arguments", "now"]),
+    (["info", "all"], USAGE, ["unrecognized arguments", "all"]),
+    # scopes
+    (["scope-delete"], USAGE, ["SCOPE"]),
+    (["scope-delete", "user"], USAGE, ["SCOPE_ID"]),
+    (["scope-delete", "user", ""], USAGE, ["scope_id"]),
+    (["scope-delete", "bogus", "u1"], USAGE, ["scope", "bogus"]),
+    (["scope-delete", "user", "u1", "--user", ""], USAGE, ["user"]),
+    (["scope-refile", "user", "u1"], USAGE, ["TO_ID"]),
+    (["scope-refile", "user", "", "u2"], USAGE, ["scope_id"]),
+    (["scope-refile", "user", "u1", ""], USAGE, ["scope_id"]),
+    (["scope-refile", "bogus", "u1", "u2"], USAGE, ["scope", "bogus"]),
+    # screenshot (argument errors come before the app is needed)
+    (["screenshot"], USAGE, ["BRAIN"]),
+    (["screenshot", "a.sqlite", "b.png", "c.png"], USAGE, ["unrecognized arguments"]),
+    (["screenshot", "out.png", "--size", "0x10"], USAGE, ["WIDTHxHEIGHT", "0x10"]),
+    (["screenshot", "out.png", "--size", "big"], USAGE, ["WIDTHxHEIGHT", "big"]),
+    # the command itself
+    (["frobnicate"], USAGE, ["invalid choice", "frobnicate"]),
+    (["--brain-id"], USAGE, ["--brain-id", "expected one argument"]),
+]
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
+    """A brain with two live traces (a, b) and a forgotten one (gone), made once."""
+    path = tmp_path_factory.mktemp("template") / "brain.sqlite"
+    with Brain.open(path, actor="cli") as brain:
+        ids = {name: brain.add(f"trace {name}", scope_id="u1").id for name in "ab"}
+        ids["gone"] = brain.add("trace gone").id
+        brain.forget(ids["gone"])
+    assert not Path(f"{path}-wal").exists()  # closing checkpointed: one file holds it all
+    return path, ids
+
+
+@pytest.fixture
+def populated(template, tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    """A fresh copy of the template brain for one test."""
+    source, ids = template
+    brain = tmp_path / "brain.sqlite"
+    shutil.copyfile(source, brain)
+    return brain, ids
+
+
+@pytest.mark.parametrize(
+    ("argv", "code", "words"), REJECTIONS, ids=[" ".join(r[0]) or "-" for r in REJECTIONS]
+)
+def test_rejected_input_writes_nothing(capsys, populated, argv, code, words):
+    brain, ids = populated
+    before = snapshot(brain)
+    argv = [arg.format(**ids) for arg in argv]
+    result = run_cli(capsys, brain, *argv)
+    assert result.code == code, result.err
+    assert result.out == ""
+    for word in words:
+        assert word.format(**ids) in result.err
+    assert "Traceback" not in result.err
+    assert snapshot(brain) == before
+
+
+def test_stale_expect_version_names_the_trace_and_both_versions(capsys, populated):
+    brain, ids = populated
+    fresh = run_cli(capsys, brain, "update", ids["a"], "--content", "v2", "--expect-version", "1")
+    assert fresh.code == 0, fresh.err
+    before = snapshot(brain)
+    stale = run_cli(capsys, brain, "update", ids["a"], "--content", "v3", "--expect-version", "1")
+    assert stale.code == CONFLICT
+    assert f"conflict: trace {ids['a']} is at version 2, not 1" in stale.err
+    assert snapshot(brain) == before
+
+
+@pytest.mark.parametrize(
+    "query", ['"unbalanced', "AND OR", "a AND", "(", ")(", "NEAR(", "*", "col:thing", "^x"]
+)
+def test_malformed_fts_query_is_handled(capsys, populated, query):
+    brain, _ = populated
+    result = run_cli(capsys, brain, "search", query)
+    assert result.code in (0, USAGE), result.err
+    assert "Traceback" not in result.err and "storage error" not in result.err
+    if result.code == 0:
+        assert isinstance(result.json()["results"], list)
+    else:
+        assert "query" in result.err
+
+
+def test_fts_query_rewritten_still_finds_words(capsys, populated):
+    brain, ids = populated
+    result = run_cli(capsys, brain, "search", '"trace a')
+    assert result.code == 0, result.err
+    assert ids["a"] in [r["id"] for r in result.json()["results"]]
+
+
+def _two_brain_file(capsys, tmp_path: Path) -> Path:
+    brain = tmp_path / "shared.sqlite"
+    add(capsys, brain, "in the first brain")
+    conn = apsw.Connection(str(brain))
+    conn.execute("INSERT INTO brain_meta SELECT 'team', key, value FROM brain_meta")
+    conn.close()
+    return brain
+
+
+@pytest.mark.parametrize("argv", [["info"], ["list"], ["add", "x"], ["search", "x"]])
+def test_several_brains_need_a_brain_id(capsys, tmp_path, argv):
+    brain = _two_brain_file(capsys, tmp_path)
+    before = snapshot(brain)
+    result = run_cli(capsys, brain, *argv)
+    assert result.code == USAGE
+    assert "shared, team" in result.err and "--brain-id" in result.err
+    assert snapshot(brain) == before
+
+
+def test_unknown_brain_id_lists_the_ones_held(capsys, tmp_path):
+    brain = _two_brain_file(capsys, tmp_path)
+    before = snapshot(brain)
+    result = run_cli(capsys, brain, "--brain-id", "nobody", "add", "x")
+    assert result.code == USAGE
+    assert "nobody" in result.err and "shared, team" in result.err
+    assert snapshot(brain) == before
+
+
+def test_argparse_usage_errors_go_to_stderr(capsys, tmp_path):
+    code = main(["--brain", str(tmp_path / "b.sqlite"), "list", "--limit"])
+    captured = capsys.readouterr()
+    assert code == USAGE and captured.out == ""
+    assert "usage: memgui list" in captured.err
+    assert not (tmp_path / "b.sqlite").exists()  # rejected before the brain was opened
+
+
+def test_help_exits_zero(capsys):
+    assert main(["--help"]) == 0
+    out = capsys.readouterr().out
+    for name in ("add", "search", "scope-refile", "screenshot"):
+        assert name in out
