@@ -8,7 +8,7 @@ through `memgui.core.hybrid` when an embedder is configured.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import apsw
 
@@ -64,10 +64,19 @@ def _is_syntax_error(exc: apsw.Error) -> bool:
     return "fts5" in text or "syntax error" in text or "unterminated" in text or "no such" in text
 
 
-def keyword_candidates(
-    brain: Brain, query: str, flt: TraceFilter, want: int
-) -> list[tuple[tuple[Any, ...], float]]:
-    """Up to `want` (row, bm25) pairs, best first; raw FTS5 syntax, then the rewrite."""
+class KeywordHit(NamedTuple):
+    rowid: int
+    id: str
+    bm25: float
+    strength: float  # current, decayed
+
+
+def keyword_ranking(brain: Brain, query: str, flt: TraceFilter, want: int) -> list[KeywordHit]:
+    """Up to `want` hits by bm25, best first; raw FTS5 syntax, then the rewrite.
+
+    Only the columns the score needs are read here; full rows are fetched for the few
+    results that survive the cut.
+    """
     db = brain.db
     if not textindex.words(query):
         return []
@@ -81,25 +90,64 @@ def keyword_candidates(
         fallback = textindex.natural_language_query(query).replace('"', "")
     else:
         return []
+    category = "t.category" if "category" in db.trace_columns else "NULL"
     sql = (
-        f"SELECT {_prefixed(store.select_columns(db))}, bm25({table}) AS rank "
+        f"SELECT t.rowid, t.id, bm25({table}) AS rank, t.strength, t.created_at, "
+        f"t.last_accessed, {category}, CASE WHEN json_valid(t.metadata) THEN "
+        "json_extract(t.metadata, '$.decay.stability') END "
         f"FROM {table} JOIN memory_traces t ON t.rowid = {table}.rowid "
         f"WHERE {table} MATCH ? AND {where} ORDER BY rank LIMIT ?"
     )
     with db.lock:
         try:
-            return [(r[:-1], r[-1]) for r in db.conn.execute(sql, (match, *params, want))]
+            rows = db.conn.execute(sql, (match, *params, want)).fetchall()
         except apsw.SQLError as exc:
             if not _is_syntax_error(exc):
                 raise
-        if not fallback or fallback == match:
-            raise QuerySyntaxError(query)
-        try:
-            return [(r[:-1], r[-1]) for r in db.conn.execute(sql, (fallback, *params, want))]
-        except apsw.SQLError as exc:
-            if _is_syntax_error(exc):
+            if not fallback or fallback == match:
                 raise QuerySyntaxError(query) from exc
-            raise
+            try:
+                rows = db.conn.execute(sql, (fallback, *params, want)).fetchall()
+            except apsw.SQLError as again:
+                if _is_syntax_error(again):
+                    raise QuerySyntaxError(query) from again
+                raise
+    now = brain.now()
+    hits = []
+    for rowid, trace_id, rank, stored, created, accessed, cat, stability in rows:
+        meta = {"decay": {"stability": stability}} if stability is not None else {}
+        current = decay.current_strength(stored or 0.0, created or 0, accessed, meta, cat, now)
+        hits.append(KeywordHit(rowid, trace_id, rank, current))
+    return hits
+
+
+def keyword_candidates(
+    brain: Brain, query: str, flt: TraceFilter, want: int
+) -> list[tuple[tuple[Any, ...], float]]:
+    """(full row, bm25) pairs in bm25 order, for callers that need whole rows."""
+    hits = keyword_ranking(brain, query, flt, want)
+    if not hits:
+        return []
+    marks = ",".join("?" * len(hits))
+    with brain.db.lock:
+        rows = brain.db.conn.execute(
+            f"SELECT {store.select_columns(brain.db)} FROM memory_traces WHERE rowid IN ({marks})",
+            [h.rowid for h in hits],
+        ).fetchall()
+    by_rowid = {r[0]: r for r in rows}
+    return [(by_rowid[h.rowid], h.bm25) for h in hits if h.rowid in by_rowid]
+
+
+def snapshots_by_rowid(brain: Brain, rowids: list[int]) -> dict[int, dict[str, Any]]:
+    if not rowids:
+        return {}
+    marks = ",".join("?" * len(rowids))
+    with brain.db.lock:
+        rows = brain.db.conn.execute(
+            f"SELECT {store.select_columns(brain.db)} FROM memory_traces WHERE rowid IN ({marks})",
+            rowids,
+        ).fetchall()
+    return {r[0]: store.row_to_snapshot(r) for r in rows}
 
 
 def _prefixed(columns: str) -> str:
@@ -136,21 +184,11 @@ def search(
             return _finish(brain, scored, used, expand_links, record_recall)
     if mode == "semantic" and hybrid is None:
         used = "keyword"
-    now = brain.now()
-    scored = []
-    for row, rank in keyword_candidates(brain, query, flt, limit * OVERSAMPLE):
-        snap = store.row_to_snapshot(row)
-        strength = decay.current_strength(
-            snap["strength"],
-            snap["created_at"],
-            snap["last_accessed"],
-            snap["metadata"],
-            snap["category"],
-            now,
-        )
-        scored.append((-rank + strength, row[0], snap))
-    scored.sort(key=lambda item: (-item[0], item[2]["id"]))
-    return _finish(brain, scored[:limit], used, expand_links, record_recall)
+    hits = keyword_ranking(brain, query, flt, limit * OVERSAMPLE)
+    ranked = sorted(hits, key=lambda h: (-(-h.bm25 + h.strength), h.id))[:limit]
+    snaps = snapshots_by_rowid(brain, [h.rowid for h in ranked])
+    scored = [(-h.bm25 + h.strength, h.rowid, snaps[h.rowid]) for h in ranked if h.rowid in snaps]
+    return _finish(brain, scored, used, expand_links, record_recall)
 
 
 def _finish(
