@@ -90,6 +90,8 @@ class Database:
         # In WAL, NORMAL syncs at checkpoints, not at every commit: a crash never corrupts
         # the file or loses a committed transaction; only a power cut may lose the last few.
         self.conn.execute("PRAGMA synchronous = NORMAL")
+        # Fewer, larger checkpoints: each one syncs the file, which costs more than the pages.
+        self.conn.execute("PRAGMA wal_autocheckpoint = 4000")
         if self.created:
             self._create_schema()
         self.refresh_schema_state()
