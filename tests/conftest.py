@@ -37,3 +37,6 @@ def agentos_copy(tmp_path: Path) -> Path:
     dest.parent.mkdir()
     shutil.copyfile(AGENTOS / "brain.sqlite", dest)
     return dest
+
+
+from tests.ollama_fixture import ollama_server  # noqa: E402, F401  (the fake Ollama server)

@@ -10,9 +10,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memgui.core import fulltext, graph, journal, links, schema, scopes, search, store
+from memgui.core import (
+    fulltext,
+    graph,
+    hybrid,
+    journal,
+    links,
+    schema,
+    scopes,
+    search,
+    store,
+    vectors,
+)
 from memgui.core.db import Database, now_ms
-from memgui.core.errors import BrainIdRequired, InvalidArgument, NotFound
+from memgui.core.embed import unpack_vector
+from memgui.core.errors import BrainIdRequired, EmbeddingUnavailable, InvalidArgument, NotFound
 from memgui.core.model import (
     SCOPES,
     TYPES,
@@ -32,6 +44,8 @@ from memgui.core.model import (
     check_tags,
     check_ttl,
 )
+from memgui.core.progress import run_to_end
+from memgui.core.semantic import SemanticSearch
 
 ORDER_COLUMNS = {
     "created_at": "created_at",
@@ -71,6 +85,9 @@ class Brain:
         self.clock: Callable[[], int] = now_ms
         self._listeners: list[Callable[[Changes], None]] = []
         self._meta_written = False
+        # Search by meaning (memgui.core.semantic.SemanticSearch), set by `use_embedder`.
+        self.semantic: Any = None
+        self.auto_embed = False  # embed each add/edit right away (the CLI); the app backfills
 
     # --- opening ---------------------------------------------------------------------------
 
@@ -92,6 +109,16 @@ class Brain:
             db.close()
             raise
         return cls(db, brain_id, actor)
+
+    def use_embedder(self, embedder: Any, auto_embed: bool = False) -> None:
+        """Turn on search by meaning with an embedder (`memgui.core.embed.OllamaEmbedder`)."""
+        self.semantic = SemanticSearch(embedder) if embedder is not None else None
+        self.auto_embed = auto_embed and embedder is not None
+
+    def _embed_soon(self, trace_id: str) -> None:
+        # Best effort, after the write committed: Ollama down leaves the trace pending.
+        if self.auto_embed and self.semantic is not None:
+            self.semantic.embed_now(self, [trace_id])
 
     def close(self) -> None:
         try:
@@ -309,7 +336,10 @@ class Brain:
             if store.fetch_row(self.db, self.brain_id, snap["id"]) is not None:
                 raise InvalidArgument("id", f"already exists (got {snap['id']!r})", snap["id"])
             rowid = store.insert_trace(self.db, batch, self.brain_id, snap)
-        return store.snapshot_to_trace(snap, rowid, now)
+        self._embed_soon(snap["id"])
+        return (
+            self.get(snap["id"]) if self.auto_embed else store.snapshot_to_trace(snap, rowid, now)
+        )
 
     def update(
         self,
@@ -342,6 +372,8 @@ class Brain:
             after["version"] = before["version"] + 1
             after["updated_at"] = now
             store.update_trace(self.db, batch, self.brain_id, row[0], before, after, "update")
+        if after["content"] != before["content"]:
+            self._embed_soon(trace_id)
         return store.snapshot_to_trace(after, row[0], now)
 
     def _set_deleted(
@@ -482,7 +514,45 @@ class Brain:
         return scopes.refile_scope(self, scope, from_scope_id, to_scope_id, actor)
 
     def sweep(self, actor: str = "sweep") -> SweepReport:
-        return SweepReport(expired=scopes.expire(self, actor))
+        """Expire traces past their TTL, then embed pending traces when Ollama answers."""
+        expired = scopes.expire(self, actor)
+        embedded = 0
+        if self.semantic is not None:
+            try:
+                embedded = run_to_end(self.semantic.backfill(self)).embedded
+            except (EmbeddingUnavailable, vectors.EmbeddingModelMismatch):
+                embedded = 0
+        return SweepReport(expired=expired, embedded=embedded)
+
+    # --- embeddings --------------------------------------------------------------------
+
+    def embedding(self, trace_id: str) -> list[float] | None:
+        """The stored vector of a trace (float32 BLOB, or AgentOS's legacy JSON array)."""
+        with self.db.lock:
+            self._row(trace_id)
+            blob = self.db.conn.execute(
+                "SELECT embedding FROM memory_traces WHERE brain_id = ? AND id = ?",
+                (self.brain_id, trace_id),
+            ).fetchone()[0]
+        vector = unpack_vector(blob)
+        return None if vector is None else [float(x) for x in vector]
+
+    def similar(self, trace_id: str, limit: int = 10) -> list[tuple[Trace, float]]:
+        """Nearest neighbours of a trace by its stored vector ("similar memories")."""
+        check_limit(limit)
+        with self.db.lock:
+            self._row(trace_id)
+            ranked = hybrid.similar_traces(self.db.conn, self.brain_id, trace_id, limit)
+        found = self.get_many([i for i, _ in ranked])
+        return [(found[i], score) for i, score in ranked if i in found]
+
+    def embedding_info(self) -> dict[str, Any]:
+        if "embedding_status" not in self.db.trace_columns:
+            return {"model": None, "dimensions": None, "pending": None}
+        with self.db.lock:
+            model, dims = vectors.pinned_model(self.db.conn, self.brain_id)
+            pending = hybrid.count_pending(self.db.conn, self.brain_id)
+        return {"model": model, "dimensions": dims, "pending": pending}
 
     def info(self) -> dict[str, Any]:
         with self.db.lock:

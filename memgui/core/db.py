@@ -21,7 +21,7 @@ from pathlib import Path
 
 import apsw
 
-from memgui.core import schema
+from memgui.core import schema, vectors
 from memgui.core.errors import MigrationError, SchemaTooNew, StorageError
 from memgui.core.model import Changes
 
@@ -95,6 +95,7 @@ class Database:
         if self.created:
             self._create_schema()
         self.refresh_schema_state()
+        self._load_vector_extension()
 
     def _open_readonly(self) -> apsw.Connection:
         flags = apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI
@@ -109,6 +110,14 @@ class Database:
         except apsw.Error:
             # A WAL file on read-only media cannot create its -shm: read it as immutable.
             return apsw.Connection(f"{uri}?immutable=1", flags=flags)
+
+    def _load_vector_extension(self) -> None:
+        # Loading an extension writes nothing; without it a brain that has a vector index
+        # could not edit or purge a trace (the index is a sqlite-vec virtual table).
+        try:
+            vectors.load_sqlite_vec(self.conn)
+        except vectors.VectorIndexUnavailable:
+            log.warning("sqlite-vec is not available: search by meaning is off")
 
     # --- schema state ----------------------------------------------------------------------
 

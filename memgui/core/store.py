@@ -11,7 +11,7 @@ import hashlib
 import json
 from typing import Any
 
-from memgui.core import decay, fulltext
+from memgui.core import decay, fulltext, vectors
 from memgui.core.db import Database, WriteBatch, now_ms
 from memgui.core.model import Trace
 
@@ -197,6 +197,8 @@ def insert_trace(
     )
     rowid = db.conn.last_insert_rowid()
     fulltext.mark_new(db, rowid)
+    if embedding is not None:
+        vectors.sync_rows(db.conn, brain_id, [rowid])
     journal(db, batch, brain_id, op, snap["id"], None, snap)
     batch.traces.add(snap["id"])
     return rowid
@@ -248,8 +250,8 @@ def update_trace(
             rowid,
         ),
     )
-    if text_changed:
-        drop_vector(db, rowid)
+    if text_changed or after["deleted"] != before["deleted"]:
+        vectors.sync_rows(db.conn, brain_id, [rowid])
     if journaled:
         journal(db, batch, brain_id, op, after["id"], before, after)
     batch.traces.add(after["id"])
@@ -281,15 +283,10 @@ def delete_trace(
         (brain_id, before["id"]),
     )
     fulltext.mark_changed(db, rowid)
-    drop_vector(db, rowid)
     db.conn.execute("DELETE FROM memory_traces WHERE rowid = ?", (rowid,))
+    vectors.sync_rows(db.conn, brain_id, [rowid])
     journal(db, batch, brain_id, op, before["id"], before, None)
     batch.traces.add(before["id"])
-
-
-def drop_vector(db: Database, rowid: int) -> None:
-    if "memory_traces_vec" in db.tables:
-        db.conn.execute("DELETE FROM memory_traces_vec WHERE rowid = ?", (rowid,))
 
 
 def journal(

@@ -1,0 +1,72 @@
+"""The facade with an embedder: embeddings follow every write, sweep backfills, similar works."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memgui.core.brain import Brain
+from memgui.core.embed import OllamaEmbedder
+from memgui.core.model import TraceFilter
+
+
+def vec_rows(brain: Brain) -> int:
+    return brain.db.conn.execute("SELECT count(*) FROM memory_traces_vec").fetchone()[0]
+
+
+def test_adds_are_embedded_and_found_by_meaning(brain: Brain, ollama_server) -> None:
+    brain.use_embedder(OllamaEmbedder(ollama_server.url), auto_embed=True)
+    car = brain.add("my automobile had a breakdown")
+    brain.add("a puppy chased the kitten")
+    assert brain.get(car.id).embedding_status == 1
+    assert len(brain.embedding(car.id)) == 768
+    hybrid = brain.search("vehicle failure", record_recall=False)
+    assert hybrid.search_mode == "hybrid" and hybrid.traces[0].id == car.id
+    assert brain.search("vehicle failure", mode="keyword").traces == []
+    assert brain.info()["traces"] == 2 and brain.embedding_info()["pending"] == 0
+
+
+def test_vectors_follow_forget_restore_edit_and_purge(brain: Brain, ollama_server) -> None:
+    brain.use_embedder(OllamaEmbedder(ollama_server.url), auto_embed=True)
+    t = brain.add("the engine stalled on a freezing morning")
+    assert vec_rows(brain) == 1
+    brain.forget(t.id)
+    assert vec_rows(brain) == 0
+    assert brain.search("motor failure winter", mode="semantic").traces == []
+    brain.restore(t.id)
+    assert vec_rows(brain) == 1
+    brain.update(t.id, {"content": "espresso with dinner"})
+    assert brain.get(t.id).embedding_status == 1
+    assert brain.search("coffee meal", mode="semantic").traces[0].id == t.id
+    brain.purge(t.id)
+    assert vec_rows(brain) == 0
+
+
+def test_store_never_waits_for_ollama_and_sweep_backfills(brain: Brain, ollama_server) -> None:
+    brain.use_embedder(OllamaEmbedder(ollama_server.url, retry_after=0), auto_embed=True)
+    brain.add("first the database was sluggish")
+    ollama_server.stop()
+    pending = brain.add("the sqlite storage is quick now")
+    assert pending.embedding_status == 0
+    result = brain.search("sqlite", record_recall=False)
+    assert result.search_mode == "keyword" and result.traces
+    assert brain.sweep().embedded == 0
+    ollama_server.restart()
+    report = brain.sweep()
+    assert report.embedded == 1 and brain.get(pending.id).embedding_status == 1
+
+
+def test_similar_memories(brain: Brain, ollama_server) -> None:
+    brain.use_embedder(OllamaEmbedder(ollama_server.url), auto_embed=True)
+    dog = brain.add("the dog barked at the mechanic")
+    puppy = brain.add("a puppy visited the garage")
+    brain.add("cheerful morning coffee")
+    similar = brain.similar(dog.id, limit=2)
+    assert similar[0][0].id == puppy.id
+    assert all(t.id != dog.id for t, _ in similar)
+
+
+def test_agentos_embeddings_are_readable(agentos_copy: Path) -> None:
+    with Brain.open(agentos_copy) as brain:
+        embedded = [t for t in brain.list(TraceFilter(include_deleted=True)) if t.embedding_status]
+        assert len(embedded) == 4
+        assert all(len(brain.embedding(t.id)) == 1536 for t in embedded)
