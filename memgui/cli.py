@@ -25,14 +25,19 @@ from memgui.cli_registry import REGISTRY, CommandContext
 from memgui.core.errors import MemguiError, StorageError
 
 # Each module registers its subcommands with @command when imported.
-COMMAND_MODULES = ("memgui.cli_traces", "memgui.cli_admin", "memgui.cli_app")
+COMMAND_MODULES = (
+    "memgui.cli_traces",
+    "memgui.cli_admin",
+    "memgui.cli_app",
+    "memgui.cli_embed",
+)
 
 APP_NAME = "memgui"
 BRAIN_ENV = "MEMGUI_BRAIN"
 BRAIN_SUFFIXES = (".sqlite", ".db", ".sqlite3")
 EXIT_OK, EXIT_FAILURE = 0, 1
 EXIT_INTERRUPTED = 130
-OPTIONS_WITH_VALUES = ("--brain", "--brain-id")
+OPTIONS_WITH_VALUES = ("--brain", "--brain-id", "--ollama-url", "--embed-model")
 
 log = logging.getLogger("memgui.cli")
 
@@ -67,6 +72,18 @@ def _global_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
         action="store_true",
         default=argparse.SUPPRESS if suppress else False,
         help="print one JSON document",
+    )
+    parser.add_argument(
+        "--ollama-url",
+        metavar="URL",
+        default=default,
+        help="Ollama for search by meaning (default: $MEMGUI_OLLAMA_URL or http://localhost:11434)",
+    )
+    parser.add_argument(
+        "--embed-model",
+        metavar="MODEL",
+        default=default,
+        help="embedding model (default: $MEMGUI_EMBED_MODEL or nomic-embed-text)",
     )
 
 
@@ -132,7 +149,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as stop:  # argparse has printed usage and the message to stderr
         return _exit_status(stop)
     brain_path = Path(app_brain or args.brain or default_brain_path()).expanduser()
-    ctx = CommandContext(brain_path=brain_path, brain_id=args.brain_id, json=args.json)
+    ctx = CommandContext(
+        brain_path=brain_path,
+        brain_id=args.brain_id,
+        json=args.json,
+        ollama_url=args.ollama_url,
+        embed_model=args.embed_model,
+    )
     with failures_logged_to_file() as log_path:
         if args.command is None:
             ctx.operation = "open the app"

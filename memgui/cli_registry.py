@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -20,6 +21,8 @@ if TYPE_CHECKING:
     from memgui.core.brain import Brain
 
 ACTOR = "cli"
+EMBED_MODEL_ENV = "MEMGUI_EMBED_MODEL"
+DEFAULT_MODEL = "nomic-embed-text"
 
 Configure = Callable[[argparse.ArgumentParser], None]
 Handler = Callable[["CommandContext", argparse.Namespace], "int | None"]
@@ -66,6 +69,8 @@ class CommandContext:
     json: bool
     stdout: TextIO = field(default_factory=lambda: sys.stdout)
     operation: str = ""  # names the step in a storage-error message
+    ollama_url: str | None = None
+    embed_model: str | None = None
     _brain: Brain | None = None
 
     @property
@@ -75,8 +80,16 @@ class CommandContext:
 
             previous, self.operation = self.operation, "open brain"
             self._brain = Brain.open(str(self.brain_path), brain_id=self.brain_id, actor=ACTOR)
+            self._brain.use_embedder(self.embedder(), auto_embed=True)
             self.operation = previous
         return self._brain
+
+    def embedder(self, model: str | None = None) -> Any:
+        """The Ollama embedder the options and environment name (nothing is contacted yet)."""
+        from memgui.core.embed import OllamaEmbedder
+
+        chosen = model or self.embed_model or os.environ.get(EMBED_MODEL_ENV) or DEFAULT_MODEL
+        return OllamaEmbedder(self.ollama_url, model=chosen)
 
     def emit(self, document: Any, text: str | Iterable[str]) -> None:
         """Print `document` as one JSON document with --json, else the readable `text`."""

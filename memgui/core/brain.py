@@ -542,9 +542,10 @@ class Brain:
         check_limit(limit)
         with self.db.lock:
             self._row(trace_id)
-            ranked = hybrid.similar_traces(self.db.conn, self.brain_id, trace_id, limit)
+            # One more than asked: the ranking may count the trace itself before dropping it.
+            ranked = hybrid.similar_traces(self.db.conn, self.brain_id, trace_id, limit + 1)
         found = self.get_many([i for i, _ in ranked])
-        return [(found[i], score) for i, score in ranked if i in found]
+        return [(found[i], score) for i, score in ranked if i in found and i != trace_id][:limit]
 
     def embedding_info(self) -> dict[str, Any]:
         if "embedding_status" not in self.db.trace_columns:

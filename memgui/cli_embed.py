@@ -1,0 +1,78 @@
+"""Subcommands of `memgui` about search by meaning: `embed` and `similar`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from memgui.cli_registry import CommandContext, command
+from memgui.core import hybrid, vectors
+from memgui.core.progress import Progress, run_to_end
+
+
+def _configure_embed(parser: argparse.ArgumentParser) -> None:
+    what = parser.add_mutually_exclusive_group()
+    what.add_argument(
+        "--rebuild",
+        action="store_true",
+        help="drop every vector and the pinned model, then embed everything with --model",
+    )
+    what.add_argument(
+        "--reindex", action="store_true", help="rebuild the vector index from the stored vectors"
+    )
+    what.add_argument(
+        "--status", action="store_true", help="say whether Ollama answers and what is pending"
+    )
+    parser.add_argument("--model", metavar="M", help="the embedding model (with --rebuild)")
+
+
+def _progress_to_stderr(event: Progress) -> None:
+    if event.message and sys.stderr.isatty():
+        print(f"\r{event.message}", end="", file=sys.stderr, flush=True)
+
+
+@command(
+    "embed", "embed pending traces (or --rebuild, --reindex, --status)", configure=_configure_embed
+)
+def run_embed(ctx: CommandContext, args: argparse.Namespace) -> None:
+    """Embed the traces still waiting for a vector, in batches of 128, through Ollama."""
+    brain = ctx.brain
+    if args.status:
+        embedder = ctx.embedder(args.model)
+        doc = {"ollama": embedder.status(), "url": embedder.url, **brain.embedding_info()}
+        ctx.emit(doc, [f"{k}: {v}" for k, v in doc.items()])
+        return
+    if args.reindex:
+        with brain.write("reindex", kind="embed"):
+            run_to_end(vectors.reindex(brain.db.conn, brain.brain_id), _progress_to_stderr)
+        ctx.emit({"reindexed": True, **brain.embedding_info()}, "vector index rebuilt")
+        return
+    if args.rebuild:
+        embedder = ctx.embedder(args.model)
+        job = hybrid.rebuild(
+            brain.db.conn,
+            brain.brain_id,
+            embedder,
+            transaction=lambda: brain.write("embed", kind="embed"),
+        )
+    else:
+        job = brain.semantic.backfill(brain)
+    report = run_to_end(job, _progress_to_stderr)
+    doc = {"embedded": report.embedded, "stale": report.stale, "pending": report.remaining}
+    ctx.emit(doc, f"embedded {report.embedded}; {report.remaining} still pending")
+
+
+def _configure_similar(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("id", help="a trace id")
+    parser.add_argument("--limit", type=int, default=10, metavar="N", help="1-200 (default 10)")
+
+
+@command("similar", "memories nearest in meaning to a trace", configure=_configure_similar)
+def run_similar(ctx: CommandContext, args: argparse.Namespace) -> None:
+    found = ctx.brain.similar(args.id, args.limit)
+    results = [dict(t.to_json(), score=round(score, 6)) for t, score in found]
+    ctx.emit(
+        {"results": results},
+        [f"{t.id}  {score:.3f}  {t.content.splitlines()[0][:80]}" for t, score in found]
+        or ["no similar memories (the trace has no vector yet?)"],
+    )

@@ -1,0 +1,72 @@
+"""`memgui embed`, `memgui similar` and `search --mode` against the fake Ollama server."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from memgui.cli import main
+
+
+def run(capsys, *argv: str) -> tuple[int, dict, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, (json.loads(out) if out.strip().startswith("{") else {}), err
+
+
+def test_add_embeds_and_search_reports_the_mode(tmp_path: Path, capsys, ollama_server) -> None:
+    brain = str(tmp_path / "b.sqlite")
+    common = ["--brain", brain, "--ollama-url", ollama_server.url, "--json"]
+    code, car, _ = run(capsys, *common, "add", "my automobile had a breakdown")
+    assert code == 0
+    run(capsys, *common, "add", "espresso after dinner")
+    code, motor, _ = run(capsys, *common, "add", "the vehicle motor failed again")
+    code, found, _ = run(capsys, *common, "search", "vehicle failure", "--mode", "hybrid")
+    assert found["search_mode"] == "hybrid" and found["results"][0]["id"] == car["id"]
+    code, found, _ = run(capsys, *common, "search", "vehicle failure", "--mode", "keyword")
+    assert found == {"results": [], "search_mode": "keyword"}
+    code, similar, _ = run(capsys, *common, "similar", car["id"], "--limit", "1")
+    assert code == 0 and [r["id"] for r in similar["results"]] == [motor["id"]]
+    code, status, _ = run(capsys, *common, "embed", "--status")
+    assert status["ollama"] == "reachable" and status["pending"] == 0
+    assert status["model"] == "nomic-embed-text" and status["dimensions"] == 768
+
+
+def test_store_succeeds_with_ollama_down_and_embed_backfills(
+    tmp_path: Path, capsys, ollama_server
+) -> None:
+    brain = str(tmp_path / "b.sqlite")
+    url = ollama_server.url
+    ollama_server.stop()
+    code, trace, _ = run(capsys, "--brain", brain, "--ollama-url", url, "--json", "add", "x y")
+    assert code == 0
+    code, found, _ = run(capsys, "--brain", brain, "--ollama-url", url, "--json", "search", "x")
+    assert found["search_mode"] == "keyword"
+    ollama_server.restart()
+    code, report, _ = run(capsys, "--brain", brain, "--ollama-url", url, "--json", "embed")
+    assert code == 0 and report["embedded"] == 1 and report["pending"] == 0
+
+
+def test_rebuild_with_another_model_and_mismatch_refused(
+    tmp_path: Path, capsys, ollama_server
+) -> None:
+    brain = str(tmp_path / "b.sqlite")
+    common = ["--brain", brain, "--ollama-url", ollama_server.url, "--json"]
+    run(capsys, *common, "add", "a puppy and a kitten")
+    code, _, err = run(
+        capsys, *common, "--embed-model", "all-minilm", "search", "dog", "--mode", "semantic"
+    )
+    assert code == 2 and "memgui embed --rebuild --model" in err
+    code, report, _ = run(capsys, *common, "embed", "--rebuild", "--model", "all-minilm")
+    assert code == 0 and report["embedded"] == 1
+    code, status, _ = run(capsys, *common, "--embed-model", "all-minilm", "embed", "--status")
+    assert status["model"] == "all-minilm" and status["dimensions"] == 384
+
+
+def test_similar_unknown_id_and_bad_limit(tmp_path: Path, capsys, ollama_server) -> None:
+    brain = str(tmp_path / "b.sqlite")
+    common = ["--brain", brain, "--ollama-url", ollama_server.url]
+    code, _, err = run(capsys, *common, "similar", "mt_nope")
+    assert code == 3 and "mt_nope" in err
+    code, _, err = run(capsys, *common, "similar", "mt_nope", "--limit", "0")
+    assert code == 2 and "limit must be between 1 and 200 (got 0)" in err
