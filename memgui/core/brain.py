@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import apsw
+
 from memgui.core import (
     fulltext,
     graph,
@@ -332,10 +334,11 @@ class Brain:
             "updated_at": now,
             "embedding_status": 0,
         }
-        with self.write("add", actor=actor) as batch:
-            if store.fetch_row(self.db, self.brain_id, snap["id"]) is not None:
-                raise InvalidArgument("id", f"already exists (got {snap['id']!r})", snap["id"])
-            rowid = store.insert_trace(self.db, batch, self.brain_id, snap)
+        try:
+            with self.write("add", actor=actor) as batch:
+                rowid = store.insert_trace(self.db, batch, self.brain_id, snap)
+        except apsw.ConstraintError as exc:
+            raise InvalidArgument("id", f"already exists (got {snap['id']!r})", snap["id"]) from exc
         self._embed_soon(snap["id"])
         return (
             self.get(snap["id"]) if self.auto_embed else store.snapshot_to_trace(snap, rowid, now)

@@ -11,6 +11,8 @@ import hashlib
 import json
 from typing import Any
 
+import orjson
+
 from memgui.core import decay, fulltext, vectors
 from memgui.core.db import Database, WriteBatch, now_ms
 from memgui.core.model import Trace
@@ -59,7 +61,10 @@ def select_columns(db: Database) -> str:
 
 def dumps(value: Any) -> str:
     """JSON as AgentOS's JSON.stringify writes it: compact, non-ASCII kept."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:  # what orjson refuses (huge ints, odd keys), json still writes
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def _loads(text: Any, default: Any) -> Any:
