@@ -30,6 +30,8 @@ COMMAND_MODULES = (
     "memgui.cli_admin",
     "memgui.cli_app",
     "memgui.cli_embed",
+    "memgui.cli_import",
+    "memgui.cli_export",
 )
 
 APP_NAME = "memgui"

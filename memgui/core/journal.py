@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from memgui.core import store
 from memgui.core.errors import Conflict, InvalidArgument, NotFound
+from memgui.core.io import revert_rows
 from memgui.core.model import Changes, JournalEntry
 
 if TYPE_CHECKING:
@@ -104,6 +105,9 @@ def revert(brain: Brain, batch_id: str, actor: str | None) -> Changes:
 
 
 def _undo(brain: Brain, batch: Any, entry: JournalEntry) -> None:
+    if entry.op in revert_rows.ROW_OPS:  # graph, document, conversation rows of an import
+        revert_rows.undo(brain, batch, entry)
+        return
     db, bid = brain.db, brain.brain_id
     if entry.op in ("link", "unlink"):
         _undo_link(brain, batch, entry)

@@ -1,0 +1,138 @@
+"""`memgui import PATH`: plan an import, show it, and (unless --dry-run) commit it.
+
+Exit codes: 0 done (refused records are reported, not failures), 1 some records could not be
+read (`error`), 2 the source cannot be read at all or an option is invalid (the message names
+the source), as for every `memgui` command.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from memgui.cli_format import snippet
+from memgui.cli_registry import CommandContext, command
+from memgui.core.errors import MemguiError
+from memgui.core.io.commit import ImportResult, commit
+from memgui.core.io.detect import FORMATS
+from memgui.core.io.plan import ImportOptions, ImportPlan, plan
+from memgui.core.io.records import NEW, VERDICTS
+from memgui.core.progress import Job, run_to_end
+
+EXIT_ERRORS, EXIT_UNREADABLE = 1, 2
+
+
+def _configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("path", metavar="PATH", help="a file or folder to import")
+    parser.add_argument(
+        "--format", default="auto", choices=("auto", *FORMATS), help="default: from the source"
+    )
+    parser.add_argument(
+        "--dry-run", action="store_true", help="show the plan (one line per record not new)"
+    )
+    parser.add_argument(
+        "--all-branches", action="store_true", help="ChatGPT: every edit and regeneration"
+    )
+    parser.add_argument(
+        "--no-dedup", action="store_true", help="import records the brain already holds"
+    )
+    parser.add_argument("--scope", help="file every trace under this scope")
+    parser.add_argument("--scope-id", metavar="ID", help="file every trace under this scope id")
+    parser.add_argument(
+        "--from-brain-id", metavar="ID", help="the brain to read from a source holding several"
+    )
+
+
+def _drained(job: Job[Any]) -> Any:
+    """Run a core job to its end; an interrupt closes it, which rolls a commit back."""
+    try:
+        return run_to_end(job)
+    finally:
+        job.close()
+
+
+def plan_document(the_plan: ImportPlan) -> dict[str, Any]:
+    counts = the_plan.counts
+    records = [
+        {
+            "source": r.source,
+            "verdict": r.verdict,
+            "reason": r.reason,
+            "trace_id": the_plan.trace_id(i) if r.kind == "trace" else r.existing_id,
+        }
+        for i, r in enumerate(the_plan.records)
+    ]
+    return {
+        "plan": {v: counts[v] for v in (*VERDICTS, "skipped")},
+        "format": the_plan.format,
+        "records": records,
+        "not_read": [{"source": r.source, "reason": r.reason} for r in the_plan.not_read],
+    }
+
+
+def _plan_lines(the_plan: ImportPlan, every: bool) -> list[str]:
+    counts = the_plan.counts
+    summary = ", ".join(
+        f"{counts[v]} {v}" for v in (*VERDICTS, "skipped") if counts[v] or v in VERDICTS
+    )
+    lines = [f"plan ({the_plan.format}): {summary}"]
+    for i, record in enumerate(the_plan.records):
+        if record.verdict == NEW or (not every and record.verdict not in ("refused", "error")):
+            continue
+        target = the_plan.trace_id(i) if record.kind == "trace" else record.existing_id
+        arrow = f" -> {target}" if target and record.verdict in ("duplicate", "update") else ""
+        lines.append(f"{record.verdict:<9} {record.source}{arrow}  {snippet(record.reason, 100)}")
+    if the_plan.not_read:
+        lines.append(f"not read: {len(the_plan.not_read)} (images, other files, embeds)")
+    return lines
+
+
+def _result_line(result: ImportResult) -> str:
+    batch = f" (batch {result.batch_id})" if result.batch_id else ""
+    return (
+        f"imported {result.imported}, skipped {result.skipped} ({result.updated} updated), "
+        f"refused {result.refused}, errors {len(result.errors)}{batch}"
+    )
+
+
+@command(
+    "import", "import memories from a file or folder (plan, then commit)", configure=_configure
+)
+def run_import(ctx: CommandContext, args: argparse.Namespace) -> int:
+    """Plan the import of PATH against the brain; without --dry-run, commit it in one batch.
+
+    Formats: sqlite json jsonl markdown obsidian chatgpt csv gsd (default: detected).
+    """
+    options = ImportOptions(
+        format=args.format,
+        dedup=not args.no_dedup,
+        all_branches=args.all_branches,
+        scope=args.scope,
+        scope_id=args.scope_id,
+        brain_id=args.from_brain_id,
+    )
+    brain = ctx.brain
+    the_plan = _drained(plan(brain, args.path, options=options))
+    unreadable = the_plan.unreadable
+    if unreadable is not None:
+        raise SourceUnreadable(f"cannot read {args.path}: {unreadable}")
+    document = plan_document(the_plan)
+    lines = _plan_lines(the_plan, every=args.dry_run)
+    result: ImportResult | None = None
+    if not args.dry_run:
+        result = _drained(commit(brain, the_plan))
+        document = plan_document(the_plan)  # commit may have refused an edited record
+        document["result"] = result.to_json()
+        lines = _plan_lines(the_plan, every=False) + [_result_line(result)]
+    ctx.emit(document, lines)
+    has_errors = the_plan.counts["error"] > 0 if result is None else bool(result.errors)
+    return EXIT_ERRORS if has_errors else 0
+
+
+class SourceUnreadable(MemguiError):
+    """The source as a whole could not be read; nothing was planned or written."""
+
+    exit_code = EXIT_UNREADABLE
+
+
+__all__ = ["plan_document", "run_import"]

@@ -1,0 +1,239 @@
+"""Giving each planned trace record its verdict: new, duplicate or update.
+
+Records are compared with the brain (one scan, `brain_index`) and with the records before
+them in the source. Live records are weighed before forgotten ones, so a source holding a
+live and a forgotten record of one text imports the live one and calls the other its
+duplicate, whatever order the file holds them in; a record is never merged into a forgotten
+twin in the source. In the brain, a forgotten trace counts as any other (seed 000: an import
+does not bring a forgotten trace back), and where the brain holds a live and a forgotten one,
+the record duplicates the live one.
+
+Updates follow the seed: a SQLite record that duplicates a trace unions its tags (and the
+later `created_at`) into it; a Markdown or Obsidian note that is its trace's own note (its
+`id` names a trace of its scope and scope id whose text it holds) is skipped, and an Obsidian
+one adds the tags of its tag line and the **Related:** links the trace lacks.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from memgui.core.io import brain_index, classify_rows
+from memgui.core.io.brain_index import Match, TraceIndex, sha256, user_of
+from memgui.core.io.records import DUPLICATE, ERROR, NEW, REFUSED, TRACE, UPDATE, ImportRecord
+from memgui.core.io.text_utils import normalize_newlines
+from memgui.core.progress import Progress
+
+if TYPE_CHECKING:
+    from memgui.core.brain import Brain
+    from memgui.core.io.plan import ImportPlan
+
+PROGRESS_EVERY = 5000
+NOTE_FORMATS = ("markdown", "obsidian")
+
+
+def file_of(source: str) -> str:
+    """The file part of a record's source (`notes/a.md:12` -> `notes/a.md`)."""
+    head = source.split("#", 1)[0]
+    stem, _, tail = head.rpartition(":")
+    return stem if stem and tail.isdigit() else head
+
+
+def fingerprint(fields: dict[str, Any]) -> str:
+    data = orjson.dumps(fields, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS, default=repr)
+    return sha256(data.decode("utf-8", "replace"))
+
+
+def new_trace_id() -> str:
+    return f"mt_{uuid.uuid4()}"
+
+
+def apply_scope(record: ImportRecord, scope: str | None, scope_id: str | None) -> None:
+    """The options' target scope / scope id replace the record's own."""
+    fields = record.fields
+    if scope is not None:
+        fields["scope"] = scope
+    if scope_id is not None:
+        fields["scope_id"] = scope_id
+        metadata = fields.get("metadata")
+        if isinstance(metadata, dict):
+            metadata["scopeId"] = scope_id
+
+
+def trace_hashes(fields: dict[str, Any], fmt: str) -> list[str]:
+    """The hashes a record is known by. JSONL keeps agent-memory's key (source, type, text)."""
+    metadata = fields.get("metadata") if isinstance(fields.get("metadata"), dict) else {}
+    import_hash = metadata.get("import_hash")
+    if fmt == "jsonl" and isinstance(import_hash, str):
+        return [import_hash]
+    hashes = [sha256(fields["content"])]
+    if isinstance(import_hash, str) and import_hash not in hashes:
+        hashes.append(import_hash)
+    return hashes
+
+
+def _where(fields: dict[str, Any]) -> tuple[str, str, str | None]:
+    scope_id = fields.get("scope_id")
+    return (
+        fields.get("scope") or "user",
+        scope_id if isinstance(scope_id, str) else "",
+        user_of(fields.get("metadata")),
+    )
+
+
+def _describe_scope(scope: str, scope_id: str, user: str | None) -> str:
+    text = f"scope {scope}, scope id {scope_id!r}"
+    return text + (f", user {user!r}" if user else "")
+
+
+def _mark_duplicate(record: ImportRecord, match: Match, where: str) -> None:
+    record.verdict = DUPLICATE
+    record.existing_id = match.trace_id
+    what = "same text as" if match.via == "text" else "same SHA-256 as the import_hash of"
+    state = " (a forgotten trace)" if match.deleted else ""
+    record.reason = f"{what} trace {match.trace_id}{state} in {where}"
+
+
+class TracePlanner:
+    """Classifies the plan's trace records; remembers what each source id became."""
+
+    def __init__(self, brain: Brain, plan: ImportPlan) -> None:
+        self.brain = brain
+        self.plan = plan
+        self.fmt = plan.format
+        self.dedup = plan.options.dedup
+        self.index: TraceIndex = brain_index.load_traces(brain)
+        self.seen = TraceIndex()  # this source's records so far, by the same keys
+        self.claimed: set[str] = set()
+        self.id_map: dict[str, str] = {}  # source trace id -> the trace it is in the brain
+        self.new_ids: set[str] = set()  # ids of the traces the plan writes
+        self.update_candidates: dict[int, str] = {}  # record index -> trace it matched
+
+    def run(self) -> Iterator[Progress]:
+        plan = self.plan
+        options = plan.options
+        indexes: list[int] = []
+        for i, record in enumerate(plan.records):
+            if record.kind != TRACE:
+                continue
+            if record.verdict == NEW and isinstance(record.fields.get("content"), str):
+                if options.scope is not None or options.scope_id is not None:
+                    apply_scope(record, options.scope, options.scope_id)
+                indexes.append(i)
+        # Live records first: a live record is never the duplicate of its forgotten twin.
+        indexes.sort(key=lambda i: bool(plan.records[i].fields.get("deleted")))
+        own_notes = self._own_note_traces(indexes) if self.fmt in NOTE_FORMATS else {}
+        for done, i in enumerate(indexes, start=1):
+            self._classify(i, plan.records[i], own_notes)
+            if done % PROGRESS_EVERY == 0:
+                yield Progress(done, len(indexes), f"compared {done} of {len(indexes)} memories")
+        self._chain_reader_duplicates()
+        if self.update_candidates:
+            classify_rows.plan_updates(self.brain, plan, self.update_candidates, own_notes)
+
+    def _own_note_traces(self, indexes: list[int]) -> dict[str, dict[str, Any]]:
+        named = {
+            self.plan.records[i].fields["id"]
+            for i in indexes
+            if isinstance(self.plan.records[i].fields.get("id"), str)
+        }
+        return brain_index.trace_rows(self.brain, named & self.index.ids)
+
+    def _classify(self, i: int, record: ImportRecord, own_notes: dict[str, dict]) -> None:
+        fields = record.fields
+        source_id = fields.get("id")
+        scope, scope_id, user = _where(fields)
+        where = _describe_scope(scope, scope_id, user)
+        own = own_notes.get(source_id) if isinstance(source_id, str) else None
+        if own is not None and self._is_own_note(own, fields, scope, scope_id):
+            record.verdict, record.existing_id = DUPLICATE, own["id"]
+            record.reason = f"the note of trace {own['id']}, which holds its text already"
+            self.id_map[source_id] = own["id"]
+            if self.fmt == "obsidian":
+                self.update_candidates[i] = own["id"]
+            return
+        hashes = trace_hashes(fields, self.fmt)
+        if self.dedup:
+            match = self.index.find(scope, scope_id, user, hashes)
+            if match is not None:
+                _mark_duplicate(record, match, where)
+                self._remember(source_id, match.trace_id)
+                if self.fmt == "sqlite":
+                    self.update_candidates[i] = match.trace_id
+                return
+            match = self.seen.find(scope, scope_id, user, hashes)
+            if match is not None:
+                record.verdict, record.existing_id = DUPLICATE, match.trace_id
+                record.reason = (
+                    f"same text as the record written as {match.trace_id} earlier in this "
+                    f"source ({where})"
+                )
+                self._remember(source_id, match.trace_id)
+                return
+        trace_id = self._free_id(source_id)
+        self.plan.resolved[i] = {"id": trace_id}
+        self.new_ids.add(trace_id)
+        self._remember(source_id, trace_id)
+        deleted = bool(fields.get("deleted"))
+        for digest in hashes:
+            self.seen.add((scope, scope_id, user, digest), Match(trace_id, deleted, "text"))
+
+    @staticmethod
+    def _is_own_note(trace: dict[str, Any], fields: dict, scope: str, scope_id: str) -> bool:
+        # AgentOS's own exports write no `scopeId`: a note that names none is taken to be
+        # in its trace's scope id (its id and text already say which trace it is).
+        named = isinstance(fields.get("metadata"), dict) and "scopeId" in fields["metadata"]
+        if trace["scope"] != scope or (named and trace["scope_id"] != scope_id):
+            return False
+        text = normalize_newlines(trace["content"]).strip()
+        if text == fields["content"]:
+            return True
+        # AgentOS's export folds a text that opens with a `---` block into the front matter,
+        # leaving only what follows the block as the note's body.
+        return text.startswith("---\n") and text.endswith("---\n" + fields["content"])
+
+    def _free_id(self, wanted: Any) -> str:
+        """The source's id when the brain and the plan leave it free, else a new one."""
+        free = isinstance(wanted, str) and wanted and wanted not in self.index.ids
+        if free and wanted not in self.claimed:
+            self.claimed.add(wanted)
+            return wanted
+        trace_id = new_trace_id()
+        self.claimed.add(trace_id)
+        return trace_id
+
+    def _remember(self, source_id: Any, trace_id: str) -> None:
+        if isinstance(source_id, str) and source_id and source_id not in self.id_map:
+            self.id_map[source_id] = trace_id
+
+    def _chain_reader_duplicates(self) -> None:
+        """A reader's duplicate names a source record; point it at what that record became."""
+        for record in self.plan.records:
+            if record.kind == TRACE and record.verdict == DUPLICATE and record.existing_id:
+                record.existing_id = self.id_map.get(record.existing_id, record.existing_id)
+
+
+def classify(brain: Brain, plan: ImportPlan) -> Iterator[Progress]:
+    """Give every record of `plan` its verdict (see the module docstring)."""
+    traces = TracePlanner(brain, plan)
+    yield from traces.run()
+    yield from classify_rows.classify_rows(brain, plan, traces.id_map, traces.new_ids)
+    for i, record in enumerate(plan.records):
+        if record.verdict in (REFUSED, ERROR):
+            plan.fingerprints[i] = fingerprint(record.fields)
+    plan.journal_mark = _journal_mark(brain)
+
+
+def _journal_mark(brain: Brain) -> int:
+    if "memgui_journal" not in brain.db.tables:
+        return 0
+    with brain.db.lock:
+        row = brain.db.conn.execute("SELECT max(id) FROM memgui_journal").fetchone()
+    return int(row[0] or 0)
+
+
+__all__ = ["UPDATE", "classify", "file_of", "fingerprint", "new_trace_id"]

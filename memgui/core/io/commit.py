@@ -1,0 +1,170 @@
+"""Committing a reviewed import plan: every accepted record in one transaction, one batch.
+
+`commit(brain, plan, accept)` is a core job. It writes the records whose verdict is `new` or
+`update` and that are accepted (`record.accepted`, and their index in `accept` when given),
+plus any refused record the person fixed (checked again first), all inside one
+`brain.write(…, actor="import:<format>")`: one transaction and one journal batch, which
+`brain.revert(batch_id)` undoes. Full-text rows are indexed once at the end, inside the same
+transaction, so a killed process leaves the brain exactly as it was. Cancelling between
+progress events rolls everything back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from memgui.core import fulltext
+from memgui.core.errors import InvalidArgument
+from memgui.core.io import commit_rows
+from memgui.core.io.classify import fingerprint
+from memgui.core.io.records import (
+    DUPLICATE,
+    ERROR,
+    NEW,
+    REFUSED,
+    SKIPPED,
+    TRACE,
+    UPDATE,
+    ImportRecord,
+)
+from memgui.core.io.validate import check_trace_fields
+from memgui.core.progress import Cancelled, Job, Progress
+
+if TYPE_CHECKING:
+    from memgui.core.brain import Brain
+    from memgui.core.io.plan import ImportPlan
+
+PROGRESS_EVERY = 2000
+
+
+@dataclass
+class ImportResult:
+    """What a commit did. imported + skipped + refused + len(errors) == records planned."""
+
+    imported: int = 0
+    skipped: int = 0  # duplicates, updates, expired, not accepted
+    refused: int = 0
+    updated: int = 0  # of the skipped: existing traces or rows this import added to
+    errors: list[str] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)  # the plan's verdicts at commit
+    batch_id: str | None = None
+    format: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "imported": self.imported,
+            "skipped": self.skipped,
+            "refused": self.refused,
+            "updated": self.updated,
+            "errors": list(self.errors),
+            "batch_id": self.batch_id,
+        }
+
+
+def revalidate(brain: Brain, plan: ImportPlan, index: int) -> ImportRecord:
+    """Check an edited refused / error trace record again; valid, it becomes `new`.
+
+    A record that now passes is compared with the brain (its text in its scope) and takes a
+    free id; one that still fails is refused again, naming the field, the rule and the value.
+    """
+    record = plan.records[index]
+    if record.kind != TRACE:
+        return record
+    try:
+        check_trace_fields(record.fields)
+    except InvalidArgument as error:
+        record.refuse(error.field, f"{error.field} {error.problem}", error.value)
+        plan.fingerprints[index] = fingerprint(record.fields)
+        return record
+    record.verdict, record.reason, record.problem_field, record.value = NEW, "", None, None
+    plan.fingerprints.pop(index, None)
+    match = commit_rows.find_trace(brain, record.fields) if plan.options.dedup else None
+    if match is not None:
+        record.verdict, record.existing_id = DUPLICATE, match
+        record.reason = f"same text as trace {match} in its scope"
+        return record
+    wanted = record.fields.get("id")
+    taken = isinstance(wanted, str) and commit_rows.trace_exists(brain, wanted)
+    plan.resolved[index] = {"id": wanted if isinstance(wanted, str) and not taken else None}
+    return record
+
+
+def _edited(plan: ImportPlan, index: int, record: ImportRecord) -> bool:
+    held = plan.fingerprints.get(index)
+    return held is not None and fingerprint(record.fields) != held
+
+
+def _chosen(brain: Brain, plan: ImportPlan, accept: set[int] | None) -> list[int]:
+    chosen: list[int] = []
+    for i, record in enumerate(plan.records):
+        if i in plan.written or not record.accepted or (accept is not None and i not in accept):
+            continue
+        if record.verdict in (REFUSED, ERROR) and _edited(plan, i, record):
+            revalidate(brain, plan, i)
+        if record.verdict not in (NEW, UPDATE):
+            continue
+        if record.kind == TRACE and record.verdict == NEW:
+            try:
+                check_trace_fields(record.fields)
+            except InvalidArgument as error:
+                record.refuse(error.field, f"{error.field} {error.problem}", error.value)
+                continue
+        chosen.append(i)
+    return chosen
+
+
+def commit(
+    brain: Brain,
+    plan: ImportPlan,
+    accept: Iterable[int] | None = None,
+    cancelled: Callable[[], bool] | None = None,
+) -> Job[ImportResult]:
+    """Write the accepted records of `plan` (see the module docstring); returns ImportResult."""
+    if plan.brain_id != brain.brain_id:
+        raise InvalidArgument(
+            "plan",
+            f"was made for brain {plan.brain_id!r}, not {brain.brain_id!r}; plan it again",
+            plan.brain_id,
+        )
+    chosen = _chosen(brain, plan, None if accept is None else set(accept))
+    result = ImportResult(format=plan.format)
+    total = len(chosen)
+    yield Progress(0, total, f"writing {total} records")
+    written: set[int] = set()
+    if chosen:
+        with brain.write("import", kind="import", actor=f"import:{plan.format}") as batch:
+            writer = commit_rows.RowWriter(brain, plan, batch, result)
+            for done, i in enumerate(writer.ordered(chosen), start=1):
+                writer.write(i)
+                if done % PROGRESS_EVERY == 0:
+                    if cancelled is not None and cancelled():
+                        raise Cancelled("the import was cancelled; nothing was written")
+                    yield Progress(done, total, f"wrote {done} of {total} records")
+            writer.finish()
+            written = writer.written
+            fulltext.flush_in_transaction(brain.db)
+            result.batch_id = batch.batch_id if (written or writer.wrote_any) else None
+        plan.written |= written  # after the transaction committed: a re-commit skips them
+    _count(plan, written, result)
+    yield Progress(total, total, f"imported {result.imported} records")
+    return result
+
+
+def _count(plan: ImportPlan, written: set[int], result: ImportResult) -> None:
+    for i, record in enumerate(plan.records):
+        if i in written:
+            if record.verdict == UPDATE:
+                result.skipped += 1
+                result.updated += 1
+            else:
+                result.imported += 1
+        elif record.verdict == REFUSED:
+            result.refused += 1
+        elif record.verdict == ERROR:
+            result.errors.append(f"{record.source}: {record.reason}")
+        else:
+            result.skipped += 1  # duplicate, skipped, not accepted
+    counted = (NEW, DUPLICATE, UPDATE, REFUSED, ERROR, SKIPPED)
+    result.counts = {v: sum(1 for r in plan.records if r.verdict == v) for v in counted}

@@ -1,0 +1,328 @@
+"""The writes of one import commit, inside the caller's transaction and journal batch.
+
+Traces go through `store.insert_trace` / `store.update_trace` (journaled, full-text rows
+marked); other rows through `revert_rows.insert_row` (journaled with an op of their kind, so a
+revert removes them). Parents are written before children: traces, nodes, edges, documents,
+chunks, images, conversations, messages; then trace links and Obsidian wikilinks.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import TYPE_CHECKING, Any
+
+import apsw
+
+from memgui.core import store
+from memgui.core.db import WriteBatch
+from memgui.core.io import brain_index, bulk, revert_rows
+from memgui.core.io.brain_index import sha256, user_of
+from memgui.core.io.classify import new_trace_id
+from memgui.core.io.records import (
+    CHUNK,
+    CONVERSATION,
+    DOCUMENT,
+    EDGE,
+    IMAGE,
+    MESSAGE,
+    NODE,
+    TRACE,
+    UPDATE,
+)
+from memgui.core.io.validate import trace_snapshot
+from memgui.core.vectors import VectorIndexUnavailable, sync_rows
+
+if TYPE_CHECKING:
+    from memgui.core.brain import Brain
+    from memgui.core.io.commit import ImportResult
+    from memgui.core.io.plan import ImportPlan
+
+ORDER = {TRACE: 0, NODE: 1, EDGE: 2, DOCUMENT: 3, CHUNK: 4, IMAGE: 5, CONVERSATION: 6, MESSAGE: 7}
+OPS = {
+    NODE: "node",
+    EDGE: "edge",
+    DOCUMENT: "document",
+    CHUNK: "chunk",
+    IMAGE: "image",
+    CONVERSATION: "conversation",
+    MESSAGE: "message",
+}
+CONCEPT = "concept"  # the type of a node an Obsidian wikilink names
+RELATED_TO = "related_to"
+BULK_ROWS = 5000  # traces per bulk insert
+
+
+def trace_exists(brain: Brain, trace_id: str) -> bool:
+    return store.fetch_row(brain.db, brain.brain_id, trace_id) is not None
+
+
+def find_trace(brain: Brain, fields: dict[str, Any]) -> str | None:
+    """A trace of the record's scope, scope id and user holding its text (live first)."""
+    db = brain.db
+    digest = sha256(fields["content"])
+    sid = brain_index.scope_id_sql(db.trace_columns)
+    with db.lock:
+        rows = db.conn.execute(
+            f"SELECT id, metadata FROM memory_traces WHERE brain_id = ? AND scope = ? "
+            f"AND {sid} = ? AND (content = ? OR (json_valid(metadata) AND "
+            "(json_extract(metadata, '$.content_hash') = ? OR "
+            "json_extract(metadata, '$.import_hash') = ?))) ORDER BY deleted",
+            (
+                brain.brain_id,
+                fields.get("scope") or "user",
+                fields.get("scope_id") or "",
+                fields["content"],
+                digest,
+                digest,
+            ),
+        ).fetchall()
+    user = user_of(fields.get("metadata"))
+    for trace_id, metadata in rows:
+        if user_of(store._loads(metadata, {})) == user:
+            return trace_id
+    return None
+
+
+class RowWriter:
+    """Writes one plan's chosen records; remembers what each source id became."""
+
+    def __init__(
+        self, brain: Brain, plan: ImportPlan, batch: WriteBatch, result: ImportResult
+    ) -> None:
+        self.brain, self.plan, self.batch, self.result = brain, plan, batch, result
+        self.db = brain.db
+        self.now = brain.now()
+        self.trace_ids: dict[str, str] = {}  # source trace id -> id in the brain
+        self.embedded: list[int] = []
+        self.graph: brain_index.GraphIndex | None = None
+        self.new_nodes: list[dict[str, Any]] = []  # wikilink nodes and edges, written at the end
+        self.new_edges: list[dict[str, Any]] = []
+        self.wrote_any = False
+        self.written: set[int] = set()  # record indexes written (or queued to be)
+        self.pending: list[tuple[int, dict[str, Any], bytes | None]] = []
+        self._map_duplicates()
+
+    def _map_duplicates(self) -> None:
+        for record in self.plan.records:
+            if record.kind == TRACE and record.existing_id is not None:
+                source_id = record.fields.get("id")
+                if isinstance(source_id, str):
+                    self.trace_ids.setdefault(source_id, record.existing_id)
+
+    def ordered(self, chosen: list[int]) -> list[int]:
+        records = self.plan.records
+        return sorted(chosen, key=lambda i: ORDER.get(records[i].kind, 9))
+
+    def write(self, i: int) -> None:
+        record = self.plan.records[i]
+        if record.kind != TRACE and self.pending:
+            self._flush_traces()  # rows that name traces come after them
+        if self._write(i):
+            self.written.add(i)
+
+    def _write(self, i: int) -> bool:
+        record = self.plan.records[i]
+        resolved = self.plan.resolved.get(i, {})
+        try:
+            if record.kind == TRACE:
+                return self._trace_update(i) if record.verdict == UPDATE else self._trace(i)
+            if record.kind == CONVERSATION and record.verdict == UPDATE:
+                before = dict(resolved.get("before", {}), id=record.fields["id"])
+                after = {k: record.fields[k] for k in ("id", "title", "updated_at")}
+                revert_rows.update_row(
+                    self.db, self.batch, self.brain.brain_id, "conversation", before, after
+                )
+                return True
+            if record.kind in OPS:
+                return self._row(i, OPS[record.kind])
+        except apsw.ConstraintError as error:
+            record.fail(f"could not be written: {_constraint(error)}")
+        return False
+
+    # --- traces ------------------------------------------------------------------------
+
+    def _trace(self, i: int) -> bool:
+        """Checked already; queued and written in bulk (see `bulk.insert_traces`)."""
+        fields = self.plan.records[i].fields
+        wanted = self.plan.resolved.get(i, {}).get("id") or new_trace_id()
+        self.pending.append((i, trace_snapshot(fields, wanted, self.now), fields.get("embedding")))
+        if len(self.pending) >= BULK_ROWS:
+            self._flush_traces()
+        return True
+
+    def _flush_traces(self) -> None:
+        items, self.pending = self.pending, []
+        bid = self.brain.brain_id
+        taken = bulk.taken_ids(self.db, bid, [snap["id"] for _, snap, _ in items])
+        keep = []
+        for i, snap, embedding in items:
+            if snap["id"] in taken:
+                if self.plan.format == "chatgpt" and self.plan.options.dedup:
+                    # a ChatGPT pair is named after its text: the brain holds it since planning
+                    record = self.plan.records[i]
+                    record.verdict, record.existing_id = "duplicate", snap["id"]
+                    record.reason = f"the brain holds trace {snap['id']} (written since planning)"
+                    self.written.discard(i)
+                    continue
+                snap["id"] = new_trace_id()
+            keep.append((i, snap, embedding))
+        rowids = bulk.insert_traces(self.db, self.batch, bid, [(s, e) for _, s, e in keep])
+        for i, snap, embedding in keep:
+            self.plan.resolved.setdefault(i, {})["id"] = snap["id"]
+            source_id = self.plan.records[i].fields.get("id")
+            if isinstance(source_id, str):
+                self.trace_ids[source_id] = snap["id"]
+            self.trace_ids.setdefault(snap["id"], snap["id"])
+            if embedding is not None:
+                self.embedded.append(rowids[snap["id"]])
+            for link in self.plan.records[i].links:
+                if "target" in link:
+                    self._wikilink(snap, link["target"])
+
+    def _trace_update(self, i: int) -> bool:
+        record = self.plan.records[i]
+        change = self.plan.resolved.get(i, {})
+        row = store.fetch_row(self.db, self.brain.brain_id, record.existing_id)
+        if row is None:
+            record.fail(f"trace {record.existing_id} is gone since planning")
+            return False
+        before = store.row_to_snapshot(row)
+        tags = list(before["tags"])
+        tags += [t for t in change.get("add_tags", []) if t not in tags]
+        after = dict(before, tags=tags, version=before["version"] + 1, updated_at=self.now)
+        after["metadata"] = dict(before["metadata"])
+        if change.get("created_at", 0) > before["created_at"]:
+            after["created_at"] = change["created_at"]
+        store.update_trace(
+            self.db, self.batch, self.brain.brain_id, row[0], before, after, "import"
+        )
+        for label in change.get("add_links", []):
+            self._wikilink(after, label)
+        return True
+
+    # --- other rows --------------------------------------------------------------------
+
+    def _row(self, i: int, op: str) -> bool:
+        record = self.plan.records[i]
+        row = dict(record.fields)
+        row.update({k: v for k, v in self.plan.resolved.get(i, {}).items() if k != "before"})
+        if op == "chunk" and row.get("trace_id") is not None:
+            trace_id = self.trace_ids.get(row["trace_id"], row["trace_id"])
+            row["trace_id"] = trace_id if trace_exists(self.brain, trace_id) else None
+        if op == "edge":
+            row["bidirectional"] = int(bool(row.get("bidirectional")))
+        if revert_rows.insert_row(self.db, self.batch, self.brain.brain_id, op, row):
+            self.wrote_any = True
+            return True
+        record.verdict, record.existing_id = "duplicate", row["id"]
+        record.reason = f"the brain holds a {record.kind} of this id (written since planning)"
+        return False
+
+    # --- links -------------------------------------------------------------------------
+
+    def _wikilink(self, trace: dict[str, Any], label: str) -> None:
+        """A `related_to` edge from the trace's memory-graph node to the node of `label`."""
+        if self.graph is None:
+            self.graph = brain_index.load_graph(self.brain)
+        graph = self.graph
+        source = trace["id"]
+        if source not in graph.node_ids:
+            node = {
+                "id": source,
+                "type": "memory_graph",
+                "label": source,
+                "properties": {
+                    "trace_id": source,
+                    "type": trace["type"],
+                    "scope": trace["scope"],
+                    "scopeId": trace["scope_id"],
+                    "strength": trace["strength"],
+                    "createdAt": trace["created_at"],
+                },
+                "confidence": 1.0,
+                "source": {"type": "import"},
+                "created_at": self.now,
+            }
+            self.new_nodes.append(node)
+            graph.add_node(source, source, "memory_graph")
+        target = graph.by_label.get(label)
+        if target is None:
+            target = f"kn_{uuid.uuid4()}"
+            node = {
+                "id": target,
+                "type": CONCEPT,
+                "label": label,
+                "properties": {},
+                "confidence": 1.0,
+                "source": {"type": "import"},
+                "created_at": self.now,
+            }
+            self.new_nodes.append(node)
+            graph.add_node(target, label, CONCEPT)
+        if (source, target, RELATED_TO) in graph.edges:
+            return
+        edge = {
+            "id": f"ke_{uuid.uuid4()}",
+            "source_id": source,
+            "target_id": target,
+            "type": RELATED_TO,
+            "weight": 1.0,
+            "bidirectional": 0,
+            "metadata": {},
+            "created_at": self.now,
+        }
+        self.new_edges.append(edge)
+        graph.add_edge(edge["id"], source, target, RELATED_TO)
+        self.wrote_any = True
+
+    def _trace_links(self) -> None:
+        """Links between traces a source carried (agent-memory JSONL), over the final ids."""
+        bid = self.brain.brain_id
+        for record in self.plan.records:
+            for link in record.links:
+                if "from_id" not in link:
+                    continue
+                ends = [self.trace_ids.get(link[k]) for k in ("from_id", "to_id")]
+                if None in ends or ends[0] == ends[1] or not all(map(self._held, ends)):
+                    continue
+                from_id, to_id = ends
+                if link["kind"] == "relates_to" and to_id < from_id:
+                    from_id, to_id = to_id, from_id
+                self.db.conn.execute(
+                    "INSERT OR IGNORE INTO memory_links (brain_id, from_id, to_id, kind, "
+                    "created_at) VALUES (?, ?, ?, ?, ?)",
+                    (bid, from_id, to_id, link["kind"], link.get("created_at") or self.now),
+                )
+                if self.db.conn.changes():
+                    row = {
+                        "from_id": from_id,
+                        "to_id": to_id,
+                        "kind": link["kind"],
+                        "created_at": link.get("created_at") or self.now,
+                    }
+                    store.journal(self.db, self.batch, bid, "link", from_id, None, row)
+                    self.batch.links.add(f"{from_id}|{to_id}|{link['kind']}")
+                    self.wrote_any = True
+
+    def _held(self, trace_id: str) -> bool:
+        return trace_id in self.batch.traces or trace_exists(self.brain, trace_id)
+
+    def finish(self) -> None:
+        if self.pending:
+            self._flush_traces()
+        bid = self.brain.brain_id
+        revert_rows.insert_new_rows(self.db, self.batch, bid, "node", self.new_nodes)
+        revert_rows.insert_new_rows(self.db, self.batch, bid, "edge", self.new_edges)
+        self._trace_links()
+        if self.embedded:
+            try:
+                sync_rows(self.db.conn, self.brain.brain_id, self.embedded)
+            except VectorIndexUnavailable:
+                pass  # the BLOBs are stored; `memgui embed --reindex` indexes them later
+
+
+def _constraint(error: apsw.ConstraintError) -> str:
+    text = str(error)
+    if "FOREIGN KEY" in text:
+        return "a row it names (its node, document or conversation) is not in the brain"
+    return text.split(":", 1)[-1].strip() or "a constraint failed"

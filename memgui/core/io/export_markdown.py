@@ -1,0 +1,245 @@
+"""Markdown and Obsidian exports: one note per live trace at `{scope}/{type}/{id}.md`.
+
+Front matter in AgentOS's order (`id, type, scope, strength, tags, createdAt`), then
+memgui's fields (`scopeId` when the trace has one, `scopeIdForm`, `turnUserId`, `category`);
+then the content verbatim with a final line break added when it has none. The front matter
+is written by this module, not merged with the content, so a text that itself begins with a
+`---` block stays in the body (AgentOS's export absorbs it into the front matter). Every
+string that is not a plain word is written double-quoted with escapes, so an id such as
+`0123`, `true` or one holding a line break reads back as the same text.
+
+The Obsidian export appends, a blank line apart, the tag line (`#tag`, whitespace as `-`)
+and a **Related:** list of `[[label]]` for the knowledge-graph edges leaving the trace (its
+id, or a node whose `properties.trace_id` names it), in this brain only.
+
+Names are checked and files written by `export_paths` (no file outside the folder, no link
+followed, one file open at a time); a trace that cannot be written safely is returned in
+`refused`. Forgotten traces are not exported; when the selection named one, it is refused.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import apsw
+
+from memgui.core import store
+from memgui.core.io.export_common import (
+    ExportIncomplete,
+    ExportOptions,
+    ExportResult,
+    Refusals,
+    close_snapshot,
+    open_snapshot,
+    refuse_missing,
+    select_traces,
+    tables,
+    trace_select,
+)
+from memgui.core.io.export_paths import ContainedFolder, Skip, name_problem
+from memgui.core.progress import Job, Progress
+
+if TYPE_CHECKING:
+    from memgui.core.brain import Brain
+
+PROGRESS_EVERY = 500
+# Words, dots and dashes, single spaces between: YAML reads these plain, as text (a leading
+# digit would read as a number; `yes`, `null`… are checked apart).
+_PLAIN = re.compile(r"[^\W\d][\w.-]*(?: [\w.-]+)*")
+_YAML_WORDS = frozenset({"y", "n", "yes", "no", "on", "off", "true", "false", "null"})
+# Characters YAML may not hold raw, or folds as line breaks inside a quoted scalar.
+_YAML_ESCAPE = re.compile("[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]")
+
+# The labels of the knowledge-graph nodes each trace's edges lead to (Obsidian only).
+_RELATED_SQL = """(
+  SELECT json_group_array(label ORDER BY at, edge) FROM (
+    SELECT n.label AS label, e.created_at AS at, e.id AS edge
+    FROM knowledge_edges e JOIN knowledge_nodes n ON n.brain_id = e.brain_id AND n.id = e.target_id
+    WHERE e.brain_id = memory_traces.brain_id AND e.source_id = memory_traces.id
+    UNION ALL
+    SELECT n.label, e.created_at, e.id
+    FROM temp.export_trace_nodes tn
+    JOIN knowledge_edges e ON e.brain_id = memory_traces.brain_id AND e.source_id = tn.node_id
+    JOIN knowledge_nodes n ON n.brain_id = e.brain_id AND n.id = e.target_id
+    WHERE tn.trace_id = memory_traces.id AND tn.node_id != memory_traces.id
+  )
+)"""
+
+
+def yaml_text(value: str) -> str:
+    """A YAML scalar that reads back as exactly `value` (a string)."""
+    if _PLAIN.fullmatch(value) and value.lower() not in _YAML_WORDS:
+        return value
+    quoted = json.dumps(value, ensure_ascii=False)
+    return _YAML_ESCAPE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", quoted)
+
+
+def yaml_number(value: float | int) -> str:
+    """A number YAML 1.1 reads as one (`1e-05` would read as text: it needs `1.0e-05`)."""
+    if isinstance(value, int):
+        return str(value)
+    if math.isnan(value):
+        return ".nan"
+    if math.isinf(value):
+        return ".inf" if value > 0 else "-.inf"
+    if value == int(value) and abs(value) < 1e15:
+        return str(int(value))
+    mantissa, _, exponent = repr(value).partition("e")
+    if not exponent:
+        return mantissa
+    if "." not in mantissa:
+        mantissa += ".0"
+    sign = "" if exponent[0] in "+-" else "+"
+    return f"{mantissa}e{sign}{exponent}"
+
+
+def front_matter(snap: dict[str, Any]) -> str:
+    lines = [
+        "---",
+        f"id: {yaml_text(snap['id'])}",
+        f"type: {yaml_text(snap['type'])}",
+        f"scope: {yaml_text(snap['scope'])}",
+        f"strength: {yaml_number(snap['strength'])}",
+    ]
+    if snap["tags"]:
+        lines.append("tags:")
+        lines.extend(f"  - {yaml_text(tag)}" for tag in snap["tags"])
+    else:
+        lines.append("tags: []")
+    lines.append(f"createdAt: {int(snap['created_at'])}")
+    meta = snap["metadata"]
+    if snap["scope_id"]:
+        lines.append(f"scopeId: {yaml_text(snap['scope_id'])}")
+        if meta.get("scopeIdForm") == "encoded":
+            lines.append("scopeIdForm: encoded")
+    turn_user = meta.get("turnUserId")
+    if isinstance(turn_user, str) and turn_user:
+        lines.append(f"turnUserId: {yaml_text(turn_user)}")
+    if snap["category"]:
+        lines.append(f"category: {yaml_text(snap['category'])}")
+    lines.append("---")
+    return "\n".join(lines) + "\n"
+
+
+def obsidian_trailer(tags: list[str], labels: list[str]) -> str:
+    """What the Obsidian export appends to a trace's text: tag line, then **Related:**."""
+    out = ""
+    if tags:
+        out += "\n\n" + " ".join("#" + re.sub(r"\s+", "-", tag) for tag in tags)
+    if labels:
+        out += "\n\n**Related:**\n" + "\n".join(f"- [[{label}]]" for label in labels)
+    return out
+
+
+def note_text(snap: dict[str, Any], obsidian: bool, labels: list[str]) -> str:
+    body = snap["content"]
+    if obsidian:
+        body += obsidian_trailer(snap["tags"], labels)
+    if not body.endswith("\n"):
+        body += "\n"
+    return front_matter(snap) + body
+
+
+def _labels(raw: Any) -> list[str]:
+    if not isinstance(raw, str):
+        return []
+    labels = [label for label in json.loads(raw) if isinstance(label, str) and label]
+    return list(dict.fromkeys(labels))
+
+
+def _why_not(snap: dict[str, Any]) -> tuple[str, str] | None:
+    for field in ("scope", "type", "id"):
+        problem = name_problem(snap[field])
+        if problem is not None:
+            return field, problem
+    if not isinstance(snap["content"], str):
+        return "content", "is not text"
+    texts = {"content": [snap["content"]], "tags": snap["tags"], "scope_id": [snap["scope_id"]]}
+    for field, values in texts.items():
+        try:
+            for value in values:
+                value.encode("utf-8")
+        except UnicodeEncodeError:
+            return field, "is not valid Unicode (holds a lone surrogate)"
+    return None
+
+
+def _graph_ready(conn: apsw.Connection, brain_id: str) -> bool:
+    present = tables(conn)
+    if not {"knowledge_edges", "knowledge_nodes"} <= present:
+        return False
+    conn.execute("CREATE TEMP TABLE IF NOT EXISTS export_trace_nodes (node_id TEXT, trace_id TEXT)")
+    conn.execute(
+        "INSERT INTO temp.export_trace_nodes SELECT id, json_extract(properties, '$.trace_id') "
+        "FROM knowledge_nodes WHERE brain_id = ? AND json_valid(properties) "
+        "AND json_type(properties, '$.trace_id') = 'text'",
+        (brain_id,),
+    )
+    conn.execute(
+        "CREATE INDEX IF NOT EXISTS temp.export_trace_nodes_t ON export_trace_nodes (trace_id)"
+    )
+    return True
+
+
+def export_markdown(
+    brain: Brain, dest: str | Path, options: ExportOptions, *, obsidian: bool = False
+) -> Job[ExportResult]:
+    """Write one note per live trace below the folder `dest` (see the module docstring)."""
+    what = "Obsidian" if obsidian else "Markdown"
+    refusals = Refusals()
+    conn = open_snapshot(brain.path)
+    failures: list[str] = []
+    exported = 0
+    try:
+        selected = select_traces(conn, brain.brain_id, options.selection)
+        refuse_missing(refusals, selected)
+        total = conn.execute(
+            f"SELECT count(*) FROM memory_traces WHERE {selected.where}", selected.params
+        ).fetchone()[0]
+        yield Progress(0, total, f"exporting {total} traces as {what} notes")
+        related = _RELATED_SQL if obsidian and _graph_ready(conn, brain.brain_id) else "NULL"
+        sql = (
+            f"SELECT {trace_select(conn)}, {related} FROM memory_traces WHERE {selected.where} "
+            "ORDER BY created_at, id"  # the older of two colliding traces is the one written
+        )
+        with ContainedFolder(Path(dest)) as folder:
+            for done, row in enumerate(conn.execute(sql, selected.params), start=1):
+                if done % PROGRESS_EVERY == 0:
+                    yield Progress(done, total, f"{what}: {done} of {total} traces")
+                snap = store.row_to_snapshot(row)
+                if snap["deleted"]:
+                    if selected.limited:
+                        refusals.add(snap["id"], "deleted", "is forgotten; notes hold live traces")
+                    continue
+                why = _why_not(snap)
+                if why is not None:
+                    refusals.add(snap["id"], *why)
+                    continue
+                try:
+                    data = note_text(snap, obsidian, _labels(row[-1])).encode("utf-8")
+                except UnicodeEncodeError:  # a label of its graph, or its turnUserId
+                    refusals.add(snap["id"], "text", "is not valid Unicode (a lone surrogate)")
+                    continue
+                try:
+                    folder.write(
+                        (snap["scope"], snap["type"]), ("scope", "type"), snap["id"] + ".md", data
+                    )
+                except Skip as skip:
+                    refusals.add(snap["id"], skip.field, skip.problem)
+                    continue
+                except OSError as error:
+                    failures.append(f"{snap['id']}: {error.strerror or error}")
+                    refusals.add(snap["id"], "file", f"could not be written: {error.strerror}")
+                    continue
+                exported += 1
+        yield Progress(total, total, f"exported {exported} {what} notes")
+    finally:
+        close_snapshot(conn)
+    result = refusals.result(exported)
+    if failures:
+        raise ExportIncomplete(result, len(failures), failures[0])
+    return result

@@ -1,0 +1,288 @@
+"""The SQLite export: a new, complete brain file holding this brain's rows only.
+
+The file gets the source's schema statement by statement, in the source's order (AgentOS's
+`VACUUM INTO` moves every index after the tables), and then, table by table, the rows of
+this brain (`brain_id`), rowids kept, in one read snapshot of the source: traces with their
+embeddings and deleted flag, the knowledge graph, documents, chunks, images, conversations,
+messages, feedback, the consolidation log, the archive, and memgui's links and journal.
+Derived data is rebuilt rather than copied: both full-text indexes, and the sqlite-vec index
+when sqlite-vec loads (else memgui builds it on first use).
+
+It is written to a private (0600) temporary file beside the destination and linked into
+place only when complete, so the path never holds a partial brain, and an existing path is
+refused, never replaced. The result is in WAL mode: it is a brain that memgui and AgentOS
+open as they open any brain, often from several processes at once, and memgui never changes
+a file's journal mode when it only opens it. It is closed cleanly, so it is one file with no
+`-wal`/`-shm` beside it, ready to copy.
+
+A selection limits the traces; rows that belong to a trace left out (its memory-graph node,
+edges naming it, its links, journal and feedback rows, its archive) are left out too, and a
+chunk's pointer to such a trace is cleared.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, cast
+
+import apsw
+
+from memgui.core import fulltext, vectors
+from memgui.core.errors import InvalidArgument
+from memgui.core.io.export_common import (
+    ExportOptions,
+    ExportResult,
+    Refusals,
+    Selected,
+    columns,
+    refuse_missing,
+    select_traces,
+)
+from memgui.core.progress import Job, Progress
+
+if TYPE_CHECKING:
+    from memgui.core.brain import Brain
+    from memgui.core.db import Database
+
+CHUNK_ROWS = 5000
+# Derived tables: rebuilt in the new file, never copied.
+DERIVED = frozenset({"memgui_fts_pending", vectors.LOG_TABLE})
+REBUILT_VIRTUAL = frozenset({"memory_traces_fts", "memgui_fts", vectors.VEC_TABLE})
+# Columns naming a trace: with a selection, a row naming a trace left out is left out.
+TRACE_REFERENCES = {
+    "knowledge_nodes": ("id",),
+    "knowledge_edges": ("source_id", "target_id"),
+    "memory_links": ("from_id", "to_id"),
+    "memgui_journal": ("trace_id",),
+    "retrieval_feedback": ("trace_id",),
+    "archived_traces": ("trace_id",),
+    "archive_access_log": ("trace_id",),
+}
+
+
+@dataclass
+class _Schema:
+    statements: list[tuple[str, str, str]]  # (type, name, sql) in source order
+    ordinary: list[str]  # tables whose rows are copied
+    virtual: set[str]
+
+
+def _read_schema(conn: apsw.Connection) -> _Schema:
+    rows = conn.execute(
+        "SELECT type, name, sql FROM src.sqlite_master WHERE sql IS NOT NULL ORDER BY rowid"
+    ).fetchall()
+    virtual = {
+        name
+        for kind, name, sql in rows
+        if kind == "table" and sql.upper().startswith("CREATE VIRTUAL")
+    }
+    statements, ordinary = [], []
+    for kind, name, sql in rows:
+        if name.startswith("sqlite_"):
+            continue
+        if (
+            kind == "table"
+            and name not in virtual
+            and any(name.startswith(v + "_") for v in virtual)
+        ):
+            continue  # a virtual table's shadow table: made by the virtual table itself
+        statements.append((kind, name, sql))
+        if kind == "table" and name not in virtual:
+            ordinary.append(name)
+    return _Schema(statements, ordinary, virtual)
+
+
+def _create(out: apsw.Connection, schema: _Schema, kinds: set[str]) -> bool:
+    """Run the source's statements of these kinds; False when the vec table was left out."""
+    vec_made = False
+    for kind, name, sql in schema.statements:
+        if kind not in kinds:
+            continue
+        if name == vectors.VEC_TABLE:
+            if not vectors.vec_available(out):
+                continue  # derived: memgui builds it again when it is missing
+            vec_made = True
+        out.execute(sql)
+    return vec_made
+
+
+@dataclass(frozen=True)
+class _Table:
+    name: str
+    names: list[str]
+    has_rowid: bool  # False: a WITHOUT ROWID table
+    rowid_alias: bool  # an INTEGER PRIMARY KEY column is the rowid: copying it keeps it
+
+
+def _table(out: apsw.Connection, name: str) -> _Table:
+    info = out.execute(f'PRAGMA src.table_info("{name}")').fetchall()
+    pks = [row for row in info if row[5]]
+    alias = len(pks) == 1 and str(pks[0][2]).upper() == "INTEGER"
+    listed = out.execute(f'PRAGMA src.table_list("{name}")').fetchall()
+    without_rowid = bool(listed and listed[0][4])
+    return _Table(name, [row[1] for row in info], not without_rowid, alias)
+
+
+def _where(table: _Table, selected: Selected) -> tuple[str, tuple]:
+    if table.name == "memory_traces":
+        return selected.where, selected.params
+    where = "brain_id = ?"
+    if selected.limited:
+        for col in TRACE_REFERENCES.get(table.name, ()):
+            where += f' AND "{col}" NOT IN (SELECT id FROM temp.export_out)'
+    return where, selected.params[:1]
+
+
+def _copy(out: apsw.Connection, table: _Table, selected: Selected, brains: int) -> Job[int]:
+    """Copy one table's rows for this brain, in chunks; returns the count."""
+    if "brain_id" not in table.names and brains != 1:
+        return 0  # rows that name no brain cannot be told apart in a file of several
+    if "brain_id" in table.names:
+        where, params = _where(table, selected)
+    else:
+        where, params = "1", ()
+    target = ", ".join(f'"{n}"' for n in table.names)
+    source = target
+    if table.name == "document_chunks" and selected.limited and "trace_id" in table.names:
+        source = source.replace(
+            '"trace_id"',
+            "CASE WHEN trace_id IN (SELECT id FROM temp.export_out) THEN NULL ELSE trace_id END",
+        )
+    quoted = f'"{table.name}"'
+    if not table.has_rowid:
+        out.execute(
+            f"INSERT INTO main.{quoted} ({target}) SELECT {source} FROM src.{quoted} WHERE {where}",
+            params,
+        )
+        return out.changes()
+    # Rowids are kept: the full-text and vector indexes key traces by rowid.
+    into, take = (target, source) if table.rowid_alias else (f"rowid, {target}", f"rowid, {source}")
+    copied, last = 0, None
+    while True:
+        after = "" if last is None else " AND rowid > ?"
+        out.execute(
+            f"INSERT INTO main.{quoted} ({into}) SELECT {take} FROM src.{quoted} "
+            f"WHERE ({where}){after} ORDER BY rowid LIMIT {CHUNK_ROWS}",
+            params if last is None else (*params, last),
+        )
+        changed = out.changes()
+        if not changed:
+            return copied
+        copied += changed
+        last = out.execute(f"SELECT max(rowid) FROM main.{quoted}").fetchone()[0]
+        yield Progress(copied, None, f"{table.name}: {copied} rows")
+
+
+def _brain_count(out: apsw.Connection, ordinary: list[str]) -> int:
+    found: set[str] = set()
+    for name in ordinary:
+        if "brain_id" in columns(out, name, "src"):
+            found.update(r[0] for r in out.execute(f'SELECT DISTINCT brain_id FROM src."{name}"'))
+    return len(found)
+
+
+@dataclass
+class _ConnOnly:
+    """What `fulltext.index_all` reads of a Database: its connection."""
+
+    conn: apsw.Connection
+
+
+def _rebuild(out: apsw.Connection, brain_id: str, schema: _Schema, vec_made: bool) -> Job[None]:
+    names = {name for _, name, _ in schema.statements}
+    if "memory_traces_fts" in names:
+        yield Progress(0, None, "rebuilding the AgentOS full-text index")
+        out.execute("INSERT INTO memory_traces_fts(memory_traces_fts) VALUES ('rebuild')")
+    if "memgui_fts" in names:
+        yield Progress(0, None, "rebuilding memgui's full-text index")
+        fulltext.index_all(cast("Database", _ConnOnly(out)))
+    if vec_made:
+        yield from vectors.reindex(out, brain_id)
+
+
+def export_sqlite(brain: Brain, dest: str | Path, options: ExportOptions) -> Job[ExportResult]:
+    """Write this brain into a new SQLite file at `dest` (see the module docstring)."""
+    dest = Path(dest)
+    if os.path.lexists(dest):
+        raise InvalidArgument(
+            "path",
+            f"already exists; a SQLite export never replaces a file (got '{dest}')",
+            str(dest),
+        )
+    if not dest.parent.is_dir():
+        raise InvalidArgument("path", f"names a folder that does not exist (got '{dest.parent}')")
+    tmp = dest.with_name(f".{dest.name}.export-tmp-{os.getpid()}")
+    _remove(tmp)
+    os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))  # private from the start
+    refusals = Refusals()
+    try:
+        out = apsw.Connection(str(tmp), flags=apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_URI)
+        try:
+            traces = yield from _fill(out, brain, options, refusals)
+            out.execute("PRAGMA journal_mode = WAL")
+        finally:
+            out.close()
+        _link_into_place(tmp, dest)
+    finally:
+        _remove(tmp)
+    yield Progress(traces, traces, f"exported {traces} traces to {dest.name}")
+    return refusals.result(traces)
+
+
+def _fill(
+    out: apsw.Connection, brain: Brain, options: ExportOptions, refusals: Refusals
+) -> Job[int]:
+    # A temporary file that is deleted on any failure: no journal, no syncs while filling.
+    out.execute("PRAGMA journal_mode = OFF")
+    out.execute("PRAGMA synchronous = OFF")
+    out.execute("PRAGMA foreign_keys = OFF")  # rows are copied as they are
+    out.execute("ATTACH DATABASE ? AS src", (brain.path.resolve().as_uri() + "?mode=ro",))
+    out.setbusytimeout(10_000)
+    out.execute("BEGIN")
+    try:
+        schema = _read_schema(out)
+        if "memory_traces" not in schema.ordinary:
+            raise InvalidArgument("brain", f"{brain.path} holds no memory_traces table")
+        selected = select_traces(out, brain.brain_id, options.selection, schema="src")
+        refuse_missing(refusals, selected)
+        vec_made = _create(out, schema, {"table", "index", "view"})
+        brains = _brain_count(out, schema.ordinary)
+        traces = 0
+        for name in schema.ordinary:
+            if name in DERIVED:
+                continue
+            yield Progress(traces, None, f"copying {name}")
+            copied = yield from _copy(out, _table(out, name), selected, brains)
+            if name == "memory_traces":
+                traces = copied
+        _create(out, schema, {"trigger"})  # after the rows, so no trigger fires on the copy
+        yield from _rebuild(out, brain.brain_id, schema, vec_made)
+        out.execute("COMMIT")
+    except BaseException:
+        with contextlib.suppress(apsw.Error):
+            out.execute("ROLLBACK")
+        raise
+    out.execute("DETACH DATABASE src")
+    return traces
+
+
+def _link_into_place(tmp: Path, dest: Path) -> None:
+    """Give the finished file its name without ever replacing what appeared there meanwhile."""
+    try:
+        os.link(tmp, dest)
+    except FileExistsError:
+        raise InvalidArgument(
+            "path", f"already exists; a SQLite export never replaces a file (got '{dest}')"
+        ) from None
+    except OSError:  # a file system without hard links
+        if os.path.lexists(dest):
+            raise InvalidArgument("path", f"already exists (got '{dest}')") from None
+        os.rename(tmp, dest)
+
+
+def _remove(tmp: Path) -> None:
+    for leftover in (tmp, *(tmp.with_name(tmp.name + s) for s in ("-wal", "-shm", "-journal"))):
+        leftover.unlink(missing_ok=True)

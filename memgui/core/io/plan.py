@@ -1,0 +1,193 @@
+"""Planning an import: read a source, classify every record against the brain, write nothing.
+
+`plan(brain, source, format, options)` is a core job (it yields `Progress` and returns the
+`ImportPlan`). It reads the source with the reader of its format and gives every record a
+verdict: `new`, `duplicate` (of which trace or row, and why), `update` (adds tags or links to
+a trace the brain holds), `refused` / `error` as the reader set them, or `skipped` (an expired
+memory, a graph row whose trace is not imported). Things the reader saw and did not read (an
+image, a file of another extension, an embed) are listed in `not_read`. The person reviews the
+plan, may edit or un-accept records, and `commit.commit(brain, plan)` writes it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from memgui.core.errors import InvalidArgument
+from memgui.core.io import classify
+from memgui.core.io.agentos_reader import read_agentos_json, read_agentos_sqlite
+from memgui.core.io.chatgpt_reader import read_chatgpt
+from memgui.core.io.csv_reader import read_csv
+from memgui.core.io.detect import FORMATS, detect_format
+from memgui.core.io.gsd_reader import read_gsd
+from memgui.core.io.jsonl_reader import read_jsonl
+from memgui.core.io.markdown_reader import read_markdown
+from memgui.core.io.obsidian_reader import read_obsidian
+from memgui.core.io.records import (
+    ERROR,
+    REFUSED,
+    SKIPPED,
+    UNREAD,
+    VERDICTS,
+    ImportRecord,
+)
+from memgui.core.model import SCOPES, check_choice
+from memgui.core.progress import Cancelled, Job, Progress
+
+if TYPE_CHECKING:
+    from memgui.core.brain import Brain
+
+COUNTED = (*VERDICTS, SKIPPED)
+FOLDER_FORMATS = ("markdown", "obsidian", "chatgpt")
+
+
+@dataclass
+class ImportOptions:
+    """How to read a source and how to file what it holds."""
+
+    format: str = "auto"
+    dedup: bool = True
+    all_branches: bool = False  # ChatGPT: every edit and regeneration, not just the one seen
+    scope: str | None = None  # file every trace under this scope instead of its own
+    scope_id: str | None = None  # ... and this scope id
+    brain_id: str | None = None  # the brain to read from a source that holds several
+    content_column: str | None = None  # CSV: the column holding the text (default content)
+
+    def validated(self) -> ImportOptions:
+        if self.format != "auto":
+            check_choice("format", self.format, FORMATS)
+        if self.scope is not None:
+            check_choice("scope", self.scope, SCOPES)
+        if self.scope_id is not None and not isinstance(self.scope_id, str):
+            raise InvalidArgument("scope_id", f"must be a string (got {self.scope_id!r})")
+        return self
+
+
+@dataclass
+class ImportPlan:
+    """What an import would do: every record with its verdict; nothing written yet."""
+
+    source: str
+    format: str
+    brain_id: str
+    options: ImportOptions
+    records: list[ImportRecord] = field(default_factory=list)
+    not_read: list[ImportRecord] = field(default_factory=list)  # images, other files, embeds
+    # Per record index: what commit needs that the source did not say (the trace id to
+    # write under, remapped graph ends, the tags and links an update adds).
+    resolved: dict[int, dict[str, Any]] = field(default_factory=dict)
+    # Fingerprints of refused / error records at planning: an edited one is read again.
+    fingerprints: dict[int, str] = field(default_factory=dict)
+    journal_mark: int = 0  # the brain's last journal id when planned
+    written: set[int] = field(default_factory=set)  # indexes a commit of this plan wrote
+
+    @property
+    def counts(self) -> dict[str, int]:
+        found = Counter(r.verdict for r in self.records)
+        return {verdict: found.get(verdict, 0) for verdict in COUNTED}
+
+    @property
+    def files_read(self) -> int:
+        """Files the reader opened (for a folder: each note once, whatever it became)."""
+        return len({classify.file_of(r.source) for r in self.records})
+
+    @property
+    def unreadable(self) -> str | None:
+        """Why the source as a whole could not be read, or None when it could."""
+        whole = [r for r in self.records if r.kind == UNREAD and r.verdict in (ERROR, REFUSED)]
+        if whole and len(whole) == len(self.records):
+            return "; ".join(f"{r.source}: {r.reason}" for r in whole)
+        return None
+
+    def trace_id(self, index: int) -> str | None:
+        """The trace a record will be written as, or the one it duplicates or updates."""
+        record = self.records[index]
+        if record.existing_id is not None:
+            return record.existing_id
+        return self.resolved.get(index, {}).get("id") or record.fields.get("id")
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "format": self.format,
+            "counts": self.counts,
+            "not_read": [{"source": r.source, "reason": r.reason} for r in self.not_read],
+        }
+
+
+def resolve_format(source: Path, options: ImportOptions) -> str:
+    return detect_format(source) if options.format == "auto" else options.format
+
+
+def _reader(
+    fmt: str, source: Path, brain: Brain, options: ImportOptions
+) -> Iterator[Progress | ImportRecord]:
+    readers: dict[str, Callable[[], Iterator[Progress | ImportRecord]]] = {
+        "sqlite": lambda: read_agentos_sqlite(source, brain_id=options.brain_id),
+        "json": lambda: read_agentos_json(source, brain_id=options.brain_id),
+        "jsonl": lambda: read_jsonl(source),
+        "markdown": lambda: read_markdown(source),
+        "obsidian": lambda: read_obsidian(source),
+        "chatgpt": lambda: read_chatgpt(
+            source, all_branches=options.all_branches, brain_id=brain.brain_id
+        ),
+        "csv": lambda: read_csv(source, options={"content_column": options.content_column}),
+        "gsd": lambda: read_gsd(
+            source, options={"scope": options.scope, "scope_id": options.scope_id}
+        ),
+    }
+    return readers[fmt]()
+
+
+def _check_source(source: Path, fmt: str) -> None:
+    if not source.exists():
+        raise InvalidArgument("path", f"does not exist (got '{source}')", str(source))
+    if source.is_dir() and fmt not in FOLDER_FORMATS:
+        raise InvalidArgument(
+            "path", f"is a folder, but a {fmt} source is a file (got '{source}')", str(source)
+        )
+    if source.is_file() and fmt in ("obsidian",) and source.suffix.lower() != ".md":
+        raise InvalidArgument("path", f"is not an Obsidian vault folder (got '{source}')")
+
+
+def plan(
+    brain: Brain,
+    source: str | Path,
+    format: str = "auto",
+    options: ImportOptions | None = None,
+    cancelled: Callable[[], bool] | None = None,
+) -> Job[ImportPlan]:
+    """Read `source` and classify every record against `brain` (see the module docstring).
+
+    `format` overrides `options.format` when it is not "auto". Writes nothing. `cancelled`,
+    when given, is asked between records; a True stops the job with `Cancelled`.
+    """
+    options = options or ImportOptions()
+    if format != "auto":
+        options.format = format
+    options.validated()
+    path = Path(source)
+    if not path.exists():
+        raise InvalidArgument("path", f"does not exist (got '{path}')", str(path))
+    fmt = resolve_format(path, options)
+    _check_source(path, fmt)
+    result = ImportPlan(source=str(path), format=fmt, brain_id=brain.brain_id, options=options)
+    yield Progress(0, None, f"reading {path.name} as {fmt}")
+    for event in _reader(fmt, path, brain, options):
+        if cancelled is not None and cancelled():
+            raise Cancelled(f"planning the import of {path.name} was cancelled")
+        if isinstance(event, Progress):
+            yield event
+        elif event.kind == UNREAD and event.verdict == SKIPPED:
+            result.not_read.append(event)
+        else:
+            result.records.append(event)
+    yield Progress(0, len(result.records), f"comparing {len(result.records)} records")
+    yield from classify.classify(brain, result)
+    total = len(result.records)
+    yield Progress(total, total, f"planned {total} records")
+    return result

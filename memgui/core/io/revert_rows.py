@@ -1,0 +1,200 @@
+"""Writing and reverting the rows an import adds beside traces, journaled like traces.
+
+An import writes knowledge nodes and edges, documents, chunks, images, conversations and
+messages in the same transaction as its traces. Each such write is journaled in the import's
+batch with an op naming the row's kind (`node`, `edge`, `conversation`, …), the row id in
+`trace_id`, and the row's columns (without BLOBs) in `before` / `after`, so `revert(batch)`
+removes or restores them too: `journal._undo` hands these ops to `undo` here.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from memgui.core import store
+from memgui.core.db import WriteBatch, now_ms
+from memgui.core.errors import InvalidArgument
+
+if TYPE_CHECKING:
+    from memgui.core.brain import Brain
+    from memgui.core.model import JournalEntry
+
+# op -> (table, columns in order, JSON columns, BLOB columns)
+TABLES: dict[str, tuple[str, tuple[str, ...], frozenset[str], frozenset[str]]] = {
+    "node": (
+        "knowledge_nodes",
+        ("id", "type", "label", "properties", "embedding", "confidence", "source", "created_at"),
+        frozenset({"properties", "source"}),
+        frozenset({"embedding"}),
+    ),
+    "edge": (
+        "knowledge_edges",
+        ("id", "source_id", "target_id", "type", "weight", "bidirectional", "metadata"),
+        frozenset({"metadata"}),
+        frozenset(),
+    ),
+    "document": (
+        "documents",
+        ("id", "path", "format", "title", "content_hash", "chunk_count", "metadata"),
+        frozenset({"metadata"}),
+        frozenset(),
+    ),
+    "chunk": (
+        "document_chunks",
+        ("id", "document_id", "trace_id", "content", "chunk_index", "page_number", "embedding"),
+        frozenset(),
+        frozenset({"embedding"}),
+    ),
+    "image": (
+        "document_images",
+        ("id", "document_id", "chunk_id", "data", "mime_type", "caption", "page_number"),
+        frozenset(),
+        frozenset({"data", "embedding"}),
+    ),
+    "conversation": (
+        "conversations",
+        ("id", "title", "created_at", "updated_at", "metadata"),
+        frozenset({"metadata"}),
+        frozenset(),
+    ),
+    "message": (
+        "messages",
+        ("id", "conversation_id", "role", "content", "created_at", "metadata"),
+        frozenset({"metadata"}),
+        frozenset(),
+    ),
+}
+# Columns some tables have beyond the ordered ones above.
+EXTRA = {
+    "edge": ("created_at",),
+    "document": ("ingested_at",),
+    "image": ("embedding",),
+}
+ROW_OPS = frozenset(TABLES)
+# Rows that other rows name: reverting one of them first needs its dependants gone.
+DEPENDANTS = {
+    "node": ("knowledge_edges", "source_id = ?2 OR target_id = ?2"),
+    "document": ("document_chunks", "document_id = ?2"),
+    "conversation": ("messages", "conversation_id = ?2"),
+}
+
+
+def columns(op: str) -> tuple[str, ...]:
+    return TABLES[op][1] + EXTRA.get(op, ())
+
+
+def insert_row(db: Any, batch: WriteBatch, brain_id: str, op: str, row: dict[str, Any]) -> bool:
+    """INSERT OR IGNORE one row and journal it; False when a row of that id was there."""
+    table, _ordered, json_cols, _blobs = TABLES[op]
+    names = [c for c in columns(op) if c in row]
+    values = [store.dumps(row[c]) if c in json_cols else row[c] for c in names]
+    marks = ", ".join("?" * (len(names) + 1))
+    db.conn.execute(
+        f"INSERT OR IGNORE INTO {table} (brain_id, {', '.join(names)}) VALUES ({marks})",
+        (brain_id, *values),
+    )
+    if db.conn.changes() == 0:
+        return False
+    store.journal(db, batch, brain_id, op, row["id"], None, journal_row(op, row))
+    if op in ("node", "edge"):
+        batch.nodes.add(row["id"])
+    return True
+
+
+def insert_new_rows(
+    db: Any, batch: WriteBatch, brain_id: str, op: str, rows: list[dict[str, Any]]
+) -> None:
+    """Many rows known to be new (checked in this transaction), in two statements.
+
+    Every row must name the same columns. Journaled like `insert_row`, in bulk: an Obsidian
+    vault's wikilinks add thousands of nodes and edges.
+    """
+    if not rows:
+        return
+    table, _ordered, json_cols, _blobs = TABLES[op]
+    names = [c for c in columns(op) if c in rows[0]]
+    marks = ", ".join("?" * (len(names) + 1))
+    db.conn.executemany(
+        f"INSERT INTO {table} (brain_id, {', '.join(names)}) VALUES ({marks})",
+        [(brain_id, *(_json(row[c]) if c in json_cols else row[c] for c in names)) for row in rows],
+    )
+    at = now_ms()
+    db.conn.executemany(
+        "INSERT INTO memgui_journal (brain_id, at, actor, batch_id, op, trace_id, before, after) "
+        "VALUES (?, ?, ?, ?, ?, ?, NULL, ?)",
+        [
+            (brain_id, at, batch.actor, batch.batch_id, op, row["id"], _json(journal_row(op, row)))
+            for row in rows
+        ],
+    )
+    if op in ("node", "edge"):
+        batch.nodes.update(row["id"] for row in rows)
+
+
+def _json(value: Any) -> str:
+    return orjson.dumps(value).decode("utf-8")
+
+
+def journal_row(op: str, row: dict[str, Any]) -> dict[str, Any]:
+    """The row as the journal keeps it: every column but the BLOBs."""
+    blobs = TABLES[op][3]
+    return {c: row[c] for c in columns(op) if c in row and c not in blobs}
+
+
+def update_row(
+    db: Any,
+    batch: WriteBatch,
+    brain_id: str,
+    op: str,
+    before: dict[str, Any],
+    after: dict[str, Any],
+) -> None:
+    """Set the columns `after` names and journal the change (`before` holds their old values)."""
+    table, _ordered, json_cols, _blobs = TABLES[op]
+    names = [c for c in after if c != "id"]
+    sets = ", ".join(f"{c} = ?" for c in names)
+    values = [store.dumps(after[c]) if c in json_cols else after[c] for c in names]
+    db.conn.execute(
+        f"UPDATE {table} SET {sets} WHERE brain_id = ? AND id = ?",
+        (*values, brain_id, after["id"]),
+    )
+    store.journal(db, batch, brain_id, op, after["id"], before, after)
+
+
+def undo(brain: Brain, batch: WriteBatch, entry: JournalEntry) -> None:
+    """The inverse of one journaled row write, itself journaled in the revert's batch."""
+    db, bid, op = brain.db, brain.brain_id, entry.op
+    table = TABLES[op][0]
+    row_id = entry.trace_id
+    if entry.before is None and entry.after is not None:  # the row was added: remove it
+        dependant = DEPENDANTS.get(op)
+        if dependant is not None:
+            other, where = dependant
+            used = db.conn.execute(
+                f"SELECT count(*) FROM {other} WHERE brain_id = ?1 AND ({where})", (bid, row_id)
+            ).fetchone()[0]
+            if used:
+                raise InvalidArgument(
+                    "batch_id",
+                    f"cannot be reverted: {op} {row_id} is used by {used} row(s) of {other} "
+                    "written since",
+                    entry.batch_id,
+                )
+        db.conn.execute(f"DELETE FROM {table} WHERE brain_id = ? AND id = ?", (bid, row_id))
+        if db.conn.changes():
+            store.journal(db, batch, bid, op, row_id, entry.after, None)
+    elif entry.before is not None and entry.after is not None:  # changed: restore
+        update_row(db, batch, bid, op, dict(entry.after), dict(entry.before, id=row_id))
+    elif entry.before is not None:  # removed (a revert's delete): put it back
+        insert_row(db, batch, bid, op, _with_blobs(op, dict(entry.before)))
+    if op in ("node", "edge"):
+        batch.nodes.add(row_id)
+
+
+def _with_blobs(op: str, row: dict[str, Any]) -> dict[str, Any]:
+    """A row put back from the journal: BLOB columns it needs are empty (never journaled)."""
+    if op == "image":
+        row.setdefault("data", b"")
+    return row

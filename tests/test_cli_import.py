@@ -1,0 +1,103 @@
+"""`memgui import`: dry runs, JSON output, options and exit codes, on real brain files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memgui.core.brain import Brain
+from memgui.core.model import TraceFilter
+from tests.test_cli import run_cli, run_text
+
+ROOT = Path(__file__).resolve().parents[1]
+AGENTOS = ROOT.parent / "shared" / "fixtures" / "agentos"
+CSV = str(AGENTOS / "csv-input.csv")
+
+
+def trace_count(path: Path) -> int:
+    with Brain.open(path) as brain:
+        return brain.count(TraceFilter(include_deleted=True))
+
+
+def test_dry_run_prints_counts_then_each_record_that_is_not_new(
+    capsys: pytest.CaptureFixture[str], brain_path: Path
+) -> None:
+    result = run_text(capsys, brain_path, "import", CSV, "--dry-run")
+    lines = result.out.splitlines()
+    assert lines[0] == "plan (csv): 7 new, 0 duplicate, 0 update, 1 refused, 1 error"
+    assert lines[1].startswith("refused   csv-input.csv:7")
+    assert lines[2].startswith("error     csv-input.csv:8") and "metadata" in lines[2]
+    assert len(lines) == 3
+    assert result.code == 1  # a record could not be read
+    assert not brain_path.exists() or trace_count(brain_path) == 0
+
+
+def test_json_plan_and_result(capsys: pytest.CaptureFixture[str], brain_path: Path) -> None:
+    dry = run_cli(capsys, brain_path, "import", str(AGENTOS / "json-input.json"), "--dry-run")
+    doc = dry.json()
+    assert dry.code == 0
+    assert doc["plan"] == {
+        "new": 6,
+        "duplicate": 0,
+        "update": 0,
+        "refused": 0,
+        "error": 0,
+        "skipped": 0,
+    }
+    assert "result" not in doc
+    first = doc["records"][0]
+    assert set(first) >= {"source", "verdict", "reason", "trace_id"}
+    assert first["trace_id"] == "seed_trace_1" and first["verdict"] == "new"
+    done = run_cli(capsys, brain_path, "import", str(AGENTOS / "json-input.json")).json()
+    assert done["result"]["imported"] == 6 and done["result"]["errors"] == []
+    again = run_cli(capsys, brain_path, "import", str(AGENTOS / "json-input.json")).json()
+    assert again["plan"]["duplicate"] == 6
+    assert again["result"] == {**again["result"], "imported": 0, "skipped": 6}
+    assert trace_count(brain_path) == 2
+
+
+def test_import_commits_and_reports(capsys: pytest.CaptureFixture[str], brain_path: Path) -> None:
+    result = run_text(capsys, brain_path, "import", CSV)
+    assert result.out.splitlines()[-1].startswith("imported 7, skipped 0 (0 updated), refused 1")
+    assert trace_count(brain_path) == 7
+
+
+def test_options_reach_the_plan(capsys: pytest.CaptureFixture[str], brain_path: Path) -> None:
+    run_cli(capsys, brain_path, "import", CSV)
+    again = run_cli(
+        capsys, brain_path, "import", CSV, "--no-dedup", "--scope", "thread", "--scope-id", "t9"
+    ).json()
+    assert again["result"]["imported"] == 7
+    with Brain.open(brain_path) as brain:
+        refiled = [
+            t for t in brain.list(TraceFilter(include_deleted=True), limit=50) if t.scope_id == "t9"
+        ]
+    assert len(refiled) == 7 and {t.scope for t in refiled} == {"thread"}
+
+
+def test_format_is_named_or_detected(capsys: pytest.CaptureFixture[str], brain_path: Path) -> None:
+    folder = str(AGENTOS / "obsidian")
+    doc = run_cli(capsys, brain_path, "import", folder, "--format", "obsidian", "--dry-run")
+    assert doc.json()["format"] == "obsidian"
+    bad = run_text(capsys, brain_path, "import", CSV, "--format", "docx")
+    assert bad.code == 2 and "docx" in bad.err
+
+
+def test_an_unreadable_source_exits_2_naming_it(
+    capsys: pytest.CaptureFixture[str], brain_path: Path, tmp_path: Path
+) -> None:
+    broken = tmp_path / "broken.json"
+    broken.write_text("{not json", encoding="utf-8")
+    result = run_text(capsys, brain_path, "import", str(broken), "--format", "json")
+    assert result.code == 2 and str(broken) in result.err and "not valid JSON" in result.err
+    missing = run_text(capsys, brain_path, "import", str(tmp_path / "nowhere.csv"))
+    assert missing.code == 2 and "nowhere.csv" in missing.err
+    assert not brain_path.exists() or trace_count(brain_path) == 0
+
+
+def test_all_branches_flag(capsys: pytest.CaptureFixture[str], brain_path: Path) -> None:
+    source = str(ROOT.parent / "shared" / "corpora" / "chatgpt" / "librechat__chatgpt-tree.json")
+    seen = run_cli(capsys, brain_path, "import", source, "--dry-run").json()["plan"]["new"]
+    every = run_cli(capsys, brain_path, "import", source, "--dry-run", "--all-branches")
+    assert every.json()["plan"]["new"] >= seen

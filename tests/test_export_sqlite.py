@@ -1,0 +1,128 @@
+"""SQLite export: a complete brain of this brain's rows, in WAL, never replacing a file."""
+
+from __future__ import annotations
+
+import stat
+from pathlib import Path
+
+import apsw
+import pytest
+
+from memgui.core.brain import Brain
+from memgui.core.errors import InvalidArgument
+from memgui.core.io.export import ExportOptions, export
+from memgui.core.progress import Cancelled, run_to_end
+
+
+def run(brain: Brain, dest: Path, **options):
+    return run_to_end(export(brain, dest, "sqlite", ExportOptions(**options)))
+
+
+def read(path: Path) -> apsw.Connection:
+    flags = apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI
+    return apsw.Connection(f"{path.resolve().as_uri()}?mode=ro", flags=flags)
+
+
+def rows(conn: apsw.Connection, table: str) -> list[tuple]:
+    return conn.execute(f'SELECT rowid, * FROM "{table}" ORDER BY rowid').fetchall()
+
+
+def test_agentos_brain_copies_whole(agentos_copy: Path, tmp_path: Path) -> None:
+    with Brain.open(agentos_copy) as brain:
+        result = run(brain, tmp_path / "copy.sqlite")
+    assert result.exported == 51 and result.refused == ()
+    assert not (tmp_path / "copy.sqlite-wal").exists()  # closed clean: one file
+    src, out = read(agentos_copy), read(tmp_path / "copy.sqlite")
+    master = "SELECT type, name, sql FROM sqlite_master ORDER BY rowid"
+    assert out.execute(master).fetchall() == src.execute(master).fetchall()  # same order too
+    for (name,) in src.execute("SELECT name FROM sqlite_master WHERE type = 'table'"):
+        if not name.startswith("memory_traces_fts"):
+            assert rows(out, name) == rows(src, name), name
+    match = "SELECT rowid FROM memory_traces_fts WHERE memory_traces_fts MATCH 'standup'"
+    assert out.execute(match).fetchall() == src.execute(match).fetchall()
+    assert out.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert out.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    assert stat.S_IMODE((tmp_path / "copy.sqlite").stat().st_mode) == 0o600
+
+
+def test_only_this_brains_rows_and_memgui_tables(tmp_path: Path) -> None:
+    path = tmp_path / "two.sqlite"
+    with Brain.open(path, "alpha") as alpha:
+        a = alpha.add("alpha text", tags=["x"])
+        b = alpha.add("alpha other")
+        c = alpha.add("linked")
+        alpha.link(a.id, c.id, "relates_to")
+        alpha.forget(b.id)
+    other = apsw.Connection(str(path))  # a second brain in the same file
+    other.execute(
+        "INSERT INTO memory_traces (brain_id, id, type, scope, content, created_at) "
+        "VALUES ('beta', 'b1', 'episodic', 'user', 'beta text', 1)"
+    )
+    other.execute("INSERT INTO brain_meta VALUES ('beta', 'schema_version', '2')")
+    other.close()
+    with Brain.open(path, "alpha") as alpha:
+        result = run(alpha, tmp_path / "alpha.sqlite")
+    assert result.exported == 3
+    with Brain.open(tmp_path / "alpha.sqlite") as copy:
+        assert copy.brain_id == "alpha"
+        assert copy.get(b.id).deleted and copy.get(a.id).tags == ("x",)
+        assert [h.trace.id for h in copy.search("alpha", record_recall=False).hits] == [a.id]
+        assert [r.id for r in copy.related(a.id)] == [c.id]
+        assert copy.history(a.id)  # the journal travels
+    out = read(tmp_path / "alpha.sqlite")
+    for table in ("memory_traces", "brain_meta", "memgui_journal", "memory_links"):
+        ids = {r[0] for r in out.execute(f"SELECT DISTINCT brain_id FROM {table}")}
+        assert ids == {"alpha"}, table
+
+
+def test_selection_keeps_only_the_selected_traces_rows(brain: Brain, tmp_path: Path) -> None:
+    a = brain.add("one", id="one")
+    brain.add("two", id="two")
+    brain.link("one", "two", "relates_to")
+    result = run(brain, tmp_path / "sel.sqlite", selection=["one", "nope"])
+    assert result.exported == 1
+    assert [(r.id, r.field) for r in result.refused] == [("nope", "id")]
+    out = read(tmp_path / "sel.sqlite")
+    assert out.execute("SELECT id FROM memory_traces").fetchall() == [(a.id,)]
+    assert out.execute("SELECT count(*) FROM memory_links").fetchone()[0] == 0
+    assert {r[0] for r in out.execute("SELECT trace_id FROM memgui_journal")} == {"one"}
+
+
+def test_existing_path_is_refused_untouched(brain: Brain, tmp_path: Path) -> None:
+    brain.add("x")
+    dest = tmp_path / "taken.sqlite"
+    dest.write_bytes(b"mine")
+    with pytest.raises(InvalidArgument, match="already exists"):
+        run(brain, dest)
+    (tmp_path / "dangling").symlink_to(tmp_path / "nowhere")
+    with pytest.raises(InvalidArgument, match="already exists"):
+        run(brain, tmp_path / "dangling")
+    assert dest.read_bytes() == b"mine" and not (tmp_path / "nowhere").exists()
+
+
+def test_cancel_leaves_nothing(brain: Brain, tmp_path: Path) -> None:
+    with brain.batch():
+        for i in range(12_000):
+            brain.add(f"t{i}")
+    job = export(brain, tmp_path / "c.sqlite", "sqlite")
+    next(job), next(job)
+    with pytest.raises(Cancelled):
+        job.throw(Cancelled())
+    leftovers = [p.name for p in tmp_path.iterdir() if p.name.startswith((".c.", "c."))]
+    assert leftovers == []
+
+
+def test_vector_index_is_rebuilt_in_the_copy(brain: Brain, tmp_path: Path) -> None:
+    from memgui.core import vectors
+
+    if not vectors.vec_available(brain.db.conn):
+        pytest.skip("sqlite-vec cannot be loaded here")
+    t = brain.add("with a vector")
+    with brain.write("embed"):
+        vectors.write_embedding(brain.db.conn, brain.brain_id, t.rowid, [0.1, 0.2, 0.3])
+    run(brain, tmp_path / "vec.sqlite")
+    out = read(tmp_path / "vec.sqlite")
+    vectors.load_sqlite_vec(out)
+    assert out.execute(f"SELECT rowid FROM {vectors.VEC_TABLE}").fetchall() == [(t.rowid,)]
+    blob = out.execute("SELECT embedding FROM memory_traces").fetchone()[0]
+    assert blob == vectors.pack_vector([0.1, 0.2, 0.3])

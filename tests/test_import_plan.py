@@ -1,0 +1,232 @@
+"""Planning an import: verdicts against the brain and within the source; nothing written."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memgui.core.brain import Brain
+from memgui.core.errors import BrainIdRequired, InvalidArgument
+from memgui.core.io.commit import commit
+from memgui.core.io.plan import ImportOptions, ImportPlan, plan
+from memgui.core.io.records import DUPLICATE, NEW, TRACE, UPDATE
+from memgui.core.progress import Cancelled, Progress, run_to_end
+
+ROOT = Path(__file__).resolve().parents[1]
+AGENTOS = ROOT.parent / "shared" / "fixtures" / "agentos"
+VAULT = ROOT / "tests" / "fixtures" / "io" / "vault"
+
+
+def make_plan(brain: Brain, source: Path, **options: Any) -> ImportPlan:
+    return run_to_end(plan(brain, source, options=ImportOptions(**options)))
+
+
+def write_export(path: Path, traces: list[dict[str, Any]], **sections: Any) -> Path:
+    path.write_text(json.dumps({"meta": {}, "traces": traces, **sections}), encoding="utf-8")
+    return path
+
+
+def trace_row(trace_id: str, content: str, **extra: Any) -> dict[str, Any]:
+    row = {"id": trace_id, "type": "semantic", "scope": "user", "content": content}
+    row.update({"created_at": 1_700_000_000_000, "tags": "[]", "metadata": "{}", **extra})
+    return row
+
+
+def verdicts(the_plan: ImportPlan) -> list[tuple[str, str | None]]:
+    return [(r.verdict, the_plan.trace_id(i)) for i, r in enumerate(the_plan.records)]
+
+
+def test_planning_writes_nothing(brain: Brain, brain_path: Path) -> None:
+    brain.add("already here")
+    before = brain_path.read_bytes()
+    version = brain.data_version()
+    the_plan = make_plan(brain, AGENTOS / "export.json")
+    assert the_plan.counts["new"] == 101
+    assert brain.data_version() == version
+    assert brain.count() == 1
+    assert brain_path.read_bytes() == before
+
+
+def test_plan_is_a_job_of_progress_events(brain: Brain) -> None:
+    job = plan(brain, AGENTOS / "csv-input.csv")
+    events = []
+    with pytest.raises(StopIteration) as stop:
+        while True:
+            events.append(next(job))
+    assert events and all(isinstance(e, Progress) for e in events)
+    assert isinstance(stop.value.value, ImportPlan)
+
+
+def test_cancelling_a_plan_stops_it(brain: Brain) -> None:
+    with pytest.raises(Cancelled):
+        run_to_end(plan(brain, AGENTOS / "export.json", cancelled=lambda: True))
+
+
+def test_duplicate_needs_the_same_scope_scope_id_and_user(brain: Brain, tmp_path: Path) -> None:
+    brain.add("Shared words", scope="user", scope_id="u1")
+    brain.add("By a guest", scope="user", scope_id="u1", metadata={"turnUserId": "guest"})
+    source = write_export(
+        tmp_path / "export.json",
+        [
+            trace_row("a", "Shared words", metadata='{"scopeId": "u1"}'),
+            trace_row("b", "Shared words", metadata='{"scopeId": "u2"}'),
+            trace_row("c", "Shared words", scope="thread", metadata='{"scopeId": "u1"}'),
+            trace_row("d", "By a guest", metadata='{"scopeId": "u1"}'),
+            trace_row("e", "By a guest", metadata='{"scopeId": "u1", "turnUserId": "guest"}'),
+        ],
+    )
+    the_plan = make_plan(brain, source)
+    got = [r.verdict for r in the_plan.records]
+    assert got == [DUPLICATE, NEW, NEW, NEW, DUPLICATE]
+    assert "same text as trace" in the_plan.records[0].reason
+    assert "u1" in the_plan.records[0].reason
+
+
+def test_same_hash_in_metadata_is_a_duplicate(brain: Brain, tmp_path: Path) -> None:
+    from memgui.core.store import content_hash
+
+    row = trace_row("x", "Hashed elsewhere", metadata="{}")
+    first = write_export(tmp_path / "one.json", [row])
+    run_to_end(commit(brain, make_plan(brain, first)))
+    # a trace the brain knows by import_hash only (its text changed since) still matches
+    brain.db.conn.execute(
+        "UPDATE memory_traces SET metadata = json_set(metadata, '$.import_hash', ?, "
+        "'$.content_hash', 'other') WHERE id = 'x'",
+        (content_hash("Hashed again"),),
+    )
+    again = write_export(tmp_path / "two.json", [trace_row("y", "Hashed again")])
+    record = make_plan(brain, again).records[0]
+    assert record.verdict == DUPLICATE and record.existing_id == "x"
+    assert "import_hash" in record.reason
+
+
+def test_a_live_record_wins_over_its_forgotten_twin_in_the_source(
+    brain: Brain, tmp_path: Path
+) -> None:
+    source = write_export(
+        tmp_path / "export.json",
+        [trace_row("gone", "Twin text", deleted=1), trace_row("live", "Twin text", deleted=0)],
+    )
+    the_plan = make_plan(brain, source)
+    by_id = {r.fields["id"]: r for r in the_plan.records}
+    assert by_id["live"].verdict == NEW
+    assert by_id["gone"].verdict == DUPLICATE and by_id["gone"].existing_id == "live"
+    run_to_end(commit(brain, the_plan))
+    assert not brain.get("live").deleted
+    assert brain.count() == 1
+
+
+def test_the_brains_live_trace_is_what_a_record_duplicates(brain: Brain, tmp_path: Path) -> None:
+    old = brain.add("Said twice")
+    brain.forget(old.id)
+    live = brain.add("Said twice")
+    source = write_export(tmp_path / "export.json", [trace_row("n", "Said twice")])
+    record = make_plan(brain, source).records[0]
+    assert record.verdict == DUPLICATE and record.existing_id == live.id
+
+
+def test_a_forgotten_trace_is_not_brought_back(brain: Brain, tmp_path: Path) -> None:
+    gone = brain.add("Forgotten on purpose")
+    brain.forget(gone.id)
+    source = write_export(tmp_path / "export.json", [trace_row("n", "Forgotten on purpose")])
+    record = make_plan(brain, source).records[0]
+    assert record.verdict == DUPLICATE and "forgotten" in record.reason
+
+
+def test_dedup_off_plans_every_record_new_under_a_free_id(brain: Brain, tmp_path: Path) -> None:
+    brain.add("Again and again", id="taken")
+    source = write_export(tmp_path / "export.json", [trace_row("taken", "Again and again")])
+    the_plan = make_plan(brain, source, dedup=False)
+    assert the_plan.records[0].verdict == NEW
+    assert the_plan.trace_id(0).startswith("mt_") and the_plan.trace_id(0) != "taken"
+
+
+def test_source_ids_are_kept_when_free(brain: Brain, tmp_path: Path) -> None:
+    source = write_export(
+        tmp_path / "export.json", [trace_row("keep-me", "one"), trace_row("keep-me", "two")]
+    )
+    the_plan = make_plan(brain, source)
+    assert the_plan.trace_id(0) == "keep-me"
+    assert the_plan.trace_id(1) != "keep-me"  # the plan claimed it already
+
+
+def test_target_scope_options_refile_every_trace(brain: Brain) -> None:
+    the_plan = make_plan(brain, AGENTOS / "csv-input.csv", scope="persona", scope_id="ada")
+    traces = [r for r in the_plan.records if r.kind == TRACE and r.verdict == NEW]
+    assert {(r.fields["scope"], r.fields["scope_id"]) for r in traces} == {("persona", "ada")}
+    run_to_end(commit(brain, the_plan))
+    assert {t.scope_id for t in brain.list(limit=50)} == {"ada"}
+
+
+def test_bad_options_are_refused_naming_the_field(brain: Brain) -> None:
+    with pytest.raises(InvalidArgument) as error:
+        make_plan(brain, AGENTOS / "csv-input.csv", format="docx")
+    assert error.value.field == "format" and "docx" in str(error.value)
+    with pytest.raises(InvalidArgument) as error:
+        make_plan(brain, AGENTOS / "csv-input.csv", scope="galaxy")
+    assert error.value.field == "scope"
+    with pytest.raises(InvalidArgument) as error:
+        make_plan(brain, AGENTOS / "no-such-file.json")
+    assert error.value.field == "path" and "no-such-file.json" in str(error.value)
+
+
+def test_a_source_holding_several_brains_needs_one_named(brain: Brain, tmp_path: Path) -> None:
+    rows = [
+        dict(trace_row("a", "from alpha"), brain_id="alpha"),
+        dict(trace_row("b", "from beta"), brain_id="beta"),
+    ]
+    source = write_export(tmp_path / "export.json", rows)
+    with pytest.raises(BrainIdRequired) as error:
+        make_plan(brain, source)
+    assert "alpha" in str(error.value) and "beta" in str(error.value)
+    the_plan = make_plan(brain, source, brain_id="beta")
+    assert [r.fields["content"] for r in the_plan.records] == ["from beta"]
+
+
+def test_files_not_read_are_listed(brain: Brain) -> None:
+    the_plan = make_plan(brain, VAULT, format="obsidian")
+    listed = {r.source for r in the_plan.not_read}
+    assert "Attachments/diagram.png" in listed
+    assert all(r.kind == TRACE for r in the_plan.records)
+
+
+def test_sqlite_duplicate_with_new_tags_is_an_update(brain: Brain, tmp_path: Path) -> None:
+    brain.add("Merge my tags", tags=["old"])
+    source = write_export(
+        tmp_path / "export.json", [trace_row("s", "Merge my tags", tags='["old","new"]')]
+    )
+    assert make_plan(brain, source).records[0].verdict == DUPLICATE  # JSON: no tag union
+    sqlite_source = tmp_path / "source.sqlite"
+    other = Brain.open(sqlite_source, brain_id="brain")
+    other.add("Merge my tags", tags=["old", "new"])
+    other.close()
+    the_plan = make_plan(brain, sqlite_source)
+    (record,) = [r for r in the_plan.records if r.kind == TRACE]
+    assert record.verdict == UPDATE and "adds tags new" in record.reason
+    result = run_to_end(commit(brain, the_plan))
+    assert result.updated == 1 and result.imported == 0
+    (trace,) = brain.list()
+    assert trace.tags == ("old", "new")
+
+
+def test_obsidian_own_note_adds_its_new_tags_and_links(brain: Brain, tmp_path: Path) -> None:
+    trace = brain.add("A note of mine", tags=["kept"], id="mt_own")
+    vault = tmp_path / "vault"
+    (vault / ".obsidian").mkdir(parents=True)
+    (vault / "mt_own.md").write_text(
+        "---\nid: mt_own\ntype: episodic\nscope: user\ntags:\n  - kept\n---\n"
+        "A note of mine\n\n#kept #added\n\n**Related:**\n- [[Somewhere]]\n",
+        encoding="utf-8",
+    )
+    the_plan = make_plan(brain, vault)
+    (record,) = the_plan.records
+    assert record.verdict == UPDATE and record.existing_id == trace.id
+    assert "added" in record.reason and "Somewhere" in record.reason
+    run_to_end(commit(brain, the_plan))
+    assert brain.get(trace.id).tags == ("kept", "added")
+    labels = [n.label for n in brain.neighbours(trace.id)]
+    assert labels == ["Somewhere"]
+    assert make_plan(brain, vault).records[0].verdict == DUPLICATE  # nothing more to add

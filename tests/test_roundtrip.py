@@ -1,0 +1,168 @@
+"""Round trips through the exporters and the import engine.
+
+memgui → JSON → memgui and memgui → SQLite → memgui keep every trace (ids, content byte for
+byte, tags, scope ids, metadata, deleted flag, embeddings); a Markdown or Obsidian export
+imported back into its own brain adds nothing; JSONL → memgui → JSONL gives the same records.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memgui.core.brain import Brain
+from memgui.core.io.commit import commit
+from memgui.core.io.export import ExportOptions, export
+from memgui.core.io.plan import plan
+from memgui.core.progress import run_to_end
+
+CONTENTS = [
+    "plain text",
+    "---\ntitle: looks like front matter\n---\nbody",
+    "  leading and trailing spaces  ",
+    "CRLF\r\nline\r\n",
+    "NUL \x00 inside, BOM \ufeff, RTL \u202e override",
+    "emoji 🎉🚀 👩‍💻 and 日本語 ไทย",
+]
+
+
+def vector(seed: int) -> bytes:
+    return struct.pack("<4f", seed, seed + 0.5, -seed, 0.25)
+
+
+@pytest.fixture
+def source(tmp_path: Path) -> Brain:
+    brain = Brain.open(tmp_path / "source.sqlite", actor="test")
+    for i, content in enumerate(CONTENTS):
+        brain.add(
+            content,
+            id=f"rt_{i}",
+            type=("episodic", "semantic", "procedural")[i % 3],
+            scope=("user", "thread", "persona")[i % 3],
+            scope_id=f"s{i % 2}" if i % 3 else "",
+            category=("DECISION", None)[i % 2],
+            tags=[f"t{i}", "shared", "with space"],
+            metadata={"origin": "test", "n": i, "nested": {"k": [1, 2]}},
+        )
+    brain.forget("rt_1")
+    for i in (0, 2):
+        brain.db.conn.execute(
+            "UPDATE memory_traces SET embedding = ?, embedding_status = 1 WHERE id = ?",
+            (vector(i), f"rt_{i}"),
+        )
+    yield brain
+    brain.close()
+
+
+def snapshot(brain: Brain) -> dict[str, dict[str, Any]]:
+    rows = brain.db.conn.execute(
+        "SELECT id, content, tags, scope_id, metadata, deleted, embedding, type, scope, category "
+        "FROM memory_traces WHERE brain_id = ?",
+        (brain.brain_id,),
+    ).fetchall()
+    out = {}
+    for trace_id, content, tags, scope_id, meta, deleted, blob, kind, scope, category in rows:
+        metadata = json.loads(meta)
+        metadata.pop("import_hash", None)  # an import's own bookkeeping
+        out[trace_id] = {
+            "content": content,
+            "tags": json.loads(tags),
+            "scope_id": scope_id,
+            "metadata": metadata,
+            "deleted": deleted,
+            "embedding": blob,
+            "type": kind,
+            "scope": scope,
+            "category": category,
+        }
+    return out
+
+
+def import_into(brain: Brain, path: Path, fmt: str):
+    the_plan = run_to_end(plan(brain, path, fmt))
+    return the_plan, run_to_end(commit(brain, the_plan))
+
+
+@pytest.mark.parametrize(("fmt", "name"), [("json", "out.json"), ("sqlite", "out.sqlite")])
+def test_json_and_sqlite_keep_every_trace(
+    source: Brain, tmp_path: Path, fmt: str, name: str
+) -> None:
+    options = ExportOptions(include_embeddings=True)
+    result = run_to_end(export(source, tmp_path / name, fmt, options))
+    assert result.exported == len(CONTENTS)
+    with Brain.open(tmp_path / "target.sqlite", actor="test") as target:
+        _plan, imported = import_into(target, tmp_path / name, fmt)
+        assert imported.errors == []
+        assert snapshot(target) == snapshot(source)
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "obsidian"])
+def test_notes_imported_into_their_brain_add_nothing(
+    source: Brain, tmp_path: Path, fmt: str
+) -> None:
+    concept = source.add_node("Concept", "concept")
+    source.db.conn.execute(
+        "INSERT INTO knowledge_nodes (brain_id, id, type, label, created_at) "
+        "VALUES (?, 'rt_0', 'memory_graph', 'rt_0', 1)",
+        (source.brain_id,),
+    )
+    source.add_edge("rt_0", concept, "related_to")
+    result = run_to_end(export(source, tmp_path / fmt, fmt))
+    assert result.exported == len(CONTENTS) - 1  # the forgotten one is not a note
+    before = snapshot(source)
+    the_plan, _imported = import_into(source, tmp_path / fmt, fmt)
+    assert the_plan.counts["new"] == 0, [
+        (r.source, r.verdict, r.reason) for r in the_plan.records if r.verdict == "new"
+    ]
+    assert snapshot(source) == before
+
+
+def jsonl_file(path: Path) -> Path:
+    now = int(time.time())
+    memories = [
+        {"record": "memory", "key": 1, "type": "DECISION", "content": "Use WAL mode",
+         "tags": ["sqlite"], "source": "adr-7", "scope": "kore", "created_at": now - 86400,
+         "last_accessed": now - 3600, "access_count": 3, "expires_at": None},
+        {"record": "memory", "key": 2, "type": "TODO", "content": "Add export ✓",
+         "tags": [], "source": None, "scope": None, "created_at": now - 500,
+         "last_accessed": now - 400, "access_count": 0, "expires_at": now + 86400},
+        {"record": "memory", "key": 3, "type": "PATTERN", "content": "Retry with backoff",
+         "tags": ["net", "retry"], "source": None, "scope": "kore", "created_at": now - 100,
+         "last_accessed": now - 50, "access_count": 7, "expires_at": None},
+    ]  # fmt: skip
+    links = [
+        {"record": "link", "from": 1, "to": 3, "kind": "relates_to", "created_at": now - 90},
+        {"record": "link", "from": 2, "to": 1, "kind": "caused_by", "created_at": now - 80},
+    ]
+    header = {
+        "record": "header", "format": "agent-memory-export", "version": 1, "exported_at": now,
+        "embedding_model": "nomic-embed-text", "embedding_dim": 768, "schema_version": 3,
+        "agent_memory_version": "0.1.0", "exported_rows": 3, "exported_links": 2,
+    }  # fmt: skip
+    lines = [
+        json.dumps(d, ensure_ascii=False, separators=(",", ":"))
+        for d in (header, *memories, *links)
+    ]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_jsonl_records_come_back_the_same(tmp_path: Path) -> None:
+    original = jsonl_file(tmp_path / "in.jsonl")
+    with Brain.open(tmp_path / "fresh.sqlite", actor="test") as brain:
+        _plan, imported = import_into(brain, original, "jsonl")
+        assert imported.imported == 3
+        run_to_end(export(brain, tmp_path / "out.jsonl", "jsonl"))
+
+    def records(path: Path) -> list[dict[str, Any]]:
+        docs = [json.loads(line) for line in path.read_text("utf-8").splitlines()[1:]]
+        for doc in docs:
+            doc.pop("last_accessed", None)  # refreshed to the import time, by design
+        return docs
+
+    assert records(tmp_path / "out.jsonl") == records(original)
