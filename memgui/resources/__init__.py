@@ -1,0 +1,1 @@
+"""Files the app ships: SVG icons and the sample brain builder."""

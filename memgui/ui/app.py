@@ -1,0 +1,51 @@
+"""Start the app: `memgui` (the default brain) or `memgui PATH`."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from PySide6.QtCore import QSettings
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QApplication
+
+from memgui.ui.brain_files import default_brain_path
+from memgui.ui.icons import icon
+from memgui.ui.main_window import MainWindow
+
+APP_NAME = "memgui"
+
+
+def application(argv: list[str] | None = None) -> QApplication:
+    """The running QApplication, created on first use (light/dark follow the system)."""
+    app = QApplication.instance()
+    if app is None:
+        QGuiApplication.setApplicationName(APP_NAME)
+        QGuiApplication.setOrganizationName(APP_NAME)
+        QGuiApplication.setDesktopFileName(APP_NAME)
+        app = QApplication(argv if argv is not None else sys.argv[:1])
+        # Fusion draws the system's light or dark colour scheme the same way everywhere.
+        app.setStyle("Fusion")
+        app.setWindowIcon(icon("memgui"))
+    return app  # type: ignore[return-value]
+
+
+def create_window(
+    brain_path: str | None,
+    brain_id: str | None,
+    settings: QSettings | None = None,
+    live: bool = True,
+) -> MainWindow:
+    """A window showing `brain_path` (default: the user's brain, created on first run)."""
+    window = MainWindow(settings=settings, live=live)
+    path = Path(brain_path).expanduser() if brain_path else default_brain_path()
+    window.files.open_path(path, brain_id)
+    return window
+
+
+def run_app(brain_path: str | None, brain_id: str | None) -> int:
+    """Open the window and run the event loop; returns the exit code."""
+    app = application()
+    window = create_window(brain_path, brain_id)
+    window.show()
+    return int(app.exec())

@@ -1,0 +1,148 @@
+"""Opening brains: File ▸ Open / New / Open Recent / sample brain, and the welcome page.
+
+A file with several brain ids asks which one to show. Recent files live in QSettings;
+the sample brain is a fresh copy in a temporary folder and never enters the recent list.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject
+from PySide6.QtWidgets import QFileDialog, QInputDialog
+
+from memgui.core.errors import BrainIdRequired, MemguiError
+from memgui.resources import sample_brain
+from memgui.ui.session import BrainSession
+
+if TYPE_CHECKING:
+    from memgui.ui.main_window import MainWindow
+
+RECENT_KEY = "recent_files"
+MAX_RECENT = 8
+BRAIN_FILTER = "Brains (*.sqlite *.db *.sqlite3);;All files (*)"
+BRAIN_ENV = "MEMGUI_BRAIN"
+
+
+def default_brain_path() -> Path:
+    """`$MEMGUI_BRAIN`, else `brain.sqlite` in the user data folder (as the CLI uses)."""
+    from_env = os.environ.get(BRAIN_ENV)
+    if from_env:
+        return Path(from_env).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("memgui")) / "brain.sqlite"
+
+
+class BrainFiles(QObject):
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.window = window
+        a = window.actions
+        a.open_brain.triggered.connect(self.choose_and_open)
+        a.new_brain.triggered.connect(self.choose_and_create)
+        a.open_sample.triggered.connect(self.open_sample)
+        a.import_file.triggered.connect(self.start_import)
+        a.recent_menu.aboutToShow.connect(self._fill_recent_menu)
+        window.welcome.open_requested.connect(self.choose_and_open)
+        window.welcome.sample_requested.connect(self.open_sample)
+        window.welcome.import_requested.connect(self.start_import)
+
+    # --- opening ------------------------------------------------------------------------
+
+    def open_path(
+        self, path: str | Path, brain_id: str | None = None, temporary: bool = False
+    ) -> bool:
+        """Open `path` in the window; False (with the reason in the status bar) if not."""
+        if not self.window.edits.settle_unsaved_edit():
+            return False
+        try:
+            session = BrainSession.open(path, brain_id, temporary=temporary)
+        except BrainIdRequired as exc:
+            chosen = self.ask_brain_id(str(path), exc.brain_ids)
+            return chosen is not None and self.open_path(path, chosen, temporary)
+        except (MemguiError, OSError) as exc:
+            self.window.show_error(f"Could not open {path}: {exc}")
+            return False
+        self.window.set_session(session)
+        if not temporary:
+            self.remember(Path(path))
+        self.window.show_message(f"Opened {path} [{session.brain_id}]")
+        return True
+
+    def ask_brain_id(self, path: str, brain_ids: list[str]) -> str | None:
+        chosen, ok = QInputDialog.getItem(
+            self.window,
+            "Choose a brain",
+            f"{Path(path).name} holds several brains:",
+            brain_ids,
+            0,
+            False,
+        )
+        return chosen if ok else None
+
+    def choose_and_open(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(
+            self.window, "Open brain", self._start_dir(), BRAIN_FILTER
+        )
+        if path:
+            self.open_path(path)
+
+    def choose_and_create(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(
+            self.window, "New brain", str(Path(self._start_dir()) / "brain.sqlite"), BRAIN_FILTER
+        )
+        if path:
+            self.open_path(path)  # the core creates a missing file on open
+
+    def open_sample(self) -> bool:
+        try:
+            path = sample_brain.fresh_copy()
+        except (MemguiError, OSError) as exc:
+            self.window.show_error(f"Could not build the sample brain: {exc}")
+            return False
+        opened = self.open_path(path, temporary=True)
+        if opened:
+            self.window.show_message(f"Opened a copy of the sample brain in {path.parent}")
+        return opened
+
+    def start_import(self) -> None:
+        try:
+            from memgui.ui.import_dialog import run_import_dialog  # the import UI, if present
+        except ImportError:
+            self.window.show_message(
+                "Import from the app is not available yet; use `memgui import FILE` in a terminal."
+            )
+            return
+        if self.window.session is not None:
+            run_import_dialog(self.window)
+
+    # --- recent files -------------------------------------------------------------------
+
+    def recent(self) -> list[str]:
+        value = self.window.settings.value(RECENT_KEY, [])
+        if isinstance(value, str):
+            value = [value]
+        return [str(v) for v in value or []]
+
+    def remember(self, path: Path) -> None:
+        entry = str(path.resolve())
+        entries = [entry] + [p for p in self.recent() if p != entry]
+        self.window.settings.setValue(RECENT_KEY, entries[:MAX_RECENT])
+
+    def _fill_recent_menu(self) -> None:
+        menu = self.window.actions.recent_menu
+        menu.clear()
+        entries = self.recent()
+        if not entries:
+            menu.addAction("(none yet)").setEnabled(False)
+        for number, entry in enumerate(entries, start=1):
+            action = menu.addAction(f"&{number} {entry}")
+            action.setEnabled(Path(entry).exists())
+            action.triggered.connect(lambda _checked=False, p=entry: self.open_path(p))
+
+    def _start_dir(self) -> str:
+        recent = self.recent()
+        return str(Path(recent[0]).parent) if recent else str(Path.home())

@@ -1,0 +1,167 @@
+"""Long core work off the GUI thread.
+
+A job is a core generator that yields `Progress` and returns its result. `JobRunner.start`
+runs it in a `QRunnable` on a `QThreadPool`; the `Job` object reports back through signals
+only (widgets are never touched from the worker). Cancel sets a flag the worker checks at
+every yield; it then throws `Cancelled` into the generator so the core can roll back.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Generator
+from typing import Any
+
+from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal, Slot
+
+from memgui.core.progress import Cancelled, Progress
+
+JobFactory = Callable[[], Generator[Progress, None, Any]]
+
+
+class Job(QObject):
+    """One running generator. Signals arrive in the thread that owns the job (the GUI)."""
+
+    progress = Signal(object)  # Progress
+    finished = Signal(object)  # the generator's return value
+    failed = Signal(object)  # the exception it raised
+    cancelled = Signal()
+    # The worker emits these; they cross to the GUI thread through queued connections to
+    # this object's own slots, which emit the public signals there. (A plain Python
+    # callable connected straight to a signal emitted in a worker would run in the worker.)
+    _worker_progress = Signal(object)
+    _worker_finished = Signal(object)
+    _worker_failed = Signal(object)
+    _worker_cancelled = Signal()
+
+    def __init__(self, name: str, factory: JobFactory, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.name = name
+        self._factory = factory
+        self._cancel_requested = threading.Event()
+        self._done = threading.Event()
+        self.last_progress: Progress | None = None
+        queued = Qt.ConnectionType.QueuedConnection
+        self._worker_progress.connect(self._on_progress, queued)
+        self._worker_finished.connect(self._on_finished, queued)
+        self._worker_failed.connect(self._on_failed, queued)
+        self._worker_cancelled.connect(self._on_cancelled, queued)
+
+    def cancel(self) -> None:
+        """Ask the job to stop at its next yield; `cancelled` follows."""
+        self._cancel_requested.set()
+
+    @property
+    def cancel_requested(self) -> bool:
+        return self._cancel_requested.is_set()
+
+    @property
+    def done(self) -> bool:
+        return self._done.is_set()
+
+    def wait(self, timeout_s: float | None = None) -> bool:
+        """Block until the worker has left the generator (used when the window closes)."""
+        return self._done.wait(timeout_s)
+
+    @Slot(object)
+    def _on_progress(self, event: Progress) -> None:
+        self.last_progress = event
+        self.progress.emit(event)
+
+    @Slot(object)
+    def _on_finished(self, result: Any) -> None:
+        self.finished.emit(result)
+
+    @Slot(object)
+    def _on_failed(self, exc: BaseException) -> None:
+        self.failed.emit(exc)
+
+    @Slot()
+    def _on_cancelled(self) -> None:
+        self.cancelled.emit()
+
+    def _run(self) -> None:
+        """Body of the worker thread: drive the generator, report through signals."""
+        try:
+            if self.cancel_requested:
+                self._worker_cancelled.emit()
+                return
+            generator = self._factory()
+            result = self._drive(generator)
+        except Cancelled:
+            self._worker_cancelled.emit()
+        except Exception as exc:  # reported, not raised: a worker has nobody to raise to
+            self._worker_failed.emit(exc)
+        else:
+            self._worker_finished.emit(result)
+        finally:
+            self._done.set()
+
+    def _drive(self, generator: Generator[Progress, None, Any]) -> Any:
+        while True:
+            try:
+                event = next(generator)
+            except StopIteration as stop:
+                return stop.value
+            self._worker_progress.emit(event)
+            if self.cancel_requested:
+                # Let the core unwind inside its own transaction; if it swallows the
+                # exception and goes on, close() stops it for good.
+                try:
+                    generator.throw(Cancelled())
+                except StopIteration:
+                    pass
+                finally:
+                    generator.close()
+                raise Cancelled()
+
+
+class _JobRunnable(QRunnable):
+    def __init__(self, job: Job) -> None:
+        super().__init__()
+        self._job = job
+
+    def run(self) -> None:
+        self._job._run()
+
+
+class JobRunner(QObject):
+    """Starts jobs, keeps them alive while they run, cancels them all on shutdown."""
+
+    job_started = Signal(object)  # Job
+    job_ended = Signal(object)  # Job (finished, failed or cancelled)
+
+    def __init__(self, parent: QObject | None = None, max_threads: int = 2) -> None:
+        super().__init__(parent)
+        self._pool = QThreadPool(self)
+        self._pool.setMaxThreadCount(max_threads)
+        self._jobs: list[Job] = []
+
+    @property
+    def active_jobs(self) -> list[Job]:
+        return list(self._jobs)
+
+    def start(self, name: str, factory: JobFactory) -> Job:
+        """Run `factory()`'s generator in the pool; connect to the returned job's signals."""
+        job = Job(name, factory, self)
+        for signal in (job.finished, job.failed):
+            signal.connect(lambda _value, j=job: self._forget(j))
+        job.cancelled.connect(lambda j=job: self._forget(j))
+        self._jobs.append(job)
+        self._pool.start(_JobRunnable(job))
+        self.job_started.emit(job)
+        return job
+
+    def cancel_all(self) -> None:
+        for job in self._jobs:
+            job.cancel()
+
+    def shutdown(self, timeout_ms: int = 10_000) -> bool:
+        """Cancel every job and wait for the workers; True when all of them stopped."""
+        self.cancel_all()
+        return self._pool.waitForDone(timeout_ms)
+
+    def _forget(self, job: Job) -> None:
+        if job in self._jobs:
+            self._jobs.remove(job)
+            self.job_ended.emit(job)

@@ -1,0 +1,106 @@
+"""Changes other processes make to the open brain, shown within a second.
+
+A QTimer asks SQLite for `PRAGMA data_version` (it moves only when another connection
+commits); when it moved, the watcher reads the new journal rows, skips the batches this
+window wrote itself, and publishes one `Changes` per actor on the bus with a summary such
+as "cli added 1 memory". Each poll reads at most one page of journal rows.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from memgui.core import journal
+from memgui.core.errors import MemguiError
+from memgui.core.model import Changes, JournalEntry
+from memgui.ui.session import BrainSession
+
+POLL_MS = 300
+PAGE = 1000
+
+_VERBS = {
+    "add": "added",
+    "update": "updated",
+    "forget": "deleted",
+    "restore": "restored",
+    "purge": "purged",
+    "merge": "merged",
+    "revert": "reverted",
+    "link": "linked",
+    "unlink": "unlinked",
+}
+
+
+def summarize(actor: str, entries: list[JournalEntry]) -> str:
+    """'cli added 2 memories, updated 1' — one phrase per operation, in journal order."""
+    ops = Counter(e.op for e in entries)
+    parts = []
+    for op, count in ops.items():
+        verb = _VERBS.get(op, op)
+        noun = "link" if op in ("link", "unlink") else "memory"
+        plural = "memories" if noun == "memory" else "links"
+        parts.append(f"{verb} {count} {noun if count == 1 else plural}")
+    return f"{actor or 'another program'} {', '.join(parts)}"
+
+
+def changes_of(entries: list[JournalEntry]) -> Changes:
+    traces: set[str] = set()
+    links: set[str] = set()
+    for entry in entries:
+        if entry.op in ("link", "unlink"):
+            link = entry.after or entry.before or {}
+            links.add(f"{link.get('from_id')}|{link.get('to_id')}|{link.get('kind')}")
+            traces.update(x for x in (link.get("from_id"), link.get("to_id")) if x)
+        elif entry.trace_id:
+            traces.add(entry.trace_id)
+    actor = entries[-1].actor if entries else ""
+    return Changes(kind="external", traces=frozenset(traces), links=frozenset(links), actor=actor)
+
+
+class LiveWatcher(QObject):
+    external_changed = Signal(object, str)  # (Changes, summary)
+
+    def __init__(self, session: BrainSession, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self._timer = QTimer(self)
+        self._timer.setInterval(POLL_MS)
+        self._timer.timeout.connect(self.poll)
+        self._version = session.brain.data_version()
+        self._last_id = journal.last_id(session.brain)
+
+    def start(self) -> None:
+        self._timer.start()
+
+    def stop(self) -> None:
+        self._timer.stop()
+
+    def poll(self) -> None:
+        """Look once for other processes' changes; publish what they did."""
+        brain = self.session.brain
+        try:
+            version = brain.data_version()
+            if version == self._version:
+                return
+            self._version = version
+            entries = brain.journal_since(self._last_id, limit=PAGE)
+        except MemguiError:
+            return  # a locked or vanished file: try again on the next tick
+        if not entries:
+            # Another program wrote without a journal (an AgentOS agent): re-read all.
+            self.session.bus.publish_external(Changes(kind="reset", actor="another program"))
+            self.external_changed.emit(Changes(kind="reset"), "the brain changed on disk")
+            return
+        self._last_id = entries[-1].id
+        if len(entries) == PAGE:
+            self._version = -1  # more rows wait: read the next page on the next tick
+        by_actor: dict[str, list[JournalEntry]] = defaultdict(list)
+        for entry in entries:
+            if not self.session.bus.is_own_batch(entry.batch_id):
+                by_actor[entry.actor].append(entry)
+        for actor, own_entries in by_actor.items():
+            changes = changes_of(own_entries)
+            self.session.bus.publish_external(changes)
+            self.external_changed.emit(changes, summarize(actor, own_entries))

@@ -1,0 +1,385 @@
+"""The main window: search and filters over the trace table, the detail pane beside it.
+
+It owns one `BrainSession` at a time (File ▸ Open swaps it), routes the change bus to the
+table and the detail pane, and keeps the status bar's counts. Edits live in
+`window_edits.py`, opening brains in `brain_files.py`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from PySide6.QtCore import QItemSelectionModel, QSettings, Qt, QTimer
+from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut, QUndoGroup
+from PySide6.QtWidgets import (
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QSplitter,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from memgui.core.model import Changes
+from memgui.core.progress import Progress
+from memgui.ui.actions import build_actions
+from memgui.ui.brain_files import BrainFiles
+from memgui.ui.icons import icon
+from memgui.ui.jobs import JobRunner
+from memgui.ui.live_refresh import LiveWatcher
+from memgui.ui.models.trace_table_model import TraceTableModel
+from memgui.ui.session import BrainSession
+from memgui.ui.views.detail_pane import DetailPane
+from memgui.ui.views.filter_bar import FilterBar
+from memgui.ui.views.search_bar import SearchBar
+from memgui.ui.views.trace_table_view import TraceTableView
+from memgui.ui.views.welcome_page import WelcomePage
+from memgui.ui.window_edits import WindowEdits
+
+COUNTS_DEBOUNCE_MS = 400
+QUIET_JOBS = ("query", "counts")  # quick reads the status bar does not announce
+
+
+def _info_job(session: BrainSession):
+    reader = session.open_reader()
+    try:
+        yield Progress(0, None, "counting")
+        return reader.info()
+    finally:
+        reader.close()
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, settings: QSettings | None = None, live: bool = True) -> None:
+        super().__init__()
+        self.settings = settings or QSettings("memgui", "memgui")
+        self.live = live
+        self.session: BrainSession | None = None
+        self.model: TraceTableModel | None = None
+        self.watcher: LiveWatcher | None = None
+        self.runner = JobRunner(self)
+        self._remembered: tuple[str | None, list[str]] = (None, [])
+        self._pending_select: str | None = None
+        self.undo_group = QUndoGroup(self)
+        self.setWindowIcon(icon("memgui"))
+        self.resize(1280, 800)
+        self.actions = build_actions(self, self.undo_group)
+        self._build_central()
+        self._build_status_bar()
+        self.edits = WindowEdits(self)
+        self.files = BrainFiles(self)
+        self._counts_timer = QTimer(self)
+        self._counts_timer.setSingleShot(True)
+        self._counts_timer.setInterval(COUNTS_DEBOUNCE_MS)
+        self._counts_timer.timeout.connect(self.update_counts)
+        self._connect()
+        self._set_brain_actions_enabled(False)
+        self.update_title()
+
+    # --- layout -------------------------------------------------------------------------
+
+    def _build_central(self) -> None:
+        self.search_bar = SearchBar()
+        self.filter_bar = FilterBar()
+        self.table = TraceTableView(self.settings)
+        self.detail = DetailPane()
+        left = QWidget()
+        column = QVBoxLayout(left)
+        column.setContentsMargins(6, 6, 0, 6)
+        column.addWidget(self.search_bar)
+        column.addWidget(self.filter_bar)
+        column.addWidget(self.table, 1)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(left)
+        self.splitter.addWidget(self.detail)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 2)
+        self.splitter.setSizes([840, 440])
+        self.welcome = WelcomePage()
+        self.pages = QStackedWidget()
+        self.pages.addWidget(self.welcome)
+        self.pages.addWidget(self.splitter)
+        self.setCentralWidget(self.pages)
+        for action in (self.actions.delete, self.actions.purge):
+            # Del acts on the table only, never on the text being typed in the editor.
+            action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            self.table.addAction(action)
+        QShortcut(QKeySequence("Escape"), self.search_bar.field, self.table.setFocus)
+        self.setTabOrder(self.search_bar.field, self.filter_bar.type_box)
+        self.setTabOrder(self.filter_bar.trash_check, self.table)
+        self.setTabOrder(self.table, self.detail.editor.content)
+
+    def _build_status_bar(self) -> None:
+        self.counts_label = QLabel()
+        self.counts_label.setObjectName("counts_label")
+        self.job_label = QLabel()
+        self.job_label.setObjectName("job_label")
+        self.statusBar().addPermanentWidget(self.job_label)
+        self.statusBar().addPermanentWidget(self.counts_label)
+
+    def _connect(self) -> None:
+        a = self.actions
+        a.find.triggered.connect(self.focus_search)
+        a.refresh.triggered.connect(lambda: self.model and self.model.refresh())
+        a.trash_view.toggled.connect(self.filter_bar.trash_check.setChecked)
+        self.filter_bar.trash_check.toggled.connect(a.trash_view.setChecked)
+        a.quit.triggered.connect(self.close)
+        a.about.triggered.connect(self._about)
+        a.columns_menu.aboutToShow.connect(self._fill_columns_menu)
+        self.search_bar.query_changed.connect(self._on_query_changed)
+        self.filter_bar.filter_changed.connect(lambda f: self.model and self.model.set_filter(f))
+        self.runner.job_started.connect(self._on_jobs_changed)
+        self.runner.job_ended.connect(self._on_jobs_changed)
+        self.detail.editor.dirty_changed.connect(lambda _dirty: self.update_title())
+
+    def _set_brain_actions_enabled(self, enabled: bool) -> None:
+        a = self.actions
+        for action in (
+            a.new_memory,
+            a.save,
+            a.delete,
+            a.restore,
+            a.purge,
+            a.merge,
+            a.add_tag,
+            a.remove_tag,
+            a.add_link,
+            a.find,
+            a.refresh,
+            a.trash_view,
+        ):
+            action.setEnabled(enabled)
+
+    # --- the session --------------------------------------------------------------------
+
+    def set_session(self, session: BrainSession) -> None:
+        """Show `session`'s brain (the previous one is closed)."""
+        self.close_session()
+        self.session = session
+        self.undo_group.addStack(session.undo_stack)
+        self.undo_group.setActiveStack(session.undo_stack)
+        session.undo_stack.cleanChanged.connect(lambda _clean: self.update_title())
+        session.error_reported.connect(self.show_error)
+        self.model = TraceTableModel(
+            session.brain, self, runner=self.runner, open_reader=session.open_reader
+        )
+        self.model.query_finished.connect(self._on_query_finished)
+        self.model.query_failed.connect(self.search_bar.show_error)
+        self.model.modelAboutToBeReset.connect(self._remember_selection)
+        self.table.setModel(self.model)
+        self.table.selectionModel().currentRowChanged.connect(self._on_current_row_changed)
+        self.table.selectionModel().selectionChanged.connect(lambda *_: self._update_actions())
+        session.bus.changed.connect(self.model.apply_changes)
+        session.bus.changed.connect(self._on_changes)
+        self.detail.show_trace(session.brain, None)
+        if self.live:
+            self.watcher = LiveWatcher(session, self)
+            self.watcher.external_changed.connect(self._on_external_change)
+            self.watcher.start()
+        self._set_brain_actions_enabled(True)
+        self.welcome.set_brain_path(str(session.path))
+        self.model.set_query(
+            replace(
+                self.model.query,
+                filter=self.filter_bar.current_filter(),
+                search=self.search_bar.query(),
+            )
+        )
+        self.update_counts()
+        self.update_title()
+        self._update_actions()
+
+    def close_session(self) -> None:
+        if self.session is None:
+            return
+        if self.watcher is not None:
+            self.watcher.stop()
+            self.watcher.deleteLater()
+            self.watcher = None
+        self.runner.shutdown()
+        self.undo_group.removeStack(self.session.undo_stack)
+        self.table.setModel(None)
+        self.detail.show_trace(None, None)
+        if self.model is not None:
+            self.model.deleteLater()
+            self.model = None
+        self.session.close()
+        self.session.deleteLater()
+        self.session = None
+        self._set_brain_actions_enabled(False)
+
+    def update_title(self) -> None:
+        if self.session is None:
+            self.setWindowTitle("memgui")
+            return
+        clean = self.session.undo_stack.isClean() and not self.detail.editor.dirty
+        mark = "" if clean else " •"
+        name = Path(self.session.path).name
+        self.setWindowTitle(f"{name} [{self.session.brain_id}]{mark} — memgui")
+
+    def update_counts(self) -> None:
+        """Count live and trashed memories off the GUI thread (a count grows with the brain)."""
+        session = self.session
+        if session is None:
+            self.counts_label.setText("")
+            return
+        job = self.runner.start("counts", lambda: _info_job(session))
+        job.finished.connect(lambda info: self._show_counts(session, info))
+        job.failed.connect(lambda exc: self.counts_label.setText(str(exc)))
+
+    def _show_counts(self, session: BrainSession, info: dict) -> None:
+        if session is not self.session:
+            return  # counted for a brain that is no longer open
+        self.counts_label.setText(f"{info['live']} memories · {info['deleted']} in trash")
+        empty = info["traces"] == 0
+        self.pages.setCurrentWidget(self.welcome if empty else self.splitter)
+
+    def show_message(self, text: str, timeout_ms: int = 6000) -> None:
+        self.statusBar().showMessage(text, timeout_ms)
+
+    def show_error(self, text: str) -> None:
+        self.statusBar().showMessage(text, 12_000)
+
+    # --- reactions ----------------------------------------------------------------------
+
+    def focus_search(self) -> None:
+        self.pages.setCurrentWidget(self.splitter)
+        self.search_bar.field.setFocus()
+        self.search_bar.field.selectAll()
+
+    def _on_query_changed(self, text: str) -> None:
+        self.table.set_search_terms(text)
+        self.detail.editor.highlighter.set_terms(self.table.highlight_delegate.terms)
+        if self.model is not None:
+            self.model.set_search(text)
+
+    def _on_query_finished(self, outcome) -> None:
+        self.search_bar.show_result(outcome.search_mode, len(outcome.ids))
+        self._restore_selection()
+        pending, self._pending_select = self._pending_select, None
+        if pending:
+            self.select_id(pending)
+
+    def _remember_selection(self) -> None:
+        self._remembered = (self.current_id(), self.selected_ids())
+
+    def _restore_selection(self) -> None:
+        current, selected = self._remembered
+        if self.model is None or not (current or selected):
+            return
+        selection = self.table.selectionModel()
+        selection.blockSignals(True)
+        try:
+            for trace_id in selected:
+                row = self.model.row_of(trace_id)
+                if row >= 0:
+                    flags = (
+                        QItemSelectionModel.SelectionFlag.Select
+                        | QItemSelectionModel.SelectionFlag.Rows
+                    )
+                    selection.select(self.model.index(row, 0), flags)
+            row = self.model.row_of(current) if current else -1
+            if row >= 0:
+                selection.setCurrentIndex(
+                    self.model.index(row, 0), QItemSelectionModel.SelectionFlag.NoUpdate
+                )
+        finally:
+            selection.blockSignals(False)
+        self.table.viewport().update()
+        self._update_actions()
+
+    def current_id(self) -> str | None:
+        if self.model is None:
+            return None
+        index = self.table.currentIndex()
+        return self.model.id_at(index.row()) if index.isValid() else None
+
+    def selected_ids(self) -> list[str]:
+        if self.model is None or self.table.selectionModel() is None:
+            return []
+        rows = sorted({i.row() for i in self.table.selectionModel().selectedRows()})
+        return [tid for tid in (self.model.id_at(r) for r in rows) if tid]
+
+    def select_id(self, trace_id: str) -> bool:
+        """Make `trace_id` the current row (clearing filters that hide it is not done)."""
+        row = self.model.row_of(trace_id) if self.model else -1
+        if row < 0:
+            return False
+        index = self.model.index(row, 0)
+        self.table.selectionModel().setCurrentIndex(
+            index,
+            QItemSelectionModel.SelectionFlag.ClearAndSelect
+            | QItemSelectionModel.SelectionFlag.Rows,
+        )
+        self.table.scrollTo(index)
+        return True
+
+    def select_when_ready(self, trace_id: str) -> None:
+        """Select `trace_id` now, or once the running query has answered."""
+        if self.model is not None and not self.model.busy and self.select_id(trace_id):
+            return
+        self._pending_select = trace_id
+
+    def _on_current_row_changed(self, current, _previous) -> None:
+        if self.session is None or self.model is None:
+            return
+        trace = self.model.trace_at(current.row()) if current.isValid() else None
+        if trace is not None and self.detail.trace is not None and trace.id == self.detail.trace.id:
+            return
+        if not self.edits.settle_unsaved_edit():
+            return
+        self.detail.show_trace(self.session.brain, trace)
+        self._update_actions()
+
+    def _update_actions(self) -> None:
+        count = len(self.selected_ids())
+        trash = self.filter_bar.trash_check.isChecked()
+        a = self.actions
+        a.delete.setEnabled(count > 0 and not trash)
+        a.restore.setEnabled(count > 0 and trash)
+        a.purge.setEnabled(count > 0)
+        a.merge.setEnabled(count >= 2 and not trash)
+        a.add_tag.setEnabled(count > 0)
+        a.remove_tag.setEnabled(count > 0)
+        a.add_link.setEnabled(self.detail.trace is not None)
+
+    def _on_changes(self, changes: Changes, _initiator: object) -> None:
+        self._counts_timer.start()
+        shown = self.detail.trace
+        if self.session is None or shown is None or shown.id not in changes.traces:
+            if changes.kind == "reset" and shown is not None:
+                self.detail.mark_stale()
+            return
+        fresh = self.session.brain.get_many([shown.id]).get(shown.id)
+        if fresh is None:
+            self.detail.show_trace(self.session.brain, None)
+        else:
+            self.detail.trace_changed(fresh, changes.actor)
+
+    def _on_external_change(self, _changes: Changes, summary: str) -> None:
+        self.show_message(summary, 10_000)
+
+    def _on_jobs_changed(self, _job) -> None:
+        jobs = [j for j in self.runner.active_jobs if j.name not in QUIET_JOBS]
+        self.job_label.setText(", ".join(f"{j.name}…" for j in jobs))
+
+    def _fill_columns_menu(self) -> None:
+        self.actions.columns_menu.clear()
+        for action in self.table.column_menu().actions():
+            self.actions.columns_menu.addAction(action)
+
+    def _about(self) -> None:
+        QMessageBox.about(
+            self, "About memgui", "memgui — browse, search and edit what AI agents remember."
+        )
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if not self.edits.settle_unsaved_edit():
+            event.ignore()
+            return
+        self.table.save_state()
+        self.runner.shutdown()
+        self.close_session()
+        super().closeEvent(event)

@@ -1,0 +1,139 @@
+"""Small read-only tables of the detail pane: links, graph neighbours, history.
+
+Each holds a short list the core returned for one trace (a few dozen rows at most), so
+they keep it in memory; the trace table is the one that pages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from enum import IntEnum
+from typing import Any, Generic, TypeVar
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, Qt
+
+from memgui.core.model import JournalEntry, Neighbour, RelatedSummary
+from memgui.ui.models.trace_columns import first_line, format_ms
+
+Row = TypeVar("Row")
+
+
+class DetailRole(IntEnum):
+    ITEM = Qt.ItemDataRole.UserRole + 1  # the core's value object of the row
+    ITEM_ID = Qt.ItemDataRole.UserRole + 2  # the id a double-click opens
+
+
+class ListTableModel(QAbstractTableModel, Generic[Row]):
+    """A table over a Python list; `COLUMNS` maps headers to cell formatters."""
+
+    COLUMNS: Sequence[tuple[str, Callable[[Any], str]]] = ()
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._items: list[Row] = []
+
+    def set_items(self, items: Sequence[Row]) -> None:
+        self.beginResetModel()
+        self._items = list(items)
+        self.endResetModel()
+
+    def items(self) -> list[Row]:
+        return list(self._items)
+
+    def item_at(self, row: int) -> Row | None:
+        return self._items[row] if 0 <= row < len(self._items) else None
+
+    def item_id(self, item: Row) -> str | None:
+        return None
+
+    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self._items)
+
+    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.COLUMNS)
+
+    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or index.row() >= len(self._items):
+            return None
+        item = self._items[index.row()]
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
+            return self.COLUMNS[index.column()][1](item)
+        if role == DetailRole.ITEM:
+            return item
+        if role == DetailRole.ITEM_ID:
+            return self.item_id(item)
+        return None
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if (
+            role == Qt.ItemDataRole.DisplayRole
+            and orientation == Qt.Orientation.Horizontal
+            and 0 <= section < len(self.COLUMNS)
+        ):
+            return self.COLUMNS[section][0]
+        return None
+
+    def flags(self, index: QModelIndex) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+
+
+class LinksModel(ListTableModel[RelatedSummary]):
+    COLUMNS = (
+        ("Kind", lambda r: r.kind),
+        ("Direction", lambda r: "→ to" if r.direction == "out" else "← from"),
+        ("Linked", lambda r: format_ms(r.created_at)),
+        ("Other memory", lambda r: first_line(r.snippet, 120)),
+    )
+
+    def item_id(self, item: RelatedSummary) -> str:
+        return item.id
+
+
+class NeighboursModel(ListTableModel[Neighbour]):
+    COLUMNS = (
+        ("Hop", lambda n: str(n.hop)),
+        ("Node type", lambda n: n.node_type),
+        ("Edge type", lambda n: n.edge_type),
+        ("Label", lambda n: n.label),
+    )
+
+    def item_id(self, item: Neighbour) -> str:
+        return item.node_id
+
+
+def describe_change(entry: JournalEntry) -> str:
+    """What a journal row changed, in a few words (fields that differ, or the operation)."""
+    if entry.op in ("link", "unlink"):
+        link = entry.after or entry.before or {}
+        return (
+            f"{entry.op} {link.get('kind', '')} {link.get('from_id', '')} → {link.get('to_id', '')}"
+        )
+    if entry.before is None:
+        return "created" if entry.op == "add" else f"{entry.op}: created"
+    if entry.after is None:
+        return f"{entry.op}: removed for good"
+    ignored = {"version", "updated_at", "metadata"}
+    fields = sorted(
+        key
+        for key in set(entry.before) | set(entry.after)
+        if key not in ignored and entry.before.get(key) != entry.after.get(key)
+    )
+    if not fields:
+        return entry.op
+    return f"{entry.op}: {', '.join(fields)}"
+
+
+class HistoryModel(ListTableModel[JournalEntry]):
+    COLUMNS = (
+        ("When", lambda e: format_ms(e.at)),
+        ("Actor", lambda e: e.actor),
+        ("Version", lambda e: str((e.after or {}).get("version", ""))),
+        ("What changed", describe_change),
+    )
+
+    def item_id(self, item: JournalEntry) -> str:
+        return item.trace_id

@@ -1,0 +1,93 @@
+"""Render the main window for a brain to a PNG, offscreen (`memgui screenshot`).
+
+Used for the docs and the tests. The window runs with its own throw-away settings (the
+person's column choices and recent files are not read or changed) and without live refresh.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from pathlib import Path
+
+from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QApplication
+
+from memgui.core.errors import NotFound
+from memgui.ui.session import BrainSession
+
+DEFAULT_SIZE = (1280, 800)
+WAIT_S = 15.0
+TABS = ("memory", "links", "neighbours", "history", "metadata")
+
+
+def _settle(app: QApplication, until=None, timeout_s: float = WAIT_S) -> None:
+    """Run the event loop until `until()` holds (or, without one, for `timeout_s`)."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        app.processEvents()
+        if (until is not None and until()) or time.monotonic() > deadline:
+            break
+        time.sleep(0.01)
+    app.processEvents()
+
+
+def render(
+    brain_path: str,
+    out_png: str,
+    select_id: str | None = None,
+    size: tuple[int, int] = DEFAULT_SIZE,
+    *,
+    search: str = "",
+    tab: str | None = None,
+    trash: bool = False,
+) -> None:
+    """Write a PNG of the window showing `brain_path` (`select_id` selected, if given).
+
+    `search`, `tab` (one of TABS) and `trash` set up other states for the docs.
+    """
+    path = Path(brain_path).expanduser()
+    if not path.is_file():
+        raise FileNotFoundError(f"no brain at {path}")
+    if tab is not None and tab not in TABS:
+        raise ValueError(f"tab must be one of {', '.join(TABS)} (got {tab!r})")
+    width, height = size
+    if not (200 <= width <= 10_000 and 200 <= height <= 10_000):
+        raise ValueError(f"size must be between 200x200 and 10000x10000 (got {width}x{height})")
+    if QApplication.instance() is None and not os.environ.get("DISPLAY"):
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from memgui.ui.app import application
+    from memgui.ui.main_window import MainWindow
+
+    app = application()
+    with tempfile.TemporaryDirectory(prefix="memgui-shot-") as scratch:
+        settings = QSettings(str(Path(scratch) / "settings.ini"), QSettings.Format.IniFormat)
+        window = MainWindow(settings=settings, live=False)
+        try:
+            window.set_session(BrainSession.open(path))
+            window.resize(width, height)
+            window.show()
+            _settle(app, lambda: window.model is not None and not window.model.busy)
+            if trash:
+                window.filter_bar.trash_check.setChecked(True)
+                _settle(app, lambda: not window.model.busy)
+            if search:
+                window.search_bar.set_query(search)
+                _settle(app, lambda: not window.model.busy)
+            if select_id is not None and not window.select_id(select_id):
+                raise NotFound(select_id)
+            if select_id is None and window.model.rowCount() and (tab or search):
+                window.select_id(window.model.id_at(0))
+            if tab is not None:
+                window.detail.setCurrentIndex(TABS.index(tab))
+            _settle(app, timeout_s=0.2)
+            image = window.grab()
+            out = Path(out_png)
+            out.parent.mkdir(parents=True, exist_ok=True)
+            if not image.save(str(out), "PNG"):
+                raise OSError(f"could not write {out}")
+        finally:
+            window.close()
+            window.deleteLater()
+            app.processEvents()

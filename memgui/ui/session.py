@@ -1,0 +1,97 @@
+"""One open brain in the window: the core facade, the change bus and the undo stack.
+
+Every mutation goes through `record()`, which notes the `Changes` the core reports for the
+call (the core tells its subscribers after each commit) so an undo command knows the
+journal batch it made; each `Changes` is also published on the bus for the views.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QUndoStack
+
+from memgui.core.brain import Brain
+from memgui.core.model import Changes
+from memgui.ui.change_bus import ChangeBus
+
+T = TypeVar("T")
+ACTOR = "gui"
+
+
+class BrainSession(QObject):
+    """Owns the `Brain` while it is open; closed when the window opens another one."""
+
+    error_reported = Signal(str)  # a core error an undo/redo step could not avoid
+
+    def __init__(self, brain: Brain, parent: QObject | None = None, temporary: bool = False):
+        super().__init__(parent)
+        self.brain = brain
+        self.temporary = temporary  # a copy (the sample brain): not added to Open Recent
+        self.bus = ChangeBus(self)
+        self.undo_stack = QUndoStack(self)
+        self._recording: list[Changes] | None = None
+        self._recording_thread: int | None = None
+        self._initiator: object = None
+        brain.subscribe(self._on_core_changes)
+
+    @classmethod
+    def open(cls, path: str | Path, brain_id: str | None = None, **kwargs: Any) -> BrainSession:
+        return cls(Brain.open(path, brain_id, actor=ACTOR), **kwargs)
+
+    @property
+    def path(self) -> Path:
+        return self.brain.path
+
+    @property
+    def brain_id(self) -> str:
+        return self.brain.brain_id
+
+    def open_reader(self) -> Brain:
+        """A second connection on the same file, for reads off the GUI thread."""
+        return Brain.open(self.path, self.brain_id, actor=ACTOR)
+
+    def close(self) -> None:
+        self.undo_stack.clear()
+        self.brain.close()
+
+    # --- mutations ----------------------------------------------------------------------
+
+    def record(self, call: Callable[[], T], initiator: object = None) -> tuple[T, list[Changes]]:
+        """Run one core mutation; return its result and the `Changes` it committed."""
+        outer = self._recording is None
+        if outer:
+            self._recording = []
+            self._recording_thread = threading.get_ident()
+        previous_initiator, self._initiator = self._initiator, initiator
+        try:
+            result = call()
+            recorded = list(self._recording)
+        finally:
+            self._initiator = previous_initiator
+            if outer:
+                self._recording = None
+                self._recording_thread = None
+        return result, recorded
+
+    def record_batch(self, call: Callable[[], T], initiator: object = None) -> tuple[T, str]:
+        """Run several core calls as one journal batch; return the result and the batch id."""
+
+        def in_batch() -> T:
+            with self.brain.batch(actor=ACTOR, kind="edit"):
+                return call()
+
+        result, recorded = self.record(in_batch, initiator)
+        # A batch that touched nothing (a tag nobody had) has no journal rows to revert.
+        touched = [c for c in recorded if c.traces or c.links or c.nodes]
+        return result, touched[-1].batch_id if touched else ""
+
+    def _on_core_changes(self, changes: Changes) -> None:
+        # Called by the core after each commit, in the thread that wrote.
+        if self._recording is not None and self._recording_thread == threading.get_ident():
+            self._recording.append(changes)
+        self.bus.publish(changes, self._initiator)

@@ -1,0 +1,66 @@
+"""The right-hand pane: the editor and the Links / Neighbours / History / Metadata tabs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtWidgets import QTabWidget, QWidget
+
+from memgui.core.model import Trace
+from memgui.ui.views.detail_tabs import DetailTab, HistoryTab, LinksTab, MetadataTab, NeighboursTab
+from memgui.ui.views.trace_editor import TraceEditor
+
+
+class DetailPane(QTabWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("detail_pane")
+        self.setAccessibleName("Memory details")
+        self.editor = TraceEditor()
+        self.links = LinksTab()
+        self.neighbours = NeighboursTab()
+        self.history = HistoryTab()
+        self.metadata = MetadataTab()
+        self.addTab(self.editor, "&Memory")
+        self.addTab(self.links, "&Links")
+        self.addTab(self.neighbours, "&Neighbours")
+        self.addTab(self.history, "&History")
+        self.addTab(self.metadata, "Me&tadata")
+        self._brain: Any = None
+        self._stale: set[DetailTab] = set()
+        self.currentChanged.connect(self._refresh_current)
+
+    @property
+    def trace(self) -> Trace | None:
+        return self.editor.trace
+
+    def _tabs(self) -> tuple[DetailTab, ...]:
+        return (self.links, self.neighbours, self.history, self.metadata)
+
+    def show_trace(self, brain: Any, trace: Trace | None) -> None:
+        """Show `trace` in the editor; the tabs reload when they are looked at."""
+        self._brain = brain
+        self.editor.load(trace)
+        self.mark_stale()
+
+    def start_new(self, brain: Any) -> None:
+        self._brain = brain
+        self.setCurrentWidget(self.editor)
+        self.editor.load(None, new=True)
+        self.mark_stale()
+        self.editor.content.setFocus()
+
+    def trace_changed(self, fresh: Trace, actor: str) -> None:
+        """The shown trace changed (here or elsewhere): refresh without losing an edit."""
+        self.editor.external_change(fresh, actor)
+        self.mark_stale()
+
+    def mark_stale(self) -> None:
+        self._stale = set(self._tabs())
+        self._refresh_current()
+
+    def _refresh_current(self, *_args: object) -> None:
+        tab = self.currentWidget()
+        if tab in self._stale and self._brain is not None:
+            self._stale.discard(tab)
+            tab.show_trace(self._brain, self.editor.trace)

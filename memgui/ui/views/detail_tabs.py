@@ -1,0 +1,208 @@
+"""The tabs beside the editor: Links, Neighbours, History and Metadata of one trace.
+
+Each tab reads from the core only when it is shown (and again when the trace changes);
+the lists are short, so they come in one call each.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QSpinBox,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from memgui.core.errors import MemguiError
+from memgui.core.model import MAX_DEPTH, Trace
+from memgui.ui.models.detail_models import (
+    DetailRole,
+    HistoryModel,
+    LinksModel,
+    ListTableModel,
+    NeighboursModel,
+)
+
+
+def _table(model: ListTableModel, name: str) -> QTableView:
+    view = QTableView()
+    view.setModel(model)
+    view.setAccessibleName(name)
+    view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    view.verticalHeader().hide()
+    header = view.horizontalHeader()
+    header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    # The last column (the text) takes the rest of the width and elides, no side scrolling.
+    header.setSectionResizeMode(model.columnCount() - 1, QHeaderView.ResizeMode.Stretch)
+    header.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+    view.setWordWrap(False)
+    return view
+
+
+class DetailTab(QWidget):
+    """Base: remembers the trace and whether its view is stale."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.brain: Any = None
+        self.trace: Trace | None = None
+        self.message = QLabel()
+        self.message.setWordWrap(True)
+        self.message.hide()
+
+    def show_trace(self, brain: Any, trace: Trace | None) -> None:
+        self.brain, self.trace = brain, trace
+        try:
+            self.reload()
+        except MemguiError as exc:
+            self.message.setText(str(exc))
+            self.message.show()
+        else:
+            self.message.hide()
+
+    def reload(self) -> None:
+        raise NotImplementedError
+
+
+class LinksTab(DetailTab):
+    open_requested = Signal(str)  # trace id
+    add_requested = Signal()
+    remove_requested = Signal(object)  # RelatedSummary
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.model = LinksModel(self)
+        self.view = _table(self.model, "Links")
+        self.add_button = QPushButton("&Add link…")
+        self.add_button.setToolTip("Link this memory to another one, found by search")
+        self.remove_button = QPushButton("&Remove link")
+        self.open_button = QPushButton("Op&en other")
+        self.open_button.setToolTip("Select the linked memory in the table (or double-click)")
+        buttons = QHBoxLayout()
+        for button in (self.add_button, self.remove_button, self.open_button):
+            buttons.addWidget(button)
+        buttons.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.message)
+        layout.addWidget(self.view, 1)
+        layout.addLayout(buttons)
+        self.add_button.clicked.connect(self.add_requested)
+        self.remove_button.clicked.connect(self._remove)
+        self.open_button.clicked.connect(self._open)
+        self.view.doubleClicked.connect(
+            lambda index: self.open_requested.emit(index.data(DetailRole.ITEM_ID))
+        )
+
+    def reload(self) -> None:
+        items = self.brain.related(self.trace.id, limit=200) if self.trace else []
+        self.model.set_items(items)
+        self.add_button.setEnabled(self.trace is not None and not self.trace.deleted)
+
+    def _selected(self) -> Any:
+        rows = self.view.selectionModel().selectedRows()
+        return self.model.item_at(rows[0].row()) if rows else None
+
+    def _remove(self) -> None:
+        item = self._selected()
+        if item is not None:
+            self.remove_requested.emit(item)
+
+    def _open(self) -> None:
+        item = self._selected()
+        if item is not None:
+            self.open_requested.emit(item.id)
+
+
+class NeighboursTab(DetailTab):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.model = NeighboursModel(self)
+        self.view = _table(self.model, "Knowledge-graph neighbours")
+        self.depth = QSpinBox()
+        self.depth.setRange(1, MAX_DEPTH)
+        self.depth.setAccessibleName("Depth")
+        self.depth.setToolTip("How many hops through the knowledge graph")
+        caption = QLabel("&Depth")
+        caption.setBuddy(self.depth)
+        row = QHBoxLayout()
+        row.addWidget(caption)
+        row.addWidget(self.depth)
+        row.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.addLayout(row)
+        layout.addWidget(self.message)
+        layout.addWidget(self.view, 1)
+        self.depth.valueChanged.connect(lambda _v: self.show_trace(self.brain, self.trace))
+
+    def reload(self) -> None:
+        items = self.brain.neighbours(self.trace.id, self.depth.value()) if self.trace else []
+        self.model.set_items(items)
+        if self.trace is not None and not items:
+            self.message.setText("No knowledge-graph nodes are connected to this memory.")
+            self.message.show()
+
+
+class HistoryTab(DetailTab):
+    restore_requested = Signal(object)  # JournalEntry whose state to bring back
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.model = HistoryModel(self)
+        self.view = _table(self.model, "History")
+        self.restore_button = QPushButton("Restore &this version")
+        self.restore_button.setToolTip("Bring the memory back to the state after the chosen row")
+        self.restore_button.clicked.connect(self._restore)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        buttons.addWidget(self.restore_button)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.message)
+        layout.addWidget(self.view, 1)
+        layout.addLayout(buttons)
+
+    def reload(self) -> None:
+        entries = self.brain.history(self.trace.id) if self.trace else []
+        self.model.set_items(list(reversed(entries)))  # newest first
+
+    def _restore(self) -> None:
+        rows = self.view.selectionModel().selectedRows()
+        entry = self.model.item_at(rows[0].row()) if rows else None
+        if entry is not None and entry.after is not None and entry.op not in ("link", "unlink"):
+            self.restore_requested.emit(entry)
+
+
+class MetadataTab(DetailTab):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.text = QPlainTextEdit()
+        self.text.setReadOnly(True)
+        self.text.setAccessibleName("Metadata")
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.text)
+
+    def reload(self) -> None:
+        trace = self.trace
+        if trace is None:
+            self.text.setPlainText("")
+            return
+        shown = {
+            "id": trace.id,
+            "embedding_status": "current" if trace.embedding_status == 1 else "pending",
+            "stored_strength": trace.stored_strength,
+            "updated_at": trace.updated_at,
+            "emotions": trace.emotions,
+            "metadata": trace.metadata,
+        }
+        self.text.setPlainText(json.dumps(shown, indent=2, ensure_ascii=False, default=str))

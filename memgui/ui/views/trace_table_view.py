@@ -1,0 +1,86 @@
+"""The trace table view: delegates, a column chooser, and remembered widths and choices."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QByteArray, QPoint, QSettings, Qt
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QMenu, QTableView, QWidget
+
+from memgui.ui.models.trace_columns import COLUMNS, CONTENT_COLUMN, STRENGTH_COLUMN
+from memgui.ui.views.delegates import HighlightDelegate, StrengthDelegate
+
+HEADER_STATE_KEY = "trace_table/header_state"
+HIDDEN_BY_DEFAULT = ("Scope id", "Last accessed", "Expires", "Version")
+
+
+class TraceTableView(QTableView):
+    def __init__(self, settings: QSettings | None = None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._settings = settings
+        self.setObjectName("trace_table")
+        self.setAccessibleName("Memories")
+        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.setSortingEnabled(True)
+        self.setAlternatingRowColors(True)
+        self.setWordWrap(False)
+        self.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.verticalHeader().hide()
+        # Fixed row heights: the view never asks every row for its size (1M rows).
+        self.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        self.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
+        header = self.horizontalHeader()
+        header.setSectionsMovable(True)
+        header.setHighlightSections(False)
+        header.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        header.customContextMenuRequested.connect(self._column_menu)
+        header.setToolTip("Click to sort; right-click to choose columns")
+        self.strength_delegate = StrengthDelegate(self)
+        self.highlight_delegate = HighlightDelegate(self)
+        self.setItemDelegateForColumn(STRENGTH_COLUMN, self.strength_delegate)
+        self.setItemDelegateForColumn(CONTENT_COLUMN, self.highlight_delegate)
+
+    def setModel(self, model) -> None:
+        super().setModel(model)
+        header = self.horizontalHeader()
+        for column, spec in enumerate(COLUMNS):
+            header.resizeSection(column, spec.width)
+            header.setSectionHidden(column, spec.header in HIDDEN_BY_DEFAULT)
+        header.setSortIndicator(7, Qt.SortOrder.DescendingOrder)  # the query's default order
+        self.restore_state()
+
+    def set_search_terms(self, query: str) -> None:
+        self.highlight_delegate.set_query(query)
+        self.viewport().update()
+
+    # --- column chooser and remembered state -------------------------------------------
+
+    def _column_menu(self, pos: QPoint) -> None:
+        menu = self.column_menu()
+        menu.exec(self.horizontalHeader().mapToGlobal(pos))
+
+    def column_menu(self) -> QMenu:
+        menu = QMenu("Columns", self)
+        header = self.horizontalHeader()
+        for column, spec in enumerate(COLUMNS):
+            action = menu.addAction(spec.header)
+            action.setCheckable(True)
+            action.setChecked(not header.isSectionHidden(column))
+            action.setEnabled(column != CONTENT_COLUMN)  # content always shows
+            action.toggled.connect(lambda on, c=column: self.set_column_visible(c, on))
+        return menu
+
+    def set_column_visible(self, column: int, visible: bool) -> None:
+        self.horizontalHeader().setSectionHidden(column, not visible)
+        self.save_state()
+
+    def save_state(self) -> None:
+        if self._settings is not None:
+            self._settings.setValue(HEADER_STATE_KEY, self.horizontalHeader().saveState())
+
+    def restore_state(self) -> None:
+        if self._settings is None:
+            return
+        state = self._settings.value(HEADER_STATE_KEY)
+        if isinstance(state, QByteArray | bytes) and state:
+            self.horizontalHeader().restoreState(state)

@@ -1,0 +1,234 @@
+"""Every edit the window offers, each pushed as an undoable command over the core.
+
+Errors never open a dialog: a bad value shows under its field, a conflict swaps the
+editor for theirs-vs-mine, anything else goes to the status bar. Dialogs only ask (which
+tag, which trace to link, "purge for good?"); tests answer them through `self.ask`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QObject
+from PySide6.QtWidgets import QInputDialog, QMessageBox
+
+from memgui.core.errors import Conflict, InvalidArgument, MemguiError, NotFound
+from memgui.core.model import JournalEntry, RelatedSummary
+from memgui.ui import commands as cmd
+from memgui.ui.dialogs.merge_dialog import MergeDialog
+from memgui.ui.dialogs.trace_picker import TracePicker
+
+if TYPE_CHECKING:
+    from memgui.ui.main_window import MainWindow
+
+
+class Asker:
+    """The questions edits ask; a test replaces this object with fixed answers."""
+
+    def __init__(self, window: MainWindow) -> None:
+        self.window = window
+
+    def unsaved_edit(self) -> str:
+        """'save', 'discard' or 'cancel'."""
+        box = QMessageBox.question(
+            self.window,
+            "Unsaved edit",
+            "The memory you are editing has unsaved changes.",
+            QMessageBox.StandardButton.Save
+            | QMessageBox.StandardButton.Discard
+            | QMessageBox.StandardButton.Cancel,
+        )
+        return {
+            QMessageBox.StandardButton.Save: "save",
+            QMessageBox.StandardButton.Discard: "discard",
+        }.get(box, "cancel")
+
+    def confirm_purge(self, count: int) -> bool:
+        noun = "this memory" if count == 1 else f"these {count} memories"
+        answer = QMessageBox.warning(
+            self.window,
+            "Purge for good",
+            f"Remove {noun} from the brain for good?\n\nThis cannot be undone: purged "
+            "memories are not in the trash and Undo cannot bring them back.",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+            QMessageBox.StandardButton.Cancel,
+        )
+        return answer == QMessageBox.StandardButton.Yes
+
+    def tag(self, title: str, choices: list[str] | None) -> str | None:
+        if choices:
+            text, ok = QInputDialog.getItem(self.window, title, "Tag:", choices, 0, True)
+        else:
+            text, ok = QInputDialog.getText(self.window, title, "Tag:")
+        return text.strip() if ok and text.strip() else None
+
+    def merge(self, traces: list[Any]) -> str | None:
+        dialog = MergeDialog(traces, self.window)
+        return dialog.merged_content() if dialog.exec() else None
+
+    def link_target(self, brain: Any, exclude: str) -> tuple[str, str] | None:
+        picker = TracePicker(brain, exclude, self.window)
+        return picker.choice() if picker.exec() else None
+
+
+class WindowEdits(QObject):
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.window = window
+        self.ask = Asker(window)
+        a = window.actions
+        a.new_memory.triggered.connect(self.new_memory)
+        a.save.triggered.connect(window.detail.editor.request_save)
+        a.delete.triggered.connect(lambda: self.set_deleted(True))
+        a.restore.triggered.connect(lambda: self.set_deleted(False))
+        a.purge.triggered.connect(self.purge_selected)
+        a.merge.triggered.connect(self.merge_selected)
+        a.add_tag.triggered.connect(lambda: self.tag_selected(add=True))
+        a.remove_tag.triggered.connect(lambda: self.tag_selected(add=False))
+        a.add_link.triggered.connect(self.add_link)
+        detail = window.detail
+        detail.editor.save_requested.connect(self.save)
+        detail.links.add_requested.connect(self.add_link)
+        detail.links.remove_requested.connect(self.remove_link)
+        detail.links.open_requested.connect(self.open_trace)
+        detail.history.restore_requested.connect(self.restore_version)
+        window.welcome.new_memory_requested.connect(self.new_memory)
+
+    @property
+    def session(self):
+        return self.window.session
+
+    def _push(self, command: cmd.CoreCommand) -> Any:
+        """Run a command; report a refusal in the status bar. Returns None on failure."""
+        try:
+            return cmd.push(self.session, command)
+        except MemguiError as exc:
+            self.window.show_error(str(exc))
+            return None
+
+    # --- the editor ---------------------------------------------------------------------
+
+    def new_memory(self) -> None:
+        if self.session is None or not self.settle_unsaved_edit():
+            return
+        self.window.pages.setCurrentWidget(self.window.splitter)
+        self.window.detail.start_new(self.session.brain)
+
+    def save(self, trace_id: str | None, fields: dict[str, Any], version: int) -> None:
+        editor = self.window.detail.editor
+        if trace_id is None:
+            command: cmd.CoreCommand = cmd.NewTraceCommand(self.session, fields)
+        elif not fields:
+            editor.load(editor.trace)
+            return
+        else:
+            command = cmd.SaveTraceCommand(self.session, trace_id, fields, version)
+        try:
+            saved = cmd.push(self.session, command)
+        except Conflict as exc:
+            theirs = self.session.brain.get(exc.trace_id)
+            history = self.session.brain.history(exc.trace_id)
+            editor.show_conflict(theirs, history[-1].actor if history else "")
+            return
+        except InvalidArgument as exc:
+            editor.show_core_error(exc)
+            return
+        except MemguiError as exc:
+            self.window.show_error(str(exc))
+            return
+        editor.load(saved)
+        self.window.detail.mark_stale()
+        self.window.show_message(f"Saved {saved.id} (version {saved.version})")
+        if trace_id is None:
+            self.window.select_when_ready(saved.id)
+
+    def settle_unsaved_edit(self) -> bool:
+        """Before the editor shows something else: save, discard, or stay (False)."""
+        editor = self.window.detail.editor
+        if not editor.dirty:
+            return True
+        answer = self.ask.unsaved_edit()
+        if answer == "cancel":
+            return False
+        if answer == "save":
+            editor.request_save()
+            return not editor.dirty
+        editor.load(editor.trace)
+        return True
+
+    # --- the selection ------------------------------------------------------------------
+
+    def set_deleted(self, deleted: bool) -> None:
+        ids = self.window.selected_ids()
+        if ids and self._push(cmd.SetDeletedCommand(self.session, ids, deleted)) is not None:
+            verb = "Moved to the trash" if deleted else "Restored"
+            self.window.show_message(f"{verb}: {len(ids)} (Ctrl+Z undoes)")
+
+    def purge_selected(self) -> None:
+        ids = self.window.selected_ids()
+        if not ids or not self.ask.confirm_purge(len(ids)):
+            return
+        brain = self.session.brain
+        try:
+            # Not a command: a purge leaves the brain for good and the undo stack with it.
+            self.session.record_batch(lambda: [brain.purge(i) for i in ids])
+        except MemguiError as exc:
+            self.window.show_error(str(exc))
+            return
+        self.window.show_message(f"Purged {len(ids)} for good (this cannot be undone)")
+
+    def merge_selected(self) -> None:
+        ids = self.window.selected_ids()
+        if len(ids) < 2:
+            return
+        traces = [t for t in (self.session.brain.get_many(ids).get(i) for i in ids) if t]
+        content = self.ask.merge(traces)
+        if content is None:
+            return
+        survivor = self._push(cmd.MergeCommand(self.session, ids, content))
+        if survivor is not None:
+            self.window.show_message(f"Merged {len(ids)} memories into {survivor.id}")
+            self.window.select_when_ready(survivor.id)
+
+    def tag_selected(self, add: bool) -> None:
+        ids = self.window.selected_ids()
+        if not ids:
+            return
+        choices = None
+        if not add:
+            found = self.session.brain.get_many(ids).values()
+            choices = sorted({tag for trace in found for tag in trace.tags})
+        tag = self.ask.tag("Add tag" if add else "Remove tag", choices)
+        if tag:
+            self._push(cmd.TagCommand(self.session, ids, tag, add))
+
+    # --- links and history --------------------------------------------------------------
+
+    def add_link(self) -> None:
+        trace = self.window.detail.trace
+        if trace is None:
+            return
+        choice = self.ask.link_target(self.session.brain, trace.id)
+        if choice is not None:
+            other, kind = choice
+            self._push(cmd.LinkCommand(self.session, trace.id, other, kind, add=True))
+
+    def remove_link(self, link: RelatedSummary) -> None:
+        trace = self.window.detail.trace
+        if trace is None:
+            return
+        ends = (trace.id, link.id) if link.direction == "out" else (link.id, trace.id)
+        self._push(cmd.LinkCommand(self.session, *ends, link.kind, add=False))
+
+    def open_trace(self, trace_id: str) -> None:
+        if not self.window.select_id(trace_id):
+            self.window.show_message(f"{trace_id} is not in the current list (check the filters)")
+
+    def restore_version(self, entry: JournalEntry) -> None:
+        try:
+            current = self.session.brain.get(entry.trace_id)
+        except NotFound as exc:
+            self.window.show_error(str(exc))
+            return
+        if self._push(cmd.RestoreVersionCommand(self.session, current, entry.after or {})):
+            self.window.show_message(f"Restored version {entry.after.get('version')}")

@@ -1,0 +1,217 @@
+"""Live refresh from another process, the job runner, and the detail tabs."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QSettings
+
+from memgui.core.brain import Brain
+from memgui.core.db import Database
+from memgui.core.progress import Cancelled, Progress
+from memgui.ui.jobs import JobRunner
+from memgui.ui.main_window import MainWindow
+from memgui.ui.models.detail_models import HistoryModel, LinksModel, NeighboursModel
+from tests.ui.test_main_window import Answers, select_row, wait_idle
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def live_window(qtbot, tmp_path, brain_path):
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    window = MainWindow(settings=settings, live=True)
+    qtbot.addWidget(window)
+    window.edits.ask = Answers()
+    assert window.files.open_path(brain_path)
+    window.show()
+    wait_idle(qtbot, window)
+    yield window
+    window.close()
+
+
+@pytest.mark.slow
+def test_another_process_writing_shows_up_within_a_second(qtbot, live_window, brain_path):
+    window = live_window
+    trace_id = select_row(window, 0)
+    window.detail.editor.content.setPlainText("My unsaved edit")
+    script = (
+        "import sys\n"
+        "from memgui.core.brain import Brain\n"
+        "with Brain.open(sys.argv[1], actor='cli') as b:\n"
+        "    b.add('Written by another process', tags=['outside'])\n"
+        "    t = b.get(sys.argv[2])\n"
+        "    b.update(t.id, {'content': 'Changed outside'}, expect_version=t.version)\n"
+    )
+    subprocess.run(
+        [sys.executable, "-c", script, str(brain_path), trace_id], cwd=ROOT, check=True, timeout=60
+    )
+    qtbot.waitUntil(lambda: window.model.rowCount() == 6, timeout=1500)
+    qtbot.waitUntil(
+        lambda: (
+            "Changed outside"
+            in [window.model.index(r, 0).data() for r in range(window.model.rowCount())]
+        ),
+        timeout=1500,
+    )
+    assert window.statusBar().currentMessage() == "cli added 1 memory, updated 1 memory"
+    editor = window.detail.editor
+    assert editor.content.toPlainText() == "My unsaved edit"  # kept…
+    assert editor.banner.isVisible() and "cli" in editor.banner.text()  # …and flagged
+
+
+def test_own_edits_are_not_announced_as_someone_elses(qtbot, live_window):
+    window = live_window
+    select_row(window, 0)
+    window.detail.editor.content.setPlainText("Mine")
+    window.actions.save.trigger()
+    window.statusBar().clearMessage()
+    window.watcher.poll()
+    assert window.statusBar().currentMessage() == ""
+
+
+def counting(n: int, fail_at: int | None = None):
+    for i in range(n):
+        if i == fail_at:
+            raise ValueError(f"failed at {i}")
+        yield Progress(i + 1, n, f"step {i + 1}")
+    return "done"
+
+
+def test_job_reports_progress_then_finished(qtbot):
+    runner = JobRunner()
+    job = runner.start("count", lambda: counting(3))
+    seen: list[Progress] = []
+    job.progress.connect(seen.append)
+    with qtbot.waitSignal(job.finished, timeout=3000) as finished:
+        pass
+    assert finished.args == ["done"]
+    qtbot.waitUntil(lambda: len(seen) == 3)
+    assert [p.done for p in seen] == [1, 2, 3] and runner.active_jobs == []
+
+
+def test_job_failure_is_reported_not_raised(qtbot):
+    runner = JobRunner()
+    job = runner.start("count", lambda: counting(3, fail_at=1))
+    with qtbot.waitSignal(job.failed, timeout=3000) as failed:
+        pass
+    assert isinstance(failed.args[0], ValueError)
+
+
+def test_cancel_stops_at_the_next_yield_and_lets_the_core_unwind(qtbot):
+    unwound: list[str] = []
+
+    def endless():
+        try:
+            while True:
+                yield Progress(0, None, "waiting")
+        except Cancelled:
+            unwound.append("rolled back")
+            raise
+
+    runner = JobRunner()
+    job = runner.start("endless", endless)
+    with qtbot.waitSignal(job.progress, timeout=3000):
+        pass
+    job.cancel()
+    with qtbot.waitSignal(job.cancelled, timeout=3000):
+        pass
+    assert unwound == ["rolled back"] and job.done
+
+
+def test_cancel_before_start_never_runs_the_generator(qtbot):
+    started: list[int] = []
+
+    def never():
+        started.append(1)
+        yield Progress(0)
+
+    runner = JobRunner(max_threads=1)
+    blocker = runner.start("first", lambda: counting(200))
+    job = runner.start("second", never)
+    job.cancel()
+    with qtbot.waitSignal(job.cancelled, timeout=3000):
+        pass
+    assert started == [] and blocker is not None
+    assert runner.shutdown(1000)
+
+
+def test_window_close_cancels_running_jobs(qtbot, live_window):
+    def endless():
+        while True:
+            yield Progress(0, None, "waiting")
+
+    job = live_window.runner.start("endless", endless)
+    qtbot.waitUntil(lambda: live_window.job_label.text() == "endless…")
+    live_window.close()
+    assert job.done and job.cancel_requested
+
+
+def test_detail_models_pass_the_model_tester(qtmodeltester, session):
+    a, b = session.brain.list_ids()[:2]
+    session.brain.link(a, b, "relates_to")
+    session.brain.update(a, {"content": "edited"}, expect_version=1)
+    node = session.brain.add_node("Python", "entity")
+    memory = session.brain.add_node("memory", "memory", {"trace_id": a})
+    session.brain.add_edge(memory, node, "mentions")
+    links, history, neighbours = LinksModel(), HistoryModel(), NeighboursModel()
+    links.set_items(session.brain.related(a))
+    history.set_items(session.brain.history(a))
+    neighbours.set_items(session.brain.neighbours(a, 2))
+    for model in (links, history, neighbours):
+        assert model.rowCount() > 0
+        qtmodeltester.check(model)
+    changes = [history.index(r, 3).data() for r in range(history.rowCount())]
+    assert changes[0] == "created" and "update: content" in changes
+    assert any(c.startswith("link relates_to") for c in changes)
+    assert neighbours.index(0, 3).data() == "Python"
+
+
+def test_links_tab_add_open_remove_and_history_restore(qtbot, live_window):
+    window = live_window
+    a = select_row(window, 0)
+    b = window.model.id_at(1)
+    window.edits.ask.link = (b, "relates_to")
+    window.detail.setCurrentWidget(window.detail.links)
+    window.actions.add_link.trigger()
+    qtbot.waitUntil(lambda: window.detail.links.model.rowCount() == 1)
+    assert [r.id for r in window.session.brain.related(a)] == [b]
+    window.detail.links.view.selectRow(0)
+    window.detail.links.open_button.click()
+    assert window.current_id() == b
+    window.detail.setCurrentWidget(window.detail.links)
+    qtbot.waitUntil(lambda: window.detail.links.model.rowCount() == 1)
+    window.detail.links.view.selectRow(0)
+    window.detail.links.remove_button.click()
+    assert window.session.brain.related(a) == []
+    # History: edit, then restore the first version from the History tab.
+    select_row(window, window.model.row_of(a))
+    original = window.session.brain.get(a).content
+    window.detail.editor.content.setPlainText("Second version")
+    window.actions.save.trigger()
+    window.detail.setCurrentWidget(window.detail.history)
+    history = window.detail.history
+    qtbot.waitUntil(lambda: history.model.rowCount() >= 2)
+    oldest = history.model.rowCount() - 1
+    assert history.model.item_at(oldest).op == "add"
+    history.view.selectRow(oldest)
+    history.restore_button.click()
+    assert window.session.brain.get(a).content == original
+    window.actions.undo.trigger()
+    assert window.session.brain.get(a).content == "Second version"
+
+
+def test_opening_a_file_with_several_brains_asks_which(qtbot, tmp_path, live_window):
+    path = tmp_path / "two.sqlite"
+    for brain_id in ("alpha", "beta"):
+        with Brain(Database(path), brain_id, "test") as brain:
+            brain.add(f"memory of {brain_id}")
+    live_window.files.ask_brain_id = lambda _path, ids: ids[1]
+    assert live_window.files.open_path(path)
+    wait_idle(qtbot, live_window)
+    assert live_window.session.brain_id == "beta"
+    assert "two.sqlite [beta]" in live_window.windowTitle()
+    assert live_window.model.index(0, 0).data() == "memory of beta"

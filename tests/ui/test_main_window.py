@@ -1,0 +1,259 @@
+"""The main window on a real brain: opening, searching, editing, keyboard paths."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtWidgets import QApplication
+
+from memgui.core.brain import Brain
+from memgui.core.errors import NotFound
+from memgui.core.model import TraceFilter
+from memgui.ui.main_window import MainWindow
+
+
+class Answers:
+    """Fixed answers to the questions the window's edits ask."""
+
+    def __init__(self) -> None:
+        self.purge = True
+        self.tag_text = "reviewed"
+        self.merged = "Merged by hand"
+        self.unsaved = "discard"
+        self.link: tuple[str, str] | None = None
+
+    def unsaved_edit(self) -> str:
+        return self.unsaved
+
+    def confirm_purge(self, _count: int) -> bool:
+        return self.purge
+
+    def tag(self, _title: str, _choices) -> str:
+        return self.tag_text
+
+    def merge(self, _traces) -> str:
+        return self.merged
+
+    def link_target(self, _brain, _exclude) -> tuple[str, str] | None:
+        return self.link
+
+
+def open_window(qtbot, tmp_path, brain_path) -> MainWindow:
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    window = MainWindow(settings=settings, live=False)
+    qtbot.addWidget(window)
+    window.edits.ask = Answers()
+    assert window.files.open_path(brain_path)
+    window.show()
+    qtbot.waitExposed(window)
+    wait_idle(qtbot, window)
+    return window
+
+
+def wait_idle(qtbot, window: MainWindow) -> None:
+    """Wait for the table's query and the status bar's counts."""
+    qtbot.waitUntil(
+        lambda: (
+            window.model is not None
+            and not window.model.busy
+            and not [j for j in window.runner.active_jobs if j.name == "counts"]
+        ),
+        timeout=5000,
+    )
+
+
+@pytest.fixture
+def window(qtbot, tmp_path, brain_path):
+    opened = open_window(qtbot, tmp_path, brain_path)
+    yield opened
+    opened.close()
+
+
+def select_row(window: MainWindow, row: int) -> str:
+    trace_id = window.model.id_at(row)
+    assert window.select_id(trace_id)
+    return trace_id
+
+
+def test_opens_with_rows_title_and_counts(window):
+    assert window.model.rowCount() == 5
+    assert window.windowTitle().startswith("brain.sqlite [brain]")
+    assert window.counts_label.text() == "5 memories · 0 in trash"
+    assert window.pages.currentWidget() is window.splitter
+    assert window.files.recent()[0].endswith("brain.sqlite")
+
+
+def test_empty_brain_shows_welcome_then_new_memory_by_keyboard(qtbot, tmp_path):
+    empty = tmp_path / "empty.sqlite"
+    Brain.open(empty).close()
+    window = open_window(qtbot, tmp_path, empty)
+    assert window.pages.currentWidget() is window.welcome
+    qtbot.keyClick(window, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)
+    editor = window.detail.editor
+    assert editor.is_new and window.pages.currentWidget() is window.splitter
+    qtbot.keyClicks(editor.content, "First memory, typed by hand")
+    editor.tags.field.setFocus()
+    qtbot.keyClicks(editor.tags.field, "manual,")
+    qtbot.keyClick(window, Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)
+    wait_idle(qtbot, window)
+    with Brain.open(empty) as brain:
+        (trace,) = brain.list(TraceFilter())
+    assert (trace.content, trace.tags) == ("First memory, typed by hand", ("manual",))
+    qtbot.waitUntil(lambda: window.current_id() == trace.id)
+    assert window.pages.currentWidget() is window.splitter
+    window.close()
+
+
+def test_ctrl_f_search_counts_and_does_not_recall(qtbot, window):
+    window.table.setFocus()
+    qtbot.keyClick(window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
+    assert QApplication.focusWidget() is window.search_bar.field
+    qtbot.keyClicks(window.search_bar.field, "invoice")
+    qtbot.waitUntil(lambda: window.model.rowCount() == 1, timeout=3000)
+    wait_idle(qtbot, window)
+    assert window.search_bar.status_label.text() == "1 result · keyword"
+    assert window.table.highlight_delegate.terms == ["invoice"]
+    assert window.session.brain.get(window.model.id_at(0)).retrieval_count == 0
+    qtbot.keyClick(window.search_bar.field, Qt.Key.Key_Escape)
+    assert QApplication.focusWidget() is window.table
+
+
+def test_query_error_shows_under_the_field_never_a_dialog(qtbot, window):
+    window.model.set_filter(TraceFilter(type="nonsense"))
+    qtbot.waitUntil(lambda: window.search_bar.error_label.isVisible())
+    assert "type" in window.search_bar.error_label.text()
+    assert QApplication.activeModalWidget() is None
+
+
+def test_filter_bar_and_trash_view(qtbot, window):
+    window.filter_bar.scope_id_edit.setText("u1")
+    qtbot.waitUntil(lambda: window.model.rowCount() == 2, timeout=3000)
+    window.filter_bar.scope_id_edit.clear()
+    qtbot.waitUntil(lambda: window.model.rowCount() == 5, timeout=3000)
+    trace_id = select_row(window, 0)
+    window.actions.delete.trigger()
+    qtbot.waitUntil(lambda: window.model.rowCount() == 4, timeout=3000)
+    window.actions.trash_view.trigger()
+    qtbot.waitUntil(lambda: window.model.ids() == [trace_id], timeout=3000)
+    select_row(window, 0)
+    window.actions.restore.trigger()
+    qtbot.waitUntil(lambda: window.model.rowCount() == 0, timeout=3000)
+    assert not window.session.brain.get(trace_id).deleted
+
+
+def test_edit_save_and_undo_through_the_window(qtbot, window):
+    trace_id = select_row(window, 0)
+    before = window.session.brain.get(trace_id)
+    editor = window.detail.editor
+    editor.content.setPlainText("Rewritten in the editor")
+    assert editor.dirty and window.windowTitle().count("•") == 1
+    window.actions.save.trigger()
+    assert window.session.brain.get(trace_id).content == "Rewritten in the editor"
+    qtbot.waitUntil(
+        lambda: (
+            window.model.index(window.model.row_of(trace_id), 0).data() == "Rewritten in the editor"
+        )
+    )
+    window.actions.undo.trigger()
+    assert window.session.brain.get(trace_id).content == before.content
+    qtbot.waitUntil(lambda: editor.content.toPlainText() == before.content)
+    window.actions.redo.trigger()
+    assert window.session.brain.get(trace_id).content == "Rewritten in the editor"
+
+
+def test_invalid_edit_shows_the_core_message_inline(window):
+    select_row(window, 0)
+    editor = window.detail.editor
+    editor.content.setPlainText("   ")
+    editor.ttl_edit.setText("99999999999")
+    assert "content must not be empty" in editor.errors["content"].text()
+    assert "between 1 and 3155760000" in editor.errors["ttl_secs"].text()
+    assert not editor.save_button.isEnabled()
+    editor.ttl_edit.setText("7d")
+    editor.content.setPlainText("Expires in a week")
+    window.actions.save.trigger()
+    trace = window.session.brain.get(editor.trace.id)
+    assert trace.content == "Expires in a week"
+    assert 6.9 * 86_400_000 < trace.expires_at - trace.updated_at <= 7 * 86_400_000
+
+
+def test_conflict_view_keep_mine(qtbot, window, brain_path):
+    trace_id = select_row(window, 0)
+    editor = window.detail.editor
+    editor.content.setPlainText("Mine")
+    with Brain.open(brain_path, actor="agent") as other:  # a second connection writes
+        theirs = other.get(trace_id)
+        other.update(trace_id, {"content": "Theirs"}, expect_version=theirs.version)
+    window.actions.save.trigger()
+    assert editor.stack.currentWidget() is editor.conflict
+    assert "Theirs" in editor.conflict.theirs_text.toPlainText()
+    assert "Mine" in editor.conflict.mine_text.toPlainText()
+    assert "agent" in editor.conflict.title.text()
+    assert window.session.brain.get(trace_id).content == "Theirs"  # nothing overwritten
+    editor.conflict.keep_button.click()
+    saved = window.session.brain.get(trace_id)
+    assert saved.content == "Mine" and saved.version == theirs.version + 2
+    assert editor.stack.currentWidget() is not editor.conflict
+
+
+def test_conflict_view_take_theirs(window, brain_path):
+    trace_id = select_row(window, 1)
+    editor = window.detail.editor
+    editor.content.setPlainText("Mine")
+    with Brain.open(brain_path, actor="agent") as other:
+        other.update(trace_id, {"tags": ["theirs"]}, expect_version=other.get(trace_id).version)
+    window.actions.save.trigger()
+    rows = editor.conflict.fields.rowCount()
+    assert editor.stack.currentWidget() is editor.conflict and rows == 1  # tags differ
+    editor.conflict.theirs_button.click()
+    assert editor.tags.tags() == ["theirs"] and not editor.dirty
+    assert window.session.brain.get(trace_id).tags == ("theirs",)
+
+
+def test_delete_key_on_the_table_and_undo(qtbot, window):
+    trace_id = select_row(window, 2)
+    window.table.setFocus()
+    qtbot.keyClick(window.table, Qt.Key.Key_Delete)
+    assert window.session.brain.get(trace_id).deleted
+    qtbot.keyClick(window, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert not window.session.brain.get(trace_id).deleted
+    # Del typed in the editor edits text; it never deletes the memory.
+    window.detail.editor.content.setFocus()
+    qtbot.keyClick(window.detail.editor.content, Qt.Key.Key_Delete)
+    assert not window.session.brain.get(trace_id).deleted
+
+
+def test_purge_is_confirmed_and_not_undoable(qtbot, window):
+    trace_id = select_row(window, 0)
+    window.edits.ask.purge = False
+    window.actions.purge.trigger()
+    assert window.session.brain.get(trace_id)
+    window.edits.ask.purge = True
+    window.actions.purge.trigger()
+    with pytest.raises(NotFound):
+        window.session.brain.get(trace_id)
+    assert window.session.undo_stack.count() == 0
+    assert "cannot be undone" in window.statusBar().currentMessage()
+
+
+def test_merge_and_bulk_tag_selected(qtbot, window):
+    window.table.selectAll()
+    ids = window.selected_ids()
+    window.actions.add_tag.trigger()
+    assert all("reviewed" in t.tags for t in window.session.brain.get_many(ids).values())
+    window.table.clearSelection()
+    for trace_id in ids[:2]:
+        row = window.model.row_of(trace_id)
+        window.table.selectionModel().select(
+            window.model.index(row, 0),
+            window.table.selectionModel().SelectionFlag.Select
+            | window.table.selectionModel().SelectionFlag.Rows,
+        )
+    window.actions.merge.trigger()
+    qtbot.waitUntil(lambda: window.model.rowCount() == 4, timeout=3000)
+    live = window.session.brain.list(TraceFilter())
+    assert "Merged by hand" in [t.content for t in live]
+    window.actions.undo.trigger()
+    qtbot.waitUntil(lambda: window.model.rowCount() == 5, timeout=3000)
+    window.actions.undo.trigger()
+    assert not any("reviewed" in t.tags for t in window.session.brain.list(TraceFilter()))

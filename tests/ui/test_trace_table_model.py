@@ -1,0 +1,117 @@
+"""The trace table model against a real brain file."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+
+from memgui.core.model import Changes, TraceFilter
+from memgui.ui.models import trace_table_model as ttm
+from memgui.ui.models.trace_columns import COLUMNS, TraceRole, first_line
+from memgui.ui.models.trace_table_model import TraceTableModel
+from tests.ui.conftest import fill
+
+
+def column(name: str) -> int:
+    return [c.header for c in COLUMNS].index(name)
+
+
+def test_model_passes_qt_model_tester(session, qtmodeltester):
+    model = TraceTableModel(session.brain)
+    model.refresh()
+    assert model.rowCount() == 5
+    qtmodeltester.check(model)
+
+
+def test_rows_show_first_line_and_roles(session):
+    model = TraceTableModel(session.brain)
+    model.refresh()
+    contents = [model.index(r, 0).data() for r in range(model.rowCount())]
+    assert "Deploys run on Fridays…" in contents  # a second line is marked, not shown
+    row = contents.index("Deploys run on Fridays…")
+    trace = model.index(row, 0).data(TraceRole.TRACE)
+    assert trace.tags == ("deploy", "ops")
+    assert model.index(row, column("Tags")).data() == "deploy, ops"
+    assert model.index(row, 0).data(TraceRole.TRACE_ID) == trace.id
+    assert 0.99 < model.index(row, column("Strength")).data(TraceRole.STRENGTH) <= 1.0
+    assert model.index(row, column("Version")).data() == "1"
+    assert int(TraceRole.TRACE_ID) == int(Qt.ItemDataRole.UserRole) + 1
+
+
+def test_first_line_elides_long_text():
+    assert first_line("x" * 500, limit=10) == "x" * 9 + "…"
+    assert first_line("\n\n  second  ") == "second"
+
+
+def test_filter_and_sort_rerun_the_query(session):
+    model = TraceTableModel(session.brain)
+    model.refresh()
+    model.set_filter(TraceFilter(scope_id="u1"))
+    assert model.rowCount() == 2
+    model.sort(column("Content"), Qt.SortOrder.AscendingOrder)
+    assert [model.index(r, 0).data() for r in range(2)] == [
+        "Call Bob about the invoice",
+        "The build uses Python 3.11",
+    ]
+    assert model.query.order == "content" and not model.query.descending
+    model.set_filter(TraceFilter(tag="ops"))
+    assert model.rowCount() == 1
+
+
+def test_search_does_not_count_as_recall(session):
+    model = TraceTableModel(session.brain)
+    model.set_search("invoice")
+    assert model.rowCount() == 1
+    assert model.search_mode in ("keyword", "hybrid")
+    trace = session.brain.get(model.id_at(0))
+    assert trace.retrieval_count == 0 and trace.last_accessed is None
+
+
+def test_bad_query_reports_the_core_message(session, qtbot):
+    model = TraceTableModel(session.brain)
+    model.refresh()
+    with qtbot.waitSignal(model.query_failed) as failed:
+        model.set_filter(TraceFilter(type="nonsense"))
+    assert "type" in failed.args[0] and "nonsense" in failed.args[0]
+    assert model.rowCount() == 5  # the last good answer stays on screen
+
+
+def test_rows_are_fetched_in_pages(brain_path, qapp, monkeypatch):
+    from memgui.core.brain import Brain
+
+    with Brain.open(brain_path, actor="test") as brain:
+        fill(brain, extra=30)
+        monkeypatch.setattr(ttm, "PAGE_SIZE", 10)
+        asked: list[int] = []
+        real_get_many = brain.get_many
+        monkeypatch.setattr(
+            brain, "get_many", lambda ids: asked.append(len(ids)) or real_get_many(ids)
+        )
+        model = TraceTableModel(brain)
+        model.refresh()
+        assert model.rowCount() == 40 and asked == []
+        model.index(25, 0).data()
+        model.index(26, 3).data()
+        assert asked == [10]  # one page for both rows, then the cache
+        model.index(5, 0).data()
+        assert asked == [10, 10]
+
+
+def test_changes_refresh_rows_and_requery(session, qtbot):
+    model = TraceTableModel(session.brain)
+    model.refresh()
+    session.bus.changed.connect(model.apply_changes)
+    row = 0
+    trace = model.trace_at(row)
+    with qtbot.waitSignal(model.dataChanged):
+        session.brain.update(
+            trace.id, {"content": "Edited elsewhere"}, expect_version=trace.version
+        )
+    assert model.index(row, 0).data() == "Edited elsewhere"
+    with qtbot.waitSignal(model.modelReset):
+        session.brain.add("A brand new memory")
+    assert model.rowCount() == 6
+    with qtbot.waitSignal(model.modelReset):
+        session.brain.forget(trace.id)
+    assert model.row_of(trace.id) == -1 and model.rowCount() == 5
+    model.apply_changes(Changes(kind="edit"))  # nothing named: nothing happens
+    assert model.rowCount() == 5
