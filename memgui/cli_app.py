@@ -16,11 +16,24 @@ def _window_size(text: str) -> tuple[int, int]:
 
 
 def _configure_screenshot(parser: argparse.ArgumentParser) -> None:
-    parser.usage = "memgui screenshot [BRAIN] OUT.png [--select ID] [--size WxH]"
+    parser.usage = (
+        "memgui screenshot [BRAIN] OUT.png [--select ID] [--size WxH] [--import PATH [--show V]]"
+    )
     parser.add_argument("first", metavar="BRAIN", help="the brain, or OUT.png alone (then --brain)")
     parser.add_argument("second", nargs="?", metavar="OUT.png", help="the PNG to write")
     parser.add_argument("--select", metavar="ID", help="select this trace first")
     parser.add_argument("--size", type=_window_size, metavar="WxH", help="window size")
+    parser.add_argument(
+        "--import",
+        dest="import_path",
+        metavar="PATH",
+        help="render the review page of importing PATH (planned only: nothing is committed)",
+    )
+    parser.add_argument(
+        "--show",
+        choices=("new", "duplicate", "update", "refused", "error", "skipped"),
+        help="with --import: select the first record of this verdict",
+    )
 
 
 @command(
@@ -33,6 +46,16 @@ def run_screenshot(ctx: CommandContext, args: argparse.Namespace) -> None:
         brain_path, out_png = ctx.brain_path, Path(args.first)
     else:
         brain_path, out_png = Path(args.first), Path(args.second)
+    if args.import_path is not None:
+        from memgui.ui.import_screenshot import render_import
+
+        extra = {"size": args.size} if args.size is not None else {}
+        counts = render_import(brain_path, out_png, args.import_path, show=args.show, **extra)
+        ctx.emit(
+            {"screenshot": str(out_png), "brain": str(brain_path), "plan": counts},
+            f"wrote {out_png} (" + ", ".join(f"{v} {k}" for k, v in counts.items() if v) + ")",
+        )
+        return
     from memgui.ui.screenshot import render
 
     options: dict[str, object] = {"select_id": args.select}

@@ -27,6 +27,7 @@ from memgui.core.progress import Progress
 from memgui.ui.actions import build_actions
 from memgui.ui.brain_files import BrainFiles
 from memgui.ui.icons import icon
+from memgui.ui.import_export_actions import install_import_export
 from memgui.ui.jobs import JobRunner
 from memgui.ui.live_refresh import LiveWatcher
 from memgui.ui.models.trace_table_model import TraceTableModel
@@ -75,6 +76,7 @@ class MainWindow(QMainWindow):
         self._counts_timer.setInterval(COUNTS_DEBOUNCE_MS)
         self._counts_timer.timeout.connect(self.update_counts)
         self._connect()
+        install_import_export(self)  # File ▸ Import…/Export…, drag and drop onto the window
         self._set_brain_actions_enabled(False)
         self.update_title()
 

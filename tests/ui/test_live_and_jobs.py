@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QMessageBox
 
 from memgui.core.brain import Brain
 from memgui.core.db import Database
@@ -139,15 +140,38 @@ def test_cancel_before_start_never_runs_the_generator(qtbot):
     assert runner.shutdown(1000)
 
 
-def test_window_close_cancels_running_jobs(qtbot, live_window):
+def test_window_close_asks_then_cancels_running_jobs(qtbot, live_window, monkeypatch):
     def endless():
         while True:
             yield Progress(0, None, "waiting")
 
+    asked = []
+
+    def answer(*args, **kwargs):
+        asked.append(args[2])
+        return QMessageBox.StandardButton.Yes
+
+    monkeypatch.setattr(QMessageBox, "question", answer)
     job = live_window.runner.start("endless", endless)
     qtbot.waitUntil(lambda: live_window.job_label.text() == "endless…")
     live_window.close()
+    assert asked and "endless" in asked[0]
     assert job.done and job.cancel_requested
+
+
+def test_window_stays_open_when_the_person_keeps_the_job(qtbot, live_window, monkeypatch):
+    def endless():
+        while True:
+            yield Progress(0, None, "waiting")
+
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.No)
+    job = live_window.runner.start("endless", endless)
+    qtbot.waitUntil(lambda: live_window.job_label.text() == "endless…")
+    live_window.show()
+    live_window.close()
+    assert live_window.isVisible() and not job.cancel_requested
+    job.cancel()
+    qtbot.waitUntil(lambda: job.done)
 
 
 def test_detail_models_pass_the_model_tester(qtmodeltester, session):

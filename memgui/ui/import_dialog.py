@@ -1,0 +1,317 @@
+"""The import window: plan (a job), review, commit (a job), then a summary with revert.
+
+`ImportDialog` is modeless, so the main window stays usable while a plan runs. Its first
+page shows the running job — a progress bar, the file being read, Cancel — and its second
+is the review page. Closing it cancels a running plan; a running commit is cancelled only
+after asking (cancelling rolls it back: the brain stays as it was).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QTimer
+from PySide6.QtGui import QCloseEvent
+from PySide6.QtWidgets import (
+    QDialog,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QMessageBox,
+    QProgressBar,
+    QPushButton,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from memgui.core.errors import MemguiError
+from memgui.core.io.commit import ImportResult
+from memgui.core.io.plan import ImportOptions, ImportPlan
+from memgui.core.progress import Progress
+from memgui.ui.import_jobs import ImportRun
+from memgui.ui.import_record_editor import RecordEditor
+from memgui.ui.import_report import REPORT_FILTER, save_import_report
+from memgui.ui.import_review import ImportReviewPage
+
+if TYPE_CHECKING:
+    from memgui.ui.main_window import MainWindow
+
+SHOW_EVERY_MS = 50
+
+
+class WorkingPage(QWidget):
+    """A running plan or commit: what it does now, how far it got, and Cancel."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.title = QLabel()
+        self.title.setObjectName("working_title")
+        self.message = QLabel()
+        self.message.setObjectName("working_message")
+        self.message.setWordWrap(True)
+        self.bar = QProgressBar()
+        self.bar.setObjectName("working_bar")
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setObjectName("cancel_button")
+        self.back_button = QPushButton("Back to the review")
+        self.back_button.setObjectName("back_button")
+        row = QHBoxLayout()
+        row.addStretch(1)
+        row.addWidget(self.back_button)
+        row.addWidget(self.cancel_button)
+        layout = QVBoxLayout(self)
+        layout.addStretch(1)
+        layout.addWidget(self.title)
+        layout.addWidget(self.bar)
+        layout.addWidget(self.message)
+        layout.addLayout(row)
+        layout.addStretch(2)
+
+        # A reader reports every file; the page shows the latest report at most every
+        # SHOW_EVERY_MS, so a fast job does not keep the GUI thread busy repainting.
+        self._latest: Progress | None = None
+        self._timer = QTimer(self)
+        self._timer.setInterval(SHOW_EVERY_MS)
+        self._timer.timeout.connect(self._show_latest)
+
+    def start(self, title: str) -> None:
+        self._latest = None
+        self._timer.start()
+        self.title.setText(f"<b>{title}</b>")
+        self.message.setText("")
+        self.bar.setRange(0, 0)  # busy until the first progress with a total
+        self.cancel_button.setText("Cancel")
+        self.cancel_button.setEnabled(True)
+        self.back_button.hide()
+
+    def show_progress(self, event: Progress) -> None:
+        self._latest = event
+
+    def _show_latest(self) -> None:
+        event, self._latest = self._latest, None
+        if event is None:
+            return
+        if event.total:
+            self.bar.setRange(0, event.total)
+            self.bar.setValue(min(event.done, event.total))
+        else:
+            self.bar.setRange(0, 0)
+        if event.message:
+            self.message.setText(event.message)
+
+    def hideEvent(self, event) -> None:
+        self._timer.stop()  # the job ended and another page shows
+        super().hideEvent(event)
+
+    def stopped(self, text: str, can_go_back: bool) -> None:
+        self._timer.stop()
+        self._latest = None
+        self.bar.setRange(0, 1)
+        self.bar.setValue(0)
+        self.message.setText(text)
+        self.cancel_button.setText("Close")
+        self.back_button.setVisible(can_go_back)
+
+
+class ImportDialog(QDialog):
+    def __init__(
+        self, window: MainWindow, source: str | Path, options: ImportOptions | None = None
+    ) -> None:
+        super().__init__(window)
+        self.window_ = window
+        session = window.session
+        if session is None:
+            raise RuntimeError("no brain is open")
+        self.session = session
+        self.source = Path(source)
+        self.setWindowTitle(f"Import {self.source.name}")
+        self.resize(1180, 760)
+        self.run = ImportRun(window.runner, session, self.source, options, self)
+        self.working = WorkingPage()
+        self.review = ImportReviewPage()
+        self.pages = QStackedWidget()
+        self.pages.addWidget(self.working)
+        self.pages.addWidget(self.review)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.pages)
+        self._connect()
+
+    def _connect(self) -> None:
+        run, review = self.run, self.review
+        run.progress.connect(self.working.show_progress)
+        run.planned.connect(self._on_planned)
+        run.committed.connect(self._on_committed)
+        run.failed.connect(self._on_failed)
+        run.cancelled.connect(self._on_cancelled)
+        self.working.cancel_button.clicked.connect(self._cancel_or_close)
+        self.working.back_button.clicked.connect(self._back_to_review)
+        review.options_changed.connect(self.replan)
+        review.commit_requested.connect(self.commit)
+        review.fix_requested.connect(self.fix_record)
+        review.save_report_requested.connect(self.save_report)
+        review.revert_requested.connect(self.revert)
+        review.close_requested.connect(self.close)
+
+    # --- steps --------------------------------------------------------------------------
+
+    def start(self) -> None:
+        self.working.start(f"Reading {self.source.name}…")
+        self.pages.setCurrentWidget(self.working)
+        self.run.start_plan()
+
+    def replan(self, options: ImportOptions) -> None:
+        self.working.start(f"Planning {self.source.name} again…")
+        self.pages.setCurrentWidget(self.working)
+        self.run.start_plan(options)
+
+    def commit(self) -> None:
+        count = self.review.accepted_count()
+        self.working.start(f"Writing {count} records from {self.source.name}…")
+        self.pages.setCurrentWidget(self.working)
+        self.run.start_commit()
+
+    def revert(self) -> None:
+        try:
+            self.run.revert()
+        except MemguiError as exc:
+            self.review.summary_label.setText(f"Could not revert the import: {exc}")
+            return
+        self.review.revert_button.setEnabled(False)
+        self.review.summary_label.setText(
+            self.review.summary_label.text() + "  Reverted (Edit ▸ Redo brings it back)."
+        )
+        self.window_.show_message(f"Reverted the import of {self.source.name}")
+
+    def fix_record(self, row: int) -> None:
+        record = self.review.model.record(row)
+        if record is None:
+            return
+        editor = RecordEditor(record, lambda _record: self.run.revalidate(row), self)
+        editor.exec()
+        self.review.record_fixed(row)
+
+    def save_report(self, path: str | None = None) -> Path | None:
+        plan = self.run.plan
+        if plan is None:
+            return None
+        if path is None:
+            suggested = str(self.source.with_name(f"{self.source.stem}-refused.csv"))
+            path, _ = QFileDialog.getSaveFileName(
+                self, "Save refusal report", suggested, REPORT_FILTER
+            )
+            if not path:
+                return None
+        try:
+            saved = save_import_report(plan, path)
+        except (MemguiError, OSError) as exc:
+            self.window_.show_error(f"Could not save the refusal report {path}: {exc}")
+            return None
+        self.window_.show_message(f"Saved the refusal report to {saved}")
+        return saved
+
+    # --- job reports --------------------------------------------------------------------
+
+    def _on_planned(self, plan: ImportPlan) -> None:
+        self.review.set_plan(plan, self.session.brain)
+        self.pages.setCurrentWidget(self.review)
+
+    def _on_committed(self, result: ImportResult) -> None:
+        errors = len(result.errors)
+        summary = (
+            f"Imported {result.imported}, skipped {result.skipped}"
+            + (f" ({result.updated} updated existing memories)" if result.updated else "")
+            + f", refused {result.refused}, errors {errors}."
+        )
+        self.review.set_committed(summary)
+        self.review.revert_button.setEnabled(bool(result.batch_id))
+        self.pages.setCurrentWidget(self.review)
+        self.window_.show_message(f"{self.source.name}: {summary}", 12_000)
+
+    def _on_failed(self, message: str) -> None:
+        self.working.stopped(f"Could not go on: {message}", self.run.plan is not None)
+
+    def _on_cancelled(self, step: str) -> None:
+        if step == "commit":
+            self.review.summary_label.setText("The commit was cancelled; nothing was written.")
+            self.review.summary_label.show()
+            self._back_to_review()
+        elif self.run.plan is not None:
+            self._back_to_review()  # a re-plan stopped: the earlier plan still holds
+        else:
+            self.window_.show_message(f"Import of {self.source.name} cancelled; nothing written")
+            self.close()
+
+    def _back_to_review(self) -> None:
+        if self.run.plan is not None:
+            self.review.options_bar.set_options(self.run.plan.options, self.run.plan.format)
+            self.pages.setCurrentWidget(self.review)
+
+    def _cancel_or_close(self) -> None:
+        if self.run.running:
+            self.working.cancel_button.setEnabled(False)
+            self.working.message.setText("Cancelling…")
+            self.run.cancel()
+        else:
+            self.close()
+
+    # --- closing ------------------------------------------------------------------------
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if self.run.running and self.run.step == "commit":
+            answer = QMessageBox.question(
+                self,
+                "Import running",
+                "The import is being written. Cancel it? Nothing of it will be kept.",
+                QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+                QMessageBox.StandardButton.No,
+            )
+            if answer != QMessageBox.StandardButton.Yes:
+                event.ignore()
+                return
+        self.run.cancel()
+        super().closeEvent(event)
+        self._dispose()
+
+    def _dispose(self) -> None:
+        # A job that is still stopping reports to `run`, a child: go once it has.
+        if self.run.running:
+            for signal in (self.run.cancelled, self.run.failed, self.run.committed):
+                signal.connect(lambda *_: self.deleteLater())
+            self.run.planned.connect(lambda *_: self.deleteLater())
+        else:
+            self.deleteLater()
+
+    def reject(self) -> None:
+        self.close()  # Escape goes through the same question as the close button
+
+
+def choose_source(parent: QWidget, folder: bool) -> str | None:
+    if folder:
+        path = QFileDialog.getExistingDirectory(parent, "Import a folder")
+    else:
+        path, _ = QFileDialog.getOpenFileName(
+            parent,
+            "Import a file",
+            "",
+            "Importable files (*.json *.jsonl *.csv *.md *.sqlite *.sqlite3 *.db);;All files (*)",
+        )
+    return path or None
+
+
+def open_import(window: MainWindow, source: str | Path) -> ImportDialog | None:
+    """Show the import window for `source` and start planning it."""
+    if window.session is None:
+        window.show_error("Open or create a brain first; imports go into the open brain.")
+        return None
+    dialog = ImportDialog(window, source)
+    dialog.show()
+    dialog.start()
+    return dialog
+
+
+def run_import_dialog(window: MainWindow, folder: bool = False) -> ImportDialog | None:
+    """File ▸ Import…: ask for a file (or a folder) and open the import window for it."""
+    source = choose_source(window, folder)
+    return open_import(window, source) if source else None

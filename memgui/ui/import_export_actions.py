@@ -1,0 +1,107 @@
+"""Import and export in the main window, installed by one call: `install_import_export(window)`.
+
+It adds File ▸ Import folder… and File ▸ Export… beside the window's File ▸ Import… (which
+opens `import_dialog.run_import_dialog`), makes the whole window a drop target for files and
+folders (`import_drop.DropFilter`), and asks, when the window is closed while an import,
+export or other long job runs, whether to cancel it (a cancelled commit leaves the brain as
+it was). The window attributes used: `actions.import_file`, `session`, `runner`, `model`,
+`selected_ids()`, `show_message()`, `show_error()`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QEvent, QObject
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QMenu, QMessageBox, QWidget
+
+from memgui.ui.export_dialog import open_export
+from memgui.ui.import_dialog import ImportDialog, open_import, run_import_dialog
+from memgui.ui.import_drop import DropFilter
+from memgui.ui.jobs import Job
+
+if TYPE_CHECKING:
+    from memgui.ui.main_window import MainWindow
+
+QUIET_JOBS = ("query",)  # jobs the window restarts by itself: closing never asks about them
+
+
+class ImportExport(QObject):
+    """What `install_import_export` adds to a window; kept as `window.import_export`."""
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.window = window
+        self.last_import: ImportDialog | None = None
+        self.import_folder = QAction("Import &folder…", window)
+        self.import_folder.setStatusTip(
+            "Import a Markdown folder, an Obsidian vault or a split ChatGPT export"
+        )
+        self.import_folder.triggered.connect(lambda: run_import_dialog(window, folder=True))
+        self.export = QAction("&Export…", window)
+        self.export.setShortcut(QKeySequence("Ctrl+E"))
+        self.export.setStatusTip("Export memories as SQLite, JSON, JSONL, Markdown or Obsidian")
+        self.export.triggered.connect(lambda: open_export(window))
+        self._add_to_file_menu()
+        self.drops = DropFilter(window, self.import_path)
+        window.setAcceptDrops(True)
+        window.installEventFilter(self)
+        for child in window.findChildren(QWidget):
+            if child.acceptDrops():  # editors take text drags; files dropped on them are ours
+                child.installEventFilter(self.drops)
+        window.installEventFilter(self.drops)
+
+    def _add_to_file_menu(self) -> None:
+        anchor = self.window.actions.import_file
+        for menu in anchor.associatedObjects():
+            if isinstance(menu, QMenu):
+                actions = menu.actions()
+                after = actions.index(anchor) + 1
+                before = actions[after] if after < len(actions) else None
+                menu.insertActions(before, [self.import_folder, self.export])
+                return
+        self.window.menuBar().addActions([self.import_folder, self.export])
+
+    def import_path(self, path: str | Path) -> ImportDialog | None:
+        """Open the import window for `path` (a drop, a command line) and plan it."""
+        self.last_import = open_import(self.window, path)
+        return self.last_import
+
+    # --- closing while jobs run ---------------------------------------------------------
+
+    def running_jobs(self) -> list[Job]:
+        return [j for j in self.window.runner.active_jobs if j.name not in QUIET_JOBS]
+
+    def confirm_close(self) -> bool:
+        """True when the window may close: no job runs, or the person cancels them."""
+        jobs = self.running_jobs()
+        if not jobs:
+            return True
+        names = ", ".join(sorted({j.name for j in jobs}))
+        answer = QMessageBox.question(
+            self.window,
+            "Work in progress",
+            f"Still running: {names}.\nCancel and close? A cancelled import writes nothing.",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            QMessageBox.StandardButton.No,
+        )
+        if answer != QMessageBox.StandardButton.Yes:
+            return False
+        for job in jobs:
+            job.cancel()
+        return True
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        closing = watched is self.window and event.type() == QEvent.Type.Close
+        if closing and not self.confirm_close():
+            event.ignore()
+            return True
+        return False
+
+
+def install_import_export(window: MainWindow) -> None:
+    """Add import (menu and drops), export and the close-while-running question to `window`."""
+    if getattr(window, "import_export", None) is None:  # once per window
+        window.import_export = ImportExport(window)  # type: ignore[attr-defined]

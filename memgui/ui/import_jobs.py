@@ -1,0 +1,215 @@
+"""One import in the app: plan it, re-plan it, commit it — each step a job of the runner.
+
+The plan and the commit run on a connection of their own to the brain file (opened in the
+worker, closed there), so the window's own connection never waits for a long transaction:
+its reads and the live-refresh poll go on while a large import is written (WAL readers do
+not block the writer). What the commit wrote reaches the views through the session's change
+bus, published from the worker right after the transaction commits, so the live-refresh
+watcher knows the batch as this window's own.
+
+The commit goes onto the window's undo stack as `ImportBatchCommand`: undo reverts the
+import's journal batch through the core, redo reverts that revert.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal
+
+from memgui.core.brain import Brain
+from memgui.core.io.commit import ImportResult, commit, revalidate
+from memgui.core.io.plan import ImportOptions, ImportPlan, plan
+from memgui.core.io.records import ImportRecord
+from memgui.core.progress import Progress
+from memgui.ui.commands import CoreCommand
+from memgui.ui.jobs import Job, JobRunner
+from memgui.ui.session import ACTOR, BrainSession
+
+PLAN_JOB = "import plan"
+COMMIT_JOB = "import"
+
+
+class ImportBatchCommand(CoreCommand):
+    """The import a commit wrote, on the undo stack: undo reverts its batch."""
+
+    def __init__(self, session: BrainSession, batch_id: str, text: str) -> None:
+        super().__init__(session, text)
+        self.batch_id = batch_id
+
+    def _perform(self) -> tuple[None, str]:
+        return None, self.batch_id  # the commit job already wrote it
+
+
+class RevertImportCommand(CoreCommand):
+    """ "Revert this import" when other edits came after it: a revert of its own."""
+
+    def __init__(self, session: BrainSession, import_batch_id: str, text: str) -> None:
+        super().__init__(session, text)
+        self.import_batch_id = import_batch_id
+
+    def _perform(self) -> tuple[Any, str]:
+        changes, _ = self.session.record(
+            lambda: self.session.brain.revert(self.import_batch_id, actor=ACTOR), self
+        )
+        return changes, changes.batch_id
+
+
+def on_own_connection(
+    session: BrainSession, work: Callable[[Brain], Generator[Progress, None, Any]], publish: bool
+) -> Generator[Progress, None, Any]:
+    """Run `work` on a fresh connection to the session's brain, closed when it ends."""
+    brain = session.open_reader()
+    if publish:
+        brain.subscribe(lambda changes: session.bus.publish(changes, session))
+    try:
+        return (yield from work(brain))
+    finally:
+        brain.close()
+
+
+class ImportRun(QObject):
+    """The plan and commit of one source into the session's brain."""
+
+    progress = Signal(object)  # Progress of the running step
+    planned = Signal(object)  # ImportPlan
+    committed = Signal(object)  # ImportResult
+    failed = Signal(str)  # why a step could not run (a core error, an unreadable source)
+    cancelled = Signal(str)  # "plan" or "commit": the step stopped; nothing was written
+
+    def __init__(
+        self,
+        runner: JobRunner,
+        session: BrainSession,
+        source: str | Path,
+        options: ImportOptions | None = None,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.runner = runner
+        self.session = session
+        self.source = Path(source)
+        self.options = options or ImportOptions()
+        self.plan: ImportPlan | None = None
+        self.result: ImportResult | None = None
+        self.command: CoreCommand | None = None
+        self.job: Job | None = None
+        self.step = ""  # "plan" or "commit" while a job runs
+
+    @property
+    def running(self) -> bool:
+        return self.job is not None and not self.job.done
+
+    # --- planning -----------------------------------------------------------------------
+
+    def start_plan(self, options: ImportOptions | None = None) -> Job:
+        """Plan (again) in the background; a plan still running is cancelled first."""
+        if options is not None:
+            self.options = options
+        self.cancel()
+        source, opts = self.source, ImportOptions(**vars(self.options))
+        holder: dict[str, Job] = {}
+
+        def stop_asked() -> bool:
+            job = holder.get("job")
+            return job is not None and job.cancel_requested
+
+        def work(brain: Brain) -> Generator[Progress, None, ImportPlan]:
+            return plan(brain, source, options=opts, cancelled=stop_asked)
+
+        job = self._start("plan", PLAN_JOB, lambda: on_own_connection(self.session, work, False))
+        holder["job"] = job
+        return job
+
+    # --- committing ---------------------------------------------------------------------
+
+    def start_commit(self) -> Job:
+        if self.plan is None:
+            raise RuntimeError("nothing planned yet")
+        planned = self.plan
+        holder: dict[str, Job] = {}
+
+        def stop_asked() -> bool:
+            job = holder.get("job")
+            return job is not None and job.cancel_requested
+
+        def work(brain: Brain) -> Generator[Progress, None, ImportResult]:
+            return commit(brain, planned, cancelled=stop_asked)
+
+        job = self._start("commit", COMMIT_JOB, lambda: on_own_connection(self.session, work, True))
+        holder["job"] = job
+        return job
+
+    def revalidate(self, row: int) -> ImportRecord:
+        """Check an edited record again (against the brain, as the commit will)."""
+        if self.plan is None:
+            raise RuntimeError("nothing planned yet")
+        return revalidate(self.session.brain, self.plan, row)
+
+    def cancel(self) -> None:
+        if self.running and self.job is not None:
+            self.job.cancel()
+
+    # --- the undo stack -----------------------------------------------------------------
+
+    def _record_on_undo_stack(self, result: ImportResult) -> None:
+        if not result.batch_id:
+            return
+        command = ImportBatchCommand(
+            self.session, result.batch_id, f"Import {result.imported} from {self.source.name}"
+        )
+        self.session.undo_stack.push(command)  # the first redo() is a no-op: already written
+        self.command = command
+
+    def revert(self) -> None:
+        """Undo this import: its own undo step when it is the latest, else a revert of it."""
+        if self.result is None or not self.result.batch_id:
+            return
+        stack = self.session.undo_stack
+        top = stack.command(stack.index() - 1) if stack.index() > 0 else None
+        if self.command is not None and top is self.command:
+            stack.undo()
+            return
+        command = RevertImportCommand(
+            self.session, self.result.batch_id, f"Revert the import of {self.source.name}"
+        )
+        command.execute()
+        stack.push(command)
+
+    # --- the job ------------------------------------------------------------------------
+
+    def _start(self, step: str, name: str, factory) -> Job:
+        job = self.runner.start(name, factory)
+        self.job, self.step = job, step
+        job.progress.connect(self.progress)
+        job.finished.connect(lambda value, j=job: self._finished(j, value))
+        job.failed.connect(lambda exc, j=job: self._failed(j, exc))
+        job.cancelled.connect(lambda j=job: self._cancelled(j))
+        return job
+
+    def _is_current(self, job: Job) -> bool:
+        return job is self.job
+
+    def _finished(self, job: Job, value: Any) -> None:
+        if not self._is_current(job):
+            return  # a re-plan replaced this job
+        self.job = None
+        if isinstance(value, ImportPlan):
+            self.plan = value
+            self.planned.emit(value)
+        else:
+            self.result = value
+            self._record_on_undo_stack(value)
+            self.committed.emit(value)
+
+    def _failed(self, job: Job, exc: BaseException) -> None:
+        if self._is_current(job):
+            self.job = None
+            self.failed.emit(str(exc) or type(exc).__name__)
+
+    def _cancelled(self, job: Job) -> None:
+        if self._is_current(job):
+            step, self.job = self.step, None
+            self.cancelled.emit(step)

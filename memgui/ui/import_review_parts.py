@@ -1,0 +1,234 @@
+"""Pieces of the import review page: the plan options bar and the record detail.
+
+`PlanOptionsBar` holds what changes the plan (format, dedup, all ChatGPT branches, the
+target scope and scope id) and emits `options_changed` with a fresh `ImportOptions`; the
+page re-plans in the background. `RecordDetail` shows the selected record: its full text,
+its parsed fields, and beside them, for a duplicate or an update, the trace already there.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QSizePolicy,
+    QSplitter,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from memgui.core.brain import Brain
+from memgui.core.io.detect import FORMATS
+from memgui.core.io.plan import ImportOptions
+from memgui.core.io.records import DUPLICATE, UPDATE, ImportRecord
+from memgui.core.model import SCOPES
+
+AS_IN_SOURCE = "as in the source"
+FORMAT_LABELS = {
+    "auto": "Detect",
+    "sqlite": "AgentOS SQLite",
+    "json": "AgentOS JSON",
+    "jsonl": "agent-memory JSONL",
+    "markdown": "Markdown folder",
+    "obsidian": "Obsidian vault",
+    "chatgpt": "ChatGPT export",
+    "csv": "CSV",
+    "gsd": "GSD STATE.md",
+}
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, indent=2, sort_keys=True, default=_plain)
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, bytes | bytearray | memoryview):
+        return f"<{len(bytes(value))} bytes>"
+    return repr(value)
+
+
+class PlanOptionsBar(QWidget):
+    options_changed = Signal(object)  # ImportOptions
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.format_box = QComboBox()
+        self.format_box.setObjectName("format_box")
+        for name in ("auto", *FORMATS):
+            self.format_box.addItem(FORMAT_LABELS.get(name, name), name)
+        self.dedup_check = QCheckBox("Skip duplicates")
+        self.dedup_check.setObjectName("dedup_check")
+        self.dedup_check.setToolTip("Compare each record with the brain and the source")
+        self.branches_check = QCheckBox("All ChatGPT branches")
+        self.branches_check.setObjectName("branches_check")
+        self.branches_check.setToolTip("Every edit and regeneration, not only the branch seen")
+        self.scope_box = QComboBox()
+        self.scope_box.setObjectName("scope_box")
+        self.scope_box.addItem(AS_IN_SOURCE, None)
+        for scope in SCOPES:
+            self.scope_box.addItem(scope, scope)
+        self.scope_id_edit = QLineEdit()
+        self.scope_id_edit.setObjectName("scope_id_edit")
+        self.scope_id_edit.setPlaceholderText("scope id as in the source")
+        self.scope_id_edit.setClearButtonEnabled(True)
+        row = QHBoxLayout(self)
+        row.setContentsMargins(0, 0, 0, 0)
+        for widget in (
+            QLabel("Format"),
+            self.format_box,
+            self.dedup_check,
+            self.branches_check,
+            QLabel("File under scope"),
+            self.scope_box,
+            QLabel("scope id"),
+            self.scope_id_edit,
+        ):
+            row.addWidget(widget)
+        row.addStretch(1)
+        self._loading = False
+        self.format_box.currentIndexChanged.connect(self._emit)
+        self.dedup_check.toggled.connect(self._emit)
+        self.branches_check.toggled.connect(self._emit)
+        self.scope_box.currentIndexChanged.connect(self._emit)
+        self.scope_id_edit.editingFinished.connect(self._emit_if_scope_id_changed)
+        self._last: ImportOptions | None = None
+
+    def set_options(self, options: ImportOptions, detected: str | None = None) -> None:
+        """Show `options` without emitting; `detected` names the format auto picked."""
+        self._loading = True
+        try:
+            self.format_box.setCurrentIndex(max(0, self.format_box.findData(options.format)))
+            if detected:
+                auto = f"Detect ({FORMAT_LABELS.get(detected, detected)})"
+                self.format_box.setItemText(0, auto)
+            self.dedup_check.setChecked(options.dedup)
+            self.branches_check.setChecked(options.all_branches)
+            self.scope_box.setCurrentIndex(max(0, self.scope_box.findData(options.scope)))
+            self.scope_id_edit.setText(options.scope_id or "")
+            self._last = self.options()
+        finally:
+            self._loading = False
+
+    def options(self) -> ImportOptions:
+        scope_id = self.scope_id_edit.text().strip()
+        return ImportOptions(
+            format=self.format_box.currentData() or "auto",
+            dedup=self.dedup_check.isChecked(),
+            all_branches=self.branches_check.isChecked(),
+            scope=self.scope_box.currentData(),
+            scope_id=scope_id or None,
+        )
+
+    def _emit_if_scope_id_changed(self) -> None:
+        if self._last is None or self.options().scope_id != self._last.scope_id:
+            self._emit()
+
+    def _emit(self, *_args: object) -> None:
+        if self._loading:
+            return
+        self._last = self.options()
+        self.options_changed.emit(self._last)
+
+
+class RecordDetail(QTabWidget):
+    """The selected record: text (with the existing trace beside it) and fields."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.record_text = self._text_box("record_text")
+        self.record_text.setPlaceholderText("(no text)")
+        self.existing_text = self._text_box("existing_text")
+        self.existing_title = QLabel()
+        self.existing_title.setObjectName("existing_title")
+        self.record_title = QLabel("This record")
+        self.record_title.setObjectName("record_title")
+        for title in (self.record_title, self.existing_title):
+            # One line each, so both texts start level; the whole title is in the tooltip.
+            title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        existing = QWidget()
+        column = QVBoxLayout(existing)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(self.existing_title)
+        column.addWidget(self.existing_text)
+        mine = QWidget()
+        column = QVBoxLayout(mine)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(self.record_title)
+        column.addWidget(self.record_text)
+        self.side_by_side = QSplitter(Qt.Orientation.Horizontal)
+        self.side_by_side.addWidget(mine)
+        self.side_by_side.addWidget(existing)
+        self.side_by_side.setStretchFactor(0, 1)
+        self.side_by_side.setStretchFactor(1, 1)
+        self.existing_pane = existing
+        self.fields_text = self._text_box("fields_text")
+        self.addTab(self.side_by_side, "Text")
+        self.addTab(self.fields_text, "Fields")
+        self.show_record(None, None)
+
+    @staticmethod
+    def _text_box(name: str) -> QPlainTextEdit:
+        box = QPlainTextEdit()
+        box.setObjectName(name)
+        box.setReadOnly(True)
+        return box
+
+    def show_record(self, record: ImportRecord | None, brain: Brain | None) -> None:
+        if record is None:
+            self.record_text.setPlainText("")
+            self.fields_text.setPlainText("")
+            self.existing_pane.hide()
+            return
+        content = record.fields.get("content")
+        text = content if isinstance(content, str) else _json(record.fields)
+        title = f"This record — {record.verdict}"
+        if record.reason:
+            field = f" ({record.problem_field})" if record.problem_field else ""
+            title += f"{field}: {record.reason}"
+        self.record_title.setText(title)
+        self.record_title.setToolTip(title)
+        self.record_text.setPlainText(text)
+        described = {
+            "source": record.source,
+            "kind": record.kind,
+            "verdict": record.verdict,
+            "reason": record.reason or None,
+            "field": record.problem_field,
+            "value": record.value,
+            "existing_id": record.existing_id,
+            "fields": {k: v for k, v in record.fields.items() if k != "content"},
+            "links": record.links or None,
+        }
+        self.fields_text.setPlainText(_json({k: v for k, v in described.items() if v is not None}))
+        self._show_existing(record, brain)
+
+    def _show_existing(self, record: ImportRecord, brain: Brain | None) -> None:
+        if record.verdict not in (DUPLICATE, UPDATE) or not record.existing_id:
+            self.existing_pane.hide()
+            return
+        trace = brain.get_many([record.existing_id]).get(record.existing_id) if brain else None
+        self.existing_pane.show()
+        if trace is None:
+            self.existing_title.setText(f"Already in the brain: {record.existing_id}")
+            self.existing_text.setPlainText("(a row of this import or of another table)")
+            return
+        state = " — in the trash" if trace.deleted else ""
+        self.existing_title.setText(f"Already in the brain: {trace.id}{state}")
+        self.existing_title.setToolTip(self.existing_title.text())
+        about = {
+            "type": trace.type,
+            "scope": trace.scope,
+            "scope_id": trace.scope_id,
+            "category": trace.category,
+            "tags": list(trace.tags),
+        }
+        self.existing_text.setPlainText(f"{trace.content}\n\n—\n{_json(about)}")

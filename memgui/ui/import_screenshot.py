@@ -1,0 +1,104 @@
+"""Render the review page of an import to a PNG (`memgui screenshot … --import PATH`).
+
+The window opens the brain with throw-away settings and no live refresh, plans the import
+exactly as a drop would (in the background job), and draws the import window once the plan
+is ready. Nothing is committed: a plan writes nothing. `show` picks the record selected in
+the table so its detail is drawn too: the first record of that verdict (by default the
+first duplicate, else refused, else new record).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import QItemSelectionModel, QSettings
+from PySide6.QtWidgets import QAbstractItemView, QApplication
+
+from memgui.core.io.records import DUPLICATE, NEW, REFUSED
+from memgui.ui.session import BrainSession
+
+DEFAULT_SIZE = (1180, 760)
+WAIT_S = 60.0
+PREFERRED = (DUPLICATE, REFUSED, NEW)
+
+
+def _settle(app: QApplication, until: Callable[[], bool] | None, timeout_s: float) -> None:
+    deadline = time.monotonic() + timeout_s
+    while True:
+        app.processEvents()
+        if (until is not None and until()) or time.monotonic() > deadline:
+            break
+        time.sleep(0.01)
+    app.processEvents()
+
+
+def render_import(
+    brain_path: str | Path,
+    out_png: str | Path,
+    source: str | Path,
+    size: tuple[int, int] = DEFAULT_SIZE,
+    show: str | None = None,
+) -> dict[str, int]:
+    """Write a PNG of the review page for importing `source`; returns the plan's counts."""
+    path = Path(brain_path).expanduser()
+    source = Path(source).expanduser()
+    if not path.is_file():
+        raise FileNotFoundError(f"no brain at {path}")
+    if not source.exists():
+        raise FileNotFoundError(f"nothing to import at {source}")
+    if QApplication.instance() is None and not os.environ.get("DISPLAY"):
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from memgui.ui.app import application
+    from memgui.ui.import_export_actions import install_import_export
+    from memgui.ui.main_window import MainWindow
+
+    app = application()
+    with tempfile.TemporaryDirectory(prefix="memgui-shot-") as scratch:
+        settings = QSettings(str(Path(scratch) / "settings.ini"), QSettings.Format.IniFormat)
+        window = MainWindow(settings=settings, live=False)
+        try:
+            window.set_session(BrainSession.open(path))
+            install_import_export(window)
+            dialog = window.import_export.import_path(source)
+            if dialog is None:
+                raise RuntimeError(window.statusBar().currentMessage() or "cannot import")
+            dialog.resize(*size)
+            _settle(app, lambda: not dialog.run.running, WAIT_S)
+            if dialog.run.plan is None:
+                raise RuntimeError(dialog.working.message.text() or "the plan did not finish")
+            _select(dialog.review, show)
+            _settle(app, None, 0.3)
+            image = dialog.grab()
+            out = Path(out_png)
+            out.parent.mkdir(parents=True, exist_ok=True)
+            if not image.save(str(out), "PNG"):
+                raise OSError(f"could not write {out}")
+            counts = dialog.run.plan.counts
+            dialog.close()
+            return counts
+        finally:
+            window.runner.shutdown()
+            window.close()
+            window.deleteLater()
+            app.processEvents()
+
+
+def _select(review, verdict: str | None) -> None:
+    plan = review.model.plan
+    wanted = (verdict,) if verdict else PREFERRED
+    for choice in wanted:
+        row = next((i for i, r in enumerate(plan.records) if r.verdict == choice), -1)
+        if row < 0:
+            continue
+        index = review.proxy.mapFromSource(review.model.index(row, 0))
+        review.table.selectionModel().setCurrentIndex(
+            index,
+            QItemSelectionModel.SelectionFlag.ClearAndSelect
+            | QItemSelectionModel.SelectionFlag.Rows,
+        )
+        review.table.scrollTo(index, QAbstractItemView.ScrollHint.PositionAtCenter)
+        return

@@ -1,0 +1,284 @@
+"""The records of an import plan as a table, and the verdict filter over it.
+
+`ImportPlanModel` shows one row per planned record (source, verdict, reason, the content's
+first line) with a check box that says whether the commit writes it. Only `new` and `update`
+records can be accepted; the others are written by nobody and show no box. The display
+text of each row is computed the first time a view asks and kept, so `data()` stays a
+lookup even for a plan of tens of thousands of records.
+
+`PlanFilterProxy` hides the verdicts switched off in the review page. It filters with a
+regular expression on `VerdictRole`, matched in C++: when every verdict is shown the
+expression is empty and no row is asked at all.
+"""
+
+from __future__ import annotations
+
+import re
+from enum import IntEnum
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    QRegularExpression,
+    QSortFilterProxyModel,
+    Qt,
+)
+from PySide6.QtGui import QBrush, QColor
+
+from memgui.core.io.plan import ImportPlan
+from memgui.core.io.records import (
+    CONVERSATION,
+    DUPLICATE,
+    EDGE,
+    ERROR,
+    MESSAGE,
+    NEW,
+    NODE,
+    REFUSED,
+    SKIPPED,
+    UPDATE,
+    VERDICTS,
+    ImportRecord,
+)
+
+ACCEPTABLE = (NEW, UPDATE)
+ALL_VERDICTS = (*VERDICTS, SKIPPED)  # the order of the review page's toggles
+FIRST_LINE_CHARS = 160
+VERDICT_COLOURS = {
+    NEW: "#2e7d32",
+    DUPLICATE: "#757575",
+    UPDATE: "#1565c0",
+    REFUSED: "#c62828",
+    ERROR: "#ad1457",
+    SKIPPED: "#757575",
+}
+Index = QModelIndex | QPersistentModelIndex
+
+
+_BRUSHES: dict[str, QBrush] = {}
+
+
+def _brush(verdict: str) -> QBrush:
+    brush = _BRUSHES.get(verdict)
+    if brush is None:
+        brush = _BRUSHES[verdict] = QBrush(QColor(VERDICT_COLOURS.get(verdict, "#000000")))
+    return brush
+
+
+class PlanRole(IntEnum):
+    RecordRole = Qt.ItemDataRole.UserRole + 1
+    RecordIndexRole = Qt.ItemDataRole.UserRole + 2
+    VerdictRole = Qt.ItemDataRole.UserRole + 3
+    AcceptedRole = Qt.ItemDataRole.UserRole + 4
+    KindRole = Qt.ItemDataRole.UserRole + 5
+
+
+class Column(IntEnum):
+    SOURCE = 0
+    KIND = 1
+    VERDICT = 2
+    REASON = 3
+    CONTENT = 4
+
+
+HEADERS = ("Source", "Kind", "Verdict", "Reason", "Content")
+
+
+def first_line(record: ImportRecord) -> str:
+    """The line a person recognises the record by: its text, title, label or ends."""
+    fields = record.fields
+    if record.kind == CONVERSATION:
+        text = str(fields.get("title") or "")
+    elif record.kind == NODE:
+        text = str(fields.get("label") or "")
+    elif record.kind == EDGE:
+        text = f"{fields.get('source_id', '?')} → {fields.get('target_id', '?')}"
+    else:
+        content = fields.get("content")
+        text = content if isinstance(content, str) else ""
+    if record.kind == MESSAGE and fields.get("role"):
+        text = f"{fields['role']}: {text}"
+    for line in text.splitlines():
+        if line.strip():
+            return line.strip()[:FIRST_LINE_CHARS]
+    return ""
+
+
+def short_source(source: str, plan_source: str) -> str:
+    """A record's source without what every record of the import shares.
+
+    A folder's records are named relative to it already; a file's records repeat the file
+    (`conversations.json#<id>/<node>`), so only the part after it is shown.
+    """
+    shown = source
+    if source.startswith(plan_source) and len(source) > len(plan_source):
+        shown = source[len(plan_source) :].lstrip("#:") or source
+    else:
+        base = str(Path(plan_source).parent) + "/"
+        shown = source[len(base) :] if source.startswith(base) else source
+    return shown
+
+
+class ImportPlanModel(QAbstractTableModel):
+    """One row per record of `plan.records`, in the plan's order."""
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.plan: ImportPlan | None = None
+        self._rows: dict[int, tuple[str, str, str]] = {}  # row -> (source, reason, first line)
+
+    def set_plan(self, plan: ImportPlan | None) -> None:
+        self.beginResetModel()
+        self.plan = plan
+        self._rows = {}
+        self.endResetModel()
+
+    def record(self, row: int) -> ImportRecord | None:
+        if self.plan is None or not 0 <= row < len(self.plan.records):
+            return None
+        return self.plan.records[row]
+
+    def refresh_all(self) -> None:
+        """Every record may have changed (a commit re-checks them): redraw, keep the rows."""
+        self._rows = {}
+        if self.rowCount():
+            last = self.index(self.rowCount() - 1, len(Column) - 1)
+            self.dataChanged.emit(self.index(0, 0), last)
+
+    def record_changed(self, row: int) -> None:
+        """A record was edited or re-validated: show its new verdict and text."""
+        self._rows.pop(row, None)
+        last = len(Column) - 1
+        self.dataChanged.emit(self.index(row, 0), self.index(row, last))
+
+    def set_accepted(self, rows: list[int], accepted: bool) -> int:
+        """Accept or un-accept `rows` (those that can be); returns how many changed."""
+        changed: list[int] = []
+        for row in rows:
+            record = self.record(row)
+            if record is None or record.verdict not in ACCEPTABLE or record.accepted == accepted:
+                continue
+            record.accepted = accepted
+            changed.append(row)
+        if changed:
+            # One signal for the span, not one per row: "un-accept shown" may touch thousands.
+            roles = [Qt.ItemDataRole.CheckStateRole, PlanRole.AcceptedRole]
+            first = self.index(min(changed), Column.SOURCE)
+            self.dataChanged.emit(first, self.index(max(changed), Column.SOURCE), roles)
+        return len(changed)
+
+    # --- Qt model ---------------------------------------------------------------------------
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:
+        if parent.isValid() or self.plan is None:
+            return 0
+        return len(self.plan.records)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(Column)
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return HEADERS[section] if 0 <= section < len(HEADERS) else None
+        return None
+
+    def flags(self, index: Index) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        flags = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+        record = self.record(index.row())
+        if index.column() == Column.SOURCE and record and record.verdict in ACCEPTABLE:
+            flags |= Qt.ItemFlag.ItemIsUserCheckable
+        return flags
+
+    def _texts(self, row: int, record: ImportRecord) -> tuple[str, str, str]:
+        cached = self._rows.get(row)
+        if cached is None:
+            assert self.plan is not None
+            cached = (
+                short_source(record.source, self.plan.source),
+                record.reason,
+                first_line(record),
+            )
+            self._rows[row] = cached
+        return cached
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        record = self.record(index.row()) if index.isValid() else None
+        if record is None:
+            return None
+        column = index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            if column == Column.KIND:
+                return record.kind
+            if column == Column.VERDICT:
+                return record.verdict
+            source, reason, line = self._texts(index.row(), record)
+            return (source, None, None, reason, line)[column]
+        if role == PlanRole.VerdictRole:
+            return record.verdict
+        if role == Qt.ItemDataRole.CheckStateRole and column == Column.SOURCE:
+            if record.verdict not in ACCEPTABLE:
+                return None
+            return Qt.CheckState.Checked if record.accepted else Qt.CheckState.Unchecked
+        if role == Qt.ItemDataRole.ForegroundRole and column == Column.VERDICT:
+            return _brush(record.verdict)
+        if role == Qt.ItemDataRole.ToolTipRole and column in (Column.SOURCE, Column.REASON):
+            return record.source if column == Column.SOURCE else record.reason or None
+        if role == PlanRole.RecordRole:
+            return record
+        if role == PlanRole.RecordIndexRole:
+            return index.row()
+        if role == PlanRole.AcceptedRole:
+            return record.accepted and record.verdict in ACCEPTABLE
+        if role == PlanRole.KindRole:
+            return record.kind
+        return None
+
+    def setData(self, index: Index, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:
+        if role != Qt.ItemDataRole.CheckStateRole or index.column() != Column.SOURCE:
+            return False
+        checked = Qt.CheckState(value) == Qt.CheckState.Checked
+        return self.set_accepted([index.row()], checked) == 1
+
+    def roleNames(self) -> dict[int, bytes]:
+        names = super().roleNames()
+        for role in PlanRole:
+            names[int(role)] = role.name[0].lower().encode() + role.name[1:].encode()
+        return names
+
+
+class PlanFilterProxy(QSortFilterProxyModel):
+    """Shows the records whose verdict is switched on (all of them at first)."""
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self._shown: set[str] = set(ALL_VERDICTS)
+        self.setFilterRole(PlanRole.VerdictRole)
+
+    @property
+    def shown_verdicts(self) -> set[str]:
+        return set(self._shown)
+
+    def set_verdict_shown(self, verdict: str, shown: bool) -> None:
+        changed = set(self._shown)
+        (changed.add if shown else changed.discard)(verdict)
+        self.set_shown_verdicts(changed)
+
+    def set_shown_verdicts(self, verdicts: set[str]) -> None:
+        self._shown = set(verdicts)
+        if self._shown >= set(ALL_VERDICTS):
+            pattern = ""  # everything shown: no row needs looking at
+        else:
+            alternatives = "|".join(re.escape(v) for v in sorted(self._shown)) or "(?!)"
+            pattern = f"^({alternatives})$"
+        self.setFilterRegularExpression(QRegularExpression(pattern))
+
+    def source_rows(self) -> list[int]:
+        """The plan rows the proxy shows, in view order."""
+        return [self.mapToSource(self.index(r, 0)).row() for r in range(self.rowCount())]

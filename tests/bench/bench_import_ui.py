@@ -1,0 +1,177 @@
+"""Importing the whole obsidian-help corpus through the app (issue 5): stalls and total time.
+
+    QT_QPA_PLATFORM=offscreen .venv/bin/python -m tests.bench.bench_import_ui [--runs N]
+
+Each run imports `../shared/corpora/obsidian-help` into a fresh brain three ways:
+- the CLI, as a person runs it (`memgui --brain B import PATH --json`, a new process);
+- the core in this process (`plan` then `commit`, drained with `run_to_end`);
+- the app: the main window opens the brain, the import window plans the folder as a job,
+  commits it as a job, and the table refreshes; a 5 ms QTimer on the GUI thread measures the
+  longest gap between its ticks (the longest stall a person would feel). The app runs twice:
+  as shipped (live refresh on) and with live refresh off, which tells the import window's own
+  stalls from those of the live-refresh poll reading the import's journal rows.
+Prints one JSON document; the targets are a stall of at most 50 ms and an app total of at
+most 1.5 times the CLI's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from PySide6.QtCore import QElapsedTimer, QSettings, QTimer  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from memgui.core.brain import Brain  # noqa: E402
+from memgui.core.io.commit import commit  # noqa: E402
+from memgui.core.io.plan import plan  # noqa: E402
+from memgui.core.progress import run_to_end  # noqa: E402
+from tests.bench.common import emit  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS = ROOT.parent / "shared" / "corpora" / "obsidian-help"
+PROBE_MS = 5
+STALL_LIMIT_MS = 50
+RATIO_LIMIT = 1.5
+
+
+class StallProbe:
+    """A QTimer ticking every PROBE_MS; records the longest gap between two ticks."""
+
+    def __init__(self) -> None:
+        self.clock = QElapsedTimer()
+        self.timer = QTimer()
+        self.timer.setInterval(PROBE_MS)
+        self.timer.timeout.connect(self._tick)
+        self.longest_ms = 0
+        self.ticks = 0
+
+    def start(self) -> None:
+        self.clock.start()
+        self.timer.start()
+
+    def stop(self) -> None:
+        self.timer.stop()
+
+    def _tick(self) -> None:
+        self.longest_ms = max(self.longest_ms, self.clock.restart())
+        self.ticks += 1
+
+
+def cli_seconds(brain: Path) -> float:
+    started = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-m", "memgui", "--brain", str(brain), "import", str(CORPUS), "--json"],
+        check=True,
+        stdout=subprocess.DEVNULL,
+        cwd=ROOT,
+    )
+    return time.perf_counter() - started
+
+
+def core_seconds(path: Path) -> tuple[float, int]:
+    with Brain.open(path, actor="cli") as brain:
+        started = time.perf_counter()
+        planned = run_to_end(plan(brain, CORPUS))
+        result = run_to_end(commit(brain, planned))
+        return time.perf_counter() - started, result.imported
+
+
+def wait(app: QApplication, until, timeout_s: float = 120.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not until():
+        if time.monotonic() > deadline:
+            raise TimeoutError("the app did not finish in time")
+        app.processEvents()
+        time.sleep(0.001)
+
+
+def app_run(path: Path, scratch: Path, live: bool = True) -> dict[str, float | int]:
+    from memgui.ui.app import application
+    from memgui.ui.import_export_actions import install_import_export
+    from memgui.ui.main_window import MainWindow
+    from memgui.ui.session import BrainSession
+
+    app = application()
+    settings = QSettings(str(scratch / "settings.ini"), QSettings.Format.IniFormat)
+    window = MainWindow(settings=settings, live=live)
+    window.set_session(BrainSession.open(path))
+    install_import_export(window)
+    window.show()
+    wait(app, lambda: window.model is not None and not window.model.busy)
+    probe = StallProbe()
+    probe.start()
+    started = time.perf_counter()
+    dialog = window.import_export.import_path(CORPUS)
+    wait(app, lambda: dialog.run.plan is not None and not dialog.run.running)
+    planned = time.perf_counter()
+    records = len(dialog.run.plan.records)
+    dialog.commit()
+    wait(app, lambda: dialog.run.result is not None)
+    wait(app, lambda: not window.model.busy and window.model.rowCount() > 0)
+    total = time.perf_counter() - started
+    probe.stop()
+    imported = dialog.run.result.imported
+    dialog.close()
+    window.runner.shutdown()
+    window.close()
+    app.processEvents()
+    return {
+        "app_plan_s": round(planned - started, 3),
+        "app_total_s": round(total, 3),
+        "records": records,
+        "imported": imported,
+        "longest_stall_ms": probe.longest_ms - PROBE_MS,
+        "probe_ticks": probe.ticks,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    runs = []
+    for _ in range(args.runs):
+        with tempfile.TemporaryDirectory(prefix="memgui-bench-") as folder:
+            scratch = Path(folder)
+            cli = cli_seconds(scratch / "cli.sqlite")
+            core, imported = core_seconds(scratch / "core.sqlite")
+            app = app_run(scratch / "app.sqlite", scratch)
+            quiet = app_run(scratch / "quiet.sqlite", scratch, live=False)
+            assert app["imported"] == imported == quiet["imported"], (app, quiet, imported)
+            runs.append(
+                {
+                    "cli_s": round(cli, 3),
+                    "core_s": round(core, 3),
+                    **app,
+                    "no_live_refresh": {k: quiet[k] for k in ("app_total_s", "longest_stall_ms")},
+                }
+            )
+    best = min(runs, key=lambda r: r["app_total_s"])
+    worst_stall = max(r["longest_stall_ms"] for r in runs)
+    quiet_stall = max(r["no_live_refresh"]["longest_stall_ms"] for r in runs)
+    ratio = best["app_total_s"] / min(r["cli_s"] for r in runs)
+    emit(
+        "import_ui",
+        {
+            "corpus": str(CORPUS.relative_to(ROOT.parent)),
+            "runs": runs,
+            "longest_stall_ms": worst_stall,
+            "longest_stall_without_live_refresh_ms": quiet_stall,
+            "app_to_cli_ratio": round(ratio, 3),
+            "app_to_core_ratio": round(best["app_total_s"] / min(r["core_s"] for r in runs), 3),
+            "stall_ok": worst_stall <= STALL_LIMIT_MS,
+            "ratio_ok": ratio <= RATIO_LIMIT,
+        },
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,77 @@
+"""File ▸ Export…: runs as a job, lists what the format refused, saves that list."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+from PySide6.QtCore import QItemSelectionModel
+
+from memgui.ui.export_dialog import SELECTED, SHOWN, ExportDialog
+from tests.ui.test_import_support import WAIT_MS, window_fixture  # noqa: F401
+
+
+def make_dialog(qtbot, window) -> ExportDialog:
+    dialog = ExportDialog(window)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    return dialog
+
+
+def run_export(qtbot, dialog: ExportDialog, fmt: str, dest) -> None:
+    dialog.format_box.setCurrentIndex(dialog.format_box.findData(fmt))
+    dialog.dest_edit.setText(str(dest))
+    with qtbot.waitSignal(dialog.window_.runner.job_ended, timeout=WAIT_MS):
+        dialog.export_button.click()
+
+
+def test_jsonl_export_lists_the_refused_traces_and_saves_them(qtbot, window, tmp_path):
+    dialog = make_dialog(qtbot, window)
+    assert not dialog.embeddings_check.isEnabled()  # a JSON-only option
+    run_export(qtbot, dialog, "jsonl", tmp_path / "out.jsonl")
+    # Two sample memories have no agent-memory category: JSONL cannot hold them.
+    assert dialog.result.exported == 3
+    assert dialog.refused_table.rowCount() == 2
+    fields = {dialog.refused_table.item(r, 1).text() for r in range(2)}
+    assert fields == {"category"}
+    assert "3" in dialog.status.text() and "2 refused" in dialog.status.text()
+    assert dialog.save_button.isEnabled()
+    saved = dialog.save_refused(str(tmp_path / "refused.json"))
+    data = json.loads(saved.read_text())
+    assert [r["field"] for r in data] == ["category", "category"]
+    with dialog.save_refused(str(tmp_path / "refused.csv")).open() as handle:
+        assert len(list(csv.DictReader(handle))) == 2
+    lines = (tmp_path / "out.jsonl").read_text().splitlines()
+    assert len(lines) == 1 + 3  # the header and one line per memory
+
+
+def test_export_of_the_selection_writes_only_the_selected(qtbot, window, tmp_path):
+    flags = QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows
+    for row in (0, 1):
+        window.table.selectionModel().select(window.model.index(row, 0), flags)
+    chosen = set(window.selected_ids())
+    dialog = make_dialog(qtbot, window)
+    assert dialog.scope_buttons[SELECTED].isEnabled()
+    assert "5 memories the table shows" in dialog.scope_buttons[SHOWN].text()
+    dialog.scope_buttons[SELECTED].setChecked(True)
+    run_export(qtbot, dialog, "markdown", tmp_path / "notes")
+    assert dialog.result.exported == 2
+    written = {p.stem for p in (tmp_path / "notes").rglob("*.md")}
+    assert written == chosen
+    assert dialog.refused_table.rowCount() == 0 and not dialog.save_button.isEnabled()
+
+
+def test_json_export_options_and_a_refused_destination(qtbot, window, tmp_path):
+    dialog = make_dialog(qtbot, window)
+    dialog.format_box.setCurrentIndex(dialog.format_box.findData("json"))
+    assert dialog.embeddings_check.isEnabled() and dialog.conversations_check.isChecked()
+    dialog.conversations_check.setChecked(False)
+    run_export(qtbot, dialog, "json", tmp_path / "export.json")
+    data = json.loads((tmp_path / "export.json").read_text())
+    assert len(data["traces"]) == 5
+    assert data.get("conversations", []) == []
+    existing = tmp_path / "brain-copy.sqlite"
+    existing.write_bytes(b"taken")
+    run_export(qtbot, dialog, "sqlite", existing)
+    assert dialog.status.text().startswith("The export failed")
+    assert existing.read_bytes() == b"taken"

@@ -1,0 +1,82 @@
+"""Cancelling an import while it plans and while it commits leaves the brain as it was.
+
+Cancel is requested from the job's progress report as the worker emits it (a direct
+connection runs in the worker at the yield), so it lands inside the step deterministically —
+for the commit, at a progress event inside the write transaction.
+"""
+
+from __future__ import annotations
+
+import time
+
+from PySide6.QtCore import Qt
+
+from memgui.ui.import_dialog import ImportDialog
+from tests.ui.test_import_support import (  # noqa: F401  (fixtures)
+    CORPORA,
+    WAIT_MS,
+    brain_digest,
+    open_and_plan,
+    window_fixture,
+    write_csv,
+)
+
+COMMIT_ROWS = 2_500  # the commit reports progress (and can stop) every 2,000 records
+
+
+def cancel_at(job, when) -> None:
+    """Cancel from inside the worker, at the yield that reports `when(event)`."""
+    # The job re-emits progress in the GUI thread; its worker-side signal fires at the yield.
+    job._worker_progress.connect(
+        lambda event: job.cancel() if when(event) else None, Qt.ConnectionType.DirectConnection
+    )
+
+
+def test_cancel_while_planning_stops_and_writes_nothing(qtbot, window):
+    before = brain_digest(window.session.path)
+    dialog = ImportDialog(window, CORPORA / "obsidian-help")  # ~2,500 notes: time to stop
+    qtbot.addWidget(dialog)
+    dialog.show()
+    started = time.perf_counter()
+    dialog.start()
+    cancel_at(dialog.run.job, lambda event: True)
+    with qtbot.waitSignal(dialog.run.cancelled, timeout=WAIT_MS) as blocker:
+        pass
+    assert time.perf_counter() - started < 1.0  # stopped at once, not after reading it all
+    assert blocker.args == ["plan"]
+    assert dialog.run.plan is None
+    assert "cancelled; nothing written" in window.statusBar().currentMessage()
+    assert brain_digest(window.session.path) == before
+
+
+def test_cancelling_a_replan_keeps_the_earlier_plan(qtbot, window, tmp_path):
+    dialog = open_and_plan(qtbot, window, write_csv(tmp_path / "facts.csv", COMMIT_ROWS))
+    first = dialog.run.plan
+    dialog.replan(first.options)
+    cancel_at(dialog.run.job, lambda event: True)
+    with qtbot.waitSignal(dialog.run.cancelled, timeout=WAIT_MS):
+        pass
+    assert dialog.run.plan is first
+    assert dialog.pages.currentWidget() is dialog.review
+
+
+def test_cancel_while_committing_rolls_back(qtbot, window, tmp_path):
+    dialog = open_and_plan(qtbot, window, write_csv(tmp_path / "facts.csv", COMMIT_ROWS))
+    assert dialog.run.plan.counts["new"] == COMMIT_ROWS
+    before = brain_digest(window.session.path)
+    count = window.session.brain.count()
+    dialog.commit()
+    cancel_at(dialog.run.job, lambda event: event.done > 0)
+    with qtbot.waitSignal(dialog.run.cancelled, timeout=WAIT_MS) as blocker:
+        pass
+    assert blocker.args == ["commit"]
+    assert dialog.run.result is None
+    assert window.session.undo_stack.count() == 0
+    assert "nothing was written" in dialog.review.summary_label.text()
+    assert brain_digest(window.session.path) == before
+    assert window.session.brain.count() == count
+    # The same plan commits whole afterwards.
+    with qtbot.waitSignal(dialog.run.committed, timeout=WAIT_MS) as done:
+        dialog.review.commit_button.click()
+    assert done.args[0].imported == COMMIT_ROWS
+    assert window.session.brain.count() == count + COMMIT_ROWS

@@ -1,0 +1,153 @@
+"""Fixtures and helpers of the import/export app tests (this module holds no tests).
+
+A real main window over a real brain file in tmp_path, with import and export installed as
+the app installs them; drops are real `QDragEnterEvent`/`QDropEvent`s carrying file URLs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import apsw
+import pytest
+from PySide6.QtCore import QMimeData, QPoint, QPointF, QSettings, Qt, QUrl
+from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
+from PySide6.QtWidgets import QApplication, QWidget
+
+from memgui.ui.import_dialog import ImportDialog
+from memgui.ui.import_export_actions import install_import_export
+from memgui.ui.session import BrainSession
+
+SHARED = Path(__file__).resolve().parents[1].parent.parent / "shared"
+CORPORA = SHARED / "corpora"
+CONTENT_TABLES = (
+    "memory_traces",
+    "memgui_journal",
+    "memory_links",
+    "conversations",
+    "messages",
+    "knowledge_nodes",
+    "knowledge_edges",
+)
+WAIT_MS = 20_000
+
+
+def brain_digest(path: Path) -> str:
+    """A hash of every row of the brain's content tables, read on a connection of its own."""
+    conn = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READONLY)
+    digest = hashlib.sha256()
+    try:
+        present = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
+        for table in CONTENT_TABLES:
+            if table not in present:
+                continue
+            for row in conn.execute(f"SELECT * FROM {table} ORDER BY rowid"):
+                digest.update(repr(row).encode())
+    finally:
+        conn.close()
+    return digest.hexdigest()
+
+
+@pytest.fixture(name="window")
+def window_fixture(qtbot, brain_path, tmp_path):
+    from memgui.ui.main_window import MainWindow
+
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    main = MainWindow(settings=settings, live=False)
+    qtbot.addWidget(main)
+    main.set_session(BrainSession.open(brain_path))
+    install_import_export(main)
+    main.resize(1000, 700)
+    main.show()
+    qtbot.waitUntil(lambda: main.model is not None and not main.model.busy, timeout=WAIT_MS)
+    yield main
+    main.runner.shutdown()
+
+
+def mime_for(*paths: Path | str) -> QMimeData:
+    mime = QMimeData()
+    mime.setUrls([p if isinstance(p, QUrl) else QUrl.fromLocalFile(str(p)) for p in paths])
+    return mime
+
+
+def drag_enter(target: QWidget, mime: QMimeData) -> QDragEnterEvent:
+    event = QDragEnterEvent(
+        QPoint(50, 50),
+        Qt.DropAction.CopyAction | Qt.DropAction.MoveAction,
+        mime,
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
+    QApplication.sendEvent(target, event)
+    return event
+
+
+def drag_move(target: QWidget, mime: QMimeData) -> QDragMoveEvent:
+    event = QDragMoveEvent(
+        QPoint(60, 60),
+        Qt.DropAction.CopyAction,
+        mime,
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
+    QApplication.sendEvent(target, event)
+    return event
+
+
+def drop(target: QWidget, mime: QMimeData) -> QDropEvent:
+    event = QDropEvent(
+        QPointF(60, 60),
+        Qt.DropAction.CopyAction,
+        mime,
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
+    QApplication.sendEvent(target, event)
+    return event
+
+
+def drop_and_plan(qtbot, window, path: Path) -> ImportDialog:
+    """Drop `path` on the trace table and wait for the review page."""
+    mime = mime_for(path)
+    target = window.table.viewport()
+    assert drag_enter(target, mime).isAccepted()
+    drag_move(target, mime)
+    drop(target, mime)
+    dialog = window.import_export.last_import
+    assert dialog is not None
+    wait_for_plan(qtbot, dialog)
+    return dialog
+
+
+def open_and_plan(qtbot, window, path: Path) -> ImportDialog:
+    dialog = window.import_export.import_path(path)
+    assert dialog is not None
+    wait_for_plan(qtbot, dialog)
+    return dialog
+
+
+def wait_for_plan(qtbot, dialog: ImportDialog) -> None:
+    qtbot.waitUntil(
+        lambda: not dialog.run.running and dialog.pages.currentWidget() is dialog.review,
+        timeout=WAIT_MS,
+    )
+
+
+def commit_and_wait(qtbot, dialog: ImportDialog):
+    with qtbot.waitSignal(dialog.run.committed, timeout=WAIT_MS) as blocker:
+        dialog.review.commit_button.click()
+    return blocker.args[0]
+
+
+def write_notes(folder: Path, notes: dict[str, str]) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, text in notes.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    return folder
+
+
+def write_csv(path: Path, rows: int) -> Path:
+    lines = ["content,tags"] + [f"Imported fact number {n},csv" for n in range(rows)]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
