@@ -89,3 +89,32 @@ def test_changes_reach_subscribers_once_per_commit(brain: Brain) -> None:
         a = brain.add("a")
         b = brain.add("b")
     assert len(seen) == 1 and seen[0].traces == {a.id, b.id} and seen[0].actor == "gui"
+
+
+def test_undo_twice_in_a_row_reverts_older_batches_after_newer_ones(brain: Brain) -> None:
+    t = brain.add("v1")
+    brain.update(t.id, {"content": "v2"})
+    brain.update(t.id, {"content": "v3"})
+    first, second = (e.batch_id for e in brain.history(t.id)[1:3])
+    brain.revert(second)
+    assert brain.get(t.id).content == "v2"
+    brain.revert(first)  # the version moved, the edit it made is still there
+    assert brain.get(t.id).content == "v1"
+
+
+def test_revert_after_a_recall_keeps_the_recall(brain: Brain) -> None:
+    t = brain.add("apples and pears")
+    brain.update(t.id, {"tags": ["fruit"]})
+    batch = brain.history(t.id)[-1].batch_id
+    brain.search("apples")
+    brain.revert(batch)
+    after = brain.get(t.id)
+    assert after.tags == () and after.retrieval_count == 1
+
+
+def test_journal_rows_without_states_are_cheap(brain: Brain) -> None:
+    t = brain.add("x")
+    rows = brain.journal_since(0, states=False)
+    assert [(r.op, r.trace_id, r.before, r.after) for r in rows] == [("add", t.id, None, None)]
+    assert brain.last_journal_id() == rows[-1].id
+    assert brain.batch_entries(rows[-1].batch_id)[0].after["content"] == "x"

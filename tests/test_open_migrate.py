@@ -158,3 +158,10 @@ def test_export_sqlite_in_rollback_mode_opens(tmp_path: Path) -> None:
     with Brain.open(copy, brain_id="brain") as brain:
         assert brain.count(TraceFilter(include_deleted=True)) == 51
     assert digest(copy) == before
+
+
+def test_a_new_brain_needs_no_backup(tmp_path: Path) -> None:
+    with Brain.open(tmp_path / "fresh.sqlite") as brain:
+        brain.add("first")
+        assert brain.info()["schema_version"] == schema.SCHEMA_VERSION
+    assert sorted(p.name for p in tmp_path.iterdir() if "backup" in p.name) == []

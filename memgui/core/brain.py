@@ -13,6 +13,7 @@ from typing import Any
 import apsw
 
 from memgui.core import (
+    conversations,
     fulltext,
     graph,
     hybrid,
@@ -500,8 +501,28 @@ class Brain:
     def history(self, trace_id: str) -> list[JournalEntry]:
         return journal.history(self, trace_id)
 
-    def journal_since(self, after_id: int, limit: int = 1000) -> list[JournalEntry]:
-        return journal.since(self, after_id, limit)
+    def journal_since(
+        self, after_id: int, limit: int = 1000, states: bool = True
+    ) -> list[JournalEntry]:
+        """Journal rows after `after_id`, oldest first; `states=False` skips before/after."""
+        return journal.since(self, after_id, limit, states)
+
+    def last_journal_id(self) -> int:
+        """Where the journal ends now (a live view starts watching from here)."""
+        return journal.last_id(self)
+
+    def batch_entries(self, batch_id: str) -> list[JournalEntry]:
+        return journal.batch_entries(self, batch_id)
+
+    # --- conversations -----------------------------------------------------------------
+
+    def conversation(self, conversation_id: str) -> dict[str, Any]:
+        """A conversation with its messages in order (imported chats)."""
+        return conversations.conversation(self, conversation_id)
+
+    def conversation_of(self, trace_id: str) -> dict[str, Any] | None:
+        """The conversation a trace was imported from, or None."""
+        return conversations.conversation_of(self, trace_id)
 
     def revert(self, batch_id: str, actor: str | None = None) -> Changes:
         return journal.revert(self, batch_id, actor)

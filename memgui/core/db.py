@@ -141,7 +141,10 @@ class Database:
             "SELECT max(CAST(value AS INTEGER)) FROM brain_meta WHERE key = ?",
             (schema.SCHEMA_KEY,),
         ).fetchone()
-        return int(row[0]) if row and row[0] is not None else 0
+        if row and row[0] is not None:
+            return int(row[0])
+        # A file memgui created has its tables before any brain has meta rows.
+        return 1 if "memgui_journal" in self.tables and "version" in self.trace_columns else 0
 
     @property
     def is_current(self) -> bool:

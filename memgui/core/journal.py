@@ -59,12 +59,14 @@ def history(brain: Brain, trace_id: str) -> list[JournalEntry]:
     return [_entry(r) for r in rows]
 
 
-def since(brain: Brain, after_id: int, limit: int) -> list[JournalEntry]:
+def since(brain: Brain, after_id: int, limit: int, states: bool = True) -> list[JournalEntry]:
+    """Journal rows after `after_id`; without `states`, before/after are not read (cheap)."""
     if "memgui_journal" not in brain.db.tables:
         return []
+    columns = _COLUMNS if states else "id, at, actor, batch_id, op, trace_id, NULL, NULL"
     with brain.db.lock:
         rows = brain.db.conn.execute(
-            f"SELECT {_COLUMNS} FROM memgui_journal WHERE brain_id = ? AND id > ? "
+            f"SELECT {columns} FROM memgui_journal WHERE brain_id = ? AND id > ? "
             "ORDER BY id LIMIT ?",
             (brain.brain_id, after_id, limit),
         ).fetchall()
@@ -115,10 +117,12 @@ def _undo(brain: Brain, batch: Any, entry: JournalEntry) -> None:
     row = store.fetch_row(db, bid, entry.trace_id)
     current = store.row_to_snapshot(row) if row is not None else None
     if entry.after is not None:
-        # The batch left the trace at `after`: it must still be there, unchanged.
+        # The batch left the trace at `after`: it must still be there with those edits.
+        # Only the edits count: a later revert or a recall moves the version or the
+        # access bookkeeping without changing what the batch wrote.
         if current is None:
             raise Conflict(entry.trace_id, entry.after.get("version", 0), -1)
-        if current["version"] != entry.after.get("version"):
+        if _edit_fields(current) != _edit_fields(entry.after):
             raise Conflict(entry.trace_id, entry.after.get("version", 0), current["version"])
     elif current is not None:
         raise Conflict(entry.trace_id, -1, current["version"])
@@ -132,7 +136,29 @@ def _undo(brain: Brain, batch: Any, entry: JournalEntry) -> None:
         store.insert_trace(db, batch, bid, restored, op="revert")
     else:
         restored = dict(entry.before, version=current["version"] + 1, updated_at=now)
+        for name in ACCESS_FIELDS:
+            # Bookkeeping a recall changed since the batch stays as the recall left it.
+            if current.get(name) != entry.after.get(name):
+                restored[name] = current.get(name)
+        now_decay = (current.get("metadata") or {}).get("decay")
+        if now_decay != (entry.after.get("metadata") or {}).get("decay"):
+            restored["metadata"] = dict(restored.get("metadata") or {}, decay=now_decay)
         store.update_trace(db, batch, bid, row[0], current, restored, "revert")
+
+
+# What a recall changes without it being an edit.
+ACCESS_FIELDS = ("strength", "last_accessed", "retrieval_count")
+_NOT_EDITS = frozenset({"version", "updated_at", "embedding_status", *ACCESS_FIELDS})
+
+
+def _edit_fields(snap: dict[str, Any]) -> dict[str, Any]:
+    out = {k: v for k, v in snap.items() if k not in _NOT_EDITS}
+    meta = dict(out.get("metadata") or {})
+    meta.pop("decay", None)  # the recall's spaced-repetition state
+    out["metadata"] = meta
+    out["tags"] = list(out.get("tags") or [])
+    out["deleted"] = bool(out.get("deleted"))
+    return out
 
 
 def _undo_link(brain: Brain, batch: Any, entry: JournalEntry) -> None:

@@ -12,7 +12,6 @@ from collections import Counter, defaultdict
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from memgui.core import journal
 from memgui.core.errors import MemguiError
 from memgui.core.model import Changes, JournalEntry
 from memgui.ui.session import BrainSession
@@ -51,8 +50,12 @@ def changes_of(entries: list[JournalEntry]) -> Changes:
     for entry in entries:
         if entry.op in ("link", "unlink"):
             link = entry.after or entry.before or {}
-            links.add(f"{link.get('from_id')}|{link.get('to_id')}|{link.get('kind')}")
-            traces.update(x for x in (link.get("from_id"), link.get("to_id")) if x)
+            if link:
+                links.add(f"{link.get('from_id')}|{link.get('to_id')}|{link.get('kind')}")
+                traces.update(x for x in (link.get("from_id"), link.get("to_id")) if x)
+            else:  # read without states: the link's first trace is known
+                links.add(f"{entry.trace_id}|*")
+                traces.add(entry.trace_id)
         elif entry.trace_id:
             traces.add(entry.trace_id)
     actor = entries[-1].actor if entries else ""
@@ -69,7 +72,7 @@ class LiveWatcher(QObject):
         self._timer.setInterval(POLL_MS)
         self._timer.timeout.connect(self.poll)
         self._version = session.brain.data_version()
-        self._last_id = journal.last_id(session.brain)
+        self._last_id = session.brain.last_journal_id()
 
     def start(self) -> None:
         self._timer.start()
@@ -85,7 +88,8 @@ class LiveWatcher(QObject):
             if version == self._version:
                 return
             self._version = version
-            entries = brain.journal_since(self._last_id, limit=PAGE)
+            # Ids and ops only: an import's thousands of before/after states stay on disk.
+            entries = brain.journal_since(self._last_id, limit=PAGE, states=False)
         except MemguiError:
             return  # a locked or vanished file: try again on the next tick
         if not entries:

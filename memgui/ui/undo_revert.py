@@ -14,7 +14,6 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from memgui.core import journal
 from memgui.core.errors import Conflict
 from memgui.core.model import MAX_TTL_SECS, JournalEntry, Trace
 from memgui.ui.session import ACTOR, BrainSession
@@ -45,7 +44,7 @@ def revert_batch(session: BrainSession, batch_id: str, initiator: object = None)
         changes, _ = session.record(lambda: brain.revert(batch_id, actor=ACTOR), initiator)
         return changes.batch_id
     except Conflict:
-        entries = journal.batch_entries(brain, batch_id)
+        entries = brain.batch_entries(batch_id)
         if not _only_versions_moved(session, entries):
             raise
     _, new_batch = session.record_batch(lambda: _apply_inverse(session, entries), initiator)
