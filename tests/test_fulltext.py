@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import random
+import unicodedata
 from pathlib import Path
 
-from memgui.core import fulltext
+import pytest
+
+from memgui.core import fulltext, textindex
 from memgui.core.brain import Brain
 
 
@@ -59,3 +63,78 @@ def test_migrated_agentos_brain_keeps_its_index_consistent(agentos_copy: Path) -
         brain.update(target.id, {"content": "prefers light themes now"})
     assert target.id not in agentos_match(agentos_copy, '"dark mode"')
     assert agentos_match(agentos_copy, "light") == {target.id}
+
+
+def _reference_segment(text: str) -> str:
+    """The definition: each unspaced run, split character by character, marks attached."""
+
+    def graphemes(run: str) -> list[str]:
+        out: list[str] = []
+        for ch in run:
+            if out and unicodedata.category(ch).startswith("M"):
+                out[-1] += ch
+            else:
+                out.append(ch)
+        return out
+
+    return textindex._UNSPACED_RUN.sub(lambda m: " " + " ".join(graphemes(m.group())) + " ", text)
+
+
+def test_segment_splits_unspaced_runs_into_graphemes() -> None:
+    assert textindex.segment("東京の天気") == " 東 京 の 天 気 "
+    assert textindex.segment("ok 한국어, да") == "ok  한 국 어 , да"
+    # Thai marks stay on their consonant; a run may open with a mark.
+    assert textindex.segment("กิน") == " กิ น "
+    assert textindex.segment("\u0e34x") == " \u0e34 x"
+    assert textindex.segment("プ\u3099ロ") == " プ\u3099 ロ "  # a combining voiced mark
+    plain = "plain ASCII text, left as it is"
+    assert textindex.segment(plain) is plain
+    assert textindex.segment("") == ""
+
+
+def test_segment_equals_its_definition_on_mixed_scripts() -> None:
+    rng = random.Random(7)
+    blocks = [(0x20, 0x7E), (0xC0, 0x24F), (0x300, 0x36F), (0xE00, 0xEFF), (0xF00, 0xFFF)]
+    blocks += [(0x1000, 0x109F), (0x1780, 0x17FF), (0x3040, 0x30FF), (0x1100, 0x11FF)]
+    blocks += [(0xAC00, 0xD7AF), (0x4E00, 0x9FFF), (0xFF66, 0xFF9F), (0x20000, 0x2A6DF)]
+    for _ in range(3000):
+        text = "".join(chr(rng.randint(*rng.choice(blocks))) for _ in range(rng.randint(1, 16)))
+        assert textindex.segment(text) == _reference_segment(text), repr(text)
+
+
+def test_one_flush_of_new_changed_and_removed_rows(brain_path: Path) -> None:
+    with Brain.open(brain_path) as brain:
+        kept = brain.add("stays the same")
+        changed = brain.add("old wording", tags=["before"])
+        removed = brain.add("will be purged")
+    with Brain.open(brain_path) as brain:
+        brain.update(changed.id, {"content": "新しい言葉", "tags": ["after"]})
+        brain.purge(removed.id)
+        added = [brain.add(f"fresh note {i}").id for i in range(5)]
+        # The first new row takes the purged one's rowid: one pending row covers both.
+        assert fulltext.flush(brain.db) == 6
+        found = {t.id for t in brain.search("言葉", record_recall=False).traces}
+        assert found == {changed.id}
+        assert {t.id for t in brain.search("fresh", record_recall=False).traces} == set(added)
+        for gone in ("old", "before", "purged"):
+            assert brain.search(gone, record_recall=False).traces == [], gone
+    assert agentos_match(brain_path, "after") == {changed.id}
+    assert agentos_match(brain_path, "wording OR purged") == set()
+    assert agentos_match(brain_path, "stays") == {kept.id}
+
+
+def test_a_flush_larger_than_a_batch_indexes_every_row(
+    brain_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(fulltext, "FLUSH_BATCH", 3)
+    with Brain.open(brain_path) as brain:
+        early = brain.add("early draft")
+    with Brain.open(brain_path) as brain:
+        added = [brain.add(f"batch note {i}").id for i in range(10)]
+        brain.update(early.id, {"content": "final version"})
+        assert fulltext.flush(brain.db) == 11
+        assert not fulltext.has_pending(brain.db)
+        found = {t.id for t in brain.search("batch", limit=50, record_recall=False).traces}
+        assert found == set(added)
+    assert agentos_match(brain_path, "final") == {early.id}
+    assert agentos_match(brain_path, "draft") == set()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
 import pytest
@@ -136,6 +137,10 @@ DEFECTS = [
     (3, {"record": "memo"}, "line 3: unknown record tag 'memo'"),
     (3, {"type": "decision"}, "line 3: unknown type 'decision'"),
     (3, {"content": "   "}, "line 3: content must not be empty"),
+    (3, {"content": "\u3000\n"}, "line 3: content must not be empty"),
+    (3, {"content": None}, "line 3: `content` must be a string (got null)"),
+    (3, {"access_count": True}, "line 3: `access_count` must be an integer (got a boolean)"),
+    (3, {"source": 7}, "line 3: `source` must be a string or null (got an integer)"),
     (3, {"access_count": -1}, "line 3: access_count must be >= 0"),
     (3, {"created_at": 1.5}, "line 3: `created_at` must be an integer (got a number)"),
     (3, {"tags": ["ok", 3]}, "line 3: tags must be an array of strings"),
@@ -189,3 +194,16 @@ def test_reading_can_stop_between_events() -> None:
     events = read_jsonl(VALID)
     assert isinstance(next(events), Progress | ImportRecord)
     events.close()  # a cancelled job closes the generator; nothing is left open
+
+
+def test_each_memory_gets_its_own_fresh_id(tmp_path: Path) -> None:
+    rows = valid_rows()
+    header, memory = rows[0], rows[1]
+    many = [dict(memory, key=k, content=f"memory {k}") for k in range(50)]
+    path = write_rows(tmp_path, [dict(header, exported_rows=50, exported_links=0), *many])
+    first = [r.fields["id"] for r in records(path)]
+    again = [r.fields["id"] for r in records(path)]
+    shape = re.compile(r"mt_[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}")
+    assert all(shape.fullmatch(i) for i in first), first[:3]
+    assert len(set(first)) == 50 and first == sorted(first)  # in order: the id index appends
+    assert not set(first) & set(again)  # another read, other ids

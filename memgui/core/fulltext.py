@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 
+import orjson
+
 from memgui.core import textindex
 from memgui.core.db import Database
 
@@ -28,9 +30,12 @@ CREATE TABLE IF NOT EXISTS memgui_fts_pending (
 
 def _tags_list(raw: str | None) -> list[str]:
     try:
-        value = json.loads(raw or "[]")
-    except ValueError:
-        return []
+        value = orjson.loads(raw or "[]")
+    except orjson.JSONDecodeError:
+        try:  # what orjson refuses (a lone surrogate), json may still read
+            value = json.loads(raw or "[]")
+        except ValueError:
+            return []
     return [t for t in value if isinstance(t, str)] if isinstance(value, list) else []
 
 
@@ -51,38 +56,62 @@ def mark_changed(db: Database, rowid: int) -> None:
     db.pending_marks += 1
 
 
+FLUSH_BATCH = 5000  # pending rows read and indexed at a time: a big import's text is not
+# all held in memory at once
+
+
 def flush_in_transaction(db: Database) -> int:
-    """Bring both indexes up to date; the caller holds the write transaction."""
-    rows = db.conn.execute(
-        "SELECT p.rowid, p.indexed, p.content, p.tags, t.content, t.tags "
-        "FROM memgui_fts_pending p LEFT JOIN memory_traces t ON t.rowid = p.rowid"
-    ).fetchall()
-    if not rows:
-        db.pending_marks = 0
-        return 0
+    """Bring both indexes up to date; the caller holds the write transaction.
+
+    Pending rows are taken in rowid order, a batch at a time, with one statement per index
+    per batch (`executemany`): a batch's old entries out first, then its current text in.
+    Each row is pending once, so the order per row is kept.
+    """
     agentos = db.has_agentos_fts
-    for rowid, indexed, old_content, old_tags, content, tags in rows:
-        if indexed:
-            if agentos:
-                db.conn.execute(
-                    "INSERT INTO memory_traces_fts(memory_traces_fts, rowid, content, tags) "
-                    "VALUES ('delete', ?, ?, ?)",
-                    (rowid, old_content, old_tags),
-                )
-            db.conn.execute("DELETE FROM memgui_fts WHERE rowid = ?", (rowid,))
-        if content is not None:
-            if agentos:
-                db.conn.execute(
-                    "INSERT INTO memory_traces_fts(rowid, content, tags) VALUES (?, ?, ?)",
-                    (rowid, content, tags),
-                )
-            db.conn.execute(
-                "INSERT INTO memgui_fts(rowid, content, tags) VALUES (?, ?, ?)",
-                (rowid, textindex.segment(content), textindex.tags_text(_tags_list(tags))),
-            )
-    db.conn.execute("DELETE FROM memgui_fts_pending")
+    flushed = 0
+    after = -1
+    while True:
+        rows = db.conn.execute(
+            "SELECT p.rowid, p.indexed, p.content, p.tags, t.content, t.tags "
+            "FROM memgui_fts_pending p LEFT JOIN memory_traces t ON t.rowid = p.rowid "
+            "WHERE p.rowid > ? ORDER BY p.rowid LIMIT ?",
+            (after, FLUSH_BATCH),
+        ).fetchall()
+        if not rows:
+            break
+        _index_rows(db, rows, agentos)
+        flushed += len(rows)
+        after = rows[-1][0]
+    if flushed:
+        db.conn.execute("DELETE FROM memgui_fts_pending")
     db.pending_marks = 0
-    return len(rows)
+    return flushed
+
+
+def _index_rows(db: Database, rows: list[tuple], agentos: bool) -> None:
+    indexed = [(rowid, content, tags) for rowid, was, content, tags, _, _ in rows if was]
+    if indexed:
+        if agentos:
+            db.conn.executemany(
+                "INSERT INTO memory_traces_fts(memory_traces_fts, rowid, content, tags) "
+                "VALUES ('delete', ?, ?, ?)",
+                indexed,
+            )
+        db.conn.executemany(
+            "DELETE FROM memgui_fts WHERE rowid = ?", [(rowid,) for rowid, _, _ in indexed]
+        )
+    current = [(rowid, text, tags) for rowid, _, _, _, text, tags in rows if text is not None]
+    if agentos:
+        db.conn.executemany(
+            "INSERT INTO memory_traces_fts(rowid, content, tags) VALUES (?, ?, ?)", current
+        )
+    db.conn.executemany(
+        "INSERT INTO memgui_fts(rowid, content, tags) VALUES (?, ?, ?)",
+        [
+            (rowid, textindex.segment(text), textindex.tags_text(_tags_list(tags)))
+            for rowid, text, tags in current
+        ],
+    )
 
 
 def has_pending(db: Database) -> bool:

@@ -40,22 +40,65 @@ STOP_WORDS = frozenset(
 )
 
 
+_MARK_CLASS: str | None = None
+
+
+def _marks() -> str:
+    """A regex class of every combining mark an unspaced run can hold (built on first use).
+
+    It lists the code points of the run's ranges whose Unicode category is a mark (M*), so
+    the regexes below split exactly where a per-character category check would.
+    """
+    global _MARK_CLASS
+    if _MARK_CLASS is None:
+        spans = re.findall(r"(.)(?:-(.))?", _UNSPACED + "\u0300-\u036f", re.DOTALL)
+        marks = [
+            chr(code)
+            for first, last in spans
+            for code in range(ord(first), ord(last or first) + 1)
+            if unicodedata.category(chr(code)).startswith("M")
+        ]
+        _MARK_CLASS = "".join(re.escape(ch) for ch in marks)
+    return _MARK_CLASS
+
+
+_GRAPHEME: re.Pattern[str] | None = None
+_MARK: re.Pattern[str] | None = None
+_RUN_SPLIT = re.compile(f"({_UNSPACED_RUN.pattern})")  # runs land at the odd indexes
+
+
+def _patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    global _GRAPHEME, _MARK
+    if _GRAPHEME is None or _MARK is None:
+        marks = _marks()
+        # Any character opens a grapheme (a run may open with a mark); marks attach to it.
+        _GRAPHEME = re.compile(f"(?s).[{marks}]*")
+        _MARK = re.compile(f"[{marks}]")
+    return _GRAPHEME, _MARK
+
+
 def _graphemes(run: str) -> list[str]:
     """Split a run into base characters with their combining marks attached."""
-    out: list[str] = []
-    for ch in run:
-        if out and unicodedata.category(ch).startswith("M"):
-            out[-1] += ch
-        else:
-            out.append(ch)
-    return out
+    return _patterns()[0].findall(run)
 
 
 def segment(text: str) -> str:
-    """Text as it goes into `memgui_fts`: unspaced runs split into single graphemes."""
-    if not text:
-        return ""
-    return _UNSPACED_RUN.sub(lambda m: " " + " ".join(_graphemes(m.group())) + " ", text)
+    """Text as it goes into `memgui_fts`: unspaced runs split into single graphemes.
+
+    Each run becomes " g1 g2 … gn ". Most text has no run (ASCII is checked in C first),
+    and CJK text has no combining marks, so its graphemes are its characters.
+    """
+    if not text or text.isascii():  # no unspaced script can be in it: the common case
+        return text or ""
+    parts = _RUN_SPLIT.split(text)
+    if len(parts) == 1:
+        return text
+    grapheme, mark = _patterns()
+    split = grapheme.findall if mark.search(text) else None
+    for i in range(1, len(parts), 2):
+        run = parts[i]
+        parts[i] = " " + " ".join(split(run) if split else run) + " "
+    return "".join(parts)
 
 
 def tags_text(tags: list[str] | tuple[str, ...]) -> str:

@@ -1,16 +1,25 @@
 """Import benchmarks (issue 3): plan + commit of big sources into a fresh brain.
 
     .venv/bin/python -m tests.bench.bench_import [--traces 20000] [--jsonl 100000]
+        [--chatgpt-mb 200] [--only json jsonl vault chatgpt]
 
-Prints one JSON document: for each source, the seconds spent planning and committing
-(targets: 20k-trace AgentOS JSON export <= 3 s, 100k-record JSONL <= 5 s, the obsidian-help
-vault <= 5 s). The sources are generated in a temporary folder from real sentences.
+Prints one JSON document: for each source, the wall and CPU seconds spent planning and
+committing, and the load average when it started (other work shares the machine: compare
+CPU seconds between runs). Targets: 20k-trace AgentOS JSON export <= 3 s, 100k-record JSONL
+<= 5 s, the obsidian-help vault <= 5 s. The ChatGPT entry is the peak memory (RSS) of a
+process that plans and commits a generated `conversations.json` of about `--chatgpt-mb` MB
+(target: <= 4x the file). The sources are generated in a temporary folder from real
+sentences.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
+import resource
+import subprocess
+import sys
 import tempfile
 import time
 import uuid
@@ -92,47 +101,154 @@ def jsonl_export(path: Path, count: int, rng: random.Random) -> Path:
     return path
 
 
+def chatgpt_export(path: Path, megabytes: int, rng: random.Random) -> Path:
+    """A `conversations.json` of linear conversations, 20 messages each, written streaming."""
+    target = megabytes * 1_000_000
+    written = 0
+    with path.open("wb") as out:
+        out.write(b"[")
+        number = 0
+        while written < target:
+            mapping: dict[str, Any] = {"root": {"id": "root", "parent": None, "children": []}}
+            parent = "root"
+            for turn in range(20):
+                node = f"n{turn}"
+                text = " ".join(rng.choice(SENTENCES) for _ in range(4))
+                mapping[parent]["children"].append(node)
+                mapping[node] = {
+                    "id": node,
+                    "parent": parent,
+                    "children": [],
+                    "message": {
+                        "id": node,
+                        "author": {"role": "user" if turn % 2 == 0 else "assistant"},
+                        "create_time": BASE_MS / 1000 + number * 60 + turn,
+                        "content": {"content_type": "text", "parts": [f"{text} ({number})"]},
+                        "metadata": {},
+                        "recipient": "all",
+                    },
+                }
+                parent = node
+            conversation = {
+                "title": f"Conversation {number}",
+                "create_time": BASE_MS / 1000 + number * 60,
+                "update_time": BASE_MS / 1000 + number * 60 + 20,
+                "conversation_id": str(uuid.UUID(int=rng.getrandbits(128))),
+                "current_node": parent,
+                "mapping": mapping,
+            }
+            chunk = (b"," if number else b"") + orjson.dumps(conversation)
+            out.write(chunk)
+            written += len(chunk)
+            number += 1
+        out.write(b"]")
+    return path
+
+
+def cpu() -> float:
+    return time.process_time()
+
+
 def timed_import(folder: Path, name: str, source: Path, fmt: str) -> dict[str, Any]:
+    load = os.getloadavg()[0]
     brain = Brain.open(folder / f"{name}.sqlite", actor="bench")
     try:
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), cpu()
         the_plan = run_to_end(plan(brain, source, options=ImportOptions(format=fmt)))
-        planned = time.perf_counter()
+        planned, planned_cpu = time.perf_counter(), cpu()
         result = run_to_end(commit(brain, the_plan))
-        done = time.perf_counter()
-        again = time.perf_counter()
+        done, done_cpu = time.perf_counter(), cpu()
         second = run_to_end(plan(brain, source, options=ImportOptions(format=fmt)))
-        replanned = time.perf_counter() - again
+        replanned = time.perf_counter() - done
     finally:
         brain.close()
     return {
         "records": len(the_plan.records),
         "imported": result.imported,
+        "load_average_1m": round(load, 2),
         "plan_s": round(planned - start, 3),
+        "plan_cpu_s": round(planned_cpu - start_cpu, 3),
         "commit_s": round(done - planned, 3),
+        "commit_cpu_s": round(done_cpu - planned_cpu, 3),
         "total_s": round(done - start, 3),
+        "total_cpu_s": round(done_cpu - start_cpu, 3),
         "second_plan_s": round(replanned, 3),
         "second_plan_new": second.counts["new"],
     }
+
+
+def peak_memory(folder: Path, source: Path) -> dict[str, Any]:
+    """Plan and commit `source` in a child process; its peak RSS against the file's size."""
+    load = os.getloadavg()[0]
+    child = subprocess.run(
+        [sys.executable, "-m", "tests.bench.bench_import", "--memory-child", str(source)],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    measured = orjson.loads(child.stdout)
+    size = source.stat().st_size
+    return {
+        "file_mb": round(size / 1e6, 1),
+        "load_average_1m": round(load, 2),
+        **measured,
+        "peak_rss_over_file": round(measured["peak_rss_mb"] * 1e6 / size, 2),
+    }
+
+
+def memory_child(source: Path) -> None:
+    folder = source.parent
+    brain = Brain.open(folder / "chatgpt.sqlite", actor="bench")
+    try:
+        start = time.perf_counter()
+        the_plan = run_to_end(plan(brain, source, options=ImportOptions(format="chatgpt")))
+        planned = time.perf_counter()
+        result = run_to_end(commit(brain, the_plan))
+        done = time.perf_counter()
+    finally:
+        brain.close()
+    peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
+    report = {
+        "records": len(the_plan.records),
+        "imported": result.imported,
+        "plan_s": round(planned - start, 3),
+        "commit_s": round(done - planned, 3),
+        "peak_rss_mb": round(peak_kib * 1024 / 1e6, 1),
+    }
+    print(orjson.dumps(report).decode())
+
+
+SOURCES = ("json", "jsonl", "vault", "chatgpt")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--traces", type=int, default=20_000)
     parser.add_argument("--jsonl", type=int, default=100_000)
+    parser.add_argument("--chatgpt-mb", type=int, default=200)
+    parser.add_argument("--only", nargs="+", choices=SOURCES, default=list(SOURCES))
+    parser.add_argument("--memory-child", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.memory_child is not None:
+        memory_child(args.memory_child)
+        return
     rng = random.Random(3)
+    results: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        export = agentos_export(folder / "export.json", args.traces, rng)
-        jsonl = jsonl_export(folder / "memories.jsonl", args.jsonl, rng)
-        results = {
-            f"agentos_json_{args.traces}": timed_import(folder, "json", export, "json"),
-            f"jsonl_{args.jsonl}": timed_import(folder, "jsonl", jsonl, "jsonl"),
-            "obsidian_help_vault": timed_import(
-                folder, "vault", SHARED / "corpora" / "obsidian-help", "obsidian"
-            ),
-        }
+        if "json" in args.only:
+            export = agentos_export(folder / "export.json", args.traces, rng)
+            results[f"agentos_json_{args.traces}"] = timed_import(folder, "json", export, "json")
+        if "jsonl" in args.only:
+            jsonl = jsonl_export(folder / "memories.jsonl", args.jsonl, rng)
+            results[f"jsonl_{args.jsonl}"] = timed_import(folder, "jsonl", jsonl, "jsonl")
+        if "vault" in args.only:
+            vault = SHARED / "corpora" / "obsidian-help"
+            results["obsidian_help_vault"] = timed_import(folder, "vault", vault, "obsidian")
+        if "chatgpt" in args.only:
+            export = chatgpt_export(folder / "conversations.json", args.chatgpt_mb, rng)
+            results[f"chatgpt_{args.chatgpt_mb}mb_memory"] = peak_memory(folder, export)
     emit("import", results)
 
 

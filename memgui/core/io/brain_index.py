@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from memgui.core import store
 
@@ -52,8 +52,9 @@ def user_of(metadata: Any) -> str | None:
 Key = tuple[str, str, str | None, str]  # scope, scope id, user, hash
 
 
-@dataclass(frozen=True)
-class Match:
+class Match(NamedTuple):
+    """A trace a dedup key names (a tuple: one is made per trace of the brain and the plan)."""
+
     trace_id: str
     deleted: bool
     via: str  # "text" | "import_hash"

@@ -24,6 +24,7 @@ import orjson
 
 from memgui.core.io import brain_index, classify_rows
 from memgui.core.io.brain_index import Match, TraceIndex, sha256, user_of
+from memgui.core.io.bulk import paused_steps
 from memgui.core.io.records import DUPLICATE, ERROR, NEW, REFUSED, TRACE, UPDATE, ImportRecord
 from memgui.core.io.text_utils import normalize_newlines
 from memgui.core.progress import Progress
@@ -147,8 +148,7 @@ class TracePlanner:
         fields = record.fields
         source_id = fields.get("id")
         scope, scope_id, user = _where(fields)
-        where = _describe_scope(scope, scope_id, user)
-        own = own_notes.get(source_id) if isinstance(source_id, str) else None
+        own = own_notes.get(source_id) if own_notes and isinstance(source_id, str) else None
         if own is not None and self._is_own_note(own, fields, scope, scope_id):
             record.verdict, record.existing_id = DUPLICATE, own["id"]
             record.reason = f"the note of trace {own['id']}, which holds its text already"
@@ -160,7 +160,7 @@ class TracePlanner:
         if self.dedup:
             match = self.index.find(scope, scope_id, user, hashes)
             if match is not None:
-                _mark_duplicate(record, match, where)
+                _mark_duplicate(record, match, _describe_scope(scope, scope_id, user))
                 self._remember(source_id, match.trace_id)
                 if self.fmt == "sqlite":
                     self.update_candidates[i] = match.trace_id
@@ -170,7 +170,7 @@ class TracePlanner:
                 record.verdict, record.existing_id = DUPLICATE, match.trace_id
                 record.reason = (
                     f"same text as the record written as {match.trace_id} earlier in this "
-                    f"source ({where})"
+                    f"source ({_describe_scope(scope, scope_id, user)})"
                 )
                 self._remember(source_id, match.trace_id)
                 return
@@ -178,9 +178,9 @@ class TracePlanner:
         self.plan.resolved[i] = {"id": trace_id}
         self.new_ids.add(trace_id)
         self._remember(source_id, trace_id)
-        deleted = bool(fields.get("deleted"))
+        match = Match(trace_id, bool(fields.get("deleted")), "text")
         for digest in hashes:
-            self.seen.add((scope, scope_id, user, digest), Match(trace_id, deleted, "text"))
+            self.seen.add((scope, scope_id, user, digest), match)
 
     @staticmethod
     def _is_own_note(trace: dict[str, Any], fields: dict, scope: str, scope_id: str) -> bool:
@@ -219,9 +219,11 @@ class TracePlanner:
 
 def classify(brain: Brain, plan: ImportPlan) -> Iterator[Progress]:
     """Give every record of `plan` its verdict (see the module docstring)."""
+    # A big plan's maps and verdicts live on: nothing for the garbage collector to find.
     traces = TracePlanner(brain, plan)
-    yield from traces.run()
-    yield from classify_rows.classify_rows(brain, plan, traces.id_map, traces.new_ids)
+    yield from paused_steps(traces.run())
+    rows = classify_rows.classify_rows(brain, plan, traces.id_map, traces.new_ids)
+    yield from paused_steps(rows)
     for i, record in enumerate(plan.records):
         if record.verdict in (REFUSED, ERROR):
             plan.fingerprints[i] = fingerprint(record.fields)

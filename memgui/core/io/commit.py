@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from memgui.core import fulltext
 from memgui.core.errors import InvalidArgument
 from memgui.core.io import commit_rows
+from memgui.core.io.bulk import gc_paused
 from memgui.core.io.classify import fingerprint
 from memgui.core.io.records import (
     DUPLICATE,
@@ -122,6 +123,19 @@ def commit(
     cancelled: Callable[[], bool] | None = None,
 ) -> Job[ImportResult]:
     """Write the accepted records of `plan` (see the module docstring); returns ImportResult."""
+    # The rows built for the bulk inserts all live on until written: nothing to collect.
+    # Paused for the whole job, like its transaction: a cancel or a close unwinds both
+    # (pausing step by step measured ~0.5 s more CPU per 100k records).
+    with gc_paused():
+        return (yield from _commit(brain, plan, accept, cancelled))
+
+
+def _commit(
+    brain: Brain,
+    plan: ImportPlan,
+    accept: Iterable[int] | None,
+    cancelled: Callable[[], bool] | None,
+) -> Job[ImportResult]:
     if plan.brain_id != brain.brain_id:
         raise InvalidArgument(
             "plan",

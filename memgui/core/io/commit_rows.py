@@ -142,7 +142,7 @@ class RowWriter:
     # --- traces ------------------------------------------------------------------------
 
     def _trace(self, i: int) -> bool:
-        """Checked already; queued and written in bulk (see `bulk.insert_traces`)."""
+        """Checked already; queued and written in bulk (see `store.insert_traces`)."""
         fields = self.plan.records[i].fields
         wanted = self.plan.resolved.get(i, {}).get("id") or new_trace_id()
         self.pending.append((i, trace_snapshot(fields, wanted, self.now), fields.get("embedding")))
@@ -166,15 +166,17 @@ class RowWriter:
                     continue
                 snap["id"] = new_trace_id()
             keep.append((i, snap, embedding))
-        rowids = bulk.insert_traces(self.db, self.batch, bid, [(s, e) for _, s, e in keep])
-        for i, snap, embedding in keep:
+        rowids = store.insert_traces(
+            self.db, self.batch, bid, [s for _, s, _ in keep], "import", [e for _, _, e in keep]
+        )
+        for (i, snap, embedding), rowid in zip(keep, rowids, strict=True):
             self.plan.resolved.setdefault(i, {})["id"] = snap["id"]
             source_id = self.plan.records[i].fields.get("id")
             if isinstance(source_id, str):
                 self.trace_ids[source_id] = snap["id"]
             self.trace_ids.setdefault(snap["id"], snap["id"])
             if embedding is not None:
-                self.embedded.append(rowids[snap["id"]])
+                self.embedded.append(rowid)
             for link in self.plan.records[i].links:
                 if "target" in link:
                     self._wikilink(snap, link["target"])

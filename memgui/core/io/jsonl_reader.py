@@ -1,9 +1,10 @@
 """Reader of agent-memory's JSONL export, format v1 — strictly.
 
 The file is agent-memory's own contract, so any defect means a damaged or hand-edited file
-and a half-restored corpus is worse than a clear refusal. The whole file is checked first;
-when it has a defect, each defect is an `error` record naming its 1-based line, and every
-memory of the file is an `error` too, so a plan of it imports nothing. A file of a newer
+and a half-restored corpus is worse than a clear refusal. The whole file is checked before
+any record is given out (in one pass, building the records as it goes); when it has a
+defect, each defect is an `error` record naming its 1-based line, and every memory of the
+file is an `error` too, so a plan of it imports nothing. A file of a newer
 format version is one `refused` record.
 
 A clean file gives one trace record per memory: its agent-memory type as `category`, times
@@ -20,7 +21,6 @@ whose `existing_id` is that memory's id, and its links move to it. Expired memor
 
 from __future__ import annotations
 
-import hashlib
 import math
 import time
 import uuid
@@ -32,6 +32,7 @@ from typing import Any
 import orjson
 
 from memgui.core.io.agentos_reader import source_file
+from memgui.core.io.bulk import paused_steps
 from memgui.core.io.records import (
     DUPLICATE,
     ERROR,
@@ -101,12 +102,6 @@ def stability_ms(category: str) -> int:
     return round(half_life / math.log(2))
 
 
-def dedup_key(source: str | None, category: str, content: str) -> str:
-    """agent-memory's duplicate key (source, type, content), hashed."""
-    key = orjson.dumps([source, category, content])
-    return hashlib.sha256(key).hexdigest()
-
-
 class _Defect(Exception):
     def __init__(self, line: int, message: str, field_name: str | None = None, value: Any = None):
         super().__init__(f"line {line}: {message}")
@@ -117,7 +112,7 @@ class _Defect(Exception):
 
 @dataclass
 class _Check:
-    """What the checking pass learned about the file."""
+    """What checking the lines learned about the file."""
 
     defects: list[_Defect] = field(default_factory=list)
     header: dict[str, Any] | None = None
@@ -135,8 +130,39 @@ def _json_type_name(value: Any) -> str:
     return TYPE_NAMES.get(type(value), "an object")
 
 
+def _exact_types(shape: dict[str, tuple[bool, tuple[type, ...]]]) -> tuple:
+    required = frozenset(name for name, (needed, _) in shape.items() if needed)
+    return frozenset(shape), required, {name: types for name, (_, types) in shape.items()}
+
+
+FAST_SHAPES = {tag: _exact_types(shape) for tag, shape in SHAPES.items()}
+_SEEN_SHAPES: dict[tuple[str, tuple[str, ...], tuple[type, ...]], bool] = {}
+
+
+def _fits(obj: dict[str, Any], tag: str) -> bool:
+    """Known fields, the required ones there, each of an allowed type: the common case.
+
+    orjson gives exact built-in types, so `type(value) in types` is `isinstance` without
+    bool. An exporter writes every line alike, so the answer is kept per field names and
+    value types: two tuples built in C instead of a check per field.
+    """
+    signature = (tag, tuple(obj), tuple(map(type, obj.values())))
+    known = _SEEN_SHAPES.get(signature)
+    if known is None:
+        allowed, required, types = FAST_SHAPES[tag]
+        keys = obj.keys()
+        known = keys <= allowed and required <= keys
+        known = known and all(type(value) in types[name] for name, value in obj.items())
+        if len(_SEEN_SHAPES) > 1000:  # a file of odd lines: keep the memory bounded
+            _SEEN_SHAPES.clear()
+        _SEEN_SHAPES[signature] = known
+    return known
+
+
 def _check_shape(line: int, obj: dict[str, Any], tag: str) -> None:
-    shape = SHAPES[tag]
+    if _fits(obj, tag):
+        return
+    shape = SHAPES[tag]  # something is wrong: find the first defect, as the format lists them
     for name in obj:
         if name not in shape:
             expected = ", ".join(shape)
@@ -192,7 +218,7 @@ def _check_line(state: _Check, line: int, obj: Any) -> None:
         if obj["type"] not in CATEGORIES:
             allowed = ", ".join(CATEGORIES)
             raise _Defect(line, f"unknown type {obj['type']!r}, expected one of {allowed}", "type")
-        if not obj["content"].strip():
+        if obj["content"].isspace() or not obj["content"]:  # no copy, unlike strip()
             raise _Defect(line, "content must not be empty", "content", obj["content"])
         if not all(isinstance(tag, str) for tag in obj["tags"]):
             raise _Defect(line, "tags must be an array of strings", "tags", obj["tags"])
@@ -211,13 +237,45 @@ def _lines(source: Path) -> Iterator[tuple[int, bytes]]:
         yield from enumerate(handle, start=1)
 
 
-def _check_file(source: Path) -> Iterator[Progress | _Check]:
-    state = _Check()
-    link_ends: list[tuple[int, int, int]] = []  # (line, from, to)
+class _Ids:
+    """Fresh trace ids, cheaply: one random UUID per file, its last 48 bits counting up.
+
+    `uuid4()` per memory costs ~10 µs; counting keeps the ids unique (74 random bits per
+    file) and in order, so the brain's id index grows at one end instead of at random.
+    """
+
+    def __init__(self) -> None:
+        head = str(uuid.uuid4())
+        self.head = f"mt_{head[:24]}"
+        self.next = int(head[24:], 16) & (2**47 - 1)  # room to count without wrapping
+
+    def __call__(self) -> str:
+        self.next += 1
+        return f"{self.head}{self.next:012x}"
+
+
+@dataclass
+class _Built:
+    """The records of a file read so far (while it has no defect)."""
+
+    traces: list[ImportRecord] = field(default_factory=list)
+    ids: dict[int, str] = field(default_factory=dict)  # key -> the id of its record
+    expired: set[int] = field(default_factory=set)
+    seen: dict[tuple[Any, str, str], tuple[str, int]] = field(default_factory=dict)
+    by_id: dict[str, ImportRecord] = field(default_factory=dict)
+    links: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+
+
+def _read(source: Path, state: _Check, built: _Built) -> Iterator[Progress]:
+    """Check every line; build the records of a memory until the first defect."""
+    now = int(time.time() * 1000)
+    where = f"{source}:"
+    new_id = _Ids()
     line = 0
     for line, raw in _lines(source):
         if line % 5000 == 0:
-            yield Progress(line, None, f"checking line {line}")
+            total = state.header["exported_rows"] if state.header else None
+            yield Progress(state.memories, total, f"reading line {line}")
         try:
             try:
                 obj = orjson.loads(raw)
@@ -226,17 +284,19 @@ def _check_file(source: Path) -> Iterator[Progress | _Check]:
             _check_line(state, line, obj)
             if state.newer_version is not None:
                 break
-            if obj.get("record") == "link":
-                link_ends.append((line, obj["from"], obj["to"]))
+            tag = obj["record"]
+            if tag == "link":
+                built.links.append((line, obj))
+            elif tag == "memory" and not state.defects:
+                _add_memory(built, _trace(where, line, obj, now, new_id()), obj, line)
         except _Defect as defect:
             state.defects.append(defect)
     if state.newer_version is not None:
-        yield state
         return
     if line == 0:
         state.defects.append(_Defect(1, "the file is empty: the header record is missing"))
-    for link_line, *ends in link_ends:
-        for end in ends:
+    for link_line, link in built.links:
+        for end in (link["from"], link["to"]):
             if end not in state.keys:
                 state.defects.append(
                     _Defect(link_line, f"link to key {end}, which no memory has", "key", end)
@@ -247,18 +307,36 @@ def _check_file(source: Path) -> Iterator[Progress | _Check]:
                 state.defects.append(
                     _Defect(1, f"{name} is {state.header[name]} but the file holds {counted}", name)
                 )
-    yield state
+
+
+def _add_memory(built: _Built, record: ImportRecord, obj: dict[str, Any], line: int) -> None:
+    """Keep a checked memory's record; a repeat of an earlier one is its duplicate."""
+    key = obj["key"]
+    # agent-memory's duplicate key, compared as is (no hash to compute).
+    twin = (obj.get("source"), obj["type"], obj["content"])
+    if record.verdict == SKIPPED:
+        built.expired.add(key)
+    elif twin in built.seen:
+        first_id, first_line = built.seen[twin]
+        record.verdict = DUPLICATE
+        record.existing_id = first_id
+        record.reason = f"same (source, type, content) as the memory on line {first_line}"
+        built.ids[key] = first_id
+    else:
+        trace_id = record.fields["id"]
+        built.seen[twin] = (trace_id, line)
+        built.ids[key] = trace_id
+        built.by_id[trace_id] = record
+    built.traces.append(record)
 
 
 def read_jsonl(path: str | Path) -> Iterator[Progress | ImportRecord]:
     """Read an agent-memory JSONL v1 export (see the module docstring)."""
     source = source_file(path)
     state = _Check()
-    for event in _check_file(source):
-        if isinstance(event, Progress):
-            yield event
-        else:
-            state = event
+    built = _Built()
+    # Every record built lives on: nothing for the garbage collector to find meanwhile.
+    yield from paused_steps(_read(source, state, built))
     if state.newer_version is not None:
         record = ImportRecord(source=f"{source}:1", kind=UNREAD)
         record.refuse(
@@ -270,9 +348,18 @@ def read_jsonl(path: str | Path) -> Iterator[Progress | ImportRecord]:
         yield record
         return
     if state.defects:
+        built = _Built()  # nothing of it is given out: let it go now
         yield from _rejected(source, state)
         return
-    yield from _records(source, state)
+    total = state.memories
+    dropped = _attach_links(source, built.links, built.ids, built.expired, built.by_id)
+    yield Progress(0, total, f"read {total} memories")
+    yield from built.traces
+    yield Progress(
+        total,
+        total,
+        f"read {total} memories ({len(built.expired)} expired, {dropped} links dropped)",
+    )
 
 
 def _rejected(source: Path, state: _Check) -> Iterator[ImportRecord]:
@@ -292,45 +379,6 @@ def _rejected(source: Path, state: _Check) -> Iterator[ImportRecord]:
         record = ImportRecord(source=f"{source}:{line}", kind=TRACE, verdict=ERROR, reason=reason)
         record.value = key
         yield record
-
-
-def _records(source: Path, state: _Check) -> Iterator[Progress | ImportRecord]:
-    now = int(time.time() * 1000)
-    total = state.memories
-    ids: dict[int, str] = {}  # key -> the id of the record that stands for it
-    expired: set[int] = set()
-    seen: dict[str, tuple[str, int]] = {}  # dedup hash -> (id, line)
-    traces: list[ImportRecord] = []
-    by_id: dict[str, ImportRecord] = {}
-    links: list[tuple[int, dict[str, Any]]] = []
-    for line, raw in _lines(source):
-        obj = orjson.loads(raw)
-        if obj["record"] == "link":
-            links.append((line, obj))
-        if obj["record"] != "memory":
-            continue
-        record = _trace(source, line, obj, now)
-        digest = dedup_key(obj.get("source"), obj["type"], obj["content"])
-        if record.verdict == SKIPPED:
-            expired.add(obj["key"])
-        elif digest in seen:
-            first_id, first_line = seen[digest]
-            record.verdict = DUPLICATE
-            record.existing_id = first_id
-            record.reason = f"same (source, type, content) as the memory on line {first_line}"
-            ids[obj["key"]] = first_id
-        else:
-            seen[digest] = (record.fields["id"], line)
-            ids[obj["key"]] = record.fields["id"]
-            by_id[record.fields["id"]] = record
-        traces.append(record)
-        if len(traces) % 1000 == 0:
-            yield Progress(len(traces), total, f"read {len(traces)} of {total} memories")
-    dropped = _attach_links(source, links, ids, expired, by_id)
-    yield from traces
-    yield Progress(
-        total, total, f"read {total} memories ({len(expired)} expired, {dropped} links dropped)"
-    )
 
 
 def _attach_links(
@@ -366,23 +414,31 @@ def _attach_links(
     return dropped
 
 
-def _trace(source: Path, line: int, obj: dict[str, Any], now: int) -> ImportRecord:
+# Per category: the trace type and the stability, computed once.
+_BY_CATEGORY = {name: (kind, stability_ms(name)) for name, kind in CATEGORY_TYPES.items()}
+
+
+def _trace(where: str, line: int, obj: dict[str, Any], now: int, trace_id: str) -> ImportRecord:
     category = obj["type"]
-    metadata: dict[str, Any] = {"import_hash": content_hash(obj["content"])}
-    if obj.get("source") is not None:
-        metadata["source"] = obj["source"]  # with `category` and content: the duplicate key
-    if obj.get("scope"):
-        metadata["scopeId"] = obj["scope"]
+    trace_type, stability = _BY_CATEGORY[category]
+    content = obj["content"]
+    metadata: dict[str, Any] = {"import_hash": content_hash(content)}
+    source = obj.get("source")
+    if source is not None:
+        metadata["source"] = source  # with `category` and content: the duplicate key
+    scope = obj.get("scope")
+    if scope:
+        metadata["scopeId"] = scope
     expires_at = obj.get("expires_at")
     record = ImportRecord(
-        source=f"{source}:{line}",
+        source=where + str(line),
         kind=TRACE,
         fields={
-            "id": f"mt_{uuid.uuid4()}",
-            "content": obj["content"],
-            "type": CATEGORY_TYPES[category],
+            "id": trace_id,
+            "content": content,
+            "type": trace_type,
             "scope": "user",
-            "scope_id": obj.get("scope") or "",
+            "scope_id": scope or "",
             "category": category,
             "tags": list(obj["tags"]),
             "metadata": metadata,
@@ -394,7 +450,7 @@ def _trace(source: Path, line: int, obj: dict[str, Any], now: int) -> ImportReco
             "deleted": False,
             "expires_at": None if expires_at is None else expires_at * 1000,
             "embedding": None,
-            "stability_ms": stability_ms(category),
+            "stability_ms": stability,
         },
     )
     if expires_at is not None and expires_at * 1000 <= now:
