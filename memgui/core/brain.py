@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import os
-import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-import apsw
 
 from memgui.core import (
     conversations,
@@ -23,14 +20,13 @@ from memgui.core import (
     scopes,
     search,
     store,
+    traces,
     vectors,
 )
 from memgui.core.db import Database, now_ms
 from memgui.core.embed import unpack_vector
 from memgui.core.errors import BrainIdRequired, EmbeddingUnavailable, InvalidArgument, NotFound
 from memgui.core.model import (
-    SCOPES,
-    TYPES,
     Changes,
     JournalEntry,
     Neighbour,
@@ -38,14 +34,8 @@ from memgui.core.model import (
     SearchResult,
     Trace,
     TraceFilter,
-    check_category,
-    check_choice,
-    check_content,
     check_int_range,
     check_limit,
-    check_strength,
-    check_tags,
-    check_ttl,
 )
 from memgui.core.progress import run_to_end
 from memgui.core.semantic import SemanticSearch
@@ -65,8 +55,6 @@ ORDER_COLUMNS = {
     "tags": "tags",
     "id": "id",
 }
-
-PATCH_FIELDS = frozenset({"content", "tags", "scope", "scope_id", "category", "ttl_secs", "type"})
 
 
 @dataclass(frozen=True)
@@ -301,48 +289,19 @@ class Brain:
         id: str | None = None,
         actor: str | None = None,
     ) -> Trace:
-        check_content(content)
-        check_choice("type", type, TYPES)
-        check_choice("scope", scope, SCOPES)
-        scope_id = _check_scope_id(scope_id)
-        category = check_category(category)
-        tag_list = list(check_tags(tags))
-        if ttl_secs is not None:
-            check_ttl(ttl_secs)
-        if metadata is not None and not isinstance(metadata, dict):
-            raise InvalidArgument("metadata", f"must be a JSON object (got {metadata!r})")
-        strength = check_strength(strength)
-        if id is not None and (not isinstance(id, str) or not id):
-            raise InvalidArgument("id", f"must be a non-empty string (got {id!r})", id)
-        now = self.now()
-        snap = {
-            "id": id or f"mt_{uuid.uuid4()}",
-            "type": type,
-            "scope": scope,
-            "scope_id": scope_id,
-            "content": content,
-            "strength": strength,
-            "created_at": now,
-            "last_accessed": None,
-            "retrieval_count": 0,
-            "tags": tag_list,
-            "emotions": {},
-            "metadata": dict(metadata or {}),
-            "deleted": False,
-            "expires_at": now + ttl_secs * 1000 if ttl_secs is not None else None,
-            "category": category,
-            "version": 1,
-            "updated_at": now,
-            "embedding_status": 0,
-        }
-        try:
-            with self.write("add", actor=actor) as batch:
-                rowid = store.insert_trace(self.db, batch, self.brain_id, snap)
-        except apsw.ConstraintError as exc:
-            raise InvalidArgument("id", f"already exists (got {snap['id']!r})", snap["id"]) from exc
-        self._embed_soon(snap["id"])
-        return (
-            self.get(snap["id"]) if self.auto_embed else store.snapshot_to_trace(snap, rowid, now)
+        return traces.add(
+            self,
+            content,
+            type=type,
+            scope=scope,
+            scope_id=scope_id,
+            category=category,
+            tags=tags,
+            ttl_secs=ttl_secs,
+            metadata=metadata,
+            strength=strength,
+            id=id,
+            actor=actor,
         )
 
     def update(
@@ -353,109 +312,26 @@ class Brain:
         actor: str | None = None,
     ) -> Trace:
         """Merge-patch a trace; with `expect_version`, compare-and-set on it."""
-        if not isinstance(patch, dict) or not patch:
-            raise InvalidArgument("patch", f"must name at least one field (got {patch!r})")
-        unknown = set(patch) - PATCH_FIELDS
-        if unknown:
-            raise InvalidArgument(
-                "patch",
-                f"may only set {', '.join(sorted(PATCH_FIELDS))} (got {sorted(unknown)})",
-            )
-        changes = _validated_patch(patch)
-        with self.write("update", actor=actor) as batch:
-            row = self._row(trace_id)
-            before = store.row_to_snapshot(row)
-            journal.check_version(before, expect_version)
-            after = dict(before, metadata=dict(before["metadata"]))
-            now = self.now()
-            for key, value in changes.items():
-                if key == "ttl_secs":
-                    after["expires_at"] = None if value is None else now + value * 1000
-                else:
-                    after[key] = value
-            after["version"] = before["version"] + 1
-            after["updated_at"] = now
-            store.update_trace(self.db, batch, self.brain_id, row[0], before, after, "update")
-        if after["content"] != before["content"]:
-            self._embed_soon(trace_id)
-        return store.snapshot_to_trace(after, row[0], now)
-
-    def _set_deleted(
-        self, trace_id: str, deleted: bool, expect_version: int | None, actor: str | None
-    ) -> Trace:
-        op = "forget" if deleted else "restore"
-        with self.write(op, actor=actor) as batch:
-            row = self._row(trace_id)
-            before = store.row_to_snapshot(row)
-            journal.check_version(before, expect_version)
-            if before["deleted"] == deleted:
-                return self._trace(row)  # already there: idempotent, nothing journaled
-            now = self.now()
-            after = dict(before, deleted=deleted, version=before["version"] + 1, updated_at=now)
-            store.update_trace(self.db, batch, self.brain_id, row[0], before, after, op)
-        return store.snapshot_to_trace(after, row[0], now)
+        return traces.update(self, trace_id, patch, expect_version, actor)
 
     def forget(
         self, trace_id: str, expect_version: int | None = None, actor: str | None = None
     ) -> Trace:
-        return self._set_deleted(trace_id, True, expect_version, actor)
+        return traces.set_deleted(self, trace_id, True, expect_version, actor)
 
     def restore(
         self, trace_id: str, expect_version: int | None = None, actor: str | None = None
     ) -> Trace:
-        return self._set_deleted(trace_id, False, expect_version, actor)
+        return traces.set_deleted(self, trace_id, False, expect_version, actor)
 
     def purge(
         self, trace_id: str, expect_version: int | None = None, actor: str | None = None
     ) -> None:
-        with self.write("purge", actor=actor) as batch:
-            row = self._row(trace_id)
-            before = store.row_to_snapshot(row)
-            journal.check_version(before, expect_version)
-            store.delete_trace(self.db, batch, self.brain_id, row[0], before, "purge")
+        traces.purge(self, trace_id, expect_version, actor)
 
     def merge(self, ids: list[str], content: str | None = None, actor: str | None = None) -> Trace:
         """Merge live traces into the most retrieved one (tie: the first given)."""
-        if not isinstance(ids, list | tuple) or len(set(ids)) < 2:
-            raise InvalidArgument(
-                "ids", f"must name at least 2 different live traces (got {list(ids or [])})"
-            )
-        if content is not None:
-            check_content(content)
-        ids = list(dict.fromkeys(ids))
-        with self.write("merge", actor=actor) as batch:
-            rows = [self._row(i) for i in ids]
-            snaps = [store.row_to_snapshot(r) for r in rows]
-            dead = [s["id"] for s in snaps if s["deleted"]]
-            if dead:
-                raise InvalidArgument(
-                    "ids", f"must name live traces only (deleted: {', '.join(dead)})"
-                )
-            best = max(range(len(snaps)), key=lambda i: (snaps[i]["retrieval_count"], -i))
-            survivor, now = snaps[best], self.now()
-            tags: list[str] = []
-            for s in snaps:
-                tags.extend(t for t in s["tags"] if t not in tags)
-            accessed = [s["last_accessed"] for s in snaps if s["last_accessed"] is not None]
-            after = dict(
-                survivor,
-                content=content if content is not None else " | ".join(s["content"] for s in snaps),
-                tags=tags,
-                retrieval_count=sum(s["retrieval_count"] for s in snaps),
-                last_accessed=max(accessed) if accessed else None,
-                version=survivor["version"] + 1,
-                updated_at=now,
-                metadata=dict(survivor["metadata"], merged_from=[s["id"] for s in snaps]),
-            )
-            store.update_trace(
-                self.db, batch, self.brain_id, rows[best][0], survivor, after, "merge"
-            )
-            for row, snap in zip(rows, snaps, strict=True):
-                if snap is survivor:
-                    continue
-                gone = dict(snap, deleted=True, version=snap["version"] + 1, updated_at=now)
-                store.update_trace(self.db, batch, self.brain_id, row[0], snap, gone, "forget")
-        return store.snapshot_to_trace(after, rows[best][0], now)
+        return traces.merge(self, ids, content, actor)
 
     # --- search ----------------------------------------------------------------------------
 
@@ -600,31 +476,3 @@ class Brain:
                 "live": total - deleted,
                 "deleted": deleted,
             }
-
-
-def _check_scope_id(value: object) -> str:
-    if value is None:
-        return ""
-    if not isinstance(value, str):
-        raise InvalidArgument("scope_id", f"must be a string (got {value!r})", value)
-    return value
-
-
-def _validated_patch(patch: dict[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in patch.items():
-        if key == "content":
-            out[key] = check_content(value)
-        elif key == "tags":
-            out[key] = list(check_tags(value))
-        elif key == "type":
-            out[key] = check_choice("type", value, TYPES)
-        elif key == "scope":
-            out[key] = check_choice("scope", value, SCOPES)
-        elif key == "scope_id":
-            out[key] = _check_scope_id(value)
-        elif key == "category":
-            out[key] = check_category(value)
-        elif key == "ttl_secs":
-            out[key] = None if value is None else check_ttl(value)
-    return out
