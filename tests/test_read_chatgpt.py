@@ -188,3 +188,15 @@ def test_progress_and_cancel() -> None:
     progress = [e for e in seen if isinstance(e, Progress)]
     assert progress and progress[-1].total and progress[-1].done <= progress[-1].total
     assert Counter(type(e).__name__ for e in seen)["ImportRecord"] > 0
+
+
+def test_a_trace_shares_its_question_message_strings() -> None:
+    # A big export is held in memory while it is reviewed: each string is held once.
+    result = records(FIXTURES / "branching.json", all_branches=True)
+    by_node = {m.fields["metadata"]["chatgpt_node_id"]: m for m in of_kind(result, "message")}
+    for trace in of_kind(result, "trace"):
+        node_ids = trace.fields["metadata"]["chatgpt_node_ids"]
+        question = by_node[node_ids[0]]
+        assert trace.source is question.source
+        assert trace.fields["created_at"] == question.fields["created_at"]
+        assert all(n is by_node[n].fields["metadata"]["chatgpt_node_id"] for n in node_ids)

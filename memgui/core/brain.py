@@ -51,6 +51,7 @@ ORDER_COLUMNS = {
     "category": "category",
     "expires_at": "expires_at",
     "version": "version",
+    "embedding_status": "embedding_status",
     "content": "content",
     "tags": "tags",
     "id": "id",

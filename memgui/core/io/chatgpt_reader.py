@@ -18,6 +18,7 @@ with messages but no question keeps its messages and says in `reason` that it ga
 from __future__ import annotations
 
 import hashlib
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -130,8 +131,9 @@ class _Reader:
         self.seen_conversations.add(row_id)
 
         messages = list(self._messages(order, shown, mapping, row_id, source, created))
-        times = {m.fields["metadata"]["chatgpt_node_id"]: m.fields["created_at"] for m in messages}
-        traces = list(self._traces(order, children, shown, row_id, source, times))
+        # node id -> its message record: a trace reuses the strings its question's record holds
+        by_node = {m.fields["metadata"]["chatgpt_node_id"]: m for m in messages}
+        traces = list(self._traces(order, children, shown, row_id, by_node))
         record.fields["metadata"]["pairs"] = len(traces)
         if not traces and record.verdict == NEW:
             record.reason = (
@@ -171,12 +173,12 @@ class _Reader:
                 fields={
                     "id": message_id,
                     "conversation_id": row_id,
-                    "role": message.role,
+                    "role": sys.intern(message.role),  # a few names, held once per plan
                     "content": message.content,
                     "created_at": last_time,
                     "metadata": {
                         "chatgpt_node_id": node_id,
-                        "content_type": message.content_type,
+                        "content_type": sys.intern(message.content_type),
                         "parent_id": self._shown_parent(node_id, mapping, message_ids),
                     },
                 },
@@ -205,15 +207,18 @@ class _Reader:
         children: Any,
         shown: dict[str, tree.Shown],
         row_id: str,
-        source: str,
-        times: dict[str, int],
+        by_node: dict[str, ImportRecord],
     ) -> Iterator[ImportRecord]:
         for question, reply in tree.pairs(order, children, shown):
             content = f"[user]: {question.content}"
             if reply:
                 content += "\n[assistant]: " + "\n\n".join(m.content for m in reply)
             trace_id = chatgpt_trace_id(self.brain_id, content)
-            where = f"{source}/{question.node_id}"
+            asked = by_node[question.node_id]
+            where = asked.source  # the question's message record: `{source}/{node id}`
+            node_ids = [
+                by_node[m.node_id].fields["metadata"]["chatgpt_node_id"] for m in (question, *reply)
+            ]
             record = ImportRecord(
                 source=where,
                 kind=TRACE,
@@ -229,11 +234,11 @@ class _Reader:
                         "import_hash": _sha256(content),
                         "source": SOURCE_TAG,
                         "conversation_id": row_id,
-                        "chatgpt_node_ids": [question.node_id, *(m.node_id for m in reply)],
+                        "chatgpt_node_ids": node_ids,
                     },
                     "emotions": {},
                     "strength": 1.0,
-                    "created_at": times[question.node_id],
+                    "created_at": asked.fields["created_at"],
                     "last_accessed": None,
                     "retrieval_count": 0,
                     "deleted": False,

@@ -29,7 +29,7 @@ from memgui.core.io.records import (
     TRACE,
     UPDATE,
 )
-from memgui.core.io.validate import trace_snapshot
+from memgui.core.io.validate import fresh_text, trace_snapshot
 from memgui.core.vectors import VectorIndexUnavailable, sync_rows
 
 if TYPE_CHECKING:
@@ -50,6 +50,8 @@ OPS = {
 CONCEPT = "concept"  # the type of a node an Obsidian wikilink names
 RELATED_TO = "related_to"
 BULK_ROWS = 5000  # traces per bulk insert
+# A new trace queued for the bulk insert: record index, snapshot, embedding.
+Pending = tuple[int, dict[str, Any], bytes | None]
 
 
 def trace_exists(brain: Brain, trace_id: str) -> bool:
@@ -99,7 +101,7 @@ class RowWriter:
         self.new_edges: list[dict[str, Any]] = []
         self.wrote_any = False
         self.written: set[int] = set()  # record indexes written (or queued to be)
-        self.pending: list[tuple[int, dict[str, Any], bytes | None]] = []
+        self.pending: list[Pending] = []
         self._map_duplicates()
 
     def _map_duplicates(self) -> None:
@@ -115,7 +117,11 @@ class RowWriter:
 
     def write(self, i: int) -> None:
         record = self.plan.records[i]
-        if record.kind != TRACE and self.pending:
+        if record.kind == TRACE and record.verdict != UPDATE:  # most of a big import
+            self._trace(i, record.fields)
+            self.written.add(i)
+            return
+        if self.pending:
             self._flush_traces()  # rows that name traces come after them
         if self._write(i):
             self.written.add(i)
@@ -125,7 +131,7 @@ class RowWriter:
         resolved = self.plan.resolved.get(i, {})
         try:
             if record.kind == TRACE:
-                return self._trace_update(i) if record.verdict == UPDATE else self._trace(i)
+                return self._trace_update(i)  # `write` queues new ones
             if record.kind == CONVERSATION and record.verdict == UPDATE:
                 before = dict(resolved.get("before", {}), id=record.fields["id"])
                 after = {k: record.fields[k] for k in ("id", "title", "updated_at")}
@@ -141,19 +147,43 @@ class RowWriter:
 
     # --- traces ------------------------------------------------------------------------
 
-    def _trace(self, i: int) -> bool:
+    def _trace(self, i: int, fields: dict[str, Any]) -> None:
         """Checked already; queued and written in bulk (see `store.insert_traces`)."""
-        fields = self.plan.records[i].fields
-        wanted = self.plan.resolved.get(i, {}).get("id") or new_trace_id()
+        resolved = self.plan.resolved.get(i)
+        wanted = (resolved.get("id") if resolved else None) or new_trace_id()
         self.pending.append((i, trace_snapshot(fields, wanted, self.now), fields.get("embedding")))
         if len(self.pending) >= BULK_ROWS:
             self._flush_traces()
-        return True
 
     def _flush_traces(self) -> None:
         items, self.pending = self.pending, []
         bid = self.brain.brain_id
         taken = bulk.taken_ids(self.db, bid, [snap["id"] for _, snap, _ in items])
+        keep = self._free_of(items, taken) if taken else items
+        rowids = store.insert_traces(
+            self.db, self.batch, bid, [s for _, s, _ in keep], "import", [e for _, _, e in keep]
+        )
+        records, resolved, trace_ids = self.plan.records, self.plan.resolved, self.trace_ids
+        for (i, snap, embedding), rowid in zip(keep, rowids, strict=True):
+            trace_id = snap["id"]
+            if i in resolved:
+                resolved[i]["id"] = trace_id
+            else:
+                resolved[i] = {"id": trace_id}
+            record = records[i]
+            source_id = record.fields.get("id")
+            if isinstance(source_id, str):
+                trace_ids[source_id] = trace_id
+            trace_ids.setdefault(trace_id, trace_id)
+            if embedding is not None:
+                self.embedded.append(rowid)
+            if record.links:
+                for link in record.links:
+                    if "target" in link:
+                        self._wikilink(snap, link["target"])
+
+    def _free_of(self, items: list[Pending], taken: set[str]) -> list[Pending]:
+        """The queued traces whose ids are still free; others get a new id (or are dropped)."""
         keep = []
         for i, snap, embedding in items:
             if snap["id"] in taken:
@@ -166,20 +196,7 @@ class RowWriter:
                     continue
                 snap["id"] = new_trace_id()
             keep.append((i, snap, embedding))
-        rowids = store.insert_traces(
-            self.db, self.batch, bid, [s for _, s, _ in keep], "import", [e for _, _, e in keep]
-        )
-        for (i, snap, embedding), rowid in zip(keep, rowids, strict=True):
-            self.plan.resolved.setdefault(i, {})["id"] = snap["id"]
-            source_id = self.plan.records[i].fields.get("id")
-            if isinstance(source_id, str):
-                self.trace_ids[source_id] = snap["id"]
-            self.trace_ids.setdefault(snap["id"], snap["id"])
-            if embedding is not None:
-                self.embedded.append(rowid)
-            for link in self.plan.records[i].links:
-                if "target" in link:
-                    self._wikilink(snap, link["target"])
+        return keep
 
     def _trace_update(self, i: int) -> bool:
         record = self.plan.records[i]
@@ -206,7 +223,7 @@ class RowWriter:
 
     def _row(self, i: int, op: str) -> bool:
         record = self.plan.records[i]
-        row = dict(record.fields)
+        row = {name: fresh_text(value) for name, value in record.fields.items()}
         row.update({k: v for k, v in self.plan.resolved.get(i, {}).items() if k != "before"})
         if op == "chunk" and row.get("trace_id") is not None:
             trace_id = self.trace_ids.get(row["trace_id"], row["trace_id"])

@@ -35,7 +35,7 @@ TRACE, NODE, EDGE, CONVERSATION, MESSAGE, DOCUMENT, CHUNK, IMAGE, UNREAD = (
 )
 
 
-@dataclass
+@dataclass(slots=True)  # a big plan holds ~500k of them: no per-record attribute dict
 class ImportRecord:
     """One thing read from a source.
 

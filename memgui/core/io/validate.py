@@ -12,6 +12,8 @@ from typing import Any
 
 from memgui.core.errors import InvalidArgument
 from memgui.core.model import (
+    CATEGORIES,
+    INGEST_CATEGORIES,
     SCOPES,
     TYPES,
     check_category,
@@ -22,6 +24,11 @@ from memgui.core.model import (
 )
 
 _TIMES = ("created_at", "last_accessed", "expires_at")
+_TYPES, _SCOPES = frozenset(TYPES), frozenset(SCOPES)
+_CATEGORIES = frozenset(CATEGORIES + INGEST_CATEGORIES)
+_NUMBERS = (int, float)
+_INFINITY = math.inf
+_BIG_INT = 2**63
 
 
 def _int_or_none(name: str, value: Any) -> None:
@@ -36,6 +43,78 @@ def _dict_or_none(name: str, value: Any) -> None:
 
 def check_trace_fields(fields: dict[str, Any]) -> None:
     """Raise InvalidArgument naming the first field the core would not take."""
+    if not _plainly_valid(fields):
+        _check_each(fields)
+
+
+def _plainly_valid(fields: dict[str, Any]) -> bool:
+    """True when every field is plainly what the core takes: the common case, one look each.
+
+    Exact built-in types only (no bool for a number, no subclass): anything else, valid or
+    not, goes to `_check_each`, which names the first problem. Never true for a record
+    `_check_each` would refuse.
+    """
+    get = fields.get
+    content = get("content")
+    if type(content) is not str or not content or content.isspace():  # no copy, unlike strip
+        return False
+    value = get("type")
+    if value and (type(value) is not str or value not in _TYPES):
+        return False
+    value = get("scope")
+    if value and (type(value) is not str or value not in _SCOPES):
+        return False
+    value = get("scope_id")
+    if value is not None and type(value) is not str:
+        return False
+    value = get("id")
+    if value is not None and type(value) is not str:
+        return False
+    value = get("category")
+    if value is not None and (type(value) is not str or value not in _CATEGORIES):
+        return False
+    tags = get("tags")
+    if tags:
+        if type(tags) is not list and type(tags) is not tuple:
+            return False
+        for tag in tags:
+            if type(tag) is not str or not tag or tag.isspace():
+                return False
+    elif tags is not None and type(tags) is not list and type(tags) is not tuple:
+        return False
+    value = get("strength")
+    if value is not None and (type(value) not in _NUMBERS or not 0.0 <= value <= 1.0):
+        return False  # NaN fails the comparison too
+    value = get("created_at")
+    if value is not None and type(value) is not int:
+        return False
+    value = get("last_accessed")
+    if value is not None and type(value) is not int:
+        return False
+    value = get("expires_at")
+    if value is not None and type(value) is not int:
+        return False
+    value = get("retrieval_count")
+    if value is not None and (type(value) is not int or value < 0):
+        return False
+    value = get("metadata")
+    if value is not None and type(value) is not dict:
+        return False
+    value = get("emotions")
+    if value is not None and type(value) is not dict:
+        return False
+    value = get("embedding")
+    if value is not None and (type(value) is not bytes or len(value) % 4):
+        return False
+    value = get("stability_ms")
+    if value is None:
+        return True
+    if type(value) is float:
+        return 0 < value < _INFINITY  # NaN fails as well
+    return type(value) is int and 0 < value < _BIG_INT  # isfinite() overflows past it
+
+
+def _check_each(fields: dict[str, Any]) -> None:
     check_content(fields.get("content"))
     check_choice("type", fields.get("type") or "episodic", TYPES)
     check_choice("scope", fields.get("scope") or "user", SCOPES)
@@ -68,31 +147,51 @@ def check_trace_fields(fields: dict[str, Any]) -> None:
         raise InvalidArgument("stability_ms", f"must be a positive number (got {stability!r})")
 
 
+def fresh_text(value: Any) -> Any:
+    """An equal string that is not the record's own, when it is not ASCII.
+
+    Binding a str to SQLite (or serialising it with orjson) caches its UTF-8 form on the
+    object for as long as it lives: written from the plan's own strings, every non-ASCII
+    text the reviewed plan holds would be held twice more after the commit. A copy takes
+    that cache and is freed with the rows.
+    """
+    if type(value) is not str or value.isascii():
+        return value
+    return value.encode("utf-8", "surrogatepass").decode("utf-8", "surrogatepass")
+
+
 def trace_snapshot(fields: dict[str, Any], trace_id: str, now: int) -> dict[str, Any]:
-    """The snapshot `store.insert_trace` writes for a checked record."""
-    metadata = dict(fields.get("metadata") or {})
-    stability = fields.get("stability_ms")
+    """The snapshot `store.insert_trace` writes for a checked record.
+
+    The record's own metadata and emotions dicts are shared, not copied: the store copies
+    the metadata before adding its keys, and both are only serialised after that.
+    """
+    get = fields.get
+    metadata = get("metadata") or {}
+    stability = get("stability_ms")
     if stability is not None:
         decay = metadata.get("decay")
-        metadata["decay"] = dict(decay if isinstance(decay, dict) else {}, stability=stability)
-    scope_id = fields.get("scope_id") or ""
-    created_at = fields.get("created_at")
+        decay = dict(decay if isinstance(decay, dict) else {}, stability=stability)
+        metadata = dict(metadata, decay=decay)
+    strength = get("strength")
+    created_at = get("created_at")
+    tags = get("tags")
     return {
         "id": trace_id,
-        "type": fields.get("type") or "episodic",
-        "scope": fields.get("scope") or "user",
-        "scope_id": scope_id,
-        "content": fields["content"],
-        "strength": float(fields["strength"]) if fields.get("strength") is not None else 1.0,
-        "created_at": created_at if created_at is not None else now,
-        "last_accessed": fields.get("last_accessed"),
-        "retrieval_count": fields.get("retrieval_count") or 0,
-        "tags": list(dict.fromkeys(fields.get("tags") or ())),  # checked already
-        "emotions": dict(fields.get("emotions") or {}),
+        "type": get("type") or "episodic",
+        "scope": get("scope") or "user",
+        "scope_id": get("scope_id") or "",
+        "content": fresh_text(fields["content"]),
+        "strength": 1.0 if strength is None else float(strength),
+        "created_at": now if created_at is None else created_at,
+        "last_accessed": get("last_accessed"),
+        "retrieval_count": get("retrieval_count") or 0,
+        "tags": list(dict.fromkeys(tags)) if tags else [],  # checked already
+        "emotions": get("emotions") or {},
         "metadata": metadata,
-        "deleted": bool(fields.get("deleted")),
-        "expires_at": fields.get("expires_at"),
-        "category": fields.get("category"),
+        "deleted": bool(get("deleted")),
+        "expires_at": get("expires_at"),
+        "category": get("category"),
         "version": 1,
         "updated_at": now,
         "embedding_status": 0,
