@@ -155,12 +155,19 @@ class Database:
             raise SchemaTooNew(str(self.path), self.schema_version, schema.SCHEMA_VERSION)
 
     def brain_ids(self) -> list[str]:
+        """The brain ids in the file, one index lookup per id (no scan of a large table)."""
         ids: set[str] = set()
         for table in ("brain_meta", "memory_traces", "knowledge_nodes"):
-            if table in self.tables:
-                ids.update(
-                    r[0] for r in self.conn.execute(f"SELECT DISTINCT brain_id FROM {table}")
-                )
+            if table not in self.tables:
+                continue
+            # Every table's primary key starts with brain_id: skip from one id to the next.
+            row = self.conn.execute(f"SELECT min(brain_id) FROM {table}").fetchone()
+            while row is not None and row[0] is not None:
+                ids.add(row[0])
+                row = self.conn.execute(
+                    f"SELECT brain_id FROM {table} WHERE brain_id > ? ORDER BY brain_id LIMIT 1",
+                    (row[0],),
+                ).fetchone()
         return sorted(ids)
 
     # --- creating and migrating ------------------------------------------------------------

@@ -25,7 +25,9 @@ from memgui.ui.jobs import Job
 if TYPE_CHECKING:
     from memgui.ui.main_window import MainWindow
 
-QUIET_JOBS = ("query",)  # jobs the window restarts by itself: closing never asks about them
+# Jobs that lose nothing when cancelled (the window restarts them, or each step commits
+# on its own): closing never asks about them.
+QUIET_JOBS = ("query", "counts", "ollama status", "similar", "embedding")
 
 
 class ImportExport(QObject):

@@ -7,6 +7,7 @@ table and the detail pane, and keeps the status bar's counts. Edits live in
 
 from __future__ import annotations
 
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -25,6 +26,7 @@ from PySide6.QtWidgets import (
 from memgui.core.model import Changes
 from memgui.core.progress import Progress
 from memgui.ui.actions import build_actions
+from memgui.ui.backfill import install_semantic
 from memgui.ui.brain_files import BrainFiles
 from memgui.ui.icons import icon
 from memgui.ui.import_export_actions import install_import_export
@@ -40,7 +42,12 @@ from memgui.ui.views.welcome_page import WelcomePage
 from memgui.ui.window_edits import WindowEdits
 
 COUNTS_DEBOUNCE_MS = 400
-QUIET_JOBS = ("query", "counts")  # quick reads the status bar does not announce
+# A worker running Python keeps the GIL for a whole switch interval each time the GUI
+# thread lets go of it, and a paint lets go at every `data()` call: at the default 5 ms,
+# a query job reading 1M ids stretched paints to 150–300 ms.
+GIL_SWITCH_INTERVAL_S = 0.001
+# Quick reads the status bar does not announce.
+QUIET_JOBS = ("query", "counts", "ollama status", "similar")
 
 
 def _info_job(session: BrainSession):
@@ -61,6 +68,7 @@ class MainWindow(QMainWindow):
         self.model: TraceTableModel | None = None
         self.watcher: LiveWatcher | None = None
         self.runner = JobRunner(self)
+        sys.setswitchinterval(min(sys.getswitchinterval(), GIL_SWITCH_INTERVAL_S))
         self._remembered: tuple[str | None, list[str]] = (None, [])
         self._pending_select: str | None = None
         self.undo_group = QUndoGroup(self)
@@ -77,6 +85,9 @@ class MainWindow(QMainWindow):
         self._counts_timer.timeout.connect(self.update_counts)
         self._connect()
         install_import_export(self)  # File ▸ Import…/Export…, drag and drop onto the window
+        self.semantic = install_semantic(self)  # Ollama light, backfill, Search settings…
+        self.detail.set_runner(self.runner)
+        self.detail.similar.open_requested.connect(self.edits.open_trace)
         self._set_brain_actions_enabled(False)
         self.update_title()
 
@@ -131,6 +142,7 @@ class MainWindow(QMainWindow):
         a.about.triggered.connect(self._about)
         a.columns_menu.aboutToShow.connect(self._fill_columns_menu)
         self.search_bar.query_changed.connect(self._on_query_changed)
+        self.search_bar.mode_changed.connect(lambda m: self.model and self.model.set_search_mode(m))
         self.filter_bar.filter_changed.connect(lambda f: self.model and self.model.set_filter(f))
         self.runner.job_started.connect(self._on_jobs_changed)
         self.runner.job_ended.connect(self._on_jobs_changed)
@@ -164,11 +176,16 @@ class MainWindow(QMainWindow):
         self.undo_group.setActiveStack(session.undo_stack)
         session.undo_stack.cleanChanged.connect(lambda _clean: self.update_title())
         session.error_reported.connect(self.show_error)
+        self.semantic.attach(session)  # Ollama light, backfill; the table's readers embed
+        open_reader = self.semantic.reader_factory(session)
         self.model = TraceTableModel(
-            session.brain, self, runner=self.runner, open_reader=session.open_reader
+            session.brain, self, runner=self.runner, open_reader=open_reader
         )
         self.model.query_finished.connect(self._on_query_finished)
         self.model.query_failed.connect(self.search_bar.show_error)
+        # Rows on screen mean the brain is not empty: show the table now, not after the
+        # count (a full scan, seconds at 1M traces) has answered.
+        self.model.modelReset.connect(self._show_table_if_rows)
         self.model.modelAboutToBeReset.connect(self._remember_selection)
         self.table.setModel(self.model)
         self.table.selectionModel().currentRowChanged.connect(self._on_current_row_changed)
@@ -187,6 +204,7 @@ class MainWindow(QMainWindow):
                 self.model.query,
                 filter=self.filter_bar.current_filter(),
                 search=self.search_bar.query(),
+                mode=self.search_bar.mode(),
             )
         )
         self.update_counts()
@@ -200,11 +218,13 @@ class MainWindow(QMainWindow):
             self.watcher.stop()
             self.watcher.deleteLater()
             self.watcher = None
+        self.semantic.detach()
         self.runner.shutdown()
         self.undo_group.removeStack(self.session.undo_stack)
         self.table.setModel(None)
         self.detail.show_trace(None, None)
         if self.model is not None:
+            self.model.close_readers()  # the runner has stopped: no job holds one
             self.model.deleteLater()
             self.model = None
         self.session.close()
@@ -237,6 +257,10 @@ class MainWindow(QMainWindow):
         self.counts_label.setText(f"{info['live']} memories · {info['deleted']} in trash")
         empty = info["traces"] == 0
         self.pages.setCurrentWidget(self.welcome if empty else self.splitter)
+
+    def _show_table_if_rows(self) -> None:
+        if self.model is not None and self.model.rowCount() > 0:
+            self.pages.setCurrentWidget(self.splitter)
 
     def show_message(self, text: str, timeout_ms: int = 6000) -> None:
         self.statusBar().showMessage(text, timeout_ms)

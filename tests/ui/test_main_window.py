@@ -257,3 +257,35 @@ def test_merge_and_bulk_tag_selected(qtbot, window):
     qtbot.waitUntil(lambda: window.model.rowCount() == 5, timeout=3000)
     window.actions.undo.trigger()
     assert not any("reviewed" in t.tags for t in window.session.brain.list(TraceFilter()))
+
+
+def test_table_shows_with_its_first_rows_before_the_count_and_readers_close(
+    qtbot, tmp_path, brain_path, monkeypatch
+):
+    import threading
+
+    from memgui.ui import main_window
+
+    counted = threading.Event()
+    real_info_job = main_window._info_job
+
+    def slow_info_job(session):
+        counted.wait(5)  # a count of a huge brain, still running
+        return (yield from real_info_job(session))
+
+    monkeypatch.setattr(main_window, "_info_job", slow_info_job)
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    window = MainWindow(settings=settings, live=False)
+    qtbot.addWidget(window)
+    assert window.files.open_path(brain_path)
+    qtbot.waitUntil(lambda: window.model.rowCount() == 5 and not window.model.busy)
+    assert window.pages.currentWidget() is window.splitter
+    assert window.counts_label.text() == ""
+    counted.set()
+    wait_idle(qtbot, window)
+    readers = list(window.model._idle_readers)
+    assert readers  # kept for the next query
+    window.close_session()
+    with pytest.raises(Exception):  # noqa: B017 - a closed connection refuses any call
+        readers[0].count()
+    window.close()

@@ -5,6 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 
 from memgui.core.model import Changes, TraceFilter
+from memgui.ui.models import row_lists
 from memgui.ui.models import trace_table_model as ttm
 from memgui.ui.models.trace_columns import COLUMNS, TraceRole, first_line
 from memgui.ui.models.trace_table_model import TraceTableModel
@@ -115,3 +116,53 @@ def test_changes_refresh_rows_and_requery(session, qtbot):
     assert model.row_of(trace.id) == -1 and model.rowCount() == 5
     model.apply_changes(Changes(kind="edit"))  # nothing named: nothing happens
     assert model.rowCount() == 5
+
+
+def test_a_new_list_resets_once_then_inserts_the_rest(session, qtbot, monkeypatch):
+    from memgui.ui.jobs import JobRunner
+
+    monkeypatch.setattr(ttm, "FIRST_PAGE", 2)
+    opened: list = []
+
+    def open_reader():
+        opened.append(session.open_reader())
+        return opened[-1]
+
+    runner = JobRunner()
+    model = TraceTableModel(session.brain, runner=runner, open_reader=open_reader)
+    resets, inserts = [], []
+    model.modelReset.connect(lambda: resets.append(model.rowCount()))
+    model.rowsInserted.connect(lambda _parent, first, last: inserts.append((first, last)))
+    with qtbot.waitSignal(model.query_finished, timeout=5000):
+        model.refresh()
+    assert resets == [2] and inserts == [(2, 4)]  # the first page, then the other rows
+    assert model.rowCount() == 5 and not model.busy
+    last = model.id_at(4)
+    assert model.row_of(last) == 4 and model.index(4, 0).data()
+    with qtbot.waitSignal(model.query_finished, timeout=5000):
+        model.set_filter(TraceFilter(scope_id="u1"))
+    assert resets == [2, 2] and model.rowCount() == 2
+    assert len(opened) == 1  # the second query reused the first one's reader
+    runner.shutdown()
+    model.close_readers()
+    with qtbot.waitSignal(model.query_finished, timeout=5000):
+        model.refresh()  # a reader taken after closing is closed after its job
+    assert len(opened) == 2 and model._idle_readers == []
+
+
+def test_row_map_numbers_every_id_in_slices(monkeypatch):
+    monkeypatch.setattr(row_lists, "_SLICE", 3)
+    ids = [f"t{i}" for i in range(10)]
+    assert row_lists.row_map(ids) == {f"t{i}": i for i in range(10)}
+    assert row_lists.row_map([]) == {}
+
+
+def test_discarded_containers_still_held_elsewhere_stay_whole(monkeypatch):
+    import time
+
+    monkeypatch.setattr(row_lists, "_PAUSE_S", 0)
+    kept = list(range(50))
+    table = {n: n for n in range(50)}
+    row_lists.discard_later(kept, table, [])
+    time.sleep(1.3)  # the worker waits ~1 s for other holders to let go, then leaves them
+    assert kept == list(range(50)) and len(table) == 50

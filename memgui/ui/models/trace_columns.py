@@ -43,10 +43,15 @@ def format_ms(value: int | None) -> str:
     return moment.strftime("%Y-%m-%d %H:%M")
 
 
+def embedding_label(status: int) -> str:
+    """How the table shows `Trace.embedding_status` (1 embedded, 0 pending)."""
+    return "embedded" if status == 1 else "pending"
+
+
 @dataclass(frozen=True)
 class TraceColumn:
     header: str
-    order: str  # the core's ORDER BY key
+    order: str  # the core's ORDER BY key ("" when the core cannot sort by it)
     display: Callable[[Trace], str]
     sort_key: Callable[[Trace], Any]  # for in-memory sorting of search results
     tooltip: str
@@ -129,11 +134,20 @@ COLUMNS: tuple[TraceColumn, ...] = (
         "Version (bumped by every write)",
         60,
     ),
+    TraceColumn(
+        "Embedding",
+        "",  # the core cannot order by it; sorted in memory for search results only
+        lambda t: embedding_label(t.embedding_status),
+        lambda t: t.embedding_status,
+        "Whether the memory has a vector for search by meaning (pending: not yet embedded)",
+        80,
+    ),
 )
 
 CONTENT_COLUMN = 0
 STRENGTH_COLUMN = 6
 NUMERIC_COLUMNS = frozenset({6, 9, 11})
+EMBEDDING_COLUMN = 12
 
 
 def matches(trace: Trace, wanted: TraceFilter) -> bool:

@@ -1,4 +1,5 @@
-"""The right-hand pane: the editor and the Links / Neighbours / History / Metadata tabs."""
+"""The right-hand pane: the editor and the Links, Neighbours, History, Metadata, Similar and
+Conversation tabs."""
 
 from __future__ import annotations
 
@@ -7,7 +8,9 @@ from typing import Any
 from PySide6.QtWidgets import QTabWidget, QWidget
 
 from memgui.core.model import Trace
+from memgui.ui.views.conversation_view import ConversationTab
 from memgui.ui.views.detail_tabs import DetailTab, HistoryTab, LinksTab, MetadataTab, NeighboursTab
+from memgui.ui.views.similar_view import SimilarTab
 from memgui.ui.views.trace_editor import TraceEditor
 
 
@@ -21,11 +24,15 @@ class DetailPane(QTabWidget):
         self.neighbours = NeighboursTab()
         self.history = HistoryTab()
         self.metadata = MetadataTab()
+        self.similar = SimilarTab()
+        self.conversation = ConversationTab()
         self.addTab(self.editor, "&Memory")
         self.addTab(self.links, "&Links")
         self.addTab(self.neighbours, "&Neighbours")
         self.addTab(self.history, "&History")
         self.addTab(self.metadata, "Me&tadata")
+        self.addTab(self.similar, "S&imilar")
+        self.addTab(self.conversation, "&Conversation")
         self._brain: Any = None
         self._stale: set[DetailTab] = set()
         self.currentChanged.connect(self._refresh_current)
@@ -35,7 +42,18 @@ class DetailPane(QTabWidget):
         return self.editor.trace
 
     def _tabs(self) -> tuple[DetailTab, ...]:
-        return (self.links, self.neighbours, self.history, self.metadata)
+        return (
+            self.links,
+            self.neighbours,
+            self.history,
+            self.metadata,
+            self.similar,
+            self.conversation,
+        )
+
+    def set_runner(self, runner: Any) -> None:
+        """Run the slower lookups (similar memories) as jobs of `runner`."""
+        self.similar.runner = runner
 
     def show_trace(self, brain: Any, trace: Trace | None) -> None:
         """Show `trace` in the editor; the tabs reload when they are looked at."""

@@ -1,5 +1,9 @@
 """The search field: plain words or FTS5 syntax, debounced, with its mode, count and errors.
 
+Beside it a mode selector asks the core for auto, keyword, semantic or hybrid search; the
+label after it shows the mode that actually ran (auto becomes hybrid or keyword, and a
+semantic search falls back to keyword while Ollama is down).
+
 Search-as-you-type waits for a pause and for at least `MIN_QUERY_CHARS` characters (short
 prefixes match most of a big brain and cost the most); Enter searches at once. A query the
 core rejects shows the core's own message under the field, never a dialog.
@@ -7,19 +11,26 @@ core rejects shows the core's own message under the field, never a dialog.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QTimer, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
 
 from memgui.ui.icons import icon
 
 DEBOUNCE_MS = 250
 MIN_QUERY_CHARS = 2
+MODES = (
+    ("auto", "Auto", "Hybrid when memories have vectors and Ollama answers, else keyword"),
+    ("keyword", "Keyword", "Full-text search: the words themselves (FTS5)"),
+    ("semantic", "Semantic", "Nearest memories by meaning (embeddings from Ollama)"),
+    ("hybrid", "Hybrid", "Keyword and meaning rankings fused, weighted by strength"),
+)
 
 
 class SearchBar(QWidget):
     """Emits `query_changed(str)` ('' means: no search, show the filtered list)."""
 
     query_changed = Signal(str)
+    mode_changed = Signal(str)  # one of the core's modes: auto, keyword, semantic, hybrid
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -30,6 +41,16 @@ class SearchBar(QWidget):
         self.field.setToolTip("Search content and tags (Ctrl+F). Enter searches at once.")
         self.field.setClearButtonEnabled(True)
         self.field.addAction(icon("search"), QLineEdit.ActionPosition.LeadingPosition)
+        self.mode_box = QComboBox()
+        self.mode_box.setObjectName("search_mode")
+        self.mode_box.setAccessibleName("Search mode")
+        self.mode_box.setToolTip("How to search: by words, by meaning, or both")
+        for index, (mode, text, tip) in enumerate(MODES):
+            self.mode_box.addItem(text, mode)
+            self.mode_box.setItemData(index, tip, Qt.ItemDataRole.ToolTipRole)
+        self.mode_box.currentIndexChanged.connect(
+            lambda _index: self.mode_changed.emit(self.mode())
+        )
         self.status_label = QLabel()
         self.status_label.setObjectName("search_status")
         self.status_label.setAccessibleName("Search result")
@@ -43,6 +64,7 @@ class SearchBar(QWidget):
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)
         row.addWidget(self.field, 1)
+        row.addWidget(self.mode_box)
         row.addWidget(self.status_label)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -61,6 +83,16 @@ class SearchBar(QWidget):
     def query(self) -> str:
         return self.field.text().strip()
 
+    def mode(self) -> str:
+        """The mode asked for (the core's name)."""
+        return str(self.mode_box.currentData())
+
+    def set_mode(self, mode: str) -> None:
+        index = self.mode_box.findData(mode)
+        if index < 0:
+            raise ValueError(f"mode must be one of {', '.join(m for m, _, _ in MODES)} ({mode!r})")
+        self.mode_box.setCurrentIndex(index)
+
     def set_query(self, text: str) -> None:
         """Set the text and search at once (no debounce)."""
         self.field.setText(text)
@@ -74,6 +106,12 @@ class SearchBar(QWidget):
         else:
             noun = "result" if count == 1 else "results"
             self.status_label.setText(f"{count} {noun} · {mode}")
+            asked = self.mode()
+            fell_back = asked not in ("auto", mode)
+            self.status_label.setToolTip(
+                f"Searched in {mode} mode"
+                + (f" ({asked} needs embeddings and a reachable Ollama)" if fell_back else "")
+            )
 
     def show_error(self, message: str) -> None:
         self.status_label.setText("")

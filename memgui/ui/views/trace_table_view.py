@@ -38,7 +38,8 @@ class TraceTableView(QTableView):
         self.strength_delegate = StrengthDelegate(self)
         self.highlight_delegate = HighlightDelegate(self)
         self.setItemDelegateForColumn(STRENGTH_COLUMN, self.strength_delegate)
-        self.setItemDelegateForColumn(CONTENT_COLUMN, self.highlight_delegate)
+        # The content column uses the highlighting delegate only while there are words to
+        # highlight: a Python paint per row costs GIL hand-offs while a query job runs.
 
     def setModel(self, model) -> None:
         super().setModel(model)
@@ -51,6 +52,9 @@ class TraceTableView(QTableView):
 
     def set_search_terms(self, query: str) -> None:
         self.highlight_delegate.set_query(query)
+        delegate = self.highlight_delegate if self.highlight_delegate.terms else None
+        if self.itemDelegateForColumn(CONTENT_COLUMN) is not delegate:
+            self.setItemDelegateForColumn(CONTENT_COLUMN, delegate)
         self.viewport().update()
 
     # --- column chooser and remembered state -------------------------------------------

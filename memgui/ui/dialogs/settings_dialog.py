@@ -1,0 +1,88 @@
+"""Search settings: the Ollama URL and the embedding model, kept in QSettings.
+
+`$MEMGUI_OLLAMA_URL` wins over the stored URL (as for the CLI), so the dialog says so when
+it is set.
+"""
+
+from __future__ import annotations
+
+import os
+
+from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QLabel,
+    QLineEdit,
+    QVBoxLayout,
+    QWidget,
+)
+
+from memgui.core.embed import (
+    DEFAULT_EMBEDDING_MODEL,
+    DEFAULT_OLLAMA_URL,
+    OLLAMA_URL_ENV,
+    resolve_ollama_url,
+)
+
+URL_KEY = "ollama/url"
+MODEL_KEY = "ollama/model"
+
+
+def stored_url(settings: QSettings) -> str:
+    value = settings.value(URL_KEY, "")
+    return value if isinstance(value, str) else ""
+
+
+def ollama_config(settings: QSettings) -> tuple[str, str]:
+    """(url, model) the app uses: `$MEMGUI_OLLAMA_URL`, else the settings, else defaults."""
+    model = settings.value(MODEL_KEY, "")
+    model = model.strip() if isinstance(model, str) else ""
+    return resolve_ollama_url(None, stored_url(settings)), model or DEFAULT_EMBEDDING_MODEL
+
+
+class SettingsDialog(QDialog):
+    def __init__(self, settings: QSettings, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Search settings")
+        self.settings = settings
+        self.url = QLineEdit(stored_url(settings))
+        self.url.setPlaceholderText(DEFAULT_OLLAMA_URL)
+        self.url.setAccessibleName("Ollama URL")
+        self.url.setToolTip("Where Ollama listens; empty means the default")
+        model = settings.value(MODEL_KEY, "")
+        self.model = QLineEdit(model if isinstance(model, str) else "")
+        self.model.setPlaceholderText(DEFAULT_EMBEDDING_MODEL)
+        self.model.setAccessibleName("Embedding model")
+        self.model.setToolTip(
+            "The Ollama model that embeds memories. A brain keeps the model it was embedded "
+            "with; another model needs `memgui embed --rebuild --model M`."
+        )
+        form = QFormLayout()
+        form.addRow("Ollama &URL", self.url)
+        form.addRow("Embedding &model", self.model)
+        self.note = QLabel()
+        self.note.setWordWrap(True)
+        env = os.environ.get(OLLAMA_URL_ENV, "").strip()
+        if env:
+            self.note.setText(f"${OLLAMA_URL_ENV} is set ({env}) and is used instead of the URL.")
+        self.note.setVisible(bool(env))
+        buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(self.note)
+        layout.addWidget(buttons)
+
+    def accept(self) -> None:
+        self.save()
+        super().accept()
+
+    def save(self) -> None:
+        self.settings.setValue(URL_KEY, self.url.text().strip().rstrip("/"))
+        self.settings.setValue(MODEL_KEY, self.model.text().strip())
+        self.settings.sync()

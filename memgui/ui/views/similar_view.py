@@ -1,0 +1,113 @@
+"""The Similar tab: the memories nearest to the shown one by meaning (its stored vector).
+
+The nearest-neighbour scan grows with the brain, so it runs as a job on a connection of its
+own when the pane has a job runner; a double-click opens the other memory.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QVBoxLayout, QWidget
+
+from memgui.core.brain import Brain
+from memgui.core.errors import MemguiError
+from memgui.core.model import Trace
+from memgui.core.progress import Progress
+from memgui.ui.models.detail_models import DetailRole, ListTableModel
+from memgui.ui.models.trace_columns import embedding_label, first_line
+from memgui.ui.views.detail_tabs import DetailTab, _table
+
+SIMILAR_LIMIT = 10
+SIMILAR_JOB = "similar"
+
+Neighbour = tuple[Trace, float]
+
+
+class SimilarModel(ListTableModel[Neighbour]):
+    COLUMNS = (
+        ("Similarity", lambda item: f"{item[1]:.2f}"),
+        ("Type", lambda item: item[0].type),
+        ("Memory", lambda item: first_line(item[0].content, 120)),
+    )
+
+    def item_id(self, item: Neighbour) -> str:
+        return item[0].id
+
+
+def _similar_job(path: Any, brain_id: str, trace_id: str, limit: int):
+    reader = Brain.open(path, brain_id, actor="gui")
+    try:
+        yield Progress(0, None, "finding similar memories")
+        return reader.similar(trace_id, limit=limit)
+    finally:
+        reader.close()
+
+
+class SimilarTab(DetailTab):
+    open_requested = Signal(str)  # trace id
+    loaded = Signal()  # the list on screen is the answer for the shown trace
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.runner: Any = None  # a JobRunner; without one the lookup runs inline
+        self.model = SimilarModel(self)
+        self.view = _table(self.model, "Similar memories")
+        self.view.setToolTip("Memories closest in meaning; double-click opens one")
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.message)
+        layout.addWidget(self.view, 1)
+        self.view.doubleClicked.connect(
+            lambda index: self.open_requested.emit(index.data(DetailRole.ITEM_ID))
+        )
+        self._asked = 0  # the newest lookup; older answers are dropped
+
+    def show_trace(self, brain: Any, trace: Trace | None) -> None:
+        # The base hides the message after reload(); here the answer may come later.
+        self.brain, self.trace = brain, trace
+        self.message.hide()
+        try:
+            self.reload()
+        except MemguiError as exc:
+            self._say(str(exc))
+
+    def reload(self) -> None:
+        self._asked += 1
+        asked = self._asked
+        trace = self.trace
+        self.model.set_items([])
+        if trace is None:
+            self.loaded.emit()
+            return
+        if trace.embedding_status != 1:
+            self._say(
+                f"This memory has no vector yet ({embedding_label(trace.embedding_status)}): "
+                "it is embedded in the background while Ollama answers."
+            )
+        if self.runner is None:
+            self._show(asked, self.brain.similar(trace.id, limit=SIMILAR_LIMIT))
+            return
+        path, brain_id = self.brain.path, self.brain.brain_id
+        job = self.runner.start(
+            SIMILAR_JOB, lambda: _similar_job(path, brain_id, trace.id, SIMILAR_LIMIT)
+        )
+        job.finished.connect(lambda found: self._show(asked, found))
+        job.failed.connect(lambda exc: self._failed(asked, exc))
+
+    def _say(self, text: str) -> None:
+        self.message.setText(text)
+        self.message.show()
+
+    def _show(self, asked: int, found: list[Neighbour]) -> None:
+        if asked != self._asked:
+            return
+        self.model.set_items(found)
+        if not found and self.trace is not None and self.trace.embedding_status == 1:
+            self._say("No other memory has a vector yet.")
+        self.loaded.emit()
+
+    def _failed(self, asked: int, exc: BaseException) -> None:
+        if asked == self._asked:
+            self._say(str(exc))
+            self.loaded.emit()

@@ -1,0 +1,65 @@
+"""The Conversation tab: a memory imported from a chat shows the chat, messages in order."""
+
+from __future__ import annotations
+
+import pytest
+
+from memgui.core.brain import Brain
+from memgui.core.io.commit import commit
+from memgui.core.io.plan import plan
+from memgui.core.progress import run_to_end
+from memgui.ui.views.conversation_view import ConversationTab, message_html
+from tests.conftest import CORPORA
+from tests.ui.test_main_window import open_window
+
+CHAT_EXPORT = CORPORA / "chatgpt" / "librechat__chatgpt-export.json"
+
+
+@pytest.fixture
+def chat_brain(tmp_path):
+    path = tmp_path / "chats.sqlite"
+    with Brain.open(path, actor="test") as brain:
+        run_to_end(commit(brain, run_to_end(plan(brain, CHAT_EXPORT, format="chatgpt"))))
+        from_chat = next(t for t in brain.list(limit=200) if t.metadata.get("conversation_id"))
+        expected = brain.conversation_of(from_chat.id)
+        plain = brain.add("A memory typed by hand").id
+    return path, from_chat.id, expected, plain
+
+
+def test_conversation_tab_shows_the_chat_in_order(qtbot, tmp_path, chat_brain):
+    path, trace_id, expected, plain = chat_brain
+    window = open_window(qtbot, tmp_path, path)
+    tab = window.detail.conversation
+    window.detail.setCurrentWidget(tab)
+    assert window.select_id(trace_id)
+    qtbot.waitUntil(lambda: tab.conversation is not None, timeout=3000)
+    messages = expected["messages"]
+    assert messages and tab.messages() == [(m["role"], m["content"]) for m in messages]
+    shown = " ".join(tab.text.toPlainText().split())
+    first = " ".join(messages[0]["content"].split())[:60]
+    last = " ".join(messages[-1]["content"].split())[-60:]
+    assert shown.index(first) < shown.rindex(last)
+    assert f"{len(messages)} message" in tab.title.text()
+
+    assert window.select_id(plain)
+    qtbot.waitUntil(lambda: tab.conversation is None, timeout=3000)
+    assert "not imported from a chat" in tab.title.text() and tab.text.isHidden()
+    window.close()
+
+
+def test_message_text_is_escaped_not_rendered(qtbot):
+    tab = ConversationTab()
+    qtbot.addWidget(tab)
+    tab.show_conversation(
+        {
+            "id": "cv1",
+            "title": "<b>t</b>",
+            "messages": [
+                {"role": "user", "content": "<script>x</script>\nline 2", "created_at": 0},
+                {"role": "odd", "content": "", "created_at": None},
+            ],
+        }
+    )
+    assert "<script>x</script>" in tab.text.toPlainText()
+    assert "&lt;b&gt;t&lt;/b&gt;" in tab.title.text()
+    assert "<b>odd</b>" in message_html({"role": "odd"})
