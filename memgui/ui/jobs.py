@@ -82,17 +82,21 @@ class Job(QObject):
 
     def _run(self) -> None:
         """Body of the worker thread: drive the generator, report through signals."""
+        # `done` is set before the outcome is signalled, so a slot that sees the signal
+        # also sees the job as done.
         try:
             if self.cancel_requested:
-                self._worker_cancelled.emit()
-                return
+                raise Cancelled()
             generator = self._factory()
             result = self._drive(generator)
         except Cancelled:
+            self._done.set()
             self._worker_cancelled.emit()
         except Exception as exc:  # reported, not raised: a worker has nobody to raise to
+            self._done.set()
             self._worker_failed.emit(exc)
         else:
+            self._done.set()
             self._worker_finished.emit(result)
         finally:
             self._done.set()

@@ -134,7 +134,8 @@ def test_cancel_before_start_never_runs_the_generator(qtbot):
     blocker = runner.start("first", lambda: counting(200))
     job = runner.start("second", never)
     job.cancel()
-    with qtbot.waitSignal(job.cancelled, timeout=3000):
+    blocker.cancel()  # frees the only thread, so the queued job comes up at once
+    with qtbot.waitSignal(job.cancelled, timeout=5000):
         pass
     assert started == [] and blocker is not None
     assert runner.shutdown(1000)
