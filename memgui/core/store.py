@@ -163,6 +163,47 @@ def _prepared_metadata(snap: dict[str, Any]) -> dict[str, Any]:
     return meta
 
 
+_INSERT_COLUMNS = (
+    "rowid, brain_id, id, type, scope, scope_id, content, embedding, strength, created_at, "
+    "last_accessed, retrieval_count, tags, emotions, metadata, deleted, expires_at, category, "
+    "version, updated_at, embedding_status"
+)
+_INSERT_SQL = (
+    f"INSERT INTO memory_traces ({_INSERT_COLUMNS}) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+
+
+def _row_values(
+    rowid: int | None, brain_id: str, snap: dict[str, Any], embedding: bytes | None
+) -> tuple[Any, ...]:
+    """The INSERT parameters of a new trace (its metadata prepared for AgentOS)."""
+    snap["metadata"] = _prepared_metadata(snap)
+    return (
+        rowid,
+        brain_id,
+        snap["id"],
+        snap["type"],
+        snap["scope"],
+        snap["scope_id"],
+        snap["content"],
+        embedding,
+        snap["strength"],
+        snap["created_at"],
+        snap["last_accessed"],
+        snap["retrieval_count"],
+        dumps(snap["tags"]),
+        dumps(snap["emotions"]),
+        dumps(snap["metadata"]),
+        int(snap["deleted"]),
+        snap["expires_at"],
+        snap["category"],
+        snap["version"],
+        snap["updated_at"],
+        1 if embedding is not None else snap["embedding_status"],
+    )
+
+
 def insert_trace(
     db: Database,
     batch: WriteBatch,
@@ -171,35 +212,7 @@ def insert_trace(
     op: str = "add",
     embedding: bytes | None = None,
 ) -> int:
-    snap["metadata"] = _prepared_metadata(snap)
-    db.conn.execute(
-        "INSERT INTO memory_traces (brain_id, id, type, scope, scope_id, content, embedding, "
-        "strength, created_at, last_accessed, retrieval_count, tags, emotions, metadata, "
-        "deleted, expires_at, category, version, updated_at, embedding_status) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (
-            brain_id,
-            snap["id"],
-            snap["type"],
-            snap["scope"],
-            snap["scope_id"],
-            snap["content"],
-            embedding,
-            snap["strength"],
-            snap["created_at"],
-            snap["last_accessed"],
-            snap["retrieval_count"],
-            dumps(snap["tags"]),
-            dumps(snap["emotions"]),
-            dumps(snap["metadata"]),
-            int(snap["deleted"]),
-            snap["expires_at"],
-            snap["category"],
-            snap["version"],
-            snap["updated_at"],
-            int(embedding is not None) if embedding is not None else snap["embedding_status"],
-        ),
-    )
+    db.conn.execute(_INSERT_SQL, _row_values(None, brain_id, snap, embedding))
     rowid = db.conn.last_insert_rowid()
     fulltext.mark_new(db, rowid)
     if embedding is not None:
@@ -235,41 +248,11 @@ def insert_traces(
     # The rowids SQLite would choose (max + 1, in order), given explicitly so that no
     # query has to read them back; near the end of the range SQLite picks its own.
     explicit = top + len(snaps) < _MAX_ROWID
-    rows = []
-    for offset, (snap, embedding) in enumerate(zip(snaps, embeddings, strict=True)):
-        snap["metadata"] = _prepared_metadata(snap)
-        rows.append(
-            (
-                top + 1 + offset if explicit else None,
-                brain_id,
-                snap["id"],
-                snap["type"],
-                snap["scope"],
-                snap["scope_id"],
-                snap["content"],
-                embedding,
-                snap["strength"],
-                snap["created_at"],
-                snap["last_accessed"],
-                snap["retrieval_count"],
-                dumps(snap["tags"]),
-                dumps(snap["emotions"]),
-                dumps(snap["metadata"]),
-                int(snap["deleted"]),
-                snap["expires_at"],
-                snap["category"],
-                snap["version"],
-                snap["updated_at"],
-                1 if embedding is not None else snap["embedding_status"],
-            )
-        )
-    db.conn.executemany(
-        "INSERT INTO memory_traces (rowid, brain_id, id, type, scope, scope_id, content, "
-        "embedding, strength, created_at, last_accessed, retrieval_count, tags, emotions, "
-        "metadata, deleted, expires_at, category, version, updated_at, embedding_status) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        rows,
-    )
+    rows = [
+        _row_values(top + 1 + offset if explicit else None, brain_id, snap, embedding)
+        for offset, (snap, embedding) in enumerate(zip(snaps, embeddings, strict=True))
+    ]
+    db.conn.executemany(_INSERT_SQL, rows)
     rowids = [row[0] for row in rows] if explicit else _rowids_of(db, brain_id, snaps)
     db.conn.executemany(
         "INSERT OR IGNORE INTO memgui_fts_pending(rowid, indexed) VALUES (?, 0)",
