@@ -39,6 +39,12 @@ def test_bad_syntax_falls_back_to_natural_language(brain: Brain) -> None:
     assert ids(brain.search("palette AND (")) == [t.id]
 
 
+@pytest.mark.parametrize("query", ["*Can't stop", "nosuchcolumn: word", "word AND", "NEAR(x"])
+def test_queries_fts5_cannot_parse_fall_back(brain: Brain, query: str) -> None:
+    t = brain.add("I can't stop the word nosuchcolumn near x")
+    assert t.id in ids(brain.search(query))
+
+
 def test_a_query_with_no_words_finds_nothing(brain: Brain) -> None:
     brain.add("something")
     for query in ("", "   ", '"', "***", "()"):

@@ -70,3 +70,19 @@ def test_agentos_embeddings_are_readable(agentos_copy: Path) -> None:
         embedded = [t for t in brain.list(TraceFilter(include_deleted=True)) if t.embedding_status]
         assert len(embedded) == 4
         assert all(len(brain.embedding(t.id)) == 1536 for t in embedded)
+
+
+def test_an_expired_trace_never_comes_back_through_the_vector_path(
+    brain: Brain, ollama_server
+) -> None:
+    now = [1_800_000_000_000]
+    brain.clock = lambda: now[0]
+    brain.use_embedder(OllamaEmbedder(ollama_server.url), auto_embed=True)
+    short = brain.add("the puppy chased a kitten", ttl_secs=60)
+    brain.add("espresso with dinner")
+    assert brain.search("dog cat", mode="semantic").traces[0].id == short.id
+    now[0] += 61_000
+    assert brain.sweep().expired == 1
+    assert vec_rows(brain) == 1
+    found = brain.search("dog cat", mode="semantic", record_recall=False).traces
+    assert short.id not in [t.id for t in found]

@@ -60,8 +60,10 @@ def filter_sql(
 
 
 def _is_syntax_error(exc: apsw.Error) -> bool:
-    text = str(exc).lower()
-    return "fts5" in text or "syntax error" in text or "unterminated" in text or "no such" in text
+    # A MATCH expression FTS5 cannot use surfaces as a plain SQLError ("fts5: syntax error",
+    # "unterminated string", "unknown special query: *x", "no such column: x" for `x:`);
+    # storage failures have classes of their own (CorruptError, IOError, BusyError, ...).
+    return type(exc) is apsw.SQLError
 
 
 class KeywordHit(NamedTuple):
