@@ -8,9 +8,9 @@ what a query can find by keyword.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from memgui.core import decay, hybrid, search, store, textindex, vectors
+from memgui.core import decay, hybrid, search, textindex, vectors
 from memgui.core.errors import EmbeddingUnavailable
 from memgui.core.model import TraceFilter
 from memgui.core.progress import Job
@@ -59,50 +59,38 @@ class SemanticSearch:
                 db.conn, brain.brain_id, query_vector, want, where, params
             )
             # Guard against a matrix that missed a write: a trace deleted or edited since
-            # (vector cleared) never ranks by meaning.
-            current = self._rows(brain, [trace_id for trace_id, _ in semantic])
+            # (vector cleared) never ranks by meaning. Only narrow columns are read here.
+            current = _narrow(brain, [trace_id for trace_id, _ in semantic])
             semantic = [
                 (tid, sim)
                 for tid, sim in semantic
                 if tid in current
-                and current[tid][1]["embedding_status"] == 1
-                and (where is not None or not current[tid][1]["deleted"])
+                and current[tid].embedded
+                and (where is not None or not current[tid].deleted)
             ]
             if mode == "semantic":
-                rows = self._rows(brain, [trace_id for trace_id, _ in semantic])
-                scored = [(sim, rows[tid][0], rows[tid][1]) for tid, sim in semantic if tid in rows]
+                top = semantic[:limit]
+                snaps = search.snapshots_by_rowid(brain, [current[t].rowid for t, _ in top])
+                scored = [
+                    (sim, current[tid].rowid, snaps[current[tid].rowid])
+                    for tid, sim in top
+                    if current[tid].rowid in snaps
+                ]
                 return scored, "semantic"
-        keyword = [
-            store.row_to_snapshot(row)["id"]
-            for row, _ in search.keyword_candidates(brain, query, flt, hybrid.OVERSAMPLE * limit)
-        ]
+        hits = search.keyword_ranking(brain, query, flt, hybrid.OVERSAMPLE * limit)
+        keyword = [h.id for h in hits]
         semantic_ids = [trace_id for trace_id, _ in semantic]
-        with db.lock:
-            rows = self._rows(brain, list(dict.fromkeys(keyword + semantic_ids)))
-        now = brain.now()
-        strengths = {
-            tid: decay.current_strength(
-                snap["strength"],
-                snap["created_at"],
-                snap["last_accessed"],
-                snap["metadata"],
-                snap["category"],
-                now,
-            )
-            for tid, (_, snap) in rows.items()
-        }
-        fused = hybrid.rrf_fuse(keyword, semantic_ids, strength=strengths.get)
-        scored = [(score, rows[tid][0], rows[tid][1]) for tid, score in fused if tid in rows]
-        return scored[:limit], "hybrid"
-
-    @staticmethod
-    def _rows(brain: Brain, trace_ids: list[str]) -> dict[str, tuple[int, dict[str, Any]]]:
-        out = {}
-        for trace_id in trace_ids:
-            row = store.fetch_row(brain.db, brain.brain_id, trace_id)
-            if row is not None:
-                out[trace_id] = (row[0], store.row_to_snapshot(row))
-        return out
+        strengths = {tid: row.strength for tid, row in current.items()}
+        rowids = {tid: row.rowid for tid, row in current.items()}
+        for h in hits:
+            strengths[h.id] = h.strength
+            rowids[h.id] = h.rowid
+        fused = hybrid.rrf_fuse(keyword, semantic_ids, strength=strengths.get)[:limit]
+        snaps = search.snapshots_by_rowid(brain, [rowids[tid] for tid, _ in fused])
+        scored = [
+            (score, rowids[tid], snaps[rowids[tid]]) for tid, score in fused if rowids[tid] in snaps
+        ]
+        return scored, "hybrid"
 
     def backfill(self, brain: Brain, batch: int = hybrid.BACKFILL_BATCH) -> Job:
         """Embed the brain's pending traces (a job; see `hybrid.backfill`)."""
@@ -127,3 +115,33 @@ class SemanticSearch:
         except (EmbeddingUnavailable, vectors.EmbeddingModelMismatch):
             return 0
         return report.embedded
+
+
+class _Narrow(NamedTuple):
+    rowid: int
+    embedded: bool
+    deleted: bool
+    strength: float  # current, decayed
+
+
+def _narrow(brain: Brain, trace_ids: list[str]) -> dict[str, _Narrow]:
+    """What ranking needs of each trace, without reading its text, tags or metadata."""
+    out: dict[str, _Narrow] = {}
+    if not trace_ids:
+        return out
+    now = brain.now()
+    for start in range(0, len(trace_ids), 500):
+        chunk = trace_ids[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        rows = brain.db.conn.execute(
+            "SELECT id, rowid, embedding_status, deleted, strength, created_at, last_accessed, "
+            "category, CASE WHEN json_valid(metadata) THEN "
+            "json_extract(metadata, '$.decay.stability') END FROM memory_traces "
+            f"WHERE brain_id = ? AND id IN ({marks})",
+            (brain.brain_id, *chunk),
+        )
+        for tid, rowid, status, deleted, stored, created, accessed, cat, stability in rows:
+            meta = {"decay": {"stability": stability}} if stability is not None else {}
+            current = decay.current_strength(stored or 0.0, created or 0, accessed, meta, cat, now)
+            out[tid] = _Narrow(rowid, status == 1, bool(deleted), current)
+    return out
