@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QApplication
 from memgui.ui.brain_files import default_brain_path
 from memgui.ui.icons import icon
 from memgui.ui.main_window import MainWindow
+from memgui.ui.palette import follow_system
 
 APP_NAME = "memgui"
 
@@ -26,6 +27,7 @@ def application(argv: list[str] | None = None) -> QApplication:
         app = QApplication(argv if argv is not None else sys.argv[:1])
         # Fusion draws the system's light or dark colour scheme the same way everywhere.
         app.setStyle("Fusion")
+        follow_system(app)
         app.setWindowIcon(icon("memgui"))
     return app  # type: ignore[return-value]
 
