@@ -9,31 +9,17 @@ first duplicate, else refused, else new record).
 
 from __future__ import annotations
 
-import os
-import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QItemSelectionModel, QSettings
-from PySide6.QtWidgets import QAbstractItemView, QApplication
+from PySide6.QtCore import QItemSelectionModel
+from PySide6.QtWidgets import QAbstractItemView
 
 from memgui.core.io.records import DUPLICATE, NEW, REFUSED
-from memgui.ui.session import BrainSession
+from memgui.ui.screenshot import offscreen_window, save_png, settle
 
 DEFAULT_SIZE = (1180, 760)
 WAIT_S = 60.0
 PREFERRED = (DUPLICATE, REFUSED, NEW)
-
-
-def _settle(app: QApplication, until: Callable[[], bool] | None, timeout_s: float) -> None:
-    deadline = time.monotonic() + timeout_s
-    while True:
-        app.processEvents()
-        if (until is not None and until()) or time.monotonic() > deadline:
-            break
-        time.sleep(0.01)
-    app.processEvents()
 
 
 def render_import(
@@ -50,41 +36,20 @@ def render_import(
         raise FileNotFoundError(f"no brain at {path}")
     if not source.exists():
         raise FileNotFoundError(f"nothing to import at {source}")
-    if QApplication.instance() is None and not os.environ.get("DISPLAY"):
-        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from memgui.ui.app import application
-    from memgui.ui.import_export_actions import install_import_export
-    from memgui.ui.main_window import MainWindow
-
-    app = application()
-    with tempfile.TemporaryDirectory(prefix="memgui-shot-") as scratch:
-        settings = QSettings(str(Path(scratch) / "settings.ini"), QSettings.Format.IniFormat)
-        window = MainWindow(settings=settings, live=False)
-        try:
-            window.set_session(BrainSession.open(path))
-            install_import_export(window)
-            dialog = window.import_export.import_path(source)
-            if dialog is None:
-                raise RuntimeError(window.statusBar().currentMessage() or "cannot import")
-            dialog.resize(*size)
-            _settle(app, lambda: not dialog.run.running, WAIT_S)
-            if dialog.run.plan is None:
-                raise RuntimeError(dialog.working.message.text() or "the plan did not finish")
-            _select(dialog.review, show)
-            _settle(app, None, 0.3)
-            image = dialog.grab()
-            out = Path(out_png)
-            out.parent.mkdir(parents=True, exist_ok=True)
-            if not image.save(str(out), "PNG"):
-                raise OSError(f"could not write {out}")
-            counts = dialog.run.plan.counts
-            dialog.close()
-            return counts
-        finally:
-            window.runner.shutdown()
-            window.close()
-            window.deleteLater()
-            app.processEvents()
+    with offscreen_window(path) as (app, window):
+        dialog = window.import_export.import_path(source)
+        if dialog is None:
+            raise RuntimeError(window.statusBar().currentMessage() or "cannot import")
+        dialog.resize(*size)
+        settle(app, lambda: not dialog.run.running, WAIT_S)
+        if dialog.run.plan is None:
+            raise RuntimeError(dialog.working.message.text() or "the plan did not finish")
+        _select(dialog.review, show)
+        settle(app, None, 0.3)
+        save_png(dialog, out_png)
+        counts = dialog.run.plan.counts
+        dialog.close()
+        return counts
 
 
 def _select(review, verdict: str | None) -> None:

@@ -9,20 +9,26 @@ from __future__ import annotations
 import os
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSettings
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QWidget
 
 from memgui.core.errors import NotFound
 from memgui.ui.session import BrainSession
+
+if TYPE_CHECKING:
+    from memgui.ui.main_window import MainWindow
 
 DEFAULT_SIZE = (1280, 800)
 WAIT_S = 15.0
 TABS = ("memory", "links", "neighbours", "history", "metadata")
 
 
-def _settle(app: QApplication, until=None, timeout_s: float = WAIT_S) -> None:
+def settle(app: QApplication, until=None, timeout_s: float = WAIT_S) -> None:
     """Run the event loop until `until()` holds (or, without one, for `timeout_s`)."""
     deadline = time.monotonic() + timeout_s
     while True:
@@ -31,6 +37,35 @@ def _settle(app: QApplication, until=None, timeout_s: float = WAIT_S) -> None:
             break
         time.sleep(0.01)
     app.processEvents()
+
+
+@contextmanager
+def offscreen_window(path: Path) -> Iterator[tuple[QApplication, MainWindow]]:
+    """A main window on `path` with throw-away settings and no live refresh, closed after."""
+    if QApplication.instance() is None and not os.environ.get("DISPLAY"):
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from memgui.ui.app import application
+    from memgui.ui.main_window import MainWindow
+
+    app = application()
+    with tempfile.TemporaryDirectory(prefix="memgui-shot-") as scratch:
+        settings = QSettings(str(Path(scratch) / "settings.ini"), QSettings.Format.IniFormat)
+        window = MainWindow(settings=settings, live=False)
+        try:
+            window.set_session(BrainSession.open(path))
+            yield app, window
+        finally:
+            window.runner.shutdown()
+            window.close()
+            window.deleteLater()
+            app.processEvents()
+
+
+def save_png(widget: QWidget, out_png: str | Path) -> None:
+    out = Path(out_png)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if not widget.grab().save(str(out), "PNG"):
+        raise OSError(f"could not write {out}")
 
 
 def render(
@@ -55,39 +90,21 @@ def render(
     width, height = size
     if not (200 <= width <= 10_000 and 200 <= height <= 10_000):
         raise ValueError(f"size must be between 200x200 and 10000x10000 (got {width}x{height})")
-    if QApplication.instance() is None and not os.environ.get("DISPLAY"):
-        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from memgui.ui.app import application
-    from memgui.ui.main_window import MainWindow
-
-    app = application()
-    with tempfile.TemporaryDirectory(prefix="memgui-shot-") as scratch:
-        settings = QSettings(str(Path(scratch) / "settings.ini"), QSettings.Format.IniFormat)
-        window = MainWindow(settings=settings, live=False)
-        try:
-            window.set_session(BrainSession.open(path))
-            window.resize(width, height)
-            window.show()
-            _settle(app, lambda: window.model is not None and not window.model.busy)
-            if trash:
-                window.filter_bar.trash_check.setChecked(True)
-                _settle(app, lambda: not window.model.busy)
-            if search:
-                window.search_bar.set_query(search)
-                _settle(app, lambda: not window.model.busy)
-            if select_id is not None and not window.select_id(select_id):
-                raise NotFound(select_id)
-            if select_id is None and window.model.rowCount() and (tab or search):
-                window.select_id(window.model.id_at(0))
-            if tab is not None:
-                window.detail.setCurrentIndex(TABS.index(tab))
-            _settle(app, timeout_s=0.2)
-            image = window.grab()
-            out = Path(out_png)
-            out.parent.mkdir(parents=True, exist_ok=True)
-            if not image.save(str(out), "PNG"):
-                raise OSError(f"could not write {out}")
-        finally:
-            window.close()
-            window.deleteLater()
-            app.processEvents()
+    with offscreen_window(path) as (app, window):
+        window.resize(width, height)
+        window.show()
+        settle(app, lambda: window.model is not None and not window.model.busy)
+        if trash:
+            window.filter_bar.trash_check.setChecked(True)
+            settle(app, lambda: not window.model.busy)
+        if search:
+            window.search_bar.set_query(search)
+            settle(app, lambda: not window.model.busy)
+        if select_id is not None and not window.select_id(select_id):
+            raise NotFound(select_id)
+        if select_id is None and window.model.rowCount() and (tab or search):
+            window.select_id(window.model.id_at(0))
+        if tab is not None:
+            window.detail.setCurrentIndex(TABS.index(tab))
+        settle(app, timeout_s=0.2)
+        save_png(window, out_png)

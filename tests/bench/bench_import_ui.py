@@ -95,7 +95,6 @@ def wait(app: QApplication, until, timeout_s: float = 120.0) -> None:
 
 def app_run(path: Path, scratch: Path, live: bool = True) -> dict[str, float | int]:
     from memgui.ui.app import application
-    from memgui.ui.import_export_actions import install_import_export
     from memgui.ui.main_window import MainWindow
     from memgui.ui.session import BrainSession
 
@@ -103,7 +102,6 @@ def app_run(path: Path, scratch: Path, live: bool = True) -> dict[str, float | i
     settings = QSettings(str(scratch / "settings.ini"), QSettings.Format.IniFormat)
     window = MainWindow(settings=settings, live=live)
     window.set_session(BrainSession.open(path))
-    install_import_export(window)
     window.show()
     wait(app, lambda: window.model is not None and not window.model.busy)
     probe = StallProbe()

@@ -2,7 +2,7 @@
 
     QT_QPA_PLATFORM=offscreen .venv/bin/python -m tests.bench.bench_ui [--traces 1000000] [--runs 5]
 
-The brain is built once in bulk under /tmp/memgui-bench/ and reused (`bench_brain`:
+The brain is built once in bulk under memgui-bench/ in the temp folder, then reused (`bench_brain`:
 `store.insert_traces` writes each chunk of 50k rows with their journal entries and full-text
 marks in a few statements, and the full text is indexed as each write closes; a valid brain,
 the same as one built with `brain.add`, in ~3 min for 1M instead of ~10).
@@ -45,7 +45,7 @@ from memgui.ui.session import BrainSession  # noqa: E402
 from tests.bench.common import emit  # noqa: E402
 
 PROBE_MS = 5
-CACHE = Path("/tmp/memgui-bench")
+CACHE = Path(tempfile.gettempdir()) / "memgui-bench"
 CHUNK = 50_000
 START_MS = 1_700_000_000_000
 TYPES = ("episodic", "semantic", "procedural", "prospective")

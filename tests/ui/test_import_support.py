@@ -16,7 +16,6 @@ from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
 from PySide6.QtWidgets import QApplication, QWidget
 
 from memgui.ui.import_dialog import ImportDialog
-from memgui.ui.import_export_actions import install_import_export
 from memgui.ui.session import BrainSession
 
 SHARED = Path(__file__).resolve().parents[1].parent.parent / "shared"
@@ -57,7 +56,6 @@ def window_fixture(qtbot, brain_path, tmp_path):
     main = MainWindow(settings=settings, live=False)
     qtbot.addWidget(main)
     main.set_session(BrainSession.open(brain_path))
-    install_import_export(main)
     main.resize(1000, 700)
     main.show()
     qtbot.waitUntil(lambda: main.model is not None and not main.model.busy, timeout=WAIT_MS)
