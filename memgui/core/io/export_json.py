@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 import apsw
 
+from memgui.core.io.agentos_reader import SECTIONS  # JSON key -> table, AgentOS's order
 from memgui.core.io.export_common import (
     ExportOptions,
     ExportResult,
@@ -44,17 +45,6 @@ from memgui.core.progress import Job, Progress
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
 
-# JSON key -> table, in AgentOS's order.
-SECTIONS = (
-    ("traces", "memory_traces"),
-    ("nodes", "knowledge_nodes"),
-    ("edges", "knowledge_edges"),
-    ("documents", "documents"),
-    ("chunks", "document_chunks"),
-    ("images", "document_images"),
-    ("conversations", "conversations"),
-    ("messages", "messages"),
-)
 # Row order per table: the order AgentOS's `SELECT * … WHERE brain_id = ?` returns, walking
 # the index SQLite picks for it, made explicit so that it never depends on a query plan.
 ROW_ORDER = {
