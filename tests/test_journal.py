@@ -118,3 +118,22 @@ def test_journal_rows_without_states_are_cheap(brain: Brain) -> None:
     assert [(r.op, r.trace_id, r.before, r.after) for r in rows] == [("add", t.id, None, None)]
     assert brain.last_journal_id() == rows[-1].id
     assert brain.batch_entries(rows[-1].batch_id)[0].after["content"] == "x"
+
+
+def test_history_shows_links_from_both_sides_without_scanning_the_journal(brain: Brain) -> None:
+    a, b, other = brain.add("a"), brain.add("b"), brain.add("c")
+    brain.link(a.id, b.id, "supersedes")
+    brain.unlink(a.id, b.id, "supersedes")
+    brain.link(other.id, a.id, "caused_by")
+    assert [e.op for e in brain.history(b.id)] == ["add", "link", "unlink"]
+    assert [e.op for e in brain.history(a.id)] == ["add", "link", "unlink", "link"]
+    plan = " ".join(
+        str(row)
+        for row in brain.db.conn.execute(
+            "EXPLAIN QUERY PLAN SELECT id FROM memgui_journal WHERE brain_id = ?1 "
+            "AND op IN ('link', 'unlink') "
+            "AND json_extract(coalesce(after, before), '$.to_id') = ?2",
+            (brain.brain_id, a.id),
+        )
+    )
+    assert "idx_memgui_journal_link_to" in plan and "SCAN" not in plan

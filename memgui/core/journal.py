@@ -48,11 +48,15 @@ def history(brain: Brain, trace_id: str) -> list[JournalEntry]:
         brain.get(trace_id)  # NotFound for an unknown id
         return []
     with brain.db.lock:
+        # Link rows are filed under their first trace; the second finds them through an
+        # index on the link's to_id, so history never scans the whole journal.
         rows = brain.db.conn.execute(
-            f"SELECT {_COLUMNS} FROM memgui_journal WHERE brain_id = ? AND "
-            "(trace_id = ? OR (op IN ('link', 'unlink') AND (before LIKE ? OR after LIKE ?))) "
+            f"SELECT {_COLUMNS} FROM memgui_journal WHERE brain_id = ?1 AND trace_id = ?2 "
+            f"UNION ALL SELECT {_COLUMNS} FROM memgui_journal WHERE brain_id = ?1 "
+            "AND op IN ('link', 'unlink') "
+            "AND json_extract(coalesce(after, before), '$.to_id') = ?2 AND trace_id != ?2 "
             "ORDER BY id",
-            (brain.brain_id, trace_id, f'%"{trace_id}"%', f'%"{trace_id}"%'),
+            (brain.brain_id, trace_id),
         ).fetchall()
     if not rows and store.fetch_row(brain.db, brain.brain_id, trace_id) is None:
         raise NotFound(trace_id)

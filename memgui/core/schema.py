@@ -245,6 +245,9 @@ CREATE TABLE IF NOT EXISTS memgui_journal (
 );
 CREATE INDEX IF NOT EXISTS idx_memgui_journal_trace ON memgui_journal (brain_id, trace_id, id);
 CREATE INDEX IF NOT EXISTS idx_memgui_journal_batch ON memgui_journal (batch_id);
+CREATE INDEX IF NOT EXISTS idx_memgui_journal_link_to
+  ON memgui_journal (brain_id, json_extract(coalesce(after, before), '$.to_id'))
+  WHERE op IN ('link', 'unlink');
 CREATE VIRTUAL TABLE IF NOT EXISTS memgui_fts USING fts5(
   content, tags, content='', contentless_delete=1,
   tokenize='unicode61 remove_diacritics 2'
