@@ -167,3 +167,30 @@ def test_matrix_catches_up_with_writes_of_another_connection(brain: Brain, tmp_p
     hits = vector_cache.rank(conn, brain.brain_id, unit(0, 1), 5)
     row = conn.execute("SELECT id FROM memory_traces WHERE rowid = ?", (new_rowid,)).fetchone()
     assert [t for t, _ in hits] == [row[0]]
+
+
+def test_filter_checks_look_traces_up_by_rowid(brain: Brain) -> None:
+    # Given `brain_id = ?` next to a list of rowids, SQLite's planner can prefer a brain_id
+    # index and walk the whole brain; the matrix's checks must look rows up by rowid.
+    rng = np.random.default_rng(3)
+    for i in range(40):
+        store(brain, f"trace {i}", rng.normal(size=8).astype(np.float32))
+    conn = brain.db.conn
+    statements: list[tuple[str, tuple]] = []
+
+    def remember(_cursor, sql: str, bindings) -> bool:
+        if "rowid IN" in sql:
+            statements.append((sql, tuple(bindings or ())))
+        return True
+
+    conn.exec_trace = remember
+    try:
+        where, params = "t.deleted = 0 AND t.type = ?", ["episodic"]
+        query = rng.normal(size=8).astype(np.float32)
+        assert vector_cache.rank(conn, brain.brain_id, query, 5, where, params)
+    finally:
+        conn.exec_trace = None
+    assert statements
+    for sql, bindings in statements:
+        plan = [row[3] for row in conn.execute(f"EXPLAIN QUERY PLAN {sql}", bindings)]
+        assert all("INTEGER PRIMARY KEY" in step for step in plan), (sql, plan)

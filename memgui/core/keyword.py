@@ -1,0 +1,184 @@
+"""Ranking the full-text matches of a query by bm25, with bounded work on a big brain.
+
+FTS5's bm25 costs a few microseconds for every matching row, and a trace row read per
+match to check the filter costs as much again (more when the row holds an embedding, whose
+3 KiB push the later columns into overflow pages). Two measures keep a search quick:
+
+- **Rank first, check after.** Without a filter beyond "live traces of this brain", FTS5
+  ranks on its own and only the best few rows are read and checked; rows that fail (a
+  forgotten trace, another brain's) are rare, and if too many fail the exact joined query
+  runs instead.
+- **Very common words score the most recent matches.** When a query matches more than
+  `SCORED_MATCHES_MAX` traces, bm25 runs over the most recent of them only (rowids grow
+  with time), found by counting matches in a recent slice of rowids. A filtered search that
+  finds fewer than it needs in that slice runs again over every match, so filters still
+  apply before the cut.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, NamedTuple
+
+import apsw
+
+from memgui.core import decay, fulltext, textindex
+from memgui.core.errors import QuerySyntaxError
+from memgui.core.filters import filter_sql
+from memgui.core.model import TraceFilter
+
+if TYPE_CHECKING:
+    from memgui.core.brain import Brain
+    from memgui.core.db import Database
+
+SCORED_MATCHES_MAX = 4000
+PROBE_FRACTION = 8  # the recent slice counted first: 1/8 of the rowids
+BOUND_FROM_ROWS = 8 * SCORED_MATCHES_MAX  # below this many rows, every match is scored
+
+
+class KeywordHit(NamedTuple):
+    rowid: int
+    id: str
+    bm25: float
+    strength: float  # current, decayed
+
+
+def is_syntax_error(exc: apsw.Error) -> bool:
+    # A MATCH expression FTS5 cannot use surfaces as a plain SQLError ("fts5: syntax error",
+    # "unterminated string", "unknown special query: *x", "no such column: x" for `x:`);
+    # storage failures have classes of their own (CorruptError, IOError, BusyError, ...).
+    return type(exc) is apsw.SQLError
+
+
+def _is_plain(flt: TraceFilter) -> bool:
+    return (
+        not flt.deleted
+        and not flt.include_deleted
+        and flt.type is None
+        and flt.scope is None
+        and flt.scope_id is None
+        and flt.category is None
+        and flt.tag is None
+    )
+
+
+class _Query:
+    """One search's SQL pieces: the index, the MATCH text and the filter."""
+
+    def __init__(self, brain: Brain, table: str, flt: TraceFilter) -> None:
+        self.brain = brain
+        self.db: Database = brain.db
+        self.table = table
+        self.where, self.params = filter_sql(self.db, brain.brain_id, flt)
+        category = "category" if "category" in self.db.trace_columns else "NULL"
+        self.score_columns = (
+            f"strength, created_at, last_accessed, {category}, CASE WHEN json_valid(metadata) "
+            "THEN json_extract(metadata, '$.decay.stability') END"
+        )
+
+    def lower_bound(self, match: str) -> int:
+        """The rowid above which bm25 runs: 0 (every match) unless the query is very common."""
+        # The trace table answers max(rowid) from its b-tree; a virtual table would scan.
+        top = self.db.conn.execute("SELECT max(rowid) FROM memory_traces").fetchone()[0]
+        if not top or top < BOUND_FROM_ROWS:
+            return 0
+        width = top // PROBE_FRACTION
+        recent = self.db.conn.execute(
+            f"SELECT count(*) FROM {self.table} WHERE {self.table} MATCH ? AND rowid > ?",
+            (match, top - width),
+        ).fetchone()[0]
+        if recent * PROBE_FRACTION <= SCORED_MATCHES_MAX:
+            return 0
+        # Matches spread roughly evenly over time: the slice that holds about the bound.
+        return max(0, top - width * SCORED_MATCHES_MAX // recent)
+
+    def ranked_plain(self, match: str, lower: int, want: int) -> list[tuple] | None:
+        """(rowid, id, bm25, score columns...) best first: FTS5 ranks alone, then the best
+        rows are read and checked; None when too many fail the check."""
+        take = want + want // 4 + 16
+        best = self.db.conn.execute(
+            f"SELECT rowid, bm25({self.table}) FROM {self.table} "
+            f"WHERE {self.table} MATCH ? AND rowid > ? ORDER BY rank LIMIT ?",
+            (match, lower, take),
+        ).fetchall()
+        if not best:
+            return []
+        # NOT INDEXED: next to `brain_id = ?` and a list of rowids, SQLite's planner prefers
+        # a brain_id index and walks every trace of the brain.
+        marks = ",".join("?" * len(best))
+        rows = self.db.conn.execute(
+            f"SELECT rowid, id, {self.score_columns} FROM memory_traces AS t NOT INDEXED "
+            f"WHERE rowid IN ({marks}) AND {self.where}",
+            (*(rowid for rowid, _ in best), *self.params),
+        ).fetchall()
+        by_rowid = {row[0]: row for row in rows}
+        out = []
+        for rowid, rank in best:
+            row = by_rowid.get(rowid)
+            if row is not None:
+                out.append((rowid, row[1], rank, *row[2:]))
+        if len(out) < want and len(best) == take:
+            return None  # more matches exist than were checked: rank them with the filter
+        return out[:want]
+
+    def _joined(self, match: str, lower: int, want: int) -> list[tuple]:
+        """bm25 over the matches that pass the filter: a trace row read per match."""
+        table = self.table
+        # CROSS JOIN keeps the full-text index outermost: given the rowid bound, the planner
+        # would otherwise walk a trace index and evaluate the MATCH once per trace.
+        sql = (
+            f"SELECT t.rowid, t.id, bm25({table}) AS rank, {self.score_columns} "
+            f"FROM {table} CROSS JOIN memory_traces AS t ON t.rowid = {table}.rowid "
+            f"WHERE {table} MATCH ? AND {table}.rowid > ? AND {self.where} ORDER BY rank LIMIT ?"
+        )
+        return self.db.conn.execute(sql, (match, lower, *self.params, want)).fetchall()
+
+    def run(self, match: str, flt: TraceFilter, want: int) -> list[tuple]:
+        lower = self.lower_bound(match)
+        if _is_plain(flt):
+            rows = self.ranked_plain(match, lower, want)
+            if rows is not None and len(rows) < want and lower > 0:
+                rows = self.ranked_plain(match, 0, want)  # the recent slice fell short
+            if rows is not None:
+                return rows
+        rows = self._joined(match, lower, want)
+        if len(rows) < want and lower > 0:
+            rows = self._joined(match, 0, want)  # the filter needs older matches too
+        return rows
+
+
+def keyword_ranking(brain: Brain, query: str, flt: TraceFilter, want: int) -> list[KeywordHit]:
+    """Up to `want` hits by bm25, best first; raw FTS5 syntax, then the rewrite."""
+    db = brain.db
+    if not textindex.words(query):
+        return []
+    fulltext.flush(db)
+    if "memgui_fts" in db.tables:
+        table, match = "memgui_fts", textindex.rewrite_query(query)
+        fallback = textindex.natural_language_query(query)
+    elif db.has_agentos_fts:
+        table, match = "memory_traces_fts", query
+        fallback = textindex.natural_language_query(query).replace('"', "")
+    else:
+        return []
+    ranking = _Query(brain, table, flt)
+    with db.lock:
+        try:
+            rows = ranking.run(match, flt, want)
+        except apsw.SQLError as exc:
+            if not is_syntax_error(exc):
+                raise
+            if not fallback or fallback == match:
+                raise QuerySyntaxError(query) from exc
+            try:
+                rows = ranking.run(fallback, flt, want)
+            except apsw.SQLError as again:
+                if is_syntax_error(again):
+                    raise QuerySyntaxError(query) from again
+                raise
+    now = brain.now()
+    hits = []
+    for rowid, trace_id, rank, stored, created, accessed, cat, stability in rows:
+        meta = {"decay": {"stability": stability}} if stability is not None else {}
+        current = decay.current_strength(stored or 0.0, created or 0, accessed, meta, cat, now)
+        hits.append(KeywordHit(rowid, trace_id, rank, current))
+    return hits

@@ -1,0 +1,117 @@
+"""Keyword ranking with bounded work: rank first and check after, and the recent-matches bound."""
+
+from __future__ import annotations
+
+import pytest
+
+from memgui.core import keyword
+from memgui.core.brain import Brain
+from memgui.core.model import TraceFilter
+
+
+def ids(result) -> list[str]:
+    return [t.id for t in result.traces]
+
+
+@pytest.fixture
+def small_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bound of a million-trace brain, scaled down to a brain of a few hundred."""
+    monkeypatch.setattr(keyword, "SCORED_MATCHES_MAX", 10)
+    monkeypatch.setattr(keyword, "BOUND_FROM_ROWS", 80)
+
+
+def test_best_matches_that_fail_the_filter_do_not_crowd_out_live_ones(brain: Brain) -> None:
+    with brain.batch():
+        forgotten = [brain.add("lantern lantern lantern lantern") for _ in range(60)]
+        live = [brain.add(f"a lantern and {n} other things in the shed") for n in range(10)]
+        for trace in forgotten:
+            brain.forget(trace.id)
+    found = ids(brain.search("lantern", limit=5, record_recall=False))
+    assert len(found) == 5
+    assert set(found) <= {t.id for t in live}
+
+
+def test_the_trash_is_searched_with_its_own_filter(brain: Brain) -> None:
+    gone = brain.add("lantern in the trash")
+    brain.add("lantern still here")
+    brain.forget(gone.id)
+    assert ids(brain.search("lantern", TraceFilter(deleted=True))) == [gone.id]
+
+
+def test_a_very_common_word_ranks_its_most_recent_matches(
+    brain: Brain, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with brain.batch():
+        oldest_best = brain.add("harbour harbour harbour harbour")
+        newer = [brain.add(f"the harbour at dusk number {n} with boats") for n in range(199)]
+    monkeypatch.setattr(keyword, "BOUND_FROM_ROWS", 80)
+    # Without the bound (fewer matches than it), the best match is found wherever it is.
+    monkeypatch.setattr(keyword, "SCORED_MATCHES_MAX", 1000)
+    assert ids(brain.search("harbour", limit=1, record_recall=False)) == [oldest_best.id]
+    # With it, only the most recent matches are scored.
+    monkeypatch.setattr(keyword, "SCORED_MATCHES_MAX", 10)
+    found = ids(brain.search("harbour", limit=2, record_recall=False))
+    assert len(found) == 2
+    assert set(found) <= {t.id for t in newer[-40:]}
+
+
+@pytest.mark.usefixtures("small_bound")
+def test_a_rare_word_is_ranked_over_every_match(brain: Brain) -> None:
+    with brain.batch():
+        old = brain.add("quay quay quay")
+        for n in range(150):
+            brain.add(f"filler note {n}")
+        brain.add("a quay once")
+    assert ids(brain.search("quay", limit=1, record_recall=False)) == [old.id]
+
+
+@pytest.mark.usefixtures("small_bound")
+def test_filters_apply_before_the_bound(brain: Brain) -> None:
+    with brain.batch():
+        procedures = [brain.add(f"harbour procedure {n}", type="procedural") for n in range(5)]
+        for n in range(195):
+            brain.add(f"harbour event {n}")
+    found = ids(brain.search("harbour", TraceFilter(type="procedural"), limit=5))
+    assert set(found) == {t.id for t in procedures}
+
+
+@pytest.mark.usefixtures("small_bound")
+def test_bad_syntax_still_falls_back_when_the_bound_probes(brain: Brain) -> None:
+    with brain.batch():
+        for n in range(100):
+            brain.add(f"harbour crane {n}")
+    found = brain.search('harbour crane "', limit=5, record_recall=False)
+    assert len(found.traces) == 5
+
+
+@pytest.mark.usefixtures("small_bound")
+@pytest.mark.parametrize(
+    "flt", [TraceFilter(), TraceFilter(scope="user"), TraceFilter(type="episodic")]
+)
+def test_search_plans_never_walk_a_trace_index(brain: Brain, flt: TraceFilter) -> None:
+    # Next to `brain_id = ?` (and a rowid bound or list), SQLite's planner can prefer walking
+    # a trace index over the whole brain; each ranking statement must start from the index
+    # of words or look traces up by rowid.
+    with brain.batch():
+        for n in range(300):
+            brain.add(f"harbour crane {n}", scope=("user", "thread")[n % 2])
+    statements: list[tuple[str, tuple]] = []
+
+    def remember(_cursor, sql: str, bindings) -> bool:
+        if sql.lstrip().upper().startswith("SELECT"):
+            statements.append((sql, tuple(bindings or ())))
+        return True
+
+    brain.db.conn.exec_trace = remember
+    try:
+        assert brain.search("harbour", flt, limit=5, record_recall=False).traces
+    finally:
+        brain.db.conn.exec_trace = None
+    ranking = [(s, b) for s, b in statements if "memgui_fts" in s or "rowid IN" in s]
+    assert ranking
+    for sql, bindings in ranking:
+        plan = [row[3] for row in brain.db.conn.execute(f"EXPLAIN QUERY PLAN {sql}", bindings)]
+        assert not any("USING INDEX" in step or "USING COVERING INDEX" in step for step in plan), (
+            sql,
+            plan,
+        )
