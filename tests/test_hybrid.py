@@ -179,3 +179,51 @@ def test_vector_of_old_text_is_never_written(brain: Brain, ollama_server: FakeOl
         brain.db.conn, brain.brain_id, semantic.embedder, "feline", 5, "t.deleted = 0"
     )
     assert hits == [trace.id]
+
+
+# --- the two legs in parallel -------------------------------------------------------------
+
+
+def test_keyword_leg_runs_beside_the_semantic_leg(
+    brain: Brain, ollama_server: FakeOllama, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    from memgui.core import search
+
+    exact = brain.add("the garage visit was expensive")
+    meaning = brain.add("mechanic fixed the automobile")
+    embedded(brain, ollama_server)
+    threads: list[str] = []
+    ranking = search.keyword_ranking
+
+    def recorded(*args, **kwargs):
+        threads.append(threading.current_thread().name)
+        return ranking(*args, **kwargs)
+
+    monkeypatch.setattr(search, "keyword_ranking", recorded)
+    ids = [t.id for t in brain.search("garage", limit=5, record_recall=False).traces]
+    assert ids[0] == exact.id and meaning.id in ids
+    assert threads and threads[0] != threading.current_thread().name
+
+
+@pytest.mark.timeout(60)
+def test_hybrid_search_inside_a_transaction(brain: Brain, ollama_server: FakeOllama) -> None:
+    # The caller holds the connection there: the legs run one after the other.
+    exact = brain.add("the garage visit was expensive")
+    meaning = brain.add("mechanic fixed the automobile")
+    embedded(brain, ollama_server)
+    outside = [t.id for t in brain.search("garage", limit=5, record_recall=False).traces]
+    with brain.batch():
+        brain.add("garage door squeaks")
+        inside = brain.search("garage", limit=5, record_recall=False)
+    assert inside.search_mode == "hybrid"
+    assert outside[0] == exact.id and meaning.id in outside
+    assert len(inside.traces) == 3
+
+
+def test_bad_syntax_in_hybrid_mode_falls_back(brain: Brain, ollama_server: FakeOllama) -> None:
+    exact = brain.add("the garage visit was expensive")
+    embedded(brain, ollama_server)
+    result = brain.search('garage "', mode="hybrid", record_recall=False)
+    assert result.search_mode == "hybrid" and result.traces[0].id == exact.id

@@ -8,10 +8,13 @@ what a query can find by keyword.
 
 from __future__ import annotations
 
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from memgui.core import decay, hybrid, search, textindex, vectors
+from memgui.core import decay, hybrid, search, textindex, vector_cache, vectors
 from memgui.core.errors import EmbeddingUnavailable
+from memgui.core.keyword import KeywordHit
 from memgui.core.model import TraceFilter
 from memgui.core.progress import Job
 
@@ -19,6 +22,12 @@ if TYPE_CHECKING:
     from memgui.core.brain import Brain
 
 Scored = list[tuple[float, int, dict[str, Any]]]
+
+_LEGS = ThreadPoolExecutor(max_workers=2, thread_name_prefix="memgui-keyword-leg")
+
+
+def _holds(lock: threading.RLock) -> bool:
+    return lock._is_owned()  # type: ignore[attr-defined]
 
 
 class SemanticSearch:
@@ -30,54 +39,96 @@ class SemanticSearch:
     def search(
         self, brain: Brain, query: str, flt: TraceFilter, limit: int, mode: str
     ) -> tuple[Scored, str] | None:
-        """(scored rows best first, mode used), or None to run the keyword path instead."""
+        """(scored rows best first, mode used), or None to run the keyword path instead.
+
+        In hybrid mode the keyword leg runs on a worker thread while this one embeds the
+        query and multiplies the matrix: SQLite, the HTTP wait and numpy all release the GIL,
+        so on two cores the legs overlap instead of adding up.
+        """
         db = brain.db
         with db.lock:
             if not hybrid.has_embeddings(db.conn, brain.brain_id):
                 return None
+            pinned = vectors.pinned_model(db.conn, brain.brain_id)
         if not textindex.words(query):
             return [], "semantic" if mode == "semantic" else "hybrid"
-        try:
-            with db.lock:
-                vectors.check_pin(db.conn, brain.brain_id, self.embedder.model, None)
-            query_vector = self.embedder.embed([query])[0]
-            with db.lock:
-                vectors.check_pin(db.conn, brain.brain_id, None, len(query_vector))
-        except EmbeddingUnavailable:
-            return None
-        except vectors.EmbeddingModelMismatch:
-            if mode == "auto":
-                return None  # auto never fails a search; hybrid and semantic say why
-            raise
         where: str | None = None
         params: list[Any] = []
         if flt != TraceFilter():  # live traces only need no SQL: the matrix holds just those
             where, params = search.filter_sql(db, brain.brain_id, flt)
-        with db.lock:
-            want = limit if mode == "semantic" else hybrid.OVERSAMPLE * limit
-            semantic = hybrid.semantic_ranking(
-                db.conn, brain.brain_id, query_vector, want, where, params
+        caught_up = None
+        keyword_leg: Future[list[KeywordHit]] | None = None
+        # A caller inside a transaction holds the connection's lock: the worker would wait
+        # for it forever, so the legs run one after the other there.
+        if mode != "semantic" and not _holds(db.lock):
+            if where is None and pinned[1] is not None:
+                with db.lock:  # catch the matrix up now, so the product needs no SQL
+                    caught_up = vector_cache.refresh(db.conn, brain.brain_id, pinned[1])
+            keyword_leg = _LEGS.submit(
+                search.keyword_ranking, brain, query, flt, hybrid.OVERSAMPLE * limit
             )
-            # Guard against a matrix that missed a write: a trace deleted or edited since
-            # (vector cleared) never ranks by meaning. Only narrow columns are read here.
-            current = _narrow(brain, [trace_id for trace_id, _ in semantic])
-            semantic = [
-                (tid, sim)
-                for tid, sim in semantic
-                if tid in current
-                and current[tid].embedded
-                and (where is not None or not current[tid].deleted)
+        try:
+            try:
+                # The pin read above, not re-read: the worker may hold the connection.
+                vectors.check_pinned(brain.brain_id, pinned, self.embedder.model, None)
+                query_vector = self.embedder.embed([query])[0]
+                vectors.check_pinned(brain.brain_id, pinned, None, len(query_vector))
+            except EmbeddingUnavailable:
+                return None
+            except vectors.EmbeddingModelMismatch:
+                if mode == "auto":
+                    return None  # auto never fails a search; hybrid and semantic say why
+                raise
+            want = limit if mode == "semantic" else hybrid.OVERSAMPLE * limit
+            if caught_up is not None:
+                semantic = vector_cache.rank(
+                    db.conn, brain.brain_id, query_vector, want, caught_up=caught_up
+                )
+            else:
+                with db.lock:
+                    semantic = hybrid.semantic_ranking(
+                        db.conn, brain.brain_id, query_vector, want, where, params
+                    )
+            if keyword_leg is not None:
+                hits = keyword_leg.result()
+            elif mode != "semantic":
+                hits = search.keyword_ranking(brain, query, flt, hybrid.OVERSAMPLE * limit)
+            else:
+                hits = []
+            with db.lock:
+                return self._finish(brain, semantic, hits, where, limit, mode)
+        finally:
+            if keyword_leg is not None:
+                wait([keyword_leg])  # never leave the worker on the connection
+
+    def _finish(
+        self,
+        brain: Brain,
+        semantic: list[tuple[str, float]],
+        hits: list[KeywordHit],
+        where: str | None,
+        limit: int,
+        mode: str,
+    ) -> tuple[Scored, str]:
+        # Guard against a matrix that missed a write: a trace deleted or edited since
+        # (vector cleared) never ranks by meaning. Only narrow columns are read here.
+        current = _narrow(brain, [trace_id for trace_id, _ in semantic])
+        semantic = [
+            (tid, sim)
+            for tid, sim in semantic
+            if tid in current
+            and current[tid].embedded
+            and (where is not None or not current[tid].deleted)
+        ]
+        if mode == "semantic":
+            top = semantic[:limit]
+            snaps = search.snapshots_by_rowid(brain, [current[t].rowid for t, _ in top])
+            scored = [
+                (sim, current[tid].rowid, snaps[current[tid].rowid])
+                for tid, sim in top
+                if current[tid].rowid in snaps
             ]
-            if mode == "semantic":
-                top = semantic[:limit]
-                snaps = search.snapshots_by_rowid(brain, [current[t].rowid for t, _ in top])
-                scored = [
-                    (sim, current[tid].rowid, snaps[current[tid].rowid])
-                    for tid, sim in top
-                    if current[tid].rowid in snaps
-                ]
-                return scored, "semantic"
-        hits = search.keyword_ranking(brain, query, flt, hybrid.OVERSAMPLE * limit)
+            return scored, "semantic"
         keyword = [h.id for h in hits]
         semantic_ids = [trace_id for trace_id, _ in semantic]
         strengths = {tid: row.strength for tid, row in current.items()}

@@ -179,18 +179,21 @@ def rank(
     where: str | None = None,
     params: Sequence[object] = (),
     exclude_rowid: int | None = None,
+    caught_up: _Matrix | None = None,
 ) -> list[tuple[str, float]]:
     """The `limit` nearest traces as (trace id, cosine similarity), best first, tie → id asc.
 
     `where` is a SQL condition over `memory_traces AS t` (the caller's filters); it is applied
     before the cut, so a selective filter still yields `limit` hits when that many exist.
-    Without one the matrix answers alone (it holds exactly the live embedded traces).
+    Without one the matrix answers alone (it holds exactly the live embedded traces), and
+    given a matrix the caller has just `refresh`ed, `conn` is not used at all.
     """
     q = np.asarray(query, dtype=np.float32)
     norm = float(np.linalg.norm(q))
     if limit <= 0 or norm == 0.0:
         return []
-    entry = refresh(conn, brain_id, len(q))
+    usable = caught_up is not None and where is None and caught_up.dimensions == len(q)
+    entry = caught_up if usable else refresh(conn, brain_id, len(q))
     with entry.lock:
         scores = entry.vectors @ (q / norm)
         scores[~entry.alive] = -np.inf

@@ -162,7 +162,16 @@ def check_pin(
     conn: apsw.Connection, brain_id: str, model: str | None, dimensions: int | None
 ) -> None:
     """Refuse a model or dimension other than the pinned one (unset parts are not compared)."""
-    pinned = pinned_model(conn, brain_id)
+    check_pinned(brain_id, pinned_model(conn, brain_id), model, dimensions)
+
+
+def check_pinned(
+    brain_id: str,
+    pinned: tuple[str | None, int | None],
+    model: str | None,
+    dimensions: int | None,
+) -> None:
+    """`check_pin` against a pin already read."""
     model_differs = model is not None and pinned[0] is not None and _base(model) != _base(pinned[0])
     dims_differ = dimensions is not None and pinned[1] is not None and dimensions != pinned[1]
     if model_differs or dims_differ:
