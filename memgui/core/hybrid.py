@@ -178,22 +178,23 @@ def write_checked(
     """
     rows = list(rows)
     dimensions = len(embeddings[0]) if embeddings else 0
-    written: list[int] = []
+    written: list[tuple[int, bytes]] = []
     with (transaction or (lambda: conn))():
         if not rows:
             return 0, 0
         vectors.pin_model(conn, brain_id, model, dimensions)
         vectors.ensure_index(conn, dimensions)
         for (rowid, content), vector in zip(rows, embeddings, strict=True):
+            blob = pack_vector(vector)
             conn.execute(
                 "UPDATE memory_traces SET embedding = ?, embedding_status = 1 "
                 f"WHERE rowid = ? AND brain_id = ? AND deleted = 0 AND content = ? "
                 f"AND {vectors.PENDING_SQL}",
-                (pack_vector(vector), rowid, brain_id, content),
+                (blob, rowid, brain_id, content),
             )
             if conn.changes() == 1:
-                written.append(rowid)
-        vectors.sync_rows(conn, brain_id, written)
+                written.append((rowid, blob))
+        vectors.index_written(conn, brain_id, written)
     return len(written), len(rows) - len(written)
 
 

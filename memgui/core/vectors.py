@@ -214,6 +214,19 @@ def write_embedding(
     sync_rows(conn, brain_id, [rowid])
 
 
+def index_written(conn: apsw.Connection, brain_id: str, written: list[tuple[int, bytes]]) -> None:
+    """Index vectors just written to live rows of the pinned dimension, as (rowid, BLOB).
+
+    What `sync_rows` does for such rows, without reading each BLOB back: the backfill knows
+    them. Call it inside the write transaction, after `ensure_index`.
+    """
+    if not written:
+        return
+    conn.executemany(f"DELETE FROM {VEC_TABLE} WHERE rowid = ?", ((r,) for r, _ in written))
+    conn.executemany(f"INSERT INTO {VEC_TABLE}(rowid, embedding) VALUES (?, ?)", written)
+    log_changes(conn, brain_id, [rowid for rowid, _ in written])
+
+
 def sync_rows(conn: apsw.Connection, brain_id: str, rowids: Iterable[int]) -> None:
     """Make the index agree with these rows as they are now (or are gone).
 
