@@ -20,10 +20,11 @@ def small_bound(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(keyword, "BOUND_FROM_ROWS", 80)
 
 
+@pytest.mark.usefixtures("small_bound")
 def test_best_matches_that_fail_the_filter_do_not_crowd_out_live_ones(brain: Brain) -> None:
     with brain.batch():
         forgotten = [brain.add("lantern lantern lantern lantern") for _ in range(60)]
-        live = [brain.add(f"a lantern and {n} other things in the shed") for n in range(10)]
+        live = [brain.add(f"a lantern and {n} other things in the shed") for n in range(30)]
         for trace in forgotten:
             brain.forget(trace.id)
     found = ids(brain.search("lantern", limit=5, record_recall=False))

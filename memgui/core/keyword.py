@@ -2,7 +2,8 @@
 
 FTS5's bm25 costs a few microseconds for every matching row, and a trace row read per
 match to check the filter costs as much again (more when the row holds an embedding, whose
-3 KiB push the later columns into overflow pages). Two measures keep a search quick:
+3 KiB push the later columns into overflow pages). A brain of fewer than `BOUND_FROM_ROWS`
+traces ranks in one joined statement; from there on, two measures keep a search quick:
 
 - **Rank first, check after.** Without a filter beyond "live traces of this brain", FTS5
   ranks on its own and only the best few rows are read and checked; rows that fail (a
@@ -32,7 +33,9 @@ if TYPE_CHECKING:
 
 SCORED_MATCHES_MAX = 4000
 PROBE_FRACTION = 8  # the recent slice counted first: 1/8 of the rowids
-BOUND_FROM_ROWS = 8 * SCORED_MATCHES_MAX  # below this many rows, every match is scored
+# Below this many rows every match is scored in one joined statement (quickest when the
+# matches are few); from it on, rank first and bound very common words.
+BOUND_FROM_ROWS = 8 * SCORED_MATCHES_MAX
 
 
 class KeywordHit(NamedTuple):
@@ -75,12 +78,8 @@ class _Query:
             "THEN json_extract(metadata, '$.decay.stability') END"
         )
 
-    def lower_bound(self, match: str) -> int:
+    def lower_bound(self, match: str, top: int) -> int:
         """The rowid above which bm25 runs: 0 (every match) unless the query is very common."""
-        # The trace table answers max(rowid) from its b-tree; a virtual table would scan.
-        top = self.db.conn.execute("SELECT max(rowid) FROM memory_traces").fetchone()[0]
-        if not top or top < BOUND_FROM_ROWS:
-            return 0
         width = top // PROBE_FRACTION
         recent = self.db.conn.execute(
             f"SELECT count(*) FROM {self.table} WHERE {self.table} MATCH ? AND rowid > ?",
@@ -133,7 +132,11 @@ class _Query:
         return self.db.conn.execute(sql, (match, lower, *self.params, want)).fetchall()
 
     def run(self, match: str, flt: TraceFilter, want: int) -> list[tuple]:
-        lower = self.lower_bound(match)
+        # The trace table answers max(rowid) from its b-tree; a virtual table would scan.
+        top = self.db.conn.execute("SELECT max(rowid) FROM memory_traces").fetchone()[0] or 0
+        if top < BOUND_FROM_ROWS:
+            return self._joined(match, 0, want)  # few matches: one statement is cheapest
+        lower = self.lower_bound(match, top)
         if _is_plain(flt):
             rows = self.ranked_plain(match, lower, want)
             if rows is not None and len(rows) < want and lower > 0:
