@@ -23,6 +23,7 @@ from memgui.core import (
     traces,
     vectors,
 )
+from memgui.core.brain_write import BrainWrite
 from memgui.core.db import Database, now_ms
 from memgui.core.embed import unpack_vector
 from memgui.core.errors import BrainIdRequired, EmbeddingUnavailable, InvalidArgument, NotFound
@@ -137,23 +138,9 @@ class Brain:
 
     # --- writing ---------------------------------------------------------------------------
 
-    @contextmanager
-    def write(self, operation: str, kind: str = "edit", actor: str | None = None) -> Iterator[Any]:
+    def write(self, operation: str, kind: str = "edit", actor: str | None = None) -> BrainWrite:
         """A transaction with one journal batch; migrates an older brain first."""
-        if not self.db.is_current and not self.db.in_write:
-            self.db.migrate(
-                self.db.brain_ids() or [self.brain_id], lambda: fulltext.index_all(self.db)
-            )
-        outer = not self.db.in_write
-        with self.db.write(actor or self.actor, operation, kind) as batch:
-            if outer and not self._meta_written:
-                self._mark_brain(batch)
-                self._meta_written = True
-            yield batch
-            if outer and self.db.pending_marks >= fulltext.FLUSH_AFTER:
-                fulltext.flush_in_transaction(self.db)
-        if outer:
-            self._notify(batch.changes())
+        return BrainWrite(self, operation, kind, actor)
 
     @contextmanager
     def batch(self, actor: str | None = None, kind: str = "batch") -> Iterator[str]:

@@ -82,6 +82,8 @@ def flush_in_transaction(db: Database) -> int:
         _index_rows(db, rows, agentos)
         flushed += len(rows)
         after = rows[-1][0]
+        if len(rows) < FLUSH_BATCH:
+            break  # that was the last batch: no query for an empty one
     if flushed:
         db.conn.execute("DELETE FROM memgui_fts_pending")
     db.pending_marks = 0

@@ -76,6 +76,17 @@ class Trace:
         }
 
 
+def trace_from_fields(fields: dict[str, Any]) -> Trace:
+    """A Trace from a value for every field, without the frozen dataclass's `__init__`.
+
+    That `__init__` sets each of the 20 fields through `object.__setattr__` (~7 µs a trace);
+    filling the instance dict at once is one C call. Reads and every add build Traces.
+    """
+    trace = object.__new__(Trace)
+    trace.__dict__.update(fields)
+    return trace
+
+
 @dataclass(frozen=True)
 class TraceFilter:
     """Filters shared by list, search, count and the app's table."""
@@ -243,7 +254,7 @@ def check_ttl(value: object) -> int:
 def check_content(value: object, field_name: str = "content") -> str:
     if not isinstance(value, str):
         raise InvalidArgument(field_name, f"must be a string (got {type(value).__name__})", value)
-    if not value.strip():
+    if not value or value.isspace():  # what strip() would leave empty, without the copy
         raise InvalidArgument(field_name, "must not be empty (got '')", value)
     return value
 

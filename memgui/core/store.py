@@ -15,7 +15,7 @@ import orjson
 
 from memgui.core import decay, fulltext, vectors
 from memgui.core.db import Database, WriteBatch, now_ms
-from memgui.core.model import Trace
+from memgui.core.model import Trace, trace_from_fields
 
 # The snapshot of a trace the journal records (everything but the embedding BLOB).
 SNAPSHOT_FIELDS = (
@@ -115,27 +115,29 @@ def snapshot_to_trace(snap: dict[str, Any], rowid: int, now: int) -> Trace:
         snap["category"],
         now,
     )
-    return Trace(
-        id=snap["id"],
-        type=snap["type"],
-        scope=snap["scope"],
-        scope_id=snap["scope_id"],
-        content=snap["content"],
-        tags=tuple(snap["tags"]),
-        strength=strength,
-        stored_strength=snap["strength"],
-        created_at=snap["created_at"],
-        last_accessed=snap["last_accessed"],
-        retrieval_count=snap["retrieval_count"],
-        expires_at=snap["expires_at"],
-        deleted=snap["deleted"],
-        version=snap["version"],
-        category=snap["category"],
-        updated_at=snap["updated_at"],
-        embedding_status=snap["embedding_status"],
-        metadata=snap["metadata"],
-        emotions=snap["emotions"],
-        rowid=rowid,
+    return trace_from_fields(
+        {
+            "id": snap["id"],
+            "type": snap["type"],
+            "scope": snap["scope"],
+            "scope_id": snap["scope_id"],
+            "content": snap["content"],
+            "tags": tuple(snap["tags"]),
+            "strength": strength,
+            "stored_strength": snap["strength"],
+            "created_at": snap["created_at"],
+            "last_accessed": snap["last_accessed"],
+            "retrieval_count": snap["retrieval_count"],
+            "expires_at": snap["expires_at"],
+            "deleted": snap["deleted"],
+            "version": snap["version"],
+            "category": snap["category"],
+            "updated_at": snap["updated_at"],
+            "embedding_status": snap["embedding_status"],
+            "metadata": snap["metadata"],
+            "emotions": snap["emotions"],
+            "rowid": rowid,
+        }
     )
 
 

@@ -1,0 +1,114 @@
+"""The floor under `brain.add`: the same statements in bare apsw, no memgui code around them.
+
+    .venv/bin/python -m tests.bench.bench_add_floor [--adds 20000] [--dir FOLDER]
+
+Each add is `BEGIN IMMEDIATE`, the trace row, its full-text pending mark, its journal row and
+`COMMIT`, on a brain memgui created (same tables, indexes, pragmas and checkpoints). Prints
+wall and CPU time per add, the median of each statement, and the WAL frames one add writes.
+`--dir /dev/shm` (a RAM disk) takes the disk out and leaves the CPU floor.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import apsw
+import orjson
+
+from memgui.core import store
+from memgui.core.brain import Brain
+from memgui.core.db import Database
+from tests.bench.bench_core import SENTENCES
+from tests.bench.common import emit
+
+_PENDING_SQL = "INSERT OR IGNORE INTO memgui_fts_pending(rowid, indexed) VALUES (?, 0)"
+_JOURNAL_SQL = (
+    "INSERT INTO memgui_journal (brain_id, at, actor, batch_id, op, trace_id, before, after) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+)
+STEPS = ("begin", "trace", "pending", "journal", "commit")
+
+
+def bare_adds(path: Path, count: int) -> dict[str, object]:
+    with Brain.open(path) as brain:
+        brain.add("the brain's first write records its meta rows")
+    db = Database(path)  # memgui's pragmas (WAL, synchronous NORMAL, checkpoints)
+    conn = db.conn
+    spent: dict[str, list[float]] = {step: [] for step in STEPS}
+    clock = time.perf_counter
+    start, cpu_start = clock(), time.process_time()
+    for i in range(count):
+        content = f"{SENTENCES[i % len(SENTENCES)]} {SENTENCES[(i * 7) % len(SENTENCES)]}"
+        trace_id = f"mt_{os.urandom(16).hex()}"
+        now = int(time.time() * 1000)
+        snap = {"id": trace_id, "content": content, "tags": ["bench"], "version": 1}
+        meta = orjson.dumps({"content_hash": store.content_hash(content)}).decode()
+        row = (None, "bench", trace_id, "episodic", "user", "", content, None, 1.0, now)
+        row += (None, 0, '["bench"]', "{}", meta, 0, None, None, 1, now, 0)
+        t0 = clock()
+        conn.execute("BEGIN IMMEDIATE")
+        t1 = clock()
+        conn.execute(store._INSERT_SQL, row)
+        rowid = conn.last_insert_rowid()
+        t2 = clock()
+        conn.execute(_PENDING_SQL, (rowid,))
+        t3 = clock()
+        journal = (f"b_{time.time_ns():x}", "add", trace_id, None, orjson.dumps(snap).decode())
+        conn.execute(_JOURNAL_SQL, ("bench", now, "bench", *journal))
+        t4 = clock()
+        conn.execute("COMMIT")
+        t5 = clock()
+        if i % 256 == 255:  # what a full-text flush does to the pending table
+            conn.execute("DELETE FROM memgui_fts_pending")
+        for step, took in zip(STEPS, (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4), strict=True):
+            spent[step].append(took)
+    wall, cpu = clock() - start, time.process_time() - cpu_start
+    frames = frames_per_add(conn, path)
+    db.close()
+    return {
+        "count": count,
+        "per_add_us": round(wall / count * 1e6),
+        "cpu_per_add_us": round(cpu / count * 1e6),
+        "median_us": {step: round(statistics.median(v) * 1e6, 1) for step, v in spent.items()},
+        "mean_us": {step: round(statistics.fmean(v) * 1e6, 1) for step, v in spent.items()},
+        "wal_frames_per_add": frames,
+    }
+
+
+def frames_per_add(conn: apsw.Connection, path: Path, rows: int = 50) -> float:
+    """WAL frames (one page each) a single add appends: the bytes a checkpoint must sync."""
+    conn.wal_autocheckpoint(0)
+    conn.wal_checkpoint(mode=apsw.SQLITE_CHECKPOINT_TRUNCATE)
+    for i in range(rows):
+        trace_id = f"mt_frames_{os.urandom(8).hex()}"
+        conn.execute("BEGIN IMMEDIATE")
+        conn.execute(
+            store._INSERT_SQL,
+            (None, "bench", trace_id, "episodic", "user", "", SENTENCES[i], None, 1.0, i)
+            + (None, 0, "[]", "{}", "{}", 0, None, None, 1, i, 0),
+        )
+        conn.execute(_PENDING_SQL, (conn.last_insert_rowid(),))
+        conn.execute(_JOURNAL_SQL, ("bench", i, "bench", f"b_{i}", "add", trace_id, None, "{}"))
+        conn.execute("COMMIT")
+    page_size = conn.execute("PRAGMA page_size").fetchone()[0]
+    wal_bytes = Path(f"{path}-wal").stat().st_size - 32  # the WAL header
+    return round(wal_bytes / (page_size + 24) / rows, 1)  # each frame: 24-byte header + page
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--adds", type=int, default=20_000)
+    parser.add_argument("--dir", default=None, help="folder of the brain (default: the temp dir)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
+        results = {"bare_add": bare_adds(Path(tmp) / "floor.sqlite", args.adds)}
+    emit("add_floor", {"folder": args.dir or tempfile.gettempdir(), **results})
+
+
+if __name__ == "__main__":
+    main()

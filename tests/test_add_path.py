@@ -1,0 +1,136 @@
+"""The single-add path: its statements, the Trace it returns, ids, and failed writes."""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+import uuid
+from pathlib import Path
+
+import pytest
+
+from memgui.core.brain import Brain
+from memgui.core.db import CHECKPOINT_PAGES
+from memgui.core.errors import InvalidArgument
+from memgui.core.model import Trace, trace_from_fields
+from memgui.core.traces import new_trace_id
+
+NOW = 1_767_225_600_000
+
+
+def statements_of(brain: Brain, call) -> list[str]:
+    seen: list[str] = []
+
+    def trace(_cursor: object, sql: str, _bindings: object) -> bool:
+        seen.append(sql.split("(")[0].strip())
+        return True
+
+    brain.db.conn.exec_trace = trace
+    try:
+        call()
+    finally:
+        brain.db.conn.exec_trace = None
+    return seen
+
+
+def row_count(brain: Brain, table: str) -> int:
+    return brain.db.conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+
+
+def test_an_add_is_one_transaction_of_three_inserts(brain: Brain) -> None:
+    brain.add("the first write also records the brain's meta rows")
+    assert statements_of(brain, lambda: brain.add("a fact", tags=["t"])) == [
+        "BEGIN IMMEDIATE",
+        "INSERT INTO memory_traces",
+        "INSERT OR IGNORE INTO memgui_fts_pending",
+        "INSERT INTO memgui_journal",
+        "COMMIT",
+    ]
+
+
+def test_the_returned_trace_is_the_stored_one(brain: Brain) -> None:
+    brain.clock = lambda: NOW
+    added = brain.add(
+        "Deploys go through staging",
+        type="procedural",
+        scope="organization",
+        scope_id="acme",
+        category="DECISION",
+        tags=["deploy", "deploy", "ops"],
+        ttl_secs=60,
+        metadata={"source": "chat"},
+        strength=0.5,
+    )
+    assert added == brain.get(added.id)
+    assert added.tags == ("deploy", "ops") and added.rowid > 0
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        added.content = "changed"  # type: ignore[misc]
+
+
+def test_a_trace_from_fields_equals_one_from_its_constructor() -> None:
+    values = {
+        f.name: f.default if f.default is not dataclasses.MISSING else None
+        for f in dataclasses.fields(Trace)
+    }
+    values.update(id="mt_1", tags=("a",), metadata={"k": 1}, emotions={}, deleted=False)
+    fast = trace_from_fields(values)
+    assert fast == Trace(**values)
+    assert repr(fast) == repr(Trace(**values))
+    assert dataclasses.replace(fast, content="x").content == "x"
+
+
+def test_trace_ids_are_distinct_version_4_uuids() -> None:
+    ids = [new_trace_id() for _ in range(2000)]
+    assert len(set(ids)) == len(ids)
+    for trace_id in ids:
+        assert trace_id.startswith("mt_")
+        parsed = uuid.UUID(trace_id[3:])
+        assert str(parsed) == trace_id[3:]
+        assert parsed.version == 4 and parsed.variant == uuid.RFC_4122
+
+
+def test_batch_ids_follow_the_order_of_the_adds(brain: Brain) -> None:
+    for i in range(30):
+        brain.add(f"fact {i}")
+    batches = [
+        r[0] for r in brain.db.conn.execute("SELECT batch_id FROM memgui_journal ORDER BY id")
+    ]
+    assert len(set(batches)) == 30 and batches == sorted(batches)
+
+
+def test_a_failed_write_keeps_nothing_tells_nobody_and_frees_the_writer(brain: Brain) -> None:
+    kept = brain.add("kept")
+    heard = []
+    brain.subscribe(heard.append)
+    with pytest.raises(RuntimeError, match="stop"), brain.write("add"):
+        brain.add("rolled back")
+        raise RuntimeError("stop")
+    with pytest.raises(InvalidArgument, match="already exists"):
+        brain.add("same id", id=kept.id)
+    assert (row_count(brain, "memory_traces"), row_count(brain, "memgui_journal")) == (1, 1)
+    assert heard == []
+    done = []
+    writer = threading.Thread(target=lambda: done.append(brain.add("from a thread")))
+    writer.start()
+    writer.join(timeout=10)
+    assert len(done) == 1 and len(heard) == 1 and heard[0].traces == {done[0].id}
+
+
+def test_a_failure_inside_a_batch_undoes_the_whole_batch(brain: Brain) -> None:
+    kept = brain.add("kept")
+    with pytest.raises(InvalidArgument), brain.batch():
+        brain.add("would be rolled back")
+        brain.add("taken id", id=kept.id)
+    assert [t.id for t in brain.list()] == [kept.id]
+    assert brain.add("next").id != kept.id
+
+
+def test_the_wal_is_checkpointed_once_it_holds_the_checkpoint_size(brain: Brain) -> None:
+    brain.add("first")
+    wal = Path(f"{brain.path}-wal")
+    frame = brain.db.conn.execute("PRAGMA page_size").fetchone()[0] + 24
+    size_before = brain.path.stat().st_size
+    for i in range(1_600):  # 12-14 pages an add: past one checkpoint
+        brain.add(f"fact number {i} about the release process", tags=["t"])
+    assert brain.path.stat().st_size > size_before  # pages were copied back into the file
+    assert wal.stat().st_size <= 32 + (CHECKPOINT_PAGES + 200) * frame
