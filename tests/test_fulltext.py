@@ -138,3 +138,17 @@ def test_a_flush_larger_than_a_batch_indexes_every_row(
         assert found == set(added)
     assert agentos_match(brain_path, "final") == {early.id}
     assert agentos_match(brain_path, "draft") == set()
+
+
+def test_mark_class_skips_only_blocks_without_marks() -> None:
+    # The quick scan (ideograph and syllable blocks skipped) equals a scan of every code point.
+    import re
+
+    spans = re.findall(r"(.)(?:-(.))?", textindex._UNSPACED + "\u0300-\u036f", re.DOTALL)
+    every = "".join(
+        re.escape(chr(code))
+        for first, last in spans
+        for code in range(ord(first), ord(last or first) + 1)
+        if unicodedata.category(chr(code)).startswith("M")
+    )
+    assert textindex._marks() == every
