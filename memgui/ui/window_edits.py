@@ -67,7 +67,9 @@ class Asker:
         return dialog.merged_content() if dialog.exec() else None
 
     def link_target(self, brain: Any, exclude: str) -> tuple[str, str] | None:
-        picker = TracePicker(brain, exclude, self.window)
+        window = self.window
+        open_reader = window.semantic.reader_factory(window.session)
+        picker = TracePicker(brain, exclude, window, runner=window.runner, open_reader=open_reader)
         return picker.choice() if picker.exec() else None
 
 

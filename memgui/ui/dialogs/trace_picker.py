@@ -1,7 +1,13 @@
-"""Pick another trace by searching for it (used to add a link)."""
+"""Pick another trace by searching for it (used to add a link).
+
+The search runs as a job on a reader connection of its own when the window gives it a job
+runner: a search can grow with the brain, and the GUI thread never waits on one. Answers to
+older queries than the last one typed are dropped.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Generator
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer
@@ -18,18 +24,41 @@ from PySide6.QtWidgets import (
 )
 
 from memgui.core.errors import MemguiError
-from memgui.core.model import LINK_KINDS, TraceFilter
+from memgui.core.model import LINK_KINDS, SearchResult, TraceFilter
+from memgui.core.progress import Progress
+from memgui.ui.jobs import JobRunner
 from memgui.ui.models.trace_columns import first_line
 
 RESULTS = 50
+SEARCH_JOB = "link search"
+
+
+def _search_job(open_reader: Callable[[], Any], query: str) -> Generator[Progress, None, Any]:
+    reader = open_reader()
+    try:
+        yield Progress(0, 1, f"searching for {query!r}")
+        return reader.search(query, TraceFilter(), limit=RESULTS, record_recall=False)
+    finally:
+        reader.close()
 
 
 class TracePicker(QDialog):
-    def __init__(self, brain: Any, exclude: str, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        brain: Any,
+        exclude: str,
+        parent: QWidget | None = None,
+        runner: JobRunner | None = None,
+        open_reader: Callable[[], Any] | None = None,
+    ) -> None:
         super().__init__(parent)
         self.setWindowTitle("Link to another memory")
         self._brain = brain
         self._exclude = exclude
+        self._runner = runner
+        self._open_reader = open_reader
+        self._asked = 0  # number of the latest query; answers to older ones are dropped
+        self.searching = False
         self.field = QLineEdit()
         self.field.setPlaceholderText("search for the other memory…")
         self.field.setAccessibleName("Search for the other memory")
@@ -62,16 +91,44 @@ class TracePicker(QDialog):
         self.resize(520, 420)
 
     def _search(self) -> None:
-        self.results.clear()
+        self._asked += 1
         query = self.field.text().strip()
         if not query:
+            self.results.clear()
+            self.message.setText("")
+            self.searching = False
             return
-        try:
-            found = self._brain.search(query, TraceFilter(), limit=RESULTS, record_recall=False)
-        except MemguiError as exc:
-            self.message.setText(str(exc))
+        if self._runner is None or self._open_reader is None:
+            try:
+                found = self._brain.search(query, TraceFilter(), limit=RESULTS, record_recall=False)
+            except MemguiError as exc:
+                self._show_error(exc)
+                return
+            self._show(found)
             return
-        self.message.setText("")
+        asked, open_reader = self._asked, self._open_reader
+        self.searching = True
+        self.message.setText("Searching…")
+        job = self._runner.start(SEARCH_JOB, lambda: _search_job(open_reader, query))
+        job.finished.connect(lambda found: self._answer(asked, found))
+        job.failed.connect(lambda exc: self._answer(asked, exc))
+
+    def _answer(self, asked: int, outcome: SearchResult | BaseException) -> None:
+        if asked != self._asked:
+            return  # an older query's answer: a newer one is on its way
+        self.searching = False
+        if isinstance(outcome, BaseException):
+            self._show_error(outcome)
+        else:
+            self._show(outcome)
+
+    def _show_error(self, exc: BaseException) -> None:
+        self.results.clear()
+        self.message.setText(str(exc))
+
+    def _show(self, found: SearchResult) -> None:
+        self.results.clear()
+        self.message.setText("" if found.traces else "No memory matches.")
         for trace in found.traces:
             if trace.id == self._exclude:
                 continue

@@ -1,0 +1,86 @@
+"""The link picker searches in a job on its own connection, never on the GUI thread."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memgui.core.brain import Brain
+from memgui.core.errors import MemguiError
+from memgui.ui.dialogs.trace_picker import TracePicker
+from memgui.ui.jobs import JobRunner
+
+
+@pytest.fixture
+def brain_path(tmp_path: Path) -> Path:
+    path = tmp_path / "brain.sqlite"
+    with Brain.open(path) as brain:
+        brain.add("alpha centauri is the nearest star system")
+        brain.add("beta carotene colours carrots")
+    return path
+
+
+def picker_for(qtbot, brain_path: Path, open_reader=None) -> tuple[TracePicker, Brain]:
+    gui_brain = Brain.open(brain_path)
+
+    def forbidden(*_args, **_kwargs):
+        raise AssertionError("the GUI thread's brain must not search")
+
+    gui_brain.search = forbidden
+    runner = JobRunner()
+    picker = TracePicker(
+        gui_brain,
+        exclude="",
+        runner=runner,
+        open_reader=open_reader or (lambda: Brain.open(brain_path)),
+    )
+    qtbot.addWidget(picker)
+    picker._runner_keepalive = runner  # the runner lives as long as the dialog
+    return picker, gui_brain
+
+
+def shown(picker: TracePicker) -> list[str]:
+    return [picker.results.item(i).text() for i in range(picker.results.count())]
+
+
+def test_search_runs_as_a_job_and_fills_the_list(qtbot, brain_path: Path) -> None:
+    picker, gui_brain = picker_for(qtbot, brain_path)
+    picker.field.setText("carrots")
+    picker._search()
+    assert picker.searching and picker.message.text() == "Searching…"
+    qtbot.waitUntil(lambda: not picker.searching, timeout=5000)
+    assert shown(picker) == ["beta carotene colours carrots"]
+    assert picker.choice() is not None
+    gui_brain.close()
+
+
+def test_only_the_latest_query_is_answered(qtbot, brain_path: Path) -> None:
+    picker, gui_brain = picker_for(qtbot, brain_path)
+    picker.field.setText("alpha")
+    picker._search()
+    picker.field.setText("carrots")
+    picker._search()
+    qtbot.waitUntil(lambda: not picker.searching, timeout=5000)
+    qtbot.wait(200)  # the older answer, whenever it lands, changes nothing
+    assert shown(picker) == ["beta carotene colours carrots"]
+    gui_brain.close()
+
+
+def test_nothing_found_and_failures_say_so(qtbot, brain_path: Path) -> None:
+    picker, gui_brain = picker_for(qtbot, brain_path)
+    picker.field.setText("zebra")
+    picker._search()
+    qtbot.waitUntil(lambda: not picker.searching, timeout=5000)
+    assert shown(picker) == [] and picker.message.text() == "No memory matches."
+
+    def unavailable():
+        raise MemguiError("the brain file is gone")
+
+    broken, other = picker_for(qtbot, brain_path, open_reader=unavailable)
+    broken.field.setText("alpha")
+    broken._search()
+    qtbot.waitUntil(lambda: not broken.searching, timeout=5000)
+    assert broken.message.text() == "the brain file is gone" and shown(broken) == []
+    gui_brain.close()
+    other.close()
