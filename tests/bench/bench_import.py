@@ -201,11 +201,11 @@ def memory_child(source: Path) -> None:
     folder = source.parent
     brain = Brain.open(folder / "chatgpt.sqlite", actor="bench")
     try:
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), cpu()
         the_plan = run_to_end(plan(brain, source, options=ImportOptions(format="chatgpt")))
-        planned = time.perf_counter()
+        planned, planned_cpu = time.perf_counter(), cpu()
         result = run_to_end(commit(brain, the_plan))
-        done = time.perf_counter()
+        done, done_cpu = time.perf_counter(), cpu()
     finally:
         brain.close()
     peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
@@ -213,7 +213,9 @@ def memory_child(source: Path) -> None:
         "records": len(the_plan.records),
         "imported": result.imported,
         "plan_s": round(planned - start, 3),
+        "plan_cpu_s": round(planned_cpu - start_cpu, 3),
         "commit_s": round(done - planned, 3),
+        "commit_cpu_s": round(done_cpu - planned_cpu, 3),
         "peak_rss_mb": round(peak_kib * 1024 / 1e6, 1),
     }
     print(orjson.dumps(report).decode())

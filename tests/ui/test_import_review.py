@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
@@ -214,3 +215,26 @@ def test_a_format_that_does_not_fit_says_why_and_goes_back(qtbot, window, notes)
     assert dialog.pages.currentWidget() is dialog.review
     assert bar.format_box.currentData() == "auto"
     assert dialog.run.plan.format == "markdown"
+
+
+def test_a_chatgpt_plan_shows_and_writes_its_texts(qtbot, window):
+    source = Path(__file__).resolve().parents[1] / "fixtures" / "chatgpt" / "branching.json"
+    dialog = open_and_plan(qtbot, window, source)
+    review = dialog.review
+    plan = review.model.plan
+    assert plan.format == "chatgpt"
+    texts = [review.model.index(r, Column.CONTENT).data() for r in range(len(plan.records))]
+    assert "user: Where should we hike on Saturday?" in texts
+    assert "[user]: Where should we hike on Saturday?" in texts
+    row = texts.index("[user]: Where should we hike on Saturday?")
+    review.table.selectRow(review.proxy.mapFromSource(review.model.index(row, 0)).row())
+    detail = review.detail
+    assert detail.record_text.toPlainText() == plan.records[row].fields["content"]
+    shown = json.loads(detail.fields_text.toPlainText())
+    assert shown["fields"]["metadata"]["source"] == "chatgpt_export"
+    editor = RecordEditor(plan.records[row], lambda record: record, dialog)
+    qtbot.addWidget(editor)
+    editor.content.setPlainText("[user]: Where should we swim?")
+    assert editor.apply()
+    commit_and_wait(qtbot, dialog)
+    assert window.session.brain.get(plan.trace_id(row)).content == "[user]: Where should we swim?"

@@ -75,14 +75,16 @@ def paused_steps(job: Iterator[Y]) -> Generator[Y, None, Any]:
             step = generator.__next__
 
 
-def taken_ids(db: Database, brain_id: str, ids: Iterable[str]) -> set[str]:
+def taken_ids(
+    db: Database, brain_id: str, ids: Iterable[str], table: str = "memory_traces"
+) -> set[str]:
     found: set[str] = set()
     for batch in chunks(ids):
         marks = ",".join("?" * len(batch))
         found.update(
             r[0]
             for r in db.conn.execute(
-                f"SELECT id FROM memory_traces WHERE brain_id = ? AND id IN ({marks})",
+                f"SELECT id FROM {table} WHERE brain_id = ? AND id IN ({marks})",
                 (brain_id, *batch),
             )
         )

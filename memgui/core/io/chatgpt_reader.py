@@ -13,11 +13,13 @@ trace `mt_chatgpt_<sha256 of the brain id and the text>`, a message
 `msg_chatgpt_<sha256 of the conversation row and the node id>`. Every conversation is
 accounted for: one without messages is a `refused` conversation record saying so, and one
 with messages but no question keeps its messages and says in `reason` that it gave no trace.
+
+Message and trace records hold their fields compactly (`chatgpt_fields`): a conversation's
+texts once, as UTF-8; a trace's text, a message's id and their metadata built when read.
 """
 
 from __future__ import annotations
 
-import hashlib
 import sys
 import time
 from collections.abc import Iterator
@@ -30,11 +32,19 @@ from memgui.core.errors import InvalidArgument
 from memgui.core.io import chatgpt_tree as tree
 from memgui.core.io import json_stream
 from memgui.core.io.agentos_reader import file_error, load_json
+from memgui.core.io.chatgpt_fields import (
+    SOURCE_TAG,
+    Conversation,
+    MessageFields,
+    TraceFields,
+)
+from memgui.core.io.chatgpt_fields import sha256 as _sha256
 from memgui.core.io.records import (
     CONVERSATION,
     DUPLICATE,
     MESSAGE,
     NEW,
+    NO_LINKS,
     SKIPPED,
     TRACE,
     UNREAD,
@@ -43,11 +53,6 @@ from memgui.core.io.records import (
 from memgui.core.progress import Progress
 
 Event = Progress | ImportRecord
-SOURCE_TAG = "chatgpt_export"
-
-
-def _sha256(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def conversation_row_id(conversation: dict[str, Any]) -> str:
@@ -85,7 +90,8 @@ class _Reader:
         self.brain_id = brain_id
         self.all_branches = all_branches
         self.seen_conversations: set[str] = set()
-        self.seen_messages: set[str] = set()
+        # conversation row id -> node ids read in it: a message id hashes the two
+        self.seen_nodes: dict[str, set[str]] = {}
         self.seen_traces: dict[str, str] = {}  # trace id -> where it was first read
 
     def conversation(self, value: Any, where: str) -> Iterator[ImportRecord]:
@@ -130,10 +136,11 @@ class _Reader:
             record.reason = "the same conversation appears earlier in this export"
         self.seen_conversations.add(row_id)
 
-        messages = list(self._messages(order, shown, mapping, row_id, source, created))
-        # node id -> its message record: a trace reuses the strings its question's record holds
-        by_node = {m.fields["metadata"]["chatgpt_node_id"]: m for m in messages}
-        traces = list(self._traces(order, children, shown, row_id, by_node))
+        texts = Conversation(row_id)  # the messages' texts, held once as UTF-8
+        messages = list(self._messages(order, shown, mapping, texts, source, created))
+        # node id -> its message record: a trace is made of its messages' fields
+        by_node = {m.fields.node_id: m for m in messages}  # type: ignore[union-attr]
+        traces = list(self._traces(order, children, shown, by_node))
         record.fields["metadata"]["pairs"] = len(traces)
         if not traces and record.verdict == NEW:
             record.reason = (
@@ -154,49 +161,46 @@ class _Reader:
         order: list[str],
         shown: dict[str, tree.Shown],
         mapping: dict[str, Any],
-        row_id: str,
+        conversation: Conversation,
         source: str,
         created: int,
     ) -> Iterator[ImportRecord]:
-        message_ids: dict[str, str] = {}
+        ordered = [(node_id, shown[node_id]) for node_id in order if node_id in shown]
+        spans = conversation.hold([message.content for _, message in ordered])
+        seen = self.seen_nodes.setdefault(conversation.row_id, set())
+        held: dict[str, MessageFields] = {}
         last_time = created
-        for node_id in order:
-            message = shown.get(node_id)
-            if message is None:
-                continue
-            message_id = "msg_chatgpt_" + _sha256(f"{row_id}\n{node_id}")
-            message_ids[node_id] = message_id
+        for (node_id, message), span in zip(ordered, spans, strict=True):
             last_time = _ms(message.create_time, last_time)
-            record = ImportRecord(
-                source=f"{source}/{node_id}",
-                kind=MESSAGE,
-                fields={
-                    "id": message_id,
-                    "conversation_id": row_id,
-                    "role": sys.intern(message.role),  # a few names, held once per plan
-                    "content": message.content,
-                    "created_at": last_time,
-                    "metadata": {
-                        "chatgpt_node_id": node_id,
-                        "content_type": sys.intern(message.content_type),
-                        "parent_id": self._shown_parent(node_id, mapping, message_ids),
-                    },
-                },
+            fields = MessageFields(
+                conversation,
+                span,
+                node_id,
+                sys.intern(message.role),  # a few names, held once per plan
+                last_time,
+                sys.intern(message.content_type),
+                self._shown_parent(node_id, mapping, held),
             )
-            if message_id in self.seen_messages:
-                record.verdict, record.existing_id = DUPLICATE, message_id
+            held[node_id] = fields
+            record = ImportRecord(
+                source=f"{source}/{node_id}", kind=MESSAGE, fields=fields, links=NO_LINKS
+            )
+            if node_id in seen:
+                record.verdict, record.existing_id = DUPLICATE, fields.row_id
                 record.reason = "the same message appears earlier in this export"
-            self.seen_messages.add(message_id)
+            seen.add(node_id)
             yield record
 
     @staticmethod
-    def _shown_parent(node_id: str, mapping: dict[str, Any], ids: dict[str, str]) -> str | None:
-        """The message id of the nearest shown ancestor, so the app can draw branches."""
+    def _shown_parent(
+        node_id: str, mapping: dict[str, Any], held: dict[str, MessageFields]
+    ) -> MessageFields | None:
+        """The nearest shown ancestor's message, so the app can draw branches."""
         seen = {node_id}
         parent = tree._parent(mapping, node_id)
         while parent is not None and parent not in seen:
-            if parent in ids:
-                return ids[parent]
+            if parent in held:
+                return held[parent]
             seen.add(parent)
             parent = tree._parent(mapping, parent)
         return None
@@ -206,45 +210,16 @@ class _Reader:
         order: list[str],
         children: Any,
         shown: dict[str, tree.Shown],
-        row_id: str,
         by_node: dict[str, ImportRecord],
     ) -> Iterator[ImportRecord]:
         for question, reply in tree.pairs(order, children, shown):
-            content = f"[user]: {question.content}"
-            if reply:
-                content += "\n[assistant]: " + "\n\n".join(m.content for m in reply)
+            content = TraceFields.text_of(question.content, [m.content for m in reply])
             trace_id = chatgpt_trace_id(self.brain_id, content)
             asked = by_node[question.node_id]
             where = asked.source  # the question's message record: `{source}/{node id}`
-            node_ids = [
-                by_node[m.node_id].fields["metadata"]["chatgpt_node_id"] for m in (question, *reply)
-            ]
+            parts = tuple(by_node[m.node_id].fields for m in (question, *reply))
             record = ImportRecord(
-                source=where,
-                kind=TRACE,
-                fields={
-                    "id": trace_id,
-                    "content": content,
-                    "type": "episodic",
-                    "scope": "user",
-                    "scope_id": "",
-                    "category": None,
-                    "tags": [],
-                    "metadata": {
-                        "import_hash": _sha256(content),
-                        "source": SOURCE_TAG,
-                        "conversation_id": row_id,
-                        "chatgpt_node_ids": node_ids,
-                    },
-                    "emotions": {},
-                    "strength": 1.0,
-                    "created_at": asked.fields["created_at"],
-                    "last_accessed": None,
-                    "retrieval_count": 0,
-                    "deleted": False,
-                    "expires_at": None,
-                    "embedding": None,
-                },
+                source=where, kind=TRACE, fields=TraceFields(trace_id, parts), links=NO_LINKS
             )
             if trace_id in self.seen_traces:
                 record.verdict, record.existing_id = DUPLICATE, trace_id

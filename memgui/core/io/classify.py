@@ -17,7 +17,7 @@ one adds the tags of its tag line and the **Related:** links the trace lacks.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -25,7 +25,16 @@ import orjson
 from memgui.core.io import brain_index, classify_rows
 from memgui.core.io.brain_index import Match, TraceIndex, sha256, user_of
 from memgui.core.io.bulk import paused_steps
-from memgui.core.io.records import DUPLICATE, ERROR, NEW, REFUSED, TRACE, UPDATE, ImportRecord
+from memgui.core.io.records import (
+    DUPLICATE,
+    ERROR,
+    NEW,
+    REFUSED,
+    TRACE,
+    UPDATE,
+    ImportRecord,
+    plain_fields,
+)
 from memgui.core.io.text_utils import normalize_newlines
 from memgui.core.progress import Progress
 
@@ -44,8 +53,10 @@ def file_of(source: str) -> str:
     return stem if stem and tail.isdigit() else head
 
 
-def fingerprint(fields: dict[str, Any]) -> str:
-    data = orjson.dumps(fields, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS, default=repr)
+def fingerprint(fields: Mapping[str, Any]) -> str:
+    data = orjson.dumps(
+        plain_fields(fields), option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS, default=repr
+    )
     return sha256(data.decode("utf-8", "replace"))
 
 
@@ -145,7 +156,7 @@ class TracePlanner:
         return brain_index.trace_rows(self.brain, named & self.index.ids)
 
     def _classify(self, i: int, record: ImportRecord, own_notes: dict[str, dict]) -> None:
-        fields = record.fields
+        fields = plain_fields(record.fields)  # read here several times: built once
         source_id = fields.get("id")
         scope, scope_id, user = _where(fields)
         own = own_notes.get(source_id) if own_notes and isinstance(source_id, str) else None
@@ -175,7 +186,8 @@ class TracePlanner:
                 self._remember(source_id, match.trace_id)
                 return
         trace_id = self._free_id(source_id)
-        self.plan.resolved[i] = {"id": trace_id}
+        if trace_id != source_id:  # a record written under its own id needs no entry
+            self.plan.resolved[i] = {"id": trace_id}
         self.new_ids.add(trace_id)
         self._remember(source_id, trace_id)
         match = Match(trace_id, bool(fields.get("deleted")), "text")

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from memgui.core.io.plan import ImportPlan
 
 MEMORY_GRAPH = "memory_graph"
+ROWS_AT_ONCE = 5000
 ROW_TABLES = {
     DOCUMENT: "documents",
     CHUNK: "document_chunks",
@@ -67,15 +68,17 @@ def classify_rows(
         _graph(brain, plan, kinds, id_map, new_ids)
     for kind, table in ROW_TABLES.items():
         indexes = kinds.get(kind, [])
-        held = brain_index.existing_ids(
-            brain, table, (plan.records[i].fields["id"] for i in indexes)
-        )
-        for i in indexes:
-            record = plan.records[i]
-            if record.fields["id"] in held:
-                _duplicate(record, record.fields["id"], f"the brain holds a {kind} of this id")
-            elif kind == CHUNK and record.fields.get("trace_id") is not None:
-                plan.resolved[i] = {"trace_id": id_map.get(record.fields["trace_id"])}
+        # A part at a time: a ChatGPT message's id is built when read (see `chatgpt_fields`).
+        for start in range(0, len(indexes), ROWS_AT_ONCE):
+            chosen = indexes[start : start + ROWS_AT_ONCE]
+            part = [(i, plan.records[i].fields["id"]) for i in chosen]
+            held = brain_index.existing_ids(brain, table, (row_id for _, row_id in part))
+            for i, row_id in part:
+                record = plan.records[i]
+                if row_id in held:
+                    _duplicate(record, row_id, f"the brain holds a {kind} of this id")
+                elif kind == CHUNK and record.fields.get("trace_id") is not None:
+                    plan.resolved[i] = {"trace_id": id_map.get(record.fields["trace_id"])}
     _conversations(brain, plan, kinds.get(CONVERSATION, []))
 
 

@@ -105,15 +105,8 @@ def _chosen(brain: Brain, plan: ImportPlan, accept: set[int] | None) -> list[int
             continue
         if record.verdict in (REFUSED, ERROR) and _edited(plan, i, record):
             revalidate(brain, plan, i)
-        if record.verdict not in (NEW, UPDATE):
-            continue
-        if record.kind == TRACE and record.verdict == NEW:
-            try:
-                check_trace_fields(record.fields)
-            except InvalidArgument as error:
-                record.refuse(error.field, f"{error.field} {error.problem}", error.value)
-                continue
-        chosen.append(i)
+        if record.verdict in (NEW, UPDATE):
+            chosen.append(i)  # a new trace is checked again as its row is built
     return chosen
 
 

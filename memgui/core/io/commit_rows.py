@@ -15,6 +15,7 @@ import apsw
 
 from memgui.core import store
 from memgui.core.db import WriteBatch
+from memgui.core.errors import InvalidArgument
 from memgui.core.io import brain_index, bulk, revert_rows
 from memgui.core.io.brain_index import sha256, user_of
 from memgui.core.io.classify import new_trace_id
@@ -28,8 +29,10 @@ from memgui.core.io.records import (
     NODE,
     TRACE,
     UPDATE,
+    built_afresh,
+    plain_fields,
 )
-from memgui.core.io.validate import fresh_text, trace_snapshot
+from memgui.core.io.validate import check_trace_fields, fresh_text, trace_snapshot
 from memgui.core.vectors import VectorIndexUnavailable, sync_rows
 
 if TYPE_CHECKING:
@@ -102,6 +105,7 @@ class RowWriter:
         self.wrote_any = False
         self.written: set[int] = set()  # record indexes written (or queued to be)
         self.pending: list[Pending] = []
+        self.pending_rows: list[tuple[int, dict[str, Any]]] = []  # new messages to write
         self._map_duplicates()
 
     def _map_duplicates(self) -> None:
@@ -118,11 +122,25 @@ class RowWriter:
     def write(self, i: int) -> None:
         record = self.plan.records[i]
         if record.kind == TRACE and record.verdict != UPDATE:  # most of a big import
-            self._trace(i, record.fields)
+            afresh = built_afresh(record.fields)
+            fields = plain_fields(record.fields)  # built once (lazy fields), checked, written
+            try:
+                check_trace_fields(fields)
+            except InvalidArgument as error:
+                record.refuse(error.field, f"{error.field} {error.problem}", error.value)
+                return
+            self._trace(i, fields, afresh)
             self.written.add(i)
             return
         if self.pending:
             self._flush_traces()  # rows that name traces come after them
+        if record.kind == MESSAGE and record.verdict != UPDATE:  # the rest of a big import
+            self.pending_rows.append((i, self._row_values(i, "message")))
+            if len(self.pending_rows) >= BULK_ROWS:
+                self._flush_messages()
+            return
+        if self.pending_rows:
+            self._flush_messages()
         if self._write(i):
             self.written.add(i)
 
@@ -147,11 +165,16 @@ class RowWriter:
 
     # --- traces ------------------------------------------------------------------------
 
-    def _trace(self, i: int, fields: dict[str, Any]) -> None:
-        """Checked already; queued and written in bulk (see `store.insert_traces`)."""
+    def _trace(self, i: int, fields: dict[str, Any], afresh: bool) -> None:
+        """Checked; queued and written in bulk (see `store.insert_traces`)."""
         resolved = self.plan.resolved.get(i)
-        wanted = (resolved.get("id") if resolved else None) or new_trace_id()
-        self.pending.append((i, trace_snapshot(fields, wanted, self.now), fields.get("embedding")))
+        if resolved is None:  # planned under its own id (see `classify`)
+            wanted = fields.get("id")
+            wanted = wanted if isinstance(wanted, str) and wanted else new_trace_id()
+        else:
+            wanted = resolved.get("id") or new_trace_id()
+        snapshot = trace_snapshot(fields, wanted, self.now, afresh)
+        self.pending.append((i, snapshot, fields.get("embedding")))
         if len(self.pending) >= BULK_ROWS:
             self._flush_traces()
 
@@ -166,12 +189,12 @@ class RowWriter:
         records, resolved, trace_ids = self.plan.records, self.plan.resolved, self.trace_ids
         for (i, snap, embedding), rowid in zip(keep, rowids, strict=True):
             trace_id = snap["id"]
-            if i in resolved:
-                resolved[i]["id"] = trace_id
-            else:
-                resolved[i] = {"id": trace_id}
             record = records[i]
             source_id = record.fields.get("id")
+            if i in resolved:
+                resolved[i]["id"] = trace_id
+            elif trace_id != source_id:  # written under its own id: `plan.trace_id` finds it
+                resolved[i] = {"id": trace_id}
             if isinstance(source_id, str):
                 trace_ids[source_id] = trace_id
             trace_ids.setdefault(trace_id, trace_id)
@@ -221,21 +244,62 @@ class RowWriter:
 
     # --- other rows --------------------------------------------------------------------
 
-    def _row(self, i: int, op: str) -> bool:
-        record = self.plan.records[i]
-        row = {name: fresh_text(value) for name, value in record.fields.items()}
+    def _row_values(self, i: int, op: str) -> dict[str, Any]:
+        fields = self.plan.records[i].fields
+        if built_afresh(fields):
+            row = plain_fields(fields)  # built for this write: new text, ASCII ids
+        else:
+            row = {name: fresh_text(value) for name, value in fields.items()}
         row.update({k: v for k, v in self.plan.resolved.get(i, {}).items() if k != "before"})
         if op == "chunk" and row.get("trace_id") is not None:
             trace_id = self.trace_ids.get(row["trace_id"], row["trace_id"])
             row["trace_id"] = trace_id if trace_exists(self.brain, trace_id) else None
         if op == "edge":
             row["bidirectional"] = int(bool(row.get("bidirectional")))
+        return row
+
+    def _row(self, i: int, op: str, row: dict[str, Any] | None = None) -> bool:
+        row = self._row_values(i, op) if row is None else row
         if revert_rows.insert_row(self.db, self.batch, self.brain.brain_id, op, row):
             self.wrote_any = True
             return True
+        record = self.plan.records[i]
         record.verdict, record.existing_id = "duplicate", row["id"]
         record.reason = f"the brain holds a {record.kind} of this id (written since planning)"
         return False
+
+    def _flush_messages(self) -> None:
+        """The queued messages in two statements, as `_row` writes them one by one."""
+        items, self.pending_rows = self.pending_rows, []
+        bid = self.brain.brain_id
+        held = bulk.taken_ids(self.db, bid, (row["id"] for _, row in items), "messages")
+        fresh: dict[str, tuple[int, dict[str, Any]]] = {}
+        repeated = []  # ids held or repeated, and rows shaped unlike the first (edited)
+        shape = items[0][1].keys()
+        for i, row in items:
+            if row["id"] in held or row["id"] in fresh or row.keys() != shape:
+                repeated.append((i, row))
+            else:
+                fresh[row["id"]] = (i, row)
+        rows = [row for _, row in fresh.values()]
+        try:
+            with self.db.conn:  # a savepoint: a row that fails leaves none of them written
+                revert_rows.insert_new_rows(self.db, self.batch, bid, "message", rows)
+        except apsw.ConstraintError:  # e.g. a conversation not in the brain: one by one
+            repeated = [*fresh.values(), *repeated]
+        else:
+            self.written.update(i for i, _ in fresh.values())
+            self.wrote_any = self.wrote_any or bool(rows)
+        for i, row in repeated:  # written one by one: each says why it was not
+            if self._write_row(i, row):
+                self.written.add(i)
+
+    def _write_row(self, i: int, row: dict[str, Any]) -> bool:
+        try:
+            return self._row(i, "message", row)
+        except apsw.ConstraintError as error:
+            self.plan.records[i].fail(f"could not be written: {_constraint(error)}")
+            return False
 
     # --- links -------------------------------------------------------------------------
 
@@ -329,6 +393,8 @@ class RowWriter:
     def finish(self) -> None:
         if self.pending:
             self._flush_traces()
+        if self.pending_rows:
+            self._flush_messages()
         bid = self.brain.brain_id
         revert_rows.insert_new_rows(self.db, self.batch, bid, "node", self.new_nodes)
         revert_rows.insert_new_rows(self.db, self.batch, bid, "edge", self.new_edges)

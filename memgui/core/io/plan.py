@@ -78,7 +78,8 @@ class ImportPlan:
     records: list[ImportRecord] = field(default_factory=list)
     not_read: list[ImportRecord] = field(default_factory=list)  # images, other files, embeds
     # Per record index: what commit needs that the source did not say (the trace id to
-    # write under, remapped graph ends, the tags and links an update adds).
+    # write under when it is not the record's own `id`, remapped graph ends, the tags and
+    # links an update adds).
     resolved: dict[int, dict[str, Any]] = field(default_factory=dict)
     # Fingerprints of refused / error records at planning: an edited one is read again.
     fingerprints: dict[int, str] = field(default_factory=dict)

@@ -7,8 +7,9 @@ Readers never touch a brain; `plan.py` classifies records against one and `commi
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, MutableMapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 # Verdicts a record can have in a plan.
 NEW, DUPLICATE, UPDATE, REFUSED, ERROR, SKIPPED = (
@@ -35,6 +36,97 @@ TRACE, NODE, EDGE, CONVERSATION, MESSAGE, DOCUMENT, CHUNK, IMAGE, UNREAD = (
 )
 
 
+NO_LINKS: tuple[()] = ()  # shared by the records of a reader that never adds links
+
+
+class LazyFields(MutableMapping[str, Any]):
+    """A record's fields kept in a compact form and built when read (a big plan's records).
+
+    Reading works as on a dict, but each value read is built afresh (a new `metadata` dict):
+    change a field by assigning it, not by changing a value read from it. The first
+    assignment or deletion turns the fields into an ordinary dict, held from then on.
+    Subclasses map each field's name to the function that builds its value, in `GETTERS`.
+    """
+
+    __slots__ = ("_own",)
+    GETTERS: ClassVar[dict[str, Callable[[Any], Any]]] = {}
+
+    def __init__(self) -> None:
+        self._own: dict[str, Any] | None = None
+
+    @property
+    def afresh(self) -> bool:
+        """True while every value read is built anew (no field assigned yet)."""
+        return self._own is None
+
+    def build(self) -> dict[str, Any]:
+        """Every field as a new dict (the one the fields are held as once edited)."""
+        own = self._own
+        if own is not None:
+            return dict(own)
+        return {key: getter(self) for key, getter in self.GETTERS.items()}
+
+    def __getitem__(self, key: str) -> Any:
+        own = self._own
+        if own is not None:
+            return own[key]
+        return self.GETTERS[key](self)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        own = self._own
+        if own is not None:
+            return own.get(key, default)
+        getter = self.GETTERS.get(key)
+        return default if getter is None else getter(self)
+
+    def __contains__(self, key: object) -> bool:
+        own = self._own
+        return key in (own if own is not None else self.GETTERS)
+
+    def __iter__(self) -> Iterator[str]:
+        own = self._own
+        return iter(own if own is not None else self.GETTERS)
+
+    def __len__(self) -> int:
+        own = self._own
+        return len(own if own is not None else self.GETTERS)
+
+    def _owned(self) -> dict[str, Any]:
+        if self._own is None:
+            self._own = self.build()
+        return self._own
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self._owned()[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self._owned()[key]
+
+    def items(self) -> Any:
+        return self.build().items()
+
+    def values(self) -> Any:
+        return self.build().values()
+
+    def copy(self) -> dict[str, Any]:
+        return self.build()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.build()!r})"
+
+
+def plain_fields(fields: Any) -> dict[str, Any]:
+    """A record's fields as a dict: the dict itself, or one built from lazy fields."""
+    if type(fields) is dict:
+        return fields
+    return fields.build() if isinstance(fields, LazyFields) else dict(fields)
+
+
+def built_afresh(fields: Any) -> bool:
+    """True when reading `fields` builds new values, which nothing else holds."""
+    return type(fields) is not dict and isinstance(fields, LazyFields) and fields.afresh
+
+
 @dataclass(slots=True)  # a big plan holds ~500k of them: no per-record attribute dict
 class ImportRecord:
     """One thing read from a source.
@@ -44,17 +136,19 @@ class ImportRecord:
     created_at / last_accessed (epoch ms), retrieval_count, deleted (bool), expires_at,
     embedding (float32 little-endian bytes or None), stability_ms. Other kinds carry their
     table's columns (JSON columns as dicts). `links` holds wikilink targets / relations.
+    A big source's records may hold `LazyFields` instead of a dict (read them as a mapping;
+    `plain_fields` gives a dict).
     """
 
     source: str  # "path:line", "path#conversation-id", "path" — where a person finds it
     kind: str
-    fields: dict[str, Any] = field(default_factory=dict)
+    fields: dict[str, Any] | LazyFields = field(default_factory=dict)
     verdict: str = NEW
     reason: str = ""
     problem_field: str | None = None
     value: Any = None
     existing_id: str | None = None  # for duplicate / update: the trace already there
-    links: list[dict[str, Any]] = field(default_factory=list)
+    links: list[dict[str, Any]] | tuple[()] = field(default_factory=list)
     accepted: bool = True
 
     def refuse(self, field_name: str, reason: str, value: Any = None) -> ImportRecord:

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import orjson
-
 from memgui.core import store
 from memgui.core.db import WriteBatch, now_ms
 from memgui.core.errors import InvalidArgument
@@ -118,23 +116,19 @@ def insert_new_rows(
     marks = ", ".join("?" * (len(names) + 1))
     db.conn.executemany(
         f"INSERT INTO {table} (brain_id, {', '.join(names)}) VALUES ({marks})",
-        [(brain_id, *(_json(row[c]) if c in json_cols else row[c] for c in names)) for row in rows],
-    )
-    at = now_ms()
-    db.conn.executemany(
-        "INSERT INTO memgui_journal (brain_id, at, actor, batch_id, op, trace_id, before, after) "
-        "VALUES (?, ?, ?, ?, ?, ?, NULL, ?)",
         [
-            (brain_id, at, batch.actor, batch.batch_id, op, row["id"], _json(journal_row(op, row)))
+            (brain_id, *(store.dumps(row[c]) if c in json_cols else row[c] for c in names))
             for row in rows
         ],
     )
+    entry = (brain_id, now_ms(), batch.actor, batch.batch_id, op)
+    db.conn.executemany(
+        "INSERT INTO memgui_journal (brain_id, at, actor, batch_id, op, trace_id, before, after) "
+        "VALUES (?, ?, ?, ?, ?, ?, NULL, ?)",
+        [(*entry, row["id"], store.dumps(journal_row(op, row))) for row in rows],
+    )
     if op in ("node", "edge"):
         batch.nodes.update(row["id"] for row in rows)
-
-
-def _json(value: Any) -> str:
-    return orjson.dumps(value).decode("utf-8")
 
 
 def journal_row(op: str, row: dict[str, Any]) -> dict[str, Any]:

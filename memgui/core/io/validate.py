@@ -160,11 +160,15 @@ def fresh_text(value: Any) -> Any:
     return value.encode("utf-8", "surrogatepass").decode("utf-8", "surrogatepass")
 
 
-def trace_snapshot(fields: dict[str, Any], trace_id: str, now: int) -> dict[str, Any]:
+def trace_snapshot(
+    fields: dict[str, Any], trace_id: str, now: int, afresh: bool = False
+) -> dict[str, Any]:
     """The snapshot `store.insert_trace` writes for a checked record.
 
     The record's own metadata and emotions dicts are shared, not copied: the store copies
     the metadata before adding its keys, and both are only serialised after that.
+    `afresh`: the fields were built for this write (lazy fields), so the text is no copy
+    of the plan's.
     """
     get = fields.get
     metadata = get("metadata") or {}
@@ -181,7 +185,7 @@ def trace_snapshot(fields: dict[str, Any], trace_id: str, now: int) -> dict[str,
         "type": get("type") or "episodic",
         "scope": get("scope") or "user",
         "scope_id": get("scope_id") or "",
-        "content": fresh_text(fields["content"]),
+        "content": fields["content"] if afresh else fresh_text(fields["content"]),
         "strength": 1.0 if strength is None else float(strength),
         "created_at": now if created_at is None else created_at,
         "last_accessed": get("last_accessed"),
