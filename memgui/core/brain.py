@@ -253,6 +253,44 @@ class Brain:
         with self.db.lock:
             return [r[0] for r in self.db.conn.execute(sql, params)]
 
+    def list_id_slices(
+        self,
+        flt: TraceFilter | None = None,
+        order: str = "created_at",
+        descending: bool = True,
+        size: int = 20_000,
+    ) -> Iterator[list[str]]:
+        """The ids of `list_ids`, in order, as lists of at most about `size` ids.
+
+        SQLite joins all the ids into one text in a single call, which runs without the GIL
+        (building 1M ids one Python row at a time held it for ~0.8 s in 1M short bursts, and
+        a GUI thread waited for each); the slices are split out of that text one at a time,
+        so a caller in a worker can pause between them.
+        """
+        where, params = self._where(flt or TraceFilter())
+        sep = "\x1f"
+        sql = (
+            f"SELECT count(*), coalesce(sum(instr(id, char(31)) > 0), 0), "
+            f"group_concat(id, char(31) ORDER BY {self._order(order, descending)}) "
+            f"FROM memory_traces WHERE {where}"
+        )
+        with self.db.lock:
+            count, unsplittable, text = self.db.conn.execute(sql, params).fetchone()
+        if not count:
+            return
+        if unsplittable:  # an id holding the separator: read them row by row instead
+            ids = self.list_ids(flt, order, descending)
+            for start in range(0, len(ids), size):
+                yield ids[start : start + size]
+            return
+        step = max(1, len(text) * size // count)
+        start = 0
+        while start <= len(text):
+            end = text.find(sep, start + step)
+            end = len(text) if end < 0 else end
+            yield text[start:end].split(sep)
+            start = end + 1
+
     def count(self, flt: TraceFilter | None = None) -> int:
         where, params = self._where(flt or TraceFilter())
         with self.db.lock:

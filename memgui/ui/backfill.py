@@ -10,6 +10,7 @@ written stay); the next check that finds Ollama back starts it again.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -38,9 +39,9 @@ BACKFILL_JOB = "embedding"
 BACKGROUND_JOBS = (STATUS_JOB, BACKFILL_JOB, "similar", "counts")
 
 
-def _status_job(embedder: OllamaEmbedder, open_reader):
+def _status_job(make_embedder: Callable[[], OllamaEmbedder], open_reader):
     yield Progress(0, None, "asking Ollama")
-    status = embedder.status()
+    status = make_embedder().status()
     reader = open_reader()
     try:
         pending = reader.embedding_info()["pending"]
@@ -49,10 +50,10 @@ def _status_job(embedder: OllamaEmbedder, open_reader):
     return status, pending
 
 
-def _backfill_job(embedder: OllamaEmbedder, open_reader):
+def _backfill_job(make_embedder: Callable[[], OllamaEmbedder], open_reader):
     reader = open_reader()
     try:
-        reader.use_embedder(embedder)
+        reader.use_embedder(make_embedder())
         # Each batch commits on its own; a cancel at a yield keeps what was written.
         return (yield from reader.semantic.backfill(reader))
     finally:
@@ -71,7 +72,11 @@ class SemanticService(QObject):
         self.settings = settings
         self.light = OllamaStatusLight()
         self.session: BrainSession | None = None
-        self.embedder: OllamaEmbedder | None = None
+        # The Ollama (url, model) in use. Its client is made in a worker on first use:
+        # making one (an SSL context) took 50–120 ms of the GUI thread when a brain opened.
+        self.config: tuple[str, str] | None = None
+        self._embedder: OllamaEmbedder | None = None
+        self._embedder_lock = threading.Lock()
         self.status = "off"
         self.pending: int | None = None
         self.status_job: Job | None = None
@@ -117,14 +122,27 @@ class SemanticService(QObject):
 
         def open_reader() -> Brain:
             reader = session.open_reader()
-            reader.use_embedder(self.embedder, auto_embed=False)
+            config = self.config
+            if config is not None:
+                reader.use_embedder(self.embedder_for(config), auto_embed=False)
             return reader
 
         return open_reader
 
     def _install_embedder(self) -> None:
-        url, model = ollama_config(self.settings)
-        self.embedder = OllamaEmbedder(url, model)
+        self.config = ollama_config(self.settings)
+
+    def embedder_for(self, config: tuple[str, str]) -> OllamaEmbedder:
+        """The client for `config` (url, model), made on first use; called from workers."""
+        with self._embedder_lock:
+            embedder = self._embedder
+            if embedder is None or (embedder.url, embedder.model) != config:
+                embedder = self._embedder = OllamaEmbedder(*config)
+            return embedder
+
+    def _embedder_maker(self) -> Callable[[], OllamaEmbedder] | None:
+        config = self.config
+        return None if config is None else lambda: self.embedder_for(config)
 
     def apply_settings(self) -> None:
         """The URL or model changed: a new embedder, and a fresh check."""
@@ -139,7 +157,7 @@ class SemanticService(QObject):
 
     def check_now(self) -> Job | None:
         """Ask Ollama and count pending memories in the background (one check at a time)."""
-        session, embedder = self.session, self.embedder
+        session, embedder = self.session, self._embedder_maker()
         if session is None or embedder is None or self.status_job is not None:
             return None
         job = self.runner.start(STATUS_JOB, lambda: _status_job(embedder, session.open_reader))
@@ -170,8 +188,8 @@ class SemanticService(QObject):
     def _show(self, status: str, pending: int | None, detail: str = "") -> None:
         self.status, self.pending = status, pending
         detail = detail or self.refusal
-        if not detail and self.embedder is not None and status != "off":
-            detail = f"Ollama at {self.embedder.url}, model {self.embedder.model}"
+        if not detail and self.config is not None and status != "off":
+            detail = "Ollama at {}, model {}".format(*self.config)
         self.light.show_status(status, pending, detail)
         self.status_changed.emit(status, pending)
 
@@ -179,7 +197,7 @@ class SemanticService(QObject):
 
     def start_backfill(self) -> Job | None:
         """Embed pending memories in the background (cancellable; one at a time)."""
-        session, embedder = self.session, self.embedder
+        session, embedder = self.session, self._embedder_maker()
         if session is None or embedder is None or self.backfill_job is not None:
             return None
         job = self.runner.start(BACKFILL_JOB, lambda: _backfill_job(embedder, session.open_reader))

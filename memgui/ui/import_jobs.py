@@ -60,14 +60,21 @@ class RevertImportCommand(CoreCommand):
 def on_own_connection(
     session: BrainSession, work: Callable[[Brain], Generator[Progress, None, Any]], publish: bool
 ) -> Generator[Progress, None, Any]:
-    """Run `work` on a fresh connection to the session's brain, closed when it ends."""
-    brain = session.open_reader()
-    if publish:
+    """Run `work` on a fresh connection to the session's brain, closed when it ends. With
+    `publish`, what it writes is announced on the session's bus as this window's own."""
+    if not publish:
+        brain = session.open_reader()
+        try:
+            return (yield from work(brain))
+        finally:
+            brain.close()
+    with session.writing():
+        brain = session.open_reader()
         brain.subscribe(lambda changes: session.bus.publish(changes, session))
-    try:
-        return (yield from work(brain))
-    finally:
-        brain.close()
+        try:
+            return (yield from work(brain))
+        finally:
+            brain.close()
 
 
 class ImportRun(QObject):

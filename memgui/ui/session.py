@@ -8,7 +8,8 @@ journal batch it made; each `Changes` is also published on the bus for the views
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -37,6 +38,8 @@ class BrainSession(QObject):
         self._recording: list[Changes] | None = None
         self._recording_thread: int | None = None
         self._initiator: object = None
+        self._writers = 0  # writes of this window running on connections of their own
+        self._writers_lock = threading.Lock()
         brain.subscribe(self._on_core_changes)
 
     @classmethod
@@ -54,6 +57,24 @@ class BrainSession(QObject):
     def open_reader(self) -> Brain:
         """A second connection on the same file, for reads off the GUI thread."""
         return Brain.open(self.path, self.brain_id, actor=ACTOR)
+
+    @contextmanager
+    def writing(self) -> Iterator[None]:
+        """Around a write of this window on another connection (an import's commit, in a
+        worker). Its rows are committed a moment before the core announces them as this
+        window's batch; live refresh waits meanwhile rather than read them as another
+        program's (and refresh the table for them, a page at a time)."""
+        with self._writers_lock:
+            self._writers += 1
+        try:
+            yield
+        finally:
+            with self._writers_lock:
+                self._writers -= 1
+
+    @property
+    def writes_in_flight(self) -> bool:
+        return self._writers > 0
 
     def close(self) -> None:
         self.undo_stack.clear()

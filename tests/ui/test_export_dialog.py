@@ -7,7 +7,7 @@ import json
 
 from PySide6.QtCore import QItemSelectionModel
 
-from memgui.ui.export_dialog import SELECTED, SHOWN, ExportDialog
+from memgui.ui.export_dialog import EXPORT_JOB, SELECTED, SHOWN, ExportDialog
 from tests.ui.test_import_support import WAIT_MS, window_fixture  # noqa: F401
 
 
@@ -21,7 +21,12 @@ def make_dialog(qtbot, window) -> ExportDialog:
 def run_export(qtbot, dialog: ExportDialog, fmt: str, dest) -> None:
     dialog.format_box.setCurrentIndex(dialog.format_box.findData(fmt))
     dialog.dest_edit.setText(str(dest))
-    with qtbot.waitSignal(dialog.window_.runner.job_ended, timeout=WAIT_MS):
+    # The export's own end: the window's background checks (Ollama, counts) end too.
+    with qtbot.waitSignal(
+        dialog.window_.runner.job_ended,
+        timeout=WAIT_MS,
+        check_params_cb=lambda job: job.name == EXPORT_JOB,
+    ):
         dialog.export_button.click()
 
 

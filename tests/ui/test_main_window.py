@@ -283,7 +283,7 @@ def test_table_shows_with_its_first_rows_before_the_count_and_readers_close(
     assert window.counts_label.text() == ""
     counted.set()
     wait_idle(qtbot, window)
-    readers = list(window.model._idle_readers)
+    readers = list(window.model._readers.idle)
     assert readers  # kept for the next query
     window.close_session()
     with pytest.raises(Exception):  # noqa: B017 - a closed connection refuses any call

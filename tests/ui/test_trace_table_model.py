@@ -147,7 +147,7 @@ def test_a_new_list_resets_once_then_inserts_the_rest(session, qtbot, monkeypatc
     model.close_readers()
     with qtbot.waitSignal(model.query_finished, timeout=5000):
         model.refresh()  # a reader taken after closing is closed after its job
-    assert len(opened) == 2 and model._idle_readers == []
+    assert len(opened) == 2 and model._readers.idle == []
 
 
 def test_row_map_numbers_every_id_in_slices(monkeypatch):

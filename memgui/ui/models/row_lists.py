@@ -12,10 +12,15 @@ import queue
 import sys
 import threading
 import time
+from collections.abc import Iterable
 from typing import Any
+
+from memgui.ui.jobs import lower_thread_priority
 
 _SLICE = 20_000
 _PAUSE_S = 0.002
+_BURST = 1_000  # ids numbered between two pauses: ~0.15 ms holding the GIL
+_BURST_PAUSE_S = 0.001
 _DISCARDED: queue.SimpleQueue[Any] = queue.SimpleQueue()
 _DISCARD_LOCK = threading.Lock()
 _discarder: threading.Thread | None = None
@@ -36,6 +41,46 @@ def row_map(ids: list[str]) -> dict[str, int]:
     return rows
 
 
+class RowMap:
+    """{id: row} for a long list, kept in SHARDS dicts chosen by the id's hash.
+
+    One dict of 1M ids grew by resizes that each ran as a single C call holding the GIL
+    (50 ms of CPU at 700k entries, 160 ms of a paint's time on a busy machine); a shard
+    stays a few thousand entries, so the worker filling it hands the GIL back often.
+    """
+
+    SHARDS = 128
+
+    def __init__(self) -> None:
+        self.shards: list[dict[str, int]] = [{} for _ in range(self.SHARDS)]
+
+    def get(self, trace_id: str, default: int = -1) -> int:
+        return self.shards[hash(trace_id) % self.SHARDS].get(trace_id, default)
+
+    def __len__(self) -> int:
+        return sum(len(shard) for shard in self.shards)
+
+    def add(self, ids: list[str], first_row: int) -> None:
+        """Number `ids` from `first_row`, pausing after each thousand (see `row_map`)."""
+        shards, count = self.shards, self.SHARDS
+        for start in range(0, len(ids), _BURST):
+            for row, trace_id in enumerate(ids[start : start + _BURST], first_row + start):
+                shards[hash(trace_id) % count][trace_id] = row
+            time.sleep(_BURST_PAUSE_S)
+
+
+def gather_slices(slices: Iterable[list[str]]) -> tuple[list[str], RowMap]:
+    """The ids of `slices` joined in order, and their row map, with pauses between: the
+    core's `list_id_slices` builds each slice without the GIL, so this loop is the query
+    job's only Python work per id."""
+    ids: list[str] = []
+    rows = RowMap()
+    for part in slices:
+        rows.add(part, len(ids))
+        ids.extend(part)
+    return ids, rows
+
+
 def discard_later(*containers: Any) -> None:
     """Free big lists and dicts in a worker thread, a slice at a time.
 
@@ -44,7 +89,11 @@ def discard_later(*containers: Any) -> None:
     between them (see `row_map`), the worker lets the GUI thread run.
     """
     for container in containers:
-        if container:
+        if isinstance(container, RowMap):
+            shards, container.shards = container.shards, []
+            for shard in shards:
+                _DISCARDED.put(shard)
+        elif container:
             _DISCARDED.put(container)
     global _discarder
     with _DISCARD_LOCK:
@@ -54,6 +103,7 @@ def discard_later(*containers: Any) -> None:
 
 
 def _discard_forever() -> None:
+    lower_thread_priority()
     while True:
         container = _DISCARDED.get()
         # Empty it only once it is held here alone (the model lets go right after handing
@@ -67,6 +117,8 @@ def _discard_forever() -> None:
                 while container:
                     del container[-_SLICE:]
                     time.sleep(_PAUSE_S)
+            elif isinstance(container, dict) and len(container) <= _SLICE:
+                container.clear()  # a row map's shard: one short C call
             elif isinstance(container, dict):
                 popitem = container.popitem
                 while container:

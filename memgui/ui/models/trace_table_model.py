@@ -16,9 +16,8 @@ window for 70–350 ms at 100k traces.)
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
 from PySide6.QtCore import (
@@ -36,53 +35,30 @@ from memgui.core.errors import MemguiError
 from memgui.core.io.bulk import gc_paused
 from memgui.core.model import MAX_LIMIT, Changes, Trace, TraceFilter
 from memgui.core.progress import Progress
-from memgui.ui.models.row_lists import discard_later, row_map
+from memgui.ui.models.row_lists import RowMap, discard_later, gather_slices, row_map
 from memgui.ui.models.trace_columns import (
     COLUMNS,
     CONTENT_COLUMN,
     NUMERIC_COLUMNS,
+    STRENGTH_COLUMN,
     TraceRole,
     matches,
 )
+from memgui.ui.models.trace_queries import (
+    QueryOutcome,
+    ReaderPool,
+    TraceQuery,
+    first_page_is_cheap,
+    read_gently,
+    run_query,
+)
+from memgui.ui.views.strength_bar import strength_bar
 
 PAGE_SIZE = 120  # rows fetched around a missing row: a screenful and some to scroll into
 FIRST_PAGE = 200  # rows the query job sends ahead of the full id list
 MAX_CACHED_ROWS = 20_000  # beyond this the cache starts over (a long scroll through 1M rows)
 REFRESH_ALL_ABOVE = 500  # a change this big (an import) simply re-runs the query
 _GONE = object()  # cache marker: the id was in the list but the trace no longer exists
-
-
-@dataclass(frozen=True)
-class TraceQuery:
-    """What the table shows: a filter, an optional search, and an order."""
-
-    filter: TraceFilter = field(default_factory=TraceFilter)
-    search: str = ""
-    order: str = "created_at"
-    descending: bool = True
-    mode: str = "auto"  # the search mode asked of the core (auto, keyword, semantic, hybrid)
-
-
-@dataclass(frozen=True)
-class QueryOutcome:
-    ids: list[str]
-    traces: dict[str, Trace]  # prefetched rows (search hits come with their traces)
-    search_mode: str | None  # None: a plain list, else the core's search mode
-    rows: dict[str, int] | None = None  # id -> row, built with the list (off the GUI thread)
-
-
-def run_query(brain: Any, query: TraceQuery) -> QueryOutcome:
-    """Ask the core for the ids of `query` (search never counts as a recall here)."""
-    if not query.search:
-        ids = brain.list_ids(query.filter, order=query.order, descending=query.descending)
-        return QueryOutcome(ids=list(ids), traces={}, search_mode=None)
-    result = brain.search(
-        query.search, query.filter, limit=MAX_LIMIT, mode=query.mode, record_recall=False
-    )
-    traces = {hit.trace.id: hit.trace for hit in result.hits}
-    return QueryOutcome(
-        ids=[hit.trace.id for hit in result.hits], traces=traces, search_mode=result.search_mode
-    )
 
 
 class TraceTableModel(QAbstractTableModel):
@@ -105,16 +81,10 @@ class TraceTableModel(QAbstractTableModel):
         super().__init__(parent)
         self._brain = brain
         self._runner = runner
-        self._open_reader = open_reader
-        # Idle reader connections, reused by the next query job: opening one costs 0.1–0.4 s
-        # on a 1M-trace brain. A job takes one, or opens one when all are busy (a filter
-        # change while the last list is still being read), and gives it back.
-        self._idle_readers: list[Any] = []
-        self._readers_lock = threading.Lock()
-        self._closed = False
+        self._readers = ReaderPool(open_reader) if open_reader is not None else None
         self._query = TraceQuery()
         self._ids: list[str] = []
-        self._rows: dict[str, int] | None = None  # id -> row, built on first need
+        self._rows: dict[str, int] | RowMap | None = None  # id -> row, built on first need
         self._cache: dict[str, Any] = {}
         self._search_mode: str | None = None
         self._generation = 0
@@ -122,6 +92,7 @@ class TraceTableModel(QAbstractTableModel):
         self._sort_column: int | None = None
         self._first_page_of: int | None = None  # the generation whose first page is shown
         self._shown_query: TraceQuery | None = None  # the query whose full answer is shown
+        self._fetched_from = 0  # the first row of the last page read for a paint
         self._first_page_read.connect(self._apply_first_page, Qt.ConnectionType.QueuedConnection)
 
     # --- queries ------------------------------------------------------------------------
@@ -162,7 +133,7 @@ class TraceTableModel(QAbstractTableModel):
         generation = self._generation
         self._busy = True
         self.query_started.emit()
-        if self._runner is None or self._open_reader is None:
+        if self._runner is None or self._readers is None:
             try:
                 outcome = run_query(self._brain, query)
             except MemguiError as exc:
@@ -173,7 +144,7 @@ class TraceTableModel(QAbstractTableModel):
         # A new list (not a refresh of the one on screen) shows its first page at once; the
         # full id list, which grows with the brain, follows.
         first_page = not query.search and query != self._shown_query
-        if first_page and not self._idle_readers and _first_page_is_cheap(query):
+        if first_page and not self._readers.idle and first_page_is_cheap(query):
             # No reader is open yet (opening one costs 0.1–0.4 s on a 1M-trace brain): read
             # the first page on this connection, an indexed LIMIT that does not grow with
             # the brain (~10 ms at 1M), and leave only the full list to the job.
@@ -186,12 +157,19 @@ class TraceTableModel(QAbstractTableModel):
                 return
             self._apply_first_page(generation, traces)
             first_page = False
-        job = self._runner.start("query", lambda: self._query_job(query, generation, first_page))
+        # A refresh (an import, a change elsewhere) reads the rows on screen in the job too:
+        # fetched by the paint, they cost the GUI thread 20–40 ms on long notes.
+        shown_from = None if first_page else self._fetched_from
+        job = self._runner.start(
+            "query", lambda: self._query_job(query, generation, first_page, shown_from)
+        )
         job.finished.connect(lambda outcome: self._apply(generation, outcome))
         job.failed.connect(lambda exc: self._fail(generation, exc))
 
-    def _query_job(self, query: TraceQuery, generation: int, first_page: bool):
-        reader = self._take_reader()
+    def _query_job(
+        self, query: TraceQuery, generation: int, first_page: bool, shown_from: int | None
+    ):
+        reader = self._readers.take()
         try:
             if first_page:
                 traces = reader.list(
@@ -205,32 +183,24 @@ class TraceTableModel(QAbstractTableModel):
             # A million new ids made the collector walk the whole heap, GIL held, several
             # times: 250–640 ms frozen windows. They form no cycles.
             with gc_paused():
-                outcome = run_query(reader, query)
-                rows = row_map(outcome.ids)
+                if query.search:
+                    outcome = run_query(reader, query)
+                    return replace(outcome, rows=row_map(outcome.ids))
+                # SQLite builds the list without the GIL, a slice is taken at a time.
+                slices = reader.list_id_slices(
+                    query.filter, order=query.order, descending=query.descending, size=5_000
+                )
+                ids, rows = gather_slices(slices)
+                shown = ids[shown_from : shown_from + PAGE_SIZE] if shown_from is not None else []
+                traces = read_gently(reader, shown)
         finally:
-            self._give_back_reader(reader)
-        return replace(outcome, rows=rows)
-
-    def _take_reader(self) -> Any:
-        with self._readers_lock:
-            if self._idle_readers:
-                return self._idle_readers.pop()
-        return self._open_reader()
-
-    def _give_back_reader(self, reader: Any) -> None:
-        with self._readers_lock:
-            if not self._closed:
-                self._idle_readers.append(reader)
-                return
-        reader.close()
+            self._readers.give_back(reader)
+        return QueryOutcome(ids=ids, traces=traces, search_mode=None, rows=rows)
 
     def close_readers(self) -> None:
         """Close the idle reader connections (call after the job runner has stopped)."""
-        with self._readers_lock:
-            self._closed = True
-            readers, self._idle_readers = self._idle_readers, []
-        for reader in readers:
-            reader.close()
+        if self._readers is not None:
+            self._readers.close()
 
     @Slot(int, object)
     def _apply_first_page(self, generation: int, traces: list[Trace]) -> None:
@@ -355,6 +325,7 @@ class TraceTableModel(QAbstractTableModel):
         # A view paints top-down, so the first miss is near the top of the screen: fetch a
         # few rows above it (scrolling up) and a screenful below, in one primary-key read.
         start = max(0, row - PAGE_SIZE // 4)
+        self._fetched_from = start
         page = [i for i in self._ids[start : start + PAGE_SIZE] if i not in self._cache]
         found = self._brain.get_many(page) if page else {}
         for trace_id in page:
@@ -365,15 +336,42 @@ class TraceTableModel(QAbstractTableModel):
 
         Each call from C++ into Python takes the GIL; while a query job runs Python in a
         worker, every take can wait for it. One call per cell instead of seven kept a
-        paint under a 1M-id query job from stretching to 100–300 ms.
+        paint under a 1M-id query job from stretching to 100–300 ms. The roles a paint asks
+        for are answered here from one cache lookup (through `data()` they cost a fifth of
+        the paint).
         """
-        answered = _ANSWERED_ROLES
+        row, column = index.row(), index.column()
+        if not 0 <= row < len(self._ids):
+            return
+        trace = self._cache.get(self._ids[row])
+        if trace is None:
+            trace = self.trace_at(row)
+        if trace is _GONE:
+            trace = None
         for item in roleDataSpan:
             role = item.role()
-            if role in answered:
+            if role == _DISPLAY:
+                if trace is not None:
+                    value = _DISPLAYS[column](trace)
+                else:
+                    value = "(removed)" if column == CONTENT_COLUMN else None
+            elif role == _ALIGNMENT:
+                value = _RIGHT if column in NUMERIC_COLUMNS else None
+            elif role == _FOREGROUND:
+                value = _GREY if trace is not None and trace.deleted else None
+            elif role == _DECORATION:
+                on_bar = trace is not None and column == STRENGTH_COLUMN
+                value = strength_bar(trace.strength) if on_bar else None
+            elif role in _ANSWERED_ROLES:
                 value = self.data(index, role)
-                if value is not None:
-                    item.setData(value)
+            else:
+                continue  # never set: stays empty
+            # A delegate reuses its span from cell to cell: an unanswered role is cleared,
+            # or the last cell's value (a right alignment, a strength bar) would show here.
+            if value is None:
+                item.clearData()
+            else:
+                item.setData(value)
 
     def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         # The paint path: plain int comparisons and dict lookups only (no enum arithmetic).
@@ -395,6 +393,11 @@ class TraceTableModel(QAbstractTableModel):
             return _RIGHT if index.column() in NUMERIC_COLUMNS else None
         if role == _TRACE_ID:
             return self._ids[row]
+        if role == _DECORATION:  # the strength bar, drawn by Qt (no Python delegate)
+            if index.column() != STRENGTH_COLUMN:
+                return None
+            trace = self.trace_at(row)
+            return strength_bar(trace.strength) if trace is not None else None
         if role not in _ROLES_NEEDING_TRACE:
             return None
         trace = self.trace_at(row)
@@ -458,16 +461,9 @@ class TraceTableModel(QAbstractTableModel):
             self.refresh()
 
 
-def _first_page_is_cheap(query: TraceQuery) -> bool:
-    """True when the first page is the head of an index: every live trace, in the order of
-    an indexed column (a filter or another order may have to scan the brain)."""
-    return query.filter == TraceFilter() and query.order in _INDEXED_ORDERS
-
-
-_INDEXED_ORDERS = frozenset({"created_at", "last_accessed"})  # schema.py's sort indexes
-
 _DISPLAY = int(Qt.ItemDataRole.DisplayRole)
 _ALIGNMENT = int(Qt.ItemDataRole.TextAlignmentRole)
+_DECORATION = int(Qt.ItemDataRole.DecorationRole)
 _FOREGROUND = int(Qt.ItemDataRole.ForegroundRole)
 _TOOLTIP = int(Qt.ItemDataRole.ToolTipRole)
 _TRACE_ID = int(TraceRole.TRACE_ID)
@@ -478,8 +474,8 @@ _RIGHT = int(Qt.AlignmentFlag.AlignRight.value | Qt.AlignmentFlag.AlignVCenter.v
 _GREY = QColor(Qt.GlobalColor.gray)
 _DISPLAYS = tuple(column.display for column in COLUMNS)
 _ROLES_NEEDING_TRACE = frozenset({_DISPLAY, _TOOLTIP, _FOREGROUND, _TRACE, _STRENGTH, _SORT_KEY})
-_CHANGED_ROLES = sorted(_ROLES_NEEDING_TRACE)
-_ANSWERED_ROLES = _ROLES_NEEDING_TRACE | {_ALIGNMENT, _TRACE_ID}
+_CHANGED_ROLES = sorted(_ROLES_NEEDING_TRACE | {_DECORATION})
+_ANSWERED_ROLES = _ROLES_NEEDING_TRACE | {_ALIGNMENT, _TRACE_ID, _DECORATION}
 
 
 def _tooltip(trace: Trace, column: int) -> str | None:

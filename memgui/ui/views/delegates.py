@@ -1,15 +1,14 @@
-"""Painting of the trace table: a strength bar, and search words highlighted in content."""
+"""Painting of the trace table: search words highlighted in content (the strength bar is
+`strength_bar.py`)."""
 
 from __future__ import annotations
 
 import html
 import re
 
-from PySide6.QtCore import QModelIndex, QRect, QRectF, Qt
-from PySide6.QtGui import QColor, QPainter, QPalette, QTextDocument
+from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtGui import QPainter, QPalette, QTextDocument
 from PySide6.QtWidgets import QApplication, QStyle, QStyledItemDelegate, QStyleOptionViewItem
-
-from memgui.ui.models.trace_columns import TraceRole
 
 _FTS_OPERATORS = {"AND", "OR", "NOT", "NEAR"}
 _WORD = re.compile(r"[^\s\"'()*:^+{}\[\],]+")
@@ -38,51 +37,6 @@ def highlight_html(text: str, terms: list[str], color: str = "#ffe08a") -> str:
         last = match.end()
     parts.append(html.escape(text[last:]))
     return "".join(parts)
-
-
-class StrengthDelegate(QStyledItemDelegate):
-    """Paints the current strength (0–1) as a small bar with the number beside it."""
-
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
-        value = index.data(TraceRole.STRENGTH)
-        if value is None:
-            super().paint(painter, option, index)
-            return
-        style = option.widget.style() if option.widget else QApplication.style()
-        style.drawPrimitive(
-            QStyle.PrimitiveElement.PE_PanelItemViewItem, option, painter, option.widget
-        )
-        rect = option.rect.adjusted(4, 0, -4, 0)
-        bar_width = max(10, rect.width() - 34)
-        bar = QRect(rect.left(), rect.center().y() - 3, bar_width, 7)
-        painter.save()
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        painter.setPen(Qt.PenStyle.NoPen)
-        painter.setBrush(option.palette.color(QPalette.ColorRole.Mid))
-        painter.drawRoundedRect(QRectF(bar), 3, 3)
-        filled = QRectF(
-            bar.left(), bar.top(), bar.width() * max(0.0, min(1.0, value)), bar.height()
-        )
-        painter.setBrush(_strength_color(value))
-        painter.drawRoundedRect(filled, 3, 3)
-        selected = option.state & QStyle.StateFlag.State_Selected
-        role = QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text
-        painter.setPen(option.palette.color(role))
-        text_rect = QRect(
-            bar.right() + 4, rect.top(), rect.right() - bar.right() - 4, rect.height()
-        )
-        painter.drawText(
-            text_rect, Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignRight, f"{value:.2f}"
-        )
-        painter.restore()
-
-
-def _strength_color(value: float) -> QColor:
-    if value >= 0.6:
-        return QColor("#3c9d5d")
-    if value >= 0.3:
-        return QColor("#d19a2a")
-    return QColor("#c0504d")
 
 
 class HighlightDelegate(QStyledItemDelegate):

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QByteArray, QPoint, QSettings, Qt
+from PySide6.QtCore import QByteArray, QModelIndex, QPoint, QSettings, Qt
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QMenu, QTableView, QWidget
 
-from memgui.ui.models.trace_columns import COLUMNS, CONTENT_COLUMN, STRENGTH_COLUMN
-from memgui.ui.views.delegates import HighlightDelegate, StrengthDelegate
+from memgui.ui.models.trace_columns import COLUMNS, CONTENT_COLUMN
+from memgui.ui.views.delegates import HighlightDelegate
 
 HEADER_STATE_KEY = "trace_table/header_state"
 HIDDEN_BY_DEFAULT = ("Scope id", "Last accessed", "Expires", "Version")
@@ -35,20 +35,46 @@ class TraceTableView(QTableView):
         header.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         header.customContextMenuRequested.connect(self._column_menu)
         header.setToolTip("Click to sort; right-click to choose columns")
-        self.strength_delegate = StrengthDelegate(self)
+        # The strength bar is the cell's decoration (strength_bar.py), drawn by Qt's delegate.
         self.highlight_delegate = HighlightDelegate(self)
-        self.setItemDelegateForColumn(STRENGTH_COLUMN, self.strength_delegate)
         # The content column uses the highlighting delegate only while there are words to
         # highlight: a Python paint per row costs GIL hand-offs while a query job runs.
+        # A paint of the table costs ~30 ms of the GUI thread (each cell calls into Python):
+        # rows appended below a full screen (a query's list after its first page) need the
+        # scroll bar's new range, not a repaint. The row count they left, else -1.
+        self._appended_unseen = -1
 
     def setModel(self, model) -> None:
+        old = self.model()
+        if old is not None:
+            old.modelReset.disconnect(self.executeDelayedItemsLayout)
+            old.rowsInserted.disconnect(self._on_rows_inserted)
         super().setModel(model)
+        self._appended_unseen = -1
+        if model is not None:
+            # Lay the new rows out at once: left to Qt's delayed layout, a reset painted the
+            # table twice (its first paint came before the layout's).
+            model.modelReset.connect(self.executeDelayedItemsLayout)
+            model.rowsInserted.connect(self._on_rows_inserted)
         header = self.horizontalHeader()
         for column, spec in enumerate(COLUMNS):
             header.resizeSection(column, spec.width)
             header.setSectionHidden(column, spec.header in HIDDEN_BY_DEFAULT)
         header.setSortIndicator(7, Qt.SortOrder.DescendingOrder)  # the query's default order
         self.restore_state()
+
+    def _on_rows_inserted(self, parent: QModelIndex, first: int, _last: int) -> None:
+        last_shown = self.rowAt(self.viewport().height() - 1)
+        below = not parent.isValid() and last_shown >= 0 and first > last_shown
+        self._appended_unseen = self.model().rowCount() if below else -1
+
+    def doItemsLayout(self) -> None:
+        appended, self._appended_unseen = self._appended_unseen, -1
+        model = self.model()
+        if appended >= 0 and model is not None and model.rowCount() == appended:
+            self.updateGeometries()  # the scroll bar's range; the painted rows stay as they are
+            return
+        super().doItemsLayout()
 
     def set_search_terms(self, query: str) -> None:
         self.highlight_delegate.set_query(query)
