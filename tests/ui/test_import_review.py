@@ -238,3 +238,30 @@ def test_a_chatgpt_plan_shows_and_writes_its_texts(qtbot, window):
     assert editor.apply()
     commit_and_wait(qtbot, dialog)
     assert window.session.brain.get(plan.trace_id(row)).content == "[user]: Where should we swim?"
+
+
+def test_a_paint_asks_each_cell_once_and_no_role_carries_over(qtbot, window, notes, monkeypatch):
+    # One call into Python per cell (each takes the GIL the commit's worker holds in
+    # bursts); the span Qt reuses from cell to cell must not keep the last cell's values.
+    review = open_and_plan(qtbot, window, notes).review
+    model = review.model
+    calls = {"data": 0, "multiData": 0}
+    data, multi = ImportPlanModel.data, ImportPlanModel.multiData
+
+    def counted_data(self, *args):
+        calls["data"] += 1
+        return data(self, *args)
+
+    def counted_multi(self, *args):
+        calls["multiData"] += 1
+        return multi(self, *args)
+
+    monkeypatch.setattr(ImportPlanModel, "data", counted_data)
+    monkeypatch.setattr(ImportPlanModel, "multiData", counted_multi)
+    review.table.resize(800, 300)
+    review.table.grab()
+    assert calls["multiData"] > 0 and calls["data"] == 0
+    verdict = model.index(0, Column.VERDICT)
+    content = model.index(0, Column.CONTENT)
+    assert model.data(verdict, Qt.ItemDataRole.ForegroundRole) is not None
+    assert model.data(content, Qt.ItemDataRole.ForegroundRole) is None

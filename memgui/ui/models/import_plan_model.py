@@ -21,6 +21,7 @@ from typing import Any
 from PySide6.QtCore import (
     QAbstractTableModel,
     QModelIndex,
+    QModelRoleDataSpan,
     QPersistentModelIndex,
     QRegularExpression,
     QSortFilterProxyModel,
@@ -212,13 +213,28 @@ class ImportPlanModel(QAbstractTableModel):
         record = self.record(index.row()) if index.isValid() else None
         if record is None:
             return None
-        column = index.column()
+        return self._value(record, index.row(), index.column(), role)
+
+    def multiData(self, index: QModelIndex, roleDataSpan: QModelRoleDataSpan) -> None:
+        """All the roles a paint asks for one cell, in one call from C++ (each call into
+        Python takes the GIL, which the commit's worker holds in bursts)."""
+        record = self.record(index.row()) if index.isValid() else None
+        row, column = index.row(), index.column()
+        for item in roleDataSpan:
+            value = None if record is None else self._value(record, row, column, item.role())
+            # The span is reused from cell to cell: an unanswered role is cleared.
+            if value is None:
+                item.clearData()
+            else:
+                item.setData(value)
+
+    def _value(self, record: ImportRecord, row: int, column: int, role: int) -> Any:
         if role == Qt.ItemDataRole.DisplayRole:
             if column == Column.KIND:
                 return record.kind
             if column == Column.VERDICT:
                 return record.verdict
-            source, reason, line = self._texts(index.row(), record)
+            source, reason, line = self._texts(row, record)
             return (source, None, None, reason, line)[column]
         if role == PlanRole.VerdictRole:
             return record.verdict
@@ -233,7 +249,7 @@ class ImportPlanModel(QAbstractTableModel):
         if role == PlanRole.RecordRole:
             return record
         if role == PlanRole.RecordIndexRole:
-            return index.row()
+            return row
         if role == PlanRole.AcceptedRole:
             return record.accepted and record.verdict in ACCEPTABLE
         if role == PlanRole.KindRole:
@@ -260,6 +276,10 @@ class PlanFilterProxy(QSortFilterProxyModel):
         super().__init__(parent)
         self._shown: set[str] = set(ALL_VERDICTS)
         self.setFilterRole(PlanRole.VerdictRole)
+
+    def multiData(self, index: QModelIndex, roleDataSpan: QModelRoleDataSpan) -> None:
+        # Qt's proxy asks the source one role at a time; pass the whole span on instead.
+        self.sourceModel().multiData(self.mapToSource(index), roleDataSpan)
 
     @property
     def shown_verdicts(self) -> set[str]:
