@@ -9,6 +9,7 @@ from PySide6.QtCore import QSettings
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication
 
+from memgui.ui import heap
 from memgui.ui.brain_files import default_brain_path
 from memgui.ui.icons import icon
 from memgui.ui.main_window import MainWindow
@@ -50,4 +51,5 @@ def run_app(brain_path: str | None, brain_id: str | None) -> int:
     app = application()
     window = create_window(brain_path, brain_id)
     window.show()
+    heap.settle()  # before the event loop: one collection now, none this long later
     return int(app.exec())

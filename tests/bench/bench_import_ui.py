@@ -111,6 +111,7 @@ def wait(app: QApplication, until, timeout_s: float = 120.0) -> None:
 
 
 def app_run(path: Path, scratch: Path, live: bool = True) -> dict[str, float | int]:
+    from memgui.ui import heap
     from memgui.ui.app import application
     from memgui.ui.main_window import MainWindow
     from memgui.ui.session import BrainSession
@@ -121,6 +122,7 @@ def app_run(path: Path, scratch: Path, live: bool = True) -> dict[str, float | i
     window.set_session(BrainSession.open(path))
     window.show()
     wait(app, lambda: window.model is not None and not window.model.busy)
+    heap.settle()  # as `memgui` does once its window is up
     probe = StallProbe()
     stolen = steal_ms()
     probe.start()

@@ -40,6 +40,7 @@ from memgui.core.brain import Brain  # noqa: E402
 from memgui.core.io.bulk import gc_paused  # noqa: E402
 from memgui.core.io.validate import trace_snapshot  # noqa: E402
 from memgui.core.model import TraceFilter  # noqa: E402
+from memgui.ui import heap  # noqa: E402
 from memgui.ui.main_window import MainWindow  # noqa: E402
 from memgui.ui.session import BrainSession  # noqa: E402
 from tests.bench.common import emit  # noqa: E402
@@ -177,6 +178,7 @@ def one_run(app: QApplication, path: Path, scratch: Path) -> dict[str, float]:
     window.resize(1280, 800)
     window.show()
     app.processEvents()
+    heap.settle()  # as `memgui` does once its window is up
     probe = StallProbe(window)
     watch = PaintWatch(window)
     probe.start()
