@@ -227,6 +227,9 @@ def _tag(name: str, dimensions: int) -> dict[str, Any]:
 def _make_handler(owner: FakeOllama) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        # TCP_NODELAY, as Ollama's Go server has: otherwise the body waits behind the headers
+        # for the client's delayed ACK, 40 ms on every call.
+        disable_nagle_algorithm = True
 
         def setup(self) -> None:
             super().setup()
