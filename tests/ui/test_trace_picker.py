@@ -40,6 +40,11 @@ def picker_for(qtbot, brain_path: Path, open_reader=None) -> tuple[TracePicker, 
     return picker, gui_brain
 
 
+def settle(qtbot, picker: TracePicker) -> None:
+    """Wait for every search job, the dropped ones too."""
+    qtbot.waitUntil(lambda: not picker._runner_keepalive.active_jobs, timeout=5000)
+
+
 def shown(picker: TracePicker) -> list[str]:
     return [picker.results.item(i).text() for i in range(picker.results.count())]
 
@@ -52,6 +57,7 @@ def test_search_runs_as_a_job_and_fills_the_list(qtbot, brain_path: Path) -> Non
     qtbot.waitUntil(lambda: not picker.searching, timeout=5000)
     assert shown(picker) == ["beta carotene colours carrots"]
     assert picker.choice() is not None
+    settle(qtbot, picker)
     gui_brain.close()
 
 
@@ -62,9 +68,19 @@ def test_only_the_latest_query_is_answered(qtbot, brain_path: Path) -> None:
     picker.field.setText("carrots")
     picker._search()
     qtbot.waitUntil(lambda: not picker.searching, timeout=5000)
-    qtbot.wait(200)  # the older answer, whenever it lands, changes nothing
+    settle(qtbot, picker)  # the older answer, whenever it lands, changes nothing
     assert shown(picker) == ["beta carotene colours carrots"]
     gui_brain.close()
+
+
+def test_closing_the_dialog_while_it_searches(qtbot, brain_path: Path) -> None:
+    runner = JobRunner()
+    picker = TracePicker(None, "", runner=runner, open_reader=lambda: Brain.open(brain_path))
+    picker.field.setText("alpha")
+    picker._search()
+    picker.deleteLater()
+    qtbot.waitUntil(lambda: not runner.active_jobs, timeout=5000)
+    qtbot.wait(50)  # the answer arrives after the dialog is gone: nothing is raised
 
 
 def test_nothing_found_and_failures_say_so(qtbot, brain_path: Path) -> None:

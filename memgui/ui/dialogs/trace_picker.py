@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Generator
 from typing import Any
 
+import shiboken6
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QComboBox,
@@ -114,6 +115,8 @@ class TracePicker(QDialog):
         job.failed.connect(lambda exc: self._answer(asked, exc))
 
     def _answer(self, asked: int, outcome: SearchResult | BaseException) -> None:
+        if not shiboken6.isValid(self.results):
+            return  # the dialog was closed and deleted while the search ran
         if asked != self._asked:
             return  # an older query's answer: a newer one is on its way
         self.searching = False
