@@ -23,25 +23,20 @@ from typing import Any
 from PySide6.QtCore import (
     QAbstractTableModel,
     QModelIndex,
-    QModelRoleDataSpan,
     QObject,
     Qt,
     Signal,
     Slot,
 )
-from PySide6.QtGui import QColor
 
 from memgui.core.errors import MemguiError
 from memgui.core.io.bulk import gc_paused
 from memgui.core.model import MAX_LIMIT, Changes, Trace, TraceFilter
 from memgui.core.progress import Progress
 from memgui.ui.models.row_lists import RowMap, discard_later, gather_slices, row_map
+from memgui.ui.models.trace_cells import CHANGED_ROLES, GONE, TraceCells
 from memgui.ui.models.trace_columns import (
     COLUMNS,
-    CONTENT_COLUMN,
-    NUMERIC_COLUMNS,
-    STRENGTH_COLUMN,
-    TraceRole,
     matches,
 )
 from memgui.ui.models.trace_queries import (
@@ -52,16 +47,14 @@ from memgui.ui.models.trace_queries import (
     read_gently,
     run_query,
 )
-from memgui.ui.views.strength_bar import strength_bar
 
 PAGE_SIZE = 120  # rows fetched around a missing row: a screenful and some to scroll into
 FIRST_PAGE = 200  # rows the query job sends ahead of the full id list
 MAX_CACHED_ROWS = 20_000  # beyond this the cache starts over (a long scroll through 1M rows)
 REFRESH_ALL_ABOVE = 500  # a change this big (an import) simply re-runs the query
-_GONE = object()  # cache marker: the id was in the list but the trace no longer exists
 
 
-class TraceTableModel(QAbstractTableModel):
+class TraceTableModel(TraceCells, QAbstractTableModel):
     query_started = Signal()
     query_finished = Signal(object)  # QueryOutcome
     query_failed = Signal(str)  # the core's message (a bad search query)
@@ -329,109 +322,7 @@ class TraceTableModel(QAbstractTableModel):
         page = [i for i in self._ids[start : start + PAGE_SIZE] if i not in self._cache]
         found = self._brain.get_many(page) if page else {}
         for trace_id in page:
-            self._cache[trace_id] = found.get(trace_id, _GONE)
-
-    def multiData(self, index: QModelIndex, roleDataSpan: QModelRoleDataSpan) -> None:
-        """All the roles a delegate asks for one cell, in one call from C++.
-
-        Each call from C++ into Python takes the GIL; while a query job runs Python in a
-        worker, every take can wait for it. One call per cell instead of seven kept a
-        paint under a 1M-id query job from stretching to 100–300 ms. The roles a paint asks
-        for are answered here from one cache lookup (through `data()` they cost a fifth of
-        the paint).
-        """
-        row, column = index.row(), index.column()
-        if not 0 <= row < len(self._ids):
-            return
-        trace = self._cache.get(self._ids[row])
-        if trace is None:
-            trace = self.trace_at(row)
-        if trace is _GONE:
-            trace = None
-        for item in roleDataSpan:
-            role = item.role()
-            if role == _DISPLAY:
-                if trace is not None:
-                    value = _DISPLAYS[column](trace)
-                else:
-                    value = "(removed)" if column == CONTENT_COLUMN else None
-            elif role == _ALIGNMENT:
-                value = _RIGHT if column in NUMERIC_COLUMNS else None
-            elif role == _FOREGROUND:
-                value = _GREY if trace is not None and trace.deleted else None
-            elif role == _DECORATION:
-                on_bar = trace is not None and column == STRENGTH_COLUMN
-                value = strength_bar(trace.strength) if on_bar else None
-            elif role in _ANSWERED_ROLES:
-                value = self.data(index, role)
-            else:
-                continue  # never set: stays empty
-            # A delegate reuses its span from cell to cell: an unanswered role is cleared,
-            # or the last cell's value (a right alignment, a strength bar) would show here.
-            if value is None:
-                item.clearData()
-            else:
-                item.setData(value)
-
-    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        # The paint path: plain int comparisons and dict lookups only (no enum arithmetic).
-        # A view asks ~7 roles per cell; the ones never answered leave first.
-        role = int(role)
-        if role not in _ANSWERED_ROLES:
-            return None
-        row = index.row()
-        if row < 0 or row >= len(self._ids):
-            return None
-        if role == _DISPLAY:
-            trace = self._cache.get(self._ids[row])
-            if trace is None:
-                trace = self.trace_at(row)
-            if trace is _GONE or trace is None:
-                return "(removed)" if index.column() == CONTENT_COLUMN else None
-            return _DISPLAYS[index.column()](trace)
-        if role == _ALIGNMENT:
-            return _RIGHT if index.column() in NUMERIC_COLUMNS else None
-        if role == _TRACE_ID:
-            return self._ids[row]
-        if role == _DECORATION:  # the strength bar, drawn by Qt (no Python delegate)
-            if index.column() != STRENGTH_COLUMN:
-                return None
-            trace = self.trace_at(row)
-            return strength_bar(trace.strength) if trace is not None else None
-        if role not in _ROLES_NEEDING_TRACE:
-            return None
-        trace = self.trace_at(row)
-        if trace is None:
-            return None
-        if role == _FOREGROUND:
-            return _GREY if trace.deleted else None
-        if role == _STRENGTH:
-            return trace.strength
-        if role == _TRACE:
-            return trace
-        if role == _SORT_KEY:
-            return COLUMNS[index.column()].sort_key(trace)
-        return _tooltip(trace, index.column())  # the tooltip role
-
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(COLUMNS):
-            return None
-        if role == Qt.ItemDataRole.DisplayRole:
-            return COLUMNS[section].header
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return COLUMNS[section].tooltip
-        return None
-
-    # flags() is QAbstractTableModel's own (enabled, selectable, no children): a Python
-    # override cost one more call per painted cell.
-
-    def roleNames(self) -> dict[int, bytes]:
-        names = super().roleNames()
-        for role in TraceRole:
-            names[int(role)] = role.name.lower().encode()
-        return names
+            self._cache[trace_id] = found.get(trace_id, GONE)
 
     # --- changes ------------------------------------------------------------------------
 
@@ -456,30 +347,6 @@ class TraceTableModel(QAbstractTableModel):
                 requery = True
                 continue
             self._cache[trace_id] = trace
-            self.dataChanged.emit(self.index(row, 0), self.index(row, last_column), _CHANGED_ROLES)
+            self.dataChanged.emit(self.index(row, 0), self.index(row, last_column), CHANGED_ROLES)
         if requery:
             self.refresh()
-
-
-_DISPLAY = int(Qt.ItemDataRole.DisplayRole)
-_ALIGNMENT = int(Qt.ItemDataRole.TextAlignmentRole)
-_DECORATION = int(Qt.ItemDataRole.DecorationRole)
-_FOREGROUND = int(Qt.ItemDataRole.ForegroundRole)
-_TOOLTIP = int(Qt.ItemDataRole.ToolTipRole)
-_TRACE_ID = int(TraceRole.TRACE_ID)
-_TRACE = int(TraceRole.TRACE)
-_STRENGTH = int(TraceRole.STRENGTH)
-_SORT_KEY = int(TraceRole.SORT_KEY)
-_RIGHT = int(Qt.AlignmentFlag.AlignRight.value | Qt.AlignmentFlag.AlignVCenter.value)
-_GREY = QColor(Qt.GlobalColor.gray)
-_DISPLAYS = tuple(column.display for column in COLUMNS)
-_ROLES_NEEDING_TRACE = frozenset({_DISPLAY, _TOOLTIP, _FOREGROUND, _TRACE, _STRENGTH, _SORT_KEY})
-_CHANGED_ROLES = sorted(_ROLES_NEEDING_TRACE | {_DECORATION})
-_ANSWERED_ROLES = _ROLES_NEEDING_TRACE | {_ALIGNMENT, _TRACE_ID, _DECORATION}
-
-
-def _tooltip(trace: Trace, column: int) -> str | None:
-    if column != CONTENT_COLUMN:
-        return None
-    text = trace.content
-    return text if len(text) <= 600 else text[:600] + "…"
