@@ -52,18 +52,6 @@ def is_syntax_error(exc: apsw.Error) -> bool:
     return type(exc) is apsw.SQLError
 
 
-def _is_plain(flt: TraceFilter) -> bool:
-    return (
-        not flt.deleted
-        and not flt.include_deleted
-        and flt.type is None
-        and flt.scope is None
-        and flt.scope_id is None
-        and flt.category is None
-        and flt.tag is None
-    )
-
-
 class _Query:
     """One search's SQL pieces: the index, the MATCH text and the filter."""
 
@@ -137,7 +125,7 @@ class _Query:
         if top < BOUND_FROM_ROWS:
             return self._joined(match, 0, want)  # few matches: one statement is cheapest
         lower = self.lower_bound(match, top)
-        if _is_plain(flt):
+        if flt == TraceFilter():  # live traces of this brain: checked after ranking
             rows = self.ranked_plain(match, lower, want)
             if rows is not None and len(rows) < want and lower > 0:
                 rows = self.ranked_plain(match, 0, want)  # the recent slice fell short
