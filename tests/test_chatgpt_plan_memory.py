@@ -16,6 +16,7 @@ from memgui.core.io.commit import commit
 from memgui.core.io.plan import ImportOptions, ImportPlan, plan
 from memgui.core.io.records import MESSAGE, TRACE, plain_fields
 from memgui.core.progress import run_to_end
+from tests.chatgpt_conversations import linear_conversation
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "chatgpt"
 WORDS = (
@@ -27,35 +28,14 @@ WORDS = (
 def generated_export(path: Path, conversations: int) -> Path:
     """Linear conversations of 20 messages of ~80 words, as the import benchmark writes."""
     rng = random.Random(7)
-    items = []
-    for number in range(conversations):
-        mapping: dict = {"root": {"id": "root", "parent": None, "children": []}}
-        parent = "root"
-        for turn in range(20):
-            node = f"n{turn}"
-            text = " ".join(rng.choice(WORDS) for _ in range(80)) + f" ({number})"
-            mapping[parent]["children"].append(node)
-            mapping[node] = {
-                "id": node,
-                "parent": parent,
-                "children": [],
-                "message": {
-                    "id": node,
-                    "author": {"role": "user" if turn % 2 == 0 else "assistant"},
-                    "create_time": 1_767_225_600 + number * 60 + turn,
-                    "content": {"content_type": "text", "parts": [text]},
-                },
-            }
-            parent = node
-        items.append(
-            {
-                "title": f"Conversation {number}",
-                "create_time": 1_767_225_600 + number * 60,
-                "conversation_id": f"conv-{number}",
-                "current_node": parent,
-                "mapping": mapping,
-            }
+    items = [
+        linear_conversation(
+            number,
+            [" ".join(rng.choice(WORDS) for _ in range(80)) + f" ({number})" for _ in range(20)],
+            f"conv-{number}",
         )
+        for number in range(conversations)
+    ]
     path.write_bytes(orjson.dumps(items))
     return path
 

@@ -34,6 +34,7 @@ from memgui.core.io.plan import ImportOptions, plan
 from memgui.core.progress import run_to_end
 from tests.bench.bench_core import SENTENCES, WORDS
 from tests.bench.common import emit
+from tests.chatgpt_conversations import linear_conversation
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 BASE_MS = 1_767_225_600_000
@@ -109,34 +110,12 @@ def chatgpt_export(path: Path, megabytes: int, rng: random.Random) -> Path:
         out.write(b"[")
         number = 0
         while written < target:
-            mapping: dict[str, Any] = {"root": {"id": "root", "parent": None, "children": []}}
-            parent = "root"
-            for turn in range(20):
-                node = f"n{turn}"
-                text = " ".join(rng.choice(SENTENCES) for _ in range(4))
-                mapping[parent]["children"].append(node)
-                mapping[node] = {
-                    "id": node,
-                    "parent": parent,
-                    "children": [],
-                    "message": {
-                        "id": node,
-                        "author": {"role": "user" if turn % 2 == 0 else "assistant"},
-                        "create_time": BASE_MS / 1000 + number * 60 + turn,
-                        "content": {"content_type": "text", "parts": [f"{text} ({number})"]},
-                        "metadata": {},
-                        "recipient": "all",
-                    },
-                }
-                parent = node
-            conversation = {
-                "title": f"Conversation {number}",
-                "create_time": BASE_MS / 1000 + number * 60,
-                "update_time": BASE_MS / 1000 + number * 60 + 20,
-                "conversation_id": str(uuid.UUID(int=rng.getrandbits(128))),
-                "current_node": parent,
-                "mapping": mapping,
-            }
+            texts = [
+                " ".join(rng.choice(SENTENCES) for _ in range(4)) + f" ({number})"
+                for _ in range(20)
+            ]
+            conversation_id = str(uuid.UUID(int=rng.getrandbits(128)))
+            conversation = linear_conversation(number, texts, conversation_id)
             chunk = (b"," if number else b"") + orjson.dumps(conversation)
             out.write(chunk)
             written += len(chunk)
