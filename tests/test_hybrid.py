@@ -87,12 +87,25 @@ def test_filters_apply_before_the_cut(brain: Brain, ollama_server: FakeOllama) -
     assert [t.id for t in result.traces] == [wanted.id]
 
 
-def test_server_down_falls_back_to_keyword(brain: Brain, ollama_server: FakeOllama) -> None:
+def test_server_down_falls_back_to_keyword(
+    brain: Brain, ollama_server: FakeOllama, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memgui.core import search
+
     brain.add("car repair at the garage")
     embedded(brain, ollama_server)
     ollama_server.stop()
+    calls = []
+    ranking = search.keyword_ranking
+
+    def counted(*args, **kwargs):
+        calls.append(args[1])
+        return ranking(*args, **kwargs)
+
+    monkeypatch.setattr(search, "keyword_ranking", counted)
     result = brain.search("garage", record_recall=False)
     assert result.search_mode == "keyword" and len(result.hits) == 1
+    assert calls == ["garage"]  # the keyword leg already running answers: ranked once
     with pytest.raises(EmbeddingUnavailable):
         brain.semantic.embedder.embed(["garage"])
 

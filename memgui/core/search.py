@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from memgui.core import decay, links, store
 from memgui.core.errors import InvalidArgument
 from memgui.core.filters import filter_sql
-from memgui.core.keyword import keyword_ranking
+from memgui.core.keyword import KeywordHit, keyword_ranking
 from memgui.core.model import SearchHit, SearchResult, TraceFilter, check_limit
 
 if TYPE_CHECKING:
@@ -72,10 +72,16 @@ def search(
     if mode == "semantic" and hybrid is None:
         used = "keyword"
     hits = keyword_ranking(brain, query, flt, limit * OVERSAMPLE)
+    return _finish(brain, keyword_scored(brain, hits, limit), used, expand_links, record_recall)
+
+
+def keyword_scored(
+    brain: Brain, hits: list[KeywordHit], limit: int
+) -> list[tuple[float, int, dict[str, Any]]]:
+    """The keyword mode's answer from its ranking: −bm25 + strength, best `limit` rows."""
     ranked = sorted(hits, key=lambda h: (-(-h.bm25 + h.strength), h.id))[:limit]
     snaps = snapshots_by_rowid(brain, [h.rowid for h in ranked])
-    scored = [(-h.bm25 + h.strength, h.rowid, snaps[h.rowid]) for h in ranked if h.rowid in snaps]
-    return _finish(brain, scored, used, expand_links, record_recall)
+    return [(-h.bm25 + h.strength, h.rowid, snaps[h.rowid]) for h in ranked if h.rowid in snaps]
 
 
 def _finish(

@@ -74,10 +74,10 @@ class SemanticSearch:
                 query_vector = self.embedder.embed([query])[0]
                 vectors.check_pinned(brain.brain_id, pinned, None, len(query_vector))
             except EmbeddingUnavailable:
-                return None
+                return self._keyword_only(brain, keyword_leg, limit)
             except vectors.EmbeddingModelMismatch:
-                if mode == "auto":
-                    return None  # auto never fails a search; hybrid and semantic say why
+                if mode == "auto":  # auto never fails a search; hybrid and semantic say why
+                    return self._keyword_only(brain, keyword_leg, limit)
                 raise
             want = limit if mode == "semantic" else hybrid.OVERSAMPLE * limit
             if caught_up is not None:
@@ -100,6 +100,15 @@ class SemanticSearch:
         finally:
             if keyword_leg is not None:
                 wait([keyword_leg])  # never leave the worker on the connection
+
+    def _keyword_only(
+        self, brain: Brain, keyword_leg: Future[list[KeywordHit]] | None, limit: int
+    ) -> tuple[Scored, str] | None:
+        """Keyword mode's answer when meaning cannot be searched: the leg already running
+        gives it (None, without one: the caller runs the keyword path)."""
+        if keyword_leg is None:
+            return None
+        return search.keyword_scored(brain, keyword_leg.result(), limit), "keyword"
 
     def _finish(
         self,
