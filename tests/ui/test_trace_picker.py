@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import apsw
 import pytest
 
 from memgui.core.brain import Brain
@@ -100,3 +101,24 @@ def test_nothing_found_and_failures_say_so(qtbot, brain_path: Path) -> None:
     assert broken.message.text() == "the brain file is gone" and shown(broken) == []
     gui_brain.close()
     other.close()
+
+
+def test_searches_share_one_connection_closed_with_the_dialog(qtbot, brain_path: Path) -> None:
+    opened: list[Brain] = []
+
+    def open_reader() -> Brain:
+        opened.append(Brain.open(brain_path))
+        return opened[-1]
+
+    picker, gui_brain = picker_for(qtbot, brain_path, open_reader=open_reader)
+    for query in ("alpha", "carrots"):
+        picker.field.setText(query)
+        picker._search()
+        qtbot.waitUntil(lambda: not picker.searching, timeout=5000)
+        settle(qtbot, picker)
+    assert shown(picker) == ["beta carotene colours carrots"]
+    assert len(opened) == 1
+    picker.reject()
+    with pytest.raises(apsw.ConnectionClosedError):
+        opened[0].search("alpha")
+    gui_brain.close()

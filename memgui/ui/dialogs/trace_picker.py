@@ -29,18 +29,19 @@ from memgui.core.model import LINK_KINDS, SearchResult, TraceFilter
 from memgui.core.progress import Progress
 from memgui.ui.jobs import JobRunner
 from memgui.ui.models.trace_columns import first_line
+from memgui.ui.models.trace_queries import ReaderPool
 
 RESULTS = 50
 SEARCH_JOB = "link search"
 
 
-def _search_job(open_reader: Callable[[], Any], query: str) -> Generator[Progress, None, Any]:
-    reader = open_reader()
+def _search_job(readers: ReaderPool, query: str) -> Generator[Progress, None, Any]:
+    reader = readers.take()
     try:
         yield Progress(0, 1, f"searching for {query!r}")
         return reader.search(query, TraceFilter(), limit=RESULTS, record_recall=False)
     finally:
-        reader.close()
+        readers.give_back(reader)
 
 
 class TracePicker(QDialog):
@@ -57,7 +58,10 @@ class TracePicker(QDialog):
         self._brain = brain
         self._exclude = exclude
         self._runner = runner
-        self._open_reader = open_reader
+        # Searches reuse their connections; closing the dialog closes them (a job still
+        # running closes its own when it gives it back).
+        self._readers = ReaderPool(open_reader) if open_reader is not None else None
+        self.finished.connect(lambda _result: self.close_readers())
         self._asked = 0  # number of the latest query; answers to older ones are dropped
         self.searching = False
         self.field = QLineEdit()
@@ -99,7 +103,7 @@ class TracePicker(QDialog):
             self.message.setText("")
             self.searching = False
             return
-        if self._runner is None or self._open_reader is None:
+        if self._runner is None or self._readers is None:
             try:
                 found = self._brain.search(query, TraceFilter(), limit=RESULTS, record_recall=False)
             except MemguiError as exc:
@@ -107,12 +111,16 @@ class TracePicker(QDialog):
                 return
             self._show(found)
             return
-        asked, open_reader = self._asked, self._open_reader
+        asked, readers = self._asked, self._readers
         self.searching = True
         self.message.setText("Searching…")
-        job = self._runner.start(SEARCH_JOB, lambda: _search_job(open_reader, query))
+        job = self._runner.start(SEARCH_JOB, lambda: _search_job(readers, query))
         job.finished.connect(lambda found: self._answer(asked, found))
         job.failed.connect(lambda exc: self._answer(asked, exc))
+
+    def close_readers(self) -> None:
+        if self._readers is not None:
+            self._readers.close()
 
     def _answer(self, asked: int, outcome: SearchResult | BaseException) -> None:
         if not shiboken6.isValid(self.results):
