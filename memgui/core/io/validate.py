@@ -47,6 +47,18 @@ def check_trace_fields(fields: dict[str, Any]) -> None:
         _check_each(fields)
 
 
+# Fields that are either absent/None or of exactly this built-in type.
+_NONE_OR_EXACTLY = (
+    ("scope_id", str),
+    ("id", str),
+    ("created_at", int),
+    ("last_accessed", int),
+    ("expires_at", int),
+    ("metadata", dict),
+    ("emotions", dict),
+)
+
+
 def _plainly_valid(fields: dict[str, Any]) -> bool:
     """True when every field is plainly what the core takes: the common case, one look each.
 
@@ -64,12 +76,10 @@ def _plainly_valid(fields: dict[str, Any]) -> bool:
     value = get("scope")
     if value and (type(value) is not str or value not in _SCOPES):
         return False
-    value = get("scope_id")
-    if value is not None and type(value) is not str:
-        return False
-    value = get("id")
-    if value is not None and type(value) is not str:
-        return False
+    for name, kind in _NONE_OR_EXACTLY:
+        value = get(name)
+        if value is not None and type(value) is not kind:
+            return False
     value = get("category")
     if value is not None and (type(value) is not str or value not in _CATEGORIES):
         return False
@@ -85,23 +95,8 @@ def _plainly_valid(fields: dict[str, Any]) -> bool:
     value = get("strength")
     if value is not None and (type(value) not in _NUMBERS or not 0.0 <= value <= 1.0):
         return False  # NaN fails the comparison too
-    value = get("created_at")
-    if value is not None and type(value) is not int:
-        return False
-    value = get("last_accessed")
-    if value is not None and type(value) is not int:
-        return False
-    value = get("expires_at")
-    if value is not None and type(value) is not int:
-        return False
     value = get("retrieval_count")
     if value is not None and (type(value) is not int or value < 0):
-        return False
-    value = get("metadata")
-    if value is not None and type(value) is not dict:
-        return False
-    value = get("emotions")
-    if value is not None and type(value) is not dict:
         return False
     value = get("embedding")
     if value is not None and (type(value) is not bytes or len(value) % 4):
