@@ -69,40 +69,26 @@ def mime_for(*paths: Path | str) -> QMimeData:
     return mime
 
 
-def drag_enter(target: QWidget, mime: QMimeData) -> QDragEnterEvent:
-    event = QDragEnterEvent(
-        QPoint(50, 50),
-        Qt.DropAction.CopyAction | Qt.DropAction.MoveAction,
-        mime,
-        Qt.MouseButton.LeftButton,
-        Qt.KeyboardModifier.NoModifier,
-    )
+_LEFT, _NO_KEYS = Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier
+_COPY = Qt.DropAction.CopyAction
+
+
+def _sent(target: QWidget, event: QDropEvent) -> QDropEvent:
     QApplication.sendEvent(target, event)
     return event
+
+
+def drag_enter(target: QWidget, mime: QMimeData) -> QDragEnterEvent:
+    actions = _COPY | Qt.DropAction.MoveAction
+    return _sent(target, QDragEnterEvent(QPoint(50, 50), actions, mime, _LEFT, _NO_KEYS))
 
 
 def drag_move(target: QWidget, mime: QMimeData) -> QDragMoveEvent:
-    event = QDragMoveEvent(
-        QPoint(60, 60),
-        Qt.DropAction.CopyAction,
-        mime,
-        Qt.MouseButton.LeftButton,
-        Qt.KeyboardModifier.NoModifier,
-    )
-    QApplication.sendEvent(target, event)
-    return event
+    return _sent(target, QDragMoveEvent(QPoint(60, 60), _COPY, mime, _LEFT, _NO_KEYS))
 
 
 def drop(target: QWidget, mime: QMimeData) -> QDropEvent:
-    event = QDropEvent(
-        QPointF(60, 60),
-        Qt.DropAction.CopyAction,
-        mime,
-        Qt.MouseButton.LeftButton,
-        Qt.KeyboardModifier.NoModifier,
-    )
-    QApplication.sendEvent(target, event)
-    return event
+    return _sent(target, QDropEvent(QPointF(60, 60), _COPY, mime, _LEFT, _NO_KEYS))
 
 
 def drop_and_plan(qtbot, window, path: Path) -> ImportDialog:
