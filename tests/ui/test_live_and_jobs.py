@@ -7,29 +7,21 @@ import sys
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QMessageBox
 
 from memgui.core.brain import Brain
 from memgui.core.db import Database
 from memgui.core.progress import Cancelled, Progress
 from memgui.ui.jobs import JobRunner
-from memgui.ui.main_window import MainWindow
 from memgui.ui.models.detail_models import HistoryModel, LinksModel, NeighboursModel
-from tests.ui.test_main_window import Answers, select_row, wait_idle
+from tests.ui.test_main_window import open_window, select_row, wait_idle
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
 def live_window(qtbot, tmp_path, brain_path):
-    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    window = MainWindow(settings=settings, live=True)
-    qtbot.addWidget(window)
-    window.edits.ask = Answers()
-    assert window.files.open_path(brain_path)
-    window.show()
-    wait_idle(qtbot, window)
+    window = open_window(qtbot, tmp_path, brain_path, live=True)
     yield window
     window.close()
 

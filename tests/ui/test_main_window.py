@@ -38,9 +38,12 @@ class Answers:
         return self.link
 
 
-def open_window(qtbot, tmp_path, brain_path) -> MainWindow:
+def open_window(qtbot, tmp_path, brain_path, live: bool = False, **settings_values) -> MainWindow:
+    """A shown window on `brain_path`, its question dialogs answered by `Answers`."""
     settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    window = MainWindow(settings=settings, live=False)
+    for key, value in settings_values.items():
+        settings.setValue(key, value)
+    window = MainWindow(settings=settings, live=live)
     qtbot.addWidget(window)
     window.edits.ask = Answers()
     assert window.files.open_path(brain_path)

@@ -11,7 +11,7 @@ from memgui.ui.dialogs.settings_dialog import MODEL_KEY, URL_KEY, SettingsDialog
 from memgui.ui.main_window import MainWindow
 from memgui.ui.models.trace_columns import COLUMNS, EMBEDDING_COLUMN
 from memgui.ui.ollama_status import describe
-from tests.ui.test_main_window import Answers, wait_idle
+from tests.ui.test_main_window import open_window, wait_idle
 
 STALLED = "My automobile stalled this morning"
 MECHANIC = "The mechanic fixed the car engine"
@@ -32,16 +32,7 @@ def semantic_brain(tmp_path):
 
 
 def open_semantic_window(qtbot, tmp_path, path, url: str, model: str = "") -> MainWindow:
-    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    settings.setValue(URL_KEY, url)
-    settings.setValue(MODEL_KEY, model)
-    window = MainWindow(settings=settings, live=False)
-    qtbot.addWidget(window)
-    window.edits.ask = Answers()
-    assert window.files.open_path(path)
-    window.show()
-    wait_idle(qtbot, window)
-    return window
+    return open_window(qtbot, tmp_path, path, **{URL_KEY: url, MODEL_KEY: model})
 
 
 def wait_status(qtbot, window: MainWindow, status: str) -> None:
