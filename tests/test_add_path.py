@@ -5,12 +5,10 @@ from __future__ import annotations
 import dataclasses
 import threading
 import uuid
-from pathlib import Path
 
 import pytest
 
 from memgui.core.brain import Brain
-from memgui.core.db import CHECKPOINT_PAGES
 from memgui.core.errors import InvalidArgument
 from memgui.core.model import Trace, trace_from_fields
 from memgui.core.traces import new_trace_id
@@ -123,14 +121,3 @@ def test_a_failure_inside_a_batch_undoes_the_whole_batch(brain: Brain) -> None:
         brain.add("taken id", id=kept.id)
     assert [t.id for t in brain.list()] == [kept.id]
     assert brain.add("next").id != kept.id
-
-
-def test_the_wal_is_checkpointed_once_it_holds_the_checkpoint_size(brain: Brain) -> None:
-    brain.add("first")
-    wal = Path(f"{brain.path}-wal")
-    frame = brain.db.conn.execute("PRAGMA page_size").fetchone()[0] + 24
-    size_before = brain.path.stat().st_size
-    for i in range(1_600):  # 12-14 pages an add: past one checkpoint
-        brain.add(f"fact number {i} about the release process", tags=["t"])
-    assert brain.path.stat().st_size > size_before  # pages were copied back into the file
-    assert wal.stat().st_size <= 32 + (CHECKPOINT_PAGES + 200) * frame

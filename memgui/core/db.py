@@ -21,13 +21,13 @@ from pathlib import Path
 import apsw
 
 from memgui.core import schema, vectors
+from memgui.core.checkpoint import Checkpointer
 from memgui.core.errors import MigrationError, SchemaTooNew, StorageError
 from memgui.core.model import Changes
 
 log = logging.getLogger(__name__)
 
 BUSY_TIMEOUT_MS = 10_000
-CHECKPOINT_PAGES = 16_000
 
 
 def _writable(path: Path) -> bool:
@@ -90,10 +90,11 @@ class Database:
         # In WAL, NORMAL syncs at checkpoints, not at every commit: a crash never corrupts
         # the file or loses a committed transaction; only a power cut may lose the last few.
         self.conn.execute("PRAGMA synchronous = NORMAL")
-        # Fewer, larger checkpoints: each syncs the WAL, the file and the WAL header (~10 ms
-        # beyond the bytes), and a page written by many commits is copied back once. A single
-        # add appends ~14 pages; 16,000 pages (64 MB) is a checkpoint every ~1,100 adds.
-        self.conn.execute(f"PRAGMA wal_autocheckpoint = {CHECKPOINT_PAGES}")
+        # Checkpoints run on a thread of their own (see `checkpoint`), not in the commit.
+        self.checkpointer: Checkpointer | None = None
+        if not self.readonly:
+            self.checkpointer = Checkpointer(self.path, self.lock)
+            self.conn.set_wal_hook(self.checkpointer.on_commit)
         if self.created:
             self._create_schema()
         self.refresh_schema_state()
@@ -289,7 +290,18 @@ class Database:
     def data_version(self) -> int:
         return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
 
+    def checkpoint(self) -> None:
+        """Copy the WAL back into the file now, in this thread (under the writer lock)."""
+        try:
+            self.conn.wal_checkpoint(mode=apsw.SQLITE_CHECKPOINT_PASSIVE)
+        except apsw.BusyError:
+            pass  # another connection is checkpointing
+        except apsw.Error:
+            log.exception("%s: checkpoint failed", self.path)
+
     def close(self) -> None:
+        if self.checkpointer is not None:
+            self.checkpointer.close()  # first: its last pass may wait for the writer lock
         with self.lock:
             self.conn.close()
 
@@ -355,5 +367,7 @@ class WriteTransaction:
                 except apsw.Error:
                     pass
                 raise StorageError(self.operation) from exc
+            if db.checkpointer is not None and db.checkpointer.writer_must_checkpoint:
+                db.checkpoint()
         finally:
             db.lock.release()

@@ -3,9 +3,11 @@
     .venv/bin/python -m tests.bench.bench_add_floor [--adds 20000] [--dir FOLDER]
 
 Each add is `BEGIN IMMEDIATE`, the trace row, its full-text pending mark, its journal row and
-`COMMIT`, on a brain memgui created (same tables, indexes, pragmas and checkpoints). Prints
-wall and CPU time per add, the median of each statement, and the WAL frames one add writes.
-`--dir /dev/shm` (a RAM disk) takes the disk out and leaves the CPU floor.
+`COMMIT`, under the writer lock, on a brain memgui created (same tables, indexes, pragmas and
+checkpoint thread). Prints wall and CPU time per add, the median of each statement, the WAL
+frames one add writes, and the disk's bound: those bytes must reach the disk (every
+checkpoint syncs the WAL), so `disk_bound_us_per_add` is the WAL bytes of one add over the
+folder's measured write-and-sync rate. `--dir /dev/shm` (a RAM disk) takes the disk out.
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ def bare_adds(path: Path, count: int) -> dict[str, object]:
         meta = orjson.dumps({"content_hash": store.content_hash(content)}).decode()
         row = (None, "bench", trace_id, "episodic", "user", "", content, None, 1.0, now)
         row += (None, 0, '["bench"]', "{}", meta, 0, None, None, 1, now, 0)
+        db.lock.acquire()  # as `Database.write`: the checkpoint thread's last pass takes it
         t0 = clock()
         conn.execute("BEGIN IMMEDIATE")
         t1 = clock()
@@ -63,11 +66,14 @@ def bare_adds(path: Path, count: int) -> dict[str, object]:
         t4 = clock()
         conn.execute("COMMIT")
         t5 = clock()
+        db.lock.release()
         if i % 256 == 255:  # what a full-text flush does to the pending table
             conn.execute("DELETE FROM memgui_fts_pending")
         for step, took in zip(STEPS, (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4), strict=True):
             spent[step].append(took)
     wall, cpu = clock() - start, time.process_time() - cpu_start
+    if db.checkpointer is not None:
+        db.checkpointer.close()  # the frame count below checkpoints on this connection
     frames = frames_per_add(conn, path)
     db.close()
     return {
@@ -78,6 +84,22 @@ def bare_adds(path: Path, count: int) -> dict[str, object]:
         "mean_us": {step: round(statistics.fmean(v) * 1e6, 1) for step, v in spent.items()},
         "wal_frames_per_add": frames,
     }
+
+
+def disk_write_rate(folder: Path, megabytes: int = 256) -> float:
+    """MB/s of sequential 4 KiB writes followed by one fsync: how a checkpoint meets the WAL."""
+    page = os.urandom(4096)
+    target = folder / "rate.bin"
+    fd = os.open(target, os.O_WRONLY | os.O_CREAT, 0o600)
+    try:
+        start = time.perf_counter()
+        for i in range(megabytes * 256):
+            os.pwrite(fd, page, i * 4096)
+        os.fsync(fd)
+        return megabytes / (time.perf_counter() - start)
+    finally:
+        os.close(fd)
+        target.unlink()
 
 
 def frames_per_add(conn: apsw.Connection, path: Path, rows: int = 50) -> float:
@@ -106,8 +128,16 @@ def main() -> None:
     parser.add_argument("--dir", default=None, help="folder of the brain (default: the temp dir)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
-        results = {"bare_add": bare_adds(Path(tmp) / "floor.sqlite", args.adds)}
-    emit("add_floor", {"folder": args.dir or tempfile.gettempdir(), **results})
+        bare = bare_adds(Path(tmp) / "floor.sqlite", args.adds)
+        rate = disk_write_rate(Path(tmp))
+    wal_bytes = bare["wal_frames_per_add"] * (4096 + 24)
+    disk = {
+        "write_and_sync_mb_s": round(rate),
+        "wal_bytes_per_add": round(wal_bytes),
+        "disk_bound_us_per_add": round(wal_bytes / (rate * 1e6) * 1e6),
+        "disk_bound_s": round(wal_bytes * args.adds / (rate * 1e6), 2),
+    }
+    emit("add_floor", {"folder": args.dir or tempfile.gettempdir(), "bare_add": bare, "disk": disk})
 
 
 if __name__ == "__main__":

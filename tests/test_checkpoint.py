@@ -1,0 +1,132 @@
+"""Checkpoints on a thread of their own: the WAL goes back into the file and starts over."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from memgui.core import checkpoint
+from memgui.core.brain import Brain
+
+ROOT = Path(__file__).resolve().parents[1]
+STEP, RESTART = 100, 1_000  # pages: small, so that a few hundred adds go past both
+
+
+@pytest.fixture
+def small_wal(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(checkpoint, "STEP_PAGES", STEP)
+    monkeypatch.setattr(checkpoint, "RESTART_PAGES", RESTART)
+
+
+def frame_bytes(brain: Brain) -> int:
+    return brain.db.conn.execute("PRAGMA page_size").fetchone()[0] + 24
+
+
+def add_many(brain: Brain, count: int, start: int = 0) -> None:
+    for i in range(start, start + count):
+        brain.add(f"fact number {i} about the release process", tags=["t"])
+
+
+def wait_for(condition, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.01)
+
+
+@pytest.mark.usefixtures("small_wal")
+def test_the_thread_copies_the_wal_back_and_the_wal_starts_over(tmp_path: Path) -> None:
+    with Brain.open(tmp_path / "brain.sqlite", actor="test") as brain:
+        brain.add("first")
+        size_before = brain.path.stat().st_size
+        add_many(brain, 300)  # 12-14 pages an add: ~4,000 pages written
+        checkpointer = brain.db.checkpointer
+        assert checkpointer is not None
+        wait_for(lambda: checkpointer.passes >= 3)
+        assert brain.path.stat().st_size > size_before  # pages were copied back
+        # Started over at least once: without that the WAL would hold every frame written.
+        wal = Path(f"{brain.path}-wal").stat().st_size
+        assert wal <= 32 + 2 * RESTART * frame_bytes(brain)
+        assert not checkpointer.failed
+
+
+@pytest.mark.usefixtures("small_wal")
+def test_without_the_thread_the_writer_checkpoints_itself(tmp_path: Path) -> None:
+    with Brain.open(tmp_path / "brain.sqlite", actor="test") as brain:
+        brain.add("first")
+        checkpointer = brain.db.checkpointer
+        assert checkpointer is not None
+        checkpointer.failed = True  # as when its connection cannot be opened
+        add_many(brain, 300)
+        assert checkpointer.passes == 0
+        wal = Path(f"{brain.path}-wal").stat().st_size
+        assert wal <= 32 + (RESTART + 20) * frame_bytes(brain)  # one add past the size, no more
+
+
+@pytest.mark.usefixtures("small_wal")
+def test_close_stops_the_thread_and_leaves_every_write_in_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "brain.sqlite"
+    with Brain.open(path, actor="test") as brain:
+        add_many(brain, 200)
+        checkpointer = brain.db.checkpointer
+        assert checkpointer is not None
+        wait_for(lambda: checkpointer.passes >= 1)
+    assert checkpointer._thread is not None and not checkpointer._thread.is_alive()
+    assert not Path(f"{path}-wal").exists()  # the last connection folded the WAL in
+    with Brain.open(path, actor="test") as again:
+        assert again.info()["live"] == 200
+
+
+def test_a_brain_only_read_has_no_checkpointer(tmp_path: Path) -> None:
+    path = tmp_path / "brain.sqlite"
+    with Brain.open(path, actor="test") as brain:
+        brain.add("kept")
+    path.chmod(0o444)
+    with Brain.open(path) as reader:
+        assert reader.db.readonly and reader.db.checkpointer is None
+
+
+KILLED_WRITER = """
+import sys
+from memgui.core import checkpoint
+checkpoint.STEP_PAGES, checkpoint.RESTART_PAGES = 100, 1000
+from memgui.core.brain import Brain
+brain = Brain.open(sys.argv[1], actor="test")
+i = 0
+while True:
+    brain.add(f"fact number {i} about the release process", tags=["t"])
+    i += 1
+    if i == 300:
+        print("checkpointing", flush=True)
+"""
+
+
+@pytest.mark.slow
+def test_kill_9_while_checkpointing_keeps_every_committed_add_whole(tmp_path: Path) -> None:
+    path = tmp_path / "brain.sqlite"
+    child = subprocess.Popen(
+        [sys.executable, "-c", KILLED_WRITER, str(path)],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+    )
+    try:
+        assert child.stdout is not None
+        assert child.stdout.readline().strip() == "checkpointing"
+        time.sleep(0.3)  # the writer and the checkpoint thread at work
+    finally:
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+    with Brain.open(path, actor="test") as reopened:
+        conn = reopened.db.conn
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        traces = conn.execute("SELECT count(*) FROM memory_traces").fetchone()[0]
+        journal = conn.execute("SELECT count(*) FROM memgui_journal").fetchone()[0]
+        assert traces >= 300 and journal == traces  # each add whole: its row and its entry
