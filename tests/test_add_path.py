@@ -121,3 +121,17 @@ def test_a_failure_inside_a_batch_undoes_the_whole_batch(brain: Brain) -> None:
         brain.add("taken id", id=kept.id)
     assert [t.id for t in brain.list()] == [kept.id]
     assert brain.add("next").id != kept.id
+
+
+def test_journal_ids_grow_without_a_sequence_row(brain: Brain) -> None:
+    ids = [brain.add(f"fact {i}").id for i in range(3)]
+    rows = brain.db.conn.execute("SELECT id, trace_id FROM memgui_journal ORDER BY id").fetchall()
+    assert [trace_id for _, trace_id in rows] == ids  # in the order written
+    assert [journal_id for journal_id, _ in rows] == [1, 2, 3]
+    tables = {r[0] for r in brain.db.conn.execute("SELECT name FROM sqlite_master")}
+    assert (
+        "sqlite_sequence" not in tables
+        or not brain.db.conn.execute(
+            "SELECT 1 FROM sqlite_sequence WHERE name = 'memgui_journal'"
+        ).fetchall()
+    )

@@ -221,7 +221,9 @@ TRACE_COLUMNS = (
     ("embedding_status", "INTEGER NOT NULL DEFAULT 0"),
 )
 
-# memgui's own tables and indexes (migration 1).
+# memgui's own tables and indexes (migration 1). Journal ids only grow without AUTOINCREMENT
+# (rows are never deleted, so max + 1 is never an old id); AUTOINCREMENT would write
+# sqlite_sequence's page into the WAL on every add. Brains made before keep theirs.
 MEMGUI_TABLES = """
 CREATE TABLE IF NOT EXISTS memory_links (
   brain_id   TEXT    NOT NULL,
@@ -233,7 +235,7 @@ CREATE TABLE IF NOT EXISTS memory_links (
 );
 CREATE INDEX IF NOT EXISTS idx_memory_links_to ON memory_links (brain_id, to_id);
 CREATE TABLE IF NOT EXISTS memgui_journal (
-  id       INTEGER PRIMARY KEY AUTOINCREMENT,
+  id       INTEGER PRIMARY KEY,
   brain_id TEXT    NOT NULL,
   at       INTEGER NOT NULL,
   actor    TEXT    NOT NULL,
