@@ -3,12 +3,11 @@
 Traces go through `store.insert_trace` / `store.update_trace` (journaled, full-text rows
 marked); other rows through `revert_rows.insert_row` (journaled with an op of their kind, so a
 revert removes them). Parents are written before children: traces, nodes, edges, documents,
-chunks, images, conversations, messages; then trace links and Obsidian wikilinks.
+chunks, images, conversations, messages; then trace links and Obsidian wikilinks (`commit_links`).
 """
 
 from __future__ import annotations
 
-import uuid
 from typing import TYPE_CHECKING, Any
 
 import apsw
@@ -19,6 +18,14 @@ from memgui.core.errors import InvalidArgument
 from memgui.core.io import brain_index, bulk, revert_rows
 from memgui.core.io.brain_index import sha256, user_of
 from memgui.core.io.classify import new_trace_id
+from memgui.core.io.commit_links import (
+    CONCEPT,
+    RELATED_TO,
+    concept_node,
+    memory_graph_node,
+    related_edge,
+    write_trace_links,
+)
 from memgui.core.io.records import (
     CHUNK,
     CONVERSATION,
@@ -50,8 +57,6 @@ OPS = {
     CONVERSATION: "conversation",
     MESSAGE: "message",
 }
-CONCEPT = "concept"  # the type of a node an Obsidian wikilink names
-RELATED_TO = "related_to"
 BULK_ROWS = 5000  # traces per bulk insert
 # A new trace queued for the bulk insert: record index, snapshot, embedding.
 Pending = tuple[int, dict[str, Any], bytes | None]
@@ -310,82 +315,20 @@ class RowWriter:
         graph = self.graph
         source = trace["id"]
         if source not in graph.node_ids:
-            node = {
-                "id": source,
-                "type": "memory_graph",
-                "label": source,
-                "properties": {
-                    "trace_id": source,
-                    "type": trace["type"],
-                    "scope": trace["scope"],
-                    "scopeId": trace["scope_id"],
-                    "strength": trace["strength"],
-                    "createdAt": trace["created_at"],
-                },
-                "confidence": 1.0,
-                "source": {"type": "import"},
-                "created_at": self.now,
-            }
-            self.new_nodes.append(node)
+            self.new_nodes.append(memory_graph_node(trace, self.now))
             graph.add_node(source, source, "memory_graph")
         target = graph.by_label.get(label)
         if target is None:
-            target = f"kn_{uuid.uuid4()}"
-            node = {
-                "id": target,
-                "type": CONCEPT,
-                "label": label,
-                "properties": {},
-                "confidence": 1.0,
-                "source": {"type": "import"},
-                "created_at": self.now,
-            }
+            node = concept_node(label, self.now)
+            target = node["id"]
             self.new_nodes.append(node)
             graph.add_node(target, label, CONCEPT)
         if (source, target, RELATED_TO) in graph.edges:
             return
-        edge = {
-            "id": f"ke_{uuid.uuid4()}",
-            "source_id": source,
-            "target_id": target,
-            "type": RELATED_TO,
-            "weight": 1.0,
-            "bidirectional": 0,
-            "metadata": {},
-            "created_at": self.now,
-        }
+        edge = related_edge(source, target, self.now)
         self.new_edges.append(edge)
         graph.add_edge(edge["id"], source, target, RELATED_TO)
         self.wrote_any = True
-
-    def _trace_links(self) -> None:
-        """Links between traces a source carried (agent-memory JSONL), over the final ids."""
-        bid = self.brain.brain_id
-        for record in self.plan.records:
-            for link in record.links:
-                if "from_id" not in link:
-                    continue
-                ends = [self.trace_ids.get(link[k]) for k in ("from_id", "to_id")]
-                if None in ends or ends[0] == ends[1] or not all(map(self._held, ends)):
-                    continue
-                from_id, to_id = ends
-                if link["kind"] == "relates_to" and to_id < from_id:
-                    from_id, to_id = to_id, from_id
-                self.db.conn.execute(
-                    "INSERT OR IGNORE INTO memory_links (brain_id, from_id, to_id, kind, "
-                    "created_at) VALUES (?, ?, ?, ?, ?)",
-                    (bid, from_id, to_id, link["kind"], link.get("created_at") or self.now),
-                )
-                if self.db.conn.changes():
-                    row = {
-                        "from_id": from_id,
-                        "to_id": to_id,
-                        "kind": link["kind"],
-                        "created_at": link.get("created_at") or self.now,
-                    }
-                    store.journal(self.db, self.batch, bid, "link", from_id, None, row)
-                    self.batch.links.add(f"{from_id}|{to_id}|{link['kind']}")
-                    self.wrote_any = True
 
     def _held(self, trace_id: str) -> bool:
         return trace_id in self.batch.traces or trace_exists(self.brain, trace_id)
@@ -398,7 +341,10 @@ class RowWriter:
         bid = self.brain.brain_id
         revert_rows.insert_new_rows(self.db, self.batch, bid, "node", self.new_nodes)
         revert_rows.insert_new_rows(self.db, self.batch, bid, "edge", self.new_edges)
-        self._trace_links()
+        if write_trace_links(
+            self.db, self.batch, bid, self.plan, self.trace_ids, self._held, self.now
+        ):
+            self.wrote_any = True
         if self.embedded:
             try:
                 sync_rows(self.db.conn, self.brain.brain_id, self.embedded)

@@ -1,0 +1,107 @@
+"""The graph rows and trace links an import commit writes after its traces.
+
+Obsidian wikilinks become `related_to` edges from a trace's memory-graph node to a concept
+node per target label (built here, written in bulk by the commit); agent-memory JSONL links
+between traces are written over the ids the traces finally took.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import TYPE_CHECKING, Any
+
+from memgui.core import store
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from memgui.core.db import Database, WriteBatch
+    from memgui.core.io.plan import ImportPlan
+
+CONCEPT = "concept"  # the type of a node an Obsidian wikilink names
+RELATED_TO = "related_to"
+
+
+def memory_graph_node(trace: dict[str, Any], now: int) -> dict[str, Any]:
+    """The node standing for a trace in the knowledge graph, as AgentOS names it."""
+    return {
+        "id": trace["id"],
+        "type": "memory_graph",
+        "label": trace["id"],
+        "properties": {
+            "trace_id": trace["id"],
+            "type": trace["type"],
+            "scope": trace["scope"],
+            "scopeId": trace["scope_id"],
+            "strength": trace["strength"],
+            "createdAt": trace["created_at"],
+        },
+        "confidence": 1.0,
+        "source": {"type": "import"},
+        "created_at": now,
+    }
+
+
+def concept_node(label: str, now: int) -> dict[str, Any]:
+    return {
+        "id": f"kn_{uuid.uuid4()}",
+        "type": CONCEPT,
+        "label": label,
+        "properties": {},
+        "confidence": 1.0,
+        "source": {"type": "import"},
+        "created_at": now,
+    }
+
+
+def related_edge(source: str, target: str, now: int) -> dict[str, Any]:
+    return {
+        "id": f"ke_{uuid.uuid4()}",
+        "source_id": source,
+        "target_id": target,
+        "type": RELATED_TO,
+        "weight": 1.0,
+        "bidirectional": 0,
+        "metadata": {},
+        "created_at": now,
+    }
+
+
+def write_trace_links(
+    db: Database,
+    batch: WriteBatch,
+    brain_id: str,
+    plan: ImportPlan,
+    trace_ids: dict[str, str],
+    held: Callable[[str], bool],
+    now: int,
+) -> bool:
+    """Links between traces a source carried, over the final ids; True if any was new."""
+    wrote = False
+    for record in plan.records:
+        for link in record.links:
+            if "from_id" not in link:
+                continue
+            ends = [trace_ids.get(link[k]) for k in ("from_id", "to_id")]
+            if None in ends or ends[0] == ends[1] or not all(map(held, ends)):
+                continue
+            from_id, to_id = ends
+            if link["kind"] == "relates_to" and to_id < from_id:
+                from_id, to_id = to_id, from_id
+            created_at = link.get("created_at") or now
+            db.conn.execute(
+                "INSERT OR IGNORE INTO memory_links (brain_id, from_id, to_id, kind, "
+                "created_at) VALUES (?, ?, ?, ?, ?)",
+                (brain_id, from_id, to_id, link["kind"], created_at),
+            )
+            if db.conn.changes():
+                row = {
+                    "from_id": from_id,
+                    "to_id": to_id,
+                    "kind": link["kind"],
+                    "created_at": created_at,
+                }
+                store.journal(db, batch, brain_id, "link", from_id, None, row)
+                batch.links.add(f"{from_id}|{to_id}|{link['kind']}")
+                wrote = True
+    return wrote
