@@ -32,6 +32,20 @@ def test_best_matches_that_fail_the_filter_do_not_crowd_out_live_ones(brain: Bra
     assert set(found) <= {t.id for t in live}
 
 
+@pytest.mark.usefixtures("small_bound")
+def test_when_the_most_recent_matches_are_forgotten_older_live_ones_are_found(
+    brain: Brain,
+) -> None:
+    with brain.batch():
+        live = [brain.add(f"a lantern and {n} other things in the shed") for n in range(30)]
+        forgotten = [brain.add("lantern lantern lantern lantern") for _ in range(60)]
+        for trace in forgotten:
+            brain.forget(trace.id)
+    found = ids(brain.search("lantern", limit=5, record_recall=False))
+    assert len(found) == 5
+    assert set(found) <= {t.id for t in live}
+
+
 def test_the_trash_is_searched_with_its_own_filter(brain: Brain) -> None:
     gone = brain.add("lantern in the trash")
     brain.add("lantern still here")

@@ -11,13 +11,15 @@ traces ranks in one joined statement; from there on, two measures keep a search 
   runs instead.
 - **Very common words score the most recent matches.** When a query matches more than
   `SCORED_MATCHES_MAX` traces, bm25 runs over the most recent of them only (rowids grow
-  with time), found by counting matches in a recent slice of rowids. A filtered search that
-  finds fewer than it needs in that slice runs again over every match, so filters still
-  apply before the cut.
+  with time). Without a filter, FTS5 hands the matches newest first and stops at the
+  bound; a filtered search finds its slice by counting matches in a recent slice of rowids,
+  and one that finds fewer than it needs there runs again over every match, so filters
+  still apply before the cut.
 """
 
 from __future__ import annotations
 
+import heapq
 from typing import TYPE_CHECKING, NamedTuple
 
 import apsw
@@ -78,32 +80,37 @@ class _Query:
         # Matches spread roughly evenly over time: the slice that holds about the bound.
         return max(0, top - width * SCORED_MATCHES_MAX // recent)
 
-    def ranked_plain(self, match: str, lower: int, want: int) -> list[tuple] | None:
-        """(rowid, id, bm25, score columns...) best first: FTS5 ranks alone, then the best
-        rows are read and checked; None when too many fail the check."""
+    def ranked_plain(self, match: str, want: int) -> list[tuple] | None:
+        """(rowid, id, bm25, score columns...) best first: bm25 over the most recent
+        `SCORED_MATCHES_MAX` matches, the best of them read and checked; None when too
+        many fail the check."""
         take = want + want // 4 + 16
-        best = self.db.conn.execute(
-            f"SELECT rowid, bm25({self.table}) FROM {self.table} "
-            f"WHERE {self.table} MATCH ? AND rowid > ? ORDER BY rank LIMIT ?",
-            (match, lower, take),
+        # FTS5 hands the matches newest first and stops at the bound; picking the best here
+        # costs less than its `ORDER BY rank`, which sorts through a second query of its own.
+        scored = self.db.conn.execute(
+            f"SELECT bm25({self.table}), rowid FROM {self.table} "
+            f"WHERE {self.table} MATCH ? ORDER BY rowid DESC LIMIT ?",
+            (match, SCORED_MATCHES_MAX),
         ).fetchall()
-        if not best:
+        if not scored:
             return []
+        best = heapq.nsmallest(take, scored)  # bm25: lower is better; ties: older first
         # NOT INDEXED: next to `brain_id = ?` and a list of rowids, SQLite's planner prefers
         # a brain_id index and walks every trace of the brain.
         marks = ",".join("?" * len(best))
         rows = self.db.conn.execute(
             f"SELECT rowid, id, {self.score_columns} FROM memory_traces AS t NOT INDEXED "
             f"WHERE rowid IN ({marks}) AND {self.where}",
-            (*(rowid for rowid, _ in best), *self.params),
+            (*(rowid for _, rowid in best), *self.params),
         ).fetchall()
         by_rowid = {row[0]: row for row in rows}
         out = []
-        for rowid, rank in best:
+        for rank, rowid in best:
             row = by_rowid.get(rowid)
             if row is not None:
                 out.append((rowid, row[1], rank, *row[2:]))
-        if len(out) < want and len(best) == take:
+        every_match_seen = len(scored) < SCORED_MATCHES_MAX and len(best) == len(scored)
+        if len(out) < want and not every_match_seen:
             return None  # more matches exist than were checked: rank them with the filter
         return out[:want]
 
@@ -124,13 +131,11 @@ class _Query:
         top = self.db.conn.execute("SELECT max(rowid) FROM memory_traces").fetchone()[0] or 0
         if top < BOUND_FROM_ROWS:
             return self._joined(match, 0, want)  # few matches: one statement is cheapest
-        lower = self.lower_bound(match, top)
         if flt == TraceFilter():  # live traces of this brain: checked after ranking
-            rows = self.ranked_plain(match, lower, want)
-            if rows is not None and len(rows) < want and lower > 0:
-                rows = self.ranked_plain(match, 0, want)  # the recent slice fell short
+            rows = self.ranked_plain(match, want)
             if rows is not None:
                 return rows
+        lower = self.lower_bound(match, top)
         rows = self._joined(match, lower, want)
         if len(rows) < want and lower > 0:
             rows = self._joined(match, 0, want)  # the filter needs older matches too
