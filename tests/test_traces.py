@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from memgui.core.brain import Brain
@@ -214,3 +216,26 @@ def test_sweep_expires_strictly_after_the_deadline(brain: Brain) -> None:
         brain.get(short.id)
     assert brain.related(keep.id) == []
     assert [e.op for e in brain.history(keep.id)][-1] == "unlink"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"content_hash":"abc","decay":{"stability":86400000},"scopeId":"u1"}',
+        '{"id":123456789012345678901234567890}',  # past 64 bits: kept an int
+        '{"n":18446744073709551615,"m":-9223372036854775808}',
+        '{"lone":"\\ud800"}',  # a lone surrogate, as JSON.stringify writes it
+        '{"x":NaN,"y":1e400}',
+        '{"a":1,"a":2}',
+        '["tag","été","\\u00e9"]',
+        "[1.5, -0, 0.1]",
+    ],
+)
+def test_json_columns_read_exactly_as_json_reads_them(text: str) -> None:
+    from memgui.core.store import _loads
+
+    default = [] if text.startswith("[") else {}
+    expected = json.loads(text)
+    got = _loads(text, default)
+    assert repr(got) == repr(expected)  # repr: nan == nan, and int stays int
+    assert _loads("{not json", {}) == {} and _loads('["a"]', {}) == {} and _loads(None, []) == []

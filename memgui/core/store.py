@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from typing import Any
 
 import orjson
@@ -67,13 +68,21 @@ def dumps(value: Any) -> str:
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
+# orjson reads an integer past 64 bits as a float; such text is read by json, which keeps it.
+_LONG_NUMBER = re.compile(r"\d{19}")
+
+
 def _loads(text: Any, default: Any) -> Any:
+    """A JSON column as json reads it (orjson, 5x quicker, for the text it reads the same)."""
     if not isinstance(text, str):
         return default
     try:
-        value = json.loads(text)
-    except ValueError:
-        return default
+        value = orjson.loads(text) if _LONG_NUMBER.search(text) is None else json.loads(text)
+    except ValueError:  # orjson refuses lone surrogates, NaN and 1e400, which json reads
+        try:
+            value = json.loads(text)
+        except ValueError:
+            return default
     return value if isinstance(value, type(default)) else default
 
 
