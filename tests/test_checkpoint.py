@@ -130,3 +130,21 @@ def test_kill_9_while_checkpointing_keeps_every_committed_add_whole(tmp_path: Pa
         traces = conn.execute("SELECT count(*) FROM memory_traces").fetchone()[0]
         journal = conn.execute("SELECT count(*) FROM memgui_journal").fetchone()[0]
         assert traces >= 300 and journal == traces  # each add whole: its row and its entry
+
+
+@pytest.mark.usefixtures("small_wal")
+def test_a_thread_that_cannot_start_leaves_the_commit_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def refuse(_thread: object) -> None:
+        raise RuntimeError("can't start new thread")
+
+    with Brain.open(tmp_path / "brain.sqlite", actor="test") as brain:
+        monkeypatch.setattr(checkpoint.threading.Thread, "start", refuse)
+        add_many(brain, 300)  # past the first pass: the thread would start here
+        monkeypatch.undo()
+        checkpointer = brain.db.checkpointer
+        assert checkpointer is not None and checkpointer.failed
+        assert brain.info()["live"] == 300  # every add committed and reported so
+        wal = Path(f"{brain.path}-wal").stat().st_size
+        assert wal <= 32 + (RESTART + 20) * frame_bytes(brain)  # the writer checkpointed

@@ -45,13 +45,24 @@ class Checkpointer:
         self.wal_pages = pages
         if pages >= self._next_pass and not self.failed:
             self._next_pass = pages + STEP_PAGES
-            if self._thread is None:
-                self._thread = threading.Thread(
-                    target=self._run, name=f"checkpoint {self.path.name}", daemon=True
-                )
-                self._thread.start()
+            if self._thread is None and not self._start():
+                return apsw.SQLITE_OK
             self._wake.set()
         return apsw.SQLITE_OK
+
+    def _start(self) -> bool:
+        # The commit is done when the hook runs: an error raised here would make it look
+        # failed, so a thread that cannot start leaves the checkpoints to the writer.
+        thread = threading.Thread(target=self._run, name=f"checkpoint {self.path.name}")
+        thread.daemon = True
+        try:
+            thread.start()
+        except RuntimeError:
+            log.exception("%s: no checkpoint thread; the writer checkpoints", self.path)
+            self.failed = True
+            return False
+        self._thread = thread
+        return True
 
     @property
     def writer_must_checkpoint(self) -> bool:
