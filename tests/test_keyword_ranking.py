@@ -130,3 +130,22 @@ def test_search_plans_never_walk_a_trace_index(brain: Brain, flt: TraceFilter) -
             sql,
             plan,
         )
+
+
+def test_an_agentos_brain_read_as_it_is_ranks_the_same_bounded_or_not(
+    agentos_copy, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Not migrated (read-only), so only AgentOS's own full-text index is there.
+    agentos_copy.chmod(0o444)
+    try:
+        with Brain.open(agentos_copy) as brain:
+            assert brain.db.readonly and "memgui_fts" not in brain.db.tables
+            query = "user"
+            monkeypatch.setattr(keyword, "BOUND_FROM_ROWS", 10**9)
+            joined = ids(brain.search(query, limit=5, record_recall=False))
+            monkeypatch.setattr(keyword, "BOUND_FROM_ROWS", 10)  # rank first, check after
+            ranked_first = ids(brain.search(query, limit=5, record_recall=False))
+    finally:
+        agentos_copy.chmod(0o644)
+    assert len(joined) == 5
+    assert ranked_first == joined
