@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -13,8 +9,8 @@ import pytest
 
 from memgui.core import checkpoint
 from memgui.core.brain import Brain
+from tests.killed_child import killed_once_it_says
 
-ROOT = Path(__file__).resolve().parents[1]
 STEP, RESTART = 100, 1_000  # pages: small, so that a few hundred adds go past both
 
 
@@ -110,20 +106,8 @@ while True:
 @pytest.mark.slow
 def test_kill_9_while_checkpointing_keeps_every_committed_add_whole(tmp_path: Path) -> None:
     path = tmp_path / "brain.sqlite"
-    child = subprocess.Popen(
-        [sys.executable, "-c", KILLED_WRITER, str(path)],
-        stdout=subprocess.PIPE,
-        text=True,
-        cwd=ROOT,
-        env=dict(os.environ, PYTHONPATH=str(ROOT)),
-    )
-    try:
-        assert child.stdout is not None
-        assert child.stdout.readline().strip() == "checkpointing"
+    with killed_once_it_says(KILLED_WRITER, [str(path)], says="checkpointing"):
         time.sleep(0.3)  # the writer and the checkpoint thread at work
-    finally:
-        child.send_signal(signal.SIGKILL)
-        child.wait()
     with Brain.open(path, actor="test") as reopened:
         conn = reopened.db.conn
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"

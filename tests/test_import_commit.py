@@ -4,10 +4,6 @@ from __future__ import annotations
 
 import inspect
 import json
-import os
-import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,6 +15,7 @@ from memgui.core.io.commit import commit, revalidate
 from memgui.core.io.plan import ImportOptions, ImportPlan, plan
 from memgui.core.io.records import DUPLICATE, ERROR, NEW, REFUSED, TRACE
 from memgui.core.progress import Cancelled, run_to_end
+from tests.killed_child import killed_once_it_says
 
 ROOT = Path(__file__).resolve().parents[1]
 AGENTOS = ROOT.parent / "shared" / "fixtures" / "agentos"
@@ -198,20 +195,8 @@ def test_kill_9_mid_commit_leaves_the_brain_as_it_was(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     path = str(tmp_path / "brain.sqlite")
-    child = subprocess.Popen(
-        [sys.executable, "-c", KILLED_COMMIT, path, str(source)],
-        stdout=subprocess.PIPE,
-        text=True,
-        cwd=ROOT,
-        env=dict(os.environ, PYTHONPATH=str(ROOT)),
-    )
-    try:
-        assert child.stdout is not None
-        assert child.stdout.readline().strip() == "mid-commit"
+    with killed_once_it_says(KILLED_COMMIT, [path, str(source)], says="mid-commit"):
         assert Path(path + "-wal").stat().st_size > 0  # the transaction had written pages
-    finally:
-        child.send_signal(signal.SIGKILL)
-        child.wait()
     reopened = Brain.open(path, actor="test")
     try:
         assert [t.content for t in reopened.list()] == ["before the import"]

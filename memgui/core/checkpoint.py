@@ -45,9 +45,8 @@ class Checkpointer:
         self.wal_pages = pages
         if pages >= self._next_pass and not self.failed:
             self._next_pass = pages + STEP_PAGES
-            if self._thread is None and not self._start():
-                return apsw.SQLITE_OK
-            self._wake.set()
+            if self._thread is not None or self._start():
+                self._wake.set()
         return apsw.SQLITE_OK
 
     def _start(self) -> bool:

@@ -58,9 +58,9 @@ class _Query:
     """One search's SQL pieces: the index, the MATCH text and the filter."""
 
     def __init__(self, brain: Brain, table: str, flt: TraceFilter) -> None:
-        self.brain = brain
         self.db: Database = brain.db
         self.table = table
+        self.plain = flt == TraceFilter()  # live traces of this brain: checked after ranking
         self.where, self.params = filter_sql(self.db, brain.brain_id, flt)
         category = "category" if "category" in self.db.trace_columns else "NULL"
         self.score_columns = (
@@ -126,12 +126,12 @@ class _Query:
         )
         return self.db.conn.execute(sql, (match, lower, *self.params, want)).fetchall()
 
-    def run(self, match: str, flt: TraceFilter, want: int) -> list[tuple]:
+    def run(self, match: str, want: int) -> list[tuple]:
         # The trace table answers max(rowid) from its b-tree; a virtual table would scan.
         top = self.db.conn.execute("SELECT max(rowid) FROM memory_traces").fetchone()[0] or 0
         if top < BOUND_FROM_ROWS:
             return self._joined(match, 0, want)  # few matches: one statement is cheapest
-        if flt == TraceFilter():  # live traces of this brain: checked after ranking
+        if self.plain:
             rows = self.ranked_plain(match, want)
             if rows is not None:
                 return rows
@@ -159,14 +159,14 @@ def keyword_ranking(brain: Brain, query: str, flt: TraceFilter, want: int) -> li
     ranking = _Query(brain, table, flt)
     with db.lock:
         try:
-            rows = ranking.run(match, flt, want)
+            rows = ranking.run(match, want)
         except apsw.SQLError as exc:
             if not is_syntax_error(exc):
                 raise
             if not fallback or fallback == match:
                 raise QuerySyntaxError(query) from exc
             try:
-                rows = ranking.run(fallback, flt, want)
+                rows = ranking.run(fallback, want)
             except apsw.SQLError as again:
                 if is_syntax_error(again):
                     raise QuerySyntaxError(query) from again
