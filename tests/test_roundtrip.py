@@ -8,13 +8,13 @@ imported back into its own brain adds nothing; JSONL → memgui → JSONL gives 
 from __future__ import annotations
 
 import json
-import struct
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from memgui.core import vectors
 from memgui.core.brain import Brain
 from memgui.core.io.commit import commit
 from memgui.core.io.export import ExportOptions, export
@@ -31,8 +31,8 @@ CONTENTS = [
 ]
 
 
-def vector(seed: int) -> bytes:
-    return struct.pack("<4f", seed, seed + 0.5, -seed, 0.25)
+def vector(seed: int) -> list[float]:
+    return [seed, seed + 0.5, -seed, 0.25]
 
 
 @pytest.fixture
@@ -50,11 +50,11 @@ def source(tmp_path: Path) -> Brain:
             metadata={"origin": "test", "n": i, "nested": {"k": [1, 2]}},
         )
     brain.forget("rt_1")
-    for i in (0, 2):
-        brain.db.conn.execute(
-            "UPDATE memory_traces SET embedding = ?, embedding_status = 1 WHERE id = ?",
-            (vector(i), f"rt_{i}"),
-        )
+    for i in (0, 2):  # through the vector index: the file then holds a sqlite-vec table
+        with brain.write("embed"):
+            rowid = brain.get(f"rt_{i}").rowid
+            vectors.write_embedding(brain.db.conn, brain.brain_id, rowid, vector(i))
+    assert vectors.index_dimensions(brain.db.conn) == 4
     yield brain
     brain.close()
 
@@ -99,6 +99,10 @@ def test_json_and_sqlite_keep_every_trace(
         _plan, imported = import_into(target, tmp_path / name, fmt)
         assert imported.errors == []
         assert snapshot(target) == snapshot(source)
+        # The vectors came in searchable: the live embedded traces are in the vector index.
+        indexed = target.db.conn.execute(f"SELECT rowid FROM {vectors.VEC_TABLE}").fetchall()
+        expected = [(target.get(f"rt_{i}").rowid,) for i in (0, 2)]
+        assert sorted(indexed) == sorted(expected)
 
 
 @pytest.mark.parametrize("fmt", ["markdown", "obsidian"])

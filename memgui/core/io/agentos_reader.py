@@ -231,9 +231,14 @@ def _read_brain(connection: apsw.Connection, source: Path, brain_id: str | None)
 
 
 def _columns_by_table(connection: apsw.Connection) -> dict[str, set[str]]:
+    # Virtual tables are left out: the reader needs none of them, and one whose module is
+    # not loaded here (sqlite-vec's vector index) cannot even list its columns.
     names = [
         name
-        for (name,) in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        for (name,) in connection.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' "
+            "AND coalesce(sql, '') NOT LIKE 'CREATE VIRTUAL TABLE%'"
+        )
     ]
     return {
         name: {info[1] for info in connection.execute(f'PRAGMA table_info("{name}")')}
