@@ -230,3 +230,43 @@ def test_obsidian_own_note_adds_its_new_tags_and_links(brain: Brain, tmp_path: P
     labels = [n.label for n in brain.neighbours(trace.id)]
     assert labels == ["Somewhere"]
     assert make_plan(brain, vault).records[0].verdict == DUPLICATE  # nothing more to add
+
+
+def write_jsonl(path: Path, memories: list[tuple[str, str | None, str | None]]) -> Path:
+    """An agent-memory v1 file of (type, source, scope) memories, all of the text "same"."""
+    header = {"record": "header", "format": "agent-memory-export", "version": 1}
+    header |= {"exported_at": 1767225600, "embedding_model": "m", "embedding_dim": 4}
+    header |= {"schema_version": 3, "agent_memory_version": "0.1.0"}
+    header |= {"exported_rows": len(memories), "exported_links": 0}
+    lines = [header]
+    for key, (kind, source, scope) in enumerate(memories, start=1):
+        lines.append(
+            {"record": "memory", "key": key, "type": kind, "content": "same", "tags": []}
+            | {"source": source, "scope": scope, "created_at": 1767225600}
+            | {"last_accessed": 1767225600, "access_count": 0, "expires_at": None}
+        )
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def test_jsonl_dedups_on_agent_memorys_source_type_and_text(brain: Brain, tmp_path: Path) -> None:
+    brain.add("same", category="DECISION")  # no source: (None, DECISION, "same")
+    brain.add("same", category="TODO", metadata={"source": "a"})
+    brain.add("same", metadata={"source": "b"})  # no agent-memory type: no key at all
+    memories = [
+        ("DECISION", None, None),
+        ("DECISION", "a", None),
+        ("DECISION", "b", None),
+        ("TODO", "a", "elsewhere"),  # the brain's TODO from "a": the key has no scope
+        ("DECISION", "b", "elsewhere"),  # the third memory again, in another scope
+    ]
+    the_plan = make_plan(brain, write_jsonl(tmp_path / "m.jsonl", memories), format="jsonl")
+    traces = [r for r in the_plan.records if r.kind == TRACE]
+    got = [r.verdict for r in traces]
+    assert got == [DUPLICATE, NEW, NEW, DUPLICATE, DUPLICATE]
+    assert "same source, type and text" in traces[0].reason
+    assert traces[4].existing_id == the_plan.trace_id(2)
+    run_to_end(commit(brain, the_plan))
+    assert brain.count() == 5
+    again = make_plan(brain, tmp_path / "m.jsonl", format="jsonl")
+    assert again.counts["new"] == 0 and again.counts["duplicate"] == 5

@@ -138,6 +138,14 @@ def jsonl_file(path: Path) -> Path:
         {"record": "memory", "key": 3, "type": "PATTERN", "content": "Retry with backoff",
          "tags": ["net", "retry"], "source": None, "scope": "kore", "created_at": now - 100,
          "last_accessed": now - 50, "access_count": 7, "expires_at": None},
+        # The first one's text again under another type, then another source: agent-memory
+        # keeps both (its key is source, type and text).
+        {"record": "memory", "key": 4, "type": "TODO", "content": "Use WAL mode",
+         "tags": [], "source": "adr-7", "scope": "kore", "created_at": now - 90,
+         "last_accessed": now - 40, "access_count": 0, "expires_at": None},
+        {"record": "memory", "key": 5, "type": "DECISION", "content": "Use WAL mode",
+         "tags": [], "source": None, "scope": "kore", "created_at": now - 80,
+         "last_accessed": now - 30, "access_count": 0, "expires_at": None},
     ]  # fmt: skip
     links = [
         {"record": "link", "from": 1, "to": 3, "kind": "relates_to", "created_at": now - 90},
@@ -146,7 +154,7 @@ def jsonl_file(path: Path) -> Path:
     header = {
         "record": "header", "format": "agent-memory-export", "version": 1, "exported_at": now,
         "embedding_model": "nomic-embed-text", "embedding_dim": 768, "schema_version": 3,
-        "agent_memory_version": "0.1.0", "exported_rows": 3, "exported_links": 2,
+        "agent_memory_version": "0.1.0", "exported_rows": 5, "exported_links": 2,
     }  # fmt: skip
     lines = [
         json.dumps(d, ensure_ascii=False, separators=(",", ":"))
@@ -160,7 +168,7 @@ def test_jsonl_records_come_back_the_same(tmp_path: Path) -> None:
     original = jsonl_file(tmp_path / "in.jsonl")
     with Brain.open(tmp_path / "fresh.sqlite", actor="test") as brain:
         _plan, imported = import_into(brain, original, "jsonl")
-        assert imported.imported == 3
+        assert imported.imported == 5
         run_to_end(export(brain, tmp_path / "out.jsonl", "jsonl"))
 
     def records(path: Path) -> list[dict[str, Any]]:

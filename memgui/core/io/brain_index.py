@@ -14,6 +14,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+import orjson
+
 from memgui.core import store
 
 if TYPE_CHECKING:
@@ -51,13 +53,24 @@ def user_of(metadata: Any) -> str | None:
 
 Key = tuple[str, str, str | None, str]  # scope, scope id, user, hash
 
+# agent-memory's duplicate key (source, type, content) has no scope: its keys live apart.
+AGENT_MEMORY_WHERE: tuple[str, str, None] = ("", "", None)
+
+
+def agent_memory_key(category: Any, source: Any, text_hash: str) -> str | None:
+    """agent-memory's (source, type, content) as one key; None for a trace it cannot name
+    (no agent-memory type, or a `source` that is not text)."""
+    if not isinstance(category, str) or not (source is None or isinstance(source, str)):
+        return None
+    return f"agent-memory\x00{category}\x00{orjson.dumps(source).decode()}\x00{text_hash}"
+
 
 class Match(NamedTuple):
     """A trace a dedup key names (a tuple: one is made per trace of the brain and the plan)."""
 
     trace_id: str
     deleted: bool
-    via: str  # "text" | "import_hash"
+    via: str  # "text" | "import_hash" | "key" (agent-memory's)
 
 
 @dataclass
@@ -81,20 +94,24 @@ class TraceIndex:
         return found
 
 
-def load_traces(brain: Brain) -> TraceIndex:
+def load_traces(brain: Brain, *, agent_memory_keys: bool = False) -> TraceIndex:
+    """The brain's traces by seed 000's keys; with `agent_memory_keys`, by agent-memory's
+    (source, type, content) too (what an agent-memory JSONL import dedups on)."""
     index = TraceIndex()
     db = brain.db
     if "memory_traces" not in db.tables:
         return index
+    category = "category" if "category" in db.trace_columns else "NULL"
+    source = _meta("source") if agent_memory_keys else "NULL"
     sql = (
         f"SELECT id, scope, {scope_id_sql(db.trace_columns)}, deleted, {_meta('content_hash')}, "
         f"{_meta('import_hash')}, {_meta('turnUserId')}, "
-        f"CASE WHEN {_meta('content_hash')} IS NULL THEN content END "
+        f"CASE WHEN {_meta('content_hash')} IS NULL THEN content END, {category}, {source} "
         "FROM memory_traces WHERE brain_id = ?"
     )
     with db.lock:
         rows = db.conn.execute(sql, (brain.brain_id,)).fetchall()
-    for trace_id, scope, scope_id, deleted, content_hash, import_hash, user, content in rows:
+    for trace_id, scope, scope_id, deleted, content_hash, import_hash, user, content, *am in rows:
         index.ids.add(trace_id)
         user = user if isinstance(user, str) and user else None
         scope_id = scope_id or ""
@@ -103,6 +120,8 @@ def load_traces(brain: Brain) -> TraceIndex:
         if isinstance(import_hash, str) and import_hash != text_hash:
             match = Match(trace_id, bool(deleted), "import_hash")
             index.add((scope, scope_id, user, import_hash), match)
+        if agent_memory_keys and (key := agent_memory_key(am[0], am[1], text_hash)):
+            index.add((*AGENT_MEMORY_WHERE, key), Match(trace_id, bool(deleted), "key"))
     return index
 
 

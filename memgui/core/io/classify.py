@@ -23,7 +23,14 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from memgui.core.io import brain_index, classify_rows
-from memgui.core.io.brain_index import Match, TraceIndex, sha256, user_of
+from memgui.core.io.brain_index import (
+    AGENT_MEMORY_WHERE,
+    Match,
+    TraceIndex,
+    agent_memory_key,
+    sha256,
+    user_of,
+)
 from memgui.core.io.bulk import paused_steps
 from memgui.core.io.records import (
     DUPLICATE,
@@ -80,8 +87,10 @@ def trace_hashes(fields: dict[str, Any], fmt: str) -> list[str]:
     """The hashes a record is known by. JSONL keeps agent-memory's key (source, type, text)."""
     metadata = fields.get("metadata") if isinstance(fields.get("metadata"), dict) else {}
     import_hash = metadata.get("import_hash")
-    if fmt == "jsonl" and isinstance(import_hash, str):
-        return [import_hash]
+    if fmt == "jsonl":
+        text_hash = import_hash if isinstance(import_hash, str) else sha256(fields["content"])
+        key = agent_memory_key(fields.get("category"), metadata.get("source"), text_hash)
+        return [key] if key else []
     hashes = [sha256(fields["content"])]
     if isinstance(import_hash, str) and import_hash not in hashes:
         hashes.append(import_hash)
@@ -98,14 +107,23 @@ def _where(fields: dict[str, Any]) -> tuple[str, str, str | None]:
 
 
 def _describe_scope(scope: str, scope_id: str, user: str | None) -> str:
+    if (scope, scope_id, user) == AGENT_MEMORY_WHERE:
+        return "agent-memory's key: the same source, type and text"
     text = f"scope {scope}, scope id {scope_id!r}"
     return text + (f", user {user!r}" if user else "")
+
+
+_VIA = {
+    "text": "same text as",
+    "import_hash": "same SHA-256 as the import_hash of",
+    "key": "same source, type and text as",
+}
 
 
 def _mark_duplicate(record: ImportRecord, match: Match, where: str) -> None:
     record.verdict = DUPLICATE
     record.existing_id = match.trace_id
-    what = "same text as" if match.via == "text" else "same SHA-256 as the import_hash of"
+    what = _VIA[match.via]
     state = " (a forgotten trace)" if match.deleted else ""
     record.reason = f"{what} trace {match.trace_id}{state} in {where}"
 
@@ -118,7 +136,9 @@ class TracePlanner:
         self.plan = plan
         self.fmt = plan.format
         self.dedup = plan.options.dedup
-        self.index: TraceIndex = brain_index.load_traces(brain)
+        self.index: TraceIndex = brain_index.load_traces(
+            brain, agent_memory_keys=self.fmt == "jsonl"
+        )
         self.seen = TraceIndex()  # this source's records so far, by the same keys
         self.claimed: set[str] = set()
         self.id_map: dict[str, str] = {}  # source trace id -> the trace it is in the brain
@@ -158,7 +178,7 @@ class TracePlanner:
     def _classify(self, i: int, record: ImportRecord, own_notes: dict[str, dict]) -> None:
         fields = plain_fields(record.fields)  # read here several times: built once
         source_id = fields.get("id")
-        scope, scope_id, user = _where(fields)
+        scope, scope_id, user = AGENT_MEMORY_WHERE if self.fmt == "jsonl" else _where(fields)
         own = own_notes.get(source_id) if own_notes and isinstance(source_id, str) else None
         if own is not None and self._is_own_note(own, fields, scope, scope_id):
             record.verdict, record.existing_id = DUPLICATE, own["id"]
@@ -180,8 +200,8 @@ class TracePlanner:
             if match is not None:
                 record.verdict, record.existing_id = DUPLICATE, match.trace_id
                 record.reason = (
-                    f"same text as the record written as {match.trace_id} earlier in this "
-                    f"source ({_describe_scope(scope, scope_id, user)})"
+                    f"{_VIA[match.via]} the record written as {match.trace_id} earlier in "
+                    f"this source ({_describe_scope(scope, scope_id, user)})"
                 )
                 self._remember(source_id, match.trace_id)
                 return
@@ -190,7 +210,8 @@ class TracePlanner:
             self.plan.resolved[i] = {"id": trace_id}
         self.new_ids.add(trace_id)
         self._remember(source_id, trace_id)
-        match = Match(trace_id, bool(fields.get("deleted")), "text")
+        via = "key" if self.fmt == "jsonl" else "text"
+        match = Match(trace_id, bool(fields.get("deleted")), via)
         for digest in hashes:
             self.seen.add((scope, scope_id, user, digest), match)
 
