@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -94,6 +99,48 @@ def test_an_unreadable_source_exits_2_naming_it(
     missing = run_text(capsys, brain_path, "import", str(tmp_path / "nowhere.csv"))
     assert missing.code == 2 and "nowhere.csv" in missing.err
     assert not brain_path.exists() or trace_count(brain_path) == 0
+
+
+def test_a_source_that_cannot_be_opened_exits_2_with_the_reason(
+    capsys: pytest.CaptureFixture[str], brain_path: Path, tmp_path: Path
+) -> None:
+    # A socket cannot be opened as a file, not even by root: ENXIO.
+    holder = socket.socket(socket.AF_UNIX)
+    holder.bind(str(tmp_path / "notes.jsonl"))
+    try:
+        for fmt in ("auto", "jsonl", "csv"):
+            result = run_text(capsys, brain_path, "import", str(tmp_path / "notes.jsonl"),
+                              "--format", fmt)  # fmt: skip
+            assert result.code == 2, result.err
+            assert "path cannot be read: No such device or address" in result.err
+            assert "notes.jsonl" in result.err
+    finally:
+        holder.close()
+
+
+@pytest.mark.skipif(
+    os.geteuid() == 0 and shutil.which("setpriv") is None,
+    reason="root reads any file; setpriv (util-linux) is needed to drop that",
+)
+@pytest.mark.parametrize("fmt", ["auto", "jsonl", "markdown"])
+def test_a_source_without_read_permission_exits_2(tmp_path: Path, fmt: str) -> None:
+    source = tmp_path / ("vault" if fmt == "markdown" else "notes.jsonl")
+    if fmt == "markdown":
+        source.mkdir()
+        (source / "a.md").write_text("a note", encoding="utf-8")
+    else:
+        source.write_text("{}\n", encoding="utf-8")
+    source.chmod(0)
+    caps = "-dac_override,-dac_read_search"
+    drop = ["setpriv", f"--inh-caps={caps}", f"--bounding-set={caps}"] if os.geteuid() == 0 else []
+    memgui = [sys.executable, "-m", "memgui", "--brain", str(tmp_path / "b.sqlite")]
+    result = subprocess.run(
+        [*drop, *memgui, "import", str(source), "--format", fmt],
+        capture_output=True, text=True, timeout=60, cwd=ROOT,
+    )  # fmt: skip
+    source.chmod(0o700)
+    assert result.returncode == 2, result.stderr
+    assert "path cannot be read: Permission denied" in result.stderr
 
 
 def test_all_branches_flag(capsys: pytest.CaptureFixture[str], brain_path: Path) -> None:

@@ -11,6 +11,7 @@ plan, may edit or un-accept records, and `commit.commit(brain, plan)` writes it.
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -144,9 +145,25 @@ def _reader(
     return readers[fmt]()
 
 
-def _check_source(source: Path, fmt: str) -> None:
+def _check_readable(source: Path) -> None:
+    """Exists and can be opened (a folder: listed), else a clear error before any reading."""
     if not source.exists():
         raise InvalidArgument("path", f"does not exist (got '{source}')", str(source))
+    try:
+        if source.is_dir():
+            with os.scandir(source):
+                pass
+        else:
+            with source.open("rb"):
+                pass
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise InvalidArgument(
+            "path", f"cannot be read: {reason} (got '{source}')", str(source)
+        ) from None
+
+
+def _check_source(source: Path, fmt: str) -> None:
     if source.is_dir() and fmt not in FOLDER_FORMATS:
         raise InvalidArgument(
             "path", f"is a folder, but a {fmt} source is a file (got '{source}')", str(source)
@@ -172,8 +189,7 @@ def plan(
         options.format = format
     options.validated()
     path = Path(source)
-    if not path.exists():
-        raise InvalidArgument("path", f"does not exist (got '{path}')", str(path))
+    _check_readable(path)
     fmt = resolve_format(path, options)
     _check_source(path, fmt)
     result = ImportPlan(source=str(path), format=fmt, brain_id=brain.brain_id, options=options)
