@@ -8,15 +8,17 @@ the source), as for every `memgui` command.
 from __future__ import annotations
 
 import argparse
+import tempfile
+from pathlib import Path
 from typing import Any
 
 from memgui.cli_format import snippet
 from memgui.cli_registry import CommandContext, command
 from memgui.core.errors import MemguiError
-from memgui.core.io.commit import ImportResult, commit
+from memgui.core.io.commit import ImportResult, commit, count_verdicts
 from memgui.core.io.detect import FORMATS
 from memgui.core.io.plan import ImportOptions, ImportPlan, plan
-from memgui.core.io.records import NEW, VERDICTS
+from memgui.core.io.records import NEW, UPDATE, VERDICTS
 from memgui.core.progress import Job, run_to_end
 
 EXIT_ERRORS, EXIT_UNREADABLE = 1, 2
@@ -111,8 +113,18 @@ def run_import(ctx: CommandContext, args: argparse.Namespace) -> int:
         scope_id=args.scope_id,
         brain_id=args.from_brain_id,
     )
-    brain = ctx.brain
-    the_plan = _drained(plan(brain, args.path, options=options))
+    if ctx.brain_path.exists():
+        the_plan = _drained(plan(ctx.brain, args.path, options=options))
+        target = ctx.brain
+    else:
+        # No brain yet: plan against an empty one, and create the real one only to write.
+        from memgui.core.brain import Brain
+
+        with tempfile.TemporaryDirectory(prefix="memgui-plan-") as folder:
+            stem = ctx.brain_id or ctx.brain_path.stem
+            with Brain.open(Path(folder) / f"{stem}.sqlite", brain_id=stem) as empty:
+                the_plan = _drained(plan(empty, args.path, options=options))
+        target = ctx.brain if _writes_something(the_plan) and not args.dry_run else None
     unreadable = the_plan.unreadable
     if unreadable is not None:
         raise SourceUnreadable(f"cannot read {args.path}: {unreadable}")
@@ -120,13 +132,24 @@ def run_import(ctx: CommandContext, args: argparse.Namespace) -> int:
     lines = _plan_lines(the_plan, every=args.dry_run)
     result: ImportResult | None = None
     if not args.dry_run:
-        result = _drained(commit(brain, the_plan))
+        result = _drained(commit(target, the_plan)) if target else _nothing_written(the_plan)
         document = plan_document(the_plan)  # commit may have refused an edited record
         document["result"] = result.to_json()
         lines = _plan_lines(the_plan, every=False) + [_result_line(result)]
     ctx.emit(document, lines)
     has_errors = the_plan.counts["error"] > 0 if result is None else bool(result.errors)
     return EXIT_ERRORS if has_errors else 0
+
+
+def _writes_something(the_plan: ImportPlan) -> bool:
+    return any(r.verdict in (NEW, UPDATE) for r in the_plan.records)
+
+
+def _nothing_written(the_plan: ImportPlan) -> ImportResult:
+    """The result of committing a plan with nothing to write, without opening a brain."""
+    result = ImportResult(format=the_plan.format)
+    count_verdicts(the_plan, set(), result)
+    return result
 
 
 class SourceUnreadable(MemguiError):

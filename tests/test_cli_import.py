@@ -35,7 +35,7 @@ def test_dry_run_prints_counts_then_each_record_that_is_not_new(
     assert lines[2].startswith("error     csv-input.csv:8") and "metadata" in lines[2]
     assert len(lines) == 3
     assert result.code == 1  # a record could not be read
-    assert not brain_path.exists() or trace_count(brain_path) == 0
+    assert not brain_path.exists()  # nothing to write: the brain is not even created
 
 
 def test_json_plan_and_result(capsys: pytest.CaptureFixture[str], brain_path: Path) -> None:
@@ -98,7 +98,7 @@ def test_an_unreadable_source_exits_2_naming_it(
     assert result.code == 2 and str(broken) in result.err and "not valid JSON" in result.err
     missing = run_text(capsys, brain_path, "import", str(tmp_path / "nowhere.csv"))
     assert missing.code == 2 and "nowhere.csv" in missing.err
-    assert not brain_path.exists() or trace_count(brain_path) == 0
+    assert not brain_path.exists()  # nothing to write: the brain is not even created
 
 
 def test_a_source_that_cannot_be_opened_exits_2_with_the_reason(
@@ -141,6 +141,44 @@ def test_a_source_without_read_permission_exits_2(tmp_path: Path, fmt: str) -> N
     source.chmod(0o700)
     assert result.returncode == 2, result.stderr
     assert "path cannot be read: Permission denied" in result.stderr
+
+
+JSONL = ROOT / "tests" / "fixtures" / "jsonl"
+
+
+@pytest.mark.parametrize(
+    ("argv", "code"),
+    [
+        ((str(JSONL / "unknown_field.jsonl"),), 1),  # a defect: every memory is an error
+        ((str(JSONL / "newer_version.jsonl"),), 2),  # refused whole
+        ((str(JSONL / "valid.jsonl"), "--dry-run"), 0),
+        ((CSV, "--format", "jsonl"), 2),  # not agent-memory JSONL at all
+    ],
+)
+def test_an_import_that_writes_nothing_creates_no_brain(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, argv: tuple[str, ...], code: int
+) -> None:
+    target = tmp_path / "new" / "brain.sqlite"
+    result = run_text(capsys, target, "import", *argv)
+    assert result.code == code, result.err
+    assert not target.parent.exists()
+
+
+def test_an_import_into_a_missing_brain_creates_it_and_writes(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    target = tmp_path / "new" / "team.sqlite"
+    result = run_cli(capsys, target, "import", str(JSONL / "valid.jsonl"))
+    assert result.code == 0, result.err
+    assert result.json()["result"]["imported"] == 3
+    assert trace_count(target) == 3
+    with Brain.open(target) as brain:
+        assert brain.brain_id == "team"  # the file's stem, as for any new brain
+    named = run_cli(capsys, tmp_path / "b.sqlite", "--brain-id", "mine", "import", CSV)
+    assert named.code == 1  # the fixture's one unreadable row
+    with Brain.open(tmp_path / "b.sqlite", brain_id="mine") as brain:
+        assert brain.db.brain_ids() == ["mine"]
+        assert brain.count(TraceFilter(include_deleted=True)) == 7
 
 
 def test_all_branches_flag(capsys: pytest.CaptureFixture[str], brain_path: Path) -> None:

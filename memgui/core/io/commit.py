@@ -155,12 +155,13 @@ def _commit(
             fulltext.flush_in_transaction(brain.db)
             result.batch_id = batch.batch_id if (written or writer.wrote_any) else None
         plan.written |= written  # after the transaction committed: a re-commit skips them
-    _count(plan, written, result)
+    count_verdicts(plan, written, result)
     yield Progress(total, total, f"imported {result.imported} records")
     return result
 
 
-def _count(plan: ImportPlan, written: set[int], result: ImportResult) -> None:
+def count_verdicts(plan: ImportPlan, written: set[int], result: ImportResult) -> None:
+    """Fill `result`'s counts: what was written, skipped, refused, could not be read."""
     for i, record in enumerate(plan.records):
         if i in written:
             if record.verdict == UPDATE:
