@@ -12,7 +12,15 @@ import pytest
 
 from memgui.core import schema
 from memgui.core.brain import Brain
-from memgui.core.errors import BrainIdRequired, MigrationError, SchemaTooNew
+from memgui.core.errors import (
+    BrainIdRequired,
+    Conflict,
+    InvalidArgument,
+    MigrationError,
+    NotFound,
+    ReadOnlyBrain,
+    SchemaTooNew,
+)
 from memgui.core.model import TraceFilter
 
 
@@ -83,6 +91,34 @@ def test_backup_failure_migrates_nothing(agentos_copy: Path) -> None:
     assert not list(folder.glob("*.tmp-*"))
 
 
+def test_a_refused_first_write_leaves_the_file_as_it_was(agentos_copy: Path) -> None:
+    before, original = digest(agentos_copy), trace_rows(agentos_copy)
+    with Brain.open(agentos_copy) as brain:
+        some = brain.list()[0].id
+        refusals = [
+            (NotFound, lambda: brain.update("mt_nope", {"content": "x"})),
+            (Conflict, lambda: brain.update(some, {"content": "x"}, expect_version=5)),
+            (InvalidArgument, lambda: brain.link(some, some, "relates_to")),
+            (NotFound, lambda: brain.link(some, "mt_nope", "relates_to")),
+            (NotFound, lambda: brain.merge([some, "mt_nope"])),
+            (NotFound, lambda: brain.forget("mt_nope")),
+        ]
+        for error, refused in refusals:
+            with pytest.raises(error):
+                refused()
+            assert brain.info()["schema_version"] == 0
+            assert "version" not in brain.db.trace_columns
+        assert digest(agentos_copy) == before
+        assert not list(agentos_copy.parent.glob("*backup*"))  # nor its temporary file
+        # The version a caller reads before the migration is the one it may pass back.
+        seen = brain.get(some).version
+        brain.update(some, {"content": "edited"}, expect_version=seen)
+        assert brain.get(some).version == seen + 1
+    backups = list(agentos_copy.parent.glob("brain.sqlite.backup-pre-1-*"))
+    assert len(backups) == 1 and trace_rows(backups[0]) == original
+    assert not list(agentos_copy.parent.glob("*.tmp-*"))
+
+
 def test_a_brain_newer_than_the_code_is_refused_untouched(brain_path: Path) -> None:
     with Brain.open(brain_path) as brain:
         brain.add("x")
@@ -133,8 +169,9 @@ def test_read_only_file_can_be_browsed(agentos_copy: Path, monkeypatch) -> None:
     with Brain.open(agentos_copy) as brain:
         assert brain.db.readonly
         assert brain.count() == 45
-        with pytest.raises(MigrationError, match="read-only"):
+        with pytest.raises(ReadOnlyBrain, match="is read-only; it cannot be migrated or written"):
             brain.add("nope")
+        assert brain.search("dark mode").traces  # answered; no recall noted
     assert digest(agentos_copy) == before
 
 

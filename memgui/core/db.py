@@ -13,7 +13,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,7 +22,7 @@ import apsw
 
 from memgui.core import schema, vectors
 from memgui.core.checkpoint import Checkpointer
-from memgui.core.errors import MigrationError, SchemaTooNew, StorageError
+from memgui.core.errors import MigrationError, ReadOnlyBrain, SchemaTooNew, StorageError
 from memgui.core.model import Changes
 
 log = logging.getLogger(__name__)
@@ -197,17 +197,23 @@ class Database:
         )
         self.conn.execute(schema.MEMGUI_TABLES)
 
-    def migrate(self, brain_ids: list[str], index_all: callable) -> None:  # type: ignore[valid-type]
-        """Bring an older brain to the current schema, after a backup beside it."""
+    def prepare_migration(self) -> Path | None:
+        """Before the first write to an older brain: its backup, under a temporary name.
+
+        None when the brain is current. The backup takes its final name (`keep_backup`) only
+        when the migrating transaction is about to commit; a write that fails deletes it, so
+        a rejected first write leaves nothing behind.
+        """
         self.check_not_too_new()
         if self.is_current:
-            return
+            return None
         if self.readonly:
-            raise MigrationError(f"{self.path} is read-only; it cannot be migrated or written")
+            raise ReadOnlyBrain(str(self.path))
         target = schema.SCHEMA_VERSION
         backup = self.backup_path(target)
+        pending = backup.with_name(f"{backup.name}.tmp-{os.getpid()}")
         try:
-            self._backup_to(backup)
+            self._backup_to(pending)
         except (OSError, apsw.Error) as exc:
             raise MigrationError(
                 f"cannot write the backup {backup.name} before migrating to schema {target}: "
@@ -216,41 +222,55 @@ class Database:
         mode = self.conn.execute("PRAGMA journal_mode").fetchone()[0]
         if mode.lower() != "wal":
             self.conn.execute("PRAGMA journal_mode = WAL")
-        with self._raw_transaction():
-            self.refresh_schema_state()
-            if self.schema_version >= target:
-                return  # another process migrated meanwhile
-            if "memory_traces" not in self.tables:
-                self.conn.execute(schema.AGENTOS_TABLES)
-            self._apply_migration_1()
-            index_all()
-            ids = brain_ids or ["brain"]
-            for bid in ids:
-                self.conn.execute(
-                    "INSERT OR REPLACE INTO brain_meta(brain_id, key, value) VALUES (?, ?, ?)",
-                    (bid, schema.SCHEMA_KEY, str(target)),
-                )
+        return pending
+
+    def apply_migration(self, brain_ids: list[str], index_all: Callable[[], object]) -> bool:
+        """Inside the first write's transaction: the schema changes, undone if it rolls back.
+
+        False when another process migrated the brain meanwhile (nothing to do)."""
+        target = schema.SCHEMA_VERSION
         self.refresh_schema_state()
+        if self.schema_version >= target:
+            return False
+        if "memory_traces" not in self.tables:
+            self.conn.execute(schema.AGENTOS_TABLES)
+        self._apply_migration_1()
+        index_all()
+        for bid in brain_ids or ["brain"]:
+            self.conn.execute(
+                "INSERT OR REPLACE INTO brain_meta(brain_id, key, value) VALUES (?, ?, ?)",
+                (bid, schema.SCHEMA_KEY, str(target)),
+            )
+        self.refresh_schema_state()
+        return True
+
+    def keep_backup(self, pending: Path) -> None:
+        """Give the backup its final name (atomically: a re-run replaces an earlier one)."""
+        backup = self.backup_path(schema.SCHEMA_VERSION)
+        try:
+            os.replace(pending, backup)
+        except OSError as exc:
+            raise MigrationError(
+                f"cannot write the backup {backup.name} before migrating to schema "
+                f"{schema.SCHEMA_VERSION}: {exc}; nothing was migrated"
+            ) from exc
 
     def backup_path(self, target: int) -> Path:
         stamp = dt.date.today().strftime("%Y%m%d")
         return self.path.with_name(f"{self.path.name}.backup-pre-{target}-{stamp}")
 
     def _backup_to(self, dest: Path) -> None:
-        tmp = dest.with_name(dest.name + f".tmp-{os.getpid()}")
-        if tmp.exists():
-            tmp.unlink()
+        dest.unlink(missing_ok=True)
         try:
-            out = apsw.Connection(str(tmp))
+            out = apsw.Connection(str(dest))
             try:
                 with out.backup("main", self.conn, "main") as b:
                     while not b.done:
                         b.step(1000)
             finally:
                 out.close()
-            os.replace(tmp, dest)  # atomic: a re-run replaces the earlier backup whole
         except BaseException:
-            for leftover in (tmp, Path(f"{tmp}-journal"), Path(f"{tmp}-wal")):
+            for leftover in (dest, Path(f"{dest}-journal"), Path(f"{dest}-wal")):
                 leftover.unlink(missing_ok=True)
             raise
 
@@ -324,6 +344,8 @@ class WriteTransaction:
 
     def __enter__(self) -> WriteBatch:
         db = self.db
+        if db.readonly:
+            raise ReadOnlyBrain(str(db.path))
         db.lock.acquire()
         if db._batch is not None:  # nested: join the open transaction
             self.joined = True

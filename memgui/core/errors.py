@@ -89,6 +89,14 @@ class MigrationError(MemguiError):
     pass
 
 
+class ReadOnlyBrain(MemguiError):
+    """The brain file was opened read-only (no write bits, read-only media): reads only."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        super().__init__(f"{path} is read-only; it cannot be migrated or written")
+
+
 class StorageError(MemguiError):
     """SQLite failed; the message names the operation, never SQL text."""
 

@@ -91,7 +91,8 @@ def _finish(
     expand_links: bool,
     record_recall: bool,
 ) -> SearchResult:
-    if record_recall and scored:
+    # A brain opened read-only answers searches; it cannot note them as recalls.
+    if record_recall and scored and not brain.db.readonly:
         scored = record_recalls(brain, scored)
     now = brain.now()
     hits = []

@@ -45,13 +45,15 @@ _CURRENT_COLUMNS = (
     "retrieval_count, tags, emotions, metadata, deleted, expires_at, category, version, "
     "updated_at, embedding_status"
 )
-# An AgentOS brain not yet migrated: memgui's columns derived from what it has.
+# An AgentOS brain not yet migrated: memgui's columns derived from what it has. Its traces
+# read as version 1, the version the migration gives them, so a version read now is the one
+# to pass back to a compare-and-set.
 _LEGACY_COLUMNS = (
     "rowid, id, type, scope, "
     "coalesce(CASE WHEN json_valid(metadata) AND json_type(metadata, '$.scopeId') = 'text' "
     "THEN json_extract(metadata, '$.scopeId') END, '') AS scope_id, "
     "content, strength, created_at, last_accessed, retrieval_count, tags, emotions, metadata, "
-    "deleted, NULL AS expires_at, NULL AS category, 0 AS version, NULL AS updated_at, "
+    "deleted, NULL AS expires_at, NULL AS category, 1 AS version, NULL AS updated_at, "
     "(embedding IS NOT NULL) AS embedding_status"
 )
 
