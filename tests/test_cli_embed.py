@@ -70,3 +70,48 @@ def test_similar_unknown_id_and_bad_limit(tmp_path: Path, capsys, ollama_server)
     assert code == 3 and "mt_nope" in err
     code, _, err = run(capsys, *common, "similar", "mt_nope", "--limit", "0")
     assert code == 2 and "limit must be between 1 and 200 (got 0)" in err
+
+
+AGENTOS_BRAIN = (
+    Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "agentos" / "brain.sqlite"
+)
+
+
+def test_an_agentos_brain_as_it_is_is_searched_in_every_mode(
+    tmp_path: Path, capsys, ollama_server
+) -> None:
+    # Read-only, so never migrated: every mode runs on AgentOS's own columns.
+    brain = tmp_path / "agentos.sqlite"
+    brain.write_bytes(AGENTOS_BRAIN.read_bytes())
+    brain.chmod(0o444)
+    common = ["--brain", str(brain), "--ollama-url", ollama_server.url, "--json"]
+    for mode in ("auto", "keyword"):
+        code, found, err = run(capsys, *common, "search", "Alice", "--mode", mode)
+        assert code == 0, err
+        assert found["search_mode"] == "keyword" and found["results"]
+    # Its vectors come from a 1536-dimension model AgentOS did not name: said, not mixed.
+    for mode in ("semantic", "hybrid"):
+        code, _, err = run(capsys, *common, "search", "Alice", "--mode", mode)
+        assert code == 2
+        assert "an unnamed model (1536 dimensions), not nomic-embed-text (768" in err
+    assert brain.read_bytes() == AGENTOS_BRAIN.read_bytes()
+    brain.chmod(0o644)
+    code, swept, err = run(capsys, *common, "sweep")
+    assert code == 0 and swept == {"expired": 0, "embedded": 0}, err
+    code, found, err = run(capsys, *common, "search", "Alice")
+    assert code == 0 and found["results"], err
+
+
+def test_a_read_only_brain_answers_searches_and_refuses_writes(tmp_path: Path, capsys) -> None:
+    brain = tmp_path / "b.sqlite"
+    common = ["--brain", str(brain), "--ollama-url", "http://127.0.0.1:9", "--json"]
+    code, added, _ = run(capsys, *common, "add", "kept on read-only media")
+    brain.chmod(0o444)
+    before = brain.read_bytes()
+    code, found, err = run(capsys, *common, "search", "media")
+    assert code == 0 and [r["id"] for r in found["results"]] == [added["id"]], err
+    assert found["results"][0]["retrieval_count"] == 0  # answered, not noted as a recall
+    code, _, err = run(capsys, *common, "add", "another")
+    assert code == 1
+    assert err.startswith(f"memgui: {brain} is read-only; it cannot be migrated or written")
+    assert brain.read_bytes() == before

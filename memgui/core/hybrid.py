@@ -68,7 +68,7 @@ def has_embeddings(conn: apsw.Connection, brain_id: str) -> bool:
     """Whether any live trace of the brain has a vector (auto mode picks hybrid then)."""
     row = conn.execute(
         f"SELECT 1 FROM memory_traces WHERE brain_id = ? AND deleted = 0 "
-        f"AND {vectors.EMBEDDED_SQL} LIMIT 1",
+        f"AND {vectors.embedded_sql(conn)} LIMIT 1",
         (brain_id,),
     ).fetchone()
     return row is not None
@@ -135,7 +135,7 @@ def similar_traces(
     """ "Similar memories": nearest neighbours of a trace by its own stored vector."""
     row = conn.execute(
         f"SELECT embedding FROM memory_traces WHERE brain_id = ? AND id = ? "
-        f"AND {vectors.EMBEDDED_SQL}",
+        f"AND {vectors.embedded_sql(conn)}",
         (brain_id, trace_id),
     ).fetchone()
     vector = unpack_vector(row[0]) if row else None
@@ -150,7 +150,7 @@ def similar_traces(
 def _pending(conn: apsw.Connection, brain_id: str, after: int, batch: int) -> list[tuple]:
     return conn.execute(
         f"SELECT rowid, content FROM memory_traces WHERE brain_id = ? AND deleted = 0 "
-        f"AND {vectors.PENDING_SQL} AND rowid > ? ORDER BY rowid LIMIT ?",
+        f"AND {vectors.pending_sql(conn)} AND rowid > ? ORDER BY rowid LIMIT ?",
         (brain_id, after, batch),
     ).fetchall()
 
@@ -158,7 +158,7 @@ def _pending(conn: apsw.Connection, brain_id: str, after: int, batch: int) -> li
 def count_pending(conn: apsw.Connection, brain_id: str) -> int:
     return conn.execute(
         f"SELECT count(*) FROM memory_traces WHERE brain_id = ? AND deleted = 0 "
-        f"AND {vectors.PENDING_SQL}",
+        f"AND {vectors.pending_sql(conn)}",
         (brain_id,),
     ).fetchone()[0]
 
@@ -189,7 +189,7 @@ def write_checked(
             conn.execute(
                 "UPDATE memory_traces SET embedding = ?, embedding_status = 1 "
                 f"WHERE rowid = ? AND brain_id = ? AND deleted = 0 AND content = ? "
-                f"AND {vectors.PENDING_SQL}",
+                f"AND {vectors.PENDING_SQL}",  # a write: the brain is migrated
                 (blob, rowid, brain_id, content),
             )
             if conn.changes() == 1:
@@ -245,7 +245,7 @@ def embed_traces(
     marks = ",".join("?" * len(trace_ids))
     rows = conn.execute(
         f"SELECT rowid, content FROM memory_traces WHERE brain_id = ? AND id IN ({marks}) "
-        f"AND deleted = 0 AND {vectors.PENDING_SQL} ORDER BY rowid",
+        f"AND deleted = 0 AND {vectors.pending_sql(conn)} ORDER BY rowid",
         (brain_id, *trace_ids),
     ).fetchall()
     if not rows:

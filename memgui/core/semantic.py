@@ -72,7 +72,8 @@ class SemanticSearch:
                 # The pin read above, not re-read: the worker may hold the connection.
                 vectors.check_pinned(brain.brain_id, pinned, self.embedder.model, None)
                 query_vector = self.embedder.embed([query])[0]
-                vectors.check_pinned(brain.brain_id, pinned, None, len(query_vector))
+                model = self.embedder.model  # named again: the message names both models
+                vectors.check_pinned(brain.brain_id, pinned, model, len(query_vector))
             except EmbeddingUnavailable:
                 return self._keyword_only(brain, keyword_leg, limit)
             except vectors.EmbeddingModelMismatch:

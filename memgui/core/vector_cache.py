@@ -20,7 +20,7 @@ import apsw
 import numpy as np
 
 from memgui.core.embed import unpack_vector
-from memgui.core.vectors import EMBEDDED_SQL, LOG_TABLE
+from memgui.core.vectors import LOG_TABLE, embedded_sql
 
 COMPACT_AFTER = 4096  # appended rows before the matrix is rebuilt in one piece
 CHECK_CHUNK = 900  # candidate rowids checked per SQL statement
@@ -66,7 +66,7 @@ def _load(conn: apsw.Connection, brain_id: str, entry: _Matrix, dimensions: int)
     blobs: list[bytes] = []
     for rowid, trace_id, blob in conn.execute(
         f"SELECT rowid, id, embedding FROM memory_traces WHERE brain_id = ? AND deleted = 0 "
-        f"AND {EMBEDDED_SQL} ORDER BY rowid",
+        f"AND {embedded_sql(conn)} ORDER BY rowid",
         (brain_id,),
     ):
         if isinstance(blob, bytes) and len(blob) == 4 * dimensions and blob[:1] != b"[":
@@ -99,7 +99,7 @@ def _apply(conn: apsw.Connection, brain_id: str, entry: _Matrix, rowids: set[int
         for rowid, trace_id, blob in conn.execute(
             "SELECT rowid, id, embedding FROM memory_traces NOT INDEXED "
             f"WHERE rowid IN ({marks}) "
-            f"AND brain_id = ? AND deleted = 0 AND {EMBEDDED_SQL}",
+            f"AND brain_id = ? AND deleted = 0 AND {embedded_sql(conn)}",
             (*chunk, brain_id),
         ):
             vector = unpack_vector(blob)

@@ -31,6 +31,26 @@ LOG_KEEP = 100_000  # log rows kept; a reader further behind reloads its matrix 
 EMBEDDED_SQL = "coalesce(embedding_status, embedding IS NOT NULL) = 1 AND embedding IS NOT NULL"
 PENDING_SQL = "coalesce(embedding_status, embedding IS NOT NULL) = 0"
 
+
+def has_status_column(conn: apsw.Connection) -> bool:
+    """False for an AgentOS brain not yet migrated: it has no `embedding_status` column."""
+    return (
+        conn.execute(
+            "SELECT 1 FROM pragma_table_info('memory_traces') WHERE name = 'embedding_status'"
+        ).fetchone()
+        is not None
+    )
+
+
+def embedded_sql(conn: apsw.Connection) -> str:
+    """`EMBEDDED_SQL`, or what it means before the migration adds the status (for reads)."""
+    return EMBEDDED_SQL if has_status_column(conn) else "embedding IS NOT NULL"
+
+
+def pending_sql(conn: apsw.Connection) -> str:
+    return PENDING_SQL if has_status_column(conn) else "embedding IS NULL"
+
+
 _loaded: weakref.WeakKeyDictionary[apsw.Connection, bool] = weakref.WeakKeyDictionary()
 
 
