@@ -10,16 +10,18 @@ from __future__ import annotations
 import argparse
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memgui.cli_format import snippet
 from memgui.cli_registry import CommandContext, command
 from memgui.core.errors import MemguiError
-from memgui.core.io.commit import ImportResult, commit, count_verdicts
 from memgui.core.io.detect import FORMATS
-from memgui.core.io.plan import ImportOptions, ImportPlan, plan
 from memgui.core.io.records import NEW, UPDATE, VERDICTS
 from memgui.core.progress import Job, run_to_end
+
+if TYPE_CHECKING:  # the engine is imported when a command runs: ~0.2 s other commands skip
+    from memgui.core.io.commit import ImportResult
+    from memgui.core.io.plan import ImportPlan
 
 EXIT_ERRORS, EXIT_UNREADABLE = 1, 2
 
@@ -105,6 +107,9 @@ def run_import(ctx: CommandContext, args: argparse.Namespace) -> int:
 
     Formats: sqlite json jsonl markdown obsidian chatgpt csv gsd (default: detected).
     """
+    from memgui.core.io.commit import commit
+    from memgui.core.io.plan import ImportOptions, plan
+
     options = ImportOptions(
         format=args.format,
         dedup=not args.no_dedup,
@@ -147,6 +152,8 @@ def _writes_something(the_plan: ImportPlan) -> bool:
 
 def _nothing_written(the_plan: ImportPlan) -> ImportResult:
     """The result of committing a plan with nothing to write, without opening a brain."""
+    from memgui.core.io.commit import ImportResult, count_verdicts
+
     result = ImportResult(format=the_plan.format)
     count_verdicts(the_plan, set(), result)
     return result

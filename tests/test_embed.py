@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -18,6 +23,7 @@ from tests import ollama_fixture
 from tests.ollama_server import FakeOllama
 
 ollama_server = ollama_fixture.ollama_server
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def cosine(a: list[float], b: list[float]) -> float:
@@ -57,6 +63,39 @@ def test_server_down_raises_typed_error_and_fails_fast_after(ollama_server: Fake
     assert ollama_server.embed_count() == 0
     assert embedder.status() == "reachable"  # a successful probe clears the pause
     assert len(embedder.embed(["hello"])) == 1
+
+
+def test_a_server_gone_after_answering_is_down_through_the_client(
+    ollama_server: FakeOllama,
+) -> None:
+    embedder = OllamaEmbedder(ollama_server.url)
+    assert len(embedder.embed(["hello"])) == 1
+    ollama_server.stop()
+    with pytest.raises(EmbeddingUnavailable, match="is not reachable; start it with"):
+        embedder.embed(["hello"])
+    assert embedder.status() == "down"
+
+
+def closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_commands_with_ollama_off_never_load_its_client(tmp_path: Path) -> None:
+    # Loading the client (httpx, pydantic) costs ~0.3 s, most of a short command's time.
+    script = (
+        "import sys\nfrom memgui.cli import main\n"
+        "code = main(sys.argv[1:])\nprint('ollama' in sys.modules, 'httpx' in sys.modules, code)"
+    )
+    url = f"http://127.0.0.1:{closed_port()}"
+    for command in (["add", "stored while Ollama is off"], ["info"], ["search", "stored"]):
+        argv = ["--brain", str(tmp_path / "b.sqlite"), "--ollama-url", url, *command]
+        done = subprocess.run(
+            [sys.executable, "-c", script, *argv],
+            capture_output=True, text=True, timeout=60, cwd=ROOT,
+        )  # fmt: skip
+        assert done.stdout.splitlines()[-1] == "False False 0", (command, done.stderr)
 
 
 def test_missing_model_is_typed(ollama_server: FakeOllama) -> None:

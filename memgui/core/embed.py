@@ -10,15 +10,18 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import time
+import urllib.parse
 from collections.abc import Sequence
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-import httpx
 import numpy as np
-import ollama
 
 from memgui.core.errors import EmbeddingUnavailable
+
+if TYPE_CHECKING:
+    import ollama
 
 DEFAULT_OLLAMA_URL = "http://localhost:11434"
 DEFAULT_EMBEDDING_MODEL = "nomic-embed-text"
@@ -89,15 +92,38 @@ class OllamaEmbedder:
         self.dimensions: int | None = None  # known after the first successful call
         self._down_until = 0.0
         self._last_error = ""
-        self._client = ollama.Client(host=self.url, timeout=timeout)
+        self._client: ollama.Client | None = None
 
     def __repr__(self) -> str:
         return f"OllamaEmbedder(url={self.url!r}, model={self.model!r})"
+
+    @property
+    def client(self) -> ollama.Client:
+        # Made on first use: importing the client (httpx, pydantic) takes ~0.3 s, more than
+        # a whole `memgui get`, which never embeds.
+        if self._client is None:
+            import ollama
+
+            self._client = ollama.Client(host=self.url, timeout=self.timeout)
+        return self._client
 
     def close(self) -> None:
         close = getattr(self._client, "close", None)
         if close is not None:
             close()
+
+    def _refused(self) -> bool:
+        """Whether nothing listens at the URL: a refused connection says "down" at once,
+        without loading the client (the common case of a CLI call with Ollama off)."""
+        parts = urllib.parse.urlsplit(self.url if "//" in self.url else f"//{self.url}")
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+        try:
+            socket.create_connection((parts.hostname or "localhost", port), self.timeout).close()
+        except ConnectionRefusedError:
+            return True
+        except (OSError, ValueError):
+            return False  # unknown: let the client try and say what went wrong
+        return False
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """One vector per text, in order, from one batched call; EmbeddingUnavailable on failure."""
@@ -108,8 +134,13 @@ class OllamaEmbedder:
             raise EmbeddingUnavailable(
                 f"Ollama at {self.url} is unavailable ({self._last_error}); retrying later"
             )
+        if self._client is None and self._refused():
+            raise self._failed(self._not_reachable("not reachable"))
+        import httpx
+        import ollama
+
         try:
-            response = self._client.embed(model=self.model, input=texts)
+            response = self.client.embed(model=self.model, input=texts)
         except ollama.ResponseError as error:
             if error.status_code == 404:
                 raise self._failed(
@@ -126,11 +157,7 @@ class OllamaEmbedder:
             ) from None
         except (ConnectionError, httpx.HTTPError, OSError) as error:
             reason = "timed out" if isinstance(error, httpx.TimeoutException) else "not reachable"
-            raise self._failed(
-                EmbeddingUnavailable(
-                    f"Ollama at {self.url} is {reason}; start it with `ollama serve`"
-                )
-            ) from None
+            raise self._failed(self._not_reachable(reason)) from None
         vectors = [list(map(float, vector)) for vector in response.embeddings]
         self._check(texts, vectors)
         self._down_until = 0.0
@@ -139,8 +166,13 @@ class OllamaEmbedder:
 
     def status(self) -> EmbedderStatus:
         """Whether Ollama answers and has the model (asks it now, never the cached state)."""
+        if self._client is None and self._refused():
+            return "down"
+        import httpx
+        import ollama
+
         try:
-            listing = self._client.list()
+            listing = self.client.list()
         except (ollama.ResponseError, ConnectionError, httpx.HTTPError, OSError):
             return "down"
         self._down_until = 0.0
@@ -149,6 +181,11 @@ class OllamaEmbedder:
         if self.model in names or wanted in names:
             return "reachable"
         return "model missing"
+
+    def _not_reachable(self, reason: str) -> EmbeddingUnavailable:
+        return EmbeddingUnavailable(
+            f"Ollama at {self.url} is {reason}; start it with `ollama serve`"
+        )
 
     def _failed(self, error: EmbeddingUnavailable) -> EmbeddingUnavailable:
         self._last_error = str(error)
