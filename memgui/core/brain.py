@@ -130,6 +130,11 @@ class Brain:
         self.close()
 
     @property
+    def read_only(self) -> bool:
+        """Opened read-only (no write bits, read-only media): reads and searches only."""
+        return self.db.readonly
+
+    @property
     def path(self) -> Path:
         return self.db.path
 

@@ -35,6 +35,7 @@ CHECK_INTERVAL_MS = 30_000
 AFTER_EDIT_MS = 2_000
 STATUS_JOB = "ollama status"
 BACKFILL_JOB = "embedding"
+READ_ONLY_REFUSAL = "the file is read-only: its memories cannot be embedded here"
 # Jobs nobody needs to be asked about when the window closes.
 BACKGROUND_JOBS = (STATUS_JOB, BACKFILL_JOB, "similar", "counts")
 
@@ -96,7 +97,7 @@ class SemanticService(QObject):
     def attach(self, session: BrainSession) -> None:
         """Give `session`'s brain the embedder from the settings and start watching Ollama."""
         self.session = session
-        self.refusal = ""
+        self.refusal = READ_ONLY_REFUSAL if session.read_only else ""
         self._install_embedder()
         self._show("checking", None)
         session.bus.changed.connect(self._on_changes)
@@ -147,7 +148,7 @@ class SemanticService(QObject):
     def apply_settings(self) -> None:
         """The URL or model changed: a new embedder, and a fresh check."""
         self.cancel_backfill()
-        self.refusal = ""
+        self.refusal = READ_ONLY_REFUSAL if self.session and self.session.read_only else ""
         self._install_embedder()
         if self.session is not None:
             self._show("checking", self.pending)

@@ -41,6 +41,12 @@ if TYPE_CHECKING:
 SHOW_EVERY_MS = 50
 
 
+READ_ONLY_IMPORT = (
+    "This brain's file is read-only (no write permission, or read-only media): "
+    "nothing can be imported into it. Open a writable brain to import."
+)
+
+
 class WorkingPage(QWidget):
     """A running plan or commit: what it does now, how far it got, and Cancel."""
 
@@ -305,6 +311,9 @@ def open_import(window: MainWindow, source: str | Path) -> ImportDialog | None:
     if window.session is None:
         window.show_error("Open or create a brain first; imports go into the open brain.")
         return None
+    if window.session.read_only:
+        window.show_error(READ_ONLY_IMPORT)
+        return None
     dialog = ImportDialog(window, source)
     dialog.show()
     dialog.start()
@@ -313,5 +322,8 @@ def open_import(window: MainWindow, source: str | Path) -> ImportDialog | None:
 
 def run_import_dialog(window: MainWindow, folder: bool = False) -> ImportDialog | None:
     """File ▸ Import…: ask for a file (or a folder) and open the import window for it."""
+    if window.session is not None and window.session.read_only:
+        window.show_error(READ_ONLY_IMPORT)
+        return None
     source = choose_source(window, folder)
     return open_import(window, source) if source else None

@@ -129,6 +129,14 @@ class MainWindow(QMainWindow):
         self.counts_label.setObjectName("counts_label")
         self.job_label = QLabel()
         self.job_label.setObjectName("job_label")
+        self.read_only_label = QLabel("Read-only")
+        self.read_only_label.setObjectName("read_only_label")
+        self.read_only_label.setToolTip(
+            "This file cannot be written (no write permission, or read-only media): "
+            "memories can be read and searched, not changed or imported"
+        )
+        self.read_only_label.hide()
+        self.statusBar().addPermanentWidget(self.read_only_label)
         self.statusBar().addPermanentWidget(self.job_label)
         self.statusBar().addPermanentWidget(self.counts_label)
 
@@ -150,6 +158,9 @@ class MainWindow(QMainWindow):
 
     def _set_brain_actions_enabled(self, enabled: bool) -> None:
         a = self.actions
+        for action in (a.find, a.refresh, a.trash_view):
+            action.setEnabled(enabled)
+        writable = enabled and not self.read_only
         for action in (
             a.new_memory,
             a.save,
@@ -160,11 +171,16 @@ class MainWindow(QMainWindow):
             a.add_tag,
             a.remove_tag,
             a.add_link,
-            a.find,
-            a.refresh,
-            a.trash_view,
+            a.import_file,
         ):
-            action.setEnabled(enabled)
+            action.setEnabled(writable)
+        self.detail.editor.set_read_only(enabled and self.read_only)
+        self.read_only_label.setVisible(enabled and self.read_only)
+
+    @property
+    def read_only(self) -> bool:
+        """The open brain's file cannot be written: browse and search only."""
+        return self.session is not None and self.session.read_only
 
     # --- the session --------------------------------------------------------------------
 
@@ -239,7 +255,8 @@ class MainWindow(QMainWindow):
         clean = self.session.undo_stack.isClean() and not self.detail.editor.dirty
         mark = "" if clean else " •"
         name = Path(self.session.path).name
-        self.setWindowTitle(f"{name} [{self.session.brain_id}]{mark} — memgui")
+        state = " (read-only)" if self.read_only else ""
+        self.setWindowTitle(f"{name} [{self.session.brain_id}]{state}{mark} — memgui")
 
     def update_counts(self) -> None:
         """Count live and trashed memories off the GUI thread (a count grows with the brain)."""
@@ -360,7 +377,7 @@ class MainWindow(QMainWindow):
         self._update_actions()
 
     def _update_actions(self) -> None:
-        count = len(self.selected_ids())
+        count = 0 if self.read_only else len(self.selected_ids())
         trash = self.filter_bar.trash_check.isChecked()
         a = self.actions
         a.delete.setEnabled(count > 0 and not trash)
@@ -369,7 +386,7 @@ class MainWindow(QMainWindow):
         a.merge.setEnabled(count >= 2 and not trash)
         a.add_tag.setEnabled(count > 0)
         a.remove_tag.setEnabled(count > 0)
-        a.add_link.setEnabled(self.detail.trace is not None)
+        a.add_link.setEnabled(self.detail.trace is not None and not self.read_only)
 
     def _on_changes(self, changes: Changes, _initiator: object) -> None:
         self._counts_timer.start()

@@ -54,6 +54,10 @@ class BrainSession(QObject):
     def brain_id(self) -> str:
         return self.brain.brain_id
 
+    @property
+    def read_only(self) -> bool:
+        return self.brain.read_only
+
     def open_reader(self) -> Brain:
         """A second connection on the same file, for reads off the GUI thread."""
         return Brain.open(self.path, self.brain_id, actor=ACTOR)

@@ -98,6 +98,7 @@ class TraceEditor(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.trace: Trace | None = None  # the version the edit is based on
+        self.read_only = False
         self._loading = False
         self._dirty = False
         self._new = False
@@ -311,8 +312,19 @@ class TraceEditor(QWidget):
             patch["ttl_secs"] = parse_ttl(ttl_text)
         return patch
 
+    def set_read_only(self, read_only: bool) -> None:
+        """A brain opened read-only: its memories show (text still selectable), unchangeable."""
+        self.read_only = read_only
+        self.content.setReadOnly(read_only)
+        for edit in (self.scope_id_edit, self.ttl_edit):
+            edit.setReadOnly(read_only)
+        for widget in (self.tags, self.type_box, self.category_box, self.scope_box):
+            widget.setEnabled(not read_only)
+        self.save_button.setVisible(not read_only)
+        self.revert_button.setVisible(not read_only)
+
     def request_save(self) -> None:
-        if self.validate() or not (self._dirty or self.is_new):
+        if self.read_only or self.validate() or not (self._dirty or self.is_new):
             return
         version = self.trace.version if self.trace else 0
         self.save_requested.emit(self.trace.id if self.trace else None, self.changes(), version)
