@@ -22,7 +22,8 @@ from pathlib import Path
 
 from memgui.cli_log import failures_logged_to_file
 from memgui.cli_registry import REGISTRY, CommandContext
-from memgui.core.errors import MemguiError, StorageError
+from memgui.core.errors import InvalidArgument, MemguiError, StorageError
+from memgui.core.model import check_id
 
 # Each module registers its subcommands with @command when imported.
 COMMAND_MODULES = (
@@ -42,6 +43,20 @@ EXIT_INTERRUPTED = 130
 OPTIONS_WITH_VALUES = ("--brain", "--brain-id", "--ollama-url", "--embed-model")
 
 log = logging.getLogger("memgui.cli")
+
+# The positional id arguments of each command, and what kind of id each is. An empty one is
+# refused while parsing (exit 2, naming the field) by every command alike, rather than
+# looked up and reported as a missing id by some.
+ID_ARGUMENTS: dict[str, dict[str, str]] = {
+    **{name: {"id": "trace id"} for name in ("get", "forget", "restore", "purge", "history")},
+    "update": {"id": "trace id"},
+    "similar": {"id": "trace id"},
+    "merge": {"ids": "trace id"},
+    "link": {"from_id": "trace id", "to_id": "trace id"},
+    "unlink": {"from_id": "trace id", "to_id": "trace id"},
+    "neighbours": {"id": "trace or node id"},
+    "revert": {"batch": "journal batch id"},
+}
 
 
 def default_brain_path() -> Path:
@@ -107,7 +122,36 @@ def build_parser() -> argparse.ArgumentParser:
             cmd.name, help=cmd.help, description=cmd.description, parents=[after_command]
         )
         cmd.configure(sub)
+        _check_values(sub, ID_ARGUMENTS.get(cmd.name, {}))
     return parser
+
+
+def _check_values(parser: argparse.ArgumentParser, ids: dict[str, str]) -> None:
+    """Give integer options and id arguments checks that fail as `InvalidArgument`.
+
+    argparse's own `type=int` failure prints the usage block and `invalid int value`; these
+    raise the core's error instead (argparse lets it through), so the message names the
+    field and the value like every other refusal. Commands keep declaring plain `type=int`.
+    """
+    for action in parser._actions:  # argparse has no public list of a parser's actions
+        if action.type is int:
+            action.type = _integer(action.dest)
+        elif action.dest in ids and not action.option_strings:
+            action.type = _identifier(action.dest, ids[action.dest])
+
+
+def _integer(field: str) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        try:
+            return int(text)
+        except ValueError:
+            raise InvalidArgument(field, f"must be an integer (got {text!r})", text) from None
+
+    return parse
+
+
+def _identifier(field: str, what: str) -> Callable[[str], str]:
+    return lambda text: check_id(field, text, what)
 
 
 def load_commands() -> None:
@@ -150,6 +194,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(args_list)
     except SystemExit as stop:  # argparse has printed usage and the message to stderr
         return _exit_status(stop)
+    except InvalidArgument as error:  # a value `_check_values` refused
+        _say(str(error))
+        return error.exit_code
     brain_path = Path(app_brain or args.brain or default_brain_path()).expanduser()
     ctx = CommandContext(
         brain_path=brain_path,

@@ -15,20 +15,26 @@ def _configure_link(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("kind", metavar="KIND", help="relates_to, supersedes or caused_by")
 
 
-def _link_doc(args: argparse.Namespace, linked: bool) -> dict[str, Any]:
-    return {"from": args.from_id, "to": args.to_id, "kind": args.kind, "linked": linked}
+def _link_doc(args: argparse.Namespace) -> dict[str, Any]:
+    return {"from": args.from_id, "to": args.to_id, "kind": args.kind}
 
 
 @command("link", "link two traces (idempotent)", configure=_configure_link)
 def run_link(ctx: CommandContext, args: argparse.Namespace) -> None:
     ctx.brain.link(args.from_id, args.to_id, args.kind)
-    ctx.emit(_link_doc(args, True), f"linked {args.from_id} {args.kind} {args.to_id}")
+    ctx.emit(dict(_link_doc(args), linked=True), f"linked {args.from_id} {args.kind} {args.to_id}")
 
 
 @command("unlink", "remove a link between two traces", configure=_configure_link)
 def run_unlink(ctx: CommandContext, args: argparse.Namespace) -> None:
-    ctx.brain.unlink(args.from_id, args.to_id, args.kind)
-    ctx.emit(_link_doc(args, False), f"unlinked {args.from_id} {args.kind} {args.to_id}")
+    """Remove a link; a link that does not exist (in that direction) is reported, not an error."""
+    edge = f"{args.from_id} {args.kind} {args.to_id}"
+    if ctx.brain.unlink(args.from_id, args.to_id, args.kind):
+        ctx.emit(dict(_link_doc(args), unlinked=True), f"unlinked {edge}")
+    else:
+        # As agent-memory's memory_unlink: a normal result, so a retried unlink is safe.
+        doc = dict(_link_doc(args), unlinked=False, reason="not_found")
+        ctx.emit(doc, f"not unlinked: no link {edge} (nothing changed)")
 
 
 def _configure_neighbours(parser: argparse.ArgumentParser) -> None:
@@ -119,4 +125,7 @@ def _configure_scope_refile(parser: argparse.ArgumentParser) -> None:
 def run_scope_refile(ctx: CommandContext, args: argparse.Namespace) -> None:
     count = ctx.brain.refile_scope(args.scope, args.from_id, args.to_id)
     doc = {"scope": args.scope, "from": args.from_id, "to": args.to_id, "refiled": count}
-    ctx.emit(doc, f"re-filed {count} trace(s) from {args.scope}:{args.from_id} to {args.to_id}")
+    text = f"re-filed {count} trace(s) from {args.scope}:{args.from_id} to {args.to_id}"
+    if args.from_id == args.to_id:
+        text += " (the same scope id: nothing changed)"
+    ctx.emit(doc, text)

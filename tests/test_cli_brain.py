@@ -10,7 +10,7 @@ import apsw
 import pytest
 
 from memgui.cli import main
-from tests.test_cli import add, isolate_user_dirs, run_cli, run_text
+from tests.test_cli import add, isolate_user_dirs, run_cli, run_text, snapshot
 
 
 @pytest.fixture(autouse=True)
@@ -33,9 +33,34 @@ def test_link_is_idempotent_and_unlink_removes_it(capsys, brain):
         assert linked.code == 0 and linked.json()["linked"] is True
     related = run_cli(capsys, brain, "list", "--expand-links").json()["results"]
     assert sum(len(t["related"]) for t in related) == 2  # one link, seen from both sides
-    assert run_cli(capsys, brain, "unlink", b, a, "caused_by").json()["linked"] is False
+    unlinked = run_cli(capsys, brain, "unlink", b, a, "caused_by")
+    assert unlinked.code == 0
+    assert unlinked.json() == {"from": b, "to": a, "kind": "caused_by", "unlinked": True}
     related = run_cli(capsys, brain, "list", "--expand-links").json()["results"]
     assert all(t["related"] == [] for t in related)
+
+
+def test_unlink_of_a_missing_link_says_so_and_writes_nothing(capsys, brain):
+    new, old = add(capsys, brain, "new rule")["id"], add(capsys, brain, "old rule")["id"]
+    assert run_cli(capsys, brain, "link", new, old, "supersedes").code == 0
+    before = snapshot(brain)
+    for ends in ((old, new), (new, old)):  # the wrong direction, then a kind never linked
+        kind = "supersedes" if ends == (old, new) else "caused_by"
+        missing = run_cli(capsys, brain, "unlink", *ends, kind)
+        assert missing.code == 0, missing.err
+        assert missing.json() == {
+            "from": ends[0],
+            "to": ends[1],
+            "kind": kind,
+            "unlinked": False,
+            "reason": "not_found",
+        }
+    text = run_text(capsys, brain, "unlink", old, new, "supersedes")
+    assert text.code == 0
+    assert text.out == f"not unlinked: no link {old} supersedes {new} (nothing changed)\n"
+    assert snapshot(brain) == before
+    removed = run_text(capsys, brain, "unlink", new, old, "supersedes")
+    assert removed.out == f"unlinked {new} supersedes {old}\n"
 
 
 def test_neighbours_prints_the_graph_around_a_trace(capsys, brain):
@@ -93,6 +118,18 @@ def test_scope_delete_and_refile(capsys, brain):
     remaining = run_cli(capsys, brain, "list", "--include-deleted").json()["results"]
     assert [t["id"] for t in remaining] == [c["id"]]
     assert run_text(capsys, brain, "scope-delete", "user", "bob").out.startswith("deleted 1")
+
+
+def test_scope_refile_to_the_same_id_writes_nothing(capsys, brain):
+    a = add(capsys, brain, "a", "--scope", "user", "--scope-id", "alice")
+    before = snapshot(brain)
+    same = run_cli(capsys, brain, "scope-refile", "user", "alice", "alice")
+    assert same.code == 0, same.err
+    assert same.json() == {"scope": "user", "from": "alice", "to": "alice", "refiled": 0}
+    text = run_text(capsys, brain, "scope-refile", "user", "alice", "alice")
+    assert text.out.startswith("re-filed 0 trace(s)") and "nothing changed" in text.out
+    assert snapshot(brain) == before
+    assert run_cli(capsys, brain, "get", a["id"]).json()["version"] == 1
 
 
 # --- which brain ----------------------------------------------------------------------------

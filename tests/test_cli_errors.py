@@ -3,13 +3,14 @@ nothing written to the brain."""
 
 from __future__ import annotations
 
+import argparse
 import shutil
 from pathlib import Path
 
 import apsw
 import pytest
 
-from memgui.cli import main
+from memgui.cli import build_parser, main
 from memgui.core.brain import Brain
 from tests.test_cli import add, isolate_user_dirs, run_cli, snapshot
 
@@ -22,13 +23,15 @@ def user_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 USAGE, NOT_FOUND, CONFLICT = 2, 3, 4
 LIMIT_MESSAGE = "invalid argument: limit must be between 1 and 200 (got {})"
 TTL_MESSAGE = "invalid argument: ttl_secs must be between 1 and 3155760000 (got {})"
+INT_MESSAGE = "invalid argument: {} must be an integer (got '{}')"
+ID_MESSAGE = "invalid argument: {} must be a non-empty trace id (got '')"
 
 # (argv with {a}/{b}/{gone} standing for trace ids, exit code, words stderr must hold)
 REJECTIONS: list[tuple[list[str], int, list[str]]] = [
     # add
     (["add"], USAGE, ["content"]),
     (["add", ""], USAGE, ["content", "empty"]),
-    (["add", "   "], USAGE, ["content"]),
+    (["add", "   "], USAGE, ["content must not be empty (got '   ')"]),
     (["add", "x", "--type", "bogus"], USAGE, ["type", "bogus", "episodic"]),
     (["add", "x", "--scope", "bogus"], USAGE, ["scope", "bogus", "organization"]),
     (["add", "x", "--category", "bogus"], USAGE, ["category", "bogus", "DECISION"]),
@@ -38,7 +41,8 @@ REJECTIONS: list[tuple[list[str], int, list[str]]] = [
     (["add", "x", "--ttl-secs", "0"], USAGE, [TTL_MESSAGE.format(0)]),
     (["add", "x", "--ttl-secs", "-1"], USAGE, [TTL_MESSAGE.format(-1)]),
     (["add", "x", "--ttl-secs", "3155760001"], USAGE, [TTL_MESSAGE.format(3155760001)]),
-    (["add", "x", "--ttl-secs", "soon"], USAGE, ["--ttl-secs", "invalid int value"]),
+    (["add", "x", "--ttl-secs", "soon"], USAGE, [INT_MESSAGE.format("ttl_secs", "soon")]),
+    (["add", "x", "--ttl-secs", "1.5"], USAGE, [INT_MESSAGE.format("ttl_secs", "1.5")]),
     (["add", "x", "--bogus-option"], USAGE, ["unrecognized arguments", "--bogus-option"]),
     # get, forget, restore, purge, history
     (["get"], USAGE, ["id"]),
@@ -51,15 +55,29 @@ REJECTIONS: list[tuple[list[str], int, list[str]]] = [
     (["purge", "mt_nope"], NOT_FOUND, ["mt_nope"]),
     (["history"], USAGE, ["id"]),
     (["history", "mt_nope"], NOT_FOUND, ["mt_nope"]),
+    # an empty id is invalid input for every command that takes one, never a missing id
+    (["get", ""], USAGE, [ID_MESSAGE.format("id")]),
+    (["forget", ""], USAGE, [ID_MESSAGE.format("id")]),
+    (["restore", ""], USAGE, [ID_MESSAGE.format("id")]),
+    (["purge", ""], USAGE, [ID_MESSAGE.format("id")]),
+    (["history", ""], USAGE, [ID_MESSAGE.format("id")]),
+    (["update", "", "--content", "x"], USAGE, [ID_MESSAGE.format("id")]),
+    (["merge", "{a}", ""], USAGE, [ID_MESSAGE.format("ids")]),
+    (["link", "", "{a}", "relates_to"], USAGE, [ID_MESSAGE.format("from_id")]),
+    (["unlink", "{a}", "", "relates_to"], USAGE, [ID_MESSAGE.format("to_id")]),
+    (["neighbours", ""], USAGE, ["id must be a non-empty trace or node id (got '')"]),
+    (["similar", ""], USAGE, [ID_MESSAGE.format("id")]),
+    (["revert", ""], USAGE, ["batch must be a non-empty journal batch id (got '')"]),
     # list
     (["list", "--limit", "0"], USAGE, [LIMIT_MESSAGE.format(0)]),
     (["list", "--limit", "201"], USAGE, [LIMIT_MESSAGE.format(201)]),
     (["list", "--limit", "-1"], USAGE, [LIMIT_MESSAGE.format(-1)]),
-    (["list", "--limit", "many"], USAGE, ["--limit", "invalid int value"]),
+    (["list", "--limit", "many"], USAGE, [INT_MESSAGE.format("limit", "many")]),
+    (["list", "--offset", "1e3"], USAGE, [INT_MESSAGE.format("offset", "1e3")]),
     (["list", "--type", "bogus"], USAGE, ["type", "bogus"]),
     (["list", "--scope", "bogus"], USAGE, ["scope", "bogus"]),
     (["list", "--category", "bogus"], USAGE, ["category", "bogus"]),
-    (["list", "--tag", ""], USAGE, ["tag", "non-empty"]),
+    (["list", "--tag", ""], USAGE, ["tag must be a non-empty string (got '')"]),
     (["list", "--deleted", "--include-deleted"], USAGE, ["not allowed with"]),
     (["list", "--offset", "-1"], USAGE, ["offset", "-1"]),
     (["list", "extra"], USAGE, ["unrecognized arguments", "extra"]),
@@ -72,12 +90,14 @@ REJECTIONS: list[tuple[list[str], int, list[str]]] = [
     (["search", "x", "--type", "bogus"], USAGE, ["type", "bogus"]),
     (["search", "x", "--scope", "bogus"], USAGE, ["scope", "bogus"]),
     (["search", "x", "--category", "bogus"], USAGE, ["category", "bogus"]),
-    (["search", "x", "--tag", ""], USAGE, ["tag"]),
+    (["search", "x", "--tag", ""], USAGE, ["tag must be a non-empty string (got '')"]),
+    (["search", "x", "--limit", "ten"], USAGE, [INT_MESSAGE.format("limit", "ten")]),
     # update
     (["update"], USAGE, ["id"]),
     (["update", "{a}"], USAGE, ["patch", "at least one field"]),
     (["update", "mt_nope", "--content", "x"], NOT_FOUND, ["mt_nope"]),
     (["update", "{a}", "--content", ""], USAGE, ["content", "empty"]),
+    (["update", "{a}", "--content", "  "], USAGE, ["content must not be empty (got '  ')"]),
     (["update", "{a}", "--type", "bogus"], USAGE, ["type", "bogus"]),
     (["update", "{a}", "--scope", "bogus"], USAGE, ["scope", "bogus"]),
     (["update", "{a}", "--category", "bogus"], USAGE, ["category", "bogus"]),
@@ -87,7 +107,12 @@ REJECTIONS: list[tuple[list[str], int, list[str]]] = [
     (["update", "{a}", "--ttl-secs", "5", "--no-ttl"], USAGE, ["not allowed with"]),
     (["update", "{a}", "--tag", "x", "--clear-tags"], USAGE, ["not allowed with"]),
     (["update", "{a}", "--category", "TODO", "--no-category"], USAGE, ["not allowed with"]),
-    (["update", "{a}", "--content", "x", "--expect-version", "v1"], USAGE, ["invalid int"]),
+    (
+        ["update", "{a}", "--content", "x", "--expect-version", "v1"],
+        USAGE,
+        [INT_MESSAGE.format("expect_version", "v1")],
+    ),
+    (["update", "{a}", "--ttl-secs", "x"], USAGE, [INT_MESSAGE.format("ttl_secs", "x")]),
     (["update", "{a}", "--content", "x", "--expect-version", "99"], CONFLICT, ["{a}", "99"]),
     # merge
     (["merge"], USAGE, ["ID"]),
@@ -96,6 +121,7 @@ REJECTIONS: list[tuple[list[str], int, list[str]]] = [
     (["merge", "{a}", "mt_nope"], NOT_FOUND, ["mt_nope"]),
     (["merge", "{a}", "{gone}"], USAGE, ["live", "{gone}"]),
     (["merge", "{a}", "{b}", "--content", ""], USAGE, ["content"]),
+    (["merge", "{a}", "{b}", "--content", "  "], USAGE, ["content must not be empty (got '  ')"]),
     # link, unlink, neighbours
     (["link"], USAGE, ["FROM"]),
     (["link", "{a}", "{b}"], USAGE, ["KIND"]),
@@ -110,7 +136,9 @@ REJECTIONS: list[tuple[list[str], int, list[str]]] = [
     (["neighbours", "mt_nope"], NOT_FOUND, ["mt_nope"]),
     (["neighbours", "{a}", "--depth", "0"], USAGE, ["depth", "between 1 and 3", "0"]),
     (["neighbours", "{a}", "--depth", "4"], USAGE, ["depth", "between 1 and 3", "4"]),
-    (["neighbours", "{a}", "--depth", "deep"], USAGE, ["--depth", "invalid int"]),
+    (["neighbours", "{a}", "--depth", "deep"], USAGE, [INT_MESSAGE.format("depth", "deep")]),
+    # similar
+    (["similar", "{a}", "--limit", "abc"], USAGE, [INT_MESSAGE.format("limit", "abc")]),
     # journal
     (["revert"], USAGE, ["BATCH"]),
     (["revert", "b_nope"], NOT_FOUND, ["b_nope"]),
@@ -240,6 +268,23 @@ def test_argparse_usage_errors_go_to_stderr(capsys, tmp_path):
     captured = capsys.readouterr()
     assert code == USAGE and captured.out == ""
     assert "usage: memgui list" in captured.err
+    assert not (tmp_path / "b.sqlite").exists()  # rejected before the brain was opened
+
+
+def test_no_option_keeps_argparse_int(capsys):
+    """Every integer option of every command reports a bad value as `invalid argument`."""
+    parser = build_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    for name, sub in commands.choices.items():
+        plain = [a.dest for a in sub._actions if a.type is int]
+        assert plain == [], f"{name}: {plain} would print argparse's usage block"
+
+
+def test_bad_integer_is_one_line_without_usage(capsys, tmp_path):
+    code = main(["--brain", str(tmp_path / "b.sqlite"), "list", "--limit", "abc"])
+    captured = capsys.readouterr()
+    assert code == USAGE and captured.out == ""
+    assert captured.err == "memgui: invalid argument: limit must be an integer (got 'abc')\n"
     assert not (tmp_path / "b.sqlite").exists()  # rejected before the brain was opened
 
 

@@ -18,6 +18,30 @@ def test_link_is_idempotent_and_relates_to_is_symmetric(brain: Brain) -> None:
     assert brain.unlink(a.id, b.id, "relates_to") is False
 
 
+def test_unlink_reports_a_missing_edge_and_writes_nothing(brain: Brain) -> None:
+    new, old = brain.add("new"), brain.add("old")
+    brain.link(new.id, old.id, "supersedes")
+    journal_before = brain.last_journal_id()
+    assert brain.unlink(old.id, new.id, "supersedes") is False  # directed: wrong way round
+    assert brain.unlink(new.id, old.id, "caused_by") is False  # another kind
+    assert brain.last_journal_id() == journal_before
+    assert brain.unlink(new.id, old.id, "supersedes") is True
+
+
+@pytest.mark.parametrize(
+    ("call", "field"),
+    [
+        (lambda b, t: b.link("", t, "relates_to"), "from_id"),
+        (lambda b, t: b.unlink(t, "", "relates_to"), "to_id"),
+        (lambda b, t: b.neighbours(""), "id"),
+    ],
+)
+def test_empty_ids_are_invalid(brain: Brain, call, field: str) -> None:
+    t = brain.add("a").id
+    with pytest.raises(InvalidArgument, match=f"{field} must be a non-empty .*id \\(got ''\\)"):
+        call(brain, t)
+
+
 def test_related_reads_the_kind_from_each_side(brain: Brain) -> None:
     new, old, cause = brain.add("new rule"), brain.add("old rule"), brain.add("incident")
     brain.link(new.id, old.id, "supersedes")

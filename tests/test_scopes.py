@@ -48,6 +48,18 @@ def test_refile_scope_moves_deleted_rows_and_metadata(brain: Brain) -> None:
     assert brain.delete_scope("persona", "new") == 2
 
 
+def test_refile_scope_to_the_same_id_writes_nothing(brain: Brain) -> None:
+    a = brain.add("a", scope="user", scope_id="alice")
+    brain.forget(brain.add("b", scope="user", scope_id="alice").id)
+    journal_before = brain.last_journal_id()
+    versions = {t.id: t.version for t in brain.list(TraceFilter(include_deleted=True))}
+    assert brain.refile_scope("user", "alice", "alice") == 0
+    assert brain.last_journal_id() == journal_before
+    after = {t.id: t.version for t in brain.list(TraceFilter(include_deleted=True))}
+    assert after == versions  # no bump: another writer's expect_version still holds
+    assert brain.update(a.id, {"content": "a2"}, expect_version=1).version == 2
+
+
 @pytest.mark.parametrize(
     ("call", "field"),
     [

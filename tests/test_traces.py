@@ -61,8 +61,8 @@ def test_add_then_get_round_trips_every_field(brain: Brain) -> None:
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"content": ""}, "content must not be empty"),
-        ({"content": "   "}, "content must not be empty"),
+        ({"content": ""}, "content must not be empty (got '')"),
+        ({"content": "   "}, "content must not be empty (got '   ')"),
         ({"content": "x", "type": "dream"}, "type must be one of"),
         ({"content": "x", "scope": "galaxy"}, "scope must be one of"),
         ({"content": "x", "category": "decision"}, "category must be one of"),
@@ -143,6 +143,7 @@ def test_update_is_a_merge_patch_with_compare_and_set(brain: Brain) -> None:
         ({}, "patch must name at least one field"),
         ({"content": None}, "content must be a string"),
         ({"content": ""}, "content must not be empty"),
+        ({"content": " \t"}, "content must not be empty (got ' \\t')"),
         ({"scope": None}, "scope must be one of"),
         ({"ttl_secs": 0}, "ttl_secs must be between 1 and 3155760000 (got 0)"),
         ({"colour": "red"}, "patch may only set"),
@@ -192,6 +193,32 @@ def test_merge_needs_two_live_traces(brain: Brain, ids) -> None:
         brain.merge(ids)
 
 
+@pytest.mark.parametrize(
+    ("call", "field"),
+    [
+        (lambda b, t: b.update("", {"content": "x"}), "id"),
+        (lambda b, t: b.forget(""), "id"),
+        (lambda b, t: b.restore(" "), "id"),
+        (lambda b, t: b.purge(""), "id"),
+        (lambda b, t: b.merge([t, ""]), "ids[1]"),
+        (lambda b, t: b.merge(["", t], content="  "), "ids[0]"),
+    ],
+)
+def test_empty_ids_are_invalid_not_missing(brain: Brain, call, field: str) -> None:
+    t = brain.add("untouched")
+    before = count_rows(brain)
+    with pytest.raises(InvalidArgument) as err:
+        call(brain, t.id)
+    assert err.value.field == field
+    assert f"{field} must be a non-empty trace id (got '" in str(err.value)
+    assert count_rows(brain) == before
+
+
+def test_filter_tag_message_shows_the_value(brain: Brain) -> None:
+    with pytest.raises(InvalidArgument, match=r"tag must be a non-empty string \(got ''\)"):
+        brain.list(TraceFilter(tag=""))
+
+
 def test_merge_refuses_deleted_and_unknown(brain: Brain) -> None:
     a, b = brain.add("a"), brain.add("b")
     brain.forget(b.id)
@@ -239,3 +266,10 @@ def test_json_columns_read_exactly_as_json_reads_them(text: str) -> None:
     got = _loads(text, default)
     assert repr(got) == repr(expected)  # repr: nan == nan, and int stays int
     assert _loads("{not json", {}) == {} and _loads('["a"]', {}) == {} and _loads(None, []) == []
+
+
+def test_reading_by_an_empty_id_is_invalid_not_missing(brain: Brain) -> None:
+    brain.add("something")
+    for read in (brain.get, brain.history):
+        with pytest.raises(InvalidArgument, match=r"id must be a non-empty trace id \(got ''\)"):
+            read("")

@@ -35,6 +35,7 @@ from memgui.core.model import (
     SearchResult,
     Trace,
     TraceFilter,
+    check_id,
     check_int_range,
     check_limit,
 )
@@ -184,8 +185,7 @@ class Brain:
     # --- reading traces --------------------------------------------------------------------
 
     def _row(self, trace_id: str) -> tuple[Any, ...]:
-        if not isinstance(trace_id, str):
-            raise InvalidArgument("id", f"must be a string (got {trace_id!r})", trace_id)
+        check_id("id", trace_id)  # an empty id is a mistake, not an id to look up
         row = store.fetch_row(self.db, self.brain_id, trace_id)
         if row is None:
             raise NotFound(trace_id)

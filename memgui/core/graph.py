@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from memgui.core import store
 from memgui.core.errors import InvalidArgument, NotFound
-from memgui.core.model import Neighbour, check_depth
+from memgui.core.model import Neighbour, check_depth, check_id
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
@@ -113,7 +113,7 @@ def _start_nodes(brain: Brain, start_id: str) -> list[str]:
 def neighbours(brain: Brain, start_id: str, depth: int) -> list[Neighbour]:
     """Breadth-first over edges in both directions, up to `depth` hops (1–3)."""
     check_depth(depth)
-    _text("id", start_id)
+    check_id("id", start_id, "trace or node id")
     with brain.db.lock:
         frontier = _start_nodes(brain, start_id)
         seen = set(frontier)

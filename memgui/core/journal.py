@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from memgui.core import store
 from memgui.core.errors import Conflict, InvalidArgument, NotFound
 from memgui.core.io import revert_rows
-from memgui.core.model import Changes, JournalEntry
+from memgui.core.model import Changes, JournalEntry, check_id
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
@@ -44,6 +44,7 @@ def _entry(row: tuple[Any, ...]) -> JournalEntry:
 
 
 def history(brain: Brain, trace_id: str) -> list[JournalEntry]:
+    check_id("id", trace_id)
     if "memgui_journal" not in brain.db.tables:
         brain.get(trace_id)  # NotFound for an unknown id
         return []

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from memgui.core import store
 from memgui.core.errors import InvalidArgument, NotFound
-from memgui.core.model import RelatedSummary, check_link_kind
+from memgui.core.model import RelatedSummary, check_id, check_link_kind
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
@@ -26,9 +26,8 @@ def _normalised(from_id: str, to_id: str, kind: str) -> tuple[str, str]:
 
 def _check(brain: Brain, from_id: str, to_id: str, kind: str) -> tuple[str, str]:
     check_link_kind(kind)
-    for name, value in (("from_id", from_id), ("to_id", to_id)):
-        if not isinstance(value, str) or not value:
-            raise InvalidArgument(name, f"must be a trace id (got {value!r})", value)
+    check_id("from_id", from_id)
+    check_id("to_id", to_id)
     if from_id == to_id:
         raise InvalidArgument("to_id", f"must differ from from_id (got {to_id!r})", to_id)
     for trace_id in (from_id, to_id):

@@ -107,7 +107,7 @@ class TraceFilter:
         if self.category is not None:
             check_category(self.category)
         if self.tag is not None and (not isinstance(self.tag, str) or not self.tag):
-            raise InvalidArgument("tag", "must be a non-empty string", self.tag)
+            raise InvalidArgument("tag", f"must be a non-empty string (got {self.tag!r})", self.tag)
         return self
 
 
@@ -255,7 +255,15 @@ def check_content(value: object, field_name: str = "content") -> str:
     if not isinstance(value, str):
         raise InvalidArgument(field_name, f"must be a string (got {type(value).__name__})", value)
     if not value or value.isspace():  # what strip() would leave empty, without the copy
-        raise InvalidArgument(field_name, "must not be empty (got '')", value)
+        # Show the value as given: '   ' is refused as empty too, and should say so.
+        raise InvalidArgument(field_name, f"must not be empty (got {value!r})", value)
+    return value
+
+
+def check_id(field_name: str, value: object, what: str = "trace id") -> str:
+    """An id argument: an empty one is a caller's mistake, never an id to look up."""
+    if not isinstance(value, str) or not value or value.isspace():
+        raise InvalidArgument(field_name, f"must be a non-empty {what} (got {value!r})", value)
     return value
 
 

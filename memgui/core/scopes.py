@@ -58,10 +58,16 @@ def delete_scope(
 def refile_scope(
     brain: Brain, scope: str, from_scope_id: str, to_scope_id: str, actor: str | None
 ) -> int:
-    """Move one scope id's traces, soft-deleted ones included, to another scope id."""
+    """Move one scope id's traces, soft-deleted ones included, to another scope id.
+
+    Returns how many traces moved: 0 when `from_scope_id == to_scope_id` (nothing is written).
+    """
     check_choice("scope", scope, SCOPES)
     _scope_id("from_scope_id", from_scope_id)
     _scope_id("to_scope_id", to_scope_id)
+    if from_scope_id == to_scope_id:
+        # Nothing moves: no write at all, so no version bump makes other writers' reads stale.
+        return 0
     count = 0
     with brain.write("refile scope", kind="scope", actor=actor) as batch:
         rows = brain.db.conn.execute(

@@ -20,6 +20,7 @@ from memgui.core.model import (
     check_category,
     check_choice,
     check_content,
+    check_id,
     check_strength,
     check_tags,
     check_ttl,
@@ -108,6 +109,7 @@ def update(
     actor: str | None = None,
 ) -> Trace:
     """Merge-patch a trace; with `expect_version`, compare-and-set on it."""
+    check_id("id", trace_id)
     if not isinstance(patch, dict) or not patch:
         raise InvalidArgument("patch", f"must name at least one field (got {patch!r})")
     unknown = set(patch) - PATCH_FIELDS
@@ -139,6 +141,7 @@ def update(
 def set_deleted(
     brain: Brain, trace_id: str, deleted: bool, expect_version: int | None, actor: str | None
 ) -> Trace:
+    check_id("id", trace_id)
     op = "forget" if deleted else "restore"
     with brain.write(op, actor=actor) as batch:
         row = brain._row(trace_id)
@@ -155,6 +158,7 @@ def set_deleted(
 def purge(
     brain: Brain, trace_id: str, expect_version: int | None = None, actor: str | None = None
 ) -> None:
+    check_id("id", trace_id)
     with brain.write("purge", actor=actor) as batch:
         row = brain._row(trace_id)
         before = store.row_to_snapshot(row)
@@ -166,6 +170,9 @@ def merge(
     brain: Brain, ids: list[str], content: str | None = None, actor: str | None = None
 ) -> Trace:
     """Merge live traces into the most retrieved one (tie: the first given)."""
+    if isinstance(ids, list | tuple):
+        for i, trace_id in enumerate(ids):
+            check_id(f"ids[{i}]", trace_id)
     if not isinstance(ids, list | tuple) or len(set(ids)) < 2:
         raise InvalidArgument(
             "ids", f"must name at least 2 different live traces (got {list(ids or [])})"

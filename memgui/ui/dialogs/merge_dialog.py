@@ -12,7 +12,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memgui.core.model import Trace
+from memgui.core.errors import InvalidArgument
+from memgui.core.model import Trace, check_content
 from memgui.ui.models.trace_columns import first_line
 
 
@@ -72,8 +73,10 @@ class MergeDialog(QDialog):
         return self.content.toPlainText()
 
     def _accept_if_valid(self) -> None:
-        if not self.merged_content().strip():
-            self.error.setText("invalid argument: content must not be empty (got '')")
+        try:
+            check_content(self.merged_content())  # the core's own rule and message
+        except InvalidArgument as exc:
+            self.error.setText(str(exc))
             self.error.show()
             return
         self.accept()
