@@ -83,10 +83,11 @@ def closed_port() -> int:
 
 
 def test_commands_with_ollama_off_never_load_its_client(tmp_path: Path) -> None:
-    # Loading the client (httpx, pydantic) costs ~0.3 s, most of a short command's time.
+    # Loading the client (httpx, pydantic) costs ~0.3 s, numpy and sqlite-vec ~0.1 s: most
+    # of a short command's time, when the brain holds no vector.
     script = (
-        "import sys\nfrom memgui.cli import main\n"
-        "code = main(sys.argv[1:])\nprint('ollama' in sys.modules, 'httpx' in sys.modules, code)"
+        "import sys\nfrom memgui.cli import main\ncode = main(sys.argv[1:])\n"
+        "print(*(name in sys.modules for name in ('ollama', 'httpx', 'numpy')), code)"
     )
     url = f"http://127.0.0.1:{closed_port()}"
     for command in (["add", "stored while Ollama is off"], ["info"], ["search", "stored"]):
@@ -95,7 +96,7 @@ def test_commands_with_ollama_off_never_load_its_client(tmp_path: Path) -> None:
             [sys.executable, "-c", script, *argv],
             capture_output=True, text=True, timeout=60, cwd=ROOT,
         )  # fmt: skip
-        assert done.stdout.splitlines()[-1] == "False False 0", (command, done.stderr)
+        assert done.stdout.splitlines()[-1] == "False False False 0", (command, done.stderr)
 
 
 def test_missing_model_is_typed(ollama_server: FakeOllama) -> None:

@@ -194,3 +194,26 @@ def test_filter_checks_look_traces_up_by_rowid(brain: Brain) -> None:
     for sql, bindings in statements:
         plan = [row[3] for row in conn.execute(f"EXPLAIN QUERY PLAN {sql}", bindings)]
         assert all("INTEGER PRIMARY KEY" in step for step in plan), (sql, plan)
+
+
+def test_a_connection_opened_before_the_first_vector_keeps_the_index_in_step(
+    tmp_path: Path,
+) -> None:
+    # Opening a file without a vector index does not load sqlite-vec; a connection opened
+    # then must still edit and purge once another one has created the index.
+    path = tmp_path / "shared.sqlite"
+    with Brain.open(path) as setup:
+        edited, purged = setup.add("edited later"), setup.add("purged later")
+    early = Brain.open(path)
+    try:
+        with Brain.open(path) as other:
+            for trace in (edited, purged):
+                with other.write("embed"):
+                    vectors.pin_model(other.db.conn, other.brain_id, "test-model", 8)
+                    vectors.write_embedding(other.db.conn, other.brain_id, trace.rowid, unit(1))
+            assert vec_rowids(other) == [edited.rowid, purged.rowid]
+        early.update(edited.id, {"content": "edited now"})
+        early.purge(purged.id)
+        assert vec_rowids(early) == []
+    finally:
+        early.close()

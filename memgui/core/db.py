@@ -116,7 +116,11 @@ class Database:
 
     def _load_vector_extension(self) -> None:
         # Loading an extension writes nothing; without it a brain that has a vector index
-        # could not edit or purge a trace (the index is a sqlite-vec virtual table).
+        # could not edit or purge a trace (the index is a sqlite-vec virtual table). A file
+        # without one loads it when a vector is first indexed (`vectors.ensure_index`), so
+        # opening it never pays for the module's import (~0.1 s, numpy with it).
+        if vectors.VEC_TABLE not in self.tables:
+            return
         try:
             vectors.load_sqlite_vec(self.conn)
         except vectors.VectorIndexUnavailable:

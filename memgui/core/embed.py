@@ -16,12 +16,13 @@ import urllib.parse
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
 
-import numpy as np
-
 from memgui.core.errors import EmbeddingUnavailable
 
 if TYPE_CHECKING:
+    import numpy as np
     import ollama
+
+# numpy loads on first use (~0.1 s): a CLI call that handles no vector never pays it.
 
 DEFAULT_OLLAMA_URL = "http://localhost:11434"
 DEFAULT_EMBEDDING_MODEL = "nomic-embed-text"
@@ -47,6 +48,8 @@ def resolve_ollama_url(cli_value: str | None, settings_value: str | None = None)
 
 def pack_vector(values: Sequence[float] | np.ndarray) -> bytes:
     """A vector as the float32 little-endian BLOB AgentOS reads."""
+    import numpy as np
+
     return np.asarray(values, dtype="<f4").tobytes()
 
 
@@ -58,6 +61,8 @@ def unpack_vector(blob: bytes | str | memoryview | None) -> np.ndarray | None:
     """
     if blob is None:
         return None
+    import numpy as np
+
     if isinstance(blob, str):
         blob = blob.encode()
     data = bytes(blob)
@@ -204,6 +209,8 @@ class OllamaEmbedder:
             raise EmbeddingUnavailable(
                 f"Ollama returned vectors of sizes {sorted(sizes)} (model {self.model!r})"
             )
+        import numpy as np
+
         # One C pass over the batch (a generator over each float cost ~0.2 ms per vector).
         if not np.isfinite(np.asarray(vectors, dtype=np.float64)).all():
             raise EmbeddingUnavailable(f"Ollama returned a non-finite vector ({self.model!r})")

@@ -15,14 +15,18 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import apsw
-import numpy as np
 
-from memgui.core import vector_cache, vectors
+from memgui.core import vectors
 from memgui.core.embed import pack_vector, unpack_vector
 from memgui.core.progress import Cancelled, Job, Progress
+
+if TYPE_CHECKING:
+    import numpy as np
+
+# numpy loads on first use (~0.1 s): a CLI call that handles no vector never pays it.
 
 RRF_K = 60
 OVERSAMPLE = 4  # each leg ranks 4 × limit candidates before fusion
@@ -77,6 +81,8 @@ def has_embeddings(conn: apsw.Connection, brain_id: str) -> bool:
 def query_vector(conn: apsw.Connection, brain_id: str, embedder: Embedder, text: str) -> np.ndarray:
     """The query's vector; EmbeddingModelMismatch when the embedder is not the brain's model."""
     vectors.check_pin(conn, brain_id, embedder.model, None)
+    import numpy as np
+
     vector = np.asarray(embedder.embed([text])[0], dtype=np.float32)
     vectors.check_pin(conn, brain_id, embedder.model, len(vector))
     return vector
@@ -106,6 +112,8 @@ def semantic_ranking(
             "SELECT rowid FROM memory_traces WHERE brain_id = ? AND id = ?", (brain_id, exclude_id)
         ).fetchone()
         exclude_rowid = row[0] if row else None
+    from memgui.core import vector_cache
+
     return vector_cache.rank(conn, brain_id, query, n, where, params, exclude_rowid)
 
 

@@ -12,7 +12,7 @@ import threading
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from memgui.core import decay, hybrid, search, textindex, vector_cache, vectors
+from memgui.core import decay, hybrid, search, textindex, vectors
 from memgui.core.errors import EmbeddingUnavailable
 from memgui.core.keyword import KeywordHit
 from memgui.core.model import TraceFilter
@@ -52,6 +52,8 @@ class SemanticSearch:
             pinned = vectors.pinned_model(db.conn, brain.brain_id)
         if not textindex.words(query):
             return [], "semantic" if mode == "semantic" else "hybrid"
+        from memgui.core import vector_cache  # numpy: loaded only once vectors are searched
+
         where: str | None = None
         params: list[Any] = []
         if flt != TraceFilter():  # live traces only need no SQL: the matrix holds just those

@@ -14,13 +14,16 @@ from __future__ import annotations
 import re
 import weakref
 from collections.abc import Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING
 
 import apsw
-import numpy as np
 
 from memgui.core.embed import pack_vector, unpack_vector
 from memgui.core.errors import MemguiError
 from memgui.core.progress import Progress
+
+if TYPE_CHECKING:
+    import numpy as np
 
 VEC_TABLE = "memory_traces_vec"
 LOG_TABLE = "memory_traces_vec_log"
