@@ -30,8 +30,8 @@ def test_dry_run_prints_counts_then_each_record_that_is_not_new(
 ) -> None:
     result = run_text(capsys, brain_path, "import", CSV, "--dry-run")
     lines = result.out.splitlines()
-    assert lines[0] == "plan (csv): 7 new, 0 duplicate, 0 update, 1 refused, 1 error"
-    assert lines[1].startswith("refused   csv-input.csv:7")
+    assert lines[0] == "plan (csv): 7 new, 0 duplicate, 0 update, 0 refused, 1 error, 1 skipped"
+    assert lines[1].startswith("skipped   csv-input.csv:7")  # a blank row (seed 000)
     assert lines[2].startswith("error     csv-input.csv:8") and "metadata" in lines[2]
     assert len(lines) == 3
     assert result.code == 1  # a record could not be read
@@ -64,7 +64,7 @@ def test_json_plan_and_result(capsys: pytest.CaptureFixture[str], brain_path: Pa
 
 def test_import_commits_and_reports(capsys: pytest.CaptureFixture[str], brain_path: Path) -> None:
     result = run_text(capsys, brain_path, "import", CSV)
-    assert result.out.splitlines()[-1].startswith("imported 7, skipped 0 (0 updated), refused 1")
+    assert result.out.splitlines()[-1].startswith("imported 7, skipped 1 (0 updated), refused 0")
     assert trace_count(brain_path) == 7
 
 

@@ -20,6 +20,7 @@ from tests.killed_child import killed_once_it_says
 ROOT = Path(__file__).resolve().parents[1]
 AGENTOS = ROOT.parent / "shared" / "fixtures" / "agentos"
 JSONL = ROOT / "tests" / "fixtures" / "jsonl"
+CSV_TRACES = ROOT / "tests" / "fixtures" / "io" / "csv" / "traces.csv"
 ROW_REVERT = "revert_rows" in inspect.getsource(journal)
 
 
@@ -41,7 +42,8 @@ def test_commit_is_one_journal_batch_named_after_the_format(brain: Brain) -> Non
     result = run_to_end(commit(brain, make_plan(brain, AGENTOS / "csv-input.csv")))
     rows = brain.db.conn.execute("SELECT DISTINCT batch_id, actor FROM memgui_journal").fetchall()
     assert rows == [(result.batch_id, "import:csv")]
-    assert result.imported == 7 and result.refused == 1 and len(result.errors) == 1
+    # the blank row is skipped (seed 000), the bad metadata one an error
+    assert result.imported == 7 and result.skipped == 1 and len(result.errors) == 1
     assert "csv-input.csv:8" in result.errors[0] and "metadata" in result.errors[0]
     # imported traces are found by search at once: the full-text rows were flushed
     assert brain.db.conn.execute("SELECT count(*) FROM memgui_fts_pending").fetchone()[0] == 0
@@ -86,17 +88,17 @@ def test_only_accepted_records_are_written(brain: Brain) -> None:
 
 
 def test_an_edited_refused_record_is_checked_again(brain: Brain) -> None:
-    the_plan = make_plan(brain, AGENTOS / "csv-input.csv")
-    index = next(i for i, r in enumerate(the_plan.records) if r.verdict == REFUSED)
+    the_plan = make_plan(brain, CSV_TRACES)
+    index = next(i for i, r in enumerate(the_plan.records) if r.problem_field == "type")
     record = the_plan.records[index]
-    record.fields["content"] = "   "  # still blank: refused again, naming the field
+    record.fields["content"] = "   "  # blank: refused, naming the field
     revalidate(brain, the_plan, index)
     assert record.verdict == REFUSED and record.problem_field == "content"
     record.fields.update(content="Fixed by hand", type="semantic", tags=["fixed"])
     record.fields["type"] = "not-a-type"
     result = run_to_end(commit(brain, the_plan))
     assert record.verdict == REFUSED and record.problem_field == "type"
-    assert "not-a-type" in record.reason and result.refused == 1
+    assert "not-a-type" in record.reason and result.refused == 2  # and the bad time's row
     record.fields["type"] = "semantic"
     result = run_to_end(commit(brain, the_plan))
     assert record.verdict == NEW and result.imported == 1

@@ -270,3 +270,71 @@ def test_jsonl_dedups_on_agent_memorys_source_type_and_text(brain: Brain, tmp_pa
     assert brain.count() == 5
     again = make_plan(brain, tmp_path / "m.jsonl", format="jsonl")
     assert again.counts["new"] == 0 and again.counts["duplicate"] == 5
+
+
+JSONL_MEMORY = (
+    '{"record": "memory", "key": %d, "type": "DECISION", "content": "m%d", "tags": [], '
+    '"source": null, "scope": null, "created_at": 1767225600, "last_accessed": 1767225600, '
+    '"access_count": 0, "expires_at": null}'
+)
+
+
+def jsonl_lines(*lines: str, rows: int = 2, version: int = 1) -> str:
+    header = {"record": "header", "format": "agent-memory-export", "version": version}
+    header |= {"exported_at": 1767225600, "embedding_model": "m", "embedding_dim": 4}
+    header |= {"schema_version": 3, "agent_memory_version": "0.1.0"}
+    header |= {"exported_rows": rows, "exported_links": 0}
+    return "".join(line + "\n" for line in (json.dumps(header), *lines))
+
+
+ONE = JSONL_MEMORY % (1, 1)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        jsonl_lines(ONE, '{"record": "memo", "key": 2}'),  # an unknown record tag
+        jsonl_lines(ONE, (JSONL_MEMORY % (2, 2)).replace('"key": 2, ', "")),  # no key
+        jsonl_lines(ONE, "[1, 2]"),  # not an object
+        jsonl_lines(ONE, '{"record": "memory", broken'),  # not JSON
+        jsonl_lines(ONE, (JSONL_MEMORY % (2, 2)).replace('"source"', '"sourc"')),
+        jsonl_lines(
+            ONE, (JSONL_MEMORY % (2, 2)).replace('"access_count": 0', '"access_count": "0"')
+        ),
+        jsonl_lines(ONE),  # exported_rows says 2
+    ],
+    ids=["tag", "key", "non-object", "not-json", "unknown-field", "type", "count"],
+)
+def test_a_jsonl_file_with_a_header_lists_each_defect_and_the_rest_once(
+    brain: Brain, tmp_path: Path, text: str
+) -> None:
+    # One rule for every defect (docs/import-export.md): with a valid header, each defect is
+    # one error naming its line, the memories left out one more; the file reads (exit 1).
+    path = tmp_path / "memories.jsonl"
+    path.write_text(text, encoding="utf-8")
+    the_plan = make_plan(brain, path)
+    assert the_plan.unreadable is None
+    defect, summary = the_plan.records
+    assert defect.verdict == "error" and defect.reason.startswith("line ")
+    assert summary.verdict == "error" and summary.reason.startswith("1 other memory not imported")
+    result = run_to_end(commit(brain, the_plan))
+    assert (result.imported, result.batch_id, brain.count()) == (0, None, 0)
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        (ONE + "\n", "the first line must be the header record"),
+        ("", "the header record is missing"),
+        ("a,b\n1,2\n", "not valid JSON"),
+        (jsonl_lines(ONE, rows=1, version=2), "format version 2"),
+    ],
+    ids=["no-header", "empty", "csv", "version-2"],
+)
+def test_a_jsonl_file_without_a_valid_header_cannot_be_read(
+    brain: Brain, tmp_path: Path, text: str, why: str
+) -> None:
+    path = tmp_path / "memories.jsonl"
+    path.write_text(text, encoding="utf-8")
+    the_plan = make_plan(brain, path, format="jsonl")
+    assert the_plan.unreadable is not None and why in the_plan.unreadable

@@ -122,7 +122,8 @@ def test_hazards_are_refused_with_field_and_reason(tmp_path: Path) -> None:
         for r in records(read_agentos_json(write_json(tmp_path, payload)))
     }
     assert by_id["real-array"].verdict == NEW and by_id["real-array"].fields["tags"] == ["a", "b"]
-    assert by_id["real-object"].fields["metadata"] == {"k": 1}
+    digest = hashlib.sha256(b"Metadata as an object").hexdigest()
+    assert by_id["real-object"].fields["metadata"] == {"k": 1, "import_hash": digest}
     refused = {r.source.split("#")[1]: r for r in by_id.values() if r.verdict == REFUSED}
     assert refused["traces[2]"].problem_field == "content"
     assert refused["traces[2]"].reason == "content is missing"
@@ -149,7 +150,10 @@ def test_several_brains_need_a_choice(tmp_path: Path) -> None:
     with pytest.raises(BrainIdRequired) as caught:
         records(read_agentos_json(path))
     assert caught.value.brain_ids == ["alpha", "beta"]
-    assert "alpha, beta" in str(caught.value)
+    # an import source's brain is named with --from-brain-id (--brain-id is the target's)
+    assert str(caught.value) == (
+        f"{path} holds several brains (alpha, beta); name the one to import with --from-brain-id"
+    )
     chosen = records(read_agentos_json(path, brain_id="beta"))
     assert [r.fields["id"] for r in chosen] == ["t2"]
     with pytest.raises(BrainIdRequired, match="no brain 'gamma'"):
@@ -252,3 +256,53 @@ def test_cancelling_closes_the_source(tmp_path: Path) -> None:
     assert isinstance(next(events), Progress | ImportRecord)
     events.close()
     copy.unlink()  # nothing holds the file any more
+
+
+@pytest.mark.parametrize("metadata", ["[1, 2]", "not json {", "null", "7", '"text"'])
+def test_metadata_that_is_no_object_gets_an_object_of_its_own(
+    tmp_path: Path, metadata: str
+) -> None:
+    # Seed 000: such a trace "is stored with a metadata object of its own, which names the
+    # record's scope id and import hash" (JSON; a SQLite import treats a row the same way).
+    trace = {"id": "t1", "content": "odd metadata", "scope_id": "team", "metadata": metadata}
+    (record,) = records(read_agentos_json(write_json(tmp_path, {"traces": [trace]})))
+    digest = hashlib.sha256(b"odd metadata").hexdigest()
+    assert record.verdict == NEW
+    assert record.fields["metadata"] == {"scopeId": "team", "import_hash": digest}
+    assert record.fields["scope_id"] == "team"
+    assert record.reason.startswith("metadata ") and "an object of its own" in record.reason
+
+
+def test_a_sqlite_row_with_array_metadata_is_read_the_same(tmp_path: Path) -> None:
+    path = tmp_path / "brain.sqlite"
+    with apsw.Connection(str(path)) as conn:
+        conn.execute(
+            "CREATE TABLE memory_traces (id TEXT, content TEXT, scope_id TEXT, metadata TEXT)"
+        )
+        conn.execute("INSERT INTO memory_traces VALUES ('t1', 'row text', '', '[1,2]')")
+    (record,) = records(read_agentos_sqlite(path))
+    digest = hashlib.sha256(b"row text").hexdigest()
+    assert record.verdict == NEW
+    assert record.fields["metadata"] == {"scopeId": "", "import_hash": digest}
+
+
+def test_node_properties_and_edge_metadata_that_are_no_object_are_stored(
+    tmp_path: Path,
+) -> None:
+    payload = {
+        "traces": [],
+        "nodes": [{"id": "n1", "type": "person", "label": "Ana", "properties": "[1]"}],
+        "edges": [
+            {"id": "e1", "source_id": "n1", "target_id": "n1", "type": "knows", "metadata": "x{"}
+        ],
+    }
+    node, edge = records(read_agentos_json(write_json(tmp_path, payload)))
+    assert (node.verdict, node.fields["properties"]) == (NEW, {})
+    assert (edge.verdict, edge.fields["metadata"]) == (NEW, {})
+
+
+def test_every_json_trace_record_stores_its_import_hash() -> None:
+    for record in records(read_agentos_json(AGENTOS / "export.json")):
+        if record.kind == "trace" and record.verdict == NEW:
+            digest = hashlib.sha256(record.fields["content"].encode()).hexdigest()
+            assert record.fields["metadata"]["import_hash"] == digest

@@ -142,7 +142,7 @@ def test_corpus_details() -> None:
     chatlore = records(CORPUS / "chatlore__fixture-conversations.json")
     reasons = {c.fields["title"]: c.reason for c in of_kind(chatlore, "conversation")}
     assert reasons["Broken record"] == 'the conversation has no "mapping": no messages'
-    assert reasons["No id"] == "the conversation holds no message a person saw"
+    assert reasons["No id"] == "mapping holds no message a person saw"
     citations = records(CORPUS / "librechat__chatgpt-citations.json")
     (conversation,) = of_kind(citations, "conversation")
     assert conversation.verdict == NEW and "no question" in conversation.reason

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from memgui.core.io.csv_reader import read_csv
-from memgui.core.io.records import ERROR, NEW, REFUSED, TRACE, UNREAD, ImportRecord
+from memgui.core.io.records import ERROR, NEW, REFUSED, SKIPPED, TRACE, UNREAD, ImportRecord
+from memgui.core.model import TYPES
 from memgui.core.progress import Progress
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
@@ -39,7 +40,7 @@ def test_every_row_of_the_fixture_is_accounted_for() -> None:
     assert verdicts == [
         ("traces.csv:2", NEW, None),
         ("traces.csv:3", NEW, None),
-        ("traces.csv:6", REFUSED, "content"),
+        ("traces.csv:6", SKIPPED, "content"),  # blank: skipped (seed 000)
         ("traces.csv:7", ERROR, "metadata"),
         ("traces.csv:8", ERROR, "metadata"),
         ("traces.csv:9", REFUSED, "type"),
@@ -70,10 +71,11 @@ def test_a_quoted_multi_line_cell_with_crlf_reads_as_lf() -> None:
 
 def test_refusals_and_errors_name_field_reason_and_value() -> None:
     records = rows(FIXTURE)
-    assert at(records, 6).reason.startswith("is blank")
+    assert at(records, 6).reason.startswith("content is blank")
     assert at(records, 7).value == "{not json" and "not valid JSON" in at(records, 7).reason
     assert "must be a JSON object (got list)" in at(records, 8).reason
-    assert at(records, 9).value == "dream" and "must be one of" in at(records, 9).reason
+    assert at(records, 9).value == "dream"
+    assert at(records, 9).reason.startswith("type must be one of")
     assert at(records, 10).value == "next tuesday"
 
 
@@ -94,7 +96,7 @@ def test_agentos_csv_input() -> None:
     records = rows(path)
     assert len(records) == 9 and all(r.kind == TRACE for r in records)
     assert [r.verdict for r in records].count(NEW) == 7
-    assert at(records, 7).verdict == REFUSED  # the "   " content
+    assert at(records, 7).verdict == SKIPPED  # the "   " content
     assert at(records, 8).verdict == ERROR and at(records, 8).problem_field == "metadata"
     multi = at(records, 3).fields
     assert multi["content"] == 'CSV multi-line:\nstep one\nstep two, with a comma and "quotes"'
@@ -162,3 +164,14 @@ def test_rows_stream_and_the_reader_can_be_closed(tmp_path: Path) -> None:
     assert next(events).fields["content"] == "row 0"
     events.close()
     assert list(events) == []
+
+
+def test_every_refused_reason_names_its_field_and_value() -> None:
+    refused = [r for r in rows(FIXTURE) if r.verdict == REFUSED]
+    assert [(r.problem_field, r.reason) for r in refused] == [
+        ("type", f"type must be one of {', '.join(TYPES)} (got 'dream')"),
+        (
+            "created_at",
+            "created_at must be epoch milliseconds or an ISO 8601 date (got 'next tuesday')",
+        ),
+    ]

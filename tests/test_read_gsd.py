@@ -100,3 +100,11 @@ def test_progress_brackets_the_records() -> None:
     events = list(read_gsd(STATE))
     assert isinstance(events[0], Progress) and isinstance(events[-1], Progress)
     assert events[-1].done == events[-1].total == 1
+
+
+def test_every_refused_reason_names_its_field() -> None:
+    refused = [r for r in records_of(STATE) if r.verdict == REFUSED]
+    assert [r.reason for r in refused] == [
+        "content is empty: the bullet holds no text",
+        "content: a deferred item needs 3 cells (got 2)",
+    ]

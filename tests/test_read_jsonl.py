@@ -11,7 +11,16 @@ import pytest
 
 from memgui.core.errors import InvalidArgument
 from memgui.core.io.jsonl_reader import read_jsonl, stability_ms
-from memgui.core.io.records import DUPLICATE, ERROR, NEW, REFUSED, SKIPPED, ImportRecord
+from memgui.core.io.records import (
+    DUPLICATE,
+    ERROR,
+    LINE,
+    NEW,
+    REFUSED,
+    SKIPPED,
+    UNREAD,
+    ImportRecord,
+)
 from memgui.core.io.text_utils import content_hash
 from memgui.core.model import DAY_MS
 from memgui.core.progress import Progress
@@ -102,16 +111,18 @@ def test_newer_format_version_is_refused_whole() -> None:
     assert "format version 2" in record.reason and "up to version 1" in record.reason
 
 
-def test_unknown_field_rejects_every_memory_of_the_file() -> None:
-    result = records(FIXTURES / "unknown_field.jsonl")
-    assert all(r.verdict == ERROR for r in result)
-    (defect,) = [r for r in result if r.kind == "unread"]
-    assert defect.source.endswith(":4")
+def test_unknown_field_rejects_the_file_in_one_record_per_defect_and_one_summary() -> None:
+    defect, summary = records(FIXTURES / "unknown_field.jsonl")
+    assert defect.source.endswith(":4") and defect.kind == LINE and defect.verdict == ERROR
     assert defect.reason.startswith("line 4: unknown field `ttl`")
     assert defect.problem_field == "ttl"
-    memories = [r for r in result if r.kind == "trace"]
-    assert len(memories) == 5
-    assert all("first on line 4" in r.reason and not r.fields for r in memories)
+    # the other four memories once, not one error each "rejected as a whole"
+    assert summary.source.endswith("unknown_field.jsonl") and summary.verdict == ERROR
+    assert summary.kind == UNREAD and not summary.fields
+    assert summary.reason == (
+        "4 other memories not imported: a file with a defect is rejected whole "
+        "(1 defect, the first on line 4)"
+    )
 
 
 def _mutate(rows: list[dict], line: int, change: dict | str) -> list[object]:
@@ -158,15 +169,32 @@ def test_each_defect_names_its_line_and_nothing_is_importable(
 ) -> None:
     path = write_rows(tmp_path, _mutate(valid_rows(), line, change))
     result = records(path)
-    assert result and all(r.verdict == ERROR for r in result)
-    reasons = [r.reason for r in result if r.kind == "unread"]
+    assert result and all(r.verdict == ERROR and r.kind in (LINE, UNREAD) for r in result)
+    *defects, summary = result
+    reasons = [r.reason for r in defects]
     assert any(reason.startswith(message) for reason in reasons), reasons
+    assert len(reasons) == len(set(reasons))  # each defect once
+    left = 5 if line in (1, 7) else 4  # the memories whose own line has no defect
+    assert summary.reason.startswith(f"{left} other memories not imported")
+
+
+@pytest.mark.parametrize("bad", ["not json at all", '{"record": "memory", broken', "[1, 2]",
+                                 '{"record": "memo", "key": 2}'])  # fmt: skip
+def test_an_unreadable_line_is_one_defect_with_no_count_mismatch_on_top(
+    tmp_path: Path, bad: str
+) -> None:
+    # Line 3 is memory key 2, which a link names: what the line held cannot be known, so
+    # neither the header's counts nor the link to key 2 are held against the file.
+    path = write_rows(tmp_path, _mutate(valid_rows(), 3, bad))
+    defect, summary = records(path)
+    assert defect.source.endswith(":3") and defect.reason.startswith("line 3: ")
+    assert (defect.kind, defect.verdict, summary.verdict) == (LINE, ERROR, ERROR)
 
 
 def test_counts_must_match_the_header(tmp_path: Path) -> None:
     rows = valid_rows()
     path = write_rows(tmp_path, rows[:-1])  # one link fewer than exported_links says
-    reasons = [r.reason for r in records(path) if r.kind == "unread"]
+    reasons = [r.reason for r in records(path) if r.kind == LINE]
     assert reasons == ["line 1: exported_links is 4 but the file holds 3"]
 
 

@@ -12,6 +12,7 @@ from memgui.core.errors import InvalidArgument
 from memgui.core.io.markdown_reader import read_markdown
 from memgui.core.io.records import ERROR, NEW, REFUSED, SKIPPED, TRACE, UNREAD, ImportRecord
 from memgui.core.io.text_utils import normalize_newlines
+from memgui.core.model import TYPES
 from memgui.core.progress import Progress
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
@@ -96,14 +97,34 @@ def test_template_front_matter_is_refused_with_the_parser_reason() -> None:
         ("---\nid: x\nno closing line\n", "never closed"),
         ("---\n- a\n- b\n---\nbody\n", "mapping"),
         ("---\ncreated: 2023-02-30\n---\nbody\n", "could not be read"),
-        ("---\nid: x\n---\n  \n\n", "blank"),
     ],
 )
-def test_unreadable_or_empty_notes_are_refused(tmp_path: Path, text: str, reason: str) -> None:
+def test_unreadable_notes_are_refused(tmp_path: Path, text: str, reason: str) -> None:
     write(tmp_path, "note.md", text)
     _, records = read_all(tmp_path)
     (record,) = records
     assert record.verdict == REFUSED and reason in record.reason
+
+
+def test_a_blank_note_is_skipped_not_refused(tmp_path: Path) -> None:
+    # Seed 000: `skipped` counts "a Markdown or Obsidian note whose body is blank".
+    write(tmp_path, "note.md", "---\nid: x\n---\n  \n\n")
+    _, records = read_all(tmp_path)
+    (record,) = records
+    assert (record.verdict, record.problem_field) == (SKIPPED, "content")
+    assert record.reason == "content is blank: the note holds no text to import"
+
+
+def test_a_refused_note_names_its_field_in_the_reason(tmp_path: Path) -> None:
+    write(tmp_path, "a.md", "---\nid: [1, 2]\n---\nbody\n")
+    write(tmp_path, "b.md", "---\nid: b\ntype: dream\n---\nbody\n")
+    write(tmp_path, "c.md", "---\nid: c\ntags: [ok, 3]\n---\nbody\n")
+    _, records = read_all(tmp_path)
+    assert [(r.problem_field, r.reason) for r in records] == [
+        ("id", "id must be a text (got [1, 2])"),
+        ("type", f"type must be one of {', '.join(TYPES)} (got 'dream')"),
+        ("tags[1]", "tags[1] must be a non-empty string (got 3)"),
+    ]
 
 
 def test_a_note_that_is_not_utf8_is_an_error(tmp_path: Path) -> None:

@@ -120,10 +120,65 @@ def test_notes_imported_into_their_brain_add_nothing(
     assert result.exported == len(CONTENTS) - 1  # the forgotten one is not a note
     before = snapshot(source)
     the_plan, _imported = import_into(source, tmp_path / fmt, fmt)
-    assert the_plan.counts["new"] == 0, [
-        (r.source, r.verdict, r.reason) for r in the_plan.records if r.verdict == "new"
+    assert the_plan.counts["new"] == the_plan.counts["update"] == 0, [
+        (r.source, r.verdict, r.reason) for r in the_plan.records if r.verdict != "duplicate"
     ]
     assert snapshot(source) == before
+
+
+TRICKY_CSV = (
+    "content,tags\n"
+    'a tag that starts with a hash,"[""#hash"", ""ok"", ""org chart""]"\n'
+    'only hash tags,"[""#hash"", ""##two""]"\n'
+    '"a text that ends in a list\n\n**Related:**\n- [[Nope]]",\n'
+    '"a tagged text that ends in a list\n\n**Related:**\n- [[Nope]]",t1\n'
+    '"a text that ends in hashtags\n\n#x #y",t1\n'
+    '"a text that ends in both\n\n#x\n\n**Related:**\n- [[Nope]]",\n'
+)
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "obsidian"])
+def test_tricky_notes_imported_into_their_brain_add_nothing(tmp_path: Path, fmt: str) -> None:
+    # A tag `#hash` (written `##hash` on the tag line) and a text that itself ends in what
+    # looks like a **Related:** list or a tag line: the note is still its trace's own note.
+    (tmp_path / "in.csv").write_text(TRICKY_CSV, encoding="utf-8")
+    with Brain.open(tmp_path / "b.sqlite", actor="test") as brain:
+        _plan, imported = import_into(brain, tmp_path / "in.csv", "csv")
+        assert imported.imported == 6
+        brain.add_node("Nope", "concept")  # a label the brain holds adds no edge either
+        before = snapshot(brain)
+        run_to_end(export(brain, tmp_path / fmt, fmt))
+        the_plan, result = import_into(brain, tmp_path / fmt, fmt)
+        assert the_plan.counts["duplicate"] == 6, [
+            (r.source, r.verdict, r.reason) for r in the_plan.records
+        ]
+        assert (result.imported, result.updated, result.batch_id) == (0, 0, None)
+        assert snapshot(brain) == before
+
+
+def test_a_hash_tag_comes_back_as_it_was_into_another_brain(tmp_path: Path) -> None:
+    with Brain.open(tmp_path / "a.sqlite", actor="test") as brain:
+        brain.add("hashes", id="h1", tags=["#hash", "ok", "org chart"])
+        run_to_end(export(brain, tmp_path / "vault", "obsidian"))
+    with Brain.open(tmp_path / "b.sqlite", actor="test") as other:
+        import_into(other, tmp_path / "vault", "obsidian")
+        assert list(other.get("h1").tags) == ["#hash", "ok", "org chart"]
+
+
+def test_an_own_note_brings_tag_line_and_related_additions_not_front_matter_tags(
+    tmp_path: Path,
+) -> None:
+    with Brain.open(tmp_path / "b.sqlite", actor="test") as brain:
+        brain.add("text", id="n1", tags=["t1"])
+        run_to_end(export(brain, tmp_path / "vault", "obsidian"))
+        (path,) = (tmp_path / "vault").rglob("n1.md")
+        note = path.read_text(encoding="utf-8").replace("  - t1\n", "  - t1\n  - in-front\n")
+        trailer = "\n**Related:**\n- [[Other]]\n"  # after the tag line the export wrote
+        path.write_text(note.replace("#t1", "#t1 #added") + trailer, encoding="utf-8")
+        the_plan, result = import_into(brain, tmp_path / "vault", "obsidian")
+        assert [r.verdict for r in the_plan.records] == ["update"]
+        assert the_plan.resolved[0] == {"add_links": ["Other"], "add_tags": ["added"]}
+        assert list(brain.get("n1").tags) == ["t1", "added"] and result.updated == 1
 
 
 def jsonl_file(path: Path) -> Path:

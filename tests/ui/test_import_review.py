@@ -25,7 +25,7 @@ NOTES = {
     "alpha.md": "Alpha: the deploy key rotates monthly\n",
     "beta.md": "Beta: the staging database is read-only on Sundays\n",
     "gamma.md": "Gamma: backups live in the north bucket\n",
-    "blank.md": "---\ntitle: nothing here\n---\n",
+    "bogus.md": "---\nid: [1, 2]\n---\nDelta: the pager rota changes on Mondays\n",
     "again.md": "---\nscopeId: u1\n---\nThe build uses Python 3.11\n",  # in the brain already
 }
 
@@ -46,7 +46,7 @@ def test_verdict_toggles_filter_the_table(qtbot, window, notes):
     assert review.toggles["duplicate"].text() == "duplicate 1"
     assert review.proxy.rowCount() == 5
     review.toggles["new"].setChecked(False)
-    assert sorted(rows_shown(review)) == ["again.md:4", "blank.md:4"]
+    assert sorted(rows_shown(review)) == ["again.md:4", "bogus.md:2"]
     review.toggles["refused"].setChecked(False)
     assert rows_shown(review) == ["again.md:4"]
     review.table.selectRow(0)
@@ -90,7 +90,7 @@ def test_fixing_a_refused_record_revalidates_it(qtbot, window, notes):
     row = next(i for i, r in enumerate(plan.records) if r.verdict == "refused")
     editor = RecordEditor(plan.records[row], lambda _r: dialog.run.revalidate(row), dialog)
     qtbot.addWidget(editor)
-    assert "content" in editor.problem.text()
+    assert "id must be a text" in editor.problem.text()
     editor.fields.setPlainText("[1, 2]")
     assert not editor.apply()
     assert "must be a JSON object" in editor.problem.text()
@@ -140,11 +140,11 @@ def test_the_refusal_report_saves_as_csv_and_json(qtbot, window, notes, tmp_path
     with saved.open(encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
     assert [(r["source"], r["verdict"], r["field"]) for r in rows] == [
-        ("blank.md:4", "refused", "content"),
+        ("bogus.md:2", "refused", "id"),
         ("photo.png", "not read", ""),
     ]
     data = json.loads(dialog.save_report(str(tmp_path / "refused.json")).read_text())
-    assert data[0]["reason"].startswith("is blank")
+    assert data[0]["reason"].startswith("id must be a text (got [1, 2])")
     assert dialog.save_report(str(tmp_path / "refused.txt")) is None
     assert "must end in .csv or .json" in window.statusBar().currentMessage()
     assert not (tmp_path / "refused.txt").exists()

@@ -26,9 +26,11 @@ from memgui.core.io.records import (
     IMAGE,
     MESSAGE,
     NODE,
+    REFUSED,
     TRACE,
     ImportRecord,
 )
+from memgui.core.io.text_utils import content_hash
 from memgui.core.model import (
     SCOPES,
     TYPES,
@@ -131,6 +133,20 @@ def _text(value: Any, field_name: str, *, required: bool = True) -> str | None:
     return value
 
 
+def own_object(value: Any, field_name: str) -> tuple[dict[str, Any], str]:
+    """A JSON object column; anything else (not JSON, an array, null) gives a new `{}`.
+
+    Seed 000: such a record is stored with an object of its own, not refused. The second
+    item says what was replaced, for the review ('' when the column was an object).
+    """
+    if value is None or value == "":
+        return {}, ""
+    try:
+        return json_column(value, field_name, dict, {}), ""
+    except InvalidArgument as exc:
+        return {}, f"{field_name} {exc.problem}: stored with an object of its own"
+
+
 def _refusable(kind: str, source: str, build: Callable[[], dict[str, Any]]) -> ImportRecord:
     record = ImportRecord(source=source, kind=kind)
     try:
@@ -148,18 +164,22 @@ def _require(row: dict[str, Any], name: str) -> Any:
 
 def trace_record(row: dict[str, Any], source: str) -> ImportRecord:
     """A `memory_traces` row (a memgui brain's extra columns included)."""
+    metadata, replaced = own_object(row.get("metadata"), "metadata")
 
     def build() -> dict[str, Any]:
         if "content" not in row or row["content"] is None:
             raise InvalidArgument("content", "is missing", None)
-        metadata = json_column(row.get("metadata"), "metadata", dict, {})
+        content = check_content(row["content"])
         scope_id = metadata.get("scopeId")
         if not isinstance(scope_id, str):
             scope_id = row.get("scope_id") if isinstance(row.get("scope_id"), str) else ""
+            if replaced:
+                metadata["scopeId"] = scope_id  # the object of its own names the scope id
+        metadata["import_hash"] = content_hash(content)  # seed 000 step 1, as every import
         raw_id = row.get("id")
         return {
             "id": None if raw_id is None else _text(raw_id, "id"),
-            "content": check_content(row["content"]),
+            "content": content,
             "type": check_choice("type", row.get("type") or "episodic", TYPES),
             "scope": check_choice("scope", row.get("scope") or "user", SCOPES),
             "scope_id": scope_id,
@@ -176,7 +196,10 @@ def trace_record(row: dict[str, Any], source: str) -> ImportRecord:
             "embedding": embedding_bytes(row.get("embedding")),
         }
 
-    return _refusable(TRACE, source, build)
+    record = _refusable(TRACE, source, build)
+    if replaced and record.verdict != REFUSED:
+        record.reason = replaced  # a new record's note: the review shows what was replaced
+    return record
 
 
 def node_record(row: dict[str, Any], source: str) -> ImportRecord:
@@ -185,7 +208,7 @@ def node_record(row: dict[str, Any], source: str) -> ImportRecord:
             "id": _text(_require(row, "id"), "id"),
             "type": _text(_require(row, "type"), "type"),
             "label": _text(_require(row, "label"), "label"),
-            "properties": json_column(row.get("properties"), "properties", dict, {}),
+            "properties": own_object(row.get("properties"), "properties")[0],
             "confidence": number(row.get("confidence"), "confidence", 1.0),
             "source": json_column(row.get("source"), "source", dict, {}),
             "created_at": epoch_ms(row.get("created_at"), "created_at", now_ms()),
@@ -215,7 +238,7 @@ def edge_record(row: dict[str, Any], source: str, node_ids: set[str]) -> ImportR
             "type": _text(_require(row, "type"), "type"),
             "weight": number(row.get("weight"), "weight", 1.0),
             "bidirectional": bool(row.get("bidirectional") or 0),
-            "metadata": json_column(row.get("metadata"), "metadata", dict, {}),
+            "metadata": own_object(row.get("metadata"), "metadata")[0],
             "created_at": epoch_ms(row.get("created_at"), "created_at", now_ms()),
         }
 
@@ -319,13 +342,30 @@ def message_record(row: dict[str, Any], source: str, conversation_ids: set[str])
     return _refusable(MESSAGE, source, build)
 
 
+class SourceBrainIdRequired(BrainIdRequired):
+    """An import source holds several brains: the import option names one, not --brain-id.
+
+    `--brain-id` names the brain imported into; the source's brain is `--from-brain-id`
+    (`ImportOptions.brain_id`), so the message says that.
+    """
+
+    def __init__(self, path: str, brain_ids: list[str], given: str | None = None) -> None:
+        super().__init__(path, brain_ids, given)
+        if given is None:
+            listed = ", ".join(brain_ids)
+            self.args = (
+                f"{path} holds several brains ({listed}); name the one to import with "
+                "--from-brain-id",
+            )
+
+
 def choose_brain(path: str, found: Iterable[str], brain_id: str | None) -> str | None:
     """The one brain to read; several without a choice (or a choice not held) is an error."""
     held = sorted(set(found))
     if brain_id is not None:
         if held and brain_id not in held:
-            raise BrainIdRequired(path, held, brain_id)
+            raise SourceBrainIdRequired(path, held, brain_id)
         return brain_id
     if len(held) > 1:
-        raise BrainIdRequired(path, held)
+        raise SourceBrainIdRequired(path, held)
     return held[0] if held else None

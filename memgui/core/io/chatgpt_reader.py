@@ -129,7 +129,7 @@ class _Reader:
         order, children = self._walk(mapping, value.get("current_node"))
         shown = {n: s for n in order if (s := tree.render(mapping[n] or {})) is not None}
         if not shown:
-            yield record.refuse("mapping", "the conversation holds no message a person saw")
+            yield record.refuse("mapping", "mapping holds no message a person saw")
             return
         if row_id in self.seen_conversations:
             record.verdict, record.existing_id = DUPLICATE, row_id

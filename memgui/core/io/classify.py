@@ -32,6 +32,7 @@ from memgui.core.io.brain_index import (
     user_of,
 )
 from memgui.core.io.bulk import paused_steps
+from memgui.core.io.obsidian_reader import read_trailer
 from memgui.core.io.records import (
     DUPLICATE,
     ERROR,
@@ -51,6 +52,7 @@ if TYPE_CHECKING:
 
 PROGRESS_EVERY = 5000
 NOTE_FORMATS = ("markdown", "obsidian")
+Trailer = tuple[list[str], list[str]]  # an own note's tag-line tags and Related labels
 
 
 def file_of(source: str) -> str:
@@ -144,6 +146,7 @@ class TracePlanner:
         self.id_map: dict[str, str] = {}  # source trace id -> the trace it is in the brain
         self.new_ids: set[str] = set()  # ids of the traces the plan writes
         self.update_candidates: dict[int, str] = {}  # record index -> trace it matched
+        self.trailers: dict[int, Trailer] = {}  # an own note's tag-line tags, Related labels
 
     def run(self) -> Iterator[Progress]:
         plan = self.plan
@@ -165,7 +168,9 @@ class TracePlanner:
                 yield Progress(done, len(indexes), f"compared {done} of {len(indexes)} memories")
         self._chain_reader_duplicates()
         if self.update_candidates:
-            classify_rows.plan_updates(self.brain, plan, self.update_candidates, own_notes)
+            classify_rows.plan_updates(
+                self.brain, plan, self.update_candidates, own_notes, self.trailers
+            )
 
     def _own_note_traces(self, indexes: list[int]) -> dict[str, dict[str, Any]]:
         named = {
@@ -180,12 +185,19 @@ class TracePlanner:
         source_id = fields.get("id")
         scope, scope_id, user = AGENT_MEMORY_WHERE if self.fmt == "jsonl" else _where(fields)
         own = own_notes.get(source_id) if own_notes and isinstance(source_id, str) else None
-        if own is not None and self._is_own_note(own, fields, scope, scope_id):
+        obsidian = self.fmt == "obsidian"
+        trailer = (
+            None
+            if own is None
+            else own_note(own, fields, record.note_tail, (scope, scope_id), obsidian)
+        )
+        if own is not None and trailer is not None:
             record.verdict, record.existing_id = DUPLICATE, own["id"]
             record.reason = f"the note of trace {own['id']}, which holds its text already"
             self.id_map[source_id] = own["id"]
             if self.fmt == "obsidian":
                 self.update_candidates[i] = own["id"]
+                self.trailers[i] = trailer
             return
         hashes = trace_hashes(fields, self.fmt)
         if self.dedup:
@@ -215,20 +227,6 @@ class TracePlanner:
         for digest in hashes:
             self.seen.add((scope, scope_id, user, digest), match)
 
-    @staticmethod
-    def _is_own_note(trace: dict[str, Any], fields: dict, scope: str, scope_id: str) -> bool:
-        # AgentOS's own exports write no `scopeId`: a note that names none is taken to be
-        # in its trace's scope id (its id and text already say which trace it is).
-        named = isinstance(fields.get("metadata"), dict) and "scopeId" in fields["metadata"]
-        if trace["scope"] != scope or (named and trace["scope_id"] != scope_id):
-            return False
-        text = normalize_newlines(trace["content"]).strip()
-        if text == fields["content"]:
-            return True
-        # AgentOS's export folds a text that opens with a `---` block into the front matter,
-        # leaving only what follows the block as the note's body.
-        return text.startswith("---\n") and text.endswith("---\n" + fields["content"])
-
     def _free_id(self, wanted: Any) -> str:
         """The source's id when the brain and the plan leave it free, else a new one."""
         free = isinstance(wanted, str) and wanted and wanted not in self.index.ids
@@ -248,6 +246,40 @@ class TracePlanner:
         for record in self.plan.records:
             if record.kind == TRACE and record.verdict == DUPLICATE and record.existing_id:
                 record.existing_id = self.id_map.get(record.existing_id, record.existing_id)
+
+
+def own_note(
+    trace: dict[str, Any], fields: dict, tail: str, where: tuple[str, str], obsidian: bool
+) -> Trailer | None:
+    """What follows the trace's text in its own note, or None when the note is not its own.
+
+    The note's body is read whole (`content` plus what the Obsidian reader cut as the
+    export's trailer): it must be the trace's text, then nothing but a tag line and a
+    **Related:** list (seed 000). A text that itself ends in such a list is read as text.
+    """
+    # AgentOS's own exports write no `scopeId`: a note that names none is taken to be
+    # in its trace's scope id (its id and text already say which trace it is).
+    named = isinstance(fields.get("metadata"), dict) and "scopeId" in fields["metadata"]
+    scope, scope_id = where
+    if trace["scope"] != scope or (named and trace["scope_id"] != scope_id):
+        return None
+    text = normalize_newlines(trace["content"]).strip()
+    body = fields["content"] + tail
+    starts = [0]
+    at = text.find("---\n") if text.startswith("---\n") else -1
+    while at >= 0:
+        # AgentOS's export folds a text that opens with a `---` block into the front matter,
+        # leaving only what follows the block as the note's body.
+        starts.append(at + 4)
+        at = text.find("---\n", at + 4)
+    for start in starts:
+        shown = text[start:]
+        if shown and body.startswith(shown):
+            rest = body[len(shown) :]
+            trailer = read_trailer(rest) if obsidian else ([], []) if not rest else None
+            if trailer is not None:
+                return trailer
+    return None
 
 
 def classify(brain: Brain, plan: ImportPlan) -> Iterator[Progress]:

@@ -15,7 +15,6 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from memgui.core.io import brain_index
-from memgui.core.io.obsidian_reader import scan_markdown
 from memgui.core.io.records import (
     CHUNK,
     CONVERSATION,
@@ -176,12 +175,18 @@ def plan_updates(
     plan: ImportPlan,
     candidates: dict[int, str],
     own_notes: dict[str, dict[str, Any]],
+    trailers: dict[int, tuple[list[str], list[str]]] | None = None,
 ) -> None:
-    """Turn duplicates that bring tags (SQLite) or tags and links (Obsidian) into updates."""
+    """Turn duplicates that bring tags (SQLite) or tags and links (Obsidian) into updates.
+
+    An Obsidian own note brings what its trailer holds beyond the trace's text (`trailers`:
+    tag-line tags and **Related:** labels), never its front matter's tags (seed 000).
+    """
     missing = {tid for tid in candidates.values() if tid not in own_notes}
     traces = dict(own_notes)
     traces.update(brain_index.trace_rows(brain, missing))
     graph = brain_index.load_graph(brain) if plan.format == "obsidian" else None
+    trailers = trailers or {}
     for i, trace_id in candidates.items():
         record = plan.records[i]
         trace = traces.get(trace_id)
@@ -191,14 +196,13 @@ def plan_updates(
         offered = [t for t in record.fields.get("tags") or [] if isinstance(t, str)]
         change: dict[str, Any] = {}
         if graph is not None:
-            inline = {_dashed(t) for t in scan_markdown(record.fields["content"], 1).tags}
-            tags = [t for t in offered if _dashed(t) not in held and _dashed(t) not in inline]
+            line_tags, labels = trailers.get(i, ([], []))
+            spelled: dict[str, str] = {}  # a tag as the line writes it -> as the note names it
+            for tag in offered:
+                spelled.setdefault(_dashed(tag), tag)
+            tags = [spelled.get(t, t) for t in dict.fromkeys(line_tags) if t not in held]
             linked = graph.targets.get(trace_id, set())
-            labels = [
-                link["target"]
-                for link in record.links
-                if link.get("origin") == "related_list" and link["target"] not in linked
-            ]
+            labels = [label for label in dict.fromkeys(labels) if label not in linked]
             if labels:
                 change["add_links"] = labels
         else:

@@ -7,7 +7,8 @@ and surrounding spaces; a `content` column is required; the optional columns are
 else `|`-separated when a `|` is there, else `,`-separated. A `metadata` cell must be a JSON
 object, or the row is an error. A row's scope id is its metadata's `scopeId`, else its
 `scope_id` cell, which is then written into the metadata. Quoted multi-line cells and CRLF
-rows parse; the content is trimmed, CRLF read as LF, and a blank one is refused.
+rows parse; the content is trimmed, CRLF read as LF, and a row whose content is blank is
+skipped (counted, as seed 000 says), after its `metadata` cell is read.
 
 Better than AgentOS: an ISO 8601 date is read (not replaced by "now"); a time, number or flag
 that cannot be read refuses the row and names the cell; the file is read row by row.
@@ -22,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from memgui.core.errors import InvalidArgument
-from memgui.core.io.records import TRACE, UNREAD, ImportRecord
+from memgui.core.io.records import SKIPPED, TRACE, UNREAD, ImportRecord
 from memgui.core.io.text_utils import (
     PROGRESS_EVERY,
     content_hash,
@@ -60,6 +61,10 @@ COLUMNS = {
 }
 MAX_CELL_CHARS = 64 * 1024 * 1024  # a long document in one cell is still one trace
 _TRUE, _FALSE = ("1", "true", "yes"), ("", "0", "false", "no")
+
+
+class BlankContent(InvalidArgument):
+    """A row with no text: skipped, not refused."""
 
 
 def parse_tags(cell: str) -> list[str]:
@@ -102,7 +107,7 @@ def row_fields(cells: dict[str, str]) -> dict[str, Any]:
     metadata = parse_metadata(cells.get("metadata", ""))  # first: a bad one is an error
     content = normalize_newlines(cells.get("content", "")).strip()
     if not content:
-        raise InvalidArgument("content", "is blank: the row holds no text to import", content)
+        raise BlankContent("content", "is blank: the row holds no text to import", content)
     fields: dict[str, Any] = {"content": content}
     if cells.get("id", "").strip():
         fields["id"] = cells["id"].strip()
@@ -206,6 +211,10 @@ def _row_record(source: str, row: list[str], meanings: list[str]) -> ImportRecor
         record.fields = row_fields(cells)
     except InvalidArgument as error:
         record.fields = {"content": cells.get("content", "")}
+        if isinstance(error, BlankContent):
+            record.verdict, record.problem_field, record.value = SKIPPED, error.field, error.value
+            record.reason = f"{error.field} {error.problem}"
+            return record
         if error.field == "metadata":  # the AgentOS rule: a bad metadata cell is an error
             return _row_error(record, error.field, f"metadata {error.problem}", error.value)
         return refuse_invalid(record, error)

@@ -216,13 +216,47 @@ def export_clock(brain: Brain, options: ExportOptions) -> int:
 # --- files ---------------------------------------------------------------------------------
 
 
+def _nearest_existing(path: Path) -> Path:
+    for candidate in (path, *path.parents):
+        if os.path.lexists(candidate):
+            return candidate
+    return Path(".")
+
+
+def check_folder(folder: Path, dest: Path, *, made: bool) -> None:
+    """`dest` is written in `folder`: no file in the way, and the folder can be written.
+
+    `made`: the export makes `folder` (and its missing parents) when it is not there. Checked
+    before anything is written, so a destination below a file or in a folder without write
+    permission is a clear InvalidArgument naming the path, and nothing is left behind.
+    """
+    there = _nearest_existing(folder)
+    if not there.is_dir():
+        raise InvalidArgument(
+            "path", f"is below '{there}', which is not a folder (got '{dest}')", str(dest)
+        )
+    if there != folder and not made:
+        raise InvalidArgument(
+            "path", f"names a folder that does not exist (got '{folder}')", str(dest)
+        )
+    if not os.access(there, os.W_OK | os.X_OK):
+        raise InvalidArgument(
+            "path",
+            f"cannot be written: no permission to write in '{there}' (got '{dest}')",
+            str(dest),
+        )
+
+
+def unwritable(dest: Path, error: OSError) -> InvalidArgument:
+    """An OSError making the destination (a race past `check_folder`, a read-only disk)."""
+    reason = error.strerror or str(error)
+    return InvalidArgument("path", f"cannot be written: {reason} (got '{dest}')", str(dest))
+
+
 def check_file_destination(dest: Path) -> None:
     if dest.is_dir():
         raise InvalidArgument("path", f"is a folder, not a file (got '{dest}')", str(dest))
-    if not dest.parent.is_dir():
-        raise InvalidArgument(
-            "path", f"names a folder that does not exist (got '{dest.parent}')", str(dest)
-        )
+    check_folder(dest.parent, dest, made=False)
 
 
 @contextmanager
@@ -233,7 +267,10 @@ def private_atomic_file(dest: Path) -> Iterator[BinaryIO]:
     tmp = dest.with_name(f"{dest.name}.export-tmp-{os.getpid()}")
     tmp.unlink(missing_ok=True)  # left by an earlier run of this process id
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-    fd = os.open(tmp, flags | getattr(os, "O_CLOEXEC", 0), 0o600)
+    try:
+        fd = os.open(tmp, flags | getattr(os, "O_CLOEXEC", 0), 0o600)
+    except OSError as error:
+        raise unwritable(dest, error) from None
     try:
         with os.fdopen(fd, "wb", buffering=1 << 20) as handle:
             yield handle

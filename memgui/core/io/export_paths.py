@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memgui.core.errors import InvalidArgument
+from memgui.core.io.export_common import check_folder, unwritable
 
 MAX_NAME_BYTES = 200
 LINK, SPECIAL, COLLISION = "link", "special", "collision"
@@ -108,10 +109,14 @@ class ContainedFolder:
     def __init__(self, root: Path) -> None:
         if root.exists() and not root.is_dir():
             raise InvalidArgument("path", f"is a file, not a folder (got '{root}')", str(root))
-        root.mkdir(parents=True, exist_ok=True)
-        # The export folder itself may be a link: it is what the caller named.
-        self.root = root.resolve()
-        self._root_fd = os.open(self.root, os.O_RDONLY | _O_DIRECTORY | _O_CLOEXEC)
+        check_folder(root, root, made=True)
+        try:
+            root.mkdir(parents=True, exist_ok=True)
+            # The export folder itself may be a link: it is what the caller named.
+            self.root = root.resolve()
+            self._root_fd = os.open(self.root, os.O_RDONLY | _O_DIRECTORY | _O_CLOEXEC)
+        except OSError as error:
+            raise unwritable(root, error) from None
         self._dirs: OrderedDict[tuple[str, ...], int] = OrderedDict()
         self._seen = _Seen({}, set(), set())
 

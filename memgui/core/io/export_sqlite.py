@@ -37,9 +37,11 @@ from memgui.core.io.export_common import (
     ExportResult,
     Refusals,
     Selected,
+    check_folder,
     columns,
     refuse_missing,
     select_traces,
+    unwritable,
 )
 from memgui.core.progress import Job, Progress
 
@@ -212,11 +214,13 @@ def export_sqlite(brain: Brain, dest: str | Path, options: ExportOptions) -> Job
             f"already exists; a SQLite export never replaces a file (got '{dest}')",
             str(dest),
         )
-    if not dest.parent.is_dir():
-        raise InvalidArgument("path", f"names a folder that does not exist (got '{dest.parent}')")
+    check_folder(dest.parent, dest, made=False)
     tmp = dest.with_name(f".{dest.name}.export-tmp-{os.getpid()}")
     _remove(tmp)
-    os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))  # private from the start
+    try:  # private from the start
+        os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except OSError as error:
+        raise unwritable(dest, error) from None
     refusals = Refusals()
     try:
         out = apsw.Connection(str(tmp), flags=apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_URI)

@@ -78,10 +78,10 @@ class _Drafts:
         record = ImportRecord(source=f"{self.name}:{line}", kind=TRACE)
         size = len(content.encode("utf-8", "surrogatepass"))
         if not content:
-            return record.refuse("content", "is empty: the bullet holds no text", content)
+            return record.refuse("content", "content is empty: the bullet holds no text", content)
         if size > MAX_CONTENT_BYTES:
             record.fields = {"content": content}
-            reason = f"must be at most {MAX_CONTENT_BYTES} bytes in UTF-8 (got {size})"
+            reason = f"content must be at most {MAX_CONTENT_BYTES} bytes in UTF-8 (got {size})"
             return record.refuse("content", reason, size)
         record.fields = {
             "content": content,
@@ -141,7 +141,7 @@ def scan_state(text: str, drafts: _Drafts) -> Iterator[ImportRecord]:
                 continue
             if len(cells) < 3:
                 record = ImportRecord(source=f"{drafts.name}:{number}", kind=TRACE)
-                reason = f"a deferred item needs 3 cells (got {len(cells)})"
+                reason = f"content: a deferred item needs 3 cells (got {len(cells)})"
                 yield record.refuse("content", reason, line)
                 continue
             content = f"{cells[1]}{EM_DASH_JOIN}{cells[2]}"

@@ -88,6 +88,8 @@ class _Check:
     keys: dict[int, int] = field(default_factory=dict)  # key -> line
     memories: int = 0
     links: int = 0
+    clean_memories: int = 0  # memory lines without a defect of their own
+    untagged: int = 0  # lines that could not be told a memory or a link: nothing to count
     newer_version: int | None = None
 
 
@@ -152,9 +154,11 @@ def _check_shape(line: int, obj: dict[str, Any], tag: str) -> None:
 
 def _check_line(state: _Check, line: int, obj: Any) -> None:
     if not isinstance(obj, dict):
+        state.untagged += 1
         raise _Defect(line, f"not a JSON object (got {_json_type_name(obj)})")
     tag = obj.get("record")
     if tag not in TAGS:
+        state.untagged += 1
         raise _Defect(
             line, f"unknown record tag {tag!r}, expected one of header, memory, link", "record", tag
         )

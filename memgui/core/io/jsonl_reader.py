@@ -3,9 +3,14 @@
 The file is agent-memory's own contract, so any defect means a damaged or hand-edited file
 and a half-restored corpus is worse than a clear refusal. The whole file is checked before
 any record is given out (in one pass, building the records as it goes); when it has a
-defect, each defect is an `error` record naming its 1-based line, and every memory of the
-file is an `error` too, so a plan of it imports nothing. A file of a newer
-format version is one `refused` record.
+defect, nothing of it is imported. Each defect is one `error` record naming its 1-based line,
+and one more `error` record says how many memories were left out and why. A file whose first
+line is no valid header is not an agent-memory export: its records are of kind `unread`, so
+the source as a whole cannot be read (`plan.unreadable`, CLI exit 2); in a file with a valid
+header the defects are `line` records (CLI exit 1). A line that cannot be told a memory or a
+link (not JSON, not an object, an unknown record tag) makes no count mismatch and no link to
+an unknown key on top: what it held cannot be known. A file of a newer format version is one
+`refused` record.
 
 A clean file gives one trace record per memory: its agent-memory type as `category`, times
 in milliseconds (`last_accessed` refreshed to now, so restored memories start fresh), and
@@ -47,6 +52,7 @@ from memgui.core.io.jsonl_checks import (  # noqa: F401 - the format, named here
 from memgui.core.io.records import (
     DUPLICATE,
     ERROR,
+    LINE,
     SKIPPED,
     TRACE,
     UNREAD,
@@ -104,11 +110,14 @@ def _read(source: Path, state: _Check, built: _Built) -> Iterator[Progress]:
             try:
                 obj = orjson.loads(raw)
             except orjson.JSONDecodeError as exc:
+                state.untagged += 1
                 raise _Defect(line, f"not valid JSON ({exc})") from None
             _check_line(state, line, obj)
             if state.newer_version is not None:
                 break
             tag = obj["record"]
+            if tag == "memory":
+                state.clean_memories += 1
             if tag == "link":
                 built.links.append((line, obj))
             elif tag == "memory" and not state.defects:
@@ -119,6 +128,8 @@ def _read(source: Path, state: _Check, built: _Built) -> Iterator[Progress]:
         return
     if line == 0:
         state.defects.append(_Defect(1, "the file is empty: the header record is missing"))
+    if state.untagged:
+        return  # an unreadable line may be a memory or a link: no count or key to hold it to
     for link_line, link in built.links:
         for end in (link["from"], link["to"]):
             if end not in state.keys:
@@ -187,22 +198,26 @@ def read_jsonl(path: str | Path) -> Iterator[Progress | ImportRecord]:
 
 
 def _rejected(source: Path, state: _Check) -> Iterator[ImportRecord]:
-    """Every defect, then every memory as an error: nothing of a damaged file is imported."""
+    """Each defect once, then one record for the memories left out: nothing is imported.
+
+    Without a valid header the file is not an agent-memory export at all (`unread` records:
+    the source cannot be read); with one, its defects are defective lines (`line`).
+    """
+    kind = UNREAD if state.header is None else LINE
     for defect in sorted(state.defects, key=lambda d: d.line):
-        record = ImportRecord(source=f"{source}:{defect.line}", kind=UNREAD).fail(str(defect))
+        record = ImportRecord(source=f"{source}:{defect.line}", kind=kind).fail(str(defect))
         record.problem_field = defect.field_name
         record.value = defect.value
         yield record
-    first = min(d.line for d in state.defects)
-    count = len(state.defects)
-    reason = (
-        f"not imported: the file has {count} defect{'s' if count > 1 else ''} "
-        f"(first on line {first}) and is rejected as a whole"
-    )
-    for key, line in sorted(state.keys.items(), key=lambda item: item[1]):
-        record = ImportRecord(source=f"{source}:{line}", kind=TRACE, verdict=ERROR, reason=reason)
-        record.value = key
-        yield record
+    left = state.clean_memories
+    if left:
+        count, first = len(state.defects), min(d.line for d in state.defects)
+        memories = "memory" if left == 1 else "memories"
+        reason = (
+            f"{left} other {memories} not imported: a file with a defect is rejected whole "
+            f"({count} defect{'s' if count > 1 else ''}, the first on line {first})"
+        )
+        yield ImportRecord(source=str(source), kind=UNREAD, verdict=ERROR, reason=reason)
 
 
 def _attach_links(

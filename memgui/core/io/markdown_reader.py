@@ -23,7 +23,7 @@ import yaml
 from frontmatter.default_handlers import YAMLHandler
 
 from memgui.core.errors import InvalidArgument
-from memgui.core.io.records import TRACE, ImportRecord
+from memgui.core.io.records import SKIPPED, TRACE, ImportRecord
 from memgui.core.io.text_utils import (
     PROGRESS_EVERY,
     WalkEntry,
@@ -128,8 +128,12 @@ def parse_note(text: str, relative: str) -> Note:
     )
 
 
-def front_tags(value: object) -> list[str]:
-    """Front-matter `tags` as a list: a YAML list, or one text `a, b` as Obsidian allows."""
+def front_tags(value: object, keep_hash: bool = False) -> list[str]:
+    """Front-matter `tags` as a list: a YAML list, or one text `a, b` as Obsidian allows.
+
+    A leading `#` is dropped (`tags: ["#book"]` is Obsidian's tag `book`), except with
+    `keep_hash`: a note an export wrote holds its trace's tags verbatim (a tag `#hash`).
+    """
     if value is None:
         return []
     items = value.split(",") if isinstance(value, str) else value
@@ -138,7 +142,8 @@ def front_tags(value: object) -> list[str]:
     out: list[Any] = []
     for item in items:
         if isinstance(item, str):
-            item = item.strip().removeprefix("#")
+            item = item.strip()
+            item = item if keep_hash else item.removeprefix("#")
             if not item:
                 continue
         out.append(item)
@@ -203,7 +208,7 @@ def _read_fields(reader: _FieldReader, metadata: dict[str, Any]) -> dict[str, An
     if isinstance(turn_user, str) and turn_user:
         metadata["turnUserId"] = turn_user
     fields["category"] = reader.read("category", check_category, None)
-    fields["tags"] = reader.read("tags", front_tags, [])
+    fields["tags"] = reader.read("tags", lambda v: front_tags(v, reader.strict), [])
     fields["strength"] = reader.read("strength", check_strength, DEFAULT_STRENGTH)
     for key in ("createdAt", "created_at", "created"):
         created = reader.read(key, lambda v, k=key: to_epoch_ms(k, v), None, key != "created")
@@ -221,9 +226,11 @@ def trace_record(
     record = ImportRecord(source=note.source(line), kind=TRACE, fields={"metadata": metadata})
     if note.ignored_language:
         record.reason = f"front matter marked as {note.ignored_language} was not read"
-    if not content.strip():
+    if not content.strip():  # seed 000: a blank note is skipped (counted), not refused
         record.fields["content"] = content
-        return record.refuse("content", "is blank: the note holds no text to import", content)
+        record.verdict, record.problem_field, record.value = SKIPPED, "content", content
+        record.reason = "content is blank: the note holds no text to import"
+        return record
     reader = _FieldReader(note.front)
     try:
         fields = _read_fields(reader, metadata)

@@ -27,7 +27,7 @@ from typing import Any
 
 from memgui.core.errors import InvalidArgument
 from memgui.core.io.markdown_reader import Note, front_tags, read_notes, trace_record
-from memgui.core.io.records import REFUSED, ImportRecord
+from memgui.core.io.records import NEW, ImportRecord
 from memgui.core.io.text_utils import unread_record
 from memgui.core.progress import Progress
 
@@ -164,24 +164,31 @@ def _front_links(note: Note) -> list[tuple[str, int]]:
     return out
 
 
+def _related_labels(tail: str) -> list[str] | None:
+    """The labels of a **Related:** list's items when `tail` is that list whole, else None."""
+    pos, found = 0, []
+    while pos < len(tail):
+        item = _RELATED_ITEM.match(tail, pos)
+        if item is None:
+            return None
+        found.append(link_target(item.group(1)))
+        pos = item.end()
+    return found or None
+
+
 def split_export_trailer(body: str, tags: list[str]) -> tuple[str, list[str], list[str]]:
     """Cut the tag line and **Related:** list an Obsidian export appended to a trace's text.
 
     Returns (content, tag-line tags, related labels). The export writes a tag line only for
     a trace with tags, so a note whose front matter holds none keeps a closing line of
-    hashtags as part of its text.
+    hashtags as part of its text. The cut is a guess (a text may end in what looks like a
+    list); the planner reads a note's body whole against its trace's text (`read_trailer`).
     """
     labels: list[str] = []
     at = body.rfind(_RELATED_HEAD)
     if at >= 0:
-        tail, pos, found = body[at + len(_RELATED_HEAD) :], 0, []
-        while pos < len(tail):
-            item = _RELATED_ITEM.match(tail, pos)
-            if item is None:
-                break
-            found.append(link_target(item.group(1)))
-            pos = item.end()
-        if found and pos >= len(tail):
+        found = _related_labels(body[at + len(_RELATED_HEAD) :])
+        if found is not None:
             body, labels = body[:at].rstrip(), [label for label in found if label]
     line_tags: list[str] = []
     if tags:
@@ -194,21 +201,57 @@ def split_export_trailer(body: str, tags: list[str]) -> tuple[str, list[str], li
     return body, line_tags, labels
 
 
+def _after_blank_line(text: str) -> str | None:
+    """`text` without the blank line (and other whitespace) it opens with; None without one."""
+    rest = text.lstrip()
+    return rest if "\n\n" in text[: len(text) - len(rest)] else None
+
+
+def read_trailer(rest: str) -> tuple[list[str], list[str]] | None:
+    """What follows a trace's text in its own note: (tag-line tags, Related labels).
+
+    `rest` is the note's body after the trace's text (the text read whole, a closing line of
+    hashtags included). It must be nothing, or what the export writes a blank line apart: a
+    tag line, a **Related:** list, or both; else None (the note holds more than its trace).
+    Tags are as the line writes them (whitespace as `-`).
+    """
+    if not rest.strip():
+        return [], []
+    body = _after_blank_line(rest)
+    tags: list[str] = []
+    if body is not None and body.startswith("#"):
+        end = body.find("\n")
+        line = body if end < 0 else body[:end]
+        if not _TAG_LINE.fullmatch(line):
+            return None
+        tags, body = [tok[1:] for tok in line.split(" ")], body[len(line) :]
+        if not body:
+            return tags, []
+        body = _after_blank_line(body)
+    head = _RELATED_HEAD.lstrip("\n")
+    if body is None or not body.startswith(head):
+        return None
+    labels = _related_labels(body[len(head) :])
+    return None if labels is None else (tags, [label for label in labels if label])
+
+
 def _note_records(note: Note) -> list[ImportRecord]:
     body = note.body
     stripped = body.lstrip()
     first_line = note.body_line + body.count("\n", 0, len(body) - len(stripped))
-    content, line_tags, related = stripped.rstrip(), [], []
+    whole = stripped.rstrip()
+    content, line_tags, related = whole, [], []
     if note.front.get("id") is not None:
         try:
-            tags = front_tags(note.front.get("tags"))
+            tags = front_tags(note.front.get("tags"), keep_hash=True)
         except InvalidArgument:  # bad tags: trace_record refuses the note and says why
             tags = []
         content, line_tags, related = split_export_trailer(content, tags)
     related_line = first_line + stripped.count("\n", 0, stripped.rfind("**Related:**") + 1)
     scan = scan_markdown(content, first_line)
     record = trace_record(note, content, line_tags + scan.tags, line=first_line)
-    if record.verdict != REFUSED:
+    record.note_tail = whole[len(content) :]
+    if record.verdict == NEW:
         seen: set[str] = set()
         origins = (
             [(label, line, "body") for label, line in scan.links]

@@ -23,7 +23,7 @@ NEW, DUPLICATE, UPDATE, REFUSED, ERROR, SKIPPED = (
 VERDICTS = (NEW, DUPLICATE, UPDATE, REFUSED, ERROR)
 
 # Kinds of record.
-TRACE, NODE, EDGE, CONVERSATION, MESSAGE, DOCUMENT, CHUNK, IMAGE, UNREAD = (
+TRACE, NODE, EDGE, CONVERSATION, MESSAGE, DOCUMENT, CHUNK, IMAGE, UNREAD, LINE = (
     "trace",
     "node",
     "edge",
@@ -32,7 +32,8 @@ TRACE, NODE, EDGE, CONVERSATION, MESSAGE, DOCUMENT, CHUNK, IMAGE, UNREAD = (
     "document",
     "chunk",
     "image",
-    "unread",  # a file the reader saw and did not read (an image, another extension)
+    "unread",  # a file the reader saw and did not read, or a source that cannot be read
+    "line",  # a defective line of a source that reads otherwise (agent-memory JSONL)
 )
 
 
@@ -150,6 +151,9 @@ class ImportRecord:
     existing_id: str | None = None  # for duplicate / update: the trace already there
     links: list[dict[str, Any]] | tuple[()] = field(default_factory=list)
     accepted: bool = True
+    # Obsidian: what the reader cut from the note's body after `content` (tag line, Related
+    # list), so the planner can read the body whole against its trace's text (seed 000).
+    note_tail: str = ""
 
     def refuse(self, field_name: str, reason: str, value: Any = None) -> ImportRecord:
         self.verdict = REFUSED

@@ -44,8 +44,11 @@ def content_hash(content: str) -> str:
 
 
 def refuse_invalid(record: ImportRecord, error: InvalidArgument) -> ImportRecord:
-    """Turn a core validation error into a refused record naming the field and value."""
-    return record.refuse(error.field, error.problem, error.value)
+    """Turn a core validation error into a refused record naming the field and value.
+
+    The reason names the field too (`type must be one of …`): a reason is read on its own.
+    """
+    return record.refuse(error.field, f"{error.field} {error.problem}", error.value)
 
 
 def to_epoch_ms(field_name: str, value: object) -> int:

@@ -1,0 +1,85 @@
+"""An export into a place it cannot write is a clear InvalidArgument, and writes nothing."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from memgui.core.brain import Brain
+from memgui.core.errors import InvalidArgument
+from memgui.core.io.export import FORMATS, export
+from memgui.core.progress import run_to_end
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def listing(folder: Path) -> list[str]:
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("below", ["afile/out", "afile/sub/out"])
+def test_a_destination_below_a_file_names_the_path(
+    brain: Brain, tmp_path: Path, fmt: str, below: str
+) -> None:
+    brain.add("a trace to export")
+    folder = tmp_path / "dest"
+    folder.mkdir()
+    (folder / "afile").write_text("keep me", encoding="utf-8")
+    dest = folder / below
+    with pytest.raises(InvalidArgument) as caught:
+        run_to_end(export(brain, dest, fmt))
+    assert caught.value.field == "path" and caught.value.value == str(dest)
+    assert str(caught.value) == (
+        f"invalid argument: path is below '{folder / 'afile'}', which is not a folder "
+        f"(got '{dest}')"
+    )
+    assert listing(folder) == ["afile"]  # nothing written, not even a temporary file
+    assert (folder / "afile").read_text(encoding="utf-8") == "keep me"
+
+
+@pytest.mark.parametrize("fmt", ["sqlite", "json", "jsonl"])
+def test_a_file_destination_in_a_missing_folder_is_named(
+    brain: Brain, tmp_path: Path, fmt: str
+) -> None:
+    dest = tmp_path / "nowhere" / "out"
+    with pytest.raises(InvalidArgument, match="names a folder that does not exist"):
+        run_to_end(export(brain, dest, fmt))
+    assert not (tmp_path / "nowhere").exists()
+
+
+@pytest.mark.skipif(
+    os.geteuid() == 0 and shutil.which("setpriv") is None,
+    reason="root writes anywhere; setpriv (util-linux) is needed to drop that",
+)
+@pytest.mark.parametrize(
+    ("fmt", "name"),
+    # A file export makes no folder: into a folder, or a missing one, is refused before this.
+    [(fmt, "out") for fmt in FORMATS]
+    + [(fmt, name) for fmt in ("markdown", "obsidian") for name in ("new/out", ".")],
+)
+def test_a_folder_without_write_permission_is_named(tmp_path: Path, fmt: str, name: str) -> None:
+    brain_path = tmp_path / "b.sqlite"
+    with Brain.open(brain_path, actor="test") as brain:
+        brain.add("a trace to export")
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o555)
+    dest = locked / name
+    caps = "-dac_override,-dac_read_search"
+    drop = ["setpriv", f"--inh-caps={caps}", f"--bounding-set={caps}"] if os.geteuid() == 0 else []
+    memgui = [sys.executable, "-m", "memgui", "--brain", str(brain_path)]
+    result = subprocess.run(
+        [*drop, *memgui, "export", str(dest), "--format", fmt],
+        capture_output=True, text=True, timeout=60, cwd=ROOT,
+    )  # fmt: skip
+    locked.chmod(0o755)
+    assert result.returncode == 2, result.stderr
+    assert f"path cannot be written: no permission to write in '{locked}'" in result.stderr
+    assert "unexpectedly" not in result.stderr
+    assert listing(locked) == []
