@@ -12,11 +12,15 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memgui.cli_registry import CommandContext, command
 from memgui.core.errors import InvalidArgument
-from memgui.core.io.export import FORMATS, ExportIncomplete, ExportOptions, ExportResult, export
+from memgui.core.io.formats import EXPORT_FORMATS
 from memgui.core.progress import run_to_end
+
+if TYPE_CHECKING:  # the export engine loads when the command runs
+    from memgui.core.io.export import ExportResult
 
 STDOUT = "-"
 BY_SUFFIX = {".json": "json", ".jsonl": "jsonl", ".sqlite": "sqlite", ".db": "sqlite"}
@@ -26,7 +30,7 @@ def _configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("path", help="where to write: a file, a folder (markdown, obsidian), or -")
     parser.add_argument(
         "--format",
-        choices=FORMATS,
+        choices=EXPORT_FORMATS,
         help="default: from PATH (.json, .jsonl, .sqlite/.db; anything else: markdown)",
     )
     parser.add_argument(
@@ -67,6 +71,8 @@ def _report_lines(result: ExportResult, fmt: str, path: str) -> list[str]:
 def run_export(ctx: CommandContext, args: argparse.Namespace) -> int | None:
     """Export the brain. SQLite never replaces a file; JSON and JSONL files are replaced
     atomically and written private (0600); Markdown and Obsidian write into a folder."""
+    from memgui.core.io.export import ExportIncomplete, ExportOptions, export
+
     fmt = _format(args)
     if args.path == STDOUT and fmt != "jsonl":
         raise InvalidArgument("path", f"'-' (stdout) is only for --format jsonl (got {fmt})", "-")

@@ -17,8 +17,9 @@ import re
 from pathlib import Path
 
 from memgui.core.errors import InvalidArgument
+from memgui.core.io.formats import IMPORT_FORMATS
 
-FORMATS = ("sqlite", "json", "jsonl", "markdown", "obsidian", "chatgpt", "csv", "gsd")
+FORMATS = IMPORT_FORMATS
 SQLITE_HEADER = b"SQLite format 3\x00"
 SQLITE_SUFFIXES = {".sqlite", ".sqlite3", ".db"}
 HEAD_BYTES = 1 << 20  # the first conversation's keys are well inside the first MiB

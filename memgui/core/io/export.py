@@ -32,13 +32,14 @@ from memgui.core.io.export_json import export_json
 from memgui.core.io.export_jsonl import export_jsonl
 from memgui.core.io.export_markdown import export_markdown
 from memgui.core.io.export_sqlite import export_sqlite
+from memgui.core.io.formats import EXPORT_FORMATS
 from memgui.core.model import check_choice
 from memgui.core.progress import Job
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
 
-FORMATS = ("sqlite", "json", "jsonl", "markdown", "obsidian")
+FORMATS = EXPORT_FORMATS
 
 __all__ = [
     "FORMATS",
