@@ -211,3 +211,24 @@ def test_a_new_brain_needs_no_backup(tmp_path: Path) -> None:
         brain.add("first")
         assert brain.info()["schema_version"] == schema.SCHEMA_VERSION
     assert sorted(p.name for p in tmp_path.iterdir() if "backup" in p.name) == []
+
+
+def test_an_open_brain_sees_the_migration_another_connection_made(agentos_copy: Path) -> None:
+    # The app opened on an AgentOS brain, then an agent's first write migrates it.
+    with Brain.open(agentos_copy) as window:
+        trace_id = window.list()[0].id
+        assert window.get(trace_id).version == 1 and window.last_journal_id() == 0
+        with Brain.open(agentos_copy) as agent:
+            agent.update(trace_id, {"content": "edited by the agent", "category": "DECISION"})
+        seen = window.get(trace_id)
+        assert (seen.content, seen.version, seen.category) == (
+            "edited by the agent",
+            2,
+            "DECISION",
+        )
+        assert window.db.is_current and window.info()["schema_version"] == schema.SCHEMA_VERSION
+        assert [e.op for e in window.history(trace_id)] == ["update"]
+        assert window.last_journal_id() > 0
+        assert [t.id for t in window.list(TraceFilter(category="DECISION"))] == [trace_id]
+        assert window.search("edited agent", record_recall=False).traces[0].id == trace_id
+        window.update(trace_id, {"tags": ["seen"]}, expect_version=2)  # its own write now

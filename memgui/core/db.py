@@ -129,20 +129,50 @@ class Database:
     # --- schema state ----------------------------------------------------------------------
 
     def refresh_schema_state(self) -> None:
+        self._schema_cookie = self._read_schema_cookie()
         tables = {
             r[0]
             for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table')")
         }
-        self.tables = tables
         cols: set[str] = set()
         if "memory_traces" in tables:
             cols = {r[1] for r in self.conn.execute("PRAGMA table_info(memory_traces)")}
-        self.trace_columns = cols
-        self.schema_version = self._read_schema_version()
-        self.has_agentos_fts = "memory_traces_fts" in tables
+        self._tables, self._trace_columns = tables, cols
+        self._schema_version = self._read_schema_version(tables, cols)
+        self._current = self._schema_version >= schema.SCHEMA_VERSION
 
-    def _read_schema_version(self) -> int:
-        if "brain_meta" not in self.tables:
+    def _read_schema_cookie(self) -> int:
+        return int(self.conn.execute("PRAGMA schema_version").fetchone()[0])
+
+    def _fresh(self) -> None:
+        # An older brain may be migrated by another process while this connection has it
+        # open: until this one sees the current schema, every look at the schema state
+        # compares SQLite's schema cookie (a header read) and reads the state again when it
+        # moved, so versions, categories, the journal and live refresh appear at once.
+        if not self._current and self._read_schema_cookie() != self._schema_cookie:
+            self.refresh_schema_state()
+
+    @property
+    def tables(self) -> set[str]:
+        self._fresh()
+        return self._tables
+
+    @property
+    def trace_columns(self) -> set[str]:
+        self._fresh()
+        return self._trace_columns
+
+    @property
+    def schema_version(self) -> int:
+        self._fresh()
+        return self._schema_version
+
+    @property
+    def has_agentos_fts(self) -> bool:
+        return "memory_traces_fts" in self.tables
+
+    def _read_schema_version(self, tables: set[str], trace_columns: set[str]) -> int:
+        if "brain_meta" not in tables:
             return 0
         row = self.conn.execute(
             "SELECT max(CAST(value AS INTEGER)) FROM brain_meta WHERE key = ?",
@@ -151,11 +181,12 @@ class Database:
         if row and row[0] is not None:
             return int(row[0])
         # A file memgui created has its tables before any brain has meta rows.
-        return 1 if "memgui_journal" in self.tables and "version" in self.trace_columns else 0
+        return 1 if "memgui_journal" in tables and "version" in trace_columns else 0
 
     @property
     def is_current(self) -> bool:
-        return self.schema_version >= schema.SCHEMA_VERSION
+        self._fresh()
+        return self._current
 
     def check_not_too_new(self) -> None:
         if self.schema_version > schema.SCHEMA_VERSION:
