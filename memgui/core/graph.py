@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 import json
+import math
+import sys
 import uuid
 from typing import TYPE_CHECKING, Any
 
 from memgui.core import store
 from memgui.core.errors import InvalidArgument, NotFound
-from memgui.core.model import Neighbour, check_depth, check_id
+from memgui.core.io import revert_rows
+from memgui.core.model import Neighbour, check_depth, check_id, check_int_range
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
 
 MAX_NEIGHBOURS = 500
+MAX_PAGE = 10_000  # nodes/edges per page: the graph view pages through a large graph
+MAX_OFFSET = 2**62
 
 
 def _text(field: str, value: object) -> str:
@@ -28,13 +33,16 @@ def add_node(brain: Brain, label: str, type: str, properties: dict[str, Any] | N
     if properties is not None and not isinstance(properties, dict):
         raise InvalidArgument("properties", f"must be a JSON object (got {properties!r})")
     node_id = f"kn_{uuid.uuid4()}"
+    row = {
+        "id": node_id,
+        "type": type,
+        "label": label,
+        "properties": properties or {},
+        "created_at": brain.now(),
+    }
     with brain.write("add node") as batch:
-        brain.db.conn.execute(
-            "INSERT INTO knowledge_nodes (brain_id, id, type, label, properties, created_at) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            (brain.brain_id, node_id, type, label, store.dumps(properties or {}), brain.now()),
-        )
-        batch.nodes.add(node_id)
+        # Journaled as an import's nodes are, so `revert` removes it the same way.
+        revert_rows.insert_row(brain.db, batch, brain.brain_id, "node", row)
     return node_id
 
 
@@ -52,18 +60,37 @@ def add_edge(brain: Brain, source_id: str, target_id: str, type: str, weight: fl
     _text("source_id", source_id)
     _text("target_id", target_id)
     _text("type", type)
+    weight = _weight(weight)
     edge_id = f"ke_{uuid.uuid4()}"
     with brain.write("add edge") as batch:
         for node_id in (source_id, target_id):
             if not _node_exists(brain, node_id):
                 raise NotFound(node_id, "node")
-        brain.db.conn.execute(
-            "INSERT INTO knowledge_edges (brain_id, id, source_id, target_id, type, weight, "
-            "created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (brain.brain_id, edge_id, source_id, target_id, type, float(weight), brain.now()),
-        )
+        row = {
+            "id": edge_id,
+            "source_id": source_id,
+            "target_id": target_id,
+            "type": type,
+            "weight": weight,
+            "created_at": brain.now(),
+        }
+        revert_rows.insert_row(brain.db, batch, brain.brain_id, "edge", row)
         batch.nodes.update((source_id, target_id))
     return edge_id
+
+
+def _weight(value: object) -> float:
+    """A finite float: SQLite stores NaN as NULL and JSON cannot hold inf."""
+    problem = f"must be a finite number between {-sys.float_info.max} and {sys.float_info.max}"
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise InvalidArgument("weight", f"{problem} (got {value!r})", value)
+    try:
+        number = float(value)
+    except OverflowError:  # an int past float range
+        number = math.inf
+    if not math.isfinite(number):
+        raise InvalidArgument("weight", f"{problem} (got {value!r})", value)
+    return number
 
 
 def _rows(brain: Brain, sql: str, params: tuple[Any, ...]) -> list[dict[str, Any]]:
@@ -73,7 +100,13 @@ def _rows(brain: Brain, sql: str, params: tuple[Any, ...]) -> list[dict[str, Any
         return [dict(zip(names, row, strict=True)) for row in cursor]
 
 
+def _page(limit: object, offset: object) -> None:
+    check_int_range("limit", limit, 1, MAX_PAGE)
+    check_int_range("offset", offset, 0, MAX_OFFSET)
+
+
 def nodes(brain: Brain, limit: int, offset: int) -> list[dict[str, Any]]:
+    _page(limit, offset)
     return _rows(
         brain,
         "SELECT id, type, label, properties, confidence, created_at FROM knowledge_nodes "
@@ -83,6 +116,7 @@ def nodes(brain: Brain, limit: int, offset: int) -> list[dict[str, Any]]:
 
 
 def edges(brain: Brain, limit: int, offset: int) -> list[dict[str, Any]]:
+    _page(limit, offset)
     return _rows(
         brain,
         "SELECT id, source_id, target_id, type, weight, created_at FROM knowledge_edges "

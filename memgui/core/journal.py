@@ -2,7 +2,8 @@
 
 Every change writes journal rows in its own transaction. Reverting a batch applies the
 inverse of each row, newest first, as a new batch (so a revert can itself be reverted). A
-row whose trace changed since the batch is a conflict: nothing is reverted.
+row whose trace, link or graph row changed since the batch is a conflict: nothing is
+reverted.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from memgui.core import store
+from memgui.core import store, vectors
 from memgui.core.errors import Conflict, InvalidArgument, NotFound
 from memgui.core.io import revert_rows
 from memgui.core.model import Changes, JournalEntry, check_id
@@ -126,29 +127,59 @@ def _undo(brain: Brain, batch: Any, entry: JournalEntry) -> None:
         # Only the edits count: a later revert or a recall moves the version or the
         # access bookkeeping without changing what the batch wrote.
         if current is None:
-            raise Conflict(entry.trace_id, entry.after.get("version", 0), -1)
+            raise gone(entry.trace_id, entry.after.get("version", 0))
         if _edit_fields(current) != _edit_fields(entry.after):
             raise Conflict(entry.trace_id, entry.after.get("version", 0), current["version"])
     elif current is not None:
         raise Conflict(entry.trace_id, -1, current["version"])
     now = brain.now()
     if entry.before is None:
+        if _has_links(brain, entry.trace_id):  # linked since: removing it would drop them
+            raise conflict(entry.trace_id, f"trace {entry.trace_id} was linked since the batch")
         store.delete_trace(db, batch, bid, row[0], current, "revert")
     elif current is None:
         restored = dict(entry.before, updated_at=now)
         restored["version"] = int(entry.before.get("version", 0)) + 1
         restored["tags"] = list(restored.get("tags", []))
-        store.insert_trace(db, batch, bid, restored, op="revert")
+        # The journal keeps no vector: the backfill embeds the trace again.
+        restored["embedding_status"] = 0
+        rowid = store.insert_trace(db, batch, bid, restored, op="revert")
+        vectors.sync_rows(db.conn, bid, [rowid])
     else:
         restored = dict(entry.before, version=current["version"] + 1, updated_at=now)
         for name in ACCESS_FIELDS:
             # Bookkeeping a recall changed since the batch stays as the recall left it.
             if current.get(name) != entry.after.get(name):
                 restored[name] = current.get(name)
+        # Recalls since the batch add to the count the batch found (a merge summed it).
+        since = int(current["retrieval_count"]) - int(entry.after.get("retrieval_count", 0))
+        restored["retrieval_count"] = max(0, int(entry.before.get("retrieval_count", 0)) + since)
         now_decay = (current.get("metadata") or {}).get("decay")
         if now_decay != (entry.after.get("metadata") or {}).get("decay"):
             restored["metadata"] = dict(restored.get("metadata") or {}, decay=now_decay)
         store.update_trace(db, batch, bid, row[0], current, restored, "revert")
+
+
+def conflict(trace_id: str, why: str, expected: int = -1, actual: int = -1) -> Conflict:
+    """A `Conflict` whose message says what changed (not every conflict is a version)."""
+    err = Conflict(trace_id, expected, actual)
+    err.args = (f"conflict: {why}; nothing was written",)
+    return err
+
+
+def gone(trace_id: str, expected: int) -> Conflict:
+    return conflict(trace_id, f"trace {trace_id} no longer exists", expected, -1)
+
+
+def _has_links(brain: Brain, trace_id: str) -> bool:
+    return (
+        brain.db.conn.execute(
+            "SELECT 1 FROM memory_links WHERE brain_id = ?1 AND (from_id = ?2 OR to_id = ?2) "
+            "LIMIT 1",
+            (brain.brain_id, trace_id),
+        ).fetchone()
+        is not None
+    )
 
 
 # What a recall changes without it being an edit.
@@ -167,24 +198,62 @@ def _edit_fields(snap: dict[str, Any]) -> dict[str, Any]:
 
 
 def _undo_link(brain: Brain, batch: Any, entry: JournalEntry) -> None:
+    """Remove a link the batch made, or put back one it removed, if nobody touched it since."""
     db, bid = brain.db, brain.brain_id
-    if entry.op == "link" and entry.after is not None:
-        link = entry.after
+    link = entry.after if entry.op == "link" else entry.before
+    if link is None:
+        return
+    key = (bid, link["from_id"], link["to_id"], link["kind"])
+    name = f"link {link['from_id']} -{link['kind']}-> {link['to_id']}"
+    exists = db.conn.execute(
+        "SELECT 1 FROM memory_links WHERE brain_id = ? AND from_id = ? AND to_id = ? AND kind = ?",
+        key,
+    ).fetchone()
+    if entry.op == "link" and exists is None:
+        raise conflict(link["from_id"], f"{name} no longer exists")
+    if entry.op == "unlink":
+        if exists is not None:
+            raise conflict(link["from_id"], f"{name} exists again")
+        for trace_id in (link["from_id"], link["to_id"]):
+            if store.fetch_row(db, bid, trace_id) is None:
+                raise gone(trace_id, -1)
+    if _link_changed_since(brain, batch, entry, link):
+        raise conflict(link["from_id"], f"{name} was changed by a later batch")
+    if entry.op == "link":
         db.conn.execute(
             "DELETE FROM memory_links WHERE brain_id = ? AND from_id = ? AND to_id = ? "
             "AND kind = ?",
-            (bid, link["from_id"], link["to_id"], link["kind"]),
+            key,
         )
         store.journal(db, batch, bid, "unlink", link["from_id"], link, None)
-    elif entry.op == "unlink" and entry.before is not None:
-        link = entry.before
+    else:
         db.conn.execute(
-            "INSERT OR IGNORE INTO memory_links (brain_id, from_id, to_id, kind, created_at) "
+            "INSERT INTO memory_links (brain_id, from_id, to_id, kind, created_at) "
             "VALUES (?, ?, ?, ?, ?)",
-            (bid, link["from_id"], link["to_id"], link["kind"], link["created_at"]),
+            (*key, link["created_at"]),
         )
         store.journal(db, batch, bid, "link", link["from_id"], None, link)
-    else:
-        return
     batch.links.add(f"{link['from_id']}|{link['to_id']}|{link['kind']}")
     batch.traces.update((link["from_id"], link["to_id"]))
+
+
+def _link_changed_since(brain: Brain, batch: Any, entry: JournalEntry, link: dict) -> bool:
+    """A later batch linked or unlinked the same pair (a relink may keep the same time)."""
+    return (
+        brain.db.conn.execute(
+            "SELECT 1 FROM memgui_journal WHERE brain_id = ?1 AND trace_id = ?2 AND id > ?3 "
+            "AND batch_id NOT IN (?4, ?5) AND op IN ('link', 'unlink') "
+            "AND json_extract(coalesce(after, before), '$.to_id') = ?6 "
+            "AND json_extract(coalesce(after, before), '$.kind') = ?7 LIMIT 1",
+            (
+                brain.brain_id,
+                link["from_id"],
+                entry.id,
+                entry.batch_id,
+                batch.batch_id,
+                link["to_id"],
+                link["kind"],
+            ),
+        ).fetchone()
+        is not None
+    )

@@ -9,11 +9,11 @@ removes or restores them too: `journal._undo` hands these ops to `undo` here.
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any
 
-from memgui.core import store
+from memgui.core import journal, store
 from memgui.core.db import WriteBatch, now_ms
-from memgui.core.errors import InvalidArgument
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
@@ -158,10 +158,19 @@ def update_row(
 
 
 def undo(brain: Brain, batch: WriteBatch, entry: JournalEntry) -> None:
-    """The inverse of one journaled row write, itself journaled in the revert's batch."""
+    """The inverse of one journaled row write, itself journaled in the revert's batch.
+
+    As with traces, the row must still be as the batch left it, else `Conflict`.
+    """
     db, bid, op = brain.db, brain.brain_id, entry.op
     table = TABLES[op][0]
     row_id = entry.trace_id
+    current = _current(db, bid, op, row_id, entry.after or entry.before or {})
+    if entry.after is not None and current != entry.after:
+        why = "no longer exists" if current is None else "changed since the batch"
+        raise journal.conflict(row_id, f"{op} {row_id} {why}")
+    if entry.after is None and current is not None:
+        raise journal.conflict(row_id, f"{op} {row_id} exists again")
     if entry.before is None and entry.after is not None:  # the row was added: remove it
         dependant = DEPENDANTS.get(op)
         if dependant is not None:
@@ -170,21 +179,43 @@ def undo(brain: Brain, batch: WriteBatch, entry: JournalEntry) -> None:
                 f"SELECT count(*) FROM {other} WHERE brain_id = ?1 AND ({where})", (bid, row_id)
             ).fetchone()[0]
             if used:
-                raise InvalidArgument(
-                    "batch_id",
-                    f"cannot be reverted: {op} {row_id} is used by {used} row(s) of {other} "
-                    "written since",
-                    entry.batch_id,
+                raise journal.conflict(
+                    row_id, f"{op} {row_id} is used by {used} row(s) of {other} written since"
                 )
         db.conn.execute(f"DELETE FROM {table} WHERE brain_id = ? AND id = ?", (bid, row_id))
-        if db.conn.changes():
-            store.journal(db, batch, bid, op, row_id, entry.after, None)
+        store.journal(db, batch, bid, op, row_id, entry.after, None)
     elif entry.before is not None and entry.after is not None:  # changed: restore
         update_row(db, batch, bid, op, dict(entry.after), dict(entry.before, id=row_id))
     elif entry.before is not None:  # removed (a revert's delete): put it back
+        if op == "edge":  # its nodes must still be there
+            for node_id in (entry.before["source_id"], entry.before["target_id"]):
+                if _current(db, bid, "node", node_id, {"id": node_id}) is None:
+                    raise journal.conflict(row_id, f"node {node_id} of edge {row_id} is gone")
         insert_row(db, batch, bid, op, _with_blobs(op, dict(entry.before)))
     if op in ("node", "edge"):
         batch.nodes.add(row_id)
+
+
+def _current(
+    db: Any, brain_id: str, op: str, row_id: str, like: dict[str, Any]
+) -> dict[str, Any] | None:
+    """The row as it is now, in the journal's shape, with the columns `like` names."""
+    table, _ordered, json_cols, blobs = TABLES[op]
+    names = [c for c in columns(op) if c in like and c not in blobs] or ["id"]
+    row = db.conn.execute(
+        f"SELECT {', '.join(names)} FROM {table} WHERE brain_id = ? AND id = ?",
+        (brain_id, row_id),
+    ).fetchone()
+    if row is None:
+        return None
+    return {c: _json(v) if c in json_cols else v for c, v in zip(names, row, strict=True)}
+
+
+def _json(value: Any) -> Any:
+    try:
+        return json.loads(value)
+    except (TypeError, ValueError):  # not JSON (written by another program): compare as is
+        return value
 
 
 def _with_blobs(op: str, row: dict[str, Any]) -> dict[str, Any]:

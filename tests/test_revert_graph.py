@@ -1,0 +1,75 @@
+"""Knowledge-graph writes are journaled and revertible; bad weights and pages write nothing."""
+
+from __future__ import annotations
+
+import pytest
+
+from memgui.core.brain import Brain
+from memgui.core.errors import Conflict, InvalidArgument
+
+
+def graph(brain: Brain) -> tuple[list, list]:
+    nodes = brain.db.conn.execute("SELECT id, label FROM knowledge_nodes ORDER BY id").fetchall()
+    edges = brain.db.conn.execute("SELECT id, source_id, target_id FROM knowledge_edges").fetchall()
+    return nodes, edges
+
+
+def test_add_node_and_edge_are_journaled_and_revertible(brain: Brain) -> None:
+    start = brain.last_journal_id()
+    alice = brain.add_node("Alice", "person", {"age": 3})
+    bob = brain.add_node("Bob", "person")
+    edge = brain.add_edge(alice, bob, "knows", 0.5)
+    rows = brain.journal_since(start)
+    assert [(e.op, e.trace_id, e.actor) for e in rows] == [
+        ("node", alice, "test"),
+        ("node", bob, "test"),
+        ("edge", edge, "test"),
+    ]
+    assert rows[0].before is None and rows[0].after["properties"] == {"age": 3}
+    assert rows[2].after["weight"] == 0.5 and rows[2].after["source_id"] == alice
+    assert len({e.batch_id for e in rows}) == 3
+    brain.revert(rows[2].batch_id)
+    assert graph(brain)[1] == []
+    brain.revert(brain.journal_since(0)[-1].batch_id)  # the revert of the revert
+    assert graph(brain)[1] == [(edge, alice, bob)]
+
+
+def test_revert_add_node_used_by_a_later_edge_is_a_conflict(brain: Brain) -> None:
+    alice = brain.add_node("Alice", "person")
+    node_batch = brain.journal_since(0)[-1].batch_id
+    brain.add_edge(alice, brain.add_node("Bob", "person"), "knows")
+    before, journal_before = graph(brain), brain.last_journal_id()
+    with pytest.raises(Conflict):
+        brain.revert(node_batch)
+    assert graph(brain) == before and brain.last_journal_id() == journal_before
+
+
+def test_revert_add_node_twice_is_a_conflict(brain: Brain) -> None:
+    brain.add_node("Alice", "person")
+    node_batch = brain.journal_since(0)[-1].batch_id
+    brain.revert(node_batch)
+    journal_before = brain.last_journal_id()
+    with pytest.raises(Conflict):
+        brain.revert(node_batch)
+    assert brain.last_journal_id() == journal_before
+
+
+@pytest.mark.parametrize("weight", ["x", float("nan"), float("inf"), -float("inf"), 10**400, True])
+def test_add_edge_rejects_a_weight_that_is_not_a_finite_number(brain: Brain, weight) -> None:
+    a, b = brain.add_node("a", "t"), brain.add_node("b", "t")
+    journal_before = brain.last_journal_id()
+    with pytest.raises(InvalidArgument) as err:
+        brain.add_edge(a, b, "knows", weight)
+    assert err.value.field == "weight" and "finite number" in str(err.value)
+    assert err.value.value is weight
+    assert graph(brain)[1] == [] and brain.last_journal_id() == journal_before
+
+
+@pytest.mark.parametrize(
+    ("limit", "offset", "field"), [(0, 0, "limit"), ("5", 0, "limit"), (10, -1, "offset")]
+)
+def test_nodes_and_edges_pages_are_bounded(brain: Brain, limit, offset, field: str) -> None:
+    for call in (brain.nodes, brain.edges):
+        with pytest.raises(InvalidArgument) as err:
+            call(limit=limit, offset=offset)
+        assert err.value.field == field
