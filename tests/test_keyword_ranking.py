@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from memgui.core import keyword
+from memgui.core import fulltext, keyword
 from memgui.core.brain import Brain
 from memgui.core.model import TraceFilter
 
@@ -149,3 +151,30 @@ def test_an_agentos_brain_read_as_it_is_ranks_the_same_bounded_or_not(
         agentos_copy.chmod(0o644)
     assert len(joined) == 5
     assert ranked_first == joined
+
+
+def test_a_read_only_brain_searches_what_a_stopped_writer_left_unindexed(tmp_path: Path) -> None:
+    path = tmp_path / "stopped.sqlite"
+    with Brain.open(path) as brain:
+        kept = brain.add("the numbat digs for termites")
+        brain.flush_index()
+        gone = brain.add("a second numbat")
+        brain.flush_index()
+        # A writer that stops before indexing: its last changes wait in the pending table,
+        # and the purged row's rowid comes back for a new trace.
+        brain.purge(gone.id)
+        wombat = brain.add("different text entirely about a wombat")
+        assert wombat.rowid == gone.rowid and fulltext.has_pending(brain.db)
+        brain.close = lambda: brain.db.close()  # stop without the closing flush
+    path.chmod(0o444)
+    try:
+        with Brain.open(path) as reader:
+            assert reader.read_only and fulltext.has_pending(reader.db)
+            found = reader.search("numbat", record_recall=False).traces
+            assert [t.id for t in found] == [kept.id]  # not the wombat in the purged row
+            assert [t.id for t in reader.search("wombat", record_recall=False).traces] == [
+                wombat.id
+            ]
+            assert reader.search("termites OR wombat", record_recall=False).traces
+    finally:
+        path.chmod(0o644)

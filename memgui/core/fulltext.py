@@ -28,7 +28,7 @@ CREATE TABLE IF NOT EXISTS memgui_fts_pending (
 """
 
 
-def _tags_list(raw: str | None) -> list[str]:
+def tags_list(raw: str | None) -> list[str]:
     try:
         value = orjson.loads(raw or "[]")
     except orjson.JSONDecodeError:
@@ -110,7 +110,7 @@ def _index_rows(db: Database, rows: list[tuple], agentos: bool) -> None:
     db.conn.executemany(
         "INSERT INTO memgui_fts(rowid, content, tags) VALUES (?, ?, ?)",
         [
-            (rowid, textindex.segment(text), textindex.tags_text(_tags_list(tags)))
+            (rowid, textindex.segment(text), textindex.tags_text(tags_list(tags)))
             for rowid, text, tags in current
         ],
     )
@@ -139,8 +139,5 @@ def index_all(db: Database) -> None:
     rows = db.conn.execute("SELECT rowid, content, tags FROM memory_traces").fetchall()
     db.conn.executemany(
         "INSERT INTO memgui_fts(rowid, content, tags) VALUES (?, ?, ?)",
-        (
-            (r[0], textindex.segment(r[1] or ""), textindex.tags_text(_tags_list(r[2])))
-            for r in rows
-        ),
+        ((r[0], textindex.segment(r[1] or ""), textindex.tags_text(tags_list(r[2]))) for r in rows),
     )

@@ -19,6 +19,7 @@ traces ranks in one joined statement; from there on, two measures keep a search 
 
 from __future__ import annotations
 
+import copy
 import heapq
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -126,6 +127,12 @@ class _Query:
         )
         return self.db.conn.execute(sql, (match, lower, *self.params, want)).fetchall()
 
+    def on(self, table: str) -> _Query:
+        """The same search and filter over another full-text table."""
+        other = copy.copy(self)
+        other.table = table
+        return other
+
     def run(self, match: str, want: int) -> list[tuple]:
         # The trace table answers max(rowid) from its b-tree; a virtual table would scan.
         top = self.db.conn.execute("SELECT max(rowid) FROM memory_traces").fetchone()[0] or 0
@@ -158,15 +165,18 @@ def keyword_ranking(brain: Brain, query: str, flt: TraceFilter, want: int) -> li
         return []
     ranking = _Query(brain, table, flt)
     with db.lock:
+        # A read-only connection cannot index what a writer left pending: it searches those
+        # rows in a small index of its own instead, and not their stale entries.
+        unflushed = _index_unflushed(db) if table == "memgui_fts" and db.readonly else set()
         try:
-            rows = ranking.run(match, want)
+            rows = _ranked(ranking, match, want, unflushed)
         except apsw.SQLError as exc:
             if not is_syntax_error(exc):
                 raise
             if not fallback or fallback == match:
                 raise QuerySyntaxError(query) from exc
             try:
-                rows = ranking.run(fallback, want)
+                rows = _ranked(ranking, fallback, want, unflushed)
             except apsw.SQLError as again:
                 if is_syntax_error(again):
                     raise QuerySyntaxError(query) from again
@@ -178,3 +188,41 @@ def keyword_ranking(brain: Brain, query: str, flt: TraceFilter, want: int) -> li
         current = decay.current_strength(stored or 0.0, created or 0, accessed, meta, cat, now)
         hits.append(KeywordHit(rowid, trace_id, rank, current))
     return hits
+
+
+UNFLUSHED = "memgui_fts_unflushed"  # a TEMP table: in memory, this connection's alone
+
+
+def _index_unflushed(db: Database) -> set[int]:
+    """Index the rows still pending (a writer stopped before it indexed them) in a TEMP
+    table; their rowids, whose entries in the brain's index may be stale or another row's."""
+    if "memgui_fts_pending" not in db.tables:
+        return set()
+    pending = {r[0] for r in db.conn.execute("SELECT rowid FROM memgui_fts_pending")}
+    if not pending:
+        return set()
+    db.conn.execute(
+        f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{UNFLUSHED} USING fts5(content, tags, "
+        "tokenize='unicode61 remove_diacritics 2')"
+    )
+    db.conn.execute(f"DELETE FROM {UNFLUSHED}")
+    marks = ",".join("?" * len(pending))
+    rows = db.conn.execute(
+        f"SELECT rowid, content, tags FROM memory_traces WHERE rowid IN ({marks})", list(pending)
+    ).fetchall()
+    db.conn.executemany(
+        f"INSERT INTO {UNFLUSHED}(rowid, content, tags) VALUES (?, ?, ?)",
+        [
+            (r, textindex.segment(c or ""), textindex.tags_text(fulltext.tags_list(t)))
+            for r, c, t in rows
+        ],
+    )
+    return pending
+
+
+def _ranked(ranking: _Query, match: str, want: int, unflushed: set[int]) -> list[tuple]:
+    if not unflushed:
+        return ranking.run(match, want)
+    rows = [r for r in ranking.run(match, want + len(unflushed)) if r[0] not in unflushed]
+    rows += ranking.on(UNFLUSHED)._joined(match, 0, want)
+    return sorted(rows, key=lambda row: row[2])[:want]  # bm25: lower is better

@@ -52,7 +52,7 @@ def written_rows(brain: Brain) -> dict[str, list[tuple[Any, ...]]]:
         "journal": journal,
         "agentos_fts": texts,
         "memgui_fts": [
-            (rowid, textindex.segment(content), textindex.tags_text(fulltext._tags_list(tags)))
+            (rowid, textindex.segment(content), textindex.tags_text(fulltext.tags_list(tags)))
             for rowid, content, tags in texts
         ],
     }
