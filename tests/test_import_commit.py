@@ -160,6 +160,24 @@ def test_cancelling_a_commit_rolls_it_back(brain: Brain, tmp_path: Path) -> None
     assert brain.db.conn.execute("SELECT count(*) FROM memgui_journal").fetchone()[0] == 0
 
 
+def test_a_commit_never_yields_once_its_transaction_committed(
+    brain: Brain, brain_path: Path, tmp_path: Path
+) -> None:
+    # A job is cancelled at a yield: one after the commit would report a cancelled import
+    # while every record is in the brain.
+    source = tmp_path / "many.csv"
+    source.write_text("content\n" + "".join(f"row {i}\n" for i in range(4500)), encoding="utf-8")
+    job = commit(brain, make_plan(brain, source))
+    with Brain.open(brain_path) as other:  # sees only what is committed
+        events = 0
+        with pytest.raises(StopIteration) as done:
+            while True:
+                next(job)
+                events += 1
+                assert other.count() == 0, f"event {events} came after the commit"
+    assert events >= 2 and done.value.value.imported == 4500 and brain.count() == 4500
+
+
 def test_duplicates_and_errors_are_accounted_for_in_a_folder(brain: Brain) -> None:
     vault = ROOT / "tests" / "fixtures" / "io" / "vault"
     the_plan = make_plan(brain, vault, format="obsidian")

@@ -155,8 +155,9 @@ def _commit(
             fulltext.flush_in_transaction(brain.db)
             result.batch_id = batch.batch_id if (written or writer.wrote_any) else None
         plan.written |= written  # after the transaction committed: a re-commit skips them
+    # No yield from here on: a job is cancelled at a yield, and one after the commit would be
+    # reported as a cancelled import while every record is in the brain.
     count_verdicts(plan, written, result)
-    yield Progress(total, total, f"imported {result.imported} records")
     return result
 
 
