@@ -25,6 +25,9 @@ LIMIT_MESSAGE = "invalid argument: limit must be between 1 and 200 (got {})"
 TTL_MESSAGE = "invalid argument: ttl_secs must be between 1 and 3155760000 (got {})"
 INT_MESSAGE = "invalid argument: {} must be an integer (got '{}')"
 ID_MESSAGE = "invalid argument: {} must be a non-empty trace id (got '')"
+# Python reads the invalid UTF-8 byte 0xff in argv as the lone surrogate U+DCFF.
+BAD = "bad\udcff"
+UNICODE_MESSAGE = "invalid argument: {} must be valid Unicode text (got 'bad\\udcff')"
 
 # (argv with {a}/{b}/{gone} standing for trace ids, exit code, words stderr must hold)
 REJECTIONS: list[tuple[list[str], int, list[str]]] = [
@@ -38,6 +41,9 @@ REJECTIONS: list[tuple[list[str], int, list[str]]] = [
     (["add", "x", "--category", "decision"], USAGE, ["category", "decision"]),
     (["add", "x", "--tag", ""], USAGE, ["tags[0]", "non-empty"]),
     (["add", "x", "--tag", "ok", "--tag", " "], USAGE, ["tags[1]"]),
+    (["add", BAD], USAGE, [UNICODE_MESSAGE.format("content")]),
+    (["add", "x", "--tag", BAD], USAGE, [UNICODE_MESSAGE.format("tags[0]")]),
+    (["add", "x", "--scope-id", BAD], USAGE, [UNICODE_MESSAGE.format("scope_id")]),
     (["add", "x", "--ttl-secs", "0"], USAGE, [TTL_MESSAGE.format(0)]),
     (["add", "x", "--ttl-secs", "-1"], USAGE, [TTL_MESSAGE.format(-1)]),
     (["add", "x", "--ttl-secs", "3155760001"], USAGE, [TTL_MESSAGE.format(3155760001)]),
@@ -83,6 +89,10 @@ REJECTIONS: list[tuple[list[str], int, list[str]]] = [
     (["list", "extra"], USAGE, ["unrecognized arguments", "extra"]),
     # search
     (["search"], USAGE, ["query"]),
+    (["search", BAD], USAGE, [UNICODE_MESSAGE.format("query")]),
+    (["search", "x", "--tag", BAD], USAGE, [UNICODE_MESSAGE.format("tag")]),
+    (["list", "--scope-id", BAD], USAGE, [UNICODE_MESSAGE.format("scope_id")]),
+    (["get", BAD], USAGE, [UNICODE_MESSAGE.format("id")]),
     (["search", "x", "--limit", "0"], USAGE, [LIMIT_MESSAGE.format(0)]),
     (["search", "x", "--limit", "201"], USAGE, [LIMIT_MESSAGE.format(201)]),
     (["search", "x", "--limit", "-1"], USAGE, [LIMIT_MESSAGE.format(-1)]),

@@ -38,6 +38,7 @@ from memgui.core.model import (
     check_id,
     check_int_range,
     check_limit,
+    check_text,
 )
 from memgui.core.progress import run_to_end
 from memgui.core.semantic import SemanticSearch
@@ -58,6 +59,9 @@ ORDER_COLUMNS = {
     "tags": "tags",
     "id": "id",
 }
+
+
+MAX_JOURNAL_LIMIT = 10_000  # rows per journal_since call (the app pages by 200)
 
 
 @dataclass(frozen=True)
@@ -199,6 +203,15 @@ class Brain:
             return self._trace(self._row(trace_id))
 
     def get_many(self, ids: list[str]) -> dict[str, Trace]:
+        if isinstance(ids, str) or not isinstance(ids, list | tuple):
+            raise InvalidArgument("ids", f"must be a list of trace ids (got {ids!r})", ids)
+        for i, trace_id in enumerate(ids):
+            # An unknown id is simply absent from the answer; a non-id is a caller's mistake.
+            if not isinstance(trace_id, str):
+                raise InvalidArgument(
+                    f"ids[{i}]", f"must be a trace id string (got {trace_id!r})", trace_id
+                )
+            check_text(f"ids[{i}]", trace_id)
         out: dict[str, Trace] = {}
         cols = store.select_columns(self.db)
         with self.db.lock:
@@ -218,7 +231,7 @@ class Brain:
         return search.filter_sql(self.db, self.brain_id, flt, alias="")
 
     def _order(self, order: str, descending: bool) -> str:
-        if order not in ORDER_COLUMNS:
+        if not isinstance(order, str) or order not in ORDER_COLUMNS:  # a list is unhashable
             raise InvalidArgument(
                 "order", f"must be one of {', '.join(ORDER_COLUMNS)} (got {order!r})", order
             )
@@ -388,6 +401,9 @@ class Brain:
         return links.unlink(self, from_id, to_id, kind, actor)
 
     def related(self, trace_id: str, limit: int = 10) -> list[RelatedSummary]:
+        check_limit(limit)
+        with self.db.lock:
+            self._row(trace_id)  # an unknown trace is NotFound, as for get, not "no links"
         return links.related(self, trace_id, limit)
 
     def add_node(self, label: str, type: str, properties: dict[str, Any] | None = None) -> str:
@@ -412,6 +428,9 @@ class Brain:
         self, after_id: int, limit: int = 1000, states: bool = True
     ) -> list[JournalEntry]:
         """Journal rows after `after_id`, oldest first; `states=False` skips before/after."""
+        check_int_range("after_id", after_id, 0, 2**63 - 1)
+        # Bounded like every limit: -1 would read the whole journal in one call.
+        check_int_range("limit", limit, 1, MAX_JOURNAL_LIMIT)
         return journal.since(self, after_id, limit, states)
 
     def last_journal_id(self) -> int:

@@ -106,8 +106,23 @@ class TraceFilter:
             check_choice("scope", self.scope, SCOPES)
         if self.category is not None:
             check_category(self.category)
-        if self.tag is not None and (not isinstance(self.tag, str) or not self.tag):
-            raise InvalidArgument("tag", f"must be a non-empty string (got {self.tag!r})", self.tag)
+        if self.scope_id is not None:
+            # A non-string scope id would bind as a number and silently match nothing.
+            if not isinstance(self.scope_id, str):
+                raise InvalidArgument(
+                    "scope_id", f"must be a string (got {self.scope_id!r})", self.scope_id
+                )
+            check_text("scope_id", self.scope_id)
+        if self.tag is not None:
+            if not isinstance(self.tag, str) or not self.tag:
+                raise InvalidArgument(
+                    "tag", f"must be a non-empty string (got {self.tag!r})", self.tag
+                )
+            check_text("tag", self.tag)
+        for name in ("deleted", "include_deleted"):
+            value = getattr(self, name)
+            if not isinstance(value, bool):
+                raise InvalidArgument(name, f"must be True or False (got {value!r})", value)
         return self
 
 
@@ -213,6 +228,32 @@ class SearchResult:
 # --- validation -------------------------------------------------------------------------
 
 
+def shown(value: object) -> str:
+    """A value for a message: its repr, but a huge integer by its size (Python refuses to
+    print one past 4300 digits, and 400 digits say nothing a person can read)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
+        digits = int(value.bit_length() * 0.30103) + 1  # log10(2): about this many digits
+        return f"{'-' if value < 0 else ''}an integer of about {digits} digits"
+    return repr(value)
+
+
+def check_text(field_name: str, value: str) -> str:
+    """Refuse a str that is not Unicode text: a lone surrogate (what Python makes of invalid
+    UTF-8 bytes in argv) cannot be stored as UTF-8 and would fail as SQLite binds it."""
+    if value.isascii():  # O(1) in CPython: most text stops here without a copy
+        return value
+    try:
+        value.encode()
+    except UnicodeEncodeError as exc:
+        # Show the value as given, or the part around the bad character when it is long.
+        part = value if len(value) <= 80 else value[max(0, exc.start - 30) : exc.start + 30]
+        where = "" if part is value else f" at character {exc.start}"
+        raise InvalidArgument(
+            field_name, f"must be valid Unicode text (got {part!r}{where})", value
+        ) from None
+    return value
+
+
 def check_choice(field_name: str, value: object, choices: Iterable[str]) -> str:
     choices = tuple(choices)
     if value not in choices:
@@ -239,7 +280,9 @@ def check_int_range(field_name: str, value: object, low: int, high: int) -> int:
             field_name, f"must be an integer between {low} and {high} (got {value!r})", value
         )
     if not low <= value <= high:
-        raise InvalidArgument(field_name, f"must be between {low} and {high} (got {value})", value)
+        raise InvalidArgument(
+            field_name, f"must be between {low} and {high} (got {shown(value)})", value
+        )
     return value
 
 
@@ -257,14 +300,14 @@ def check_content(value: object, field_name: str = "content") -> str:
     if not value or value.isspace():  # what strip() would leave empty, without the copy
         # Show the value as given: '   ' is refused as empty too, and should say so.
         raise InvalidArgument(field_name, f"must not be empty (got {value!r})", value)
-    return value
+    return check_text(field_name, value)
 
 
 def check_id(field_name: str, value: object, what: str = "trace id") -> str:
     """An id argument: an empty one is a caller's mistake, never an id to look up."""
     if not isinstance(value, str) or not value or value.isspace():
         raise InvalidArgument(field_name, f"must be a non-empty {what} (got {value!r})", value)
-    return value
+    return check_text(field_name, value)
 
 
 def check_tags(value: object) -> tuple[str, ...]:
@@ -276,16 +319,21 @@ def check_tags(value: object) -> tuple[str, ...]:
     for i, tag in enumerate(value):
         if not isinstance(tag, str) or not tag.strip():
             raise InvalidArgument(f"tags[{i}]", f"must be a non-empty string (got {tag!r})", tag)
+        check_text(f"tags[{i}]", tag)
         if tag not in out:
             out.append(tag)
     return tuple(out)
 
 
 def check_strength(value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value):
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or (isinstance(value, float) and math.isnan(value))  # isnan() of a huge int overflows
+    ):
         raise InvalidArgument("strength", f"must be a number between 0 and 1 (got {value!r})")
-    if not 0.0 <= float(value) <= 1.0:
-        raise InvalidArgument("strength", f"must be between 0 and 1 (got {value})", value)
+    if not 0 <= value <= 1:  # compared as given: float() of a huge int overflows too
+        raise InvalidArgument("strength", f"must be between 0 and 1 (got {shown(value)})", value)
     return float(value)
 
 

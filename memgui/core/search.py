@@ -14,7 +14,7 @@ from memgui.core import decay, links, store
 from memgui.core.errors import InvalidArgument
 from memgui.core.filters import filter_sql
 from memgui.core.keyword import KeywordHit, keyword_ranking
-from memgui.core.model import SearchHit, SearchResult, TraceFilter, check_limit
+from memgui.core.model import SearchHit, SearchResult, TraceFilter, check_limit, check_text
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
@@ -58,6 +58,7 @@ def search(
 ) -> SearchResult:
     if not isinstance(query, str):
         raise InvalidArgument("query", f"must be a string (got {query!r})", query)
+    check_text("query", query)
     check_limit(limit)
     if mode not in MODES:
         raise InvalidArgument("mode", f"must be one of {', '.join(MODES)} (got {mode!r})", mode)

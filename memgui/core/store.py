@@ -10,12 +10,14 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import reprlib
 from typing import Any
 
 import orjson
 
 from memgui.core import decay, fulltext, vectors
 from memgui.core.db import Database, WriteBatch, now_ms
+from memgui.core.errors import InvalidArgument
 from memgui.core.model import Trace, trace_from_fields
 
 # The snapshot of a trace the journal records (everything but the embedding BLOB).
@@ -68,6 +70,37 @@ def dumps(value: Any) -> str:
         return orjson.dumps(value).decode()
     except TypeError:  # what orjson refuses (huge ints, odd keys), json still writes
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+class _NotJson(TypeError):
+    def __init__(self, value: Any) -> None:
+        super().__init__(value)
+        self.value = value
+
+
+def _refuse(value: Any) -> Any:
+    raise _NotJson(value)
+
+
+def check_json(field_name: str, value: Any) -> None:
+    """Refuse a value `dumps` cannot store, before a write starts (a set, an object, a lone
+    surrogate that SQLite cannot bind as UTF-8), naming the field and the bad part."""
+    try:
+        orjson.dumps(value)  # the quick path: what orjson writes is stored as it is
+        return
+    except TypeError:
+        pass
+    try:
+        json.dumps(value, ensure_ascii=False, default=_refuse).encode()
+    except _NotJson as exc:
+        problem = f"must hold only JSON values (got {reprlib.repr(exc.value)})"
+    except UnicodeEncodeError:
+        problem = f"must be valid Unicode text (got {reprlib.repr(value)})"
+    except (TypeError, ValueError, RecursionError) as exc:  # odd keys, a cycle, too deep
+        problem = f"must hold only JSON values (got {reprlib.repr(value)}: {exc})"
+    else:
+        return
+    raise InvalidArgument(field_name, problem, value)
 
 
 # orjson reads an integer past 64 bits as a float; such text is read by json, which keeps it.

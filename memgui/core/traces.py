@@ -23,6 +23,7 @@ from memgui.core.model import (
     check_id,
     check_strength,
     check_tags,
+    check_text,
     check_ttl,
 )
 
@@ -57,9 +58,13 @@ def add(
         check_ttl(ttl_secs)
     if metadata is not None and not isinstance(metadata, dict):
         raise InvalidArgument("metadata", f"must be a JSON object (got {metadata!r})")
+    if metadata:  # refused here, not halfway through the write's serialisation
+        store.check_json("metadata", metadata)
     strength = check_strength(strength)
     if id is not None and (not isinstance(id, str) or not id):
         raise InvalidArgument("id", f"must be a non-empty string (got {id!r})", id)
+    if id is not None:
+        check_text("id", id)
     now = brain.now()
     snap = {
         "id": id or new_trace_id(),
@@ -116,7 +121,8 @@ def update(
     if unknown:
         raise InvalidArgument(
             "patch",
-            f"may only set {', '.join(sorted(PATCH_FIELDS))} (got {sorted(unknown)})",
+            # Sorted by repr: the keys may mix types (1 and "a") that do not compare.
+            f"may only set {', '.join(sorted(PATCH_FIELDS))} (got {sorted(unknown, key=repr)})",
         )
     changes = _validated_patch(patch)
     with brain.write("update", actor=actor) as batch:
@@ -216,7 +222,7 @@ def _check_scope_id(value: object) -> str:
         return ""
     if not isinstance(value, str):
         raise InvalidArgument("scope_id", f"must be a string (got {value!r})", value)
-    return value
+    return check_text("scope_id", value)
 
 
 def _validated_patch(patch: dict[str, Any]) -> dict[str, Any]:
