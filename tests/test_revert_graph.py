@@ -73,3 +73,24 @@ def test_nodes_and_edges_pages_are_bounded(brain: Brain, limit, offset, field: s
         with pytest.raises(InvalidArgument) as err:
             call(limit=limit, offset=offset)
         assert err.value.field == field
+
+
+@pytest.mark.parametrize(
+    ("call", "field", "words"),
+    [
+        (lambda b: b.add_node("bad\udcff", "concept"), "label", "valid Unicode"),
+        (lambda b: b.add_node("ok", "con\udcffcept"), "type", "valid Unicode"),
+        (lambda b: b.add_node("ok", "concept", {"tags": {1, 2}}), "properties", "JSON values"),
+    ],
+)
+def test_a_node_with_bad_text_or_properties_is_refused(
+    brain: Brain, call, field: str, words: str
+) -> None:
+    with pytest.raises(InvalidArgument) as refused:
+        call(brain)
+    assert refused.value.field == field and words in str(refused.value)
+    assert brain.nodes() == []
+
+
+def test_an_empty_graph_lists_no_nodes_and_no_edges(brain: Brain) -> None:
+    assert brain.nodes() == [] and brain.edges() == []

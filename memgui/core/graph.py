@@ -8,10 +8,12 @@ import sys
 import uuid
 from typing import TYPE_CHECKING, Any
 
+import apsw
+
 from memgui.core import store
 from memgui.core.errors import InvalidArgument, NotFound
 from memgui.core.io import revert_rows
-from memgui.core.model import Neighbour, check_depth, check_id, check_int_range
+from memgui.core.model import Neighbour, check_depth, check_id, check_int_range, check_text
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
@@ -24,7 +26,7 @@ MAX_OFFSET = 2**62
 def _text(field: str, value: object) -> str:
     if not isinstance(value, str) or not value.strip():
         raise InvalidArgument(field, f"must be a non-empty string (got {value!r})", value)
-    return value
+    return check_text(field, value)
 
 
 def add_node(brain: Brain, label: str, type: str, properties: dict[str, Any] | None) -> str:
@@ -32,6 +34,8 @@ def add_node(brain: Brain, label: str, type: str, properties: dict[str, Any] | N
     _text("type", type)
     if properties is not None and not isinstance(properties, dict):
         raise InvalidArgument("properties", f"must be a JSON object (got {properties!r})")
+    if properties:
+        store.check_json("properties", properties)
     node_id = f"kn_{uuid.uuid4()}"
     row = {
         "id": node_id,
@@ -96,7 +100,10 @@ def _weight(value: object) -> float:
 def _rows(brain: Brain, sql: str, params: tuple[Any, ...]) -> list[dict[str, Any]]:
     with brain.db.lock:
         cursor = brain.db.conn.execute(sql, params)
-        names = [d[0] for d in cursor.getdescription()]
+        try:
+            names = [d[0] for d in cursor.getdescription()]
+        except apsw.ExecutionCompleteError:
+            return []  # no row: apsw has no description once a statement has run to its end
         return [dict(zip(names, row, strict=True)) for row in cursor]
 
 
