@@ -58,6 +58,9 @@ class BrainFiles(QObject):
         """Open `path` in the window; False (with the reason in the status bar) if not."""
         if not self.window.edits.settle_unsaved_edit():
             return False
+        import_export = getattr(self.window, "import_export", None)
+        if import_export is not None and not import_export.confirm_close("open another brain"):
+            return False
         try:
             session = BrainSession.open(path, brain_id, temporary=temporary)
         except BrainIdRequired as exc:

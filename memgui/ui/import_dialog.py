@@ -135,6 +135,8 @@ class ImportDialog(QDialog):
         self.setWindowTitle(f"Import {self.source.name}")
         self.resize(1180, 760)
         self.run = ImportRun(window.runner, session, self.source, options, self)
+        # Its brain closes (another one is opened): the import cannot go on into it.
+        session.closing.connect(self.abandon)
         self.working = WorkingPage()
         self.review = ImportReviewPage()
         self.pages = QStackedWidget()
@@ -278,6 +280,13 @@ class ImportDialog(QDialog):
                 return
         self.run.cancel()
         super().closeEvent(event)
+        self._dispose()
+
+    def abandon(self) -> None:
+        """Stop and go without a question: the brain it imports into is closing (the
+        person agreed to cancel a running import when they opened another brain)."""
+        self.run.cancel()
+        self.hide()
         self._dispose()
 
     def _dispose(self) -> None:

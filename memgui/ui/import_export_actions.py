@@ -76,8 +76,9 @@ class ImportExport(QObject):
     def running_jobs(self) -> list[Job]:
         return [j for j in self.window.runner.active_jobs if j.name not in QUIET_JOBS]
 
-    def confirm_close(self) -> bool:
-        """True when the window may close: no job runs, or the person cancels them."""
+    def confirm_close(self, then: str = "close") -> bool:
+        """True when the window may close (or open another brain, `then`): no job runs,
+        or the person cancels them."""
         jobs = self.running_jobs()
         if not jobs:
             return True
@@ -85,7 +86,7 @@ class ImportExport(QObject):
         answer = QMessageBox.question(
             self.window,
             "Work in progress",
-            f"Still running: {names}.\nCancel and close? A cancelled import writes nothing.",
+            f"Still running: {names}.\nCancel and {then}? A cancelled import writes nothing.",
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
             QMessageBox.StandardButton.No,
         )

@@ -28,6 +28,7 @@ class BrainSession(QObject):
     """Owns the `Brain` while it is open; closed when the window opens another one."""
 
     error_reported = Signal(str)  # a core error an undo/redo step could not avoid
+    closing = Signal()  # the window is about to close this brain: views of it must go
 
     def __init__(self, brain: Brain, parent: QObject | None = None, temporary: bool = False):
         super().__init__(parent)
@@ -81,6 +82,7 @@ class BrainSession(QObject):
         return self._writers > 0
 
     def close(self) -> None:
+        self.closing.emit()
         self.undo_stack.clear()
         self.brain.close()
 

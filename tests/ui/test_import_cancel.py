@@ -7,6 +7,7 @@ for the commit, at a progress event inside the write transaction.
 
 from __future__ import annotations
 
+import threading
 import time
 
 from PySide6.QtCore import Qt
@@ -79,4 +80,48 @@ def test_cancel_while_committing_rolls_back(qtbot, window, tmp_path):
     with qtbot.waitSignal(dialog.run.committed, timeout=WAIT_MS) as done:
         dialog.review.commit_button.click()
     assert done.args[0].imported == COMMIT_ROWS
+    assert window.session.brain.count() == count + COMMIT_ROWS
+
+
+def test_opening_another_brain_closes_the_import_of_the_first(
+    qtbot, window, brain_path, tmp_path, monkeypatch
+):
+    from PySide6.QtWidgets import QMessageBox
+
+    from memgui.core.brain import Brain
+
+    before = brain_digest(brain_path)
+    dialog = open_and_plan(qtbot, window, write_csv(tmp_path / "rows.csv", 10))
+    other = tmp_path / "other.sqlite"
+    with Brain.open(other) as brain:
+        brain.add("the other brain")
+    assert window.files.open_path(other)
+    assert not dialog.isVisible()  # it cannot commit into a brain that is closed
+    assert brain_digest(brain_path) == before
+    # While an import is written, opening another brain asks first; "No" keeps everything.
+    window.files.open_path(brain_path)
+    dialog = open_and_plan(qtbot, window, write_csv(tmp_path / "more.csv", COMMIT_ROWS))
+    count = window.session.brain.count()
+    asked: list[str] = []
+
+    def answer_no(*args, **_kwargs):
+        asked.append(args[2])
+        return QMessageBox.StandardButton.No
+
+    monkeypatch.setattr(QMessageBox, "question", answer_no)
+    inside, release = threading.Event(), threading.Event()
+    dialog.commit()
+    dialog.run.job._worker_progress.connect(  # hold the worker inside the transaction
+        lambda event: (inside.set(), release.wait(10)) if event.done else None,
+        Qt.ConnectionType.DirectConnection,
+    )
+    qtbot.waitUntil(inside.is_set, timeout=WAIT_MS)
+    try:
+        assert not window.files.open_path(other)
+        assert "Cancel and open another brain?" in asked[0]
+        assert window.session.path == brain_path and dialog.isVisible()
+    finally:
+        release.set()
+    with qtbot.waitSignal(dialog.run.committed, timeout=WAIT_MS):
+        pass
     assert window.session.brain.count() == count + COMMIT_ROWS
