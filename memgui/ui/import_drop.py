@@ -32,7 +32,7 @@ class DropCheck:
         return self.path is not None
 
 
-def check_drop(mime: QMimeData, brain_open: bool) -> DropCheck:
+def check_drop(mime: QMimeData, brain_open: bool, read_only: bool = False) -> DropCheck:
     """What dropping `mime` would import, or why it would not."""
     if not mime.hasUrls():
         return DropCheck(None, None, "Only files and folders can be imported")
@@ -47,6 +47,8 @@ def check_drop(mime: QMimeData, brain_open: bool) -> DropCheck:
     path = Path(url.toLocalFile())
     if not brain_open:
         return DropCheck(None, None, "Open or create a brain first; imports go into it")
+    if read_only:
+        return DropCheck(None, None, "This brain's file is read-only: nothing can be imported")
     if not path.exists():
         return DropCheck(None, None, f"{path.name} does not exist")
     try:
@@ -129,7 +131,9 @@ class DropFilter(QObject):
         if not mime.hasUrls():
             return False  # text dragged into an editor is the editor's business
         if kind == QEvent.Type.DragEnter or self.check is None:
-            self.check = check_drop(mime, self.window.session is not None)
+            session = self.window.session
+            read_only = session is not None and session.read_only
+            self.check = check_drop(mime, session is not None, read_only)
             self.overlay.show_check(self.check)
         if kind == QEvent.Type.Drop:
             self._dropped(event)

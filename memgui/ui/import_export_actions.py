@@ -47,6 +47,10 @@ class ImportExport(QObject):
         self.export.setStatusTip("Export memories as SQLite, JSON, JSONL, Markdown or Obsidian")
         self.export.triggered.connect(lambda: open_export(window))
         self._add_to_file_menu()
+        # A read-only brain takes no import: the action follows the window's own Import….
+        window.actions.import_file.changed.connect(
+            lambda: self.import_folder.setEnabled(window.actions.import_file.isEnabled())
+        )
         self.drops = DropFilter(window, self.import_path)
         window.setAcceptDrops(True)
         window.installEventFilter(self)

@@ -10,6 +10,8 @@ from PySide6.QtCore import Qt
 from memgui.core.brain import Brain
 from memgui.ui.backfill import READ_ONLY_REFUSAL
 from memgui.ui.import_dialog import open_import
+from memgui.ui.import_drop import check_drop
+from tests.ui.test_import_support import mime_for
 from tests.ui.test_main_window import open_window, select_row, wait_idle
 
 
@@ -44,6 +46,10 @@ def test_a_read_only_brain_is_browsed_and_searched_never_changed(qtbot, tmp_path
         wait_idle(qtbot, window)
         assert open_import(window, tmp_path) is None
         assert "read-only" in window.statusBar().currentMessage()
+        assert not window.import_export.import_folder.isEnabled()
+        dragged = mime_for(tmp_path)
+        check = check_drop(dragged, brain_open=True, read_only=window.session.read_only)
+        assert not check.ok and "read-only" in check.message
         assert window.semantic.refusal == READ_ONLY_REFUSAL
     finally:
         window.close()
@@ -64,6 +70,7 @@ def test_a_writable_brain_opened_after_it_is_editable_again(qtbot, tmp_path, rea
         assert not window.read_only and not window.read_only_label.isVisible()
         assert "(read-only)" not in window.windowTitle()
         assert window.actions.new_memory.isEnabled() and window.actions.import_file.isEnabled()
+        assert window.import_export.import_folder.isEnabled()
         select_row(window, 0)
         assert not window.detail.editor.content.isReadOnly()
         assert window.detail.editor.save_button.isVisible()
