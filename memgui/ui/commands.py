@@ -11,6 +11,7 @@ Purging is not a command: it cannot be undone, and the window says so before it 
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from PySide6.QtGui import QUndoCommand
@@ -182,9 +183,22 @@ class LinkCommand(CoreCommand):
 RESTORABLE_FIELDS = ("content", "tags", "type", "scope", "scope_id", "category")
 
 
-def patch_towards(current: Trace, snapshot: dict[str, Any]) -> dict[str, Any]:
-    """The update patch that brings `current` back to a journal snapshot's fields."""
+def patch_towards(
+    current: Trace, snapshot: dict[str, Any], now_ms: int | None = None
+) -> dict[str, Any]:
+    """The update patch that brings `current` back to a journal snapshot's fields.
+
+    The expiry travels as a TTL from now: no expiry comes back as none, a future one as the
+    seconds left until it; one already past is left as it is (it would expire at once).
+    """
     patch: dict[str, Any] = {}
+    if "expires_at" in snapshot and snapshot["expires_at"] != current.expires_at:
+        wanted_expiry = snapshot["expires_at"]
+        now = int(time.time() * 1000) if now_ms is None else now_ms
+        if wanted_expiry is None:
+            patch["ttl_secs"] = None
+        elif isinstance(wanted_expiry, int) and wanted_expiry > now:
+            patch["ttl_secs"] = -(-(wanted_expiry - now) // 1000)  # whole seconds, rounded up
     for name in RESTORABLE_FIELDS:
         if name not in snapshot:
             continue

@@ -232,5 +232,10 @@ class WindowEdits(QObject):
         except NotFound as exc:
             self.window.show_error(str(exc))
             return
-        if self._push(cmd.RestoreVersionCommand(self.session, current, entry.after or {})):
-            self.window.show_message(f"Restored version {entry.after.get('version')}")
+        snapshot = entry.after or {}
+        version = snapshot.get("version", "?")
+        if not cmd.patch_towards(current, snapshot):
+            self.window.show_message(f"The memory already holds version {version} as it was")
+            return
+        if self._push(cmd.RestoreVersionCommand(self.session, current, snapshot)):
+            self.window.show_message(f"Restored version {version}")

@@ -125,6 +125,30 @@ def test_restore_version_from_history(session):
     assert session.brain.get(first.id).content == "v2"
 
 
+def test_restore_version_brings_back_its_expiry(session):
+    first = session.brain.get(ids_of(session)[0])
+    assert first.expires_at is None
+    cmd.push(session, cmd.SaveTraceCommand(session, first.id, {"ttl_secs": 7200}, first.version))
+    cmd.push(
+        session, cmd.SaveTraceCommand(session, first.id, {"type": "episodic"}, first.version + 1)
+    )
+    history = session.brain.history(first.id)
+    with_ttl = session.brain.get(first.id)
+    # Back to the first version: no expiry, as it was.
+    cmd.push(session, cmd.RestoreVersionCommand(session, with_ttl, history[0].after))
+    back = session.brain.get(first.id)
+    assert (back.type, back.expires_at) == (first.type, None)
+    # And to the second: two hours from its own save, give or take the seconds since.
+    cmd.push(session, cmd.RestoreVersionCommand(session, back, history[1].after))
+    again = session.brain.get(first.id)
+    assert abs(again.expires_at - history[1].after["expires_at"]) < 2000
+    # A version already held: nothing to restore, nothing on the stack.
+    steps = session.undo_stack.count()
+    latest = session.brain.history(first.id)[-1].after
+    assert cmd.patch_towards(again, latest) == {}
+    assert session.undo_stack.count() == steps
+
+
 def test_two_edits_of_one_trace_undo_and_redo_in_sequence(session):
     first = session.brain.get(ids_of(session)[0])
     cmd.push(session, cmd.SaveTraceCommand(session, first.id, {"content": "v2"}, first.version))
