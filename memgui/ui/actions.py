@@ -56,7 +56,9 @@ def build_actions(window: QMainWindow, undo_group: QUndoGroup) -> WindowActions:
     undo.setShortcut(QKeySequence(StdKey.Undo))
     undo.setIcon(icon("undo"))
     redo = undo_group.createRedoAction(window, "&Redo")
-    redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence(StdKey.Redo)])
+    redo.setShortcuts(
+        [QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y"), QKeySequence(StdKey.Redo)]
+    )
     redo.setIcon(icon("redo"))
     actions = WindowActions(
         new_brain=a(window, "&New brain…", None, "Ctrl+Shift+N", "Create a new, empty brain file"),

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memgui.core.model import Changes
+from memgui.core.model import Changes, Trace
 from memgui.core.progress import Progress
 from memgui.ui.actions import build_actions
 from memgui.ui.backfill import install_semantic
@@ -119,10 +119,38 @@ class MainWindow(QMainWindow):
             # Del acts on the table only, never on the text being typed in the editor.
             action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
             self.table.addAction(action)
-        QShortcut(QKeySequence("Escape"), self.search_bar.field, self.table.setFocus)
-        self.setTabOrder(self.search_bar.field, self.filter_bar.type_box)
-        self.setTabOrder(self.filter_bar.trash_check, self.table)
-        self.setTabOrder(self.table, self.detail.editor.content)
+        # Esc in the search field goes back to the table; the default (window) context made
+        # Esc anywhere do it, so the filter bar's Esc never cleared and the editor lost focus.
+        back = QShortcut(QKeySequence("Escape"), self.search_bar.field, self.table.setFocus)
+        back.setContext(Qt.ShortcutContext.WidgetShortcut)
+        self._set_tab_order()
+
+    def _set_tab_order(self) -> None:
+        """Tab follows the screen: search, filters, table, then the editor top to bottom."""
+        s, f, e = self.search_bar, self.filter_bar, self.detail.editor
+        chain = (
+            s.field,
+            s.mode_box,
+            f.type_box,
+            f.scope_box,
+            f.category_box,
+            f.scope_id_edit,
+            f.tag_edit,
+            f.trash_check,
+            self.table,
+            e.content,
+            e.tags.field,  # tag chips insert themselves just before it (tag_editor.py)
+            e.type_box,
+            e.category_box,
+            e.scope_box,
+            e.scope_id_edit,
+            e.ttl_edit,
+            e.revert_button,
+            e.save_button,
+            self.detail.tabBar(),
+        )
+        for first, second in zip(chain, chain[1:], strict=False):
+            self.setTabOrder(first, second)
 
     def _build_status_bar(self) -> None:
         self.counts_label = QLabel()
@@ -391,15 +419,32 @@ class MainWindow(QMainWindow):
     def _on_changes(self, changes: Changes, _initiator: object) -> None:
         self._counts_timer.start()
         shown = self.detail.trace
+        if self.session is not None and shown is not None and changes.kind == "reset":
+            self._reread_shown(shown, changes.actor)
+            return
         if self.session is None or shown is None or shown.id not in changes.traces:
-            if changes.kind == "reset" and shown is not None:
-                self.detail.mark_stale()
             return
         fresh = self.session.brain.get_many([shown.id]).get(shown.id)
         if fresh is None:
             self.detail.show_trace(self.session.brain, None)
         else:
             self.detail.trace_changed(fresh, changes.actor)
+
+    def _reread_shown(self, shown: Trace, actor: str) -> None:
+        """Another program changed the brain without saying what (no journal rows: AgentOS
+        itself, or a brain not migrated yet): read the shown memory again, one row."""
+        fresh = self.session.brain.get_many([shown.id]).get(shown.id)
+        editor = self.detail.editor
+        if fresh is None:
+            if not editor.dirty:
+                self.detail.show_trace(self.session.brain, None)
+            return
+        if fresh.version != shown.version:
+            self.detail.trace_changed(fresh, actor)
+        elif _edited_fields(fresh) != _edited_fields(shown) and not editor.dirty:
+            self.detail.show_trace(self.session.brain, fresh)  # a write that kept the version
+        else:
+            self.detail.mark_stale()
 
     def _on_external_change(self, _changes: Changes, summary: str) -> None:
         self.show_message(summary, 10_000)
@@ -426,3 +471,12 @@ class MainWindow(QMainWindow):
         self.runner.shutdown()
         self.close_session()
         super().closeEvent(event)
+
+
+def _edited_fields(trace: Trace) -> tuple:
+    """What an edit changes (strength is computed at each read, so it is left out)."""
+    return (trace.content, trace.tags, trace.type, trace.scope, trace.scope_id) + (
+        trace.category,
+        trace.expires_at,
+        trace.deleted,
+    )

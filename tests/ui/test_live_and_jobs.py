@@ -232,3 +232,33 @@ def test_opening_a_file_with_several_brains_asks_which(qtbot, tmp_path, live_win
     assert live_window.session.brain_id == "beta"
     assert "two.sqlite [beta]" in live_window.windowTitle()
     assert live_window.model.index(0, 0).data() == "memory of beta"
+
+
+SHARED = Path(__file__).resolve().parents[3] / "shared"
+AGENTOS_BRAIN = SHARED / "fixtures" / "agentos" / "brain.sqlite"
+
+
+def test_a_change_without_journal_rows_reloads_the_shown_memory(qtbot, tmp_path):
+    # AgentOS (or any program) writing a brain memgui has not migrated leaves no journal:
+    # the window only learns "the brain changed", and reads the shown memory again.
+    import shutil
+
+    import apsw
+
+    path = tmp_path / "agentos.sqlite"
+    shutil.copyfile(AGENTOS_BRAIN, path)
+    window = open_window(qtbot, tmp_path, path, live=True)
+    try:
+        trace_id = select_row(window, 0)
+        agentos = apsw.Connection(str(path))
+        agentos.execute(
+            "UPDATE memory_traces SET content = 'rewritten by AgentOS' WHERE id = ?", (trace_id,)
+        )
+        agentos.close()
+        editor = window.detail.editor
+        qtbot.waitUntil(
+            lambda: editor.content.toPlainText() == "rewritten by AgentOS", timeout=5000
+        )
+        assert not editor.dirty
+    finally:
+        window.close()

@@ -14,6 +14,10 @@ from memgui.ui.import_drop import check_drop
 from tests.ui.test_import_support import mime_for
 from tests.ui.test_main_window import open_window, select_row, wait_idle
 
+AGENTOS_BRAIN = (
+    Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "agentos" / "brain.sqlite"
+)
+
 
 @pytest.fixture
 def read_only_path(brain_path: Path):

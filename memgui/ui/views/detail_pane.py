@@ -26,13 +26,16 @@ class DetailPane(QTabWidget):
         self.metadata = MetadataTab()
         self.similar = SimilarTab()
         self.conversation = ConversationTab()
+        # Alt letters no other visible control of the window uses (menus F/E/V/H; filters
+        # Y/O/A; editor N/G/T/C/S/P/X/R): 24 captions share 21 letters, so Conversation
+        # (Ctrl+Tab in the pane), Save (Ctrl+S) and Trash (Ctrl+Shift+D) go without one.
         self.addTab(self.editor, "&Memory")
-        self.addTab(self.links, "&Links")
-        self.addTab(self.neighbours, "&Neighbours")
-        self.addTab(self.history, "&History")
-        self.addTab(self.metadata, "Me&tadata")
-        self.addTab(self.similar, "S&imilar")
-        self.addTab(self.conversation, "&Conversation")
+        self.addTab(self.links, "Lin&ks")
+        self.addTab(self.neighbours, "Neigh&bours")
+        self.addTab(self.history, "H&istory")
+        self.addTab(self.metadata, "Meta&data")
+        self.addTab(self.similar, "Simi&lar")
+        self.addTab(self.conversation, "Conversation")
         self._brain: Any = None
         self._stale: set[DetailTab] = set()
         self.currentChanged.connect(self._refresh_current)

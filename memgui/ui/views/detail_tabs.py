@@ -64,13 +64,13 @@ class DetailTab(QWidget):
 
     def show_trace(self, brain: Any, trace: Trace | None) -> None:
         self.brain, self.trace = brain, trace
+        # Hidden before the reload, not after: `reload` may show a message of its own.
+        self.message.hide()
         try:
             self.reload()
         except MemguiError as exc:
             self.message.setText(str(exc))
             self.message.show()
-        else:
-            self.message.hide()
 
     def reload(self) -> None:
         raise NotImplementedError
@@ -85,10 +85,10 @@ class LinksTab(DetailTab):
         super().__init__(parent)
         self.model = LinksModel(self)
         self.view = _table(self.model, "Links")
-        self.add_button = QPushButton("&Add link…")
+        self.add_button = QPushButton("Add li&nk…")
         self.add_button.setToolTip("Link this memory to another one, found by search")
         self.remove_button = QPushButton("&Remove link")
-        self.open_button = QPushButton("Op&en other")
+        self.open_button = QPushButton("Open o&ther")
         self.open_button.setToolTip("Select the linked memory in the table (or double-click)")
         buttons = QHBoxLayout()
         for button in (self.add_button, self.remove_button, self.open_button):
@@ -134,7 +134,7 @@ class NeighboursTab(DetailTab):
         self.depth.setRange(1, MAX_DEPTH)
         self.depth.setAccessibleName("Depth")
         self.depth.setToolTip("How many hops through the knowledge graph")
-        caption = QLabel("&Depth")
+        caption = QLabel("De&pth")
         caption.setBuddy(self.depth)
         row = QHBoxLayout()
         row.addWidget(caption)
@@ -161,7 +161,7 @@ class HistoryTab(DetailTab):
         super().__init__(parent)
         self.model = HistoryModel(self)
         self.view = _table(self.model, "History")
-        self.restore_button = QPushButton("Restore &this version")
+        self.restore_button = QPushButton("&Restore this version")
         self.restore_button.setToolTip("Bring the memory back to the state after the chosen row")
         self.restore_button.clicked.connect(self._restore)
         buttons = QHBoxLayout()

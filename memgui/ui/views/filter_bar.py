@@ -58,16 +58,18 @@ class FilterBar(QWidget):
         self.tag_edit.setToolTip("Exact tag, case-sensitive")
         self.tag_edit.setClearButtonEnabled(True)
         self.tag_edit.setFixedWidth(120)
-        self.trash_check = QCheckBox("&Trash")
+        self.trash_check = QCheckBox("Trash")
         self.trash_check.setAccessibleName("Trash view")
-        self.trash_check.setToolTip("Show deleted traces (the trash) instead of live ones")
+        self.trash_check.setToolTip(
+            "Show deleted traces (the trash) instead of live ones (Ctrl+Shift+D)"
+        )
 
         # Pairs of caption and control wrap as a unit when the window is narrow.
         layout = FlowLayout(self, spacing=8)
         for label, widget in (
             ("T&ype", self.type_box),
-            ("Sco&pe", self.scope_box),
-            ("&Category", self.category_box),
+            ("Sc&ope", self.scope_box),
+            ("C&ategory", self.category_box),
         ):
             caption = QLabel(label)
             caption.setBuddy(widget)

@@ -88,6 +88,10 @@ class TagEditor(QWidget):
         self._flow.addWidget(chip)
         self._flow.addWidget(self.field)
         self._chips.append(chip)
+        # Tab reaches the chips in order, just before the field (a new widget would
+        # otherwise come last in the window's focus chain).
+        QWidget.setTabOrder(self.field, chip)
+        QWidget.setTabOrder(chip, self.field)
         chip.show()
         self.updateGeometry()
 

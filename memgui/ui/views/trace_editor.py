@@ -11,8 +11,14 @@ import re
 import time
 from typing import Any
 
-from PySide6.QtCore import Signal
-from PySide6.QtGui import QColor, QSyntaxHighlighter, QTextCharFormat
+from PySide6.QtCore import QEvent, QObject, Signal
+from PySide6.QtGui import (
+    QColor,
+    QKeyEvent,
+    QKeySequence,
+    QSyntaxHighlighter,
+    QTextCharFormat,
+)
 from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
@@ -44,6 +50,7 @@ from memgui.ui.views.tag_editor import TagEditor
 UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 604_800, "y": 31_557_600}
 _TTL = re.compile(r"^\s*(\d+)\s*([smhdwy]?)\s*$")
 ERROR_STYLE = "color: #c0392b;"
+REDO_KEYS = (QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y"))
 
 
 def parse_ttl(text: str) -> int | None:
@@ -63,6 +70,9 @@ def format_ttl(expires_at: int | None, now_ms: int) -> str:
     if expires_at is None:
         return ""
     seconds = max(1, (expires_at - now_ms) // 1000)
+    if seconds >= 3600:
+        # Whole minutes: the few seconds since the save would turn "7d" into "168h".
+        seconds = -(-seconds // 60) * 60
     for unit in ("y", "w", "d", "h", "m"):
         if seconds % UNITS[unit] == 0 or seconds >= UNITS[unit] * 10:
             return f"{round(seconds / UNITS[unit])}{unit}"
@@ -129,6 +139,7 @@ class TraceEditor(QWidget):
         self.content.setAccessibleName("Content")
         self.content.setToolTip("The memory's text")
         self.content.setTabChangesFocus(True)
+        self.content.installEventFilter(self)
         self.tags = TagEditor()
         self.type_box = self._combo("Type", TYPES)
         self.category_box = self._combo("Category", ("",) + CATEGORIES + INGEST_CATEGORIES)
@@ -138,25 +149,25 @@ class TraceEditor(QWidget):
         self.scope_id_edit.setToolTip("Who or what the scope is about (a user id, a thread id…)")
         self.ttl_edit = QLineEdit()
         self.ttl_edit.setAccessibleName("TTL")
-        self.ttl_edit.setPlaceholderText("never expires")
+        self.ttl_edit.setPlaceholderText("never")
         self.ttl_edit.setToolTip("Time to live: seconds, or 30m, 12h, 7d, 2w, 1y. Empty: never.")
         self.info = QLabel()
         self.info.setObjectName("editor_info")
         self.info.setWordWrap(True)
-        self.save_button = QPushButton("&Save")
+        self.save_button = QPushButton("Save")
         self.save_button.setToolTip("Save the changes (Ctrl+S)")
-        self.revert_button = QPushButton("Re&vert")
+        self.revert_button = QPushButton("&Revert")
         self.revert_button.setToolTip("Drop unsaved changes")
         self.errors: dict[str, QLabel] = {}
 
         form = QFormLayout()
-        form.addRow("C&ontent", self._with_error("content", self.content))
+        form.addRow("Co&ntent", self._with_error("content", self.content))
         form.addRow("Ta&gs", self._with_error("tags", self.tags))
-        form.addRow("T&ype", self.type_box)
-        form.addRow("Cate&gory", self.category_box)
-        form.addRow("Sc&ope", self.scope_box)
-        form.addRow("Scope &id", self.scope_id_edit)
-        form.addRow("&TTL", self._with_error("ttl_secs", self.ttl_edit))
+        form.addRow("&Type", self.type_box)
+        form.addRow("&Category", self.category_box)
+        form.addRow("&Scope", self.scope_box)
+        form.addRow("Sco&pe id", self.scope_id_edit)
+        form.addRow("E&xpires in", self._with_error("ttl_secs", self.ttl_edit))
         buttons = QHBoxLayout()
         buttons.addWidget(self.info, 1)
         buttons.addWidget(self.revert_button)
@@ -175,6 +186,17 @@ class TraceEditor(QWidget):
             edit.textChanged.connect(self._on_edited)
         self.save_button.clicked.connect(self.request_save)
         self.revert_button.clicked.connect(lambda: self.load(self.trace))
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        # The content box claims Ctrl+Z even when its own history is empty (just after a
+        # load or a save): let the window's undo have the keys then.
+        if watched is self.content and event.type() == QEvent.Type.ShortcutOverride:
+            document = self.content.document()
+            if _is_undo(event) and not document.isUndoAvailable():
+                return True  # left unaccepted: the window's shortcut runs
+            if _is_redo(event) and not document.isRedoAvailable():
+                return True
+        return super().eventFilter(watched, event)
 
     @staticmethod
     def _combo(name: str, choices: tuple[str, ...]) -> QComboBox:
@@ -382,6 +404,19 @@ class TraceEditor(QWidget):
         self.revert_button.setEnabled(dirty and self.trace is not None)
         if changed:
             self.dirty_changed.emit(dirty)
+
+
+def _key_sequence(event: QKeyEvent) -> QKeySequence:
+    return QKeySequence(event.keyCombination())
+
+
+def _is_undo(event: QKeyEvent) -> bool:
+    return event.matches(QKeySequence.StandardKey.Undo)
+
+
+def _is_redo(event: QKeyEvent) -> bool:
+    pressed = _key_sequence(event)
+    return event.matches(QKeySequence.StandardKey.Redo) or pressed in REDO_KEYS
 
 
 def _now_ms() -> int:

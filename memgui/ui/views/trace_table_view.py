@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QByteArray, QModelIndex, QPoint, QSettings, Qt
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QMenu, QTableView, QWidget
 
 from memgui.ui.models.trace_columns import COLUMNS, CONTENT_COLUMN
@@ -21,6 +22,8 @@ class TraceTableView(QTableView):
         self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        # Tab leaves the table for the editor; the arrow keys move between rows.
+        self.setTabKeyNavigation(False)
         self.setSortingEnabled(True)
         self.setAlternatingRowColors(True)
         self.setWordWrap(False)
@@ -75,6 +78,13 @@ class TraceTableView(QTableView):
             self.updateGeometries()  # the scroll bar's range; the painted rows stay as they are
             return
         super().doItemsLayout()
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        # Ctrl+Tab too moves focus on (Qt hands it to the view, which would swallow it).
+        if event.key() in (Qt.Key.Key_Tab, Qt.Key.Key_Backtab):
+            self.focusNextPrevChild(event.key() == Qt.Key.Key_Tab)
+            return
+        super().keyPressEvent(event)
 
     def set_search_terms(self, query: str) -> None:
         self.highlight_delegate.set_query(query)
