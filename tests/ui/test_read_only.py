@@ -42,6 +42,12 @@ def test_a_read_only_brain_is_browsed_and_searched_never_changed(qtbot, tmp_path
         assert not any(action.isEnabled() for action in (*writes, a.import_file))
         assert shown.content.isReadOnly() and not shown.type_box.isEnabled()
         assert not shown.save_button.isVisible()
+        for tab in (window.detail.links, window.detail.history):
+            window.detail.setCurrentWidget(tab)
+        assert not window.detail.links.add_button.isEnabled()
+        assert not window.detail.links.remove_button.isEnabled()
+        assert not window.detail.history.restore_button.isEnabled()
+        window.detail.setCurrentWidget(shown)
         qtbot.keyClicks(shown.content, "typed")
         assert not shown.dirty
         qtbot.keyClick(window.table, Qt.Key.Key_Delete)  # the shortcut of a disabled action
@@ -78,5 +84,7 @@ def test_a_writable_brain_opened_after_it_is_editable_again(qtbot, tmp_path, rea
         select_row(window, 0)
         assert not window.detail.editor.content.isReadOnly()
         assert window.detail.editor.save_button.isVisible()
+        window.detail.setCurrentWidget(window.detail.history)
+        assert window.detail.history.restore_button.isEnabled()
     finally:
         window.close()

@@ -51,6 +51,11 @@ def _table(model: ListTableModel, name: str) -> QTableView:
     return view
 
 
+def _read_only(brain: Any) -> bool:
+    """A brain whose file cannot be written: the tabs show it, their buttons change nothing."""
+    return bool(getattr(brain, "read_only", False))
+
+
 class DetailTab(QWidget):
     """Base: remembers the trace and whether its view is stale."""
 
@@ -108,7 +113,9 @@ class LinksTab(DetailTab):
     def reload(self) -> None:
         items = self.brain.related(self.trace.id, limit=200) if self.trace else []
         self.model.set_items(items)
-        self.add_button.setEnabled(self.trace is not None and not self.trace.deleted)
+        writable = not _read_only(self.brain)
+        self.add_button.setEnabled(writable and self.trace is not None and not self.trace.deleted)
+        self.remove_button.setEnabled(writable)
 
     def _selected(self) -> Any:
         rows = self.view.selectionModel().selectedRows()
@@ -175,6 +182,7 @@ class HistoryTab(DetailTab):
     def reload(self) -> None:
         entries = self.brain.history(self.trace.id) if self.trace else []
         self.model.set_items(list(reversed(entries)))  # newest first
+        self.restore_button.setEnabled(not _read_only(self.brain))
 
     def _restore(self) -> None:
         rows = self.view.selectionModel().selectedRows()
