@@ -73,7 +73,7 @@ def push(session: BrainSession, command: CoreCommand) -> Any:
     return result
 
 
-def _memories(count: int) -> str:
+def memories(count: int) -> str:
     return "1 memory" if count == 1 else f"{count} memories"
 
 
@@ -112,7 +112,7 @@ class SetDeletedCommand(CoreCommand):
 
     def __init__(self, session: BrainSession, ids: list[str], deleted: bool) -> None:
         verb = "Delete" if deleted else "Restore"
-        super().__init__(session, f"{verb} {_memories(len(ids))}")
+        super().__init__(session, f"{verb} {memories(len(ids))}")
         self.ids = list(ids)
         self.deleted = deleted
 
@@ -129,7 +129,7 @@ class SetDeletedCommand(CoreCommand):
 
 class MergeCommand(CoreCommand):
     def __init__(self, session: BrainSession, ids: list[str], content: str | None) -> None:
-        super().__init__(session, f"Merge {_memories(len(ids))}")
+        super().__init__(session, f"Merge {memories(len(ids))}")
         self.ids = list(ids)
         self.content = content
 

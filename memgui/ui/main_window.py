@@ -425,7 +425,10 @@ class MainWindow(QMainWindow):
         if self.session is None or shown is None or shown.id not in changes.traces:
             return
         fresh = self.session.brain.get_many([shown.id]).get(shown.id)
-        if fresh is None:
+        in_view = fresh is not None and fresh.deleted == self.filter_bar.trash_check.isChecked()
+        if fresh is None or (not in_view and not self.detail.editor.dirty):
+            # Gone from this view (purged, trashed, restored): the editor does not keep
+            # offering a memory the table no longer lists.
             self.detail.show_trace(self.session.brain, None)
         else:
             self.detail.trace_changed(fresh, changes.actor)

@@ -162,9 +162,28 @@ class WindowEdits(QObject):
 
     def set_deleted(self, deleted: bool) -> None:
         ids = self.window.selected_ids()
-        if ids and self._push(cmd.SetDeletedCommand(self.session, ids, deleted)) is not None:
-            verb = "Moved to the trash" if deleted else "Restored"
-            self.window.show_message(f"{verb}: {len(ids)} (Ctrl+Z undoes)")
+        if not ids or not self.settle_unsaved_edit():
+            return  # an unsaved edit of a memory about to go is saved, dropped, or kept
+        after = self._row_after(ids)
+        try:
+            cmd.push(self.session, cmd.SetDeletedCommand(self.session, ids, deleted))
+        except MemguiError as exc:
+            self.window.show_error(str(exc))
+            return
+        verb = "Moved to the trash" if deleted else "Restored from the trash"
+        self.window.show_message(f"{verb}: {cmd.memories(len(ids))} (Ctrl+Z undoes)")
+        if after is not None:
+            self.window.select_when_ready(after)  # the rows leave the list: go on below
+
+    def _row_after(self, ids: list[str]) -> str | None:
+        """The row the table moves to when `ids` leave it: the next one, else the one before."""
+        model = self.window.model
+        rows = [model.row_of(i) for i in ids]
+        below, above = max(rows) + 1, min(rows) - 1
+        for row in (below, above):
+            if 0 <= row < model.rowCount() and model.id_at(row) not in ids:
+                return model.id_at(row)
+        return None
 
     def purge_selected(self) -> None:
         ids = self.window.selected_ids()

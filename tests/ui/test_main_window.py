@@ -226,6 +226,23 @@ def test_delete_key_on_the_table_and_undo(qtbot, window):
     assert not window.session.brain.get(trace_id).deleted
 
 
+def test_delete_says_so_moves_on_and_asks_about_an_unsaved_edit(qtbot, window):
+    trace_id = select_row(window, 1)
+    below = window.model.id_at(2)
+    window.detail.editor.content.setPlainText("an edit not saved yet")
+    window.edits.ask.unsaved = "cancel"
+    window.table.setFocus()
+    qtbot.keyClick(window.table, Qt.Key.Key_Delete)
+    assert not window.session.brain.get(trace_id).deleted  # the person chose to stay
+    window.edits.ask.unsaved = "discard"
+    qtbot.keyClick(window.table, Qt.Key.Key_Delete)
+    assert window.session.brain.get(trace_id).deleted
+    assert window.statusBar().currentMessage() == "Moved to the trash: 1 memory (Ctrl+Z undoes)"
+    wait_idle(qtbot, window)
+    qtbot.waitUntil(lambda: window.detail.trace is not None and window.detail.trace.id == below)
+    assert window.selected_ids() == [below]  # the row below takes the trashed one's place
+
+
 def test_purge_is_confirmed_and_not_undoable(qtbot, window):
     trace_id = select_row(window, 0)
     window.edits.ask.purge = False
