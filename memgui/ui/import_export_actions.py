@@ -102,7 +102,8 @@ class ImportExport(QObject):
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         closing = watched is self.window and event.type() == QEvent.Type.Close
-        if closing and not self.confirm_close():
+        # The unsaved edit first: the person may still stay, and then no import is cancelled.
+        if closing and not (self.window.edits.settle_unsaved_edit() and self.confirm_close()):
             event.ignore()
             return True
         return False

@@ -125,3 +125,30 @@ def test_opening_another_brain_closes_the_import_of_the_first(
     with qtbot.waitSignal(dialog.run.committed, timeout=WAIT_MS):
         pass
     assert window.session.brain.count() == count + COMMIT_ROWS
+
+
+def test_closing_asks_about_an_unsaved_edit_before_a_running_import(qtbot, window, monkeypatch):
+    from PySide6.QtWidgets import QMessageBox
+
+    from memgui.core.progress import Progress
+    from tests.ui.test_main_window import Answers, select_row
+
+    release = threading.Event()
+
+    def slow():
+        while not release.wait(0.01):
+            yield Progress(0, None, "waiting")
+
+    job = window.runner.start("import", slow)
+    window.edits.ask = Answers()
+    window.edits.ask.unsaved = "cancel"  # "stay": the window stays, the import goes on
+    asked: list[str] = []
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: asked.append(a[2]))
+    select_row(window, 0)
+    window.detail.editor.content.setPlainText("not saved yet")
+    try:
+        assert not window.close()
+        assert window.isVisible() and not job.cancel_requested and asked == []
+    finally:
+        release.set()
+    qtbot.waitUntil(lambda: job.done, timeout=WAIT_MS)
