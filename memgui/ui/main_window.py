@@ -219,6 +219,8 @@ class MainWindow(QMainWindow):
         self.undo_group.addStack(session.undo_stack)
         self.undo_group.setActiveStack(session.undo_stack)
         session.undo_stack.cleanChanged.connect(lambda _clean: self.update_title())
+        self._undo_position = (session.undo_stack.index(), session.undo_stack.count())
+        session.undo_stack.indexChanged.connect(self._say_undone_or_redone)
         session.error_reported.connect(self.show_error)
         self.semantic.attach(session)  # Ollama light, backfill; the table's readers embed
         open_reader = self.semantic.reader_factory(session)
@@ -432,6 +434,21 @@ class MainWindow(QMainWindow):
             self.detail.show_trace(self.session.brain, None)
         else:
             self.detail.trace_changed(fresh, changes.actor)
+
+    def _say_undone_or_redone(self, index: int) -> None:
+        """Undo and redo say what they did. A push moves the index too (and says its own),
+        and so does a step that could not replay: the stack drops it, and it said why."""
+        stack = self.session.undo_stack if self.session is not None else None
+        if stack is None:
+            return
+        last_index, last_count = self._undo_position
+        self._undo_position = (index, stack.count())
+        if stack.count() != last_count:
+            return
+        if index < last_index:
+            self.show_message(f"Undone: {stack.command(index).text()} (Ctrl+Shift+Z redoes)")
+        elif index > last_index:
+            self.show_message(f"Redone: {stack.command(index - 1).text()} (Ctrl+Z undoes)")
 
     def _reread_shown(self, shown: Trace, actor: str) -> None:
         """Another program changed the brain without saying what (no journal rows: AgentOS

@@ -274,6 +274,11 @@ def test_merge_and_bulk_tag_selected(qtbot, window):
     live = window.session.brain.list(TraceFilter())
     assert "Merged by hand" in [t.content for t in live]
     window.actions.undo.trigger()
+    assert window.statusBar().currentMessage().startswith("Undone: Merge 2 memories")
+    qtbot.waitUntil(lambda: window.model.rowCount() == 5, timeout=3000)
+    window.actions.redo.trigger()
+    assert window.statusBar().currentMessage().startswith("Redone: Merge 2 memories")
+    window.actions.undo.trigger()
     qtbot.waitUntil(lambda: window.model.rowCount() == 5, timeout=3000)
     window.actions.undo.trigger()
     assert not any("reviewed" in t.tags for t in window.session.brain.list(TraceFilter()))
@@ -309,3 +314,16 @@ def test_table_shows_with_its_first_rows_before_the_count_and_readers_close(
     with pytest.raises(Exception):  # noqa: B017 - a closed connection refuses any call
         readers[0].count()
     window.close()
+
+
+def test_an_undo_that_cannot_replay_says_why_not_undone(qtbot, window):
+    trace_id = select_row(window, 0)
+    before = window.session.brain.get(trace_id)
+    window.detail.editor.content.setPlainText("mine")
+    window.detail.editor.request_save()
+    with Brain.open(window.session.path, actor="agent") as agent:
+        agent.update(trace_id, {"content": "theirs"}, expect_version=before.version + 1)
+    window.actions.undo.trigger()
+    message = window.statusBar().currentMessage()
+    assert message.startswith("Could not undo") and "conflict" in message
+    assert window.session.brain.get(trace_id).content == "theirs"
