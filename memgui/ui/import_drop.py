@@ -75,7 +75,9 @@ class DropOverlay(QWidget):
         self.check = check
         parent = self.parentWidget()
         if parent is not None:
-            self.setGeometry(parent.rect())
+            # Over the window's content, below the menus and the toolbar it must not cross.
+            central = getattr(parent, "centralWidget", lambda: None)()
+            self.setGeometry(central.geometry() if central is not None else parent.rect())
         self.raise_()
         self.show()
         self.update()
@@ -104,7 +106,15 @@ class DropOverlay(QWidget):
         font.setPointSizeF(font.pointSizeF() * 1.5)
         font.setBold(True)
         painter.setFont(font)
-        painter.drawText(panel, Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap, self.text)
+        # The message on a card of its own, so the page beneath never shows through it.
+        flags = Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap
+        room = panel.adjusted(24, 24, -24, -24)
+        text_box = painter.boundingRect(room, int(flags), self.text)
+        card = text_box.adjusted(-24, -16, 24, 16)
+        painter.setBrush(self.palette().color(self.backgroundRole()))
+        painter.setPen(accent)
+        painter.drawRoundedRect(card, 10, 10)
+        painter.drawText(text_box, int(flags), self.text)
 
 
 class DropFilter(QObject):

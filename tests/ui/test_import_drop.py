@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from PySide6.QtWidgets import QToolBar
+
 from memgui.core.model import TraceFilter
 from tests.ui.test_import_support import (  # noqa: F401  (fixtures)
     CORPORA,
@@ -27,6 +29,10 @@ def test_dropping_the_english_help_vault_plans_commits_and_reverts(qtbot, window
     assert drag_enter(window.table.viewport(), mime).isAccepted()
     assert overlay.isVisible()
     assert "Drop to import the folder en" in overlay.text
+    # Over the content only: the menus and the toolbar stay clear of its frame.
+    assert overlay.geometry() == window.centralWidget().geometry()
+    assert overlay.geometry().top() >= window.findChild(QToolBar).geometry().bottom()
+    overlay.grab().save(str(window.session.path.with_name("drop.png")))  # renders, no error
     drop(window.table.viewport(), mime)
     assert not overlay.isVisible()
     dialog = window.import_export.last_import
