@@ -4,7 +4,10 @@ What to export is everything, the traces the table shows now (its filter and sea
 the selected ones. The export reads its own snapshot of the brain file, so the window goes on
 working while it runs; Cancel stops it and leaves no partial file. Afterwards the dialog
 lists every trace the exporter refused (an unsafe name, a type the format cannot hold) with
-the field and the problem, and can save that list as CSV or JSON.
+the memory's first line, the field and the problem, and can save that list as CSV or JSON.
+A typed destination that is an existing file is replaced only after a question
+(`confirm_replace`); the counts of shown and selected memories follow the table while the
+dialog is open.
 """
 
 from __future__ import annotations
@@ -13,6 +16,8 @@ from collections.abc import Generator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from PySide6.QtCore import QAbstractItemModel, QItemSelectionModel
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QButtonGroup,
     QCheckBox,
@@ -23,6 +28,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QMessageBox,
     QProgressBar,
     QPushButton,
     QRadioButton,
@@ -54,6 +60,12 @@ LABELS = {
 SUFFIXES = {"sqlite": ".sqlite", "json": ".json", "jsonl": ".jsonl"}
 FOLDER_FORMATS = ("markdown", "obsidian")
 EVERYTHING, SHOWN, SELECTED = 0, 1, 2
+REFUSED_COLUMNS = ("Trace", "Memory", "Field", "Problem")
+
+
+def _model_signals(model: QAbstractItemModel) -> tuple[Any, ...]:
+    """The signals of a table model after which its row count may differ."""
+    return (model.modelReset, model.rowsInserted, model.rowsRemoved, model.layoutChanged)
 
 
 class ExportDialog(QDialog):
@@ -84,9 +96,11 @@ class ExportDialog(QDialog):
         self.status = QLabel()
         self.status.setObjectName("export_status")
         self.status.setWordWrap(True)
-        self.refused_table = QTableWidget(0, 3)
+        self.refused_table = QTableWidget(0, len(REFUSED_COLUMNS))
         self.refused_table.setObjectName("refused_table")
-        self.refused_table.setHorizontalHeaderLabels(["Trace", "Field", "Problem"])
+        self.refused_table.setHorizontalHeaderLabels(list(REFUSED_COLUMNS))
+        self.refused_table.setColumnWidth(0, 150)
+        self.refused_table.setColumnWidth(1, 260)
         self.refused_table.horizontalHeader().setStretchLastSection(True)
         self.refused_table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.save_button = QPushButton("Save refused list…")
@@ -99,27 +113,63 @@ class ExportDialog(QDialog):
         self.cancel_button = QPushButton("Close")
         self.cancel_button.setObjectName("export_cancel_button")
         self.cancel_button.clicked.connect(self._cancel_or_close)
+        # The table and selection whose changes re-count the scope buttons (see _follow_table).
+        self._followed: tuple[QAbstractItemModel | None, QItemSelectionModel | None] = (None, None)
         self._layout(browse)
         self.format_box.currentIndexChanged.connect(self._format_changed)
         self._format_changed()
         self._show_refused(())
+        self.refresh_counts()
 
     def _scope_buttons(self) -> list[QRadioButton]:
-        model = self.window_.model
-        shown = model.rowCount() if model is not None else 0
-        selected = len(self.window_.selected_ids())
-        buttons = [
-            QRadioButton("Everything in this brain"),
-            QRadioButton(f"The {shown} memories the table shows (its filter and search)"),
-            QRadioButton(f"The {selected} selected memories"),
-        ]
+        buttons = [QRadioButton("Everything in this brain"), QRadioButton(), QRadioButton()]
         for number, button in enumerate(buttons):
             button.setObjectName(f"scope_{number}")
             self.scope_group.addButton(button, number)
         buttons[EVERYTHING].setChecked(True)
-        buttons[SHOWN].setEnabled(shown > 0)
-        buttons[SELECTED].setEnabled(selected > 0)
         return buttons
+
+    def refresh_counts(self, *_args: object) -> None:
+        """Count the memories the table shows and the selected ones, as they are now."""
+        model = self.window_.model
+        shown = model.rowCount() if model is not None else 0
+        selected = len(self.window_.selected_ids())
+        self.scope_buttons[SHOWN].setText(
+            f"The {shown} memories the table shows (its filter and search)"
+        )
+        self.scope_buttons[SELECTED].setText(f"The {selected} selected memories")
+        self.scope_buttons[SHOWN].setEnabled(shown > 0)
+        self.scope_buttons[SELECTED].setEnabled(selected > 0)
+        checked = self.scope_group.checkedButton()
+        if checked is not None and not checked.isEnabled():
+            self.scope_buttons[EVERYTHING].setChecked(True)  # what it named is gone
+
+    def _follow_table(self) -> None:
+        """Listen to the window's current table model and selection (a new brain or a new
+        search replaces them), so the counts never go stale while the dialog is open."""
+        model, selection = self.window_.model, self.window_.table.selectionModel()
+        old_model, old_selection = self._followed
+        if model is old_model and selection is old_selection:
+            return
+        try:
+            if old_model is not None:
+                for signal in _model_signals(old_model):
+                    signal.disconnect(self.refresh_counts)
+            if old_selection is not None:
+                old_selection.selectionChanged.disconnect(self.refresh_counts)
+        except (RuntimeError, TypeError):
+            pass  # already deleted with the brain it showed: nothing left to disconnect
+        if model is not None:
+            for signal in _model_signals(model):
+                signal.connect(self.refresh_counts)
+        if selection is not None:
+            selection.selectionChanged.connect(self.refresh_counts)
+        self._followed = (model, selection)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        self._follow_table()
+        self.refresh_counts()
+        super().showEvent(event)
 
     def _layout(self, browse: QPushButton) -> None:
         dest_row = QHBoxLayout()
@@ -192,6 +242,17 @@ class ExportDialog(QDialog):
 
     # --- the job ------------------------------------------------------------------------
 
+    def confirm_replace(self, path: Path) -> bool:
+        """Ask before an export replaces an existing file (tests answer it themselves)."""
+        answer = QMessageBox.question(
+            self,
+            "Replace file?",
+            f"{path} already exists. Replace it with this export?",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            QMessageBox.StandardButton.No,
+        )
+        return answer == QMessageBox.StandardButton.Yes
+
     def start_export(self) -> Job | None:
         session = self.window_.session
         dest = self.dest_edit.text().strip()
@@ -199,6 +260,11 @@ class ExportDialog(QDialog):
             self.status.setText("Choose a destination first.")
             return None
         fmt, options = self.format, self.options()
+        # The SQLite export refuses an existing file itself; JSON and JSONL would replace it.
+        replaces = fmt not in FOLDER_FORMATS and fmt != "sqlite" and Path(dest).is_file()
+        if replaces and not self.confirm_replace(Path(dest)):
+            self.status.setText(f"Not exported: {dest} exists and was kept.")
+            return None
 
         def work(brain: Brain) -> Generator[Progress, None, ExportResult]:
             return export(brain, dest, fmt, options)
@@ -253,11 +319,29 @@ class ExportDialog(QDialog):
         self.status.setText("The export was cancelled; no file was left behind.")
 
     def _show_refused(self, refused: tuple[Any, ...]) -> None:
+        lines = self._first_lines([item.id for item in refused])
         self.refused_table.setRowCount(len(refused))
         for row, item in enumerate(refused):
-            for column, text in enumerate((item.id, item.field, item.problem)):
-                self.refused_table.setItem(row, column, QTableWidgetItem(text))
+            texts = (item.id, lines.get(item.id, ""), item.field, item.problem)
+            for column, text in enumerate(texts):
+                cell = QTableWidgetItem(text)
+                cell.setToolTip(text)  # the id and the line are elided in their columns
+                self.refused_table.setItem(row, column, cell)
         self.save_button.setEnabled(bool(refused))
+
+    def _first_lines(self, ids: list[str]) -> dict[str, str]:
+        """Each refused memory's first line, so the person knows which one it is."""
+        session = self.window_.session
+        if not ids or session is None:
+            return {}
+        try:
+            traces = session.brain.get_many(ids)
+        except MemguiError:
+            return {}  # the list still names every id; the lines are a help only
+        return {
+            trace_id: next((ln.strip() for ln in trace.content.splitlines() if ln.strip()), "")
+            for trace_id, trace in traces.items()
+        }
 
     def save_refused(self, path: str | None = None) -> Path | None:
         if self.result is None:

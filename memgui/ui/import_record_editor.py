@@ -4,13 +4,17 @@ The editor shows why the record was refused, its text and its other fields (as J
 writes the edits into the record and has it checked again with the core's rules
 (`ImportRun.revalidate`): a record that now passes becomes `new` (or a duplicate, when the
 brain holds its text already) and the editor closes; one that still fails stays open with
-the new reason.
+the new reason. A record the reader could not turn into text (a note whose front matter is
+not valid YAML) shows the source as written, with the body after its front matter as the
+text to start from, so the person sees what to fix.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtWidgets import (
@@ -32,9 +36,67 @@ def can_edit(record: ImportRecord | None) -> bool:
     return record is not None and record.kind == TRACE and record.verdict in EDITABLE_VERDICTS
 
 
+def why_not_editable(record: ImportRecord | None) -> str:
+    """Why "Fix record…" is off for `record` ("" when it can be fixed)."""
+    if record is None:
+        return "Select a refused or error record to fix it."
+    if record.verdict not in EDITABLE_VERDICTS:
+        return f"Only refused or error records need fixing (this one is {record.verdict})."
+    if record.kind != TRACE:
+        return (
+            f"A {record.kind} record cannot be fixed here: only memories (traces) can be "
+            "checked again. Fix it in the source and import again."
+        )
+    return ""
+
+
+_LINE = re.compile(r":(\d+)$")
+_FENCE = re.compile(r"^---[ \t]*$", re.MULTILINE)
+
+
+def raw_source(record: ImportRecord, root: str | Path | None) -> str | None:
+    """What the source holds for `record` as written: the note's file under a folder
+    source, else the record's line of a file source; None when it cannot be read."""
+    if root is None:
+        return None
+    root = Path(root)
+    metadata = record.fields.get("metadata")
+    named = metadata.get("source_file") if isinstance(metadata, dict) else None
+    line = _LINE.search(record.source)
+    relative = named if isinstance(named, str) else _LINE.sub("", record.source)
+    try:
+        if root.is_dir():
+            return (root / relative).read_text(encoding="utf-8", errors="replace")
+        if line is not None and root.is_file():
+            lines = root.read_text(encoding="utf-8", errors="replace").splitlines()
+            number = int(line.group(1))
+            return lines[number - 1] if 0 < number <= len(lines) else None
+    except OSError:
+        return None
+    return None
+
+
+def body_after_front_matter(text: str) -> str:
+    """The note's text after a `---` block that opens it (the text to start a fix from)."""
+    if not text.startswith("---"):
+        return text
+    fences = list(_FENCE.finditer(text))
+    return text[fences[1].end() :].lstrip("\n") if len(fences) > 1 else text
+
+
+def _plan_root(parent: QWidget | None) -> str | None:
+    # The import window opens the editor without the plan's root; it holds the run.
+    plan = getattr(getattr(parent, "run", None), "plan", None)
+    return getattr(plan, "source", None)
+
+
 def _problem_text(record: ImportRecord) -> str:
     where = f" ({record.problem_field})" if record.problem_field else ""
     return f"{record.verdict.capitalize()}{where}: {record.reason or 'no reason given'}"
+
+
+def _where(record: ImportRecord) -> str:
+    return f" — the problem: {record.value}" if isinstance(record.value, str) else ""
 
 
 class RecordEditor(QDialog):
@@ -45,6 +107,7 @@ class RecordEditor(QDialog):
         record: ImportRecord,
         check: Callable[[ImportRecord], ImportRecord],
         parent: QWidget | None = None,
+        source_root: str | Path | None = None,
     ) -> None:
         super().__init__(parent)
         self.setWindowTitle(f"Fix {record.source}")
@@ -55,7 +118,14 @@ class RecordEditor(QDialog):
         self.problem.setObjectName("problem_label")
         self.problem.setWordWrap(True)
         self.problem.setStyleSheet("color: #c62828;")
-        self.content = QPlainTextEdit(str(record.fields.get("content") or ""))
+        text = str(record.fields.get("content") or "")
+        raw = None if text else raw_source(record, source_root or _plan_root(parent))
+        # Nothing was read as text: show the source as written, start from its body.
+        self.raw = QPlainTextEdit(raw or "")
+        self.raw.setObjectName("raw_source")
+        self.raw.setReadOnly(True)
+        self.raw_label = QLabel(f"As written in {record.source}" + _where(record))
+        self.content = QPlainTextEdit(body_after_front_matter(raw) if raw else text)
         self.content.setObjectName("content_edit")
         others = {k: v for k, v in record.fields.items() if k not in ("content", "embedding")}
         self.fields = QPlainTextEdit(json.dumps(others, ensure_ascii=False, indent=2, default=str))
@@ -69,6 +139,9 @@ class RecordEditor(QDialog):
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
         layout.addWidget(self.problem)
+        if raw:
+            layout.addWidget(self.raw_label)
+            layout.addWidget(self.raw, 2)
         layout.addWidget(QLabel("Text"))
         layout.addWidget(self.content, 3)
         layout.addWidget(QLabel("Other fields (JSON object)"))

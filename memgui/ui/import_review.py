@@ -5,9 +5,15 @@ source, kind, verdict, reason and first line, with a check box on the records th
 would write. Selecting a record shows its detail (`RecordDetail`). The person can un-accept
 records one by one or every shown one at once, fix a refused record, save the refusal
 report, change the options (which re-plans), and commit.
+
+Fixes made by hand survive a re-plan: what the person changed in a record's fields is laid
+over the record of the same source in the new plan, which is checked again; the page says
+which fixes it kept and which it had to drop (no single memory of that source any more).
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -24,16 +30,28 @@ from PySide6.QtWidgets import (
 )
 
 from memgui.core.brain import Brain
+from memgui.core.io.commit import revalidate
 from memgui.core.io.plan import ImportPlan
-from memgui.core.io.records import ERROR, NEW, REFUSED, UPDATE
-from memgui.ui.import_record_editor import can_edit
-from memgui.ui.import_review_parts import PlanOptionsBar, RecordDetail
+from memgui.core.io.records import ERROR, NEW, REFUSED, TRACE, UPDATE, ImportRecord
+from memgui.ui.import_record_editor import can_edit, why_not_editable
+from memgui.ui.import_review_parts import ElidedLabel, PlanOptionsBar, RecordDetail
 from memgui.ui.models.import_plan_model import (
     ALL_VERDICTS,
     Column,
     ImportPlanModel,
     PlanFilterProxy,
 )
+
+_REMOVED = object()  # a field the person deleted in "Fix record…"
+
+
+def _diff(before: Any, after: Any) -> dict[str, Any]:
+    """What the person changed: every field set to a new value, or removed (`_REMOVED`)."""
+    old, new = dict(before), dict(after)
+    changed: dict[str, Any] = {k: v for k, v in new.items() if k not in old or old[k] != v}
+    changed.update({k: _REMOVED for k in old if k not in new})
+    return changed
+
 
 COLUMN_WIDTHS = {Column.SOURCE: 260, Column.KIND: 96, Column.VERDICT: 80, Column.REASON: 300}
 
@@ -67,6 +85,18 @@ class ImportReviewPage(QWidget):
         self.toggles: dict[str, QToolButton] = {}
         self.not_read_label = QLabel()
         self.not_read_label.setObjectName("not_read_label")
+        self.fixes_label = QLabel()
+        self.fixes_label.setObjectName("fixes_label")
+        self.fixes_label.setWordWrap(True)
+        self.fixes_label.hide()
+        self.fix_hint = ElidedLabel()  # never widens the window: the tooltip holds it all
+        self.fix_hint.setObjectName("fix_hint")
+        self.fix_hint.setStyleSheet("color: palette(placeholder-text);")
+        # Per source: the fields the person changed by hand, laid over each new plan.
+        self._fixes: dict[str, dict[str, Any]] = {}
+        # Per plan row: the fields the plan gave an editable record (the editor replaces
+        # the object on Apply, so a different object there means an edit).
+        self._originals: dict[int, Any] = {}
         self.table = self._build_table()
         self.detail = RecordDetail()
         self._build_layout()
@@ -124,7 +154,7 @@ class ImportReviewPage(QWidget):
         for button in (self.accept_button, self.unaccept_button, self.fix_button):
             buttons.addWidget(button)
         buttons.addWidget(self.report_button)
-        buttons.addStretch(1)
+        buttons.addWidget(self.fix_hint, 1)
         buttons.addWidget(self.close_button)
         buttons.addWidget(self.commit_button)
         split = QSplitter(Qt.Orientation.Vertical)
@@ -136,6 +166,7 @@ class ImportReviewPage(QWidget):
         layout.addWidget(self.source_label)
         layout.addWidget(self.options_bar)
         layout.addLayout(banner)
+        layout.addWidget(self.fixes_label)
         layout.addLayout(toggles)
         layout.addWidget(split, 1)
         layout.addLayout(buttons)
@@ -150,6 +181,13 @@ class ImportReviewPage(QWidget):
 
     def set_plan(self, plan: ImportPlan, brain: Brain | None) -> None:
         self.brain = brain
+        previous = self.model.plan
+        if previous is not None and previous is not plan:
+            self._collect_fixes(previous)
+        self._originals = {
+            i: r.fields for i, r in enumerate(plan.records) if r.kind == TRACE and can_edit(r)
+        }
+        self._show_fixes(*self._reapply_fixes(plan))
         self.model.set_plan(plan)
         self.source_label.setText(f"<b>{plan.source}</b> — read as {plan.format}")
         self.options_bar.set_options(plan.options, detected=plan.format)
@@ -161,6 +199,59 @@ class ImportReviewPage(QWidget):
         self._show_committed(None)
         self.refresh_counts()
         self.detail.show_record(None, None)
+
+    # --- fixes across a re-plan ---------------------------------------------------------
+
+    def _collect_fixes(self, plan: ImportPlan) -> None:
+        for row, original in self._originals.items():
+            record = plan.records[row]
+            if record.fields is not original:
+                self._fixes.setdefault(record.source, {}).update(_diff(original, record.fields))
+
+    def _reapply_fixes(self, plan: ImportPlan) -> tuple[list[ImportRecord], list[str]]:
+        """Lay each kept fix over the new plan's record of its source and check it again."""
+        by_source: dict[str, list[int]] = {}
+        for row, record in enumerate(plan.records):
+            if record.kind == TRACE and record.source in self._fixes:
+                by_source.setdefault(record.source, []).append(row)
+        kept: list[ImportRecord] = []
+        dropped: list[str] = []
+        for source, changed in list(self._fixes.items()):
+            rows = by_source.get(source, [])
+            if len(rows) != 1 or self.brain is None:
+                dropped.append(source)
+                del self._fixes[source]  # told once; not laid over a later plan
+                continue
+            record = plan.records[rows[0]]
+            self._originals[rows[0]] = record.fields
+            fields = dict(record.fields)
+            for key, value in changed.items():
+                if value is _REMOVED:
+                    fields.pop(key, None)
+                else:
+                    fields[key] = value
+            # The plan's "file under" option wins over the source, as for the other records.
+            for key in ("scope", "scope_id"):
+                if getattr(plan.options, key) is not None and key not in changed:
+                    fields[key] = getattr(plan.options, key)
+            record.fields = fields
+            kept.append(revalidate(self.brain, plan, rows[0]))
+        return kept, dropped
+
+    def _show_fixes(self, kept: list[ImportRecord], dropped: list[str]) -> None:
+        parts = []
+        if kept:
+            listed = ", ".join(f"{r.source} (now {r.verdict})" for r in kept)
+            parts.append(f"Kept your fixes across the re-plan: {listed}.")
+        if dropped:
+            parts.append(
+                "Dropped your fixes to "
+                + ", ".join(dropped)
+                + ": the new plan has no single memory from that source."
+            )
+        self.fixes_label.setText(" ".join(parts))
+        self.fixes_label.setStyleSheet("color: #c62828;" if dropped else "")
+        self.fixes_label.setVisible(bool(parts))
 
     def refresh_counts(self) -> None:
         plan = self.model.plan
@@ -186,8 +277,16 @@ class ImportReviewPage(QWidget):
         self.report_button.setEnabled(refused or bool(plan and plan.not_read))
         for widget in (self.accept_button, self.unaccept_button, self.options_bar):
             widget.setEnabled(not done)
-        record = self.model.record(self.current_row())
-        self.fix_button.setEnabled(can_edit(record) and not done)
+        self._show_fix_state(self.model.record(self.current_row()))
+
+    def _show_fix_state(self, record: ImportRecord | None) -> None:
+        """Enable "Fix record…" for the current record, or say why it is off."""
+        why = "The import is committed." if self._committed else why_not_editable(record)
+        self.fix_button.setEnabled(not why)
+        self.fix_button.setToolTip(why or "Edit this record and check it again")
+        # Spelled out beside the button for a refused record that cannot be fixed here.
+        unfixable = record is not None and record.verdict in (REFUSED, ERROR) and bool(why)
+        self.fix_hint.set_full_text(why if unfixable else "")
 
     def set_committed(self, summary: str | None) -> None:
         """After a commit: show its summary and the revert button; editing ends."""
@@ -234,5 +333,5 @@ class ImportReviewPage(QWidget):
 
     def _on_current(self, *_args: object) -> None:
         record = self.model.record(self.current_row())
-        self.fix_button.setEnabled(can_edit(record) and not self._committed)
-        self.detail.show_record(record, self.brain)
+        self._show_fix_state(record)
+        self.detail.show_record(record, self.brain, self.model.plan)

@@ -3,7 +3,9 @@
 `PlanOptionsBar` holds what changes the plan (format, dedup, all ChatGPT branches, the
 target scope and scope id) and emits `options_changed` with a fresh `ImportOptions`; the
 page re-plans in the background. `RecordDetail` shows the selected record: its full text,
-its parsed fields, and beside them, for a duplicate or an update, the trace already there.
+its parsed fields, and beside them, for a duplicate or an update, the trace already there —
+or, for a duplicate of an earlier record of the same source, that record. Its titles elide
+at their end, with the whole title in the tooltip.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import json
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -28,8 +31,8 @@ from PySide6.QtWidgets import (
 
 from memgui.core.brain import Brain
 from memgui.core.io.detect import FORMATS
-from memgui.core.io.plan import ImportOptions
-from memgui.core.io.records import DUPLICATE, UPDATE, ImportRecord
+from memgui.core.io.plan import ImportOptions, ImportPlan
+from memgui.core.io.records import DUPLICATE, NEW, UPDATE, ImportRecord
 from memgui.core.model import SCOPES
 
 AS_IN_SOURCE = "as in the source"
@@ -54,6 +57,48 @@ def _plain(value: Any) -> Any:
     if isinstance(value, bytes | bytearray | memoryview):
         return f"<{len(bytes(value))} bytes>"
     return repr(value)
+
+
+def earlier_record(plan: ImportPlan | None, trace_id: str) -> ImportRecord | None:
+    """The record of `plan` the commit would write as `trace_id` (a duplicate within the
+    source names the id that record will get, which the brain does not hold yet)."""
+    if plan is None:
+        return None
+    for index, resolved in plan.resolved.items():
+        if resolved.get("id") == trace_id:
+            return plan.records[index]
+    for record in plan.records:  # written under the source's own id: no resolved entry
+        if record.verdict in (NEW, UPDATE) and record.fields.get("id") == trace_id:
+            return record
+    return None
+
+
+class ElidedLabel(QLabel):
+    """A one-line label that elides its end to fit and shows the whole text as its tooltip."""
+
+    def __init__(self, text: str = "", parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        # Ignored width: the label never widens its column; it elides instead.
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self._full = ""
+        self.set_full_text(text)
+
+    def full_text(self) -> str:
+        return self._full
+
+    def set_full_text(self, text: str) -> None:
+        self._full = text
+        self.setToolTip(text)
+        self._elide()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._elide()
+
+    def _elide(self) -> None:
+        width = max(self.contentsRect().width(), 20)
+        shown = self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideRight, width)
+        super().setText(shown)
 
 
 class PlanOptionsBar(QWidget):
@@ -147,13 +192,11 @@ class RecordDetail(QTabWidget):
         self.record_text = self._text_box("record_text")
         self.record_text.setPlaceholderText("(no text)")
         self.existing_text = self._text_box("existing_text")
-        self.existing_title = QLabel()
+        # One line each, so both texts start level; the whole title is in the tooltip.
+        self.existing_title = ElidedLabel()
         self.existing_title.setObjectName("existing_title")
-        self.record_title = QLabel("This record")
+        self.record_title = ElidedLabel("This record")
         self.record_title.setObjectName("record_title")
-        for title in (self.record_title, self.existing_title):
-            # One line each, so both texts start level; the whole title is in the tooltip.
-            title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         existing = QWidget()
         column = QVBoxLayout(existing)
         column.setContentsMargins(0, 0, 0, 0)
@@ -182,7 +225,9 @@ class RecordDetail(QTabWidget):
         box.setReadOnly(True)
         return box
 
-    def show_record(self, record: ImportRecord | None, brain: Brain | None) -> None:
+    def show_record(
+        self, record: ImportRecord | None, brain: Brain | None, plan: ImportPlan | None = None
+    ) -> None:
         if record is None:
             self.record_text.setPlainText("")
             self.fields_text.setPlainText("")
@@ -194,8 +239,7 @@ class RecordDetail(QTabWidget):
         if record.reason:
             field = f" ({record.problem_field})" if record.problem_field else ""
             title += f"{field}: {record.reason}"
-        self.record_title.setText(title)
-        self.record_title.setToolTip(title)
+        self.record_title.set_full_text(title)
         self.record_text.setPlainText(text)
         described = {
             "source": record.source,
@@ -209,21 +253,28 @@ class RecordDetail(QTabWidget):
             "links": record.links or None,
         }
         self.fields_text.setPlainText(_json({k: v for k, v in described.items() if v is not None}))
-        self._show_existing(record, brain)
+        self._show_existing(record, brain, plan)
 
-    def _show_existing(self, record: ImportRecord, brain: Brain | None) -> None:
+    def _show_existing(
+        self, record: ImportRecord, brain: Brain | None, plan: ImportPlan | None
+    ) -> None:
         if record.verdict not in (DUPLICATE, UPDATE) or not record.existing_id:
             self.existing_pane.hide()
             return
         trace = brain.get_many([record.existing_id]).get(record.existing_id) if brain else None
         self.existing_pane.show()
         if trace is None:
-            self.existing_title.setText(f"Already in the brain: {record.existing_id}")
+            earlier = earlier_record(plan, record.existing_id)
+            if earlier is not None:
+                self.existing_title.set_full_text(f"Same as record {earlier.source} of this import")
+                content = earlier.fields.get("content")
+                self.existing_text.setPlainText(content if isinstance(content, str) else "")
+                return
+            self.existing_title.set_full_text(f"Not in the brain yet: {record.existing_id}")
             self.existing_text.setPlainText("(a row of this import or of another table)")
             return
         state = " — in the trash" if trace.deleted else ""
-        self.existing_title.setText(f"Already in the brain: {trace.id}{state}")
-        self.existing_title.setToolTip(self.existing_title.text())
+        self.existing_title.set_full_text(f"Already in the brain: {trace.id}{state}")
         about = {
             "type": trace.type,
             "scope": trace.scope,
