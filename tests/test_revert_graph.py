@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from memgui.core.brain import Brain
@@ -94,3 +96,32 @@ def test_a_node_with_bad_text_or_properties_is_refused(
 
 def test_an_empty_graph_lists_no_nodes_and_no_edges(brain: Brain) -> None:
     assert brain.nodes() == [] and brain.edges() == []
+
+
+def test_reverting_a_purge_gives_back_its_chunks_trace_and_its_feedback(
+    agentos_copy: Path,
+) -> None:
+    chunk_trace = "mt_d8a15557-ee67-4120-8520-f02c6ba0fbed"
+    rated = "mt_635740e1-12eb-41ff-a8bf-f88feeeac3c3"
+
+    def rows(brain: Brain) -> tuple[list, list]:
+        conn = brain.db.conn
+        chunks = conn.execute("SELECT id, trace_id FROM document_chunks ORDER BY id").fetchall()
+        feedback = conn.execute("SELECT * FROM retrieval_feedback ORDER BY id").fetchall()
+        return chunks, feedback
+
+    with Brain.open(agentos_copy) as brain:
+        brain.add("migrates the brain first")
+        before = rows(brain)
+        brain.purge(chunk_trace)
+        brain.purge(rated)
+        chunks, feedback = rows(brain)
+        assert chunks[0][1] is None and [r[2] for r in feedback] == [
+            t for t in [r[2] for r in before[1]] if t != rated
+        ]
+        purges = [e.batch_id for e in brain.journal_since(0) if e.op == "purge"]
+        assert len(purges) == 2
+        for batch_id in reversed(purges):
+            brain.revert(batch_id)
+        assert rows(brain) == before
+        assert brain.get(chunk_trace) and brain.get(rated)

@@ -400,19 +400,41 @@ def delete_trace(
         "DELETE FROM memory_links WHERE brain_id = ? AND (from_id = ? OR to_id = ?)",
         (brain_id, before["id"], before["id"]),
     )
-    db.conn.execute(
-        "UPDATE document_chunks SET trace_id = NULL WHERE brain_id = ? AND trace_id = ?",
-        (brain_id, before["id"]),
-    )
-    db.conn.execute(
-        "DELETE FROM retrieval_feedback WHERE brain_id = ? AND trace_id = ?",
-        (brain_id, before["id"]),
-    )
+    _let_go_of_trace(db, batch, brain_id, before["id"])
     fulltext.mark_changed(db, rowid)
     db.conn.execute("DELETE FROM memory_traces WHERE rowid = ?", (rowid,))
     vectors.sync_rows(db.conn, brain_id, [rowid])
     journal(db, batch, brain_id, op, before["id"], before, None)
     batch.traces.add(before["id"])
+
+
+def _let_go_of_trace(db: Database, batch: WriteBatch, brain_id: str, trace_id: str) -> None:
+    """The AgentOS rows that name a trace being deleted, journaled so a revert puts them
+    back: a document chunk forgets its trace (`chunk`), a retrieval feedback row goes
+    (`feedback`); both tables hold a foreign key to the trace."""
+    where = (brain_id, trace_id)
+    chunks = db.conn.execute(
+        "SELECT id FROM document_chunks WHERE brain_id = ? AND trace_id = ?", where
+    ).fetchall()
+    for (chunk_id,) in chunks:
+        before = {"id": chunk_id, "trace_id": trace_id}
+        journal(db, batch, brain_id, "chunk", chunk_id, before, {"id": chunk_id, "trace_id": None})
+    if chunks:
+        db.conn.execute(
+            "UPDATE document_chunks SET trace_id = NULL WHERE brain_id = ? AND trace_id = ?", where
+        )
+    feedback = db.conn.execute(
+        "SELECT id, trace_id, signal, query, created_at FROM retrieval_feedback "
+        "WHERE brain_id = ? AND trace_id = ?",
+        where,
+    ).fetchall()
+    for row_id, row_trace, signal, query, created_at in feedback:
+        row = {"id": row_id, "trace_id": row_trace, "signal": signal, "query": query}
+        journal(
+            db, batch, brain_id, "feedback", str(row_id), row | {"created_at": created_at}, None
+        )
+    if feedback:
+        db.conn.execute("DELETE FROM retrieval_feedback WHERE brain_id = ? AND trace_id = ?", where)
 
 
 def journal(

@@ -63,6 +63,13 @@ TABLES: dict[str, tuple[str, tuple[str, ...], frozenset[str], frozenset[str]]] =
         frozenset({"metadata"}),
         frozenset(),
     ),
+    # AgentOS's feedback on a trace's retrieval: journaled when a purge removes it.
+    "feedback": (
+        "retrieval_feedback",
+        ("id", "trace_id", "signal", "query", "created_at"),
+        frozenset(),
+        frozenset(),
+    ),
 }
 # Columns some tables have beyond the ordered ones above.
 EXTRA = {
