@@ -178,3 +178,26 @@ def test_a_read_only_brain_searches_what_a_stopped_writer_left_unindexed(tmp_pat
             assert reader.search("termites OR wombat", record_recall=False).traces
     finally:
         path.chmod(0o644)
+
+
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+AGENTOS_BRAIN = SHARED / "fixtures" / "agentos" / "brain.sqlite"
+
+
+def test_an_agentos_brain_not_migrated_is_searched_in_every_script(tmp_path: Path) -> None:
+    path = tmp_path / "agentos.sqlite"
+    path.write_bytes(AGENTOS_BRAIN.read_bytes())
+    before = path.read_bytes()
+    with Brain.open(path) as brain:
+        assert "memgui_fts" not in brain.db.tables  # AgentOS's own porter ascii index only
+        found = {
+            query: [t.content[:18] for t in brain.search(query, record_recall=False).traces]
+            for query in ("タワー", "москва", "cafe", "naive", "東京")
+        }
+        assert all(found.values()), found
+        assert "CSV unicode: Züric" in found["東京"]  # unspaced scripts: a word inside a run
+        # Another program writes: the in-memory index follows.
+        with Brain.open(path) as agent:  # its write migrates the file: memgui's own index
+            agent.add("Обед в Москве в полдень")
+        assert len(brain.search("москве", record_recall=False).traces) == 1
+    assert before != path.read_bytes()  # (the agent's write, not the searches)
