@@ -233,7 +233,7 @@ def _ranked(ranking: _Query, match: str, want: int, unflushed: set[int]) -> list
 
 
 UNMIGRATED = "memgui_fts_unmigrated"  # a TEMP table: in memory, this connection's alone
-UNMIGRATED_MAX = 5_000  # traces indexed in memory at most (~0.5 s the first search)
+UNMIGRATED_MAX = 5_000  # traces indexed in memory at most (0.5–0.9 s, the first search)
 # Per connection: the data version its in-memory index was built at.
 _unmigrated_built: weakref.WeakKeyDictionary[Database, int] = weakref.WeakKeyDictionary()
 
