@@ -161,6 +161,7 @@ def test_an_import_record_keeps_its_fields_and_methods() -> None:
         "links",
         "accepted",
         "note_tail",
+        "embedding_model",
     ]
     record = ImportRecord(source="a.csv:2", kind=TRACE)
     assert not hasattr(record, "__dict__")  # slots: a big plan holds many

@@ -233,3 +233,28 @@ def test_jsonl_records_come_back_the_same(tmp_path: Path) -> None:
         return docs
 
     assert records(tmp_path / "out.jsonl") == records(original)
+
+
+@pytest.mark.parametrize(("fmt", "name"), [("json", "out.json"), ("sqlite", "out.sqlite")])
+def test_imported_vectors_keep_their_model_and_never_mix_with_another(
+    source: Brain, tmp_path: Path, fmt: str, name: str
+) -> None:
+    with source.write("pin"):
+        vectors.unpin_model(source.db.conn, source.brain_id)
+        vectors.pin_model(source.db.conn, source.brain_id, "test-model", 4)
+    run_to_end(export(source, tmp_path / name, fmt, ExportOptions(include_embeddings=True)))
+    with Brain.open(tmp_path / "fresh.sqlite", actor="test") as fresh:
+        import_into(fresh, tmp_path / name, fmt)
+        assert vectors.pinned_model(fresh.db.conn, fresh.brain_id) == ("test-model", 4)
+        with pytest.raises(vectors.EmbeddingModelMismatch):
+            vectors.check_pin(fresh.db.conn, fresh.brain_id, "another-model", None)
+    with Brain.open(tmp_path / "other.sqlite", actor="test") as other:
+        own = other.add("embedded by the other model")
+        with other.write("embed"):
+            vectors.pin_model(other.db.conn, other.brain_id, "another-model", 4)
+            vectors.write_embedding(other.db.conn, other.brain_id, own.rowid, vector(7))
+        import_into(other, tmp_path / name, fmt)
+        indexed = other.db.conn.execute(f"SELECT rowid FROM {vectors.VEC_TABLE}").fetchall()
+        assert indexed == [(own.rowid,)]  # the imported vectors wait to be embedded again
+        assert other.get("rt_0").embedding_status == 0
+        assert vectors.pinned_model(other.db.conn, other.brain_id) == ("another-model", 4)

@@ -22,6 +22,7 @@ from memgui.core.errors import InvalidArgument
 from memgui.core.io import agentos_rows as rows
 from memgui.core.io.records import NEW, UNREAD, ImportRecord
 from memgui.core.progress import Progress
+from memgui.core.vectors import MODEL_KEY
 
 Event = Progress | ImportRecord
 
@@ -68,8 +69,9 @@ def load_json(data: bytes) -> Any:
 class _RowConverter:
     """Converts rows section by section, remembering the ids children may name."""
 
-    def __init__(self) -> None:
+    def __init__(self, embedding_model: Any = None) -> None:
         self.ids: dict[str, set[str]] = {key: set() for key, _ in SECTIONS}
+        self.embedding_model = embedding_model if isinstance(embedding_model, str) else None
 
     def convert(self, key: str, row: dict[str, Any], source: str) -> ImportRecord:
         ids = self.ids
@@ -86,6 +88,8 @@ class _RowConverter:
         record = converters[key]()
         if record.verdict == NEW and record.fields.get("id") is not None:
             ids[key].add(record.fields["id"])
+        if key == "traces" and record.fields.get("embedding") is not None:
+            record.embedding_model = self.embedding_model
         return record
 
 
@@ -126,7 +130,8 @@ def read_agentos_json(path: str | Path, *, brain_id: str | None = None) -> Itera
     chosen = rows.choose_brain(str(source), held, brain_id)
 
     total = sum(len(section) for section in sections.values())
-    converter = _RowConverter()
+    meta = payload.get("meta")
+    converter = _RowConverter(meta.get("embedding_model") if isinstance(meta, dict) else None)
     done = 0
     yield Progress(0, total, f"reading {source.name}")
     for key, _table in SECTIONS:
@@ -213,7 +218,7 @@ def _read_brain(connection: apsw.Connection, source: Path, brain_id: str | None)
         for _key, table, where, params, _order in plans
     )
 
-    converter = _RowConverter()
+    converter = _RowConverter(_pinned_model(connection, tables, chosen))
     done = 0
     yield Progress(0, total, f"reading {source.name}")
     for key, table, where, params, order in plans:
@@ -228,6 +233,19 @@ def _read_brain(connection: apsw.Connection, source: Path, brain_id: str | None)
                 yield Progress(done, total, f"{table}: {done} of {total} rows")
             yield converter.convert(key, row, f"{source}#{table}/{row.get('id')}")
     yield Progress(total, total, f"read {total} rows from {source.name}")
+
+
+def _pinned_model(
+    connection: apsw.Connection, tables: dict[str, set[str]], brain_id: str | None
+) -> str | None:
+    """The embedding model the source brain names for its vectors, if it names one."""
+    if not {"brain_id", "key", "value"} <= tables.get("brain_meta", set()):
+        return None
+    row = connection.execute(
+        "SELECT value FROM brain_meta WHERE key = ?1 AND (?2 IS NULL OR brain_id = ?2)",
+        (MODEL_KEY, brain_id),
+    ).fetchone()
+    return row[0] if row and isinstance(row[0], str) and row[0] else None
 
 
 def _columns_by_table(connection: apsw.Connection) -> dict[str, set[str]]:

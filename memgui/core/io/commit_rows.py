@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import apsw
 
-from memgui.core import store
+from memgui.core import store, vectors
 from memgui.core.db import WriteBatch
 from memgui.core.errors import InvalidArgument
 from memgui.core.io import brain_index, bulk, revert_rows
@@ -104,6 +104,7 @@ class RowWriter:
         self.now = brain.now()
         self.trace_ids: dict[str, str] = {}  # source trace id -> id in the brain
         self.embedded: list[int] = []
+        self.embedding_models: set[str | None] = set()  # what the sources say made them
         self.graph: brain_index.GraphIndex | None = None
         self.new_nodes: list[dict[str, Any]] = []  # wikilink nodes and edges, written at the end
         self.new_edges: list[dict[str, Any]] = []
@@ -205,6 +206,7 @@ class RowWriter:
             trace_ids.setdefault(trace_id, trace_id)
             if embedding is not None:
                 self.embedded.append(rowid)
+                self.embedding_models.add(record.embedding_model)
             if record.links:
                 for link in record.links:
                     if "target" in link:
@@ -346,10 +348,30 @@ class RowWriter:
         ):
             self.wrote_any = True
         if self.embedded:
+            self._index_vectors()
+
+    def _index_vectors(self) -> None:
+        """Index the imported vectors, under the model the source names; vectors of another
+        model than the brain's wait to be embedded again, never mixed with its own."""
+        conn, bid = self.db.conn, self.brain.brain_id
+        named = [m for m in self.embedding_models if m]
+        model = named[0] if len(named) == 1 and None not in self.embedding_models else None
+        if model is not None:
             try:
-                sync_rows(self.db.conn, self.brain.brain_id, self.embedded)
-            except VectorIndexUnavailable:
-                pass  # the BLOBs are stored; `memgui embed --reindex` indexes them later
+                vectors.check_pin(conn, bid, model, None)
+            except vectors.EmbeddingModelMismatch:
+                conn.executemany(
+                    "UPDATE memory_traces SET embedding_status = 0 WHERE rowid = ?",
+                    [(rowid,) for rowid in self.embedded],
+                )
+                return
+        try:
+            sync_rows(conn, bid, self.embedded)
+        except VectorIndexUnavailable:
+            pass  # the BLOBs are stored; `memgui embed --reindex` indexes them later
+        pinned_model, dimensions = vectors.pinned_model(conn, bid)
+        if model is not None and pinned_model is None and dimensions is not None:
+            vectors.pin_model(conn, bid, model, dimensions)
 
 
 def _constraint(error: apsw.ConstraintError) -> str:

@@ -154,6 +154,9 @@ class ImportRecord:
     # Obsidian: what the reader cut from the note's body after `content` (tag line, Related
     # list), so the planner can read the body whole against its trace's text (seed 000).
     note_tail: str = ""
+    # A trace with a vector: the model the source says made it (its export's meta, its
+    # brain's pin), so the brain pins that model and never mixes another one's vectors in.
+    embedding_model: str | None = None
 
     def refuse(self, field_name: str, reason: str, value: Any = None) -> ImportRecord:
         self.verdict = REFUSED
