@@ -86,3 +86,17 @@ def test_an_expired_trace_never_comes_back_through_the_vector_path(
     assert vec_rows(brain) == 1
     found = brain.search("dog cat", mode="semantic", record_recall=False).traces
     assert short.id not in [t.id for t in found]
+
+
+def test_the_trash_is_searched_by_meaning_when_the_filter_asks(brain: Brain, ollama_server) -> None:
+    brain.use_embedder(OllamaEmbedder(ollama_server.url), auto_embed=True)
+    gone = brain.add("my automobile had a breakdown")
+    kept = brain.add("the vehicle motor failed again")
+    brain.add("a puppy chased the kitten")
+    brain.forget(gone.id)
+    trash = brain.search("vehicle failure", TraceFilter(deleted=True), mode="semantic")
+    assert [t.id for t in trash.traces] == [gone.id]
+    everything = brain.search("vehicle failure", TraceFilter(include_deleted=True), mode="semantic")
+    assert {gone.id, kept.id} <= {t.id for t in everything.traces}
+    live = brain.search("vehicle failure", mode="semantic", record_recall=False)
+    assert gone.id not in {t.id for t in live.traces}

@@ -97,8 +97,17 @@ def semantic_ranking(
     params: Sequence[object] = (),
     mechanism: Literal["matrix", "vec0"] = "matrix",
     exclude_id: str | None = None,
+    trash: bool = False,
 ) -> list[tuple[str, float]]:
-    """The n nearest traces as (id, cosine similarity), filtered by `where` before the cut."""
+    """The n nearest traces as (id, cosine similarity), filtered by `where` before the cut.
+
+    With `trash` (a filter reaching forgotten traces), those are ranked too: no index holds
+    them (the matrix and vec0 hold live traces), so their stored vectors are read and
+    compared one by one, which the trash's size allows."""
+    if trash:
+        live = semantic_ranking(conn, brain_id, query, n, where, params, mechanism, exclude_id)
+        both = live + _trashed_ranking(conn, brain_id, query, n, where, params, exclude_id)
+        return sorted(both, key=lambda hit: -hit[1])[:n]
     if vectors.pinned_model(conn, brain_id)[1] is None:
         return []  # nothing was ever embedded in this brain
     if mechanism == "vec0":
@@ -150,6 +159,37 @@ def similar_traces(
     if vector is None:
         return []
     return semantic_ranking(conn, brain_id, vector, limit, where, params, exclude_id=trace_id)
+
+
+def _trashed_ranking(
+    conn: apsw.Connection,
+    brain_id: str,
+    query: np.ndarray | Sequence[float],
+    n: int,
+    where: str | None,
+    params: Sequence[object],
+    exclude_id: str | None,
+) -> list[tuple[str, float]]:
+    import numpy as np
+
+    dimensions = vectors.pinned_model(conn, brain_id)[1]
+    rows = conn.execute(
+        "SELECT t.id, t.embedding FROM memory_traces AS t WHERE t.brain_id = ? "
+        f"AND t.deleted = 1 AND t.embedding IS NOT NULL AND ({where or '1'})",
+        (brain_id, *params),
+    ).fetchall()
+    ids, matrix = [], []
+    for trace_id, blob in rows:
+        vector = unpack_vector(blob)
+        if trace_id != exclude_id and vector is not None and len(vector) == dimensions:
+            ids.append(trace_id)
+            matrix.append(vector / (np.linalg.norm(vector) or 1.0))
+    if not ids:
+        return []
+    target = np.asarray(query, dtype=np.float32)
+    scores = np.stack(matrix) @ (target / (np.linalg.norm(target) or 1.0))
+    best = np.argsort(-scores)[:n]
+    return [(ids[i], float(scores[i])) for i in best]
 
 
 # --- writing vectors ----------------------------------------------------------------------

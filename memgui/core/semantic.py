@@ -90,8 +90,9 @@ class SemanticSearch:
             else:
                 with db.lock:
                     semantic = hybrid.semantic_ranking(
-                        db.conn, brain.brain_id, query_vector, want, where, params
-                    )
+                        db.conn, brain.brain_id, query_vector, want, where, params,
+                        trash=flt.deleted or flt.include_deleted,
+                    )  # fmt: skip
             if keyword_leg is not None:
                 hits = keyword_leg.result()
             elif mode != "semantic":
