@@ -7,6 +7,7 @@ import sys
 
 from memgui.cli_registry import CommandContext, command
 from memgui.core import hybrid, vectors
+from memgui.core.errors import InvalidArgument
 from memgui.core.progress import Progress, run_to_end
 
 
@@ -36,6 +37,17 @@ def _progress_to_stderr(event: Progress) -> None:
 )
 def run_embed(ctx: CommandContext, args: argparse.Namespace) -> None:
     """Embed the traces still waiting for a vector, in batches of 128, through Ollama."""
+    if args.rebuild and not args.model:
+        raise InvalidArgument(
+            "model", "must name the model every trace is embedded with again (got none)"
+        )
+    if args.model and not (args.rebuild or args.status):
+        raise InvalidArgument(
+            "model",
+            f"is only for --rebuild or --status (got {args.model!r}); "
+            "`--embed-model` names the model for everything else",
+            args.model,
+        )
     brain = ctx.brain
     if args.status:
         embedder = ctx.embedder(args.model)

@@ -115,3 +115,13 @@ def test_a_read_only_brain_answers_searches_and_refuses_writes(tmp_path: Path, c
     assert code == 1
     assert err.startswith(f"memgui: {brain} is read-only; it cannot be migrated or written")
     assert brain.read_bytes() == before
+
+
+def test_embed_model_belongs_to_rebuild_which_needs_one(tmp_path: Path, capsys) -> None:
+    brain = str(tmp_path / "b.sqlite")
+    common = ["--brain", brain, "--ollama-url", "http://127.0.0.1:9", "--json"]
+    code, _, err = run(capsys, *common, "embed", "--rebuild")
+    assert code == 2 and "model must name the model every trace is embedded with" in err
+    code, _, err = run(capsys, *common, "embed", "--model", "all-minilm")
+    assert code == 2 and "model is only for --rebuild or --status (got 'all-minilm')" in err
+    assert not Path(brain).exists()  # refused before the brain was opened

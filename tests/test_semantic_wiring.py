@@ -100,3 +100,12 @@ def test_the_trash_is_searched_by_meaning_when_the_filter_asks(brain: Brain, oll
     assert {gone.id, kept.id} <= {t.id for t in everything.traces}
     live = brain.search("vehicle failure", mode="semantic", record_recall=False)
     assert gone.id not in {t.id for t in live.traces}
+
+
+def test_a_query_without_words_says_no_mode_ran_but_keyword(brain: Brain, ollama_server) -> None:
+    brain.use_embedder(OllamaEmbedder(ollama_server.url), auto_embed=True)
+    brain.add("my automobile had a breakdown")
+    for query in ("", "!!!"):
+        found = brain.search(query)
+        assert list(found.traces) == [] and found.search_mode == "keyword"
+    assert brain.search("!!!", mode="hybrid").search_mode == "hybrid"  # asked for: said

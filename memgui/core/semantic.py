@@ -51,7 +51,9 @@ class SemanticSearch:
                 return None
             pinned = vectors.pinned_model(db.conn, brain.brain_id)
         if not textindex.words(query):
-            return [], "semantic" if mode == "semantic" else "hybrid"
+            if mode == "auto":
+                return None  # nothing to rank: the keyword path answers, and says "keyword"
+            return [], mode
         from memgui.core import vector_cache  # numpy: loaded only once vectors are searched
 
         where: str | None = None
