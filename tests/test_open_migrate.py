@@ -42,6 +42,8 @@ def test_agentos_brain_opens_with_everything_and_is_not_written(agentos_copy: Pa
         assert tagged and all(isinstance(tag, str) for t in tagged for tag in t.tags)
         assert any(t.metadata.get("content_hash") for t in everything)
         assert sum(t.embedding_status for t in everything) == 4
+        # What search by meaning would find: AgentOS's pin and the live traces without one.
+        assert brain.embedding_info() == {"model": None, "dimensions": 1536, "pending": 41}
         assert brain.search("dark mode", record_recall=False).traces
         assert brain.history(everything[0].id) == []
     assert digest(agentos_copy) == before

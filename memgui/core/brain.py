@@ -498,9 +498,9 @@ class Brain:
         return [(found[i], score) for i, score in ranked if i in found and i != trace_id][:limit]
 
     def embedding_info(self) -> dict[str, Any]:
-        if "embedding_status" not in self.db.trace_columns:
+        if "memory_traces" not in self.db.tables or "brain_meta" not in self.db.tables:
             return {"model": None, "dimensions": None, "pending": None}
-        with self.db.lock:
+        with self.db.lock:  # an AgentOS brain not migrated yet counts by its BLOBs
             model, dims = vectors.pinned_model(self.db.conn, self.brain_id)
             pending = hybrid.count_pending(self.db.conn, self.brain_id)
         return {"model": model, "dimensions": dims, "pending": pending}
