@@ -96,6 +96,12 @@ def test_no_two_visible_controls_share_a_mnemonic(qtbot, tmp_path, brain_path) -
     window.detail.setCurrentIndex(0)
     captions |= {c.replace("&", "") for _, c in _mnemonics(window)}
     assert {"Content", "Tags"} <= captions
+    # The conflict view takes the editor's place: its buttons too have letters of their own.
+    window.detail.editor.show_conflict(window.detail.editor.trace, "agent")
+    found = _mnemonics(window)
+    letters = [letter for letter, _ in found]
+    assert not {c for letter, c in found if letters.count(letter) > 1}
+    assert {"Keep mine", "Take theirs", "Edit again"} <= {c.replace("&", "") for _, c in found}
     window.close()
 
 
