@@ -59,7 +59,11 @@ def test_write_indexes_blob_and_vec0(brain: Brain) -> None:
 def test_pin_refuses_other_model_and_dimension(brain: Brain) -> None:
     store(brain, "one", unit(1, 0))
     conn = brain.db.conn
-    with pytest.raises(vectors.EmbeddingModelMismatch, match="embed --rebuild --model other"):
+    with pytest.raises(
+        vectors.EmbeddingModelMismatch,
+        match=r"use the brain's model \(`--embed-model test-model`\), or re-embed every trace "
+        "with `memgui embed --rebuild --model other`",
+    ):
         vectors.check_pin(conn, brain.brain_id, "other", None)
     with pytest.raises(vectors.EmbeddingModelMismatch, match=r"test-model \(8 dimensions\)"):
         vectors.check_pin(conn, brain.brain_id, None, 384)

@@ -75,10 +75,14 @@ class EmbeddingModelMismatch(MemguiError):
         self.pinned = pinned
         self.offered = offered
         model = offered[0] or pinned[0] or "MODEL"
+        # Most often the brain's own model is what was meant: say how to use it first.
+        use_pinned = ""
+        if pinned[0]:
+            use_pinned = f"use the brain's model (`--embed-model {pinned[0]}`), or "
         super().__init__(
             f"brain '{brain_id}' holds embeddings of {_describe(pinned)}, not "
-            f"{_describe(offered)}; vectors of two models never mix: re-embed every trace "
-            f"with `memgui embed --rebuild --model {model}`"
+            f"{_describe(offered)}; vectors of two models never mix: {use_pinned}re-embed "
+            f"every trace with `memgui embed --rebuild --model {model}`"
         )
 
 
