@@ -7,6 +7,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -104,18 +105,21 @@ def test_an_unreadable_source_exits_2_naming_it(
 def test_a_source_that_cannot_be_opened_exits_2_with_the_reason(
     capsys: pytest.CaptureFixture[str], brain_path: Path, tmp_path: Path
 ) -> None:
-    # A socket cannot be opened as a file, not even by root: ENXIO.
+    # A socket cannot be opened as a file, not even by root: ENXIO. (In a short folder: a
+    # socket's path may not exceed 107 bytes, and a test's temporary folder can be long.)
+    folder = Path(tempfile.mkdtemp(prefix="mg-", dir="/tmp" if Path("/tmp").is_dir() else None))
     holder = socket.socket(socket.AF_UNIX)
-    holder.bind(str(tmp_path / "notes.jsonl"))
+    holder.bind(str(folder / "notes.jsonl"))
     try:
         for fmt in ("auto", "jsonl", "csv"):
-            result = run_text(capsys, brain_path, "import", str(tmp_path / "notes.jsonl"),
+            result = run_text(capsys, brain_path, "import", str(folder / "notes.jsonl"),
                               "--format", fmt)  # fmt: skip
             assert result.code == 2, result.err
             assert "path cannot be read: No such device or address" in result.err
             assert "notes.jsonl" in result.err
     finally:
         holder.close()
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.mark.skipif(
