@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 import socket
 import subprocess
@@ -14,6 +13,7 @@ import pytest
 
 from memgui.core.brain import Brain
 from memgui.core.model import TraceFilter
+from tests.privileges import NO_PERMISSIONS_REASON, honouring_permissions
 from tests.test_cli import run_cli, run_text
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -122,10 +122,7 @@ def test_a_source_that_cannot_be_opened_exits_2_with_the_reason(
         shutil.rmtree(folder, ignore_errors=True)
 
 
-@pytest.mark.skipif(
-    os.geteuid() == 0 and shutil.which("setpriv") is None,
-    reason="root reads any file; setpriv (util-linux) is needed to drop that",
-)
+@pytest.mark.skipif(honouring_permissions() is None, reason=NO_PERMISSIONS_REASON)
 @pytest.mark.parametrize("fmt", ["auto", "jsonl", "markdown"])
 def test_a_source_without_read_permission_exits_2(tmp_path: Path, fmt: str) -> None:
     source = tmp_path / ("vault" if fmt == "markdown" else "notes.jsonl")
@@ -135,8 +132,7 @@ def test_a_source_without_read_permission_exits_2(tmp_path: Path, fmt: str) -> N
     else:
         source.write_text("{}\n", encoding="utf-8")
     source.chmod(0)
-    caps = "-dac_override,-dac_read_search"
-    drop = ["setpriv", f"--inh-caps={caps}", f"--bounding-set={caps}"] if os.geteuid() == 0 else []
+    drop = honouring_permissions() or []
     memgui = [sys.executable, "-m", "memgui", "--brain", str(tmp_path / "b.sqlite")]
     result = subprocess.run(
         [*drop, *memgui, "import", str(source), "--format", fmt],

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +12,7 @@ from memgui.core.brain import Brain
 from memgui.core.errors import InvalidArgument
 from memgui.core.io.export import FORMATS, export
 from memgui.core.progress import run_to_end
+from tests.privileges import NO_PERMISSIONS_REASON, honouring_permissions
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -53,10 +52,7 @@ def test_a_file_destination_in_a_missing_folder_is_named(
     assert not (tmp_path / "nowhere").exists()
 
 
-@pytest.mark.skipif(
-    os.geteuid() == 0 and shutil.which("setpriv") is None,
-    reason="root writes anywhere; setpriv (util-linux) is needed to drop that",
-)
+@pytest.mark.skipif(honouring_permissions() is None, reason=NO_PERMISSIONS_REASON)
 @pytest.mark.parametrize(
     ("fmt", "name"),
     # A file export makes no folder: into a folder, or a missing one, is refused before this.
@@ -71,8 +67,7 @@ def test_a_folder_without_write_permission_is_named(tmp_path: Path, fmt: str, na
     locked.mkdir()
     locked.chmod(0o555)
     dest = locked / name
-    caps = "-dac_override,-dac_read_search"
-    drop = ["setpriv", f"--inh-caps={caps}", f"--bounding-set={caps}"] if os.geteuid() == 0 else []
+    drop = honouring_permissions() or []
     memgui = [sys.executable, "-m", "memgui", "--brain", str(brain_path)]
     result = subprocess.run(
         [*drop, *memgui, "export", str(dest), "--format", fmt],
