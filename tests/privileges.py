@@ -7,6 +7,8 @@ import functools
 import os
 import shutil
 import subprocess
+import sys
+from pathlib import Path
 
 CAPS = "-dac_override,-dac_read_search"
 
@@ -26,3 +28,12 @@ def honouring_permissions() -> list[str] | None:
 
 
 NO_PERMISSIONS_REASON = "root here cannot drop its override of file permissions (setpriv)"
+
+
+def memgui_honouring_permissions(
+    brain: Path, *argv: str, cwd: Path
+) -> subprocess.CompletedProcess[str]:
+    """`memgui --brain BRAIN ARGV...` in a child that file permissions apply to."""
+    command = [sys.executable, "-m", "memgui", "--brain", str(brain), *argv]
+    prefix = honouring_permissions() or []
+    return subprocess.run([*prefix, *command], capture_output=True, text=True, timeout=60, cwd=cwd)

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import shutil
 import socket
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
@@ -13,7 +11,11 @@ import pytest
 
 from memgui.core.brain import Brain
 from memgui.core.model import TraceFilter
-from tests.privileges import NO_PERMISSIONS_REASON, honouring_permissions
+from tests.privileges import (
+    NO_PERMISSIONS_REASON,
+    honouring_permissions,
+    memgui_honouring_permissions,
+)
 from tests.test_cli import run_cli, run_text
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -132,12 +134,9 @@ def test_a_source_without_read_permission_exits_2(tmp_path: Path, fmt: str) -> N
     else:
         source.write_text("{}\n", encoding="utf-8")
     source.chmod(0)
-    drop = honouring_permissions() or []
-    memgui = [sys.executable, "-m", "memgui", "--brain", str(tmp_path / "b.sqlite")]
-    result = subprocess.run(
-        [*drop, *memgui, "import", str(source), "--format", fmt],
-        capture_output=True, text=True, timeout=60, cwd=ROOT,
-    )  # fmt: skip
+    result = memgui_honouring_permissions(
+        tmp_path / "b.sqlite", "import", str(source), "--format", fmt, cwd=ROOT
+    )
     source.chmod(0o700)
     assert result.returncode == 2, result.stderr
     assert "path cannot be read: Permission denied" in result.stderr

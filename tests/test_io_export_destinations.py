@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -12,7 +10,11 @@ from memgui.core.brain import Brain
 from memgui.core.errors import InvalidArgument
 from memgui.core.io.export import FORMATS, export
 from memgui.core.progress import run_to_end
-from tests.privileges import NO_PERMISSIONS_REASON, honouring_permissions
+from tests.privileges import (
+    NO_PERMISSIONS_REASON,
+    honouring_permissions,
+    memgui_honouring_permissions,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -67,12 +69,9 @@ def test_a_folder_without_write_permission_is_named(tmp_path: Path, fmt: str, na
     locked.mkdir()
     locked.chmod(0o555)
     dest = locked / name
-    drop = honouring_permissions() or []
-    memgui = [sys.executable, "-m", "memgui", "--brain", str(brain_path)]
-    result = subprocess.run(
-        [*drop, *memgui, "export", str(dest), "--format", fmt],
-        capture_output=True, text=True, timeout=60, cwd=ROOT,
-    )  # fmt: skip
+    result = memgui_honouring_permissions(
+        brain_path, "export", str(dest), "--format", fmt, cwd=ROOT
+    )
     locked.chmod(0o755)
     assert result.returncode == 2, result.stderr
     assert f"path cannot be written: no permission to write in '{locked}'" in result.stderr

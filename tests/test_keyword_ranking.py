@@ -201,3 +201,16 @@ def test_an_agentos_brain_not_migrated_is_searched_in_every_script(tmp_path: Pat
             agent.add("Обед в Москве в полдень")
         assert len(brain.search("москве", record_recall=False).traces) == 1
     assert before != path.read_bytes()  # (the agent's write, not the searches)
+
+
+def test_a_larger_unmigrated_brain_keeps_to_agentos_own_index(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(keyword, "UNMIGRATED_MAX", 50)  # the fixture holds 51 traces
+    path = tmp_path / "agentos.sqlite"
+    path.write_bytes(AGENTOS_BRAIN.read_bytes())
+    with Brain.open(path) as brain:
+        for _ in range(2):  # the second search reuses the first one's verdict
+            assert not brain.search("タワー", record_recall=False).traces
+            assert brain.search("sampler", record_recall=False).traces  # ASCII: AgentOS's
+    assert path.read_bytes() == AGENTOS_BRAIN.read_bytes()

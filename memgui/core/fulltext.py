@@ -10,10 +10,11 @@ when it was last indexed, which an external-content FTS5 table needs to delete i
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 
 import orjson
 
-from memgui.core import textindex
+from memgui.core import schema, textindex
 from memgui.core.db import Database
 
 FLUSH_AFTER = 256
@@ -108,11 +109,7 @@ def _index_rows(db: Database, rows: list[tuple], agentos: bool) -> None:
             "INSERT INTO memory_traces_fts(rowid, content, tags) VALUES (?, ?, ?)", current
         )
     db.conn.executemany(
-        "INSERT INTO memgui_fts(rowid, content, tags) VALUES (?, ?, ?)",
-        [
-            (rowid, textindex.segment(text), textindex.tags_text(tags_list(tags)))
-            for rowid, text, tags in current
-        ],
+        "INSERT INTO memgui_fts(rowid, content, tags) VALUES (?, ?, ?)", indexed_text(current)
     )
 
 
@@ -131,6 +128,24 @@ def flush(db: Database) -> int:
         return flush_in_transaction(db)
 
 
+def indexed_text(rows: Iterable[tuple[int, str | None, str | None]]) -> list[tuple]:
+    """(rowid, content, tags) rows as memgui_fts holds them: segmented text, tags as words."""
+    return [(r, textindex.segment(c or ""), textindex.tags_text(tags_list(t))) for r, c, t in rows]
+
+
+def fill_temp_index(db: Database, name: str, rows: Iterable[tuple]) -> None:
+    """A TEMP FTS5 table `name` (this connection's alone, in memory; writes nothing to the
+    file) holding `rows` as memgui_fts would: a stand-in where memgui_fts cannot serve."""
+    db.conn.execute(
+        f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{name} USING fts5(content, tags, "
+        f"tokenize='{schema.MEMGUI_TOKENIZE}')"
+    )
+    db.conn.execute(f"DELETE FROM {name}")
+    db.conn.executemany(
+        f"INSERT INTO {name}(rowid, content, tags) VALUES (?, ?, ?)", indexed_text(rows)
+    )
+
+
 def index_all(db: Database) -> None:
     """Fill memgui_fts from every row (migration, rebuild); the AgentOS index is kept."""
     db.conn.execute(PENDING_TABLE)
@@ -138,6 +153,5 @@ def index_all(db: Database) -> None:
     db.conn.execute("DELETE FROM memgui_fts_pending")
     rows = db.conn.execute("SELECT rowid, content, tags FROM memory_traces").fetchall()
     db.conn.executemany(
-        "INSERT INTO memgui_fts(rowid, content, tags) VALUES (?, ?, ?)",
-        ((r[0], textindex.segment(r[1] or ""), textindex.tags_text(tags_list(r[2]))) for r in rows),
+        "INSERT INTO memgui_fts(rowid, content, tags) VALUES (?, ?, ?)", indexed_text(rows)
     )

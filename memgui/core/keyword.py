@@ -205,22 +205,11 @@ def _index_unflushed(db: Database) -> set[int]:
     pending = {r[0] for r in db.conn.execute("SELECT rowid FROM memgui_fts_pending")}
     if not pending:
         return set()
-    db.conn.execute(
-        f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{UNFLUSHED} USING fts5(content, tags, "
-        "tokenize='unicode61 remove_diacritics 2')"
-    )
-    db.conn.execute(f"DELETE FROM {UNFLUSHED}")
     marks = ",".join("?" * len(pending))
     rows = db.conn.execute(
         f"SELECT rowid, content, tags FROM memory_traces WHERE rowid IN ({marks})", list(pending)
     ).fetchall()
-    db.conn.executemany(
-        f"INSERT INTO {UNFLUSHED}(rowid, content, tags) VALUES (?, ?, ?)",
-        [
-            (r, textindex.segment(c or ""), textindex.tags_text(fulltext.tags_list(t)))
-            for r, c, t in rows
-        ],
-    )
+    fulltext.fill_temp_index(db, UNFLUSHED, rows)
     return pending
 
 
@@ -234,8 +223,11 @@ def _ranked(ranking: _Query, match: str, want: int, unflushed: set[int]) -> list
 
 UNMIGRATED = "memgui_fts_unmigrated"  # a TEMP table: in memory, this connection's alone
 UNMIGRATED_MAX = 5_000  # traces indexed in memory at most (0.5–0.9 s, the first search)
-# Per connection: the data version its in-memory index was built at.
-_unmigrated_built: weakref.WeakKeyDictionary[Database, int] = weakref.WeakKeyDictionary()
+# Per connection: the data version it last looked at, and whether its in-memory index
+# serves (False: too many traces, which is not counted again until another write).
+_unmigrated_built: weakref.WeakKeyDictionary[Database, tuple[int, bool]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 def _index_unmigrated(db: Database) -> bool:
@@ -244,23 +236,15 @@ def _index_unmigrated(db: Database) -> bool:
     traces, index them as memgui would, in memory, without writing to the file; again
     whenever another connection has written. False for a larger brain: AgentOS's index."""
     state = db.data_version()
-    if _unmigrated_built.get(db) == state:
-        return True
+    built = _unmigrated_built.get(db)
+    if built is not None and built[0] == state:
+        return built[1]
     with db.lock:
-        if db.conn.execute("SELECT count(*) FROM memory_traces").fetchone()[0] > UNMIGRATED_MAX:
-            return False
-        db.conn.execute(
-            f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{UNMIGRATED} USING fts5(content, tags, "
-            "tokenize='unicode61 remove_diacritics 2')"
-        )
-        db.conn.execute(f"DELETE FROM {UNMIGRATED}")
-        rows = db.conn.execute("SELECT rowid, content, tags FROM memory_traces").fetchall()
-        db.conn.executemany(
-            f"INSERT INTO {UNMIGRATED}(rowid, content, tags) VALUES (?, ?, ?)",
-            [
-                (r, textindex.segment(c or ""), textindex.tags_text(fulltext.tags_list(t)))
-                for r, c, t in rows
-            ],
-        )
-    _unmigrated_built[db] = state
-    return True
+        rows = db.conn.execute(
+            "SELECT rowid, content, tags FROM memory_traces LIMIT ?", (UNMIGRATED_MAX + 1,)
+        ).fetchall()
+        serves = len(rows) <= UNMIGRATED_MAX
+        if serves:
+            fulltext.fill_temp_index(db, UNMIGRATED, rows)
+    _unmigrated_built[db] = (state, serves)
+    return serves

@@ -224,7 +224,9 @@ TRACE_COLUMNS = (
 # memgui's own tables and indexes (migration 1). Journal ids only grow without AUTOINCREMENT
 # (rows are never deleted, so max + 1 is never an old id); AUTOINCREMENT would write
 # sqlite_sequence's page into the WAL on every add. Brains made before keep theirs.
-MEMGUI_TABLES = """
+# memgui_fts tokenizes so: a TEMP index that stands in for it must do the same.
+MEMGUI_TOKENIZE = "unicode61 remove_diacritics 2"
+MEMGUI_TABLES = f"""
 CREATE TABLE IF NOT EXISTS memory_links (
   brain_id   TEXT    NOT NULL,
   from_id    TEXT    NOT NULL,
@@ -252,7 +254,7 @@ CREATE INDEX IF NOT EXISTS idx_memgui_journal_link_to
   WHERE op IN ('link', 'unlink');
 CREATE VIRTUAL TABLE IF NOT EXISTS memgui_fts USING fts5(
   content, tags, content='', contentless_delete=1,
-  tokenize='unicode61 remove_diacritics 2'
+  tokenize='{MEMGUI_TOKENIZE}'
 );
 CREATE TABLE IF NOT EXISTS memgui_fts_pending (
   rowid   INTEGER PRIMARY KEY,

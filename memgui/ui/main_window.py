@@ -28,6 +28,7 @@ from memgui.core.progress import Progress
 from memgui.ui.actions import build_actions
 from memgui.ui.backfill import install_semantic
 from memgui.ui.brain_files import BrainFiles
+from memgui.ui.commands import RESTORABLE_FIELDS
 from memgui.ui.icons import icon
 from memgui.ui.import_export_actions import install_import_export
 from memgui.ui.jobs import JobRunner
@@ -495,8 +496,4 @@ class MainWindow(QMainWindow):
 
 def _edited_fields(trace: Trace) -> tuple:
     """What an edit changes (strength is computed at each read, so it is left out)."""
-    return (trace.content, trace.tags, trace.type, trace.scope, trace.scope_id) + (
-        trace.category,
-        trace.expires_at,
-        trace.deleted,
-    )
+    return tuple(getattr(trace, name) for name in (*RESTORABLE_FIELDS, "expires_at", "deleted"))

@@ -105,14 +105,20 @@ def test_no_two_visible_controls_share_a_mnemonic(qtbot, tmp_path, brain_path) -
     window.close()
 
 
-def test_ctrl_z_in_content_after_save_undoes_the_save(qtbot, tmp_path, brain_path) -> None:
-    window = open_window(qtbot, tmp_path, brain_path)
-    trace_id = select_row(window, 0)
+def _type_at_end(qtbot, window, text: str):
+    """Type `text` at the end of the first memory's content; its editor and text before."""
     editor = window.detail.editor
     before = editor.trace.content
     editor.content.setFocus()
     qtbot.keyClick(editor.content, Qt.Key.Key_End, CTRL)
-    qtbot.keyClicks(editor.content, " edited")
+    qtbot.keyClicks(editor.content, text)
+    return editor, before
+
+
+def test_ctrl_z_in_content_after_save_undoes_the_save(qtbot, tmp_path, brain_path) -> None:
+    window = open_window(qtbot, tmp_path, brain_path)
+    trace_id = select_row(window, 0)
+    editor, before = _type_at_end(qtbot, window, " edited")
     qtbot.keyClick(editor.content, Qt.Key.Key_S, CTRL)
     wait_idle(qtbot, window)
     qtbot.waitUntil(lambda: not editor.dirty and editor.trace.content == before + " edited")
@@ -131,11 +137,7 @@ def test_ctrl_z_in_content_after_save_undoes_the_save(qtbot, tmp_path, brain_pat
 def test_ctrl_z_while_typing_stays_in_the_text(qtbot, tmp_path, brain_path) -> None:
     window = open_window(qtbot, tmp_path, brain_path)
     select_row(window, 0)
-    editor = window.detail.editor
-    before = editor.trace.content
-    editor.content.setFocus()
-    qtbot.keyClick(editor.content, Qt.Key.Key_End, CTRL)
-    qtbot.keyClicks(editor.content, "x")
+    editor, before = _type_at_end(qtbot, window, "x")
     qtbot.keyClick(editor.content, Qt.Key.Key_Z, CTRL)
     assert editor.content.toPlainText() == before
     assert not window.undo_group.canUndo()
