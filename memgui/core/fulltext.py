@@ -10,7 +10,7 @@ when it was last indexed, which an external-content FTS5 table needs to delete i
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 import orjson
 
@@ -128,9 +128,10 @@ def flush(db: Database) -> int:
         return flush_in_transaction(db)
 
 
-def indexed_text(rows: Iterable[tuple[int, str | None, str | None]]) -> list[tuple]:
-    """(rowid, content, tags) rows as memgui_fts holds them: segmented text, tags as words."""
-    return [(r, textindex.segment(c or ""), textindex.tags_text(tags_list(t))) for r, c, t in rows]
+def indexed_text(rows: Iterable[tuple[int, str | None, str | None]]) -> Iterator[tuple]:
+    """(rowid, content, tags) rows as memgui_fts holds them: segmented text, tags as words.
+    A generator: a whole brain's segmented text is never held at once (a migration)."""
+    return ((r, textindex.segment(c or ""), textindex.tags_text(tags_list(t))) for r, c, t in rows)
 
 
 def fill_temp_index(db: Database, name: str, rows: Iterable[tuple]) -> None:
