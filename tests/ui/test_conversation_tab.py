@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from PySide6.QtCore import Qt
 
 from memgui.core.brain import Brain
 from memgui.core.io.commit import commit
@@ -41,10 +42,40 @@ def test_conversation_tab_shows_the_chat_in_order(qtbot, tmp_path, chat_brain):
     assert shown.index(first) < shown.rindex(last)
     assert f"{len(messages)} message" in tab.title.text()
 
+    # A memory typed by hand has no conversation: its tab is left out and the pane goes
+    # back to the editor.
+    pane = window.detail
     assert window.select_id(plain)
-    qtbot.waitUntil(lambda: tab.conversation is None, timeout=3000)
-    assert "not imported from a chat" in tab.title.text() and tab.text.isHidden()
+    assert not pane.isTabVisible(pane.indexOf(tab))
+    assert pane.currentWidget() is pane.editor
+    pane.setCurrentIndex(pane.indexOf(tab) - 1)
+    qtbot.keyClick(pane, Qt.Key.Key_Tab, Qt.KeyboardModifier.ControlModifier)
+    assert pane.currentWidget() is pane.editor  # Ctrl+Tab skips the hidden tab
+
+    assert window.select_id(trace_id)
+    assert pane.isTabVisible(pane.indexOf(tab))
     window.close()
+
+
+def test_the_conversation_tab_is_shown_only_for_a_memory_from_a_chat(qtbot, tmp_path, chat_brain):
+    path, trace_id, _expected, plain = chat_brain
+    window = open_window(qtbot, tmp_path, path)
+    pane = window.detail
+    index = pane.indexOf(pane.conversation)
+    assert window.select_id(plain)
+    assert not pane.isTabVisible(index)
+    assert window.select_id(trace_id)
+    assert pane.isTabVisible(index)
+    window.edits.new_memory()
+    assert not pane.isTabVisible(index)
+    window.close()
+
+
+def test_no_chat_means_no_conversation_text(qtbot):
+    tab = ConversationTab()
+    qtbot.addWidget(tab)
+    tab.show_conversation(None)
+    assert "No memory is selected" in tab.title.text() and tab.text.isHidden()
 
 
 def test_message_text_is_escaped_not_rendered(qtbot):

@@ -62,19 +62,34 @@ class DetailPane(QTabWidget):
         """Show `trace` in the editor; the tabs reload when they are looked at."""
         self._brain = brain
         self.editor.load(trace)
+        self._show_conversation_tab(trace)
         self.mark_stale()
 
     def start_new(self, brain: Any) -> None:
         self._brain = brain
         self.setCurrentWidget(self.editor)
         self.editor.load(None, new=True)
+        self._show_conversation_tab(None)
         self.mark_stale()
         self.editor.content.setFocus()
 
     def trace_changed(self, fresh: Trace, actor: str) -> None:
         """The shown trace changed (here or elsewhere): refresh without losing an edit."""
         self.editor.external_change(fresh, actor)
+        self._show_conversation_tab(self.editor.trace)
         self.mark_stale()
+
+    def _show_conversation_tab(self, trace: Trace | None) -> None:
+        # Only a memory imported from a chat has a conversation; the tab is left out for the
+        # others so that the rest fit the pane's width without scroll arrows.
+        conversation_id = trace.metadata.get("conversation_id") if trace is not None else None
+        wanted = isinstance(conversation_id, str) and bool(conversation_id)
+        index = self.indexOf(self.conversation)
+        if wanted == self.isTabVisible(index):
+            return
+        if not wanted and self.currentWidget() is self.conversation:
+            self.setCurrentWidget(self.editor)
+        self.setTabVisible(index, wanted)
 
     def mark_stale(self) -> None:
         self._stale = set(self._tabs())
