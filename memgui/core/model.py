@@ -134,6 +134,9 @@ class Link:
     created_at: int
 
 
+_STORED_KIND = {"superseded_by": "supersedes", "caused": "caused_by"}
+
+
 @dataclass(frozen=True)
 class RelatedSummary:
     """A link seen from one trace: the other side, a snippet, and the kind read from here."""
@@ -143,6 +146,12 @@ class RelatedSummary:
     direction: str  # "in" | "out"
     snippet: str
     created_at: int
+
+    @property
+    def stored_kind(self) -> str:
+        """The kind as the link is stored, read from its source (`superseded_by` is
+        `supersedes`): what `link` and `unlink` take."""
+        return _STORED_KIND.get(self.kind, self.kind)
 
     def to_json(self) -> dict[str, Any]:
         return {

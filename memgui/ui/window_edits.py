@@ -239,7 +239,7 @@ class WindowEdits(QObject):
         if trace is None:
             return
         ends = (trace.id, link.id) if link.direction == "out" else (link.id, trace.id)
-        self._push(cmd.LinkCommand(self.session, *ends, link.kind, add=False))
+        self._push(cmd.LinkCommand(self.session, *ends, link.stored_kind, add=False))
 
     def open_trace(self, trace_id: str) -> None:
         if not self.window.select_id(trace_id):

@@ -109,13 +109,23 @@ class LinksTab(DetailTab):
         self.view.doubleClicked.connect(
             lambda index: self.open_requested.emit(index.data(DetailRole.ITEM_ID))
         )
+        self.view.selectionModel().selectionChanged.connect(self._enable_buttons)
+        self.model.modelReset.connect(self._enable_buttons)
 
     def reload(self) -> None:
         items = self.brain.related(self.trace.id, limit=200) if self.trace else []
         self.model.set_items(items)
         writable = not _read_only(self.brain)
         self.add_button.setEnabled(writable and self.trace is not None and not self.trace.deleted)
-        self.remove_button.setEnabled(writable)
+        self._enable_buttons()
+        if self.trace is not None and not items:
+            self.message.setText("This memory has no links to other memories.")
+            self.message.show()
+
+    def _enable_buttons(self, *_args: object) -> None:
+        chosen = self._selected() is not None
+        self.remove_button.setEnabled(chosen and not _read_only(self.brain))
+        self.open_button.setEnabled(chosen)
 
     def _selected(self) -> Any:
         rows = self.view.selectionModel().selectedRows()
