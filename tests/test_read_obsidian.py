@@ -180,3 +180,24 @@ def test_real_vaults_read_whole_and_counts_add_up(vault: Path) -> None:
         assert all(r.verdict == NEW for r in traces)
         assert sum(len(r.links) for r in traces) > 10_000
         assert elapsed < 2.0, f"reading the help vault took {elapsed:.2f} s of CPU"
+
+
+def test_a_double_percent_inside_code_opens_no_comment() -> None:
+    text = (
+        "Comments use the `%%` marker.\n"
+        "See [[Target A]] and #tag-a.\n"
+        "```\n%% in a fence\n```\n"
+        "Then [[Visible One]] %% a real [[Hidden]] comment %% and [[Visible Two]].\n"
+        "``%%`` again, then [[Last]].\n"
+    )
+    found = scan_markdown(text, 1)
+    assert found.links == [("Target A", 2), ("Visible One", 6), ("Visible Two", 6), ("Last", 7)]
+    assert found.tags == ["tag-a"]
+
+
+def test_the_help_vaults_internal_links_note_keeps_every_link() -> None:
+    path = HELP_VAULT / "en" / "Linking notes and files" / "Internal links.md"
+    text = path.read_text(encoding="utf-8")
+    assert "`# | ^ : %% [[ ]]`" in text  # the `%%` in inline code that hid every later link
+    targets = {label for label, _line in scan_markdown(text, 1).links}
+    assert {"Command palette", "Accepted file formats", "Embed Files"} <= targets

@@ -78,7 +78,7 @@ def _blank(text: str, spans: list[tuple[int, int]]) -> str:
     return "".join(pieces)
 
 
-def _code_and_comment_spans(text: str) -> list[tuple[int, int]]:
+def _fence_spans(text: str) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     if "```" in text or "~~~" in text:
         opened: tuple[str, int] | None = None
@@ -100,9 +100,6 @@ def _code_and_comment_spans(text: str) -> list[tuple[int, int]]:
         if opened is not None:  # an unclosed fence runs to the end, as Obsidian shows it
             spans.append((opened[1], len(text)))
         spans.sort()
-    if "%%" in text:
-        spans.extend(m.span() for m in _COMMENT.finditer(text))
-        spans.sort()
     return spans
 
 
@@ -111,9 +108,12 @@ def scan_markdown(text: str, first_line: int) -> Scan:
     found = Scan()
     if "[[" not in text and "#" not in text:
         return found
-    text = _blank(text, _code_and_comment_spans(text))
+    text = _blank(text, _fence_spans(text))
     if "`" in text:
         text = _INLINE_CODE.sub(" ", text)
+    # Comments are found after the code is gone: a `%%` inside code is text, not a comment.
+    if "%%" in text:
+        text = _blank(text, [m.span() for m in _COMMENT.finditer(text)])
     counted = [0, first_line]  # offset counted so far and its line: matches come in order
 
     def line_of(offset: int) -> int:
