@@ -7,6 +7,8 @@ from typing import Any
 
 from memgui.cli_format import journal_lines, mapping_lines, neighbour_lines
 from memgui.cli_registry import CommandContext, command, jsonable
+from memgui.core.graph import MAX_NEIGHBOURS, NEIGHBOURS_CAP
+from memgui.core.model import check_int_range
 
 
 def _configure_link(parser: argparse.ArgumentParser) -> None:
@@ -42,16 +44,29 @@ def _configure_neighbours(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--depth", type=int, default=1, metavar="N", help="hops to follow, 1-3 (default 1)"
     )
+    parser.add_argument(
+        "--limit",
+        type=int,
+        default=MAX_NEIGHBOURS,
+        metavar="N",
+        help=f"nearest neighbours to print, 1-{NEIGHBOURS_CAP:,} (default {MAX_NEIGHBOURS})",
+    )
 
 
 @command(
     "neighbours", "knowledge-graph neighbours of a trace or node", configure=_configure_neighbours
 )
 def run_neighbours(ctx: CommandContext, args: argparse.Namespace) -> None:
-    neighbours = ctx.brain.neighbours(args.id, depth=args.depth)
+    check_int_range("limit", args.limit, 1, NEIGHBOURS_CAP)
+    # One more than asked says whether the walk was cut.
+    found = ctx.brain.neighbours(args.id, depth=args.depth, limit=args.limit + 1)
+    neighbours, truncated = found[: args.limit], len(found) > args.limit
+    lines = neighbour_lines(neighbours)
+    if truncated:
+        lines.append(f"(the {args.limit} nearest are shown; there are more: --limit N)")
     ctx.emit(
-        {"id": args.id, "neighbours": [n.to_json() for n in neighbours]},
-        neighbour_lines(neighbours),
+        {"id": args.id, "neighbours": [n.to_json() for n in neighbours], "truncated": truncated},
+        lines,
     )
 
 

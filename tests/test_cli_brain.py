@@ -10,6 +10,7 @@ import apsw
 import pytest
 
 from memgui.cli import main
+from memgui.core.brain import Brain
 from tests.test_cli import add, isolate_user_dirs, run_cli, run_text, snapshot
 
 
@@ -69,7 +70,21 @@ def test_neighbours_prints_the_graph_around_a_trace(capsys, brain):
     assert result.code == 0, result.err
     doc = result.json()
     assert doc["id"] == t["id"] and isinstance(doc["neighbours"], list)
+    assert doc["truncated"] is False
     assert run_text(capsys, brain, "neighbours", t["id"]).code == 0
+
+
+def test_neighbours_say_when_more_were_left_out(capsys, brain):
+    with Brain.open(brain) as opened:
+        hub = opened.add_node("hub", "thing")
+        for i in range(4):
+            opened.add_edge(hub, opened.add_node(f"leaf {i}", "thing"), "has")
+    doc = run_cli(capsys, brain, "neighbours", hub, "--limit", "3").json()
+    assert len(doc["neighbours"]) == 3
+    assert doc["truncated"] is True
+    assert run_cli(capsys, brain, "neighbours", hub, "--limit", "4").json()["truncated"] is False
+    text = run_text(capsys, brain, "neighbours", hub, "--limit", "3").out
+    assert text.splitlines()[-1] == "(the 3 nearest are shown; there are more: --limit N)"
 
 
 def test_history_and_revert_of_a_cli_change(capsys, brain):

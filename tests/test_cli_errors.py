@@ -147,6 +147,9 @@ REJECTIONS: list[tuple[list[str], int, list[str]]] = [
     (["neighbours", "{a}", "--depth", "0"], USAGE, ["depth", "between 1 and 3", "0"]),
     (["neighbours", "{a}", "--depth", "4"], USAGE, ["depth", "between 1 and 3", "4"]),
     (["neighbours", "{a}", "--depth", "deep"], USAGE, [INT_MESSAGE.format("depth", "deep")]),
+    (["neighbours", "{a}", "--limit", "0"], USAGE, ["limit", "between 1 and 5000", "0"]),
+    (["neighbours", "{a}", "--limit", "5001"], USAGE, ["limit", "between 1 and 5000", "5001"]),
+    (["neighbours", "{a}", "--limit", "x"], USAGE, [INT_MESSAGE.format("limit", "x")]),
     # similar
     (["similar", "{a}", "--limit", "abc"], USAGE, [INT_MESSAGE.format("limit", "abc")]),
     # journal

@@ -102,6 +102,21 @@ def test_graph_nodes_edges_and_neighbours(brain: Brain) -> None:
     assert len(brain.nodes()) == 3 and len(brain.edges()) == 2
 
 
+def test_neighbours_are_the_nearest_up_to_a_limit(brain: Brain) -> None:
+    hub = brain.add_node("hub", "thing")
+    near = [brain.add_node(f"near {i}", "thing") for i in range(3)]
+    for node in near:
+        brain.add_edge(hub, node, "has")
+    far = brain.add_node("far", "thing")
+    brain.add_edge(near[0], far, "has")
+    assert len(brain.neighbours(hub, depth=2)) == 4
+    nearest = brain.neighbours(hub, depth=2, limit=3)
+    assert sorted(n.label for n in nearest) == ["near 0", "near 1", "near 2"]
+    for bad in (0, 5001, True, "3"):
+        with pytest.raises(InvalidArgument, match="limit must be"):
+            brain.neighbours(hub, depth=1, limit=bad)
+
+
 @pytest.mark.parametrize("depth", [0, 4, -1])
 def test_neighbours_depth_is_bounded(brain: Brain, depth: int) -> None:
     node = brain.add_node("n", "thing")

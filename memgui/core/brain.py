@@ -418,8 +418,10 @@ class Brain:
     def edges(self, limit: int = 200, offset: int = 0) -> list[dict[str, Any]]:
         return graph.edges(self, limit, offset)
 
-    def neighbours(self, start_id: str, depth: int = 1) -> list[Neighbour]:
-        return graph.neighbours(self, start_id, depth)
+    def neighbours(
+        self, start_id: str, depth: int = 1, limit: int = graph.MAX_NEIGHBOURS
+    ) -> list[Neighbour]:
+        return graph.neighbours(self, start_id, depth, limit)
 
     def history(self, trace_id: str) -> list[JournalEntry]:
         return journal.history(self, trace_id)

@@ -18,7 +18,8 @@ from memgui.core.model import Neighbour, check_depth, check_id, check_int_range,
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
 
-MAX_NEIGHBOURS = 500
+MAX_NEIGHBOURS = 500  # the default; a caller may ask for up to NEIGHBOURS_CAP
+NEIGHBOURS_CAP = 5_000
 MAX_PAGE = 10_000  # nodes/edges per page: the graph view pages through a large graph
 MAX_OFFSET = 2**62
 
@@ -151,9 +152,14 @@ def _start_nodes(brain: Brain, start_id: str) -> list[str]:
     return found or [start_id]
 
 
-def neighbours(brain: Brain, start_id: str, depth: int) -> list[Neighbour]:
-    """Breadth-first over edges in both directions, up to `depth` hops (1–3)."""
+def neighbours(
+    brain: Brain, start_id: str, depth: int, limit: int = MAX_NEIGHBOURS
+) -> list[Neighbour]:
+    """Breadth-first over edges in both directions, up to `depth` hops (1–3), nearest first,
+    at most `limit` (1–5,000) of them: a caller that must know whether more were left asks
+    for one more than it shows."""
     check_depth(depth)
+    check_int_range("limit", limit, 1, NEIGHBOURS_CAP)
     check_id("id", start_id, "trace or node id")
     with brain.db.lock:
         frontier = _start_nodes(brain, start_id)
@@ -180,7 +186,7 @@ def neighbours(brain: Brain, start_id: str, depth: int) -> list[Neighbour]:
                     out.append(
                         Neighbour(other, label or other, node_type or "trace", edge_type, hop)
                     )
-                    if len(out) >= MAX_NEIGHBOURS:
+                    if len(out) >= limit:
                         return out
             frontier = next_frontier
     return out

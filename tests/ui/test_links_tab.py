@@ -52,3 +52,22 @@ def test_without_links_the_tab_says_so_and_its_buttons_wait_for_a_choice(qtbot, 
     assert not tab.remove_button.isEnabled()  # nothing chosen yet
     tab.view.selectRow(0)
     assert tab.remove_button.isEnabled() and tab.open_button.isEnabled()
+
+
+def test_the_neighbours_tab_says_when_it_shows_only_the_nearest(qtbot, window, monkeypatch):
+    import memgui.ui.views.detail_tabs as detail_tabs
+
+    monkeypatch.setattr(detail_tabs, "MAX_NEIGHBOURS", 3)
+    brain = window.session.brain
+    trace_id = window.model.id_at(0)
+    memory = brain.add_node("memory", "memory", {"trace_id": trace_id})
+    tab = window.detail.neighbours
+    for count in (3, 4):
+        brain.add_edge(memory, brain.add_node(f"topic {count}", "topic"), "mentions")
+        if count == 3:
+            for i in range(2):
+                brain.add_edge(memory, brain.add_node(f"topic {i}", "topic"), "mentions")
+        tab.show_trace(brain, brain.get(trace_id))
+        assert tab.model.rowCount() == 3
+        assert tab.message.isHidden() == (count == 3)
+    assert "3 nearest" in tab.message.text()

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from memgui.core.errors import MemguiError
+from memgui.core.graph import MAX_NEIGHBOURS
 from memgui.core.model import MAX_DEPTH, Trace
 from memgui.ui.models.detail_models import (
     DetailRole,
@@ -164,10 +165,19 @@ class NeighboursTab(DetailTab):
         self.depth.valueChanged.connect(lambda _v: self.show_trace(self.brain, self.trace))
 
     def reload(self) -> None:
-        items = self.brain.neighbours(self.trace.id, self.depth.value()) if self.trace else []
-        self.model.set_items(items)
-        if self.trace is not None and not items:
+        shown = MAX_NEIGHBOURS
+        # One more than shown says whether the walk was cut.
+        found = (
+            self.brain.neighbours(self.trace.id, self.depth.value(), limit=shown + 1)
+            if self.trace
+            else []
+        )
+        self.model.set_items(found[:shown])
+        if self.trace is not None and not found:
             self.message.setText("No knowledge-graph nodes are connected to this memory.")
+            self.message.show()
+        elif len(found) > shown:
+            self.message.setText(f"The {shown} nearest nodes are shown; the graph holds more.")
             self.message.show()
 
 
