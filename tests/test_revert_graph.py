@@ -125,3 +125,48 @@ def test_reverting_a_purge_gives_back_its_chunks_trace_and_its_feedback(
             brain.revert(batch_id)
         assert rows(brain) == before
         assert brain.get(chunk_trace) and brain.get(rated)
+
+
+def _graph_rows(brain: Brain) -> tuple[list, list]:
+    conn = brain.db.conn
+    nodes = conn.execute(
+        "SELECT id, type, label, properties, confidence, source, created_at "
+        "FROM knowledge_nodes ORDER BY id"
+    ).fetchall()
+    edges = conn.execute(
+        "SELECT id, source_id, target_id, type, weight, bidirectional, metadata, created_at "
+        "FROM knowledge_edges ORDER BY id"
+    ).fetchall()
+    return nodes, edges
+
+
+LINKED_TRACE = "mt_b7e867c6-54d1-4056-a2da-bc199d2c9dc5"  # AgentOS gave it a node and an edge
+
+
+@pytest.mark.parametrize("how", ["purge", "sweep", "scope"])
+def test_a_hard_delete_takes_the_traces_graph_copy_and_revert_brings_it_back(
+    agentos_copy: Path, how: str
+) -> None:
+    with Brain.open(agentos_copy, actor="test") as brain:
+        before = _graph_rows(brain)
+        assert LINKED_TRACE in {n[0] for n in before[0]}
+        assert any(LINKED_TRACE in e[1:3] for e in before[1])
+        trace = brain.get(LINKED_TRACE)
+        start = brain.last_journal_id()
+        if how == "purge":
+            brain.purge(LINKED_TRACE)
+        elif how == "sweep":
+            brain.update(LINKED_TRACE, {"ttl_secs": 1})
+            brain.clock = lambda: trace.created_at + 10**12  # long after it expired
+            start = brain.last_journal_id()
+            assert brain.sweep().expired >= 1
+        else:
+            brain.delete_scope(trace.scope, trace.scope_id)
+        nodes, edges = _graph_rows(brain)
+        assert LINKED_TRACE not in {n[0] for n in nodes}
+        assert not any(LINKED_TRACE in e[1:3] for e in edges)
+        if how != "scope":  # a scope's delete takes its other traces' nodes too
+            assert len(nodes) == len(before[0]) - 1
+        (batch_id,) = {e.batch_id for e in brain.journal_since(start)}
+        brain.revert(batch_id)
+        assert _graph_rows(brain) == before

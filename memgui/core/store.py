@@ -411,7 +411,8 @@ def delete_trace(
 def _let_go_of_trace(db: Database, batch: WriteBatch, brain_id: str, trace_id: str) -> None:
     """The AgentOS rows that name a trace being deleted, journaled so a revert puts them
     back: a document chunk forgets its trace (`chunk`), a retrieval feedback row goes
-    (`feedback`); both tables hold a foreign key to the trace."""
+    (`feedback`; both tables hold a foreign key to the trace), and so does its
+    knowledge-graph copy (`edge`, `node`)."""
     where = (brain_id, trace_id)
     chunks = db.conn.execute(
         "SELECT id FROM document_chunks WHERE brain_id = ? AND trace_id = ?", where
@@ -435,6 +436,16 @@ def _let_go_of_trace(db: Database, batch: WriteBatch, brain_id: str, trace_id: s
         )
     if feedback:
         db.conn.execute("DELETE FROM retrieval_feedback WHERE brain_id = ? AND trace_id = ?", where)
+    # The trace's knowledge-graph copy goes with it (seed 000, memory_delete): AgentOS's
+    # memory_graph node, whose id is the trace's, and every edge naming the trace; so no node
+    # stands for a trace the brain no longer holds. Edges first: a revert puts the node back
+    # before them.
+    from memgui.core.io import revert_rows  # imports this module
+
+    revert_rows.delete_rows(
+        db, batch, brain_id, "edge", "source_id = ?2 OR target_id = ?2", where[1:]
+    )
+    revert_rows.delete_rows(db, batch, brain_id, "node", "id = ?2", where[1:])
 
 
 def journal(

@@ -138,6 +138,31 @@ def insert_new_rows(
         batch.nodes.update(row["id"] for row in rows)
 
 
+def delete_rows(
+    db: Any, batch: WriteBatch, brain_id: str, op: str, where: str, params: tuple[Any, ...]
+) -> int:
+    """Delete the rows of `op`'s table that `where` picks (`?2`… are `params`), each one
+    journaled as removed so that a revert puts it back. Returns how many went."""
+    table, _ordered, json_cols, blobs = TABLES[op]
+    if table not in db.tables:
+        return 0
+    names = [c for c in columns(op) if c not in blobs]
+    found = db.conn.execute(
+        f"SELECT {', '.join(names)} FROM {table} WHERE brain_id = ?1 AND ({where})",
+        (brain_id, *params),
+    ).fetchall()
+    for values in found:
+        row = {c: _json(v) if c in json_cols else v for c, v in zip(names, values, strict=True)}
+        store.journal(db, batch, brain_id, op, row["id"], row, None)
+        if op in ("node", "edge"):
+            batch.nodes.add(row["id"])
+    if found:
+        db.conn.execute(
+            f"DELETE FROM {table} WHERE brain_id = ?1 AND ({where})", (brain_id, *params)
+        )
+    return len(found)
+
+
 def journal_row(op: str, row: dict[str, Any]) -> dict[str, Any]:
     """The row as the journal keeps it: every column but the BLOBs."""
     blobs = TABLES[op][3]
