@@ -8,6 +8,7 @@ import pytest
 
 from memgui.core.brain import Brain
 from memgui.core.errors import Conflict, InvalidArgument, NotFound
+from memgui.core.links import links_of
 from memgui.core.model import TraceFilter
 
 
@@ -273,3 +274,29 @@ def test_reading_by_an_empty_id_is_invalid_not_missing(brain: Brain) -> None:
     for read in (brain.get, brain.history):
         with pytest.raises(InvalidArgument, match=r"id must be a non-empty trace id \(got ''\)"):
             read("")
+
+
+def test_merge_gives_the_survivor_the_merged_traces_links(brain: Brain) -> None:
+    survivor = brain.add("survivor").id
+    brain.search("survivor")  # the most retrieved survives
+    merged = brain.add("merged away").id
+    x, y, z = (brain.add(f"other {n}").id for n in "xyz")
+    brain.link(merged, x, "relates_to")
+    brain.link(merged, y, "supersedes")
+    brain.link(z, merged, "caused_by")
+    brain.link(survivor, merged, "relates_to")  # between the two: not carried
+    brain.link(survivor, x, "relates_to")  # the survivor has it already
+    survivor_before = sorted((r.id, r.kind) for r in brain.related(survivor))
+    rows_before = sorted(map(str, links_of(brain, merged)))
+    start = brain.last_journal_id()
+    assert brain.merge([merged, survivor]).id == survivor
+    carried = sorted((r.id, r.kind) for r in brain.related(survivor))
+    assert carried == sorted([(x, "relates_to"), (y, "supersedes"), (z, "caused")])
+    entries = brain.journal_since(start)
+    assert [e.op for e in entries if e.op == "link"] == ["link", "link"]
+    # The merged trace keeps its own links (hidden while it is forgotten).
+    assert sorted(map(str, links_of(brain, merged))) == rows_before
+    # Reverting the merge takes the carried links back.
+    brain.revert(entries[0].batch_id)
+    assert sorted((r.id, r.kind) for r in brain.related(survivor)) == survivor_before
+    assert sorted(map(str, links_of(brain, merged))) == rows_before

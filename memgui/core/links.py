@@ -10,6 +10,7 @@ from memgui.core.model import RelatedSummary, check_id, check_link_kind
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
+    from memgui.core.db import WriteBatch
 
 SNIPPET_CHARS = 160
 MAX_RELATED = 10
@@ -48,17 +49,51 @@ def link(brain: Brain, from_id: str, to_id: str, kind: str, actor: str | None) -
         ).fetchone()
         if exists:
             return False
-        now = brain.now()
-        brain.db.conn.execute(
-            "INSERT INTO memory_links (brain_id, from_id, to_id, kind, created_at) "
-            "VALUES (?, ?, ?, ?, ?)",
-            (brain.brain_id, a, b, kind, now),
-        )
-        row = {"from_id": a, "to_id": b, "kind": kind, "created_at": now}
-        store.journal(brain.db, batch, brain.brain_id, "link", a, None, row)
-        batch.links.add(f"{a}|{b}|{kind}")
-        batch.traces.update((a, b))
+        _insert(brain, batch, a, b, kind)
     return True
+
+
+def _insert(brain: Brain, batch: WriteBatch, a: str, b: str, kind: str) -> None:
+    now = brain.now()
+    brain.db.conn.execute(
+        "INSERT INTO memory_links (brain_id, from_id, to_id, kind, created_at) "
+        "VALUES (?, ?, ?, ?, ?)",
+        (brain.brain_id, a, b, kind, now),
+    )
+    row = {"from_id": a, "to_id": b, "kind": kind, "created_at": now}
+    store.journal(brain.db, batch, brain.brain_id, "link", a, None, row)
+    batch.links.add(f"{a}|{b}|{kind}")
+    batch.traces.update((a, b))
+
+
+def carry_over(brain: Brain, batch: WriteBatch, merged: list[str], survivor: str) -> None:
+    """A merge: the survivor gets the links the merged traces have to other traces, journaled
+    in the merge's batch. The merged traces keep theirs, hidden while they are forgotten;
+    links among the merged traces themselves are not carried (they would link the survivor
+    to itself)."""
+    conn, bid = brain.db.conn, brain.brain_id
+    group = {survivor, *merged}
+    for gone in merged:
+        rows = conn.execute(
+            "SELECT from_id, to_id, kind FROM memory_links WHERE brain_id = ?1 AND "
+            "(from_id = ?2 OR to_id = ?2) ORDER BY created_at, rowid",
+            (bid, gone),
+        ).fetchall()
+        for from_id, to_id, kind in rows:
+            if from_id in group and to_id in group:
+                continue
+            a, b = _normalised(
+                survivor if from_id == gone else from_id,
+                survivor if to_id == gone else to_id,
+                kind,
+            )
+            exists = conn.execute(
+                "SELECT 1 FROM memory_links WHERE brain_id = ? AND from_id = ? AND to_id = ? "
+                "AND kind = ?",
+                (bid, a, b, kind),
+            ).fetchone()
+            if not exists:
+                _insert(brain, batch, a, b, kind)
 
 
 def unlink(brain: Brain, from_id: str, to_id: str, kind: str, actor: str | None) -> bool:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import apsw
 
-from memgui.core import journal, store
+from memgui.core import journal, links, store
 from memgui.core.errors import InvalidArgument
 from memgui.core.model import (
     SCOPES,
@@ -214,6 +214,9 @@ def merge(
                 continue
             gone = dict(snap, deleted=True, version=snap["version"] + 1, updated_at=now)
             store.update_trace(brain.db, batch, brain.brain_id, row[0], snap, gone, "forget")
+        links.carry_over(
+            brain, batch, [s["id"] for s in snaps if s is not survivor], survivor["id"]
+        )
     return store.snapshot_to_trace(after, rows[best][0], now)
 
 
