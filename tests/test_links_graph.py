@@ -6,6 +6,7 @@ import pytest
 
 from memgui.core.brain import Brain
 from memgui.core.errors import InvalidArgument, NotFound
+from memgui.core.links import SNIPPET_CHARS, snippet
 
 
 def test_link_is_idempotent_and_relates_to_is_symmetric(brain: Brain) -> None:
@@ -69,6 +70,25 @@ def test_related_is_capped_newest_first_with_snippets(brain: Brain) -> None:
     short = brain.add("short")
     brain.link(hub.id, short.id, "relates_to")
     assert brain.related(hub.id)[0].snippet == "short"
+
+
+@pytest.mark.parametrize(
+    "tail",
+    [
+        "\U0001f469\u200d\U0001f4bb",  # a ZWJ emoji
+        "\U0001f44d\U0001f3fd",  # a skin tone
+        "e\u0301\u0301",  # combining accents
+        "\u2764\ufe0f",  # a variation selector
+    ],
+)
+def test_a_snippet_never_splits_a_character_sequence(tail: str) -> None:
+    for at in range(SNIPPET_CHARS - len(tail), SNIPPET_CHARS + 1):
+        text = "a" * at + tail + "b" * 50
+        cut = snippet(text)
+        assert cut.endswith("…") and len(cut) <= SNIPPET_CHARS + 1
+        kept = cut[:-1]
+        assert kept == text[: len(kept)]
+        assert kept.endswith("a") or kept.endswith(tail) or kept.endswith("b"), repr(kept[-4:])
 
 
 def test_link_rejects_bad_input(brain: Brain) -> None:

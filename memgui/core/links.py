@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from typing import TYPE_CHECKING
 
 from memgui.core import store
@@ -120,7 +121,29 @@ def unlink(brain: Brain, from_id: str, to_id: str, kind: str, actor: str | None)
 
 
 def snippet(text: str) -> str:
-    return text if len(text) <= SNIPPET_CHARS else text[:SNIPPET_CHARS] + "…"
+    """The first 160 characters and `…` when cut; the cut moves back to the start of a
+    character sequence it would split (an accent, a skin tone, a ZWJ emoji)."""
+    if len(text) <= SNIPPET_CHARS:
+        return text
+    cut = SNIPPET_CHARS
+    while cut > 1 and (_continues(text[cut]) or text[cut - 1] == _ZWJ):
+        cut -= 1
+    return text[:cut] + "…"
+
+
+_ZWJ = "\u200d"
+
+
+def _continues(char: str) -> bool:
+    """Whether `char` belongs to the character before it."""
+    code = ord(char)
+    return (
+        char == _ZWJ
+        or unicodedata.combining(char) != 0
+        or 0xFE00 <= code <= 0xFE0F  # variation selectors
+        or 0x1F3FB <= code <= 0x1F3FF  # skin tones
+        or 0xE0020 <= code <= 0xE007F  # tag characters (flags of regions)
+    )
 
 
 def related(brain: Brain, trace_id: str, limit: int = MAX_RELATED) -> list[RelatedSummary]:
