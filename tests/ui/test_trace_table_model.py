@@ -166,3 +166,23 @@ def test_discarded_containers_still_held_elsewhere_stay_whole(monkeypatch):
     row_lists.discard_later(kept, table, [])
     time.sleep(1.3)  # the worker waits ~1 s for other holders to let go, then leaves them
     assert kept == list(range(50)) and len(table) == 50
+
+
+def test_search_results_sorted_in_memory_map_ids_to_the_rows_shown(qtbot, tmp_path, brain_path):
+    from tests.ui.test_main_window import open_window, wait_idle
+
+    window = open_window(qtbot, tmp_path, brain_path)
+    for text in ("build alpha", "delta build build build", "build beta", "zeta build"):
+        window.session.brain.add(text)
+    model = window.model
+    for _run in range(2):  # the search, then F5
+        window.search_bar.set_query("build")
+        wait_idle(qtbot, window)
+        window.model.refresh()
+        wait_idle(qtbot, window)
+        rows = model.rowCount()
+        assert rows >= 4
+        assert [model.row_of(model.id_at(r)) for r in range(rows)] == list(range(rows))
+    picked = model.id_at(2)
+    assert window.select_id(picked) and window.current_id() == picked
+    window.close()

@@ -266,7 +266,6 @@ class TraceTableModel(TraceCells, QAbstractTableModel):
             self._query = replace(self._query, order=order_key, descending=descending)
             self.layoutAboutToBeChanged.emit()
             self._sort_in_memory()
-            self._rows = None
             self.layoutChanged.emit()
             return
         if not COLUMNS[column].order:
@@ -281,6 +280,7 @@ class TraceTableModel(TraceCells, QAbstractTableModel):
         unknown = [i for i in self._ids if not isinstance(self._cache.get(i), Trace)]
         known.sort(key=lambda i: column.sort_key(self._cache[i]), reverse=self._query.descending)
         self._ids = known + unknown
+        self._rows = None  # the id -> row map was of the order before
 
     # --- rows ---------------------------------------------------------------------------
 
