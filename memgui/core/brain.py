@@ -26,7 +26,14 @@ from memgui.core import (
 from memgui.core.brain_write import BrainWrite
 from memgui.core.db import Database, now_ms
 from memgui.core.embed import unpack_vector
-from memgui.core.errors import BrainIdRequired, EmbeddingUnavailable, InvalidArgument, NotFound
+from memgui.core.errors import (
+    BrainFileLost,
+    BrainIdRequired,
+    EmbeddingUnavailable,
+    InvalidArgument,
+    NotFound,
+    StorageError,
+)
 from memgui.core.model import (
     Changes,
     JournalEntry,
@@ -91,9 +98,17 @@ class Brain:
 
     @classmethod
     def open(
-        cls, path: str | os.PathLike[str], brain_id: str | None = None, *, actor: str = "cli"
+        cls,
+        path: str | os.PathLike[str],
+        brain_id: str | None = None,
+        *,
+        actor: str = "cli",
+        create: bool = True,
     ) -> Brain:
-        db = Database(path)
+        """Open (or, with `create`, make) the brain file at `path`. A second connection on a
+        file already open passes `create=False`: if the file went, it says so (`BrainFileLost`)
+        instead of making an empty brain there."""
+        db = Database(path, create=create)
         try:
             db.check_not_too_new()
             ids = db.brain_ids()
@@ -120,7 +135,11 @@ class Brain:
 
     def close(self) -> None:
         try:
-            fulltext.flush(self.db)
+            if self.db.lost is None and not self.db.readonly:
+                with self.db.reading("indexing before closing"):
+                    fulltext.flush(self.db)  # else the marks wait on disk for the next open
+        except (BrainFileLost, StorageError):
+            pass  # logged; closing goes on
         finally:
             self.db.close()
 
@@ -136,8 +155,14 @@ class Brain:
 
     @property
     def read_only(self) -> bool:
-        """Opened read-only (no write bits, read-only media): reads and searches only."""
-        return self.db.readonly
+        """Opened read-only (no write bits, read-only media), or its file was found lost
+        (`file_lost`): reads and searches only."""
+        return self.db.readonly or self.db.lost is not None
+
+    def file_lost(self) -> str | None:
+        """Why the file is no longer the one this brain writes (deleted, moved, replaced,
+        damaged), or None; once lost, every write is refused with `BrainFileLost`."""
+        return self.db.check_file()
 
     @property
     def path(self) -> Path:
@@ -433,7 +458,8 @@ class Brain:
         check_int_range("after_id", after_id, 0, 2**63 - 1)
         # Bounded like every limit: -1 would read the whole journal in one call.
         check_int_range("limit", limit, 1, MAX_JOURNAL_LIMIT)
-        return journal.since(self, after_id, limit, states)
+        with self.db.reading("reading the journal"):
+            return journal.since(self, after_id, limit, states)
 
     def last_journal_id(self) -> int:
         """Where the journal ends now (a live view starts watching from here)."""

@@ -22,7 +22,13 @@ import apsw
 
 from memgui.core import schema, vectors
 from memgui.core.checkpoint import Checkpointer
-from memgui.core.errors import MigrationError, ReadOnlyBrain, SchemaTooNew, StorageError
+from memgui.core.errors import (
+    BrainFileLost,
+    MigrationError,
+    ReadOnlyBrain,
+    SchemaTooNew,
+    StorageError,
+)
 from memgui.core.model import Changes
 
 log = logging.getLogger(__name__)
@@ -38,6 +44,15 @@ def _writable(path: Path) -> bool:
     """
     mode = path.stat().st_mode
     return bool(mode & 0o222) and os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
+
+
+# SQLite's errors that say the file is not (or no longer) a sound brain.
+DAMAGED = (apsw.CorruptError, apsw.NotADBError)
+
+
+def _identity(path: Path) -> tuple[int, int]:
+    stat = os.stat(path)
+    return stat.st_dev, stat.st_ino
 
 
 def now_ms() -> int:
@@ -69,7 +84,9 @@ class WriteBatch:
 class Database:
     """One apsw connection on one brain file, with the schema state it found."""
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], create: bool = True) -> None:
+        """`create=False` (a second connection on a file already open) refuses a missing
+        file instead of making an empty brain where it was."""
         self.path = Path(path)
         self.lock = threading.RLock()
         self._batch: WriteBatch | None = None
@@ -77,6 +94,9 @@ class Database:
         self.pending_marks = 0  # rows marked for the full-text indexes since the last flush
         self.created = not self.path.exists()
         self.readonly = False
+        self.lost: str | None = None  # why the file can no longer be written, once known
+        if self.created and not create:
+            raise BrainFileLost(str(self.path), "does not exist any more (deleted or moved)")
         if self.created:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.conn = apsw.Connection(str(self.path))
@@ -99,6 +119,40 @@ class Database:
             self._create_schema()
         self.refresh_schema_state()
         self._load_vector_extension()
+        self._identity = _identity(self.path)
+
+    @contextmanager
+    def reading(self, operation: str) -> Iterator[None]:
+        """Around a read that another program's damage can reach (live refresh): SQLite's
+        errors become `BrainFileLost` (a damaged file) or `StorageError`."""
+        try:
+            yield
+        except DAMAGED as exc:
+            raise self.damaged() from exc
+        except apsw.Error as exc:
+            log.warning("%s: %s", operation, exc)
+            raise StorageError(operation) from exc
+
+    def damaged(self) -> BrainFileLost:
+        """SQLite found the file damaged: it is lost for writing (the error to raise)."""
+        self.lost = "is damaged: it is not a readable brain any more"
+        return BrainFileLost(str(self.path), self.lost)
+
+    def check_file(self) -> str | None:
+        """Why the file this connection writes is no longer the file at its path (deleted,
+        moved away, replaced, damaged), or None. SQLite would go on writing into a deleted
+        or renamed-over file, where nobody would ever read it again."""
+        if self.lost is None:
+            try:
+                identity = _identity(self.path)
+            except FileNotFoundError:
+                self.lost = "was deleted or moved after it was opened"
+            except OSError as exc:
+                self.lost = f"cannot be reached any more ({exc.strerror})"
+            else:
+                if identity != self._identity:
+                    self.lost = "was replaced by another file after it was opened"
+        return self.lost
 
     def _open_readonly(self) -> apsw.Connection:
         flags = apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI
@@ -343,7 +397,8 @@ class Database:
         return self._batch is not None
 
     def data_version(self) -> int:
-        return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
+        with self.reading("checking for changes"):
+            return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
 
     def checkpoint(self) -> None:
         """Copy the WAL back into the file now, in this thread (under the writer lock)."""
@@ -386,6 +441,10 @@ class WriteTransaction:
             self.joined = True
             db._depth += 1
             return db._batch
+        lost = db.check_file()  # one stat(): ~2 µs
+        if lost is not None:
+            db.lock.release()
+            raise BrainFileLost(str(db.path), lost)
         # Time-ordered ids append to the batch index instead of landing on random pages;
         # 4 random bytes tell apart batches of the same nanosecond (a uuid4 costs 6 µs).
         batch_id = f"b_{time.time_ns():x}_{os.urandom(4).hex()}"
@@ -395,6 +454,8 @@ class WriteTransaction:
         except apsw.Error as exc:
             db.lock.release()
             log.exception("%s: could not begin a transaction", self.operation)
+            if isinstance(exc, DAMAGED):
+                raise db.damaged() from exc
             raise StorageError(self.operation) from exc
         except BaseException:
             db.lock.release()
@@ -402,7 +463,9 @@ class WriteTransaction:
         db._batch = batch
         return batch
 
-    def __exit__(self, exc_type: type[BaseException] | None, *_: object) -> None:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, _tb: object
+    ) -> None:
         db = self.db
         try:
             if self.joined:
@@ -414,6 +477,9 @@ class WriteTransaction:
                     db.conn.execute("ROLLBACK")
                 except apsw.Error:
                     log.exception("%s: rollback failed", self.operation)
+                if isinstance(exc, DAMAGED):
+                    log.error("%s: %s", self.operation, exc)
+                    raise db.damaged() from exc
                 return  # the exception goes on
             try:
                 db.conn.execute("COMMIT")

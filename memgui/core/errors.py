@@ -97,6 +97,15 @@ class ReadOnlyBrain(MemguiError):
         super().__init__(f"{path} is read-only; it cannot be migrated or written")
 
 
+class BrainFileLost(MemguiError):
+    """The brain's file was deleted, replaced or damaged while it was open (or a second
+    connection found it gone): nothing is written to it, and no new file is made there."""
+
+    def __init__(self, path: str, why: str) -> None:
+        self.path = path
+        super().__init__(f"{path} {why}; nothing was written")
+
+
 class StorageError(MemguiError):
     """SQLite failed; the message names the operation, never SQL text."""
 

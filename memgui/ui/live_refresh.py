@@ -14,7 +14,7 @@ from collections import Counter, defaultdict
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from memgui.core.errors import MemguiError
+from memgui.core.errors import BrainFileLost, MemguiError
 from memgui.core.model import Changes, JournalEntry
 from memgui.ui.session import BrainSession
 
@@ -67,6 +67,7 @@ def changes_of(entries: list[JournalEntry]) -> Changes:
 
 class LiveWatcher(QObject):
     external_changed = Signal(object, str)  # (Changes, summary)
+    file_lost = Signal(str)  # why the open file can no longer be written (then it stops)
 
     def __init__(self, session: BrainSession, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -94,14 +95,21 @@ class LiveWatcher(QObject):
         if self.session.writes_in_flight:
             return  # this window's import is writing: its rows are read once it has announced them
         try:
+            lost = brain.file_lost()
+            if lost is not None:
+                raise BrainFileLost(str(brain.path), lost)
             version = brain.data_version()
             if version == self._version:
                 return
             self._version = version
             # Ids and ops only: an import's thousands of before/after states stay on disk.
             entries = brain.journal_since(self._last_id, limit=PAGE, states=False)
+        except BrainFileLost:
+            self.stop()
+            self.file_lost.emit(brain.file_lost() or "cannot be read any more")
+            return
         except MemguiError:
-            return  # a locked or vanished file: try again on the next tick
+            return  # a locked file: try again on the next tick
         if not entries:
             # Another program wrote without a journal (an AgentOS agent): re-read all.
             self.session.bus.publish_external(Changes(kind="reset", actor="another program"))

@@ -60,6 +60,12 @@ def _info_job(session: BrainSession):
         reader.close()
 
 
+READ_ONLY_TIP = (
+    "This file cannot be written (no write permission, or read-only media): "
+    "memories can be read and searched, not changed or imported"
+)
+
+
 class MainWindow(QMainWindow):
     def __init__(self, settings: QSettings | None = None, live: bool = True) -> None:
         super().__init__()
@@ -160,10 +166,7 @@ class MainWindow(QMainWindow):
         self.job_label.setObjectName("job_label")
         self.read_only_label = QLabel("Read-only")
         self.read_only_label.setObjectName("read_only_label")
-        self.read_only_label.setToolTip(
-            "This file cannot be written (no write permission, or read-only media): "
-            "memories can be read and searched, not changed or imported"
-        )
+        self.read_only_label.setToolTip(READ_ONLY_TIP)
         self.read_only_label.hide()
         self.statusBar().addPermanentWidget(self.read_only_label)
         self.statusBar().addPermanentWidget(self.job_label)
@@ -217,6 +220,8 @@ class MainWindow(QMainWindow):
         """Show `session`'s brain (the previous one is closed)."""
         self.close_session()
         self.session = session
+        self.read_only_label.setText("Read-only")
+        self.read_only_label.setToolTip(READ_ONLY_TIP)
         self.undo_group.addStack(session.undo_stack)
         self.undo_group.setActiveStack(session.undo_stack)
         session.undo_stack.cleanChanged.connect(lambda _clean: self.update_title())
@@ -243,6 +248,7 @@ class MainWindow(QMainWindow):
         if self.live:
             self.watcher = LiveWatcher(session, self)
             self.watcher.external_changed.connect(self._on_external_change)
+            self.watcher.file_lost.connect(self._on_file_lost)
             self.watcher.start()
         self._set_brain_actions_enabled(True)
         self.welcome.set_brain_path(str(session.path))
@@ -257,6 +263,21 @@ class MainWindow(QMainWindow):
         self.update_counts()
         self.update_title()
         self._update_actions()
+
+    def _on_file_lost(self, why: str) -> None:
+        """The open file was deleted, replaced or damaged: writing on would write where
+        nobody reads. Everything turns read-only; an unsaved edit stays in the editor."""
+        if self.session is None:
+            return
+        name = Path(self.session.path).name
+        self.read_only_label.setText("File lost")
+        self.read_only_label.setToolTip(
+            f"{self.session.path} {why}. Nothing more can be saved to it: copy any unsaved "
+            "text from the editor, then open the brain again (File ▸ Open)."
+        )
+        self._set_brain_actions_enabled(True)
+        self.update_title()
+        self.show_error(f"{name} {why}: nothing more can be saved to it (see the status bar)")
 
     def close_session(self) -> None:
         if self.session is None:

@@ -61,7 +61,7 @@ class BrainSession(QObject):
 
     def open_reader(self) -> Brain:
         """A second connection on the same file, for reads off the GUI thread."""
-        return Brain.open(self.path, self.brain_id, actor=ACTOR)
+        return Brain.open(self.path, self.brain_id, actor=ACTOR, create=False)
 
     @contextmanager
     def writing(self) -> Iterator[None]:

@@ -37,7 +37,7 @@ class SimilarModel(ListTableModel[Neighbour]):
 
 
 def _similar_job(path: Any, brain_id: str, trace_id: str, limit: int):
-    reader = Brain.open(path, brain_id, actor="gui")
+    reader = Brain.open(path, brain_id, actor="gui", create=False)
     try:
         yield Progress(0, None, "finding similar memories")
         return reader.similar(trace_id, limit=limit)

@@ -1,0 +1,53 @@
+"""A brain whose file is deleted, replaced or damaged while open writes nothing anywhere."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from memgui.core.brain import Brain
+from memgui.core.errors import BrainFileLost
+
+
+def test_a_deleted_file_refuses_writes_and_is_not_made_again(tmp_path: Path) -> None:
+    path = tmp_path / "b.sqlite"
+    with Brain.open(path, actor="test") as brain:
+        trace = brain.add("kept")
+        assert brain.file_lost() is None and not brain.read_only
+        os.unlink(path)
+        assert "deleted or moved" in brain.file_lost()
+        assert brain.read_only
+        with pytest.raises(
+            BrainFileLost, match=r"b\.sqlite was deleted or moved .*nothing was written"
+        ):
+            brain.update(trace.id, {"content": "lost"})
+        with pytest.raises(BrainFileLost, match="does not exist any more"):
+            Brain.open(path, actor="test", create=False)
+    assert not path.exists()
+
+
+def test_a_replaced_file_is_left_as_it_is(tmp_path: Path) -> None:
+    path, other = tmp_path / "b.sqlite", tmp_path / "other.sqlite"
+    with Brain.open(other, "b", actor="test") as brain:
+        brain.add("the other's")
+    with Brain.open(path, actor="test") as brain:
+        os.replace(other, path)
+        before = path.read_bytes()
+        with pytest.raises(BrainFileLost, match="replaced by another file"):
+            brain.add("into the replaced file")
+    assert path.read_bytes() == before
+
+
+def test_a_damaged_file_is_reported_as_lost(tmp_path: Path) -> None:
+    path = tmp_path / "b.sqlite"
+    with Brain.open(path, actor="test") as brain:
+        trace = brain.add("x")
+        brain.db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        with open(path, "r+b") as damaged:
+            damaged.write(os.urandom(path.stat().st_size))
+        brain.db.conn.execute("PRAGMA shrink_memory")  # what SQLite cached of it goes
+        with pytest.raises(BrainFileLost, match="is damaged"):
+            brain.update(trace.id, {"content": "y"})
+        assert brain.read_only and "damaged" in brain.file_lost()
