@@ -11,10 +11,13 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import warnings
+import weakref
 from collections.abc import Callable, Generator
+from functools import partial
 from typing import Any
 
-from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal, Slot
+from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, QTimer, Signal, Slot
 
 from memgui.core.progress import Cancelled, Progress
 
@@ -169,10 +172,18 @@ class JobRunner(QObject):
 
     def start(self, name: str, factory: JobFactory) -> Job:
         """Run `factory()`'s generator in the pool; connect to the returned job's signals."""
-        job = Job(name, factory, self)
-        for signal in (job.finished, job.failed):
-            signal.connect(lambda _value, j=job: self._forget(j))
-        job.cancelled.connect(lambda j=job: self._forget(j))
+        # A job has no Qt parent: Python frees it (see `_release`). The runner is held
+        # weakly, so the job's closures never keep a runner alive.
+        job = Job(name, factory)
+        runner = weakref.ref(self)
+
+        def forget(*_value: object, j: Job = job) -> None:
+            alive = runner()
+            if alive is not None:
+                alive._forget(j)
+
+        for signal in (job.finished, job.failed, job.cancelled):
+            signal.connect(forget)
         self._jobs.append(job)
         self._pool.start(_JobRunnable(job))
         self.job_started.emit(job)
@@ -191,3 +202,20 @@ class JobRunner(QObject):
         if job in self._jobs:
             self._jobs.remove(job)
             self.job_ended.emit(job)
+            # Once its other slots have run (this one was connected first), its closures go
+            # with whatever they hold (a closed brain's session, a model's id list), and the
+            # job with its last reference. Not `deleteLater` on a child of the runner: the
+            # closures freed by the delete could free the runner, which deleted the job again.
+            QTimer.singleShot(0, partial(_release, job))
+
+
+def _release(job: Job) -> None:
+    """Drop what is connected to a finished job; Python frees it with its last reference
+    (a caller may still hold it, to read `done`)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a signal nobody connected to
+        for signal in (job.progress, job.finished, job.failed, job.cancelled):
+            try:
+                signal.disconnect()
+            except (RuntimeError, TypeError):
+                pass

@@ -49,10 +49,14 @@ class TraceTableView(QTableView):
 
     def setModel(self, model) -> None:
         old = self.model()
+        old_selection = self.selectionModel()
         if old is not None:
             old.modelReset.disconnect(self.executeDelayedItemsLayout)
             old.rowsInserted.disconnect(self._on_rows_inserted)
+            self.save_state()  # the widths and order chosen for this brain carry to the next
         super().setModel(model)
+        if old_selection is not None and old_selection is not self.selectionModel():
+            old_selection.deleteLater()  # Qt leaves the old one to whoever made it
         self._appended_unseen = -1
         if model is not None:
             # Lay the new rows out at once: left to Qt's delayed layout, a reset painted the
