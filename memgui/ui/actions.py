@@ -119,6 +119,8 @@ def build_actions(window: QMainWindow, undo_group: QUndoGroup) -> WindowActions:
         columns_menu=QMenu("&Columns", window),
     )
     actions.trash_view.setCheckable(True)
+    if actions.quit.shortcut().isEmpty():  # platforms without a standard Quit key
+        actions.quit.setShortcut(QKeySequence("Ctrl+Q"))
     menu_bar = window.menuBar()
     file_menu = menu_bar.addMenu("&File")
     file_menu.addActions([actions.new_brain, actions.open_brain])

@@ -275,7 +275,7 @@ def install_semantic(window: MainWindow) -> SemanticService:
     service = SemanticService(window.runner, window.settings, window)
     window.installEventFilter(service)  # runs before the close question about running jobs
     window.statusBar().addPermanentWidget(service.light)
-    settings_action = QAction("Search &settings…", window)
+    settings_action = QAction("Searc&h settings…", window)  # S is Save's
     settings_action.setStatusTip("The Ollama URL and embedding model for search by meaning")
     settings_action.triggered.connect(lambda: service.edit_settings(window))
     service.light.clicked.connect(settings_action.trigger)

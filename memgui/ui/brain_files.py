@@ -53,27 +53,43 @@ class BrainFiles(QObject):
     # --- opening ------------------------------------------------------------------------
 
     def open_path(
-        self, path: str | Path, brain_id: str | None = None, temporary: bool = False
+        self,
+        path: str | Path,
+        brain_id: str | None = None,
+        temporary: bool = False,
+        create: bool = True,
     ) -> bool:
-        """Open `path` in the window; False (with the reason in the status bar) if not."""
+        """Open `path` in the window (making it when missing, unless `create` is False);
+        False (with the reason in the status bar) if not."""
         if not self.window.edits.settle_unsaved_edit():
             return False
         import_export = getattr(self.window, "import_export", None)
         if import_export is not None and not import_export.confirm_close("open another brain"):
             return False
+        made = not Path(path).exists()
         try:
-            session = BrainSession.open(path, brain_id, temporary=temporary)
+            session = BrainSession.open(path, brain_id, create=create, temporary=temporary)
         except BrainIdRequired as exc:
             chosen = self.ask_brain_id(str(path), exc.brain_ids)
-            return chosen is not None and self.open_path(path, chosen, temporary)
+            return chosen is not None and self.open_path(path, chosen, temporary, create)
         except (MemguiError, OSError) as exc:
             self.window.show_error(f"Could not open {path}: {exc}")
             return False
         self.window.set_session(session)
         if not temporary:
             self.remember(Path(path))
-        self.window.show_message(f"Opened {path} [{session.brain_id}]")
+        made_note = " — a new, empty brain (there was no file there)" if made else ""
+        self.window.show_message(f"Opened {path} [{session.brain_id}]{made_note}")
         return True
+
+    def open_recent(self, path: str) -> bool:
+        """A recent file is opened, never made again: one deleted or moved since leaves the
+        list with a message."""
+        if self.open_path(path, create=False):
+            return True
+        if not Path(path).exists():
+            self.window.settings.setValue(RECENT_KEY, [p for p in self.recent() if p != path])
+        return False
 
     def ask_brain_id(self, path: str, brain_ids: list[str]) -> str | None:
         chosen, ok = QInputDialog.getItem(
@@ -128,7 +144,9 @@ class BrainFiles(QObject):
         value = self.window.settings.value(RECENT_KEY, [])
         if isinstance(value, str):
             value = [value]
-        return [str(v) for v in value or []]
+        if not isinstance(value, list | tuple):
+            return []  # a settings file edited by hand (or damaged): no recent files
+        return [v for v in value if isinstance(v, str) and v]
 
     def remember(self, path: Path) -> None:
         entry = str(path.resolve())
@@ -144,7 +162,7 @@ class BrainFiles(QObject):
         for number, entry in enumerate(entries, start=1):
             action = menu.addAction(f"&{number} {entry}")
             action.setEnabled(Path(entry).exists())
-            action.triggered.connect(lambda _checked=False, p=entry: self.open_path(p))
+            action.triggered.connect(lambda _checked=False, p=entry: self.open_recent(p))
 
     def _start_dir(self) -> str:
         recent = self.recent()

@@ -34,6 +34,7 @@ from memgui.core.io.detect import FORMATS
 from memgui.core.io.plan import ImportOptions, ImportPlan
 from memgui.core.io.records import DUPLICATE, NEW, UPDATE, ImportRecord
 from memgui.core.model import SCOPES
+from memgui.ui.views.flow_layout import FlowLayout
 
 AS_IN_SOURCE = "as in the source"
 FORMAT_LABELS = {
@@ -101,6 +102,16 @@ class ElidedLabel(QLabel):
         super().setText(shown)
 
 
+def _together(*widgets: QWidget) -> QWidget:
+    """Widgets side by side in one box that a wrapping layout never splits."""
+    box = QWidget()
+    row = QHBoxLayout(box)
+    row.setContentsMargins(0, 0, 0, 0)
+    for widget in widgets:
+        row.addWidget(widget)
+    return box
+
+
 class PlanOptionsBar(QWidget):
     options_changed = Signal(object)  # ImportOptions
 
@@ -125,20 +136,16 @@ class PlanOptionsBar(QWidget):
         self.scope_id_edit.setObjectName("scope_id_edit")
         self.scope_id_edit.setPlaceholderText("scope id as in the source")
         self.scope_id_edit.setClearButtonEnabled(True)
-        row = QHBoxLayout(self)
-        row.setContentsMargins(0, 0, 0, 0)
-        for widget in (
-            QLabel("Format"),
-            self.format_box,
-            self.dedup_check,
-            self.branches_check,
-            QLabel("File under scope"),
-            self.scope_box,
-            QLabel("scope id"),
-            self.scope_id_edit,
+        # Wraps on a narrow screen (the row is ~840 px wide); each label stays by its field.
+        flow = FlowLayout(self, spacing=10)
+        for group in (
+            (QLabel("Format"), self.format_box),
+            (self.dedup_check,),
+            (self.branches_check,),
+            (QLabel("File under scope"), self.scope_box),
+            (QLabel("scope id"), self.scope_id_edit),
         ):
-            row.addWidget(widget)
-        row.addStretch(1)
+            flow.addWidget(_together(*group))
         self._loading = False
         self.format_box.currentIndexChanged.connect(self._emit)
         self.dedup_check.toggled.connect(self._emit)

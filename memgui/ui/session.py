@@ -44,8 +44,10 @@ class BrainSession(QObject):
         brain.subscribe(self._on_core_changes)
 
     @classmethod
-    def open(cls, path: str | Path, brain_id: str | None = None, **kwargs: Any) -> BrainSession:
-        return cls(Brain.open(path, brain_id, actor=ACTOR), **kwargs)
+    def open(
+        cls, path: str | Path, brain_id: str | None = None, create: bool = True, **kwargs: Any
+    ) -> BrainSession:
+        return cls(Brain.open(path, brain_id, actor=ACTOR, create=create), **kwargs)
 
     @property
     def path(self) -> Path:
