@@ -22,14 +22,69 @@ def default_stability(category: str | None) -> float:
     return float(DEFAULT_STABILITY_MS) * factor
 
 
+def positive_number(value: object) -> float | None:
+    """`value` as a finite positive float, or None (a bool, text, NaN, ∞, 0, a negative or
+    an integer too large for a float, as another program may have written)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if number > 0 and math.isfinite(number) else None
+
+
+def explicit_stability(metadata: dict[str, Any]) -> float | None:
+    decay = metadata.get("decay") if isinstance(metadata, dict) else None
+    return positive_number(decay.get("stability")) if isinstance(decay, dict) else None
+
+
 def stability_of(metadata: dict[str, Any], category: str | None = None) -> float:
     """The explicit `metadata.decay.stability` (ms), else the default for the category."""
-    decay = metadata.get("decay") if isinstance(metadata, dict) else None
-    if isinstance(decay, dict):
-        value = decay.get("stability")
-        if isinstance(value, int | float) and value > 0 and math.isfinite(value):
-            return float(value)
-    return default_stability(category)
+    explicit = explicit_stability(metadata)
+    return explicit if explicit is not None else default_stability(category)
+
+
+def repinned(metadata: dict[str, Any], old: str | None, new: str | None) -> dict[str, Any]:
+    """The metadata after the category changes from `old` to `new`: an explicit stability
+    (every recalled trace has one) is scaled by the pinned factor when the trace becomes
+    pinned or stops being pinned, so pinning slows its decay as it does a trace's without."""
+    was, now = old in PINNED_CATEGORIES, new in PINNED_CATEGORIES
+    explicit = explicit_stability(metadata)
+    if was == now or explicit is None:
+        return metadata
+    factor = PINNED_STABILITY_FACTOR if now else 1 / PINNED_STABILITY_FACTOR
+    return dict(metadata, decay=dict(metadata["decay"], stability=explicit * factor))
+
+
+def merged_state(snaps: list[dict[str, Any]], survivor: dict[str, Any]) -> tuple[float, dict]:
+    """A merge's strength and decay state (upstream-notes §B.4): the highest stored strength,
+    the highest stability, access counts summed, the latest reinforcement interval and time.
+    Returns (stored strength, the survivor's metadata with that `decay`)."""
+    strength = max(_number(s["strength"], 0.0) for s in snaps)
+    decays = [s["metadata"].get("decay") for s in snaps if isinstance(s["metadata"], dict)]
+    decays = [d for d in decays if isinstance(d, dict)]
+    metadata = survivor["metadata"]
+    if not decays:
+        return strength, metadata
+    merged = dict(metadata.get("decay") if isinstance(metadata.get("decay"), dict) else {})
+    merged["stability"] = max(stability_of(s["metadata"], s["category"]) for s in snaps)
+    merged["accessCount"] = sum(int(_number(d.get("accessCount"), 0)) for d in decays)
+    for key in ("reinforcementInterval", "nextReinforcementAt"):
+        values = [positive_number(d.get(key)) for d in decays]
+        if any(v is not None for v in values):
+            merged[key] = int(max(v for v in values if v is not None))
+    return strength, dict(metadata, decay=merged)
+
+
+def _number(value: object, default: float) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return default
+    try:
+        number = float(value)
+    except OverflowError:
+        return default
+    return number if math.isfinite(number) else default
 
 
 def current_strength(
@@ -42,8 +97,8 @@ def current_strength(
 ) -> float:
     stability = stability_of(metadata, category)
     since = last_accessed if last_accessed is not None else created_at
-    elapsed = max(0, now - (since or now))
-    return float(stored) * math.exp(-elapsed / stability)
+    elapsed = max(0.0, now - _number(since, float(now)))
+    return _number(stored, 0.0) * math.exp(-elapsed / stability)
 
 
 def agent_memory_stability(category: str | None) -> float:
@@ -67,21 +122,16 @@ def on_recall(
     difficulty_bonus = max(0.1, 1.0 - current)
     diminish = 1.0 / (1.0 + 0.1 * retrieval_count)
     intensity = emotions.get("intensity", 0) if isinstance(emotions, dict) else 0
-    if not isinstance(intensity, int | float):
-        intensity = 0
-    emotional_bonus = 1.0 + 0.3 * float(intensity)
+    emotional_bonus = 1.0 + 0.3 * _number(intensity, 0.0)
     growth = (1.5 + 2.0 * difficulty_bonus) * diminish * emotional_bonus
     old = metadata.get("decay") if isinstance(metadata.get("decay"), dict) else {}
-    interval = old.get("reinforcementInterval", DAY_MS)
-    if not isinstance(interval, int | float) or interval <= 0:
-        interval = DAY_MS
-    interval = int(interval * 2)
+    interval = int(positive_number(old.get("reinforcementInterval")) or DAY_MS) * 2
     new_meta = dict(metadata)
     new_meta["decay"] = {
         **old,
         "stability": stability_of(metadata, category) * growth,
-        "accessCount": int(old.get("accessCount", 0) or 0) + 1,
+        "accessCount": int(_number(old.get("accessCount"), 0)) + 1,
         "reinforcementInterval": interval,
         "nextReinforcementAt": now + interval,
     }
-    return min(1.0, float(stored) + 0.1), new_meta
+    return min(1.0, _number(stored, 0.0) + 0.1), new_meta

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 import reprlib
 from typing import Any
@@ -133,21 +134,38 @@ def row_to_snapshot(row: tuple[Any, ...]) -> dict[str, Any]:
         "scope": row[3],
         "scope_id": row[4] or "",
         "content": row[5],
-        "strength": float(row[6]) if row[6] is not None else 1.0,
-        "created_at": int(row[7]) if isinstance(row[7], int | float) else 0,
-        "last_accessed": int(row[8]) if isinstance(row[8], int | float) else None,
-        "retrieval_count": int(row[9] or 0),
+        # Numbers another program wrote are read leniently: one odd row never stops a list.
+        "strength": _float(row[6], 1.0),
+        "created_at": int(_float(row[7], 0.0)),
+        "last_accessed": _int_or_none(row[8]),
+        "retrieval_count": int(_float(row[9], 0.0)),
         "tags": [t for t in tags if isinstance(t, str)],
         "emotions": _loads(row[11], {}),
         "metadata": _loads(row[12], {}),
         "deleted": bool(row[13]),
         "expires_at": row[14],
         "category": row[15],
-        "version": int(row[16] or 0),
+        "version": int(_float(row[16], 0.0)),
         "updated_at": row[17],
-        "embedding_status": int(row[18] or 0),
+        "embedding_status": int(_float(row[18], 0.0)),
     }
     return snap
+
+
+def _int_or_none(value: Any) -> int | None:
+    number = _float(value, None)
+    return int(number) if number is not None else None
+
+
+def _float(value: Any, default: float | None) -> float | None:
+    """A finite number stored in a column (REAL, INTEGER or numeric text), else `default`."""
+    if isinstance(value, bool) or value is None:
+        return default
+    try:
+        number = float(value)
+    except (TypeError, ValueError, OverflowError):
+        return default
+    return number if math.isfinite(number) else default
 
 
 def snapshot_to_trace(snap: dict[str, Any], rowid: int, now: int) -> Trace:

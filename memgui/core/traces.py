@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import apsw
 
-from memgui.core import journal, links, store
+from memgui.core import decay, journal, links, store
 from memgui.core.errors import InvalidArgument
 from memgui.core.model import (
     SCOPES,
@@ -136,6 +136,10 @@ def update(
                 after["expires_at"] = None if value is None else now + value * 1000
             else:
                 after[key] = value
+        if "category" in changes:
+            after["metadata"] = decay.repinned(
+                after["metadata"], before["category"], after["category"]
+            )
         after["version"] = before["version"] + 1
         after["updated_at"] = now
         store.update_trace(brain.db, batch, brain.brain_id, row[0], before, after, "update")
@@ -198,15 +202,18 @@ def merge(
         for s in snaps:
             tags.extend(t for t in s["tags"] if t not in tags)
         accessed = [s["last_accessed"] for s in snaps if s["last_accessed"] is not None]
+        strength, metadata = decay.merged_state(snaps, survivor)
         after = dict(
             survivor,
             content=content if content is not None else " | ".join(s["content"] for s in snaps),
             tags=tags,
+            strength=strength,
             retrieval_count=sum(s["retrieval_count"] for s in snaps),
             last_accessed=max(accessed) if accessed else None,
             version=survivor["version"] + 1,
             updated_at=now,
-            metadata=dict(survivor["metadata"], merged_from=[s["id"] for s in snaps]),
+            metadata=dict(metadata, merged_from=[s["id"] for s in snaps]),
+            emotions=_averaged_emotions(snaps, survivor),
         )
         store.update_trace(brain.db, batch, brain.brain_id, rows[best][0], survivor, after, "merge")
         for row, snap in zip(rows, snaps, strict=True):
@@ -218,6 +225,20 @@ def merge(
             brain, batch, [s["id"] for s in snaps if s is not survivor], survivor["id"]
         )
     return store.snapshot_to_trace(after, rows[best][0], now)
+
+
+def _averaged_emotions(snaps: list[dict], survivor: dict) -> dict:
+    """Each numeric emotion averaged over the merged traces, a missing one counting as 0
+    (upstream-notes §B.4); a value that is not a number stays as the survivor had it."""
+    keys = {k for s in snaps if isinstance(s["emotions"], dict) for k in s["emotions"]}
+    out = dict(survivor["emotions"]) if isinstance(survivor["emotions"], dict) else {}
+    for key in keys:
+        values = [
+            s["emotions"].get(key, 0) if isinstance(s["emotions"], dict) else 0 for s in snaps
+        ]
+        if all(isinstance(v, int | float) and not isinstance(v, bool) for v in values):
+            out[key] = sum(values) / len(values)
+    return out
 
 
 def _check_scope_id(value: object) -> str:

@@ -1,0 +1,110 @@
+"""Strength and decay: odd stored values, pinning after a recall, and a merge's decay state."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from memgui.core.brain import Brain
+from memgui.core.decay import PINNED_STABILITY_FACTOR, current_strength
+from memgui.core.model import DAY_MS, TraceFilter
+
+NOW = 1_800_000_000_000
+
+
+@pytest.mark.parametrize(
+    "stability",
+    [10**400, True, "3", float("nan"), float("inf"), -5, 0, None, [1], {"x": 1}],
+)
+def test_an_unusable_stability_falls_back_to_the_default(stability) -> None:
+    meta = {"decay": {"stability": stability}}
+    one_day_later = current_strength(1.0, NOW - DAY_MS, None, meta, None, NOW)
+    assert one_day_later == pytest.approx(math.exp(-1))
+
+
+def test_time_counts_from_creation_even_at_epoch_zero() -> None:
+    assert current_strength(1.0, 0, None, {}, None, NOW) == pytest.approx(0.0)
+    assert current_strength(1.0, NOW, None, {}, None, NOW) == 1.0
+
+
+def test_a_huge_stability_in_added_metadata_leaves_the_brain_usable(brain: Brain) -> None:
+    trace = brain.add("odd metadata", metadata={"decay": {"stability": 10**400}})
+    assert trace.strength == pytest.approx(1.0)
+    assert [t.id for t in brain.list(TraceFilter())] == [trace.id]
+    assert [t.id for t in brain.search("odd").traces] == [trace.id]
+
+
+@pytest.mark.parametrize(
+    ("column", "value"),
+    [
+        ("strength", "abc"),
+        ("retrieval_count", "many"),
+        ("created_at", "yesterday"),
+        ("last_accessed", "12.5x"),
+        ("version", 1e400),
+    ],
+)
+def test_one_row_with_odd_numbers_never_stops_a_list(brain: Brain, column, value) -> None:
+    odd = brain.add("odd row")
+    fine = brain.add("fine row")
+    brain.db.conn.execute(f"UPDATE memory_traces SET {column} = ? WHERE id = ?", (value, odd.id))
+    assert {t.id for t in brain.list(TraceFilter())} == {odd.id, fine.id}
+    assert {t.id for t in brain.search("row").traces} == {odd.id, fine.id}
+    assert brain.get(odd.id).id == odd.id
+
+
+def test_pinning_a_recalled_trace_slows_its_decay(brain: Brain) -> None:
+    now = [NOW]
+    brain.clock = lambda: now[0]
+    trace = brain.add("recalled once, then pinned")
+    brain.search("recalled")  # the recall writes an explicit stability
+    stability = brain.get(trace.id).metadata["decay"]["stability"]
+    pinned = brain.update(trace.id, {"category": "DECISION"})
+    assert pinned.metadata["decay"]["stability"] == pytest.approx(
+        stability * PINNED_STABILITY_FACTOR
+    )
+    now[0] += 10 * DAY_MS
+    slow = brain.get(trace.id).strength
+    back = brain.update(trace.id, {"category": "PATTERN"})
+    assert back.metadata["decay"]["stability"] == pytest.approx(stability)
+    assert brain.get(trace.id).strength < slow
+    same = brain.update(trace.id, {"category": "ERROR"})  # unpinned to unpinned: unchanged
+    assert same.metadata["decay"]["stability"] == pytest.approx(stability)
+
+
+def test_merge_keeps_the_strongest_decay_state(brain: Brain) -> None:
+    def with_decay(text, count, stability, access, s0, emotions):
+        trace = brain.add(
+            text,
+            strength=s0,
+            metadata={
+                "decay": {
+                    "stability": stability,
+                    "accessCount": access,
+                    "reinforcementInterval": stability // 10,
+                    "nextReinforcementAt": NOW + stability,
+                }
+            },
+        )
+        brain.db.conn.execute(
+            "UPDATE memory_traces SET retrieval_count = ?, emotions = ? WHERE id = ?",
+            (count, emotions, trace.id),
+        )
+        return trace.id
+
+    c = with_decay("c", 5, 2_000_000, 1, 0.9, '{"valence": 0.5}')
+    a = with_decay("a", 2, 1_000_000, 3, 0.5, '{"valence": -0.5, "intensity": 0.3}')
+    b = with_decay("b", 5, 9_000_000, 4, 1.0, "{}")
+    merged = brain.merge([c, a, b])
+    assert merged.id == c
+    decay = merged.metadata["decay"]
+    assert decay["stability"] == 9_000_000 and decay["accessCount"] == 8
+    assert decay["reinforcementInterval"] == 900_000
+    assert decay["nextReinforcementAt"] == NOW + 9_000_000
+    stored = brain.db.conn.execute(
+        "SELECT strength, emotions FROM memory_traces WHERE id = ?", (c,)
+    ).fetchone()
+    assert stored[0] == 1.0
+    assert json.loads(stored[1]) == pytest.approx({"valence": 0.0, "intensity": 0.1})
