@@ -76,3 +76,28 @@ def test_scope_calls_refuse_empty_ids(brain: Brain, call, field: str) -> None:
         call(brain)
     assert err.value.field == field
     assert brain.count() == 1
+
+
+def test_refile_records_a_live_traces_graph_copy_under_the_new_id(agentos_copy) -> None:
+    def node_scope_ids(brain: Brain) -> dict[str, str]:
+        rows = brain.db.conn.execute(
+            "SELECT id, json_extract(properties, '$.scopeId') FROM knowledge_nodes "
+            "WHERE type = 'memory_graph'"
+        ).fetchall()
+        return dict(rows)
+
+    with Brain.open(agentos_copy, actor="test") as brain:
+        before = node_scope_ids(brain)
+        live = {t.id for t in brain.list(TraceFilter(scope="user", scope_id="user-42"))}
+        moved = {n for n in before if n in live}
+        assert moved
+        start = brain.last_journal_id()
+        brain.refile_scope("user", "user-42", "user-43")
+        after = node_scope_ids(brain)
+        assert {n: after[n] for n in moved} == dict.fromkeys(moved, "user-43")
+        assert {n: s for n, s in after.items() if n not in moved} == {
+            n: s for n, s in before.items() if n not in moved
+        }
+        (batch,) = {e.batch_id for e in brain.journal_since(start)}
+        brain.revert(batch)
+        assert node_scope_ids(brain) == before

@@ -6,10 +6,13 @@ from typing import TYPE_CHECKING
 
 from memgui.core import store
 from memgui.core.errors import InvalidArgument
+from memgui.core.graph import node_properties
+from memgui.core.io import revert_rows
 from memgui.core.model import SCOPES, check_choice
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
+    from memgui.core.db import WriteBatch
 
 # Where a trace names the users it came from (AgentOS turnUserId / contributors).
 _USER_MATCH = (
@@ -82,8 +85,32 @@ def refile_scope(
                 before, scope_id=to_scope_id, version=before["version"] + 1, updated_at=now
             )
             store.update_trace(brain.db, batch, brain.brain_id, row[0], before, after, "refile")
+            if not before["deleted"]:
+                _refile_graph_copy(brain, batch, before["id"], to_scope_id)
             count += 1
     return count
+
+
+def _refile_graph_copy(brain: Brain, batch: WriteBatch, trace_id: str, scope_id: str) -> None:
+    """A live trace's knowledge-graph copy (AgentOS's memory_graph node, whose id is the
+    trace's) is recorded under the new scope id too (seed 004, refileScope), journaled."""
+    if "knowledge_nodes" not in brain.db.tables:
+        return
+    row = brain.db.conn.execute(
+        "SELECT properties FROM knowledge_nodes WHERE brain_id = ? AND id = ?",
+        (brain.brain_id, trace_id),
+    ).fetchone()
+    properties = node_properties(row[0]) if row is not None else None
+    if not properties or properties.get("scopeId") == scope_id or "scopeId" not in properties:
+        return
+    revert_rows.update_row(
+        brain.db,
+        batch,
+        brain.brain_id,
+        "node",
+        {"id": trace_id, "properties": properties},
+        {"id": trace_id, "properties": dict(properties, scopeId=scope_id)},
+    )
 
 
 def expire(brain: Brain, actor: str) -> int:
