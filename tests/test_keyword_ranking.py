@@ -19,6 +19,7 @@ def ids(result) -> list[str]:
 def small_bound(monkeypatch: pytest.MonkeyPatch) -> None:
     """The bound of a million-trace brain, scaled down to a brain of a few hundred."""
     monkeypatch.setattr(keyword, "SCORED_MATCHES_MAX", 10)
+    monkeypatch.setattr(keyword, "RARE_MATCHES_MAX", 4)
     monkeypatch.setattr(keyword, "BOUND_FROM_ROWS", 80)
 
 
@@ -67,6 +68,7 @@ def test_a_very_common_word_ranks_its_most_recent_matches(
     assert ids(brain.search("harbour", limit=1, record_recall=False)) == [oldest_best.id]
     # With it, only the most recent matches are scored.
     monkeypatch.setattr(keyword, "SCORED_MATCHES_MAX", 10)
+    monkeypatch.setattr(keyword, "RARE_MATCHES_MAX", 4)
     found = ids(brain.search("harbour", limit=2, record_recall=False))
     assert len(found) == 2
     assert set(found) <= {t.id for t in newer[-40:]}
@@ -80,6 +82,38 @@ def test_a_rare_word_is_ranked_over_every_match(brain: Brain) -> None:
             brain.add(f"filler note {n}")
         brain.add("a quay once")
     assert ids(brain.search("quay", limit=1, record_recall=False)) == [old.id]
+
+
+@pytest.mark.usefixtures("small_bound")
+@pytest.mark.parametrize(
+    "query", ["kubernetes OR harbour", "kubernetes harbour?", "what about kubernetes, harbour"]
+)
+@pytest.mark.parametrize("flt", [TraceFilter(), TraceFilter(type="semantic")])
+def test_a_rare_word_of_a_common_query_keeps_its_old_matches(
+    brain: Brain, query: str, flt: TraceFilter
+) -> None:
+    with brain.batch():
+        only = brain.add("the kubernetes upgrade plan", type="semantic")
+        for n in range(150):
+            brain.add(f"the harbour at dusk number {n}", type="semantic")
+    assert ids(brain.search(query, flt, limit=5, record_recall=False))[0] == only.id
+
+
+@pytest.mark.usefixtures("small_bound")
+def test_a_brain_is_big_by_the_rows_it_holds_not_by_its_row_numbers(brain: Brain) -> None:
+    with brain.batch():
+        old_best = brain.add("harbour harbour harbour harbour")
+        later = [brain.add(f"the harbour at dusk number {n}") for n in range(20)]
+        filler = [brain.add(f"filler note {n}") for n in range(100)]
+    brain.flush_index()
+    assert fulltext.indexed_rows(brain.db, "memgui_fts") == 121
+    for trace in filler:
+        brain.purge(trace.id)
+    brain.flush_index()
+    assert fulltext.indexed_rows(brain.db, "memgui_fts") == 21
+    # 21 rows (below the bound's 80) but row numbers up to 121: every match is scored.
+    assert ids(brain.search("harbour", limit=1, record_recall=False)) == [old_best.id]
+    assert later
 
 
 @pytest.mark.usefixtures("small_bound")

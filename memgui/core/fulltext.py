@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator
 
+import apsw
 import orjson
 
 from memgui.core import schema, textindex
@@ -111,6 +112,25 @@ def _index_rows(db: Database, rows: list[tuple], agentos: bool) -> None:
     db.conn.executemany(
         "INSERT INTO memgui_fts(rowid, content, tags) VALUES (?, ?, ?)", indexed_text(current)
     )
+
+
+def indexed_rows(db: Database, table: str) -> int:
+    """How many rows the FTS5 index `table` holds, read from its averages record (FTS5's
+    block 1 of `{table}_data` starts with the row count as a varint): no scan."""
+    try:
+        row = db.conn.execute(f"SELECT block FROM {table}_data WHERE id = 1").fetchone()
+    except apsw.SQLError:
+        return 0
+    if row is None or not row[0]:
+        return 0
+    count = 0
+    for i, byte in enumerate(bytes(row[0][:9])):
+        if i == 8:  # SQLite's varint: the ninth byte gives all 8 bits
+            return (count << 8) | byte
+        count = (count << 7) | (byte & 0x7F)
+        if byte < 0x80:
+            break
+    return count
 
 
 def has_pending(db: Database) -> bool:

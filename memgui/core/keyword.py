@@ -14,7 +14,12 @@ traces ranks in one joined statement; from there on, two measures keep a search 
   with time). Without a filter, FTS5 hands the matches newest first and stops at the
   bound; a filtered search finds its slice by counting matches in a recent slice of rowids,
   and one that finds fewer than it needs there runs again over every match, so filters
-  still apply before the cut.
+  still apply before the cut. A rare word of such a query (`kubernetes OR notes`, or a
+  question's rewrite) keeps every one of its matches among the scored, however old: bm25
+  ranks those first, and the cut would have dropped them.
+
+Whether a brain is big is the number of rows its full-text index holds (FTS5 keeps it in
+one small record), not its highest rowid, which purges leave high.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ if TYPE_CHECKING:
     from memgui.core.db import Database
 
 SCORED_MATCHES_MAX = 4000
+RARE_MATCHES_MAX = 256  # a query word with at most this many matches keeps all of them
 PROBE_FRACTION = 8  # the recent slice counted first: 1/8 of the rowids
 # Below this many rows every match is scored in one joined statement (quickest when the
 # matches are few); from it on, rank first and bound very common words.
@@ -59,9 +65,12 @@ def is_syntax_error(exc: apsw.Error) -> bool:
 class _Query:
     """One search's SQL pieces: the index, the MATCH text and the filter."""
 
-    def __init__(self, brain: Brain, table: str, flt: TraceFilter) -> None:
+    def __init__(
+        self, brain: Brain, table: str, flt: TraceFilter, words: list[str] | None = None
+    ) -> None:
         self.db: Database = brain.db
         self.table = table
+        self.words = words or []  # the query's words, to find its rare ones
         self.plain = flt == TraceFilter()  # live traces of this brain: checked after ranking
         self.where, self.params = filter_sql(self.db, brain.brain_id, flt)
         category = "category" if "category" in self.db.trace_columns else "NULL"
@@ -96,6 +105,10 @@ class _Query:
         ).fetchall()
         if not scored:
             return []
+        bounded = len(scored) == SCORED_MATCHES_MAX
+        if bounded:
+            oldest = scored[-1][1]
+            scored += self._scored_among(match, self.rare_rowids(below=oldest))
         best = heapq.nsmallest(take, scored)  # bm25: lower is better; ties: older first
         # NOT INDEXED: next to `brain_id = ?` and a list of rowids, SQLite's planner prefers
         # a brain_id index and walks every trace of the brain.
@@ -111,10 +124,53 @@ class _Query:
             row = by_rowid.get(rowid)
             if row is not None:
                 out.append((rowid, row[1], rank, *row[2:]))
-        every_match_seen = len(scored) < SCORED_MATCHES_MAX and len(best) == len(scored)
+        every_match_seen = not bounded and len(best) == len(scored)
         if len(out) < want and not every_match_seen:
             return None  # more matches exist than were checked: rank them with the filter
         return out[:want]
+
+    def rare_rowids(self, below: int) -> list[int]:
+        """Rowids under `below` of the matches of each query word that has at most
+        `RARE_MATCHES_MAX` of them (a superset of the query's own matches there)."""
+        found: set[int] = set()
+        for word in dict.fromkeys(w.lower() for w in self.words):
+            phrase = textindex.rewrite_query(word).strip()
+            if not phrase.startswith('"'):
+                phrase = '"' + phrase.replace('"', '""') + '"'
+            try:
+                rows = self.db.conn.execute(
+                    f"SELECT rowid FROM {self.table} WHERE {self.table} MATCH ? LIMIT ?",
+                    (phrase, RARE_MATCHES_MAX + 1),
+                ).fetchall()
+            except apsw.SQLError:
+                continue  # a word FTS5 cannot take alone
+            if len(rows) <= RARE_MATCHES_MAX:
+                found.update(r[0] for r in rows if r[0] < below)
+        return sorted(found)
+
+    def _scored_among(self, match: str, rowids: list[int]) -> list[tuple]:
+        """(bm25, rowid) of the query's matches among `rowids`."""
+        if not rowids:
+            return []
+        marks = ",".join("?" * len(rowids))
+        return self.db.conn.execute(
+            f"SELECT bm25({self.table}), rowid FROM {self.table} "
+            f"WHERE {self.table} MATCH ? AND rowid IN ({marks})",
+            (match, *rowids),
+        ).fetchall()
+
+    def _joined_among(self, match: str, rowids: list[int], want: int) -> list[tuple]:
+        """`_joined` over the matches among `rowids` only."""
+        if not rowids:
+            return []
+        table, marks = self.table, ",".join("?" * len(rowids))
+        sql = (
+            f"SELECT t.rowid, t.id, bm25({table}) AS rank, {self.score_columns} "
+            f"FROM {table} CROSS JOIN memory_traces AS t ON t.rowid = {table}.rowid "
+            f"WHERE {table} MATCH ? AND {table}.rowid IN ({marks}) AND {self.where} "
+            "ORDER BY rank LIMIT ?"
+        )
+        return self.db.conn.execute(sql, (match, *rowids, *self.params, want)).fetchall()
 
     def _joined(self, match: str, lower: int, want: int) -> list[tuple]:
         """bm25 over the matches that pass the filter: a trace row read per match."""
@@ -135,18 +191,21 @@ class _Query:
         return other
 
     def run(self, match: str, want: int) -> list[tuple]:
-        # The trace table answers max(rowid) from its b-tree; a virtual table would scan.
-        top = self.db.conn.execute("SELECT max(rowid) FROM memory_traces").fetchone()[0] or 0
-        if top < BOUND_FROM_ROWS:
+        if fulltext.indexed_rows(self.db, self.table) < BOUND_FROM_ROWS:
             return self._joined(match, 0, want)  # few matches: one statement is cheapest
         if self.plain:
             rows = self.ranked_plain(match, want)
             if rows is not None:
                 return rows
+        # The trace table answers max(rowid) from its b-tree; a virtual table would scan.
+        top = self.db.conn.execute("SELECT max(rowid) FROM memory_traces").fetchone()[0] or 0
         lower = self.lower_bound(match, top)
         rows = self._joined(match, lower, want)
         if len(rows) < want and lower > 0:
             rows = self._joined(match, 0, want)  # the filter needs older matches too
+        elif lower > 0:
+            rows += self._joined_among(match, self.rare_rowids(below=lower + 1), want)
+            rows = sorted(rows, key=lambda row: row[2])[:want]  # bm25: lower is better
         return rows
 
 
@@ -167,7 +226,7 @@ def keyword_ranking(brain: Brain, query: str, flt: TraceFilter, want: int) -> li
         fallback = textindex.natural_language_query(query).replace('"', "")
     else:
         return []
-    ranking = _Query(brain, table, flt)
+    ranking = _Query(brain, table, flt, textindex.words(query))
     with db.lock:
         # A read-only connection cannot index what a writer left pending: it searches those
         # rows in a small index of its own instead, and not their stale entries.
