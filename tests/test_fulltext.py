@@ -66,7 +66,9 @@ def test_migrated_agentos_brain_keeps_its_index_consistent(agentos_copy: Path) -
 
 
 def _reference_segment(text: str) -> str:
-    """The definition: each unspaced run, split character by character, marks attached."""
+    """The definition: composed (NFC), each unspaced run split character by character,
+    marks attached."""
+    text = unicodedata.normalize("NFC", text)
 
     def graphemes(run: str) -> list[str]:
         out: list[str] = []
@@ -152,3 +154,21 @@ def test_mark_class_skips_only_blocks_without_marks() -> None:
         if unicodedata.category(chr(code)).startswith("M")
     )
     assert textindex._marks() == every
+
+
+@pytest.mark.parametrize("word", ["대한민국", "Αθήνα", "столицей", "です", "crème"])
+def test_a_word_is_found_composed_or_decomposed(brain: Brain, word: str) -> None:
+    import unicodedata
+
+    nfc, nfd = (unicodedata.normalize(form, word) for form in ("NFC", "NFD"))
+    assert nfc != nfd
+    stored = [brain.add(f"before {nfc} after").id, brain.add(f"before {nfd} after").id]
+    for query in (nfc, nfd):
+        found = {t.id for t in brain.search(query, record_recall=False).traces}
+        assert found == set(stored), (word, query)
+
+
+@pytest.mark.parametrize("space", ["\u00a0", "\u2003", "\u3000", "\u202f"])
+def test_words_apart_by_any_space_are_two_words(brain: Brain, space: str) -> None:
+    far = brain.add("deploy the new parser").id
+    assert [t.id for t in brain.search(f"deploy{space}parser").traces] == [far]

@@ -212,6 +212,7 @@ class _Query:
 def keyword_ranking(brain: Brain, query: str, flt: TraceFilter, want: int) -> list[KeywordHit]:
     """Up to `want` hits by bm25, best first; raw FTS5 syntax, then the rewrite."""
     db = brain.db
+    query = textindex.normalize_query(query)
     if not textindex.words(query):
         return []
     fulltext.flush(db)

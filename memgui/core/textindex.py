@@ -87,13 +87,18 @@ def _graphemes(run: str) -> list[str]:
 
 
 def segment(text: str) -> str:
-    """Text as it goes into `memgui_fts`: unspaced runs split into single graphemes.
+    """Text as it goes into `memgui_fts`: composed (NFC), unspaced runs split into single
+    graphemes.
 
     Each run becomes " g1 g2 … gn ". Most text has no run (ASCII is checked in C first),
-    and CJK text has no combining marks, so its graphemes are its characters.
+    and CJK text has no combining marks, so its graphemes are its characters. Composing
+    first makes a word stored decomposed (NFD: macOS file names, some pasted text) the
+    same tokens as the word typed, in every script (FTS5 folds only Latin's marks).
     """
     if not text or text.isascii():  # no unspaced script can be in it: the common case
         return text or ""
+    if not unicodedata.is_normalized("NFC", text):
+        text = unicodedata.normalize("NFC", text)
     parts = _RUN_SPLIT.split(text)
     if len(parts) == 1:
         return text
@@ -112,6 +117,18 @@ def tags_text(tags: list[str] | tuple[str, ...]) -> str:
 def _segment_query_run(run: str, in_phrase: bool) -> str:
     joined = " ".join(_graphemes(run))
     return f" {joined} " if in_phrase else f' "{joined}" '
+
+
+_OTHER_SPACE = re.compile(r"(?:(?![\x00-\x7f])\s)+")
+
+
+def normalize_query(query: str) -> str:
+    """A query as the index holds text: composed (NFC), and any Unicode space a plain
+    space (FTS5 reads a no-break or ideographic space as part of a bareword, which made
+    two words one phrase)."""
+    if query.isascii():
+        return query
+    return _OTHER_SPACE.sub(" ", unicodedata.normalize("NFC", query))
 
 
 def rewrite_query(query: str) -> str:
