@@ -124,6 +124,11 @@ REJECTIONS: list[tuple[list[str], int, list[str]]] = [
     ),
     (["update", "{a}", "--ttl-secs", "x"], USAGE, [INT_MESSAGE.format("ttl_secs", "x")]),
     (["update", "{a}", "--content", "x", "--expect-version", "99"], CONFLICT, ["{a}", "99"]),
+    (
+        ["update", "{a}", "--content", "x", "--expect-version", "-1"],
+        USAGE,
+        ["expect_version must be 0 or more (got -1)"],
+    ),
     # merge
     (["merge"], USAGE, ["ID"]),
     (["merge", "{a}"], USAGE, ["ids", "at least 2"]),

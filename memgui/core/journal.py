@@ -27,6 +27,8 @@ def check_version(snap: dict[str, Any], expected: int | None) -> None:
         return
     if isinstance(expected, bool) or not isinstance(expected, int):
         raise InvalidArgument("expect_version", f"must be an integer (got {expected!r})", expected)
+    if expected < 0:  # no trace ever has such a version: a mistake, not a conflict
+        raise InvalidArgument("expect_version", f"must be 0 or more (got {expected})", expected)
     if snap["version"] != expected:
         raise Conflict(snap["id"], expected, snap["version"])
 
