@@ -300,3 +300,17 @@ def test_merge_gives_the_survivor_the_merged_traces_links(brain: Brain) -> None:
     brain.revert(entries[0].batch_id)
     assert sorted((r.id, r.kind) for r in brain.related(survivor)) == survivor_before
     assert sorted(map(str, links_of(brain, merged))) == rows_before
+
+
+def test_merge_keeps_no_expiry_when_one_had_none_and_a_category(brain: Brain) -> None:
+    lasting = brain.add("kept for good", category="DECISION")
+    brain.search("kept")  # the most retrieved survives
+    passing = brain.add("gone soon", ttl_secs=100)
+    merged = brain.merge([passing.id, lasting.id])
+    assert merged.id == lasting.id and merged.expires_at is None
+    a = brain.add("a", ttl_secs=100)
+    brain.search("a")
+    b = brain.add("b", ttl_secs=5000, category="PATTERN")
+    later = brain.get(b.id).expires_at
+    both = brain.merge([a.id, b.id])
+    assert both.id == a.id and both.expires_at == later and both.category == "PATTERN"

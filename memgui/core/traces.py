@@ -214,6 +214,13 @@ def merge(
             updated_at=now,
             metadata=dict(metadata, merged_from=[s["id"] for s in snaps]),
             emotions=_averaged_emotions(snaps, survivor),
+            # What one merged trace keeps for good, the merge keeps: no expiry if one has
+            # none (else the latest), and a category if the survivor has none.
+            expires_at=None
+            if any(s["expires_at"] is None for s in snaps)
+            else max(s["expires_at"] for s in snaps),
+            category=survivor["category"]
+            or next((s["category"] for s in snaps if s["category"]), None),
         )
         store.update_trace(brain.db, batch, brain.brain_id, rows[best][0], survivor, after, "merge")
         for row, snap in zip(rows, snaps, strict=True):
