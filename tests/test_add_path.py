@@ -40,7 +40,7 @@ def test_an_add_is_one_transaction_of_three_inserts(brain: Brain) -> None:
     assert statements_of(brain, lambda: brain.add("a fact", tags=["t"])) == [
         "BEGIN IMMEDIATE",
         "INSERT INTO memory_traces",
-        "INSERT OR IGNORE INTO memgui_fts_pending",
+        "INSERT INTO memgui_fts_pending",
         "INSERT INTO memgui_journal",
         "COMMIT",
     ]

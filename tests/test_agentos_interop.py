@@ -20,6 +20,8 @@ import pytest
 from memgui.core.brain import Brain
 from tests.interop.npm_env import INSTALL_TIMEOUT_SECS, PROBE_SCRIPT, NpmEnv, ensure_agentos
 
+WRITER_SCRIPT = PROBE_SCRIPT.with_name("agentos_writer.mjs")
+
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 FIXTURE_BRAIN = SHARED / "fixtures" / "agentos" / "brain.sqlite"
 
@@ -190,6 +192,58 @@ def test_agentos_finds_memgui_edits_to_its_brain(agentos: NpmEnv, tmp_path: Path
     assert {ledger.id, meeting.id, checklist.id, KREUZBERG_ID} <= live_ids
     assert HAL9000_ID not in live_ids
     assert len(live_ids) == FIXTURE_ACTIVE + 3 - 1
+
+
+def run_writer(env: NpmEnv, brain: Path, brain_id: str, ops: list[dict]) -> list[dict]:
+    """What AgentOS's own writes (remember, its tools) reported on `brain`."""
+    node = shutil.which("node")
+    assert node is not None
+    result = subprocess.run(
+        [node, str(WRITER_SCRIPT), str(brain), brain_id, json.dumps(ops)],
+        env=env.probe_env(),
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, f"AgentOS writer failed:\n{result.stdout}\n{result.stderr}"
+    return json.loads(result.stdout)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(FIRST_RUN_TIMEOUT_SECS)
+def test_memgui_finds_what_agentos_writes_after_memgui_migrated(
+    agentos: NpmEnv, tmp_path: Path
+) -> None:
+    path = copy_fixture(tmp_path, "shared.sqlite")
+    with Brain.open(path) as brain:
+        brain.add("memgui's note about pomegranates")  # the first write migrates the brain
+    results = run_writer(
+        agentos,
+        path,
+        "brain",
+        [
+            {"op": "remember", "content": "Snorkelberry jam, says the agent", "scope": "user",
+             "scopeId": "user-42"},
+            {"op": "tool", "name": "memory_update",
+             "args": {"traceId": KREUZBERG_ID, "content": "The user moved to Wibbleflux."}},
+        ],
+    )  # fmt: skip
+    added = results[0]["id"]
+    with Brain.open(path) as brain:
+
+        def ids(query: str) -> list[str]:
+            return [t.id for t in brain.search(query, record_recall=False).traces]
+
+        assert ids("Snorkelberry") == [added]
+        assert ids("Wibbleflux") == [KREUZBERG_ID]
+        assert ids("Kreuzberg") == []
+        assert brain.get(added).scope_id == "user-42"
+        brain.update(added, {"tags": ["jam"]})  # memgui's edit keeps AgentOS's scope id
+    report = run_probe(agentos, path, "brain", ["Snorkelberry", "Wibbleflux"])
+    assert set(found(report, "Snorkelberry")) == {added}
+    assert set(found(report, "Wibbleflux")) == {KREUZBERG_ID}
 
 
 @pytest.mark.slow

@@ -66,7 +66,9 @@ def test_first_write_migrates_after_a_backup(agentos_copy: Path) -> None:
     with Brain.open(agentos_copy) as brain:
         brain.add("memgui was here", scope="user", scope_id="user-42")
         assert brain.info()["schema_version"] == schema.SCHEMA_VERSION
-        backups = list(agentos_copy.parent.glob("brain.sqlite.backup-pre-1-*"))
+        backups = list(
+            agentos_copy.parent.glob(f"brain.sqlite.backup-pre-{schema.SCHEMA_VERSION}-*")
+        )
         assert len(backups) == 1
         # scope ids moved from metadata into the column; old traces searchable in every index
         assert brain.count(TraceFilter(scope_id="user-42")) >= 2
@@ -116,7 +118,7 @@ def test_a_refused_first_write_leaves_the_file_as_it_was(agentos_copy: Path) -> 
         seen = brain.get(some).version
         brain.update(some, {"content": "edited"}, expect_version=seen)
         assert brain.get(some).version == seen + 1
-    backups = list(agentos_copy.parent.glob("brain.sqlite.backup-pre-1-*"))
+    backups = list(agentos_copy.parent.glob(f"brain.sqlite.backup-pre-{schema.SCHEMA_VERSION}-*"))
     assert len(backups) == 1 and trace_rows(backups[0]) == original
     assert not list(agentos_copy.parent.glob("*.tmp-*"))
 

@@ -25,6 +25,8 @@ def default_stability(category: str | None) -> float:
 def positive_number(value: object) -> float | None:
     """`value` as a finite positive float, or None (a bool, text, NaN, ∞, 0, a negative or
     an integer too large for a float, as another program may have written)."""
+    if type(value) is float:
+        return value if value > 0 and math.isfinite(value) else None
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
     try:
@@ -78,6 +80,8 @@ def merged_state(snaps: list[dict[str, Any]], survivor: dict[str, Any]) -> tuple
 
 
 def _number(value: object, default: float) -> float:
+    if type(value) is float:  # the common case, first: this runs for every trace read
+        return value if math.isfinite(value) else default
     if isinstance(value, bool) or not isinstance(value, int | float):
         return default
     try:

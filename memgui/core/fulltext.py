@@ -41,18 +41,29 @@ def tags_list(raw: str | None) -> list[str]:
     return [t for t in value if isinstance(t, str)] if isinstance(value, list) else []
 
 
+# `indexed` of a pending row: 0 new (in neither index), 1 in both with the text kept here,
+# 2 changed by another program, which kept AgentOS's index itself (schema.MEMGUI_TRIGGERS).
+NEW, INDEXED, FOREIGN = 0, 1, 2
+# A mark of this connection's own write replaces a trigger's mark of the same row.
+MARK_NEW_SQL = (
+    "INSERT INTO memgui_fts_pending(rowid, indexed) VALUES (?, 0) "
+    "ON CONFLICT(rowid) DO UPDATE SET indexed = 0 WHERE indexed = 2"
+)
+
+
 def mark_new(db: Database, rowid: int) -> None:
-    db.conn.execute(
-        "INSERT OR IGNORE INTO memgui_fts_pending(rowid, indexed) VALUES (?, 0)", (rowid,)
-    )
+    db.conn.execute(MARK_NEW_SQL, (rowid,))
     db.pending_marks += 1
 
 
 def mark_changed(db: Database, rowid: int) -> None:
-    """Call before the row's text changes or the row goes: remembers what is indexed now."""
+    """Call before the row's text changes or the row goes: remembers what is indexed now
+    (after another program's change, its text is what that program indexed)."""
     db.conn.execute(
-        "INSERT OR IGNORE INTO memgui_fts_pending(rowid, indexed, content, tags) "
-        "SELECT rowid, 1, content, tags FROM memory_traces WHERE rowid = ?",
+        "INSERT INTO memgui_fts_pending(rowid, indexed, content, tags) "
+        "SELECT rowid, 1, content, tags FROM memory_traces WHERE rowid = ? "
+        "ON CONFLICT(rowid) DO UPDATE SET indexed = 1, content = excluded.content, "
+        "tags = excluded.tags WHERE indexed = 2",
         (rowid,),
     )
     db.pending_marks += 1
@@ -93,21 +104,22 @@ def flush_in_transaction(db: Database) -> int:
 
 
 def _index_rows(db: Database, rows: list[tuple], agentos: bool) -> None:
-    indexed = [(rowid, content, tags) for rowid, was, content, tags, _, _ in rows if was]
-    if indexed:
-        if agentos:
-            db.conn.executemany(
-                "INSERT INTO memory_traces_fts(memory_traces_fts, rowid, content, tags) "
-                "VALUES ('delete', ?, ?, ?)",
-                indexed,
-            )
+    indexed = [(rowid, content, tags) for rowid, was, content, tags, _, _ in rows if was == 1]
+    if agentos and indexed:
         db.conn.executemany(
-            "DELETE FROM memgui_fts WHERE rowid = ?", [(rowid,) for rowid, _, _ in indexed]
+            "INSERT INTO memory_traces_fts(memory_traces_fts, rowid, content, tags) "
+            "VALUES ('delete', ?, ?, ?)",
+            indexed,
         )
+    gone = [(row[0],) for row in rows if row[1] != NEW]
+    if gone:
+        db.conn.executemany("DELETE FROM memgui_fts WHERE rowid = ?", gone)
     current = [(rowid, text, tags) for rowid, _, _, _, text, tags in rows if text is not None]
     if agentos:
+        # Another program's rows are in AgentOS's index already: it wrote them there.
+        own = [(r[0], r[4], r[5]) for r in rows if r[4] is not None and r[1] != FOREIGN]
         db.conn.executemany(
-            "INSERT INTO memory_traces_fts(rowid, content, tags) VALUES (?, ?, ?)", current
+            "INSERT INTO memory_traces_fts(rowid, content, tags) VALUES (?, ?, ?)", own
         )
     db.conn.executemany(
         "INSERT INTO memgui_fts(rowid, content, tags) VALUES (?, ?, ?)", indexed_text(current)

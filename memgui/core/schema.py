@@ -9,7 +9,7 @@ recorded as numbered migrations in `brain_meta` under `memgui_schema_version` (t
 from __future__ import annotations
 
 AGENTOS_SCHEMA_VERSION = "2"
-SCHEMA_VERSION = 1  # memgui's own schema version
+SCHEMA_VERSION = 2  # memgui's own schema version
 SCHEMA_KEY = "memgui_schema_version"
 
 AGENTOS_TABLES = """
@@ -268,3 +268,51 @@ CREATE INDEX IF NOT EXISTS idx_memory_traces_scope_id ON memory_traces (brain_id
 CREATE INDEX IF NOT EXISTS idx_memory_traces_expires
   ON memory_traces (expires_at) WHERE expires_at IS NOT NULL;
 """
+
+# Migration 2: rows another program (an AgentOS agent) writes reach memgui's index and scope
+# id column. Another program does not know the `version` column: a row it adds has version
+# 0, and a text it changes keeps the row's version, while every write of memgui's sets or
+# bumps it. Such a row is marked `indexed = 2` in `memgui_fts_pending`, for `memgui_fts`
+# alone (that program kept AgentOS's index itself), and gets its `scope_id` from its
+# metadata's `scopeId`, as migration 1 filled the column for the rows there then. A delete
+# is another program's when memgui left no mark for it (memgui marks before it deletes).
+MEMGUI_TRIGGERS = """
+CREATE TRIGGER IF NOT EXISTS memgui_fts_mark_insert AFTER INSERT ON memory_traces
+WHEN new.version = 0
+BEGIN
+  INSERT OR IGNORE INTO memgui_fts_pending(rowid, indexed) VALUES (new.rowid, 2);
+END;
+CREATE TRIGGER IF NOT EXISTS memgui_fts_mark_update AFTER UPDATE OF content, tags ON memory_traces
+WHEN new.version = old.version
+  AND (new.content IS NOT old.content OR new.tags IS NOT old.tags)
+BEGIN
+  INSERT OR IGNORE INTO memgui_fts_pending(rowid, indexed) VALUES (new.rowid, 2);
+END;
+CREATE TRIGGER IF NOT EXISTS memgui_fts_mark_delete AFTER DELETE ON memory_traces
+WHEN NOT EXISTS (SELECT 1 FROM memgui_fts_pending WHERE rowid = old.rowid)
+BEGIN
+  INSERT INTO memgui_fts_pending(rowid, indexed) VALUES (old.rowid, 2);
+END;
+CREATE TRIGGER IF NOT EXISTS memgui_scope_id_insert AFTER INSERT ON memory_traces
+WHEN new.version = 0 AND new.scope_id = '' AND json_valid(new.metadata)
+  AND json_type(new.metadata, '$.scopeId') = 'text'
+BEGIN
+  UPDATE memory_traces SET scope_id = json_extract(new.metadata, '$.scopeId')
+  WHERE rowid = new.rowid;
+END;
+CREATE TRIGGER IF NOT EXISTS memgui_scope_id_update AFTER UPDATE OF metadata ON memory_traces
+WHEN new.version = old.version AND json_valid(new.metadata)
+  AND json_type(new.metadata, '$.scopeId') = 'text'
+  AND new.scope_id IS NOT json_extract(new.metadata, '$.scopeId')
+BEGIN
+  UPDATE memory_traces SET scope_id = json_extract(new.metadata, '$.scopeId')
+  WHERE rowid = new.rowid;
+END;
+"""
+MEMGUI_TRIGGER_NAMES = (
+    "memgui_fts_mark_insert",
+    "memgui_fts_mark_update",
+    "memgui_fts_mark_delete",
+    "memgui_scope_id_insert",
+    "memgui_scope_id_update",
+)

@@ -316,12 +316,14 @@ def insert_traces(
         _row_values(top + 1 + offset if explicit else None, brain_id, snap, embedding)
         for offset, (snap, embedding) in enumerate(zip(snaps, embeddings, strict=True))
     ]
-    db.conn.executemany(_INSERT_SQL, rows)
-    rowids = [row[0] for row in rows] if explicit else _rowids_of(db, brain_id, snaps)
-    db.conn.executemany(
-        "INSERT OR IGNORE INTO memgui_fts_pending(rowid, indexed) VALUES (?, 0)",
-        [(rowid,) for rowid in rowids],
-    )
+    if explicit:  # marked first: the trigger that marks other programs' rows stays idle
+        rowids = [row[0] for row in rows]
+        db.conn.executemany(fulltext.MARK_NEW_SQL, [(rowid,) for rowid in rowids])
+        db.conn.executemany(_INSERT_SQL, rows)
+    else:
+        db.conn.executemany(_INSERT_SQL, rows)
+        rowids = _rowids_of(db, brain_id, snaps)
+        db.conn.executemany(fulltext.MARK_NEW_SQL, [(rowid,) for rowid in rowids])
     db.pending_marks += len(rowids)
     at = now_ms()
     db.conn.executemany(

@@ -25,10 +25,10 @@ import orjson
 from memgui.core import store
 from memgui.core.brain import Brain
 from memgui.core.db import Database
+from memgui.core.fulltext import MARK_NEW_SQL as _PENDING_SQL
 from tests.bench.bench_core import SENTENCES
 from tests.bench.common import emit
 
-_PENDING_SQL = "INSERT OR IGNORE INTO memgui_fts_pending(rowid, indexed) VALUES (?, 0)"
 _JOURNAL_SQL = (
     "INSERT INTO memgui_journal (brain_id, at, actor, batch_id, op, trace_id, before, after) "
     "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"

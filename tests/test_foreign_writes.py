@@ -1,0 +1,143 @@
+"""Another program (an AgentOS agent) writing a brain memgui has migrated: its rows reach
+memgui's own index and scope id column, as AgentOS writes them (plain SQL, its own index
+kept by hand, no memgui code)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import apsw
+import pytest
+
+from memgui.core import fulltext
+from memgui.core.brain import Brain
+from memgui.core.model import TraceFilter
+
+
+def agentos(path: Path) -> apsw.Connection:
+    """A connection as AgentOS's: nothing of memgui's registered on it."""
+    conn = apsw.Connection(str(path))
+    conn.setbusytimeout(5000)
+    return conn
+
+
+def agentos_add(conn: apsw.Connection, trace_id: str, content: str, scope_id: str) -> None:
+    meta = json.dumps({"scopeId": scope_id})
+    conn.execute(
+        "INSERT INTO memory_traces (brain_id, id, type, scope, content, created_at, tags, "
+        "metadata) VALUES ('brain', ?, 'semantic', 'user', ?, 1, '[]', ?)",
+        (trace_id, content, meta),
+    )
+    rowid = conn.last_insert_rowid()
+    conn.execute(
+        "INSERT INTO memory_traces_fts(rowid, content, tags) VALUES (?, ?, '[]')", (rowid, content)
+    )
+
+
+def agentos_set_content(conn: apsw.Connection, trace_id: str, content: str) -> None:
+    rowid, old = conn.execute(
+        "SELECT rowid, content FROM memory_traces WHERE id = ?", (trace_id,)
+    ).fetchone()
+    conn.execute(
+        "INSERT INTO memory_traces_fts(memory_traces_fts, rowid, content, tags) "
+        "VALUES ('delete', ?, ?, '[]')",
+        (rowid, old),
+    )
+    conn.execute("UPDATE memory_traces SET content = ? WHERE id = ?", (content, trace_id))
+    conn.execute(
+        "INSERT INTO memory_traces_fts(rowid, content, tags) VALUES (?, ?, '[]')", (rowid, content)
+    )
+
+
+def found(brain: Brain, query: str) -> list[str]:
+    return [t.id for t in brain.search(query, record_recall=False).traces]
+
+
+@pytest.fixture
+def migrated(brain_path: Path) -> Path:
+    with Brain.open(brain_path, actor="test") as brain:
+        brain.add("memgui's own note about pomegranates", scope_id="user-42")
+    return brain_path
+
+
+def test_another_programs_rows_are_searched_as_they_are_now(migrated: Path) -> None:
+    with Brain.open(migrated, actor="test") as brain:
+        conn = agentos(migrated)
+        agentos_add(conn, "mt_a", "Quasarfig orchard added by an agent", "user-42")
+        agentos_add(conn, "mt_b", "The user lives in Kreuzberg", "user-42")
+        agentos_set_content(conn, "mt_b", "The user moved to Wibbleflux")
+        conn.execute("DELETE FROM memory_traces WHERE id = 'mt_a'")
+        agentos_add(conn, "mt_c", "Snorkelberry remembered", "user-42")
+        assert found(brain, "Wibbleflux") == ["mt_b"]
+        assert found(brain, "Kreuzberg") == []
+        assert found(brain, "Quasarfig") == []
+        assert found(brain, "Snorkelberry") == ["mt_c"]
+        assert found(brain, "pomegranates")
+        # memgui then edits an agent's row: both indexes follow, AgentOS's included.
+        brain.update("mt_c", {"content": "Snorkelberry and damson"})
+        brain.flush_index()
+        assert found(brain, "damson") == ["mt_c"]
+        agentos_hits = conn.execute(
+            "SELECT count(*) FROM memory_traces_fts WHERE memory_traces_fts MATCH 'damson'"
+        ).fetchone()[0]
+        assert agentos_hits == 1
+        integrity = "INSERT INTO memory_traces_fts(memory_traces_fts) VALUES ('integrity-check')"
+        conn.execute(integrity)  # raises if AgentOS's index no longer matches its rows
+        conn.close()
+
+
+def test_another_programs_rows_get_their_scope_id(migrated: Path) -> None:
+    with Brain.open(migrated, actor="test") as brain:
+        conn = agentos(migrated)
+        agentos_add(conn, "mt_a", "an agent's note", "user-42")
+        scoped = {t.id for t in brain.list(TraceFilter(scope="user", scope_id="user-42"))}
+        assert "mt_a" in scoped
+        brain.update("mt_a", {"tags": ["orchard"]})
+        meta = json.loads(
+            conn.execute("SELECT metadata FROM memory_traces WHERE id = 'mt_a'").fetchone()[0]
+        )
+        assert meta["scopeId"] == "user-42"  # an edit keeps what AgentOS files it under
+        conn.execute(
+            "UPDATE memory_traces SET metadata = ? WHERE id = 'mt_a'",
+            (json.dumps({"scopeId": "user-43"}),),
+        )
+        assert brain.get("mt_a").scope_id == "user-43"
+        assert brain.delete_scope("user", "user-43") == 1
+        conn.close()
+
+
+def test_memguis_own_writes_leave_no_foreign_marks(migrated: Path) -> None:
+    with Brain.open(migrated, actor="test") as brain:
+        with brain.batch():
+            for n in range(5):
+                brain.add(f"note {n}")
+        kinds = brain.db.conn.execute("SELECT DISTINCT indexed FROM memgui_fts_pending").fetchall()
+        assert fulltext.FOREIGN not in {k[0] for k in kinds}
+
+
+def test_a_brain_of_schema_1_gets_the_triggers_on_its_first_write(brain_path: Path) -> None:
+    from memgui.core import schema
+
+    with Brain.open(brain_path, actor="test") as brain:
+        brain.add("made under schema 1")
+        for name in schema.MEMGUI_TRIGGER_NAMES:
+            brain.db.conn.execute(f"DROP TRIGGER {name}")
+        brain.db.conn.execute(
+            "UPDATE brain_meta SET value = '1' WHERE key = ?", (schema.SCHEMA_KEY,)
+        )
+    conn = agentos(brain_path)
+    agentos_add(conn, "mt_a", "an agent wrote this under schema 1", "user-42")
+    conn.close()
+    with Brain.open(brain_path, actor="test") as brain:
+        assert brain.info()["schema_version"] == 1 and not brain.db.is_current
+        assert brain.get("mt_a").scope_id == ""
+        brain.add("the first write migrates")
+        assert brain.info()["schema_version"] == 2 and brain.db.is_current
+        assert brain.get("mt_a").scope_id == "user-42"
+        backups = list(brain_path.parent.glob(f"{brain_path.name}.backup-pre-2-*"))
+        assert len(backups) == 1
+        conn = agentos(brain_path)
+        agentos_add(conn, "mt_b", "Quasarfig after the migration", "user-42")
+        conn.close()
+        assert found(brain, "Quasarfig") == ["mt_b"]
