@@ -8,7 +8,6 @@ from typing import Any
 from memgui.cli_format import journal_lines, mapping_lines, neighbour_lines
 from memgui.cli_registry import CommandContext, command, jsonable
 from memgui.core.graph import MAX_NEIGHBOURS, NEIGHBOURS_CAP
-from memgui.core.model import check_int_range
 
 
 def _configure_link(parser: argparse.ArgumentParser) -> None:
@@ -57,10 +56,7 @@ def _configure_neighbours(parser: argparse.ArgumentParser) -> None:
     "neighbours", "knowledge-graph neighbours of a trace or node", configure=_configure_neighbours
 )
 def run_neighbours(ctx: CommandContext, args: argparse.Namespace) -> None:
-    check_int_range("limit", args.limit, 1, NEIGHBOURS_CAP)
-    # One more than asked says whether the walk was cut.
-    found = ctx.brain.neighbours(args.id, depth=args.depth, limit=args.limit + 1)
-    neighbours, truncated = found[: args.limit], len(found) > args.limit
+    neighbours, truncated = ctx.brain.neighbours_and_more(args.id, args.depth, args.limit)
     lines = neighbour_lines(neighbours)
     if truncated:
         lines.append(f"(the {args.limit} nearest are shown; there are more: --limit N)")

@@ -51,3 +51,15 @@ def test_a_damaged_file_is_reported_as_lost(tmp_path: Path) -> None:
         with pytest.raises(BrainFileLost, match="is damaged"):
             brain.update(trace.id, {"content": "y"})
         assert brain.read_only and "damaged" in brain.file_lost()
+
+
+def test_reverting_in_a_damaged_file_says_it_is_lost(tmp_path: Path) -> None:
+    path = tmp_path / "b.sqlite"
+    with Brain.open(path, actor="test") as brain:
+        batch = brain.add("x") and brain.journal_since(0)[-1].batch_id
+        brain.db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        with open(path, "r+b") as damaged:
+            damaged.write(os.urandom(path.stat().st_size))
+        brain.db.conn.execute("PRAGMA shrink_memory")
+        with pytest.raises(BrainFileLost, match="is damaged"):
+            brain.revert(batch)

@@ -210,3 +210,11 @@ def test_neighbours_walk_the_knowledge_graph(capsys, agentos_brain):
     assert [n["hop"] for n in two["neighbours"]] == [1, 2]
     text = run_text(capsys, agentos_brain, "neighbours", ALICE_TRACE).out
     assert "hop 1" in text and "Alice" in text
+
+
+def test_neighbours_limit_takes_its_largest_value(capsys, brain):
+    with Brain.open(brain) as opened:
+        hub = opened.add_node("hub", "thing")
+        opened.add_edge(hub, opened.add_node("leaf", "thing"), "has")
+    doc = run_cli(capsys, brain, "neighbours", hub, "--limit", "5000").json()
+    assert len(doc["neighbours"]) == 1 and doc["truncated"] is False

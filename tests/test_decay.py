@@ -108,3 +108,12 @@ def test_merge_keeps_the_strongest_decay_state(brain: Brain) -> None:
     ).fetchone()
     assert stored[0] == 1.0
     assert json.loads(stored[1]) == pytest.approx({"valence": 0.0, "intensity": 0.1})
+
+
+@pytest.mark.parametrize("column", ["retrieval_count", "version", "created_at"])
+def test_a_number_too_big_for_sqlite_is_read_within_bounds(brain: Brain, column) -> None:
+    odd = brain.add("heron by the pond")
+    brain.db.conn.execute(f"UPDATE memory_traces SET {column} = 1e20 WHERE id = ?", (odd.id,))
+    assert [t.id for t in brain.search("heron").traces] == [odd.id]  # a recall writes it back
+    brain.update(odd.id, {"content": "heron by the lake"})
+    assert brain.get(odd.id).content == "heron by the lake"

@@ -172,3 +172,48 @@ def test_a_word_is_found_composed_or_decomposed(brain: Brain, word: str) -> None
 def test_words_apart_by_any_space_are_two_words(brain: Brain, space: str) -> None:
     far = brain.add("deploy the new parser").id
     assert [t.id for t in brain.search(f"deploy{space}parser").traces] == [far]
+
+
+@pytest.mark.parametrize("word", ["Αθήνα", "столицей", "Ελλάδα"])
+def test_rows_indexed_decomposed_before_are_found_in_either_form(brain: Brain, word) -> None:
+    nfc, nfd = (unicodedata.normalize(form, word) for form in ("NFC", "NFD"))
+    trace = brain.add(f"before {nfd} after")
+    brain.flush_index()
+    rowid = brain.db.conn.execute(
+        "SELECT rowid FROM memory_traces WHERE id = ?", (trace.id,)
+    ).fetchone()[0]
+    # As a build before composing wrote it: the text as stored, decomposed.
+    brain.db.conn.execute("DELETE FROM memgui_fts WHERE rowid = ?", (rowid,))
+    brain.db.conn.execute(
+        "INSERT INTO memgui_fts(rowid, content, tags) VALUES (?, ?, '')",
+        (rowid, f"before {nfd} after"),
+    )
+    for query in (nfc, nfd):
+        assert [t.id for t in brain.search(query, record_recall=False).traces] == [trace.id]
+
+
+def test_agentos_index_finds_a_decomposed_word_in_either_form(
+    agentos_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import apsw
+
+    from memgui.core import keyword
+
+    word = "Αθήνα"
+    nfc, nfd = (unicodedata.normalize(form, word) for form in ("NFC", "NFD"))
+    conn = apsw.Connection(str(agentos_copy))  # AgentOS adds a note, stored decomposed
+    conn.execute(
+        "INSERT INTO memory_traces (brain_id, id, type, scope, content, created_at) "
+        "VALUES ('brain', 'mt_nfd', 'semantic', 'user', ?, 1)",
+        (f"capital {nfd}",),
+    )
+    conn.execute(
+        "INSERT INTO memory_traces_fts(rowid, content, tags) VALUES (?, ?, '[]')",
+        (conn.last_insert_rowid(), f"capital {nfd}"),
+    )
+    conn.close()
+    monkeypatch.setattr(keyword, "UNMIGRATED_MAX", 2)  # too big for an index in memory
+    with Brain.open(agentos_copy) as brain:
+        for query in (nfc, nfd):
+            found = [t.id for t in brain.search(query, record_recall=False).traces]
+            assert found == ["mt_nfd"], query

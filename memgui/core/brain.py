@@ -448,6 +448,12 @@ class Brain:
     ) -> list[Neighbour]:
         return graph.neighbours(self, start_id, depth, limit)
 
+    def neighbours_and_more(
+        self, start_id: str, depth: int = 1, limit: int = graph.MAX_NEIGHBOURS
+    ) -> tuple[list[Neighbour], bool]:
+        """`neighbours`, and whether the graph holds more within `depth` than `limit`."""
+        return graph.neighbours_and_more(self, start_id, depth, limit)
+
     def history(self, trace_id: str) -> list[JournalEntry]:
         return journal.history(self, trace_id)
 

@@ -156,11 +156,22 @@ def neighbours(
     brain: Brain, start_id: str, depth: int, limit: int = MAX_NEIGHBOURS
 ) -> list[Neighbour]:
     """Breadth-first over edges in both directions, up to `depth` hops (1–3), nearest first,
-    at most `limit` (1–5,000) of them: a caller that must know whether more were left asks
-    for one more than it shows."""
+    at most `limit` (1–5,000) of them."""
+    return neighbours_and_more(brain, start_id, depth, limit)[0]
+
+
+def neighbours_and_more(
+    brain: Brain, start_id: str, depth: int, limit: int = MAX_NEIGHBOURS
+) -> tuple[list[Neighbour], bool]:
+    """`neighbours`, and whether the graph holds more within `depth` than `limit` gave."""
     check_depth(depth)
     check_int_range("limit", limit, 1, NEIGHBOURS_CAP)
     check_id("id", start_id, "trace or node id")
+    found = _walk(brain, start_id, depth, limit + 1)
+    return found[:limit], len(found) > limit
+
+
+def _walk(brain: Brain, start_id: str, depth: int, limit: int) -> list[Neighbour]:
     with brain.db.lock:
         frontier = _start_nodes(brain, start_id)
         seen = set(frontier)

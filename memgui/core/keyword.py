@@ -212,19 +212,19 @@ class _Query:
 def keyword_ranking(brain: Brain, query: str, flt: TraceFilter, want: int) -> list[KeywordHit]:
     """Up to `want` hits by bm25, best first; raw FTS5 syntax, then the rewrite."""
     db = brain.db
-    query = textindex.normalize_query(query)
+    forms = textindex.query_forms(query)
+    query = forms[0]
     if not textindex.words(query):
         return []
     fulltext.flush(db)
-    if "memgui_fts" in db.tables:
-        table, match = "memgui_fts", textindex.rewrite_query(query)
-        fallback = textindex.natural_language_query(query)
-    elif "memory_traces" in db.tables and _index_unmigrated(db):
-        table, match = UNMIGRATED, textindex.rewrite_query(query)
-        fallback = textindex.natural_language_query(query)
+    either = textindex.either
+    if "memgui_fts" in db.tables or ("memory_traces" in db.tables and _index_unmigrated(db)):
+        table = "memgui_fts" if "memgui_fts" in db.tables else UNMIGRATED
+        match = either([textindex.rewrite_query(f) for f in forms])
+        fallback = either([textindex.natural_language_query(f) for f in forms])
     elif db.has_agentos_fts:
-        table, match = "memory_traces_fts", query
-        fallback = textindex.natural_language_query(query).replace('"', "")
+        table, match = "memory_traces_fts", either(forms)
+        fallback = either([textindex.natural_language_query(f).replace('"', "") for f in forms])
     else:
         return []
     ranking = _Query(brain, table, flt, textindex.words(query))

@@ -136,25 +136,36 @@ def row_to_snapshot(row: tuple[Any, ...]) -> dict[str, Any]:
         "content": row[5],
         # Numbers another program wrote are read leniently: one odd row never stops a list.
         "strength": _float(row[6], 1.0),
-        "created_at": int(_float(row[7], 0.0)),
+        "created_at": _int(row[7]),
         "last_accessed": _int_or_none(row[8]),
-        "retrieval_count": int(_float(row[9], 0.0)),
+        "retrieval_count": _int(row[9]),
         "tags": [t for t in tags if isinstance(t, str)],
         "emotions": _loads(row[11], {}),
         "metadata": _loads(row[12], {}),
         "deleted": bool(row[13]),
         "expires_at": row[14],
         "category": row[15],
-        "version": int(_float(row[16], 0.0)),
+        "version": _int(row[16]),
         "updated_at": row[17],
-        "embedding_status": int(_float(row[18], 0.0)),
+        "embedding_status": _int(row[18]),
     }
     return snap
 
 
+# What a column's number is kept within when read: SQLite's integers stop at 2**63 - 1, and
+# a REAL beyond (another program's 1e20) must still fit when memgui writes it back + 1.
+_INT_BOUND = 2**62
+
+
+def _int(value: Any) -> int:
+    if type(value) is int and -_INT_BOUND <= value <= _INT_BOUND:
+        return value  # the common case, first
+    number = _float(value, 0.0)
+    return int(max(-_INT_BOUND, min(_INT_BOUND, number)))
+
+
 def _int_or_none(value: Any) -> int | None:
-    number = _float(value, None)
-    return int(number) if number is not None else None
+    return None if _float(value, None) is None else _int(value)
 
 
 def _float(value: Any, default: float | None) -> float | None:

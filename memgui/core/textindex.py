@@ -122,13 +122,22 @@ def _segment_query_run(run: str, in_phrase: bool) -> str:
 _OTHER_SPACE = re.compile(r"(?:(?![\x00-\x7f])\s)+")
 
 
-def normalize_query(query: str) -> str:
-    """A query as the index holds text: composed (NFC), and any Unicode space a plain
-    space (FTS5 reads a no-break or ideographic space as part of a bareword, which made
-    two words one phrase)."""
+def query_forms(query: str) -> list[str]:
+    """The query with any Unicode space a plain one (FTS5 reads a no-break or ideographic
+    space as part of a bareword, which made two words one phrase), composed (NFC, as
+    `memgui_fts` holds text now) and, when that differs, decomposed too (NFD: as rows
+    indexed before, and AgentOS's index, may hold a word stored that way)."""
     if query.isascii():
-        return query
-    return _OTHER_SPACE.sub(" ", unicodedata.normalize("NFC", query))
+        return [query]
+    spaced = _OTHER_SPACE.sub(" ", query)
+    forms = [unicodedata.normalize("NFC", spaced), unicodedata.normalize("NFD", spaced)]
+    return forms if forms[0] != forms[1] else forms[:1]
+
+
+def either(expressions: list[str]) -> str:
+    """One FTS5 expression matching what any of `expressions` matches."""
+    kept = [e for e in dict.fromkeys(expressions) if e]
+    return kept[0] if len(kept) == 1 else " OR ".join(f"({e})" for e in kept)
 
 
 def rewrite_query(query: str) -> str:

@@ -146,7 +146,8 @@ class BrainFiles(QObject):
             value = [value]
         if not isinstance(value, list | tuple):
             return []  # a settings file edited by hand (or damaged): no recent files
-        return [v for v in value if isinstance(v, str) and v]
+        # Paths only: a settings file edited by hand may hold `true` or a number as text.
+        return [v for v in value if isinstance(v, str) and Path(v).is_absolute()]
 
     def remember(self, path: Path) -> None:
         entry = str(path.resolve())

@@ -79,7 +79,7 @@ def test_window_size_and_split_are_remembered(qtbot, tmp_path, brain_path):
 
 def test_recent_files_of_the_wrong_type_are_ignored(qtbot, tmp_path, brain_path):
     window = open_window(qtbot, tmp_path, brain_path)
-    for odd in (7, True, {"a": 1}, [3, "", None]):
+    for odd in (7, True, "true", {"a": 1}, [3, "", None, "relative.sqlite"]):
         window.settings.setValue(RECENT_KEY, odd)
         assert window.files.recent() == []
         window.files._fill_recent_menu()

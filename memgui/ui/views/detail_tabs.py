@@ -165,19 +165,19 @@ class NeighboursTab(DetailTab):
         self.depth.valueChanged.connect(lambda _v: self.show_trace(self.brain, self.trace))
 
     def reload(self) -> None:
-        shown = MAX_NEIGHBOURS
-        # One more than shown says whether the walk was cut.
-        found = (
-            self.brain.neighbours(self.trace.id, self.depth.value(), limit=shown + 1)
+        found, more = (
+            self.brain.neighbours_and_more(self.trace.id, self.depth.value(), MAX_NEIGHBOURS)
             if self.trace
-            else []
+            else ([], False)
         )
-        self.model.set_items(found[:shown])
+        self.model.set_items(found)
         if self.trace is not None and not found:
             self.message.setText("No knowledge-graph nodes are connected to this memory.")
             self.message.show()
-        elif len(found) > shown:
-            self.message.setText(f"The {shown} nearest nodes are shown; the graph holds more.")
+        elif more:
+            self.message.setText(
+                f"The {MAX_NEIGHBOURS} nearest nodes are shown; the graph holds more."
+            )
             self.message.show()
 
 
