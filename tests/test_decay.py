@@ -117,3 +117,30 @@ def test_a_number_too_big_for_sqlite_is_read_within_bounds(brain: Brain, column)
     assert [t.id for t in brain.search("heron").traces] == [odd.id]  # a recall writes it back
     brain.update(odd.id, {"content": "heron by the lake"})
     assert brain.get(odd.id).content == "heron by the lake"
+
+
+def test_a_memory_added_pinned_writes_its_slower_decay_for_agentos(brain: Brain) -> None:
+    pinned = brain.add("a decision", category="DECISION")
+    assert pinned.metadata["decay"]["stability"] == DAY_MS * PINNED_STABILITY_FACTOR
+    plain = brain.add("a plain note")
+    assert "decay" not in plain.metadata
+    own = brain.add("kept", category="DECISION", metadata={"decay": {"stability": 5}})
+    assert own.metadata["decay"]["stability"] == 5
+    pinned_later = brain.update(plain.id, {"category": "CONSTRAINT"})
+    assert pinned_later.metadata["decay"]["stability"] == DAY_MS * PINNED_STABILITY_FACTOR
+
+
+def test_reverting_a_pin_after_a_recall_takes_the_pin_out_of_the_stability(
+    brain: Brain,
+) -> None:
+    trace = brain.add("recalled, pinned, recalled, unpinned")
+    brain.search("recalled")
+    start = brain.last_journal_id()
+    brain.update(trace.id, {"category": "DECISION"})
+    (batch,) = {e.batch_id for e in brain.journal_since(start)}
+    brain.search("recalled")  # the second recall grows the pinned stability
+    grown = brain.get(trace.id).metadata["decay"]["stability"]
+    brain.revert(batch)
+    after = brain.get(trace.id)
+    assert after.category is None
+    assert after.metadata["decay"]["stability"] == pytest.approx(grown / PINNED_STABILITY_FACTOR)

@@ -52,11 +52,23 @@ def repinned(metadata: dict[str, Any], old: str | None, new: str | None) -> dict
     (every recalled trace has one) is scaled by the pinned factor when the trace becomes
     pinned or stops being pinned, so pinning slows its decay as it does a trace's without."""
     was, now = old in PINNED_CATEGORIES, new in PINNED_CATEGORIES
-    explicit = explicit_stability(metadata)
-    if was == now or explicit is None:
+    if was == now:
         return metadata
+    explicit = explicit_stability(metadata)
+    if explicit is None:
+        return pinned_explicitly(metadata, new)
     factor = PINNED_STABILITY_FACTOR if now else 1 / PINNED_STABILITY_FACTOR
     return dict(metadata, decay=dict(metadata["decay"], stability=explicit * factor))
+
+
+def pinned_explicitly(metadata: dict[str, Any], category: str | None) -> dict[str, Any]:
+    """A pinned trace's slower decay written out (`metadata.decay.stability`, six days) when
+    it has no stability of its own: AgentOS, which knows no categories, reads it there (and
+    its consolidation would prune the trace at its one-day default)."""
+    if category not in PINNED_CATEGORIES or explicit_stability(metadata) is not None:
+        return metadata
+    decay = metadata.get("decay") if isinstance(metadata.get("decay"), dict) else {}
+    return dict(metadata, decay=dict(decay, stability=default_stability(category)))
 
 
 def merged_state(snaps: list[dict[str, Any]], survivor: dict[str, Any]) -> tuple[float, dict]:

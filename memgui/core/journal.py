@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from memgui.core import store, vectors
+from memgui.core import decay, store, vectors
 from memgui.core.errors import Conflict, InvalidArgument, NotFound
 from memgui.core.io import revert_rows
 from memgui.core.model import Changes, JournalEntry, check_id
@@ -160,6 +160,10 @@ def _undo(brain: Brain, batch: Any, entry: JournalEntry) -> None:
         now_decay = (current.get("metadata") or {}).get("decay")
         if now_decay != (entry.after.get("metadata") or {}).get("decay"):
             restored["metadata"] = dict(restored.get("metadata") or {}, decay=now_decay)
+            # A recall since kept the batch's pinning in its stability: undo that too.
+            restored["metadata"] = decay.repinned(
+                restored["metadata"], current.get("category"), restored.get("category")
+            )
         store.update_trace(db, batch, bid, row[0], current, restored, "revert")
 
 

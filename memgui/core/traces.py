@@ -78,7 +78,7 @@ def add(
         "retrieval_count": 0,
         "tags": tag_list,
         "emotions": {},
-        "metadata": dict(metadata or {}),
+        "metadata": decay.pinned_explicitly(dict(metadata or {}), category),
         "deleted": False,
         "expires_at": now + ttl_secs * 1000 if ttl_secs is not None else None,
         "category": category,
