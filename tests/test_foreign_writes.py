@@ -141,3 +141,72 @@ def test_a_brain_of_schema_1_gets_the_triggers_on_its_first_write(brain_path: Pa
         agentos_add(conn, "mt_b", "Quasarfig after the migration", "user-42")
         conn.close()
         assert found(brain, "Quasarfig") == ["mt_b"]
+
+
+def test_a_rowid_another_program_deleted_carries_no_old_words(migrated: Path) -> None:
+    with Brain.open(migrated, actor="test") as brain:
+        conn = agentos(migrated)
+        agentos_add(conn, "mt_ghost", "zqghost words", "")
+        assert found(brain, "zqghost") == ["mt_ghost"]  # indexed
+        rowid = conn.execute("SELECT rowid FROM memory_traces WHERE id = 'mt_ghost'").fetchone()[0]
+        conn.execute(
+            "INSERT INTO memory_traces_fts(memory_traces_fts, rowid, content, tags) "
+            "VALUES ('delete', ?, 'zqghost words', '[]')",
+            (rowid,),
+        )
+        conn.execute("DELETE FROM memory_traces WHERE id = 'mt_ghost'")
+        conn.close()
+        fresh = brain.add("fresh note zqnew")
+        assert (
+            brain.db.conn.execute(
+                "SELECT rowid FROM memory_traces WHERE id = ?", (fresh.id,)
+            ).fetchone()[0]
+            == rowid
+        )  # the same rowid, taken again
+        assert found(brain, "zqghost") == []
+        assert found(brain, "zqnew") == [fresh.id]
+        assert (
+            fulltext.indexed_rows(brain.db, "memgui_fts")
+            == brain.db.conn.execute("SELECT count(*) FROM memory_traces").fetchone()[0]
+        )
+
+
+def test_migrating_from_1_indexes_what_another_program_wrote_meanwhile(brain_path: Path) -> None:
+    from memgui.core import schema
+
+    with Brain.open(brain_path, actor="test") as brain:
+        edited = brain.add("zqold text of a memgui note").id
+        for name in schema.MEMGUI_TRIGGER_NAMES:
+            brain.db.conn.execute(f"DROP TRIGGER {name}")
+        brain.db.conn.execute(
+            "UPDATE brain_meta SET value = '1' WHERE key = ?", (schema.SCHEMA_KEY,)
+        )
+    conn = agentos(brain_path)
+    agentos_add(conn, "mt_a", "zqagent wrote this under schema 1", "")
+    agentos_set_content(conn, edited, "zqnewtext set by the agent")
+    conn.close()
+    with Brain.open(brain_path, actor="test") as brain:
+        brain.add("the first write migrates")
+        assert found(brain, "zqagent") == ["mt_a"]
+        assert found(brain, "zqnewtext") == [edited]
+        assert found(brain, "zqold") == []
+
+
+def test_another_program_taking_a_scope_id_away_files_the_row_under_none(migrated: Path) -> None:
+    with Brain.open(migrated, actor="test") as brain:
+        conn = agentos(migrated)
+        agentos_add(conn, "mt_drop", "dropped", "u1")
+        agentos_add(conn, "mt_null", "nulled", "u1")
+        agentos_add(conn, "mt_keep", "kept", "u1")
+        conn.execute("UPDATE memory_traces SET metadata = '{}' WHERE id = 'mt_drop'")
+        conn.execute(
+            "UPDATE memory_traces SET metadata = '{\"scopeId\": null}' WHERE id = 'mt_null'"
+        )
+        conn.execute(
+            'UPDATE memory_traces SET metadata = \'{"scopeId": "u1", "x": 1}\' '
+            "WHERE id = 'mt_keep'"
+        )
+        conn.close()
+        assert brain.get("mt_drop").scope_id == "" and brain.get("mt_null").scope_id == ""
+        assert brain.get("mt_keep").scope_id == "u1"
+        assert brain.delete_scope("user", "u1") == 1

@@ -342,8 +342,10 @@ class Database:
             if "memory_traces" not in self.tables:
                 self.conn.execute(schema.AGENTOS_TABLES)
             self._apply_migration_1()
-            index_all()
         self._apply_migration_2()
+        # From 0: the index is new. From 1: rows another program wrote meanwhile (no trigger
+        # marked them) and rows indexed before text was composed are indexed again.
+        index_all()
         for bid in brain_ids or ["brain"]:
             self.conn.execute(
                 "INSERT OR REPLACE INTO brain_meta(brain_id, key, value) VALUES (?, ?, ?)",

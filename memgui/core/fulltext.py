@@ -42,12 +42,13 @@ def tags_list(raw: str | None) -> list[str]:
 
 
 # `indexed` of a pending row: 0 new (in neither index), 1 in both with the text kept here,
-# 2 changed by another program, which kept AgentOS's index itself (schema.MEMGUI_TRIGGERS).
-NEW, INDEXED, FOREIGN = 0, 1, 2
-# A mark of this connection's own write replaces a trigger's mark of the same row.
+# 2 changed by another program, which kept AgentOS's index itself (schema.MEMGUI_TRIGGERS),
+# 3 new, on a rowid another program deleted (memgui_fts may still hold that row's words).
+NEW, INDEXED, FOREIGN, NEW_ON_FOREIGN = 0, 1, 2, 3
+# A new row of this connection on a rowid a trigger marked: its stale entry goes too.
 MARK_NEW_SQL = (
     "INSERT INTO memgui_fts_pending(rowid, indexed) VALUES (?, 0) "
-    "ON CONFLICT(rowid) DO UPDATE SET indexed = 0 WHERE indexed = 2"
+    "ON CONFLICT(rowid) DO UPDATE SET indexed = 3 WHERE indexed = 2"
 )
 
 
@@ -117,6 +118,7 @@ def _index_rows(db: Database, rows: list[tuple], agentos: bool) -> None:
     current = [(rowid, text, tags) for rowid, _, _, _, text, tags in rows if text is not None]
     if agentos:
         # Another program's rows are in AgentOS's index already: it wrote them there.
+        # (NEW_ON_FOREIGN rows are not: that program deleted its row's entry.)
         own = [(r[0], r[4], r[5]) for r in rows if r[4] is not None and r[1] != FOREIGN]
         db.conn.executemany(
             "INSERT INTO memory_traces_fts(rowid, content, tags) VALUES (?, ?, ?)", own
@@ -180,11 +182,18 @@ def fill_temp_index(db: Database, name: str, rows: Iterable[tuple]) -> None:
 
 
 def index_all(db: Database) -> None:
-    """Fill memgui_fts from every row (migration, rebuild); the AgentOS index is kept."""
+    """Fill memgui_fts from every row (migration, rebuild); the AgentOS index is kept, and
+    what was pending for it is written first."""
     db.conn.execute(PENDING_TABLE)
-    db.conn.execute("DELETE FROM memgui_fts")
-    db.conn.execute("DELETE FROM memgui_fts_pending")
-    rows = db.conn.execute("SELECT rowid, content, tags FROM memory_traces").fetchall()
-    db.conn.executemany(
+    flush_in_transaction(db)
+    rebuild_memgui_index(db.conn)
+
+
+def rebuild_memgui_index(conn: apsw.Connection) -> None:
+    """memgui_fts again from every row of `memory_traces` (nothing else is touched)."""
+    conn.execute("INSERT INTO memgui_fts(memgui_fts) VALUES ('delete-all')")
+    # Read row by row as the index takes them: a big brain's text is never held at once.
+    rows = conn.execute("SELECT rowid, content, tags FROM memory_traces")
+    conn.executemany(
         "INSERT INTO memgui_fts(rowid, content, tags) VALUES (?, ?, ?)", indexed_text(rows)
     )

@@ -274,7 +274,8 @@ CREATE INDEX IF NOT EXISTS idx_memory_traces_expires
 # 0, and a text it changes keeps the row's version, while every write of memgui's sets or
 # bumps it. Such a row is marked `indexed = 2` in `memgui_fts_pending`, for `memgui_fts`
 # alone (that program kept AgentOS's index itself), and gets its `scope_id` from its
-# metadata's `scopeId`, as migration 1 filled the column for the rows there then. A delete
+# metadata's `scopeId` (AgentOS reads a missing or non-text one as ''), as migration 1
+# filled the column for the rows there then. A delete
 # is another program's when memgui left no mark for it (memgui marks before it deletes).
 MEMGUI_TRIGGERS = """
 CREATE TRIGGER IF NOT EXISTS memgui_fts_mark_insert AFTER INSERT ON memory_traces
@@ -301,11 +302,15 @@ BEGIN
   WHERE rowid = new.rowid;
 END;
 CREATE TRIGGER IF NOT EXISTS memgui_scope_id_update AFTER UPDATE OF metadata ON memory_traces
-WHEN new.version = old.version AND json_valid(new.metadata)
-  AND json_type(new.metadata, '$.scopeId') = 'text'
-  AND new.scope_id IS NOT json_extract(new.metadata, '$.scopeId')
+WHEN new.version = old.version
+  AND (CASE WHEN json_valid(old.metadata) AND json_type(old.metadata, '$.scopeId') = 'text'
+       THEN json_extract(old.metadata, '$.scopeId') ELSE '' END)
+   IS NOT (CASE WHEN json_valid(new.metadata) AND json_type(new.metadata, '$.scopeId') = 'text'
+       THEN json_extract(new.metadata, '$.scopeId') ELSE '' END)
 BEGIN
-  UPDATE memory_traces SET scope_id = json_extract(new.metadata, '$.scopeId')
+  UPDATE memory_traces SET scope_id = CASE
+    WHEN json_valid(new.metadata) AND json_type(new.metadata, '$.scopeId') = 'text'
+    THEN json_extract(new.metadata, '$.scopeId') ELSE '' END
   WHERE rowid = new.rowid;
 END;
 """

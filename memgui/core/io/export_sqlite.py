@@ -26,7 +26,7 @@ import contextlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 import apsw
 
@@ -47,7 +47,6 @@ from memgui.core.progress import Job, Progress
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
-    from memgui.core.db import Database
 
 CHUNK_ROWS = 5000
 # Derived tables: rebuilt in the new file, never copied.
@@ -186,13 +185,6 @@ def _brain_count(out: apsw.Connection, ordinary: list[str]) -> int:
     return len(found)
 
 
-@dataclass
-class _ConnOnly:
-    """What `fulltext.index_all` reads of a Database: its connection."""
-
-    conn: apsw.Connection
-
-
 def _rebuild(out: apsw.Connection, brain_id: str, schema: _Schema, vec_made: bool) -> Job[None]:
     names = {name for _, name, _ in schema.statements}
     if "memory_traces_fts" in names:
@@ -200,7 +192,7 @@ def _rebuild(out: apsw.Connection, brain_id: str, schema: _Schema, vec_made: boo
         out.execute("INSERT INTO memory_traces_fts(memory_traces_fts) VALUES ('rebuild')")
     if "memgui_fts" in names:
         yield Progress(0, None, "rebuilding memgui's full-text index")
-        fulltext.index_all(cast("Database", _ConnOnly(out)))
+        fulltext.rebuild_memgui_index(out)
     if vec_made:
         yield from vectors.reindex(out, brain_id)
 
