@@ -210,3 +210,26 @@ def test_another_program_taking_a_scope_id_away_files_the_row_under_none(migrate
         assert brain.get("mt_drop").scope_id == "" and brain.get("mt_null").scope_id == ""
         assert brain.get("mt_keep").scope_id == "u1"
         assert brain.delete_scope("user", "u1") == 1
+
+
+def test_once_another_program_writes_memgui_indexes_at_every_commit(migrated: Path) -> None:
+    with Brain.open(migrated, actor="test") as brain:
+        brain.add("batched while memgui writes alone")
+        assert fulltext.has_pending(brain.db) and not brain.db.is_shared()
+        conn = agentos(migrated)
+        agentos_add(conn, "mt_a", "an agent's note", "")
+        added = brain.add("written after the agent")
+        assert brain.db.is_shared() and not fulltext.has_pending(brain.db)
+        # AgentOS rebuilds its index after an update: memgui's rows are there exactly once.
+        conn.execute("INSERT INTO memory_traces_fts(memory_traces_fts) VALUES ('rebuild')")
+        brain.update(added.id, {"content": "changed after the rebuild"})
+        conn.execute(
+            "INSERT INTO memory_traces_fts(memory_traces_fts, rank) VALUES ('integrity-check', 1)"
+        )
+        conn.close()
+
+
+def test_an_agentos_brain_is_shared_from_its_migration(agentos_copy: Path) -> None:
+    with Brain.open(agentos_copy, actor="test") as brain:
+        brain.add("the first write migrates")
+        assert brain.db.is_shared() and not fulltext.has_pending(brain.db)

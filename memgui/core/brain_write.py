@@ -65,7 +65,12 @@ class BrainWrite:
         db = self.brain.db
         if exc_type is None and self.outer:
             try:
-                if db.pending_marks >= fulltext.FLUSH_AFTER:
+                # Batched, unless another program writes this brain too: it keeps AgentOS's
+                # index current at every write, and a lagging share of memgui's made its
+                # index inconsistent (a rebuild of it included rows memgui then added again).
+                if db.pending_marks and (
+                    db.pending_marks >= fulltext.FLUSH_AFTER or db.is_shared()
+                ):
                     fulltext.flush_in_transaction(db)
                 if self.backup is not None:
                     # Named before the commit: a committed migration always has its backup.

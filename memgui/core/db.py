@@ -95,6 +95,7 @@ class Database:
         self.created = not self.path.exists()
         self.readonly = False
         self.lost: str | None = None  # why the file can no longer be written, once known
+        self._shared: tuple[int, bool] | None = None  # (data_version, another program writes)
         if self.created and not create:
             raise BrainFileLost(str(self.path), "does not exist any more (deleted or moved)")
         if self.created:
@@ -135,6 +136,21 @@ class Database:
         except apsw.Error as exc:
             log.warning("%s: %s", operation, exc)
             raise StorageError(operation) from exc
+
+    def is_shared(self) -> bool:
+        """Whether another program (an AgentOS agent) writes this brain too: a trigger saw
+        one of its writes, or it was an AgentOS brain when memgui migrated it. Read again
+        only when another connection has written (`PRAGMA data_version`)."""
+        version = self.data_version()
+        if self._shared is None or self._shared[0] != version:
+            shared = "brain_meta" in self.tables and (
+                self.conn.execute(
+                    "SELECT 1 FROM brain_meta WHERE key = ? LIMIT 1", (schema.SHARED_KEY,)
+                ).fetchone()
+                is not None
+            )
+            self._shared = (version, shared)
+        return self._shared[1]
 
     def damaged(self) -> BrainFileLost:
         """SQLite found the file damaged: it is lost for writing (the error to raise)."""
@@ -342,6 +358,12 @@ class Database:
             if "memory_traces" not in self.tables:
                 self.conn.execute(schema.AGENTOS_TABLES)
             self._apply_migration_1()
+            # A brain AgentOS made: AgentOS writes it too.
+            for bid in brain_ids or ["brain"]:
+                self.conn.execute(
+                    "INSERT OR IGNORE INTO brain_meta(brain_id, key, value) VALUES (?, ?, '1')",
+                    (bid, schema.SHARED_KEY),
+                )
         self._apply_migration_2()
         # From 0: the index is new. From 1: rows another program wrote meanwhile (no trigger
         # marked them) and rows indexed before text was composed are indexed again.

@@ -11,6 +11,7 @@ from __future__ import annotations
 AGENTOS_SCHEMA_VERSION = "2"
 SCHEMA_VERSION = 2  # memgui's own schema version
 SCHEMA_KEY = "memgui_schema_version"
+SHARED_KEY = "memgui_shared"  # another program writes this brain too (brain_meta)
 
 AGENTOS_TABLES = """
 CREATE TABLE IF NOT EXISTS brain_meta (
@@ -277,22 +278,30 @@ CREATE INDEX IF NOT EXISTS idx_memory_traces_expires
 # metadata's `scopeId` (AgentOS reads a missing or non-text one as ''), as migration 1
 # filled the column for the rows there then. A delete
 # is another program's when memgui left no mark for it (memgui marks before it deletes).
+# Such a write also records `memgui_shared` in `brain_meta`: from then on memgui writes its
+# share of AgentOS's index at every commit (see `fulltext`), as that program does.
 MEMGUI_TRIGGERS = """
 CREATE TRIGGER IF NOT EXISTS memgui_fts_mark_insert AFTER INSERT ON memory_traces
 WHEN new.version = 0
 BEGIN
   INSERT OR IGNORE INTO memgui_fts_pending(rowid, indexed) VALUES (new.rowid, 2);
+  INSERT OR IGNORE INTO brain_meta(brain_id, key, value)
+  VALUES (new.brain_id, 'memgui_shared', '1');
 END;
 CREATE TRIGGER IF NOT EXISTS memgui_fts_mark_update AFTER UPDATE OF content, tags ON memory_traces
 WHEN new.version = old.version
   AND (new.content IS NOT old.content OR new.tags IS NOT old.tags)
 BEGIN
   INSERT OR IGNORE INTO memgui_fts_pending(rowid, indexed) VALUES (new.rowid, 2);
+  INSERT OR IGNORE INTO brain_meta(brain_id, key, value)
+  VALUES (new.brain_id, 'memgui_shared', '1');
 END;
 CREATE TRIGGER IF NOT EXISTS memgui_fts_mark_delete AFTER DELETE ON memory_traces
 WHEN NOT EXISTS (SELECT 1 FROM memgui_fts_pending WHERE rowid = old.rowid)
 BEGIN
   INSERT INTO memgui_fts_pending(rowid, indexed) VALUES (old.rowid, 2);
+  INSERT OR IGNORE INTO brain_meta(brain_id, key, value)
+  VALUES (old.brain_id, 'memgui_shared', '1');
 END;
 CREATE TRIGGER IF NOT EXISTS memgui_scope_id_insert AFTER INSERT ON memory_traces
 WHEN new.version = 0 AND new.scope_id = '' AND json_valid(new.metadata)
