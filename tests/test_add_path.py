@@ -42,7 +42,6 @@ def test_an_add_is_one_transaction_of_three_inserts(brain: Brain) -> None:
         "INSERT INTO memory_traces",
         "INSERT INTO memgui_fts_pending",
         "INSERT INTO memgui_journal",
-        "PRAGMA data_version",  # has another program written since? (then index at once)
         "COMMIT",
     ]
 

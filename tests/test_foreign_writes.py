@@ -212,7 +212,12 @@ def test_another_program_taking_a_scope_id_away_files_the_row_under_none(migrate
         assert brain.delete_scope("user", "u1") == 1
 
 
-def test_once_another_program_writes_memgui_indexes_at_every_commit(migrated: Path) -> None:
+def test_once_another_program_writes_memgui_indexes_at_every_commit(
+    migrated: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memgui.core import db
+
+    monkeypatch.setattr(db, "SHARED_CHECK_S", 0.0)  # seen at the next write, not a second later
     with Brain.open(migrated, actor="test") as brain:
         brain.add("batched while memgui writes alone")
         assert fulltext.has_pending(brain.db) and not brain.db.is_shared()

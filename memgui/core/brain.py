@@ -162,7 +162,7 @@ class Brain:
     def file_lost(self) -> str | None:
         """Why the file is no longer the one this brain writes (deleted, moved, replaced,
         damaged), or None; once lost, every write is refused with `BrainFileLost`."""
-        return self.db.check_file()
+        return self.db.check_file(force=True)
 
     @property
     def path(self) -> Path:

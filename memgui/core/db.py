@@ -46,6 +46,9 @@ def _writable(path: Path) -> bool:
     return bool(mode & 0o222) and os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
 
 
+SHARED_CHECK_S = 1.0  # how stale "no other program writes this brain" may be
+FILE_CHECK_S = 0.05  # how stale "the file at the path is the one open" may be
+
 # SQLite's errors that say the file is not (or no longer) a sound brain.
 DAMAGED = (apsw.CorruptError, apsw.NotADBError)
 
@@ -95,7 +98,9 @@ class Database:
         self.created = not self.path.exists()
         self.readonly = False
         self.lost: str | None = None  # why the file can no longer be written, once known
-        self._shared: tuple[int, bool] | None = None  # (data_version, another program writes)
+        self._shared = False  # another program writes this brain too (once seen, for good)
+        self._shared_checked = -1.0  # when `is_shared` last read the flag (monotonic s)
+        self._file_checked = -1.0  # when `check_file` last compared the file (monotonic s)
         if self.created and not create:
             raise BrainFileLost(str(self.path), "does not exist any more (deleted or moved)")
         if self.created:
@@ -139,29 +144,39 @@ class Database:
 
     def is_shared(self) -> bool:
         """Whether another program (an AgentOS agent) writes this brain too: a trigger saw
-        one of its writes, or it was an AgentOS brain when memgui migrated it. Read again
-        only when another connection has written (`PRAGMA data_version`)."""
-        version = self.data_version()
-        if self._shared is None or self._shared[0] != version:
-            shared = "brain_meta" in self.tables and (
-                self.conn.execute(
-                    "SELECT 1 FROM brain_meta WHERE key = ? LIMIT 1", (schema.SHARED_KEY,)
-                ).fetchone()
-                is not None
-            )
-            self._shared = (version, shared)
-        return self._shared[1]
+        one of its writes, or it was an AgentOS brain when memgui migrated it. Once true it
+        stays true; until then the flag is read at most every `SHARED_CHECK_S` (a query per
+        write cost ~10 µs of a ~250 µs add)."""
+        if not self._shared:
+            now = time.monotonic()
+            if now - self._shared_checked >= SHARED_CHECK_S:
+                self._shared_checked = now
+                self._shared = "brain_meta" in self.tables and (
+                    self.conn.execute(
+                        "SELECT 1 FROM brain_meta WHERE key = ? LIMIT 1", (schema.SHARED_KEY,)
+                    ).fetchone()
+                    is not None
+                )
+        return self._shared
+
+    def mark_shared(self) -> None:
+        self._shared = True
 
     def damaged(self) -> BrainFileLost:
         """SQLite found the file damaged: it is lost for writing (the error to raise)."""
         self.lost = "is damaged: it is not a readable brain any more"
         return BrainFileLost(str(self.path), self.lost)
 
-    def check_file(self) -> str | None:
+    def check_file(self, force: bool = False) -> str | None:
         """Why the file this connection writes is no longer the file at its path (deleted,
-        moved away, replaced, damaged), or None. SQLite would go on writing into a deleted
+        moved away, replaced, damaged), or None; unless `force`d, compared again only after
+        `FILE_CHECK_S`. SQLite would go on writing into a deleted
         or renamed-over file, where nobody would ever read it again."""
         if self.lost is None:
+            now = time.monotonic()
+            if not force and now - self._file_checked < FILE_CHECK_S:
+                return None  # compared a moment ago: a stat() per add cost ~2 % of it
+            self._file_checked = now
             try:
                 identity = _identity(self.path)
             except FileNotFoundError:
@@ -364,6 +379,7 @@ class Database:
                     "INSERT OR IGNORE INTO brain_meta(brain_id, key, value) VALUES (?, ?, '1')",
                     (bid, schema.SHARED_KEY),
                 )
+            self.mark_shared()
         self._apply_migration_2()
         # From 0: the index is new. From 1: rows another program wrote meanwhile (no trigger
         # marked them) and rows indexed before text was composed are indexed again.
@@ -484,7 +500,7 @@ class WriteTransaction:
             self.joined = True
             db._depth += 1
             return db._batch
-        lost = db.check_file()  # one stat(): ~2 µs
+        lost = db.check_file()  # a stat() now and then (FILE_CHECK_S)
         if lost is not None:
             db.lock.release()
             raise BrainFileLost(str(db.path), lost)

@@ -93,6 +93,8 @@ def flush_in_transaction(db: Database) -> int:
         ).fetchall()
         if not rows:
             break
+        if not db.is_shared() and any(row[1] >= FOREIGN for row in rows):
+            db.mark_shared()  # another program wrote: index at every commit from now on
         _index_rows(db, rows, agentos)
         flushed += len(rows)
         after = rows[-1][0]
