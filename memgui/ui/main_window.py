@@ -251,6 +251,7 @@ class MainWindow(QMainWindow):
         self.session = session
         self.read_only_label.setText("Read-only")
         self.read_only_label.setToolTip(READ_ONLY_TIP)
+        self.read_only_label.setStyleSheet("")
         self.undo_group.addStack(session.undo_stack)
         self.undo_group.setActiveStack(session.undo_stack)
         session.undo_stack.cleanChanged.connect(lambda _clean: self.update_title())
@@ -300,6 +301,9 @@ class MainWindow(QMainWindow):
             return
         name = Path(self.session.path).name
         self.read_only_label.setText("File lost")
+        self.read_only_label.setStyleSheet(
+            "color: #c0392b; font-weight: bold"
+        )  # red on either palette
         self.read_only_label.setToolTip(
             f"{self.session.path} {why}. Nothing more can be saved to it: copy any unsaved "
             "text from the editor, then open the brain again (File ▸ Open)."
