@@ -1,4 +1,5 @@
-"""Opening a brain file: pragmas, read-only browsing, migrations with backups, transactions.
+"""Opening a brain file: pragmas, read-only browsing, migrations with backups, the file's
+identity; its write transactions are `transaction.WriteTransaction`.
 
 Opening and reading never write: an older brain (a real AgentOS brain is one) is read as it
 is and migrated by the first write, after an online backup beside the file. One writer per
@@ -15,7 +16,6 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import apsw
@@ -29,7 +29,9 @@ from memgui.core.errors import (
     SchemaTooNew,
     StorageError,
 )
-from memgui.core.model import Changes
+from memgui.core.transaction import DAMAGED, WriteBatch, WriteTransaction
+
+__all__ = ["DAMAGED", "Database", "WriteBatch", "WriteTransaction", "now_ms"]
 
 log = logging.getLogger(__name__)
 
@@ -49,9 +51,6 @@ def _writable(path: Path) -> bool:
 SHARED_CHECK_S = 1.0  # how stale "no other program writes this brain" may be
 FILE_CHECK_S = 0.05  # how stale "the file at the path is the one open" may be
 
-# SQLite's errors that say the file is not (or no longer) a sound brain.
-DAMAGED = (apsw.CorruptError, apsw.NotADBError)
-
 
 def _identity(path: Path) -> tuple[int, int]:
     stat = os.stat(path)
@@ -60,28 +59,6 @@ def _identity(path: Path) -> tuple[int, int]:
 
 def now_ms() -> int:
     return int(time.time() * 1000)
-
-
-@dataclass(slots=True)
-class WriteBatch:
-    """The open transaction: its journal batch id, actor and what it changed so far."""
-
-    batch_id: str
-    actor: str
-    traces: set[str] = field(default_factory=set)
-    links: set[str] = field(default_factory=set)
-    nodes: set[str] = field(default_factory=set)
-    kind: str = "edit"
-
-    def changes(self) -> Changes:
-        return Changes(
-            kind=self.kind,
-            traces=frozenset(self.traces),
-            links=frozenset(self.links),
-            nodes=frozenset(self.nodes),
-            batch_id=self.batch_id,
-            actor=self.actor,
-        )
 
 
 class Database:
@@ -473,83 +450,3 @@ class Database:
             self.checkpointer.close()  # first: its last pass may wait for the writer lock
         with self.lock:
             self.conn.close()
-
-
-class WriteTransaction:
-    """`Database.write`: `BEGIN IMMEDIATE … COMMIT` under the writer lock, one journal batch.
-
-    A class rather than a generator context manager: every add opens one, and the generator
-    machinery alone cost ~5 µs of a ~150 µs add.
-    """
-
-    __slots__ = ("db", "actor", "operation", "kind", "joined")
-
-    def __init__(self, db: Database, actor: str, operation: str, kind: str) -> None:
-        self.db = db
-        self.actor = actor
-        self.operation = operation
-        self.kind = kind
-        self.joined = False
-
-    def __enter__(self) -> WriteBatch:
-        db = self.db
-        if db.readonly:
-            raise ReadOnlyBrain(str(db.path))
-        db.lock.acquire()
-        if db._batch is not None:  # nested: join the open transaction
-            self.joined = True
-            db._depth += 1
-            return db._batch
-        lost = db.check_file()  # a stat() now and then (FILE_CHECK_S)
-        if lost is not None:
-            db.lock.release()
-            raise BrainFileLost(str(db.path), lost)
-        # Time-ordered ids append to the batch index instead of landing on random pages;
-        # 4 random bytes tell apart batches of the same nanosecond (a uuid4 costs 6 µs).
-        batch_id = f"b_{time.time_ns():x}_{os.urandom(4).hex()}"
-        batch = WriteBatch(batch_id=batch_id, actor=self.actor, kind=self.kind)
-        try:
-            db._begin_immediate()
-        except apsw.Error as exc:
-            db.lock.release()
-            log.exception("%s: could not begin a transaction", self.operation)
-            if isinstance(exc, DAMAGED):
-                raise db.damaged() from exc
-            raise StorageError(self.operation) from exc
-        except BaseException:
-            db.lock.release()
-            raise
-        db._batch = batch
-        return batch
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, _tb: object
-    ) -> None:
-        db = self.db
-        try:
-            if self.joined:
-                db._depth -= 1
-                return
-            db._batch = None
-            if exc_type is not None:
-                try:
-                    db.conn.execute("ROLLBACK")
-                except apsw.Error:
-                    log.exception("%s: rollback failed", self.operation)
-                if isinstance(exc, DAMAGED):
-                    log.error("%s: %s", self.operation, exc)
-                    raise db.damaged() from exc
-                return  # the exception goes on
-            try:
-                db.conn.execute("COMMIT")
-            except apsw.Error as exc:
-                log.exception("%s: commit failed", self.operation)
-                try:
-                    db.conn.execute("ROLLBACK")
-                except apsw.Error:
-                    pass
-                raise StorageError(self.operation) from exc
-            if db.checkpointer is not None and db.checkpointer.writer_must_checkpoint:
-                db.checkpoint()
-        finally:
-            db.lock.release()
