@@ -173,3 +173,26 @@ def test_steps_run_paused_and_the_job_keeps_its_own_ending() -> None:
     next(steps)
     steps.close()  # a job closed between steps ends at once
     assert log == ["step 0: collector off", "closed"] and gc.isenabled()
+
+
+def test_a_big_bulk_insert_pauses_the_insert_triggers_and_keeps_them(brain: Brain) -> None:
+    from memgui.core import schema
+
+    brain.add("first")
+
+    def triggers() -> set[str]:
+        return {r[0] for r in table(brain, "SELECT name FROM sqlite_master WHERE type='trigger'")}
+
+    with brain.write("add") as batch:
+        store.insert_traces(brain.db, batch, brain.brain_id, snapshots("mt_big", 600), "import")
+    assert triggers() == set(schema.MEMGUI_TRIGGER_NAMES)
+    assert "mt_big0000" in ids(brain, "tagged")
+    pending_kinds = {r[0] for r in table(brain, "SELECT DISTINCT indexed FROM memgui_fts_pending")}
+    assert pending_kinds <= {0}
+    # A failing bulk insert rolls back with its pause: the triggers are all there.
+    try:
+        with brain.write("add") as batch:
+            store.insert_traces(brain.db, batch, brain.brain_id, snapshots("mt_big", 600))
+    except Exception:  # the ids exist: a constraint error
+        pass
+    assert triggers() == set(schema.MEMGUI_TRIGGER_NAMES)

@@ -225,6 +225,11 @@ class Database:
         return self._tables
 
     @property
+    def triggers(self) -> set[str]:
+        self._fresh()
+        return self._triggers
+
+    @property
     def trace_columns(self) -> set[str]:
         self._fresh()
         return self._trace_columns

@@ -280,7 +280,8 @@ CREATE INDEX IF NOT EXISTS idx_memory_traces_expires
 # is another program's when memgui left no mark for it (memgui marks before it deletes).
 # Such a write also records `memgui_shared` in `brain_meta`: from then on memgui writes its
 # share of AgentOS's index at every commit (see `fulltext`), as that program does.
-MEMGUI_TRIGGERS = """
+MEMGUI_TRIGGER_SQL = {
+    "memgui_fts_mark_insert": """
 CREATE TRIGGER IF NOT EXISTS memgui_fts_mark_insert AFTER INSERT ON memory_traces
 WHEN new.version = 0
 BEGIN
@@ -288,6 +289,8 @@ BEGIN
   INSERT OR IGNORE INTO brain_meta(brain_id, key, value)
   VALUES (new.brain_id, 'memgui_shared', '1');
 END;
+""",
+    "memgui_fts_mark_update": """
 CREATE TRIGGER IF NOT EXISTS memgui_fts_mark_update AFTER UPDATE OF content, tags ON memory_traces
 WHEN new.version = old.version
   AND (new.content IS NOT old.content OR new.tags IS NOT old.tags)
@@ -296,6 +299,8 @@ BEGIN
   INSERT OR IGNORE INTO brain_meta(brain_id, key, value)
   VALUES (new.brain_id, 'memgui_shared', '1');
 END;
+""",
+    "memgui_fts_mark_delete": """
 CREATE TRIGGER IF NOT EXISTS memgui_fts_mark_delete AFTER DELETE ON memory_traces
 WHEN NOT EXISTS (SELECT 1 FROM memgui_fts_pending WHERE rowid = old.rowid)
 BEGIN
@@ -303,6 +308,8 @@ BEGIN
   INSERT OR IGNORE INTO brain_meta(brain_id, key, value)
   VALUES (old.brain_id, 'memgui_shared', '1');
 END;
+""",
+    "memgui_scope_id_insert": """
 CREATE TRIGGER IF NOT EXISTS memgui_scope_id_insert AFTER INSERT ON memory_traces
 WHEN new.version = 0 AND new.scope_id = '' AND json_valid(new.metadata)
   AND json_type(new.metadata, '$.scopeId') = 'text'
@@ -310,6 +317,8 @@ BEGIN
   UPDATE memory_traces SET scope_id = json_extract(new.metadata, '$.scopeId')
   WHERE rowid = new.rowid;
 END;
+""",
+    "memgui_scope_id_update": """
 CREATE TRIGGER IF NOT EXISTS memgui_scope_id_update AFTER UPDATE OF metadata ON memory_traces
 WHEN new.version = old.version
   AND (CASE WHEN json_valid(old.metadata) AND json_type(old.metadata, '$.scopeId') = 'text'
@@ -322,11 +331,10 @@ BEGIN
     THEN json_extract(new.metadata, '$.scopeId') ELSE '' END
   WHERE rowid = new.rowid;
 END;
-"""
-MEMGUI_TRIGGER_NAMES = (
-    "memgui_fts_mark_insert",
-    "memgui_fts_mark_update",
-    "memgui_fts_mark_delete",
-    "memgui_scope_id_insert",
-    "memgui_scope_id_update",
-)
+""",
+}
+MEMGUI_TRIGGERS = "".join(MEMGUI_TRIGGER_SQL.values())
+
+MEMGUI_TRIGGER_NAMES = tuple(MEMGUI_TRIGGER_SQL)
+# The ones a bulk insert of memgui's own rows pauses (it marks its rows itself).
+INSERT_TRIGGERS = ("memgui_fts_mark_insert", "memgui_scope_id_insert")
