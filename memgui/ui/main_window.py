@@ -28,7 +28,7 @@ from memgui.core.progress import Progress
 from memgui.ui.actions import build_actions
 from memgui.ui.backfill import install_semantic
 from memgui.ui.brain_files import BrainFiles
-from memgui.ui.commands import RESTORABLE_FIELDS
+from memgui.ui.commands import RESTORABLE_FIELDS, SetDeletedCommand
 from memgui.ui.icons import icon
 from memgui.ui.import_export_actions import install_import_export
 from memgui.ui.jobs import JobRunner
@@ -501,7 +501,10 @@ class MainWindow(QMainWindow):
         if stack.count() != last_count:
             return
         if index < last_index:
-            self.show_message(f"Undone: {stack.command(index).text()} (Ctrl+Shift+Z redoes)")
+            undone = stack.command(index)
+            self.show_message(f"Undone: {undone.text()} (Ctrl+Shift+Z redoes)")
+            if isinstance(undone, SetDeletedCommand) and undone.deleted and undone.ids:
+                self.select_when_ready(undone.ids[0])  # the memory back from the trash
         elif index > last_index:
             self.show_message(f"Redone: {stack.command(index - 1).text()} (Ctrl+Z undoes)")
 

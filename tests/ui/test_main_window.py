@@ -218,8 +218,10 @@ def test_delete_key_on_the_table_and_undo(qtbot, window):
     window.table.setFocus()
     qtbot.keyClick(window.table, Qt.Key.Key_Delete)
     assert window.session.brain.get(trace_id).deleted
+    qtbot.waitUntil(lambda: window.current_id() != trace_id, timeout=3000)  # on to the next
     qtbot.keyClick(window, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     assert not window.session.brain.get(trace_id).deleted
+    qtbot.waitUntil(lambda: window.current_id() == trace_id, timeout=3000)  # back, selected
     # Del typed in the editor edits text; it never deletes the memory.
     window.detail.editor.content.setFocus()
     qtbot.keyClick(window.detail.editor.content, Qt.Key.Key_Delete)
