@@ -11,7 +11,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QItemSelectionModel, QSettings, Qt, QTimer
+from PySide6.QtCore import QItemSelectionModel, QSettings, Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut, QShowEvent, QUndoGroup
 from PySide6.QtWidgets import (
     QLabel,
@@ -41,6 +41,7 @@ from memgui.ui.views.search_bar import SearchBar
 from memgui.ui.views.trace_table_view import TraceTableView
 from memgui.ui.views.welcome_page import WelcomePage
 from memgui.ui.window_edits import WindowEdits
+from memgui.ui.window_layout import WindowLayout
 
 COUNTS_DEBOUNCE_MS = 400
 # A worker running Python keeps the GIL for a whole switch interval each time the GUI
@@ -60,8 +61,6 @@ def _info_job(session: BrainSession):
         reader.close()
 
 
-GEOMETRY_KEY = "window/geometry"
-SPLITTER_KEY = "window/splitter"
 READ_ONLY_TIP = (
     "This file cannot be written (no write permission, or read-only media): "
     "memories can be read and searched, not changed or imported"
@@ -80,7 +79,6 @@ class MainWindow(QMainWindow):
         sys.setswitchinterval(min(sys.getswitchinterval(), GIL_SWITCH_INTERVAL_S))
         self._remembered: tuple[str | None, list[str]] = (None, [])
         self._pending_select: str | None = None
-        self._split_to_restore: QByteArray | bytes | None = None
         self.undo_group = QUndoGroup(self)
         self.setWindowIcon(icon("memgui"))
         self.resize(1280, 800)
@@ -99,32 +97,14 @@ class MainWindow(QMainWindow):
         self.detail.set_runner(self.runner)
         self.detail.similar.open_requested.connect(self.edits.open_trace)
         self._set_brain_actions_enabled(False)
-        self._restore_layout()
+        self.layout_state = WindowLayout(self, self.splitter, self.settings)
+        self.layout_state.restore()
+        self.pages.currentChanged.connect(self.layout_state.restore_split)
         self.update_title()
-
-    def _restore_layout(self) -> None:
-        """The window's size and the table/detail split as the person left them."""
-        geometry = self.settings.value(GEOMETRY_KEY)
-        if isinstance(geometry, QByteArray | bytes) and geometry:
-            self.restoreGeometry(geometry)
-        split = self.settings.value(SPLITTER_KEY)
-        # Applied once the window has its size: before, the split would be scaled to it.
-        self._split_to_restore = split if isinstance(split, QByteArray | bytes) else None
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
-        self._restore_split()
-
-    def _restore_split(self, *_args: object) -> None:
-        # Once the table and the detail pane are on screen with the window's size; before,
-        # the split would be scaled to the size they had then.
-        if self._split_to_restore and self.splitter.isVisible():
-            self.splitter.restoreState(self._split_to_restore)
-            self._split_to_restore = None
-
-    def _save_layout(self) -> None:
-        self.settings.setValue(GEOMETRY_KEY, self.saveGeometry())
-        self.settings.setValue(SPLITTER_KEY, self.splitter.saveState())
+        self.layout_state.restore_split()
 
     # --- layout -------------------------------------------------------------------------
 
@@ -150,7 +130,6 @@ class MainWindow(QMainWindow):
         self.pages.addWidget(self.welcome)
         self.pages.addWidget(self.splitter)
         self.setCentralWidget(self.pages)
-        self.pages.currentChanged.connect(self._restore_split)
         for action in (self.actions.delete, self.actions.purge):
             # Del acts on the table only, never on the text being typed in the editor.
             action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
@@ -546,7 +525,7 @@ class MainWindow(QMainWindow):
             event.ignore()
             return
         self.table.save_state()
-        self._save_layout()
+        self.layout_state.save()
         self.runner.shutdown()
         self.close_session()
         super().closeEvent(event)
