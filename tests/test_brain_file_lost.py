@@ -63,3 +63,18 @@ def test_reverting_in_a_damaged_file_says_it_is_lost(tmp_path: Path) -> None:
         brain.db.conn.execute("PRAGMA shrink_memory")
         with pytest.raises(BrainFileLost, match="is damaged"):
             brain.revert(batch)
+
+
+def test_a_brain_opened_by_a_relative_path_survives_a_change_of_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memgui.core import db
+
+    monkeypatch.setattr(db, "FILE_CHECK_S", 0.0)  # compare at every write
+    monkeypatch.chdir(tmp_path)
+    with Brain.open("relative.sqlite", actor="test") as brain:
+        brain.add("first")
+        monkeypatch.chdir("/")
+        brain.add("second")
+        assert brain.file_lost() is None
+        assert len(brain.search("second").traces) == 1

@@ -67,7 +67,9 @@ class Database:
     def __init__(self, path: str | os.PathLike[str], create: bool = True) -> None:
         """`create=False` (a second connection on a file already open) refuses a missing
         file instead of making an empty brain where it was."""
-        self.path = Path(path)
+        # Absolute: a later chdir must not point the identity check or the checkpoint thread
+        # at another file (symlinks are kept as named).
+        self.path = Path(os.path.abspath(path))
         self.lock = threading.RLock()
         self._batch: WriteBatch | None = None
         self._depth = 0
