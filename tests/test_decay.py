@@ -144,3 +144,24 @@ def test_reverting_a_pin_after_a_recall_takes_the_pin_out_of_the_stability(
     after = brain.get(trace.id)
     assert after.category is None
     assert after.metadata["decay"]["stability"] == pytest.approx(grown / PINNED_STABILITY_FACTOR)
+
+
+def test_an_imported_pinned_memory_and_a_merge_without_decay_state_keep_the_pin(
+    brain: Brain, tmp_path
+) -> None:
+    from memgui.core.io.commit import commit
+    from memgui.core.io.plan import plan
+    from memgui.core.progress import run_to_end
+
+    source = tmp_path / "pinned.csv"
+    source.write_text("content,category\nimported decision,DECISION\nimported pattern,PATTERN\n")
+    run_to_end(commit(brain, run_to_end(plan(brain, source, format="csv"))))
+    by_text = {t.content: t for t in brain.list(TraceFilter())}
+    decision, pattern = by_text["imported decision"], by_text["imported pattern"]
+    assert decision.metadata["decay"]["stability"] == DAY_MS * PINNED_STABILITY_FACTOR
+    assert "decay" not in pattern.metadata
+    # Without it (a row another program wrote), a merge still keeps the slower decay.
+    brain.db.conn.execute("UPDATE memory_traces SET metadata = '{}' WHERE id = ?", (decision.id,))
+    merged = brain.merge([pattern.id, decision.id])
+    assert merged.id == pattern.id and merged.category == "PATTERN"
+    assert merged.metadata["decay"]["stability"] == DAY_MS * PINNED_STABILITY_FACTOR

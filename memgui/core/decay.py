@@ -79,10 +79,14 @@ def merged_state(snaps: list[dict[str, Any]], survivor: dict[str, Any]) -> tuple
     decays = [s["metadata"].get("decay") for s in snaps if isinstance(s["metadata"], dict)]
     decays = [d for d in decays if isinstance(d, dict)]
     metadata = survivor["metadata"]
+    stability = max(stability_of(s["metadata"], s["category"]) for s in snaps)
     if not decays:
+        # None has a decay state: only a slower default (a pinned one's) is written out.
+        if stability > stability_of(metadata, survivor["category"]):
+            return strength, dict(metadata, decay={"stability": stability})
         return strength, metadata
     merged = dict(metadata.get("decay") if isinstance(metadata.get("decay"), dict) else {})
-    merged["stability"] = max(stability_of(s["metadata"], s["category"]) for s in snaps)
+    merged["stability"] = stability
     merged["accessCount"] = sum(int(_number(d.get("accessCount"), 0)) for d in decays)
     for key in ("reinforcementInterval", "nextReinforcementAt"):
         values = [positive_number(d.get(key)) for d in decays]

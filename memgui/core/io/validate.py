@@ -10,10 +10,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from memgui.core.decay import pinned_explicitly
 from memgui.core.errors import InvalidArgument
 from memgui.core.model import (
     CATEGORIES,
     INGEST_CATEGORIES,
+    PINNED_CATEGORIES,
     SCOPES,
     TYPES,
     check_category,
@@ -172,6 +174,9 @@ def trace_snapshot(
         decay = metadata.get("decay")
         decay = dict(decay if isinstance(decay, dict) else {}, stability=stability)
         metadata = dict(metadata, decay=decay)
+    category = get("category")
+    if category in PINNED_CATEGORIES:  # its slower decay written out, as an add does
+        metadata = pinned_explicitly(metadata, category)
     strength = get("strength")
     created_at = get("created_at")
     tags = get("tags")
@@ -190,7 +195,7 @@ def trace_snapshot(
         "metadata": metadata,
         "deleted": bool(get("deleted")),
         "expires_at": get("expires_at"),
-        "category": get("category"),
+        "category": category,
         "version": 1,
         "updated_at": now,
         "embedding_status": 0,
