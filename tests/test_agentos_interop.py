@@ -46,12 +46,12 @@ def agentos() -> NpmEnv:
     return env
 
 
-def run_probe(env: NpmEnv, brain: Path, brain_id: str, queries: list[str]) -> dict[str, Any]:
-    """What AgentOS reports for `brain`: its memory_search results per query, health()."""
+def run_node(env: NpmEnv, script: Path, brain: Path, brain_id: str, payload: list) -> Any:
+    """Run one of the AgentOS scripts on `brain`; its JSON answer."""
     node = shutil.which("node")
     assert node is not None
     result = subprocess.run(
-        [node, str(PROBE_SCRIPT), str(brain), brain_id, json.dumps(queries)],
+        [node, str(script), str(brain), brain_id, json.dumps(payload)],
         env=env.probe_env(),
         capture_output=True,
         text=True,
@@ -59,8 +59,13 @@ def run_probe(env: NpmEnv, brain: Path, brain_id: str, queries: list[str]) -> di
         timeout=120,
         check=False,
     )
-    assert result.returncode == 0, f"AgentOS probe failed:\n{result.stderr}"
-    report = json.loads(result.stdout)
+    assert result.returncode == 0, f"{script.name} failed:\n{result.stdout}\n{result.stderr}"
+    return json.loads(result.stdout)
+
+
+def run_probe(env: NpmEnv, brain: Path, brain_id: str, queries: list[str]) -> dict[str, Any]:
+    """What AgentOS reports for `brain`: its memory_search results per query, health()."""
+    report = run_node(env, PROBE_SCRIPT, brain, brain_id, queries)
     for search in report["searches"]:
         assert search["success"], f"memory_search({search['query']!r}): {search['error']}"
     return report
@@ -196,19 +201,7 @@ def test_agentos_finds_memgui_edits_to_its_brain(agentos: NpmEnv, tmp_path: Path
 
 def run_writer(env: NpmEnv, brain: Path, brain_id: str, ops: list[dict]) -> list[dict]:
     """What AgentOS's own writes (remember, its tools) reported on `brain`."""
-    node = shutil.which("node")
-    assert node is not None
-    result = subprocess.run(
-        [node, str(WRITER_SCRIPT), str(brain), brain_id, json.dumps(ops)],
-        env=env.probe_env(),
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=120,
-        check=False,
-    )
-    assert result.returncode == 0, f"AgentOS writer failed:\n{result.stdout}\n{result.stderr}"
-    return json.loads(result.stdout)
+    return run_node(env, WRITER_SCRIPT, brain, brain_id, ops)
 
 
 @pytest.mark.slow

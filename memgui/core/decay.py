@@ -25,15 +25,8 @@ def default_stability(category: str | None) -> float:
 def positive_number(value: object) -> float | None:
     """`value` as a finite positive float, or None (a bool, text, NaN, ∞, 0, a negative or
     an integer too large for a float, as another program may have written)."""
-    if type(value) is float:
-        return value if value > 0 and math.isfinite(value) else None
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    try:
-        number = float(value)
-    except OverflowError:
-        return None
-    return number if number > 0 and math.isfinite(number) else None
+    number = _number(value, 0.0)
+    return number if number > 0 else None
 
 
 def explicit_stability(metadata: dict[str, Any]) -> float | None:

@@ -107,7 +107,7 @@ def flush_in_transaction(db: Database) -> int:
 
 
 def _index_rows(db: Database, rows: list[tuple], agentos: bool) -> None:
-    indexed = [(rowid, content, tags) for rowid, was, content, tags, _, _ in rows if was == 1]
+    indexed = [(rowid, content, tags) for rowid, was, content, tags, _, _ in rows if was == INDEXED]
     if agentos and indexed:
         db.conn.executemany(
             "INSERT INTO memory_traces_fts(memory_traces_fts, rowid, content, tags) "

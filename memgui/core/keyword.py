@@ -159,30 +159,26 @@ class _Query:
             (match, *rowids),
         ).fetchall()
 
-    def _joined_among(self, match: str, rowids: list[int], want: int) -> list[tuple]:
-        """`_joined` over the matches among `rowids` only."""
-        if not rowids:
-            return []
-        table, marks = self.table, ",".join("?" * len(rowids))
-        sql = (
-            f"SELECT t.rowid, t.id, bm25({table}) AS rank, {self.score_columns} "
-            f"FROM {table} CROSS JOIN memory_traces AS t ON t.rowid = {table}.rowid "
-            f"WHERE {table} MATCH ? AND {table}.rowid IN ({marks}) AND {self.where} "
-            "ORDER BY rank LIMIT ?"
-        )
-        return self.db.conn.execute(sql, (match, *rowids, *self.params, want)).fetchall()
-
-    def _joined(self, match: str, lower: int, want: int) -> list[tuple]:
-        """bm25 over the matches that pass the filter: a trace row read per match."""
+    def _joined(
+        self, match: str, lower: int, want: int, among: list[int] | None = None
+    ) -> list[tuple]:
+        """bm25 over the matches that pass the filter: a trace row read per match. Only
+        those above rowid `lower`, or only those `among` the rowids given."""
         table = self.table
+        if among is None:
+            where_rowid, bound = f"{table}.rowid > ?", (lower,)
+        elif not among:
+            return []
+        else:
+            where_rowid, bound = f"{table}.rowid IN ({','.join('?' * len(among))})", tuple(among)
         # CROSS JOIN keeps the full-text index outermost: given the rowid bound, the planner
         # would otherwise walk a trace index and evaluate the MATCH once per trace.
         sql = (
             f"SELECT t.rowid, t.id, bm25({table}) AS rank, {self.score_columns} "
             f"FROM {table} CROSS JOIN memory_traces AS t ON t.rowid = {table}.rowid "
-            f"WHERE {table} MATCH ? AND {table}.rowid > ? AND {self.where} ORDER BY rank LIMIT ?"
+            f"WHERE {table} MATCH ? AND {where_rowid} AND {self.where} ORDER BY rank LIMIT ?"
         )
-        return self.db.conn.execute(sql, (match, lower, *self.params, want)).fetchall()
+        return self.db.conn.execute(sql, (match, *bound, *self.params, want)).fetchall()
 
     def on(self, table: str) -> _Query:
         """The same search and filter over another full-text table."""
@@ -204,7 +200,7 @@ class _Query:
         if len(rows) < want and lower > 0:
             rows = self._joined(match, 0, want)  # the filter needs older matches too
         elif lower > 0:
-            rows += self._joined_among(match, self.rare_rowids(below=lower + 1), want)
+            rows += self._joined(match, 0, want, among=self.rare_rowids(below=lower + 1))
             rows = sorted(rows, key=lambda row: row[2])[:want]  # bm25: lower is better
         return rows
 

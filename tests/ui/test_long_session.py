@@ -6,6 +6,7 @@ from __future__ import annotations
 import gc
 import weakref
 
+import pytest
 from PySide6.QtCore import QCoreApplication, QEvent, QSettings
 
 from memgui.core.brain import Brain
@@ -26,10 +27,16 @@ def _alive(kind: type) -> int:
     return sum(1 for o in gc.get_objects() if type(o) is kind)
 
 
-def test_finished_jobs_and_closed_brains_are_let_go(qtbot, tmp_path, brain_path):
-    other = tmp_path / "other.sqlite"
-    with Brain.open(other, actor="test") as brain:
+@pytest.fixture
+def other(tmp_path):
+    """A second brain of the sample memories, to switch to."""
+    path = tmp_path / "other.sqlite"
+    with Brain.open(path, actor="test") as brain:
         fill(brain)
+    return path
+
+
+def test_finished_jobs_and_closed_brains_are_let_go(qtbot, tmp_path, brain_path, other):
     window = open_window(qtbot, tmp_path, brain_path)
     finished = weakref.ref(window.runner.start("quick", lambda: iter(())))
     qtbot.waitUntil(lambda: not window.runner.active_jobs, timeout=5000)
@@ -45,10 +52,7 @@ def test_finished_jobs_and_closed_brains_are_let_go(qtbot, tmp_path, brain_path)
     window.close()
 
 
-def test_column_widths_carry_from_one_brain_to_the_next(qtbot, tmp_path, brain_path):
-    other = tmp_path / "other.sqlite"
-    with Brain.open(other, actor="test") as brain:
-        fill(brain)
+def test_column_widths_carry_from_one_brain_to_the_next(qtbot, tmp_path, brain_path, other):
     window = open_window(qtbot, tmp_path, brain_path)
     header = window.table.horizontalHeader()
     header.resizeSection(0, 512)
@@ -86,10 +90,8 @@ def test_recent_files_of_the_wrong_type_are_ignored(qtbot, tmp_path, brain_path)
     window.close()
 
 
-def test_a_recent_file_that_went_is_not_made_again(qtbot, tmp_path, brain_path):
-    gone = tmp_path / "gone.sqlite"
-    with Brain.open(gone, actor="test") as brain:
-        fill(brain)
+def test_a_recent_file_that_went_is_not_made_again(qtbot, tmp_path, brain_path, other):
+    gone = other
     window = open_window(qtbot, tmp_path, brain_path)
     assert window.files.open_path(gone)
     assert window.files.open_path(brain_path)
