@@ -10,8 +10,9 @@ from pathlib import Path
 import apsw
 import pytest
 
-from memgui.core import fulltext
+from memgui.core import fulltext, schema
 from memgui.core.brain import Brain
+from memgui.core.errors import NotFound
 from memgui.core.model import TraceFilter
 
 
@@ -117,7 +118,6 @@ def test_memguis_own_writes_leave_no_foreign_marks(migrated: Path) -> None:
 
 
 def test_a_brain_of_schema_1_gets_the_triggers_on_its_first_write(brain_path: Path) -> None:
-    from memgui.core import schema
 
     with Brain.open(brain_path, actor="test") as brain:
         brain.add("made under schema 1")
@@ -172,7 +172,6 @@ def test_a_rowid_another_program_deleted_carries_no_old_words(migrated: Path) ->
 
 
 def test_migrating_from_1_indexes_what_another_program_wrote_meanwhile(brain_path: Path) -> None:
-    from memgui.core import schema
 
     with Brain.open(brain_path, actor="test") as brain:
         edited = brain.add("zqold text of a memgui note").id
@@ -238,3 +237,47 @@ def test_an_agentos_brain_is_shared_from_its_migration(agentos_copy: Path) -> No
     with Brain.open(agentos_copy, actor="test") as brain:
         brain.add("the first write migrates")
         assert brain.db.is_shared() and not fulltext.has_pending(brain.db)
+
+
+def test_a_row_another_program_replaces_leaves_no_old_words(migrated: Path) -> None:
+    with Brain.open(migrated, actor="test") as brain:
+        own = brain.add("zqreplaced words of memgui")
+        brain.add("a later note")  # the replaced row is not the last: it gets a new rowid
+        brain.flush_index()
+        conn = agentos(migrated)
+        conn.execute(
+            "INSERT OR REPLACE INTO memory_traces (brain_id, id, type, scope, content, "
+            "created_at, tags, metadata) VALUES ('brain', ?, 'semantic', 'user', "
+            "'zqreplacement words', 1, '[]', '{}')",
+            (own.id,),
+        )
+        conn.close()
+        assert found(brain, "zqreplaced") == []
+        assert found(brain, "zqreplacement") == [own.id]
+        assert (
+            fulltext.indexed_rows(brain.db, "memgui_fts")
+            == brain.db.conn.execute("SELECT count(*) FROM memory_traces").fetchone()[0]
+        )
+
+
+def test_a_brain_missing_a_trigger_gets_it_on_its_first_write(migrated: Path) -> None:
+    conn = agentos(migrated)
+    conn.execute("DROP TRIGGER memgui_fts_mark_replace")
+    conn.close()
+    with Brain.open(migrated, actor="test") as brain:
+        assert "memgui_fts_mark_replace" not in brain.db.triggers  # opening writes nothing
+        assert brain.db.schema_version == 2
+        brain.add("a first write")
+        assert set(schema.MEMGUI_TRIGGER_NAMES) <= brain.db.triggers
+
+
+def test_a_refused_first_write_makes_the_missing_trigger_at_the_next(migrated: Path) -> None:
+    conn = agentos(migrated)
+    conn.execute("DROP TRIGGER memgui_fts_mark_replace")
+    conn.close()
+    with Brain.open(migrated, actor="test") as brain:
+        with pytest.raises(NotFound):
+            brain.forget("mt_missing")  # the transaction that made it rolls back
+        assert "memgui_fts_mark_replace" not in brain.db.triggers
+        brain.add("a second write")
+        assert "memgui_fts_mark_replace" in brain.db.triggers

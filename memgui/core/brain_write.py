@@ -55,6 +55,7 @@ class BrainWrite:
                 ):
                     self._discard_backup()  # another process migrated it meanwhile
                 if self.marking:
+                    db.ensure_triggers()
                     brain._mark_brain(self.batch)
             except BaseException as exc:
                 self._fail(exc)
@@ -107,5 +108,5 @@ class BrainWrite:
     def _rolled_back(self) -> None:
         """The transaction did not commit: no backup stays, and the schema is as it was."""
         self._discard_backup()
-        if self.migrating:
+        if self.migrating or self.marking:  # either may have made tables or triggers
             self.brain.db.refresh_schema_state()

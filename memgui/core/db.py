@@ -257,7 +257,16 @@ class Database:
         # A file memgui created has its tables before any brain has meta rows.
         if "memgui_journal" not in tables or "version" not in trace_columns:
             return 0
-        return 2 if set(schema.MEMGUI_TRIGGER_NAMES) <= self._triggers else 1
+        return 2 if set(schema.SCHEMA_2_TRIGGER_NAMES) <= self._triggers else 1
+
+    def ensure_triggers(self) -> None:
+        """Inside a write transaction of a current brain: make the triggers a brain of this
+        schema made by an earlier memgui lacks (they only mark rows; no data changes)."""
+        missing = [n for n in schema.MEMGUI_TRIGGER_NAMES if n not in self.triggers]
+        if missing and self.is_current:
+            for name in missing:
+                self.conn.execute(schema.MEMGUI_TRIGGER_SQL[name])
+            self.refresh_schema_state()
 
     @property
     def is_current(self) -> bool:

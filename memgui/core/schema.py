@@ -281,6 +281,16 @@ CREATE INDEX IF NOT EXISTS idx_memory_traces_expires
 # Such a write also records `memgui_shared` in `brain_meta`: from then on memgui writes its
 # share of AgentOS's index at every commit (see `fulltext`), as that program does.
 MEMGUI_TRIGGER_SQL = {
+    # INSERT OR REPLACE deletes the row it replaces without firing delete triggers (unless
+    # the writer turned recursive triggers on): that row's words would stay in memgui_fts.
+    "memgui_fts_mark_replace": """
+CREATE TRIGGER IF NOT EXISTS memgui_fts_mark_replace BEFORE INSERT ON memory_traces
+WHEN new.version = 0
+BEGIN
+  INSERT OR IGNORE INTO memgui_fts_pending(rowid, indexed)
+  SELECT rowid, 2 FROM memory_traces WHERE brain_id = new.brain_id AND id = new.id;
+END;
+""",
     "memgui_fts_mark_insert": """
 CREATE TRIGGER IF NOT EXISTS memgui_fts_mark_insert AFTER INSERT ON memory_traces
 WHEN new.version = 0
@@ -336,5 +346,11 @@ END;
 MEMGUI_TRIGGERS = "".join(MEMGUI_TRIGGER_SQL.values())
 
 MEMGUI_TRIGGER_NAMES = tuple(MEMGUI_TRIGGER_SQL)
+# The triggers schema 2 began with: a file without meta rows that has them is of schema 2.
+# Triggers added since are made at a brain's first write (Database.ensure_triggers).
+SCHEMA_2_TRIGGER_NAMES = (
+    "memgui_fts_mark_insert", "memgui_fts_mark_update", "memgui_fts_mark_delete",
+    "memgui_scope_id_insert", "memgui_scope_id_update",
+)  # fmt: skip
 # The ones a bulk insert of memgui's own rows pauses (it marks its rows itself).
-INSERT_TRIGGERS = ("memgui_fts_mark_insert", "memgui_scope_id_insert")
+INSERT_TRIGGERS = ("memgui_fts_mark_replace", "memgui_fts_mark_insert", "memgui_scope_id_insert")
