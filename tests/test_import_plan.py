@@ -103,6 +103,27 @@ def test_same_hash_in_metadata_is_a_duplicate(brain: Brain, tmp_path: Path) -> N
     assert "import_hash" in record.reason
 
 
+def test_a_brain_row_with_metadata_that_is_not_json_still_dedups(
+    brain: Brain, tmp_path: Path
+) -> None:
+    kept = brain.add("Written over by another program")
+    brain.add("A healthy neighbour")
+    # another program wrote metadata that does not parse: its row dedups by its text
+    brain.db.conn.execute(
+        "UPDATE memory_traces SET metadata = '{not json' WHERE id = ?", (kept.id,)
+    )
+    source = write_export(
+        tmp_path / "again.json",
+        [
+            trace_row("a", "Written over by another program"),
+            trace_row("b", "A healthy neighbour"),
+            trace_row("c", "Brand new"),
+        ],
+    )
+    assert [r.verdict for r in make_plan(brain, source).records] == [DUPLICATE, DUPLICATE, NEW]
+    assert make_plan(brain, source).records[0].existing_id == kept.id
+
+
 def test_a_live_record_wins_over_its_forgotten_twin_in_the_source(
     brain: Brain, tmp_path: Path
 ) -> None:
