@@ -123,12 +123,62 @@ def test_a_thread_that_cannot_start_leaves_the_commit_whole(
     def refuse(_thread: object) -> None:
         raise RuntimeError("can't start new thread")
 
+    monkeypatch.setattr(checkpoint.threading.Thread, "start", refuse)
     with Brain.open(tmp_path / "brain.sqlite", actor="test") as brain:
-        monkeypatch.setattr(checkpoint.threading.Thread, "start", refuse)
-        add_many(brain, 300)  # past the first pass: the thread would start here
+        add_many(brain, 300)  # the thread would start at the first commit
         monkeypatch.undo()
         checkpointer = brain.db.checkpointer
         assert checkpointer is not None and checkpointer.failed
         assert brain.info()["live"] == 300  # every add committed and reported so
         wal = Path(f"{brain.path}-wal").stat().st_size
         assert wal <= 32 + (RESTART + 20) * frame_bytes(brain)  # the writer checkpointed
+
+
+def wal_size(path: Path) -> int:
+    wal = Path(f"{path}-wal")
+    return wal.stat().st_size if wal.exists() else 0
+
+
+def test_after_a_quiet_spell_the_wal_is_folded_in_and_truncated(tmp_path: Path) -> None:
+    with Brain.open(tmp_path / "brain.sqlite", actor="test") as brain:
+        add_many(brain, 20)
+        assert wal_size(brain.path) > 0
+        checkpointer = brain.db.checkpointer
+        assert checkpointer is not None
+        wait_for(lambda: checkpointer.truncations >= 1)
+        assert wal_size(brain.path) == 0
+        add_many(brain, 5, start=20)  # the WAL grows again, and is truncated again
+        wait_for(lambda: checkpointer.truncations >= 2)
+        assert wal_size(brain.path) == 0
+        assert brain.info()["live"] == 25
+
+
+def test_a_brain_moved_away_while_open_keeps_its_writes(tmp_path: Path) -> None:
+    path, moved = tmp_path / "brain.sqlite", tmp_path / "moved.sqlite"
+    brain = Brain.open(path, actor="test")
+    add_many(brain, 50)
+    path.rename(moved)  # at once: the writes are still in the WAL at the old name
+    brain.close()
+    with Brain.open(moved, actor="test") as again:
+        assert again.info()["live"] == 50
+
+
+def test_a_file_put_at_a_brains_path_reads_as_itself(tmp_path: Path) -> None:
+    path, other = tmp_path / "brain.sqlite", tmp_path / "other.sqlite"
+    with Brain.open(other, actor="test") as replacement:
+        for i in range(10):
+            replacement.add(f"the replacement's note {i}")
+    brain = Brain.open(path, actor="test")
+    add_many(brain, 50)
+    checkpointer = brain.db.checkpointer
+    assert checkpointer is not None
+    wait_for(lambda: checkpointer.truncations >= 1)  # at rest
+    other.replace(path)  # a backup restored over the open brain
+    with Brain.open(path, actor="test") as reader:
+        assert reader.info()["live"] == 10
+        reader.add("written to the replacement")
+    brain.close()
+    assert checkpointer.elsewhere or checkpointer.truncations == 1
+    with Brain.open(path, actor="test") as reopened:
+        contents = {t.content for t in reopened.list()}
+        assert "written to the replacement" in contents and len(contents) == 11

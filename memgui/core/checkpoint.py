@@ -7,12 +7,20 @@ them back in passes of `STEP_PAGES` while writers go on (PASSIVE), and once the 
 `RESTART_PAGES` it takes this process's writer lock for one short last pass, so that the
 next write starts the WAL over instead of growing it. If that thread cannot run, the writer
 checkpoints itself past `RESTART_PAGES`, as SQLite would.
+
+Once no commit came for `IDLE_S`, the thread copies every frame back and truncates the WAL.
+A brain at rest then keeps nothing in its `-wal`: moved away, it holds every write, and a
+file put at its path instead does not read the old brain's frames (the `-wal` goes by the
+path's name, not by the file). The thread never touches the WAL once another file is at the
+path: that file's writers may use it.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import threading
+import time
 from pathlib import Path
 
 import apsw
@@ -22,6 +30,16 @@ log = logging.getLogger(__name__)
 STEP_PAGES = 1_000  # a pass every ~4 MB of WAL (~75 single adds)
 RESTART_PAGES = 16_000  # the WAL is started over from ~64 MB (~1,100 single adds)
 LOCK_POLL_S = 0.05  # how often a last pass waiting for the writer lock checks for close
+IDLE_S = 1.0  # no commit for this long: the WAL is copied back whole and truncated
+
+
+def file_identity(path: Path) -> tuple[int, int] | None:
+    """(device, inode) of the file at `path`; None when nothing is there."""
+    try:
+        stat = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return stat.st_dev, stat.st_ino
 
 
 class Checkpointer:
@@ -30,9 +48,15 @@ class Checkpointer:
     def __init__(self, path: Path, writer_lock: threading.RLock) -> None:
         self.path = path
         self.writer_lock = writer_lock
+        self.identity: tuple[int, int] | None = None  # the file the writer opened
         self.wal_pages = 0  # as the last commit left the WAL
         self.passes = 0
+        self.truncations = 0
         self.failed = False  # the thread could not checkpoint: the writer does it
+        self.elsewhere = False  # another file is at the path: the WAL is left alone
+        self._last_commit = 0.0  # monotonic
+        self._unfolded = False  # commits since the WAL was last truncated
+        self._pass_due = False
         self._next_pass = STEP_PAGES
         self._wake = threading.Event()
         self._closing = False
@@ -43,10 +67,16 @@ class Checkpointer:
         if pages < self.wal_pages:  # the WAL was started over
             self._next_pass = STEP_PAGES
         self.wal_pages = pages
-        if pages >= self._next_pass and not self.failed:
+        self._last_commit = time.monotonic()
+        was_unfolded, self._unfolded = self._unfolded, True
+        if self.failed or self.elsewhere:
+            return apsw.SQLITE_OK
+        if pages >= self._next_pass:
             self._next_pass = pages + STEP_PAGES
-            if self._thread is not None or self._start():
-                self._wake.set()
+            self._pass_due = True
+        # A pass, or the watch for a quiet spell, starts (with the thread at the first commit).
+        if (self._pass_due or not was_unfolded) and (self._thread is not None or self._start()):
+            self._wake.set()
         return apsw.SQLITE_OK
 
     def _start(self) -> bool:
@@ -85,14 +115,65 @@ class Checkpointer:
             self.failed = True
             return
         try:
+            # Opened by name: if another file took the path first, this is not our brain.
+            if self.identity is not None and file_identity(self.path) != self.identity:
+                self.elsewhere = True
+                return
             while True:
-                self._wake.wait()
+                self._wake.wait(timeout=IDLE_S if self._unfolded else None)
                 self._wake.clear()
                 if self._closing:
                     return
-                self._pass(conn)
+                if not self._path_is_ours():
+                    self.elsewhere = True
+                    return
+                if self._pass_due:
+                    self._pass_due = False
+                    self._pass(conn)
+                elif self._unfolded and time.monotonic() - self._last_commit >= IDLE_S:
+                    self._truncate(conn)
         finally:
             conn.close()
+
+    def _path_is_ours(self) -> bool:
+        """The file at the path is the one open, or nothing is there (moved away or deleted:
+        our frames can only go into our own file, through our connection)."""
+        found = file_identity(self.path)
+        return found is None or self.identity is None or found == self.identity
+
+    def _truncate(self, conn: apsw.Connection) -> None:
+        """After a quiet spell: every frame into the file, and the WAL truncated. Under this
+        process's writer lock, so no write of its own comes in between; readers of other
+        processes make it wait for the next quiet spell instead of blocking writers here."""
+        try:  # most frames first, without holding up this process's writers
+            conn.wal_checkpoint(mode=apsw.SQLITE_CHECKPOINT_PASSIVE)
+        except apsw.BusyError:
+            pass
+        except apsw.Error:
+            log.exception("%s: checkpoint failed; the writer checkpoints", self.path)
+            self.failed = True
+            return
+        if not self.writer_lock.acquire(timeout=LOCK_POLL_S):
+            return  # a transaction is open: its commit starts the next quiet spell
+        try:
+            if time.monotonic() - self._last_commit < IDLE_S:
+                return
+            conn.setbusytimeout(0)
+            try:
+                conn.wal_checkpoint(mode=apsw.SQLITE_CHECKPOINT_TRUNCATE)
+            finally:
+                conn.setbusytimeout(1_000)
+            self._unfolded = False
+            self.wal_pages = 0
+            self._next_pass = STEP_PAGES
+            self.truncations += 1
+        except apsw.BusyError:
+            pass  # a reader is in the WAL: try again after the next quiet spell
+        except apsw.Error:
+            log.exception("%s: checkpoint failed; the writer checkpoints", self.path)
+            self.failed = True
+        finally:
+            self.writer_lock.release()
 
     def _pass(self, conn: apsw.Connection) -> None:
         try:

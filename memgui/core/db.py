@@ -21,7 +21,7 @@ from pathlib import Path
 import apsw
 
 from memgui.core import schema, vectors
-from memgui.core.checkpoint import Checkpointer
+from memgui.core.checkpoint import Checkpointer, file_identity
 from memgui.core.errors import (
     BrainFileLost,
     MigrationError,
@@ -90,6 +90,7 @@ class Database:
         else:
             self.readonly = True
             self.conn = self._open_readonly()
+        self._identity = _identity(self.path)
         self.conn.setbusytimeout(BUSY_TIMEOUT_MS)
         self.conn.execute("PRAGMA foreign_keys = ON")
         # In WAL, NORMAL syncs at checkpoints, not at every commit: a crash never corrupts
@@ -102,12 +103,12 @@ class Database:
         self.checkpointer: Checkpointer | None = None
         if not self.readonly:
             self.checkpointer = Checkpointer(self.path, self.lock)
+            self.checkpointer.identity = self._identity
             self.conn.set_wal_hook(self.checkpointer.on_commit)
         if self.created:
             self._create_schema()
         self.refresh_schema_state()
         self._load_vector_extension()
-        self._identity = _identity(self.path)
 
     @contextmanager
     def reading(self, operation: str) -> Iterator[None]:
@@ -465,4 +466,21 @@ class Database:
         if self.checkpointer is not None:
             self.checkpointer.close()  # first: its last pass may wait for the writer lock
         with self.lock:
+            if not self.readonly and file_identity(self.path) is None:
+                self._fold_into_moved_file()
             self.conn.close()
+
+    def _fold_into_moved_file(self) -> None:
+        """The file was moved away (or deleted) while open. SQLite does not checkpoint a
+        moved file at close, which would leave its last writes in the `-wal` at the old
+        path; copied through this connection, they go into the file wherever it is now, and
+        the WAL left at the path is empty (nobody else can be using it: nothing is there)."""
+        try:
+            self.conn.wal_checkpoint(mode=apsw.SQLITE_CHECKPOINT_TRUNCATE)
+        except apsw.Error as exc:
+            log.warning(
+                "%s: moved away while open; its last writes stay in %s-wal (%s)",
+                self.path,
+                self.path,
+                exc,
+            )
