@@ -25,16 +25,27 @@ MODES = ("auto", "keyword", "semantic", "hybrid")
 OVERSAMPLE = 4
 
 
-def snapshots_by_rowid(brain: Brain, rowids: list[int]) -> dict[int, dict[str, Any]]:
-    if not rowids:
+def snapshots_by_rowid(
+    brain: Brain, ranked: list[tuple[int, str]], flt: TraceFilter
+) -> dict[int, dict[str, Any]]:
+    """The rows of ranked (rowid, trace id) pairs that still pass `flt`, read in one
+    statement. The ranking read the brain a moment before, and another connection may have
+    written since: a trace forgotten or re-filed then drops out, and a rowid whose trace was
+    purged (and given to a new trace) is not taken for that new trace."""
+    if not ranked:
         return {}
-    marks = ",".join("?" * len(rowids))
+    marks = ",".join("?" * len(ranked))
+    where, params = filter_sql(brain.db, brain.brain_id, flt, alias="")
     with brain.db.lock:
         rows = brain.db.conn.execute(
-            f"SELECT {store.select_columns(brain.db)} FROM memory_traces WHERE rowid IN ({marks})",
-            rowids,
+            # NOT INDEXED: next to `brain_id = ?` the planner would walk a trace index.
+            f"SELECT {store.select_columns(brain.db)} FROM memory_traces NOT INDEXED "
+            f"WHERE rowid IN ({marks}) AND {where}",
+            [rowid for rowid, _ in ranked] + params,
         ).fetchall()
-    return {r[0]: store.row_to_snapshot(r) for r in rows}
+    expected = dict(ranked)
+    snaps = {r[0]: store.row_to_snapshot(r) for r in rows}
+    return {rowid: snap for rowid, snap in snaps.items() if snap["id"] == expected[rowid]}
 
 
 def _prefixed(columns: str) -> str:
@@ -69,19 +80,20 @@ def search(
         result = hybrid.search(brain, query, flt, limit, mode)
         if result is not None:
             scored, used = result
-            return _finish(brain, scored, used, expand_links, record_recall)
+            return _finish(brain, scored, used, expand_links, record_recall, flt)
     if mode == "semantic" and hybrid is None:
         used = "keyword"
     hits = keyword_ranking(brain, query, flt, limit * OVERSAMPLE)
-    return _finish(brain, keyword_scored(brain, hits, limit), used, expand_links, record_recall)
+    scored = keyword_scored(brain, hits, limit, flt)
+    return _finish(brain, scored, used, expand_links, record_recall, flt)
 
 
 def keyword_scored(
-    brain: Brain, hits: list[KeywordHit], limit: int
+    brain: Brain, hits: list[KeywordHit], limit: int, flt: TraceFilter
 ) -> list[tuple[float, int, dict[str, Any]]]:
     """The keyword mode's answer from its ranking: −bm25 + strength, best `limit` rows."""
     ranked = sorted(hits, key=lambda h: (-(-h.bm25 + h.strength), h.id))[:limit]
-    snaps = snapshots_by_rowid(brain, [h.rowid for h in ranked])
+    snaps = snapshots_by_rowid(brain, [(h.rowid, h.id) for h in ranked], flt)
     return [(-h.bm25 + h.strength, h.rowid, snaps[h.rowid]) for h in ranked if h.rowid in snaps]
 
 
@@ -91,10 +103,11 @@ def _finish(
     mode: str,
     expand_links: bool,
     record_recall: bool,
+    flt: TraceFilter,
 ) -> SearchResult:
     # A brain opened read-only answers searches; it cannot note them as recalls.
     if record_recall and scored and not brain.db.readonly:
-        scored = record_recalls(brain, scored)
+        scored = record_recalls(brain, scored, flt)
     now = brain.now()
     hits = []
     for score, rowid, snap in scored:
@@ -105,17 +118,18 @@ def _finish(
 
 
 def record_recalls(
-    brain: Brain, scored: list[tuple[float, int, dict[str, Any]]]
+    brain: Brain, scored: list[tuple[float, int, dict[str, Any]]], flt: TraceFilter
 ) -> list[tuple[float, int, dict[str, Any]]]:
-    """Apply the spaced-repetition update to the returned traces only."""
+    """Apply the spaced-repetition update to the returned traces only (those that, inside
+    the recall's own transaction, still pass the search's filter: none forgotten since)."""
     out = []
     with brain.write("recall", kind="recall") as batch:
         now = brain.now()
+        current = snapshots_by_rowid(brain, [(rowid, read["id"]) for _, rowid, read in scored], flt)
         for score, rowid, _read in scored:
-            row = store.fetch_row(brain.db, brain.brain_id, _read["id"])
-            if row is None:
-                continue  # purged since the search read it
-            snap = store.row_to_snapshot(row)
+            snap = current.get(rowid)
+            if snap is None:
+                continue  # forgotten, re-filed or purged since the search read it
             strength, metadata = decay.on_recall(
                 snap["strength"],
                 snap["created_at"],

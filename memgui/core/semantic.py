@@ -79,10 +79,10 @@ class SemanticSearch:
                 model = self.embedder.model  # named again: the message names both models
                 vectors.check_pinned(brain.brain_id, pinned, model, len(query_vector))
             except EmbeddingUnavailable:
-                return self._keyword_only(brain, keyword_leg, limit)
+                return self._keyword_only(brain, keyword_leg, limit, flt)
             except vectors.EmbeddingModelMismatch:
                 if mode == "auto":  # auto never fails a search; hybrid and semantic say why
-                    return self._keyword_only(brain, keyword_leg, limit)
+                    return self._keyword_only(brain, keyword_leg, limit, flt)
                 raise
             want = limit if mode == "semantic" else hybrid.OVERSAMPLE * limit
             if caught_up is not None:
@@ -102,19 +102,23 @@ class SemanticSearch:
             else:
                 hits = []
             with db.lock:
-                return self._finish(brain, semantic, hits, where, limit, mode)
+                return self._finish(brain, semantic, hits, where, limit, mode, flt)
         finally:
             if keyword_leg is not None:
                 wait([keyword_leg])  # never leave the worker on the connection
 
     def _keyword_only(
-        self, brain: Brain, keyword_leg: Future[list[KeywordHit]] | None, limit: int
+        self,
+        brain: Brain,
+        keyword_leg: Future[list[KeywordHit]] | None,
+        limit: int,
+        flt: TraceFilter,
     ) -> tuple[Scored, str] | None:
         """Keyword mode's answer when meaning cannot be searched: the leg already running
         gives it (None, without one: the caller runs the keyword path)."""
         if keyword_leg is None:
             return None
-        return search.keyword_scored(brain, keyword_leg.result(), limit), "keyword"
+        return search.keyword_scored(brain, keyword_leg.result(), limit, flt), "keyword"
 
     def _finish(
         self,
@@ -124,6 +128,7 @@ class SemanticSearch:
         where: str | None,
         limit: int,
         mode: str,
+        flt: TraceFilter,
     ) -> tuple[Scored, str]:
         # Guard against a matrix that missed a write: a trace deleted or edited since
         # (vector cleared) never ranks by meaning. Only narrow columns are read here.
@@ -137,7 +142,7 @@ class SemanticSearch:
         ]
         if mode == "semantic":
             top = semantic[:limit]
-            snaps = search.snapshots_by_rowid(brain, [current[t].rowid for t, _ in top])
+            snaps = search.snapshots_by_rowid(brain, [(current[t].rowid, t) for t, _ in top], flt)
             scored = [
                 (sim, current[tid].rowid, snaps[current[tid].rowid])
                 for tid, sim in top
@@ -152,7 +157,7 @@ class SemanticSearch:
             strengths[h.id] = h.strength
             rowids[h.id] = h.rowid
         fused = hybrid.rrf_fuse(keyword, semantic_ids, strength=strengths.get)[:limit]
-        snaps = search.snapshots_by_rowid(brain, [rowids[tid] for tid, _ in fused])
+        snaps = search.snapshots_by_rowid(brain, [(rowids[tid], tid) for tid, _ in fused], flt)
         scored = [
             (score, rowids[tid], snaps[rowids[tid]]) for tid, score in fused if rowids[tid] in snaps
         ]
