@@ -22,6 +22,12 @@ log = logging.getLogger("memgui.core.db")
 
 # SQLite's errors that say the file is not (or no longer) a sound brain.
 DAMAGED = (apsw.CorruptError, apsw.NotADBError)
+# What the disk or the file system did to a statement inside a transaction (a constraint or
+# an SQL error is the caller's to handle, and goes on as it is).
+STORAGE_FAILURES = (
+    apsw.IOError, apsw.FullError, apsw.CantOpenError, apsw.ReadOnlyError, apsw.BusyError,
+    apsw.LockedError, apsw.ProtocolError, apsw.NoLFSError, apsw.PermissionsError,
+)  # fmt: skip
 
 
 @dataclass(slots=True)
@@ -103,13 +109,17 @@ class WriteTransaction:
                 return
             db._batch = None
             if exc_type is not None:
-                try:
-                    db.conn.execute("ROLLBACK")
-                except apsw.Error:
-                    log.exception("%s: rollback failed", self.operation)
+                if db.conn.in_transaction:  # SQLite rolls back by itself on a full disk
+                    try:
+                        db.conn.execute("ROLLBACK")
+                    except apsw.Error:
+                        log.exception("%s: rollback failed", self.operation)
                 if isinstance(exc, DAMAGED):
                     log.error("%s: %s", self.operation, exc)
                     raise db.damaged() from exc
+                if isinstance(exc, STORAGE_FAILURES):
+                    log.error("%s: %s", self.operation, exc)
+                    raise StorageError(self.operation) from exc
                 return  # the exception goes on
             try:
                 db.conn.execute("COMMIT")
