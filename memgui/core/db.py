@@ -82,23 +82,18 @@ class Database:
         self._file_checked = -1.0  # when `check_file` last compared the file (monotonic s)
         if self.created and not create:
             raise BrainFileLost(str(self.path), "does not exist any more (deleted or moved)")
+        # An immutable connection's view of the file (see `conn`); None for any other.
+        self._frozen: tuple[object, ...] | None = None
         if self.created:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.conn = apsw.Connection(str(self.path))
+            self._conn = apsw.Connection(str(self.path))
         elif _writable(self.path):
-            self.conn = apsw.Connection(str(self.path), flags=apsw.SQLITE_OPEN_READWRITE)
+            self._conn = apsw.Connection(str(self.path), flags=apsw.SQLITE_OPEN_READWRITE)
         else:
             self.readonly = True
-            self.conn = self._open_readonly()
+            self._conn = self._open_readonly()
         self._identity = _identity(self.path)
-        self.conn.setbusytimeout(BUSY_TIMEOUT_MS)
-        self.conn.execute("PRAGMA foreign_keys = ON")
-        # In WAL, NORMAL syncs at checkpoints, not at every commit: a crash never corrupts
-        # the file or loses a committed transaction; only a power cut may lose the last few.
-        self.conn.execute("PRAGMA synchronous = NORMAL")
-        # A statement that fires a trigger keeps a statement journal; in a file it cost each
-        # add ~8 µs more than in memory (and sorts and TEMP indexes are quicker there too).
-        self.conn.execute("PRAGMA temp_store = MEMORY")
+        self._configure()
         # Checkpoints run on a thread of their own (see `checkpoint`), not in the commit.
         self.checkpointer: Checkpointer | None = None
         if not self.readonly:
@@ -109,6 +104,39 @@ class Database:
             self._create_schema()
         self.refresh_schema_state()
         self._load_vector_extension()
+
+    def _configure(self) -> None:
+        self._conn.setbusytimeout(BUSY_TIMEOUT_MS)
+        self._conn.execute("PRAGMA foreign_keys = ON")
+        # In WAL, NORMAL syncs at checkpoints, not at every commit: a crash never corrupts
+        # the file or loses a committed transaction; only a power cut may lose the last few.
+        self._conn.execute("PRAGMA synchronous = NORMAL")
+        # A statement that fires a trigger keeps a statement journal; in a file it cost each
+        # add ~8 µs more than in memory (and sorts and TEMP indexes are quicker there too).
+        self._conn.execute("PRAGMA temp_store = MEMORY")
+
+    @property
+    def conn(self) -> apsw.Connection:
+        """The connection. One opened `immutable` (a file memgui may not write, while no
+        writer was at work) reads as if the file never changed, and would read torn pages
+        once a writer starts: it is opened again as soon as the file or its WAL changes."""
+        if self._frozen is not None and self._file_state() != self._frozen:
+            with self.lock:
+                if self._frozen is not None and self._file_state() != self._frozen:
+                    self._frozen = None
+                    # The old connection is not closed: a cursor may still be reading it.
+                    self._conn = self._open_readonly()
+                    self._configure()
+                    self._load_vector_extension()
+        return self._conn
+
+    def _file_state(self) -> tuple[object, ...]:
+        try:
+            stat = os.stat(self.path)
+        except OSError:
+            return ()
+        wal = os.path.exists(f"{self.path}-wal")
+        return stat.st_ino, stat.st_size, stat.st_mtime_ns, wal
 
     @contextmanager
     def reading(self, operation: str) -> Iterator[None]:
@@ -173,6 +201,7 @@ class Database:
         uri = self.path.resolve().as_uri()
         if not Path(f"{self.path}-wal").exists():
             # No writer is active: immutable reads create no -wal/-shm beside the file.
+            self._frozen = self._file_state()
             return apsw.Connection(f"{uri}?immutable=1", flags=flags)
         try:
             conn = apsw.Connection(f"{uri}?mode=ro", flags=flags)
@@ -180,6 +209,7 @@ class Database:
             return conn
         except apsw.Error:
             # A WAL file on read-only media cannot create its -shm: read it as immutable.
+            self._frozen = self._file_state()
             return apsw.Connection(f"{uri}?immutable=1", flags=flags)
 
     def _load_vector_extension(self) -> None:

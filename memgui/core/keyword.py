@@ -279,9 +279,10 @@ def _ranked(ranking: _Query, match: str, want: int, unflushed: set[int]) -> list
 
 UNMIGRATED = "memgui_fts_unmigrated"  # a TEMP table: in memory, this connection's alone
 UNMIGRATED_MAX = 5_000  # traces indexed in memory at most (0.5–0.9 s, the first search)
-# Per connection: the data version it last looked at, and whether its in-memory index
-# serves (False: too many traces, which is not counted again until another write).
-_unmigrated_built: weakref.WeakKeyDictionary[Database, tuple[int, bool]] = (
+# Per brain: the connection that holds the in-memory index (a read-only brain's may be
+# opened again), the data version it last looked at, and whether the index serves (False:
+# too many traces, which is not counted again until another write).
+_unmigrated_built: weakref.WeakKeyDictionary[Database, tuple[object, int, bool]] = (
     weakref.WeakKeyDictionary()
 )
 
@@ -293,8 +294,8 @@ def _index_unmigrated(db: Database) -> bool:
     whenever another connection has written. False for a larger brain: AgentOS's index."""
     state = db.data_version()
     built = _unmigrated_built.get(db)
-    if built is not None and built[0] == state:
-        return built[1]
+    if built is not None and built[0] is db.conn and built[1] == state:
+        return built[2]
     with db.lock:
         rows = db.conn.execute(
             "SELECT rowid, content, tags FROM memory_traces LIMIT ?", (UNMIGRATED_MAX + 1,)
@@ -302,5 +303,5 @@ def _index_unmigrated(db: Database) -> bool:
         serves = len(rows) <= UNMIGRATED_MAX
         if serves:
             fulltext.fill_temp_index(db, UNMIGRATED, rows)
-    _unmigrated_built[db] = (state, serves)
+    _unmigrated_built[db] = (db.conn, state, serves)
     return serves
