@@ -147,11 +147,15 @@ class Job(QObject):
 class _JobRunnable(QRunnable):
     def __init__(self, job: Job) -> None:
         super().__init__()
-        self._job = job
+        self._job: Job | None = job
 
     def run(self) -> None:
         lower_thread_priority()
-        self._job._run()
+        job, self._job = self._job, None
+        if job is not None:
+            # Not held from here: the pool may keep this runnable's wrapper a while after
+            # it ran, and the job (with what its closures hold) must go when it is done.
+            job._run()
 
 
 class JobRunner(QObject):

@@ -40,9 +40,12 @@ def test_finished_jobs_and_closed_brains_are_let_go(qtbot, tmp_path, brain_path,
     window = open_window(qtbot, tmp_path, brain_path)
     finished = weakref.ref(window.runner.start("quick", lambda: iter(())))
     qtbot.waitUntil(lambda: not window.runner.active_jobs, timeout=5000)
-    qtbot.wait(20)
-    _collect()
-    assert finished() is None
+
+    def released() -> bool:  # once the pool's worker let go of it too
+        _collect()
+        return finished() is None
+
+    qtbot.waitUntil(released, timeout=5000)
     sessions, jobs = _alive(BrainSession), _alive(Job)  # other tests' may wait for collection
     for n in range(6):
         assert window.files.open_path(other if n % 2 == 0 else brain_path)
