@@ -359,3 +359,28 @@ def test_a_jsonl_file_without_a_valid_header_cannot_be_read(
     path.write_text(text, encoding="utf-8")
     the_plan = make_plan(brain, path, format="jsonl")
     assert the_plan.unreadable is not None and why in the_plan.unreadable
+
+
+def test_a_plan_whose_new_records_the_brain_got_meanwhile_is_refused_at_commit(
+    brain: Brain, tmp_path: Path
+) -> None:
+    from memgui.core.errors import PlanOutdated
+
+    source = write_export(tmp_path / "export.json", [trace_row("a", "Dropped twice")])
+    first, second = make_plan(brain, source), make_plan(brain, source)
+    assert first.counts["new"] == second.counts["new"] == 1
+    brain.update(brain.add("an unrelated edit meanwhile").id, {"tags": ["x"]})
+    run_to_end(commit(brain, first))
+    before = brain.count()
+    with pytest.raises(PlanOutdated, match="plan the import again"):
+        run_to_end(commit(brain, second))
+    assert brain.count() == before  # nothing of it written
+    again = make_plan(brain, source)
+    assert [r.verdict for r in again.records] == [DUPLICATE]
+
+
+def test_a_plan_is_committed_after_unrelated_writes_meanwhile(brain: Brain, tmp_path: Path) -> None:
+    source = write_export(tmp_path / "export.json", [trace_row("a", "Only once")])
+    the_plan = make_plan(brain, source)
+    brain.update(brain.add("an unrelated note").id, {"content": "edited meanwhile"})
+    assert run_to_end(commit(brain, the_plan)).imported == 1

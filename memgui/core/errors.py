@@ -75,6 +75,21 @@ class Conflict(MemguiError):
         )
 
 
+class PlanOutdated(MemguiError):
+    """An import plan whose new records the brain got meanwhile (another import, an agent):
+    committing it would write them twice. Nothing was written; plan again."""
+
+    exit_code = 4
+
+    def __init__(self, clashes: int, example_record: str, example_trace: str) -> None:
+        self.clashes = clashes
+        super().__init__(
+            f"the brain changed since this import was planned: {clashes} of the memories it "
+            f"would add are in the brain now (e.g. {example_record} as trace {example_trace}); "
+            "nothing was written, plan the import again"
+        )
+
+
 class SchemaTooNew(MemguiError):
     def __init__(self, path: str, found: int, supported: int) -> None:
         self.found = found

@@ -108,9 +108,22 @@ def load_traces(brain: Brain, *, agent_memory_keys: bool = False) -> TraceIndex:
     db = brain.db
     if "memory_traces" not in db.tables:
         return index
-    rows = _trace_key_rows(brain, agent_memory_keys, _meta_unchecked)
+    return index_of(trace_key_rows(brain, agent_memory_keys), agent_memory_keys)
+
+
+def trace_key_rows(
+    brain: Brain, agent_memory_keys: bool, where: str = "", params: tuple[Any, ...] = ()
+) -> list[tuple[Any, ...]]:
+    """The columns the dedup keys are made of, a row per trace of the brain (and `where`)."""
+    rows = _trace_key_rows(brain, agent_memory_keys, _meta_unchecked, where, params)
     if rows is None:
-        rows = _trace_key_rows(brain, agent_memory_keys, _meta)
+        rows = _trace_key_rows(brain, agent_memory_keys, _meta, where, params)
+    return rows
+
+
+def index_of(rows: list[tuple[Any, ...]], agent_memory_keys: bool) -> TraceIndex:
+    """The traces of `trace_key_rows` by their dedup keys."""
+    index = TraceIndex()
     keys, ids = index.keys, index.ids
     sources: dict[Any, str] = {}  # a JSON form per distinct `source`: a few in a brain
 
@@ -140,10 +153,14 @@ def load_traces(brain: Brain, *, agent_memory_keys: bool = False) -> TraceIndex:
 
 
 def _trace_key_rows(
-    brain: Brain, agent_memory_keys: bool, meta: Callable[[str], str]
+    brain: Brain,
+    agent_memory_keys: bool,
+    meta: Callable[[str], str],
+    where: str,
+    params: tuple[Any, ...],
 ) -> list[tuple[Any, ...]] | None:
-    """The columns the dedup keys are made of, a row per trace; None when unchecked
-    metadata (`meta`) met a row whose metadata does not parse."""
+    """`trace_key_rows`; None when unchecked metadata (`meta`) met a row whose metadata
+    does not parse."""
     db = brain.db
     category = "category" if "category" in db.trace_columns else "NULL"
     source = meta("source") if agent_memory_keys else "NULL"
@@ -151,11 +168,11 @@ def _trace_key_rows(
         f"SELECT id, scope, {scope_id_sql(db.trace_columns)}, deleted, {meta('content_hash')}, "
         f"{meta('import_hash')}, {meta('turnUserId')}, "
         f"CASE WHEN {meta('content_hash')} IS NULL THEN content END, {category}, {source} "
-        "FROM memory_traces WHERE brain_id = ?"
+        f"FROM memory_traces WHERE brain_id = ? {'AND (' + where + ')' if where else ''}"
     )
     try:
         with db.lock:
-            return db.conn.execute(sql, (brain.brain_id,)).fetchall()
+            return db.conn.execute(sql, (brain.brain_id, *params)).fetchall()
     except apsw.SQLError as exc:
         if meta is _meta or "malformed JSON" not in str(exc):
             raise
@@ -252,3 +269,21 @@ def load_graph(brain: Brain) -> GraphIndex:
             graph.add_edge(edge_id, source, target, edge_type)
             graph.targets.setdefault(source, set()).add(labels.get(target, target))
     return graph
+
+
+def marks(brain: Brain) -> tuple[int, int]:
+    """The brain's last journal id and last trace rowid: what was written after them is
+    what a commit checks again (`io/recheck.py`)."""
+    db = brain.db
+    with db.lock:
+        journal = (
+            db.conn.execute("SELECT max(id) FROM memgui_journal").fetchone()[0]
+            if "memgui_journal" in db.tables
+            else None
+        )
+        rowid = (
+            db.conn.execute("SELECT max(rowid) FROM memory_traces").fetchone()[0]
+            if "memory_traces" in db.tables
+            else None
+        )
+    return int(journal or 0), int(rowid or 0)

@@ -99,7 +99,8 @@ def trace_hashes(fields: dict[str, Any], fmt: str) -> list[str]:
     return hashes
 
 
-def _where(fields: dict[str, Any]) -> tuple[str, str, str | None]:
+def where_of(fields: dict[str, Any]) -> tuple[str, str, str | None]:
+    """The scope, scope id and user a trace record dedups within."""
     scope_id = fields.get("scope_id")
     return (
         fields.get("scope") or "user",
@@ -183,7 +184,7 @@ class TracePlanner:
     def _classify(self, i: int, record: ImportRecord, own_notes: dict[str, dict]) -> None:
         fields = plain_fields(record.fields)  # read here several times: built once
         source_id = fields.get("id")
-        scope, scope_id, user = AGENT_MEMORY_WHERE if self.fmt == "jsonl" else _where(fields)
+        scope, scope_id, user = AGENT_MEMORY_WHERE if self.fmt == "jsonl" else where_of(fields)
         own = own_notes.get(source_id) if own_notes and isinstance(source_id, str) else None
         obsidian = self.fmt == "obsidian"
         trailer = (
@@ -285,6 +286,8 @@ def own_note(
 def classify(brain: Brain, plan: ImportPlan) -> Iterator[Progress]:
     """Give every record of `plan` its verdict (see the module docstring)."""
     # A big plan's maps and verdicts live on: nothing for the garbage collector to find.
+    # Marked before the brain's keys are read: what is written after them, a commit checks.
+    plan.journal_mark, plan.rowid_mark = brain_index.marks(brain)
     traces = TracePlanner(brain, plan)
     yield from paused_steps(traces.run())
     rows = classify_rows.classify_rows(brain, plan, traces.id_map, traces.new_ids)
@@ -292,15 +295,6 @@ def classify(brain: Brain, plan: ImportPlan) -> Iterator[Progress]:
     for i, record in enumerate(plan.records):
         if record.verdict in (REFUSED, ERROR):
             plan.fingerprints[i] = fingerprint(record.fields)
-    plan.journal_mark = _journal_mark(brain)
-
-
-def _journal_mark(brain: Brain) -> int:
-    if "memgui_journal" not in brain.db.tables:
-        return 0
-    with brain.db.lock:
-        row = brain.db.conn.execute("SELECT max(id) FROM memgui_journal").fetchone()
-    return int(row[0] or 0)
 
 
 __all__ = ["UPDATE", "classify", "file_of", "fingerprint", "new_trace_id"]

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from memgui.core import fulltext
 from memgui.core.errors import InvalidArgument
-from memgui.core.io import commit_rows
+from memgui.core.io import commit_rows, recheck
 from memgui.core.io.bulk import gc_paused
 from memgui.core.io.classify import fingerprint
 from memgui.core.io.records import (
@@ -143,6 +143,7 @@ def _commit(
     written: set[int] = set()
     if chosen:
         with brain.write("import", kind="import", actor=f"import:{plan.format}") as batch:
+            recheck.refuse_outdated(brain, plan, chosen)
             writer = commit_rows.RowWriter(brain, plan, batch, result)
             for done, i in enumerate(writer.ordered(chosen), start=1):
                 writer.write(i)

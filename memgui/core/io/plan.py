@@ -84,7 +84,9 @@ class ImportPlan:
     resolved: dict[int, dict[str, Any]] = field(default_factory=dict)
     # Fingerprints of refused / error records at planning: an edited one is read again.
     fingerprints: dict[int, str] = field(default_factory=dict)
-    journal_mark: int = 0  # the brain's last journal id when planned
+    # The brain as planning read it: its last journal id and trace rowid (see io/recheck.py).
+    journal_mark: int = 0
+    rowid_mark: int = 0
     written: set[int] = field(default_factory=set)  # indexes a commit of this plan wrote
 
     @property
