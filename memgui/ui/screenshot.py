@@ -56,6 +56,9 @@ def offscreen_window(path: Path) -> Iterator[tuple[QApplication, MainWindow]]:
             yield app, window
         finally:
             window.runner.shutdown()
+            # The jobs' last signals are queued to this thread: delivered, no job counts as
+            # running, and closing does not stop to ask (a modal box nobody can answer).
+            app.processEvents()
             window.close()
             window.deleteLater()
             app.processEvents()
