@@ -282,3 +282,26 @@ def test_5k_notes_under_a_256_file_limit(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["5000", "0"]
     shutil.rmtree(tmp_path / "out")
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "obsidian"])
+def test_cancel_leaves_the_folder_as_it_was(brain: Brain, tmp_path: Path, fmt: str) -> None:
+    from memgui.core.progress import Cancelled
+
+    with brain.batch():
+        first = brain.add("the first note, exported before")
+        for i in range(1_200):
+            brain.add(f"note {i}")
+    kept = tmp_path / "kept"
+    run(brain, kept, fmt)
+    note = kept / "user" / "episodic" / f"{first.id}.md"
+    before = {name: (kept / name).read_bytes() for name in files_below(kept)}
+    brain.update(first.id, {"content": "changed since"})
+    for dest in (kept, tmp_path / "new" / "vault"):
+        job = export(brain, dest, fmt)
+        next(job), next(job), next(job)  # past the first notes written
+        with pytest.raises(Cancelled):
+            job.throw(Cancelled())
+    assert {name: (kept / name).read_bytes() for name in files_below(kept)} == before
+    assert b"changed since" not in note.read_bytes()
+    assert not (tmp_path / "new").exists()

@@ -236,6 +236,7 @@ def export_markdown(
                     refusals.add(snap["id"], "file", f"could not be written: {error.strerror}")
                     continue
                 exported += 1
+            folder.finish()  # no yield from here: a cancel comes before, never during
         yield Progress(total, total, f"exported {exported} {what} notes")
     finally:
         close_snapshot(conn)

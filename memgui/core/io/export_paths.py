@@ -5,9 +5,11 @@ safe name on every platform (the AgentOS rule, plus Windows' reserved device nam
 other is refused. Below the export folder, folders are made and opened one name at a time
 relative to their parent's descriptor (`mkdir`/`open` with `dir_fd`, `O_NOFOLLOW`), so no
 folder or file is ever reached through a link and nothing is written outside the folder,
-even if a folder inside it is swapped for a link while the export runs. A file is opened
-without waiting (`O_NONBLOCK`: a named pipe nobody reads never holds the export up), checked
-to be a regular file with one name, then truncated and written; one file is open at a time.
+even if a folder inside it is swapped for a link while the export runs. A note's place is
+checked first (nothing there, or a regular file with one name: never a link, a pipe or a
+device), the note is written whole under a temporary name beside it, one file open at a
+time, and all of them are renamed into place when the export finishes. A cancelled or
+failed export removes its temporary files and the folders it made: the folder is as before.
 """
 
 from __future__ import annotations
@@ -110,6 +112,7 @@ class ContainedFolder:
         if root.exists() and not root.is_dir():
             raise InvalidArgument("path", f"is a file, not a folder (got '{root}')", str(root))
         check_folder(root, root, made=True)
+        self._made_root = [p for p in (root, *root.parents) if not p.exists()]
         try:
             root.mkdir(parents=True, exist_ok=True)
             # The export folder itself may be a link: it is what the caller named.
@@ -119,6 +122,10 @@ class ContainedFolder:
             raise unwritable(root, error) from None
         self._dirs: OrderedDict[tuple[str, ...], int] = OrderedDict()
         self._seen = _Seen({}, set(), set())
+        self._made: list[tuple[str, ...]] = []  # folders this export made, in order
+        # Written, not yet in place: (folders, their fields, temporary name, name).
+        self._pending: list[tuple[tuple[str, str], tuple[str, str], str, str]] = []
+        self._finished = False
 
     def close(self) -> None:
         for fd in self._dirs.values():
@@ -130,7 +137,37 @@ class ContainedFolder:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.close()
+        try:
+            if not self._finished:
+                self._discard()  # cancelled or failed: the folder as it was
+        finally:
+            self.close()
+
+    def finish(self) -> None:
+        """Put every note written into place (each rename replaces its file whole)."""
+        for folders, fields, temporary, name in self._pending:
+            parent = self._folder(folders, fields)
+            os.rename(temporary, name, src_dir_fd=parent, dst_dir_fd=parent)
+        self._pending.clear()
+        self._finished = True
+
+    def _discard(self) -> None:
+        for folders, fields, temporary, _ in self._pending:
+            try:
+                os.unlink(temporary, dir_fd=self._folder(folders, fields))
+            except (OSError, Skip):
+                pass
+        self._pending.clear()
+        for parts in reversed(self._made):
+            try:
+                os.rmdir(parts[-1], dir_fd=self._folder(parts[:-1], ("",) * len(parts)))
+            except (OSError, Skip):
+                pass  # not empty: something else was put there meanwhile
+        for folder in self._made_root:
+            try:
+                folder.rmdir()
+            except OSError:
+                pass
 
     # --- folders -------------------------------------------------------------------------
 
@@ -156,6 +193,7 @@ class ContainedFolder:
         self._claim_folder(parts, field)
         try:
             os.mkdir(name, 0o755, dir_fd=parent)
+            self._made.append(parts)
         except FileExistsError:
             pass
         try:
@@ -185,34 +223,38 @@ class ContainedFolder:
                 "on case-insensitive or normalising file systems",
             )
         parent = self._folder(folders, fields)
-        flags = os.O_WRONLY | os.O_CREAT | _O_NOFOLLOW | _O_NONBLOCK | _O_CLOEXEC
         try:
-            fd = os.open(name, flags, 0o644, dir_fd=parent)
-        except OSError as error:
-            problem = _open_problem(name, parent, error, "file")
-            if problem is None:
-                raise
-            raise Skip("id", problem) from None
-        try:
-            info = os.fstat(fd)
+            info = os.stat(name, dir_fd=parent, follow_symlinks=False)
+        except FileNotFoundError:
+            info = None
+        if info is not None:
+            if stat.S_ISLNK(info.st_mode):
+                raise Skip("id", f"{LINK}: its file is a symbolic link")
             if not stat.S_ISREG(info.st_mode):
                 raise Skip("id", f"{SPECIAL}: its file's place holds something else than a file")
             if info.st_nlink > 1:
                 raise Skip("id", f"{LINK}: its file has a second name (a hard link)")
             if (info.st_dev, info.st_ino) in self._seen.inodes:
                 raise Skip("id", f"{COLLISION}: its file is the file of an earlier trace")
-            try:
-                os.ftruncate(fd, 0)
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(fd, view) :]
-            except OSError:
-                os.unlink(name, dir_fd=parent)  # no half-written note is left behind
-                raise
             self._seen.inodes.add((info.st_dev, info.st_ino))
-            self._seen.files.add(key)
-        finally:
+        temporary = f".memgui-export-{os.getpid()}-{len(self._pending)}.tmp"
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_NOFOLLOW | _O_CLOEXEC
+        try:
+            os.unlink(temporary, dir_fd=parent)  # left by an export that was killed
+        except FileNotFoundError:
+            pass
+        fd = os.open(temporary, flags, 0o644, dir_fd=parent)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+        except OSError:
             os.close(fd)
+            os.unlink(temporary, dir_fd=parent)  # no half-written note is left behind
+            raise
+        os.close(fd)
+        self._pending.append((folders, fields, temporary, name))
+        self._seen.files.add(key)
 
 
 def _open_problem(name: str, parent: int, error: OSError, what: str) -> str | None:
