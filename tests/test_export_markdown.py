@@ -305,3 +305,18 @@ def test_cancel_leaves_the_folder_as_it_was(brain: Brain, tmp_path: Path, fmt: s
     assert {name: (kept / name).read_bytes() for name in files_below(kept)} == before
     assert b"changed since" not in note.read_bytes()
     assert not (tmp_path / "new").exists()
+
+
+def test_an_obsidian_export_is_a_vault_that_imports_back_as_nothing_new(
+    brain: Brain, tmp_path: Path
+) -> None:
+    from memgui.core.io.plan import plan
+
+    one = brain.add("a tagged note", tags=["music/genres"])
+    other = brain.add("a linked note")
+    brain.link(one.id, other.id, "relates_to")
+    run(brain, tmp_path / "vault", "obsidian")
+    assert (tmp_path / "vault" / ".obsidian").is_dir()
+    again = run_to_end(plan(brain, tmp_path / "vault"))  # format "auto", as a drop reads it
+    assert again.format == "obsidian"
+    assert again.counts["new"] == 0 and again.counts["duplicate"] == 2

@@ -207,6 +207,8 @@ def export_markdown(
             "ORDER BY created_at, id"  # the older of two colliding traces is the one written
         )
         with ContainedFolder(Path(dest)) as folder:
+            if obsidian:  # a vault has one; the import finds the folder to be a vault by it
+                folder.make_marker_folder(".obsidian")
             for done, row in enumerate(conn.execute(sql, selected.params), start=1):
                 if done % PROGRESS_EVERY == 0:
                     yield Progress(done, total, f"{what}: {done} of {total} traces")

@@ -143,6 +143,15 @@ class ContainedFolder:
         finally:
             self.close()
 
+    def make_marker_folder(self, name: str) -> None:
+        """An empty folder `name` in the root unless one is there (`.obsidian`: what makes a
+        folder a vault); removed again if the export does not finish."""
+        try:
+            os.mkdir(name, 0o755, dir_fd=self._root_fd)
+        except FileExistsError:
+            return
+        self._made.append((name,))
+
     def finish(self) -> None:
         """Put every note written into place (each rename replaces its file whole)."""
         for folders, fields, temporary, name in self._pending:
