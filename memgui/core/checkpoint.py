@@ -106,8 +106,16 @@ class Checkpointer:
             self._thread.join()
 
     def _run(self) -> None:
+        # Opened by name: if another file took the path first, it is not this brain (and
+        # its WAL, which goes by the path's name, may hold this brain's frames).
+        if not self._path_is_ours(missing_ok=False):
+            self.elsewhere = True
+            return
         try:
             conn = apsw.Connection(str(self.path), flags=apsw.SQLITE_OPEN_READWRITE)
+            # Closing never checkpoints: should the file at the path have changed in between,
+            # that would copy this brain's frames into it. The writer folds the WAL in.
+            conn.config(apsw.SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1)
             conn.setbusytimeout(1_000)
             conn.execute("PRAGMA synchronous = NORMAL")  # as the writer: sync at checkpoints
         except apsw.Error:
@@ -115,8 +123,7 @@ class Checkpointer:
             self.failed = True
             return
         try:
-            # Opened by name: if another file took the path first, this is not our brain.
-            if self.identity is not None and file_identity(self.path) != self.identity:
+            if not self._path_is_ours(missing_ok=False):
                 self.elsewhere = True
                 return
             while True:
@@ -135,11 +142,13 @@ class Checkpointer:
         finally:
             conn.close()
 
-    def _path_is_ours(self) -> bool:
-        """The file at the path is the one open, or nothing is there (moved away or deleted:
-        our frames can only go into our own file, through our connection)."""
+    def _path_is_ours(self, missing_ok: bool = True) -> bool:
+        """The file at the path is the one open, or (`missing_ok`) nothing is there: moved
+        away or deleted, our frames can only go into our own file, through our connection."""
         found = file_identity(self.path)
-        return found is None or self.identity is None or found == self.identity
+        if found is None:
+            return missing_ok
+        return self.identity is None or found == self.identity
 
     def _truncate(self, conn: apsw.Connection) -> None:
         """After a quiet spell: every frame into the file, and the WAL truncated. Under this
