@@ -3,11 +3,12 @@
 What to export is everything, the traces the table shows now (its filter and search), or
 the selected ones. The export reads its own snapshot of the brain file, so the window goes on
 working while it runs; Cancel stops it and leaves no partial file. Afterwards the dialog
-lists every trace the exporter refused (an unsafe name, a type the format cannot hold) with
-the memory's first line, the field and the problem, and can save that list as CSV or JSON.
-A typed destination that is an existing file is replaced only after a question
-(`confirm_replace`); the counts of shown and selected memories follow the table while the
-dialog is open.
+lists the first few hundred traces the exporter refused (an unsafe name, a type the format
+cannot hold) with the memory's first line, the field and the problem, says how many more
+there are, and can save the whole list as CSV or JSON. A typed destination that is an
+existing file is replaced only after a question (`confirm_replace`); the counts of shown and
+selected memories follow the table while the dialog is open, also when another brain is
+opened (the window's `session_changed`).
 """
 
 from __future__ import annotations
@@ -32,8 +33,6 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QPushButton,
     QRadioButton,
-    QTableWidget,
-    QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
@@ -42,6 +41,7 @@ from memgui.core.brain import Brain
 from memgui.core.errors import MemguiError
 from memgui.core.io.export import FORMATS, ExportIncomplete, ExportOptions, ExportResult, export
 from memgui.core.progress import Progress
+from memgui.ui.export_refused import RefusedList
 from memgui.ui.import_jobs import on_own_connection
 from memgui.ui.import_report import REPORT_FILTER, save_export_report
 from memgui.ui.jobs import Job
@@ -60,7 +60,6 @@ LABELS = {
 SUFFIXES = {"sqlite": ".sqlite", "json": ".json", "jsonl": ".jsonl"}
 FOLDER_FORMATS = ("markdown", "obsidian")
 EVERYTHING, SHOWN, SELECTED = 0, 1, 2
-REFUSED_COLUMNS = ("Trace", "Memory", "Field", "Problem")
 
 
 def _model_signals(model: QAbstractItemModel) -> tuple[Any, ...]:
@@ -96,13 +95,8 @@ class ExportDialog(QDialog):
         self.status = QLabel()
         self.status.setObjectName("export_status")
         self.status.setWordWrap(True)
-        self.refused_table = QTableWidget(0, len(REFUSED_COLUMNS))
-        self.refused_table.setObjectName("refused_table")
-        self.refused_table.setHorizontalHeaderLabels(list(REFUSED_COLUMNS))
-        self.refused_table.setColumnWidth(0, 150)
-        self.refused_table.setColumnWidth(1, 260)
-        self.refused_table.horizontalHeader().setStretchLastSection(True)
-        self.refused_table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.refused_list = RefusedList()
+        self.refused_table = self.refused_list.table
         self.save_button = QPushButton("Save refused list…")
         self.save_button.setObjectName("save_refused_button")
         self.save_button.clicked.connect(lambda: self.save_refused())
@@ -120,6 +114,7 @@ class ExportDialog(QDialog):
         self._format_changed()
         self._show_refused(())
         self.refresh_counts()
+        window.session_changed.connect(self._brain_changed)
 
     def _scope_buttons(self) -> list[QRadioButton]:
         buttons = [QRadioButton("Everything in this brain"), QRadioButton(), QRadioButton()]
@@ -171,6 +166,16 @@ class ExportDialog(QDialog):
         self.refresh_counts()
         super().showEvent(event)
 
+    def _brain_changed(self) -> None:
+        """Another brain is open (or none): count its table, and drop the refused list of
+        the last export, which named the other brain's memories."""
+        if self.job is None:  # a running export was cancelled with its brain; it ends soon
+            self.result = None
+            self._show_refused(())
+            self.status.setText("")
+        self._follow_table()
+        self.refresh_counts()
+
     def _layout(self, browse: QPushButton) -> None:
         dest_row = QHBoxLayout()
         dest_row.addWidget(self.dest_edit, 1)
@@ -196,7 +201,7 @@ class ExportDialog(QDialog):
         layout.addLayout(form)
         layout.addWidget(self.progress)
         layout.addWidget(self.status)
-        layout.addWidget(self.refused_table, 1)
+        layout.addWidget(self.refused_list, 1)
         layout.addLayout(buttons)
 
     # --- choices ------------------------------------------------------------------------
@@ -211,9 +216,7 @@ class ExportDialog(QDialog):
         self.conversations_check.setEnabled(is_json)
         text = self.dest_edit.text().strip()
         if text:
-            path = Path(text)
-            suffix = SUFFIXES.get(self.format, "")
-            self.dest_edit.setText(str(path.with_suffix(suffix) if path.suffix or suffix else path))
+            self.dest_edit.setText(str(_with_format_suffix(Path(text), self.format)))
 
     def browse(self) -> None:
         start = self.dest_edit.text() or str(self.window_.session.path.parent / "export")
@@ -319,29 +322,9 @@ class ExportDialog(QDialog):
         self.status.setText("The export was cancelled; no file was left behind.")
 
     def _show_refused(self, refused: tuple[Any, ...]) -> None:
-        lines = self._first_lines([item.id for item in refused])
-        self.refused_table.setRowCount(len(refused))
-        for row, item in enumerate(refused):
-            texts = (item.id, lines.get(item.id, ""), item.field, item.problem)
-            for column, text in enumerate(texts):
-                cell = QTableWidgetItem(text)
-                cell.setToolTip(text)  # the id and the line are elided in their columns
-                self.refused_table.setItem(row, column, cell)
-        self.save_button.setEnabled(bool(refused))
-
-    def _first_lines(self, ids: list[str]) -> dict[str, str]:
-        """Each refused memory's first line, so the person knows which one it is."""
         session = self.window_.session
-        if not ids or session is None:
-            return {}
-        try:
-            traces = session.brain.get_many(ids)
-        except MemguiError:
-            return {}  # the list still names every id; the lines are a help only
-        return {
-            trace_id: next((ln.strip() for ln in trace.content.splitlines() if ln.strip()), "")
-            for trace_id, trace in traces.items()
-        }
+        self.refused_list.show_refused(refused, session.brain if session else None)
+        self.save_button.setEnabled(bool(refused))
 
     def save_refused(self, path: str | None = None) -> Path | None:
         if self.result is None:
@@ -366,6 +349,15 @@ class ExportDialog(QDialog):
         if self.job is not None:
             self.job.cancel()
         super().closeEvent(event)
+
+
+def _with_format_suffix(path: Path, fmt: str) -> Path:
+    """`path` with the suffix of `fmt`: a file format's suffix replaces another file
+    format's and is added to anything else; a folder format only drops a file format's.
+    Any other dot is part of the name (a folder "notes.v2" stays "notes.v2")."""
+    known = {s.lower() for s in SUFFIXES.values()}
+    base = path.with_suffix("") if path.suffix.lower() in known else path
+    return base.with_name(base.name + SUFFIXES.get(fmt, "")) if base.name else path
 
 
 def open_export(window: MainWindow, parent: QWidget | None = None) -> ExportDialog | None:

@@ -11,7 +11,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from PySide6.QtCore import QItemSelectionModel, QSettings, Qt, QTimer
+from PySide6.QtCore import QItemSelectionModel, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut, QShowEvent, QUndoGroup
 from PySide6.QtWidgets import (
     QLabel,
@@ -68,6 +68,8 @@ READ_ONLY_TIP = (
 
 
 class MainWindow(QMainWindow):
+    session_changed = Signal()  # another brain is shown (or none): its model is in place
+
     def __init__(self, settings: QSettings | None = None, live: bool = True) -> None:
         super().__init__()
         self.settings = settings or QSettings("memgui", "memgui")
@@ -76,6 +78,9 @@ class MainWindow(QMainWindow):
         self.model: TraceTableModel | None = None
         self.watcher: LiveWatcher | None = None
         self.runner = JobRunner(self)
+        # The table's paging and search never queue behind an import or export: with both
+        # threads of `runner` taken by long jobs, a search waited 12–30 s for one of them.
+        self.query_runner = JobRunner(self)
         sys.setswitchinterval(min(sys.getswitchinterval(), GIL_SWITCH_INTERVAL_S))
         self._remembered: tuple[str | None, list[str]] = (None, [])
         self._pending_select: str | None = None
@@ -240,7 +245,7 @@ class MainWindow(QMainWindow):
         self.semantic.attach(session)  # Ollama light, backfill; the table's readers embed
         open_reader = self.semantic.reader_factory(session)
         self.model = TraceTableModel(
-            session.brain, self, runner=self.runner, open_reader=open_reader
+            session.brain, self, runner=self.query_runner, open_reader=open_reader
         )
         self.model.query_finished.connect(self._on_query_finished)
         self.model.query_failed.connect(self.search_bar.show_error)
@@ -272,6 +277,7 @@ class MainWindow(QMainWindow):
         self.update_counts()
         self.update_title()
         self._update_actions()
+        self.session_changed.emit()
 
     def _on_file_lost(self, why: str) -> None:
         """The open file was deleted, replaced or damaged: writing on would write where
@@ -300,6 +306,7 @@ class MainWindow(QMainWindow):
             self.watcher = None
         self.semantic.detach()
         self.runner.shutdown()
+        self.query_runner.shutdown()
         self.undo_group.removeStack(self.session.undo_stack)
         self.table.setModel(None)
         self.detail.show_trace(None, None)
@@ -311,6 +318,7 @@ class MainWindow(QMainWindow):
         self.session.deleteLater()
         self.session = None
         self._set_brain_actions_enabled(False)
+        self.session_changed.emit()
 
     def update_title(self) -> None:
         if self.session is None:
@@ -527,6 +535,7 @@ class MainWindow(QMainWindow):
         self.table.save_state()
         self.layout_state.save()
         self.runner.shutdown()
+        self.query_runner.shutdown()
         self.close_session()
         super().closeEvent(event)
 
