@@ -1,26 +1,23 @@
 """The import window: plan (a job), review, commit (a job), then a summary with revert.
 
 `ImportDialog` is modeless, so the main window stays usable while a plan runs. Its first
-page shows the running job — a progress bar, the file being read, Cancel — and its second
-is the review page. Closing it cancels a running plan; a running commit is cancelled only
-after asking (cancelling rolls it back: the brain stays as it was).
+page (`import_working.WorkingPage`) shows the running job — a progress bar, the file being
+read, Cancel — and its second is the review page. Closing it cancels a running plan; a
+running commit is cancelled only after asking (cancelling rolls it back: the brain stays as
+it was).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QTimer
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
     QDialog,
     QFileDialog,
-    QHBoxLayout,
-    QLabel,
     QMessageBox,
-    QProgressBar,
-    QPushButton,
     QStackedWidget,
     QVBoxLayout,
     QWidget,
@@ -29,96 +26,19 @@ from PySide6.QtWidgets import (
 from memgui.core.errors import MemguiError
 from memgui.core.io.commit import ImportResult
 from memgui.core.io.plan import ImportOptions, ImportPlan
-from memgui.core.progress import Progress
-from memgui.ui.import_jobs import ImportRun
+from memgui.ui.import_jobs import APPLIED, REVERTED, UNDONE, ImportRun
 from memgui.ui.import_record_editor import RecordEditor
 from memgui.ui.import_report import REPORT_FILTER, save_import_report
 from memgui.ui.import_review import ImportReviewPage
+from memgui.ui.import_working import WorkingPage
 
 if TYPE_CHECKING:
     from memgui.ui.main_window import MainWindow
-
-SHOW_EVERY_MS = 50
-
 
 READ_ONLY_IMPORT = (
     "This brain's file is read-only (no write permission, or read-only media): "
     "nothing can be imported into it. Open a writable brain to import."
 )
-
-
-class WorkingPage(QWidget):
-    """A running plan or commit: what it does now, how far it got, and Cancel."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.title = QLabel()
-        self.title.setObjectName("working_title")
-        self.message = QLabel()
-        self.message.setObjectName("working_message")
-        self.message.setWordWrap(True)
-        self.bar = QProgressBar()
-        self.bar.setObjectName("working_bar")
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.setObjectName("cancel_button")
-        self.back_button = QPushButton("Back to the review")
-        self.back_button.setObjectName("back_button")
-        row = QHBoxLayout()
-        row.addStretch(1)
-        row.addWidget(self.back_button)
-        row.addWidget(self.cancel_button)
-        layout = QVBoxLayout(self)
-        layout.addStretch(1)
-        layout.addWidget(self.title)
-        layout.addWidget(self.bar)
-        layout.addWidget(self.message)
-        layout.addLayout(row)
-        layout.addStretch(2)
-
-        # A reader reports every file; the page shows the latest report at most every
-        # SHOW_EVERY_MS, so a fast job does not keep the GUI thread busy repainting.
-        self._latest: Progress | None = None
-        self._timer = QTimer(self)
-        self._timer.setInterval(SHOW_EVERY_MS)
-        self._timer.timeout.connect(self._show_latest)
-
-    def start(self, title: str) -> None:
-        self._latest = None
-        self._timer.start()
-        self.title.setText(f"<b>{title}</b>")
-        self.message.setText("")
-        self.bar.setRange(0, 0)  # busy until the first progress with a total
-        self.cancel_button.setText("Cancel")
-        self.cancel_button.setEnabled(True)
-        self.back_button.hide()
-
-    def show_progress(self, event: Progress) -> None:
-        self._latest = event
-
-    def _show_latest(self) -> None:
-        event, self._latest = self._latest, None
-        if event is None:
-            return
-        if event.total:
-            self.bar.setRange(0, event.total)
-            self.bar.setValue(min(event.done, event.total))
-        else:
-            self.bar.setRange(0, 0)
-        if event.message:
-            self.message.setText(event.message)
-
-    def hideEvent(self, event) -> None:
-        self._timer.stop()  # the job ended and another page shows
-        super().hideEvent(event)
-
-    def stopped(self, text: str, can_go_back: bool) -> None:
-        self._timer.stop()
-        self._latest = None
-        self.bar.setRange(0, 1)
-        self.bar.setValue(0)
-        self.message.setText(text)
-        self.cancel_button.setText("Close")
-        self.back_button.setVisible(can_go_back)
 
 
 class ImportDialog(QDialog):
@@ -132,6 +52,7 @@ class ImportDialog(QDialog):
             raise RuntimeError("no brain is open")
         self.session = session
         self.source = Path(source)
+        self._summary = ""  # the commit's summary line
         self.setWindowTitle(f"Import {self.source.name}")
         self.resize(1180, 760)
         self.run = ImportRun(window.runner, session, self.source, options, self)
@@ -153,8 +74,10 @@ class ImportDialog(QDialog):
         run.committed.connect(self._on_committed)
         run.failed.connect(self._on_failed)
         run.cancelled.connect(self._on_cancelled)
+        run.state_changed.connect(self._show_import_state)
         self.working.cancel_button.clicked.connect(self._cancel_or_close)
         self.working.back_button.clicked.connect(self._back_to_review)
+        self.working.format_chosen.connect(self._plan_as)
         review.options_changed.connect(self.replan)
         review.commit_requested.connect(self.commit)
         review.fix_requested.connect(self.fix_record)
@@ -186,10 +109,6 @@ class ImportDialog(QDialog):
         except MemguiError as exc:
             self.review.summary_label.setText(f"Could not revert the import: {exc}")
             return
-        self.review.revert_button.setEnabled(False)
-        self.review.summary_label.setText(
-            self.review.summary_label.text() + "  Reverted (Edit ▸ Redo brings it back)."
-        )
         self.window_.show_message(f"Reverted the import of {self.source.name}")
 
     def fix_record(self, row: int) -> None:
@@ -232,13 +151,30 @@ class ImportDialog(QDialog):
             + (f" ({result.updated} updated existing memories)" if result.updated else "")
             + f", refused {result.refused}, errors {errors}."
         )
+        self._summary = summary
         self.review.set_committed(summary)
         self.review.revert_button.setEnabled(bool(result.batch_id))
         self.pages.setCurrentWidget(self.review)
         self.window_.show_message(f"{self.source.name}: {summary}", 12_000)
 
+    def _show_import_state(self, state: str) -> None:
+        """The import was undone, reverted or redone (here or with Edit ▸ Undo / Redo)."""
+        self.review.revert_button.setEnabled(state == APPLIED)
+        back = {
+            UNDONE: "  Reverted (Edit ▸ Redo brings it back).",
+            REVERTED: "  Reverted (Edit ▸ Undo brings it back).",
+        }
+        self.review.summary_label.setText(self._summary + back.get(state, ""))
+
     def _on_failed(self, message: str) -> None:
-        self.working.stopped(f"Could not go on: {message}", self.run.plan is not None)
+        planned = self.run.plan is not None
+        # Nothing planned yet: the review page and its format box are out of reach, so the
+        # page offers the format the error asks the person to name.
+        tried = None if planned or self.run.step != "plan" else self.run.options.format
+        self.working.stopped(f"Could not go on: {message}", planned, choose_format=tried)
+
+    def _plan_as(self, fmt: str) -> None:
+        self.replan(replace(self.run.options, format=fmt))
 
     def _on_cancelled(self, step: str) -> None:
         if step == "commit":

@@ -8,7 +8,9 @@ bus, published from the worker right after the transaction commits, so the live-
 watcher knows the batch as this window's own.
 
 The commit goes onto the window's undo stack as `ImportBatchCommand`: undo reverts the
-import's journal batch through the core, redo reverts that revert.
+import's journal batch through the core, redo reverts that revert. `ImportRun` follows the
+stack and says (`state_changed`) whether the import is in the brain, undone or reverted,
+however that came about (its own Revert button or Edit ▸ Undo / Redo).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from memgui.ui.session import ACTOR, BrainSession
 
 PLAN_JOB = "import plan"
 COMMIT_JOB = "import"
+APPLIED, UNDONE, REVERTED = "applied", "undone", "reverted"
 
 
 class ImportBatchCommand(CoreCommand):
@@ -85,6 +88,8 @@ class ImportRun(QObject):
     committed = Signal(object)  # ImportResult
     failed = Signal(str)  # why a step could not run (a core error, an unreadable source)
     cancelled = Signal(str)  # "plan" or "commit": the step stopped; nothing was written
+    # APPLIED, UNDONE (its own step undone) or REVERTED (a revert step of it done)
+    state_changed = Signal(str)
 
     def __init__(
         self,
@@ -104,6 +109,10 @@ class ImportRun(QObject):
         self.command: CoreCommand | None = None
         self.job: Job | None = None
         self.step = ""  # "plan" or "commit" while a job runs
+        # The import's step, then each revert step of it, with whether it is done; a step
+        # the stack dropped (cut off by a new edit, past its limit) keeps its last state.
+        self._steps: list[list[Any]] = []
+        self.state = ""
 
     @property
     def running(self) -> bool:
@@ -167,8 +176,11 @@ class ImportRun(QObject):
         command = ImportBatchCommand(
             self.session, result.batch_id, f"Import {result.imported} from {self.source.name}"
         )
-        self.session.undo_stack.push(command)  # the first redo() is a no-op: already written
         self.command = command
+        self._steps = [[command, True]]
+        self.state = APPLIED
+        self.session.undo_stack.indexChanged.connect(self._follow_undo_stack)
+        self.session.undo_stack.push(command)  # the first redo() is a no-op: already written
 
     def revert(self) -> None:
         """Undo this import: its own undo step when it is the latest, else a revert of it."""
@@ -183,7 +195,21 @@ class ImportRun(QObject):
             self.session, self.result.batch_id, f"Revert the import of {self.source.name}"
         )
         command.execute()
+        self._steps.append([command, True])
         stack.push(command)
+
+    def _follow_undo_stack(self, index: int) -> None:
+        stack = self.session.undo_stack
+        positions = {id(stack.command(i)): i for i in range(stack.count())}
+        for step in self._steps:
+            position = positions.get(id(step[0]))
+            if position is not None:
+                step[1] = position < index
+        done = [step[1] for step in self._steps]
+        state = UNDONE if not done[0] else REVERTED if any(done[1:]) else APPLIED
+        if state != self.state:
+            self.state = state
+            self.state_changed.emit(state)
 
     # --- the job ------------------------------------------------------------------------
 

@@ -107,6 +107,9 @@ class ImportReviewPage(QWidget):
         table.setObjectName("plan_table")
         table.setModel(self.proxy)
         table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        # Arrow keys move between cells; Tab leaves for the detail and the buttons below,
+        # as in the main window's table (cell-by-cell Tab trapped keyboard users here).
+        table.setTabKeyNavigation(False)
         table.setWordWrap(False)
         # Sources differ at their end (`…/Note.md:12`, `…#conversation/node`), reasons name
         # the trace at theirs: elide the middle (done by Qt, no Python call per cell).

@@ -14,7 +14,7 @@ import json
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QResizeEvent
+from PySide6.QtGui import QKeyEvent, QResizeEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -102,6 +102,20 @@ class ElidedLabel(QLabel):
         super().setText(shown)
 
 
+class ApplyLineEdit(QLineEdit):
+    """A line edit whose Return is its own: it finishes the edit and goes no further.
+
+    QLineEdit passes Return on to the dialog, which "clicks" its default button. In the
+    review page the edit starts a re-plan and shows the working page, whose Cancel then
+    took the same key press and stopped the re-plan it had just started.
+    """
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        super().keyPressEvent(event)
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            event.accept()
+
+
 def _together(*widgets: QWidget) -> QWidget:
     """Widgets side by side in one box that a wrapping layout never splits."""
     box = QWidget()
@@ -132,7 +146,7 @@ class PlanOptionsBar(QWidget):
         self.scope_box.addItem(AS_IN_SOURCE, None)
         for scope in SCOPES:
             self.scope_box.addItem(scope, scope)
-        self.scope_id_edit = QLineEdit()
+        self.scope_id_edit = ApplyLineEdit()
         self.scope_id_edit.setObjectName("scope_id_edit")
         self.scope_id_edit.setPlaceholderText("scope id as in the source")
         self.scope_id_edit.setClearButtonEnabled(True)

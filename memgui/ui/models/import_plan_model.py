@@ -6,6 +6,10 @@ records can be accepted; the others are written by nobody and show no box. The d
 text of each row is computed the first time a view asks and kept, so `data()` stays a
 lookup even for a plan of tens of thousands of records.
 
+A conversation's messages follow its check box: un-ticking a new conversation un-ticks its
+messages (written without it, each would end as an error), ticking a message ticks its
+conversation again, and ticking the conversation ticks its messages.
+
 `PlanFilterProxy` hides the verdicts switched off in the review page. It filters with a
 regular expression on `VerdictRole`, matched in C++: when every verdict is shown the
 expression is empty and no row is asked at all.
@@ -130,11 +134,15 @@ class ImportPlanModel(QAbstractTableModel):
         super().__init__(parent)
         self.plan: ImportPlan | None = None
         self._rows: dict[int, tuple[str, str, str]] = {}  # row -> (source, reason, first line)
+        # Built on the first tick of a conversation or message: conversation id -> its row,
+        # and -> the rows of its messages.
+        self._conversations: tuple[dict[str, int], dict[str, list[int]]] | None = None
 
     def set_plan(self, plan: ImportPlan | None) -> None:
         self.beginResetModel()
         self.plan = plan
         self._rows = {}
+        self._conversations = None
         self.endResetModel()
 
     def record(self, row: int) -> ImportRecord | None:
@@ -156,9 +164,10 @@ class ImportPlanModel(QAbstractTableModel):
         self.dataChanged.emit(self.index(row, 0), self.index(row, last))
 
     def set_accepted(self, rows: list[int], accepted: bool) -> int:
-        """Accept or un-accept `rows` (those that can be); returns how many changed."""
+        """Accept or un-accept `rows` (those that can be) and the rows that go with them
+        (a conversation's messages); returns how many changed."""
         changed: list[int] = []
-        for row in rows:
+        for row in self._with_conversations(rows, accepted):
             record = self.record(row)
             if record is None or record.verdict not in ACCEPTABLE or record.accepted == accepted:
                 continue
@@ -170,6 +179,39 @@ class ImportPlanModel(QAbstractTableModel):
             first = self.index(min(changed), Column.SOURCE)
             self.dataChanged.emit(first, self.index(max(changed), Column.SOURCE), roles)
         return len(changed)
+
+    def _with_conversations(self, rows: list[int], accepted: bool) -> list[int]:
+        """`rows`, plus the messages of a conversation among them; when accepting, plus
+        the conversation of a message among them."""
+        kinds = {CONVERSATION, MESSAGE}
+        records = [self.record(row) for row in rows]
+        if not any(r is not None and r.kind in kinds for r in records):
+            return rows
+        by_id, messages = self._conversation_rows()
+        extra: list[int] = []
+        for record in records:
+            if record is None or record.verdict not in ACCEPTABLE:
+                continue
+            if record.kind == CONVERSATION:
+                extra.extend(messages.get(str(record.fields.get("id")), ()))
+            elif record.kind == MESSAGE and accepted:
+                row = by_id.get(str(record.fields.get("conversation_id")))
+                if row is not None:
+                    extra.append(row)
+        return list(dict.fromkeys([*rows, *extra]))
+
+    def _conversation_rows(self) -> tuple[dict[str, int], dict[str, list[int]]]:
+        if self._conversations is None:
+            by_id: dict[str, int] = {}
+            messages: dict[str, list[int]] = {}
+            for row, record in enumerate(self.plan.records if self.plan else ()):
+                if record.kind == CONVERSATION:
+                    by_id[str(record.fields.get("id"))] = row
+                elif record.kind == MESSAGE:
+                    key = str(record.fields.get("conversation_id"))
+                    messages.setdefault(key, []).append(row)
+            self._conversations = (by_id, messages)
+        return self._conversations
 
     # --- Qt model ---------------------------------------------------------------------------
 
@@ -260,7 +302,7 @@ class ImportPlanModel(QAbstractTableModel):
         if role != Qt.ItemDataRole.CheckStateRole or index.column() != Column.SOURCE:
             return False
         checked = Qt.CheckState(value) == Qt.CheckState.Checked
-        return self.set_accepted([index.row()], checked) == 1
+        return self.set_accepted([index.row()], checked) > 0
 
     def roleNames(self) -> dict[int, bytes]:
         names = super().roleNames()
