@@ -53,6 +53,7 @@ class ImportDialog(QDialog):
         self.session = session
         self.source = Path(source)
         self._summary = ""  # the commit's summary line
+        self._replanned_because = ""  # shown over the next plan: why it was made again
         self.setWindowTitle(f"Import {self.source.name}")
         self.resize(1180, 760)
         self.run = ImportRun(window.runner, session, self.source, options, self)
@@ -73,6 +74,7 @@ class ImportDialog(QDialog):
         run.planned.connect(self._on_planned)
         run.committed.connect(self._on_committed)
         run.failed.connect(self._on_failed)
+        run.outdated.connect(self._on_outdated)
         run.cancelled.connect(self._on_cancelled)
         run.state_changed.connect(self._show_import_state)
         self.working.cancel_button.clicked.connect(self._cancel_or_close)
@@ -142,7 +144,19 @@ class ImportDialog(QDialog):
 
     def _on_planned(self, plan: ImportPlan) -> None:
         self.review.set_plan(plan, self.session.brain)
+        if self._replanned_because:
+            self.review.summary_label.setText(self._replanned_because)
+            self.review.summary_label.show()
+            self._replanned_because = ""
         self.pages.setCurrentWidget(self.review)
+
+    def _on_outdated(self, message: str) -> None:
+        """Nothing was written: the brain got some of these memories since they were
+        planned. Planned again, the review shows them as duplicates."""
+        self._replanned_because = (
+            f"Nothing was written: {message.split(';')[0]}. Planned again: review and commit."
+        )
+        self.replan(self.run.options)
 
     def _on_committed(self, result: ImportResult) -> None:
         errors = len(result.errors)

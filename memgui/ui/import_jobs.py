@@ -22,6 +22,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from memgui.core.brain import Brain
+from memgui.core.errors import PlanOutdated
 from memgui.core.io.commit import ImportResult, commit, revalidate
 from memgui.core.io.plan import ImportOptions, ImportPlan, plan
 from memgui.core.io.records import ImportRecord
@@ -87,6 +88,9 @@ class ImportRun(QObject):
     planned = Signal(object)  # ImportPlan
     committed = Signal(object)  # ImportResult
     failed = Signal(str)  # why a step could not run (a core error, an unreadable source)
+    # The commit found the brain holding some of the plan's new memories now (the same
+    # source imported meanwhile): nothing was written, and the plan must be made again.
+    outdated = Signal(str)
     cancelled = Signal(str)  # "plan" or "commit": the step stopped; nothing was written
     # APPLIED, UNDONE (its own step undone) or REVERTED (a revert step of it done)
     state_changed = Signal(str)
@@ -240,7 +244,10 @@ class ImportRun(QObject):
     def _failed(self, job: Job, exc: BaseException) -> None:
         if self._is_current(job):
             self.job = None
-            self.failed.emit(str(exc) or type(exc).__name__)
+            if isinstance(exc, PlanOutdated):
+                self.outdated.emit(str(exc))
+            else:
+                self.failed.emit(str(exc) or type(exc).__name__)
 
     def _cancelled(self, job: Job) -> None:
         if self._is_current(job):

@@ -145,3 +145,16 @@ def test_revert_button_and_summary_follow_undo_and_redo(qtbot, window, tmp_path)
     assert review.summary_label.text() == summary + "  Reverted (Edit ▸ Undo brings it back)."
     stack.undo()
     assert review.revert_button.isEnabled() and review.summary_label.text() == summary
+
+
+def test_a_plan_the_brain_overtook_is_made_again_and_shows_why(qtbot, window, tmp_path):
+    source = write_csv(tmp_path / "facts.csv", 5)
+    first = open_and_plan(qtbot, window, source)
+    second = open_and_plan(qtbot, window, source)  # dropped twice
+    assert commit_and_wait(qtbot, first).imported == 5
+    before = window.session.brain.count()
+    second.review.commit_button.click()
+    qtbot.waitUntil(lambda: "Planned again" in second.review.summary_label.text(), timeout=WAIT_MS)
+    wait_for_plan(qtbot, second)
+    assert window.session.brain.count() == before  # nothing written twice
+    assert second.run.plan.counts["new"] == 0 and second.run.plan.counts["duplicate"] == 5
