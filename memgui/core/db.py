@@ -9,7 +9,6 @@ timeout, never see "database is locked".
 
 from __future__ import annotations
 
-import datetime as dt
 import logging
 import os
 import threading
@@ -20,12 +19,10 @@ from pathlib import Path
 
 import apsw
 
-from memgui.core import schema, vectors
+from memgui.core import migration, schema, vectors
 from memgui.core.checkpoint import Checkpointer, file_identity
 from memgui.core.errors import (
     BrainFileLost,
-    MigrationError,
-    ReadOnlyBrain,
     SchemaTooNew,
     StorageError,
 )
@@ -324,127 +321,29 @@ class Database:
                 ).fetchone()
         return sorted(ids)
 
-    # --- creating and migrating ------------------------------------------------------------
+    # --- creating and migrating (memgui/core/migration.py) ----------------------------------
 
     def _create_schema(self) -> None:
         self.conn.execute("PRAGMA journal_mode = WAL")
         with self._raw_transaction():
-            self.conn.execute(schema.AGENTOS_TABLES)
-            self.conn.execute(schema.AGENTOS_FTS)
-            self._apply_migration_1()
-            self._apply_migration_2()
-
-    def _apply_migration_1(self) -> None:
-        existing = {r[1] for r in self.conn.execute("PRAGMA table_info(memory_traces)")}
-        for name, decl in schema.TRACE_COLUMNS:
-            if name not in existing:
-                self.conn.execute(f"ALTER TABLE memory_traces ADD COLUMN {name} {decl}")
-        self.conn.execute(
-            "UPDATE memory_traces SET scope_id = coalesce(json_extract(metadata, '$.scopeId'), '')"
-            " WHERE scope_id = '' AND json_valid(metadata)"
-            " AND json_type(metadata, '$.scopeId') = 'text'"
-        )
-        self.conn.execute(
-            "UPDATE memory_traces SET embedding_status = (embedding IS NOT NULL), version = 1"
-        )
-        self.conn.execute(schema.MEMGUI_TABLES)
-
-    def _apply_migration_2(self) -> None:
-        # Rows another program added since migration 1 get their scope id column too.
-        self.conn.execute(
-            "UPDATE memory_traces SET scope_id = json_extract(metadata, '$.scopeId')"
-            " WHERE scope_id = '' AND json_valid(metadata)"
-            " AND json_type(metadata, '$.scopeId') = 'text'"
-        )
-        self.conn.execute(schema.MEMGUI_TRIGGERS)
+            migration.create_tables(self.conn)
 
     def prepare_migration(self) -> Path | None:
-        """Before the first write to an older brain: its backup, under a temporary name.
-
-        None when the brain is current. The backup takes its final name (`keep_backup`) only
-        when the migrating transaction is about to commit; a write that fails deletes it, so
-        a rejected first write leaves nothing behind.
-        """
-        self.check_not_too_new()
-        if self.is_current:
-            return None
-        if self.readonly:
-            raise ReadOnlyBrain(str(self.path))
-        target = schema.SCHEMA_VERSION
-        backup = self.backup_path(target)
-        pending = backup.with_name(f"{backup.name}.tmp-{os.getpid()}")
-        try:
-            self._backup_to(pending)
-        except (OSError, apsw.Error) as exc:
-            raise MigrationError(
-                f"cannot write the backup {backup.name} before migrating to schema {target}: "
-                f"{exc}; nothing was migrated"
-            ) from exc
-        mode = self.conn.execute("PRAGMA journal_mode").fetchone()[0]
-        if mode.lower() != "wal":
-            self.conn.execute("PRAGMA journal_mode = WAL")
-        return pending
+        """Before the first write to an older brain: its backup, under a temporary name
+        (None when the brain is current); see `migration.prepare`."""
+        return migration.prepare(self)
 
     def apply_migration(self, brain_ids: list[str], index_all: Callable[[], object]) -> bool:
         """Inside the first write's transaction: the schema changes, undone if it rolls back.
-
         False when another process migrated the brain meanwhile (nothing to do)."""
-        target = schema.SCHEMA_VERSION
-        self.refresh_schema_state()
-        if self.schema_version >= target:
-            return False
-        if self.schema_version < 1:
-            if "memory_traces" not in self.tables:
-                self.conn.execute(schema.AGENTOS_TABLES)
-            self._apply_migration_1()
-            # A brain AgentOS made: AgentOS writes it too.
-            for bid in brain_ids or ["brain"]:
-                self.conn.execute(
-                    "INSERT OR IGNORE INTO brain_meta(brain_id, key, value) VALUES (?, ?, '1')",
-                    (bid, schema.SHARED_KEY),
-                )
-            self.mark_shared()
-        self._apply_migration_2()
-        # From 0: the index is new. From 1: rows another program wrote meanwhile (no trigger
-        # marked them) and rows indexed before text was composed are indexed again.
-        index_all()
-        for bid in brain_ids or ["brain"]:
-            self.conn.execute(
-                "INSERT OR REPLACE INTO brain_meta(brain_id, key, value) VALUES (?, ?, ?)",
-                (bid, schema.SCHEMA_KEY, str(target)),
-            )
-        self.refresh_schema_state()
-        return True
+        return migration.apply(self, brain_ids, index_all)
 
     def keep_backup(self, pending: Path) -> None:
         """Give the backup its final name (atomically: a re-run replaces an earlier one)."""
-        backup = self.backup_path(schema.SCHEMA_VERSION)
-        try:
-            os.replace(pending, backup)
-        except OSError as exc:
-            raise MigrationError(
-                f"cannot write the backup {backup.name} before migrating to schema "
-                f"{schema.SCHEMA_VERSION}: {exc}; nothing was migrated"
-            ) from exc
+        migration.keep_backup(self, pending)
 
     def backup_path(self, target: int) -> Path:
-        stamp = dt.date.today().strftime("%Y%m%d")
-        return self.path.with_name(f"{self.path.name}.backup-pre-{target}-{stamp}")
-
-    def _backup_to(self, dest: Path) -> None:
-        dest.unlink(missing_ok=True)
-        try:
-            out = apsw.Connection(str(dest))
-            try:
-                with out.backup("main", self.conn, "main") as b:
-                    while not b.done:
-                        b.step(1000)
-            finally:
-                out.close()
-        except BaseException:
-            for leftover in (dest, Path(f"{dest}-journal"), Path(f"{dest}-wal")):
-                leftover.unlink(missing_ok=True)
-            raise
+        return migration.backup_path(self.path, target)
 
     # --- transactions ----------------------------------------------------------------------
 

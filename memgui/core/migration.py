@@ -1,0 +1,148 @@
+"""Creating memgui's tables and migrating an older brain, for `Database`.
+
+Schema 1 adds memgui's columns to AgentOS's `memory_traces` and memgui's own tables; schema 2
+adds the triggers that catch another program's writes (docs/interop.md). A brain is migrated
+by its first write, after an online backup beside it (docs/architecture.md).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import apsw
+
+from memgui.core import schema
+from memgui.core.errors import MigrationError, ReadOnlyBrain
+
+if TYPE_CHECKING:
+    from memgui.core.db import Database
+
+
+def create_tables(conn: apsw.Connection) -> None:
+    """A new file's tables, at the current schema (inside the caller's transaction)."""
+    conn.execute(schema.AGENTOS_TABLES)
+    conn.execute(schema.AGENTOS_FTS)
+    _apply_1(conn)
+    _apply_2(conn)
+
+
+def _apply_1(conn: apsw.Connection) -> None:
+    existing = {r[1] for r in conn.execute("PRAGMA table_info(memory_traces)")}
+    for name, decl in schema.TRACE_COLUMNS:
+        if name not in existing:
+            conn.execute(f"ALTER TABLE memory_traces ADD COLUMN {name} {decl}")
+    conn.execute(
+        "UPDATE memory_traces SET scope_id = coalesce(json_extract(metadata, '$.scopeId'), '')"
+        " WHERE scope_id = '' AND json_valid(metadata)"
+        " AND json_type(metadata, '$.scopeId') = 'text'"
+    )
+    conn.execute("UPDATE memory_traces SET embedding_status = (embedding IS NOT NULL), version = 1")
+    conn.execute(schema.MEMGUI_TABLES)
+
+
+def _apply_2(conn: apsw.Connection) -> None:
+    # Rows another program added since migration 1 get their scope id column too.
+    conn.execute(
+        "UPDATE memory_traces SET scope_id = json_extract(metadata, '$.scopeId')"
+        " WHERE scope_id = '' AND json_valid(metadata)"
+        " AND json_type(metadata, '$.scopeId') = 'text'"
+    )
+    conn.execute(schema.MEMGUI_TRIGGERS)
+
+
+def prepare(db: Database) -> Path | None:
+    """Before the first write to an older brain: its backup, under a temporary name.
+
+    None when the brain is current. The backup takes its final name (`keep_backup`) only
+    when the migrating transaction is about to commit; a write that fails deletes it, so
+    a rejected first write leaves nothing behind.
+    """
+    db.check_not_too_new()
+    if db.is_current:
+        return None
+    if db.readonly:
+        raise ReadOnlyBrain(str(db.path))
+    target = schema.SCHEMA_VERSION
+    backup = backup_path(db.path, target)
+    pending = backup.with_name(f"{backup.name}.tmp-{os.getpid()}")
+    try:
+        _backup_to(db.conn, pending)
+    except (OSError, apsw.Error) as exc:
+        raise MigrationError(
+            f"cannot write the backup {backup.name} before migrating to schema {target}: "
+            f"{exc}; nothing was migrated"
+        ) from exc
+    mode = db.conn.execute("PRAGMA journal_mode").fetchone()[0]
+    if mode.lower() != "wal":
+        db.conn.execute("PRAGMA journal_mode = WAL")
+    return pending
+
+
+def apply(db: Database, brain_ids: list[str], index_all: Callable[[], object]) -> bool:
+    """Inside the first write's transaction: the schema changes, undone if it rolls back.
+
+    False when another process migrated the brain meanwhile (nothing to do)."""
+    conn = db.conn
+    target = schema.SCHEMA_VERSION
+    db.refresh_schema_state()
+    if db.schema_version >= target:
+        return False
+    if db.schema_version < 1:
+        if "memory_traces" not in db.tables:
+            conn.execute(schema.AGENTOS_TABLES)
+        _apply_1(conn)
+        # A brain AgentOS made: AgentOS writes it too.
+        for bid in brain_ids or ["brain"]:
+            conn.execute(
+                "INSERT OR IGNORE INTO brain_meta(brain_id, key, value) VALUES (?, ?, '1')",
+                (bid, schema.SHARED_KEY),
+            )
+        db.mark_shared()
+    _apply_2(conn)
+    # From 0: the index is new. From 1: rows another program wrote meanwhile (no trigger
+    # marked them) and rows indexed before text was composed are indexed again.
+    index_all()
+    for bid in brain_ids or ["brain"]:
+        conn.execute(
+            "INSERT OR REPLACE INTO brain_meta(brain_id, key, value) VALUES (?, ?, ?)",
+            (bid, schema.SCHEMA_KEY, str(target)),
+        )
+    db.refresh_schema_state()
+    return True
+
+
+def keep_backup(db: Database, pending: Path) -> None:
+    """Give the backup its final name (atomically: a re-run replaces an earlier one)."""
+    backup = backup_path(db.path, schema.SCHEMA_VERSION)
+    try:
+        os.replace(pending, backup)
+    except OSError as exc:
+        raise MigrationError(
+            f"cannot write the backup {backup.name} before migrating to schema "
+            f"{schema.SCHEMA_VERSION}: {exc}; nothing was migrated"
+        ) from exc
+
+
+def backup_path(path: Path, target: int) -> Path:
+    stamp = dt.date.today().strftime("%Y%m%d")
+    return path.with_name(f"{path.name}.backup-pre-{target}-{stamp}")
+
+
+def _backup_to(conn: apsw.Connection, dest: Path) -> None:
+    dest.unlink(missing_ok=True)
+    try:
+        out = apsw.Connection(str(dest))
+        try:
+            with out.backup("main", conn, "main") as b:
+                while not b.done:
+                    b.step(1000)
+        finally:
+            out.close()
+    except BaseException:
+        for leftover in (dest, Path(f"{dest}-journal"), Path(f"{dest}-wal")):
+            leftover.unlink(missing_ok=True)
+        raise
