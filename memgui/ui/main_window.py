@@ -78,8 +78,9 @@ class MainWindow(QMainWindow):
         self.model: TraceTableModel | None = None
         self.watcher: LiveWatcher | None = None
         self.runner = JobRunner(self)
-        # The table's paging and search never queue behind an import or export: with both
-        # threads of `runner` taken by long jobs, a search waited 12–30 s for one of them.
+        # The table's paging and search, the counts, the similar memories and the link
+        # picker never queue behind an import or export: with both threads of `runner`
+        # taken by long jobs, a search waited 12–30 s for one of them.
         self.query_runner = JobRunner(self)
         sys.setswitchinterval(min(sys.getswitchinterval(), GIL_SWITCH_INTERVAL_S))
         self._remembered: tuple[str | None, list[str]] = (None, [])
@@ -99,7 +100,7 @@ class MainWindow(QMainWindow):
         self._connect()
         install_import_export(self)  # File ▸ Import…/Export…, drag and drop onto the window
         self.semantic = install_semantic(self)  # Ollama light, backfill, Search settings…
-        self.detail.set_runner(self.runner)
+        self.detail.set_runner(self.query_runner)  # "similar": never behind a long job
         self.detail.similar.open_requested.connect(self.edits.open_trace)
         self._set_brain_actions_enabled(False)
         self.layout_state = WindowLayout(self, self.splitter, self.settings)
@@ -336,7 +337,7 @@ class MainWindow(QMainWindow):
         if session is None:
             self.counts_label.setText("")
             return
-        job = self.runner.start("counts", lambda: _info_job(session))
+        job = self.query_runner.start("counts", lambda: _info_job(session))
         job.finished.connect(lambda info: self._show_counts(session, info))
         job.failed.connect(lambda exc: self.counts_label.setText(str(exc)))
 

@@ -69,7 +69,9 @@ class Asker:
     def link_target(self, brain: Any, exclude: str) -> tuple[str, str] | None:
         window = self.window
         open_reader = window.semantic.reader_factory(window.session)
-        picker = TracePicker(brain, exclude, window, runner=window.runner, open_reader=open_reader)
+        picker = TracePicker(
+            brain, exclude, window, runner=window.query_runner, open_reader=open_reader
+        )
         return picker.choice() if picker.exec() else None
 
 

@@ -98,3 +98,23 @@ def test_a_search_does_not_wait_for_long_jobs(qtbot, window):
     finally:
         release.set()
         qtbot.waitUntil(lambda: all(job.done for job in jobs), timeout=WAIT_MS)
+
+
+def test_the_counts_do_not_wait_for_long_jobs(qtbot, window):
+    release = threading.Event()
+    running: list[int] = []
+
+    def long_job(n: int):
+        running.append(n)
+        release.wait(WAIT_MS / 1000)
+        yield Progress(1, 1, "done")
+
+    jobs = [window.runner.start("export", lambda n=n: long_job(n)) for n in range(4)]
+    try:
+        qtbot.waitUntil(lambda: len(running) >= 2, timeout=WAIT_MS)  # every thread is taken
+        window.counts_label.setText("")
+        window.update_counts()
+        qtbot.waitUntil(lambda: bool(window.counts_label.text()), timeout=3000)
+    finally:
+        release.set()
+        qtbot.waitUntil(lambda: all(job.done for job in jobs), timeout=WAIT_MS)

@@ -59,7 +59,7 @@ def wait_idle(qtbot, window: MainWindow) -> None:
         lambda: (
             window.model is not None
             and not window.model.busy
-            and not [j for j in window.runner.active_jobs if j.name == "counts"]
+            and not [j for j in window.query_runner.active_jobs if j.name == "counts"]
         ),
         timeout=5000,
     )
