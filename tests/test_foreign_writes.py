@@ -115,6 +115,15 @@ def test_memguis_own_writes_leave_no_foreign_marks(migrated: Path) -> None:
                 brain.add(f"note {n}")
         kinds = brain.db.conn.execute("SELECT DISTINCT indexed FROM memgui_fts_pending").fetchall()
         assert fulltext.FOREIGN not in {k[0] for k in kinds}
+        brain.flush_index()
+        first, second = brain.list_ids()[:2]
+        brain.update(first, {"content": "edited by memgui"})
+        brain.purge(second)
+        brain.flush_index()
+        shared = brain.db.conn.execute(
+            "SELECT count(*) FROM brain_meta WHERE key = ?", (schema.SHARED_KEY,)
+        ).fetchone()[0]
+        assert shared == 0  # none of memgui's own writes looked like another program's
 
 
 def test_a_brain_of_schema_1_gets_the_triggers_on_its_first_write(brain_path: Path) -> None:
@@ -281,3 +290,46 @@ def test_a_refused_first_write_makes_the_missing_trigger_at_the_next(migrated: P
         assert "memgui_fts_mark_replace" not in brain.db.triggers
         brain.add("a second write")
         assert "memgui_fts_mark_replace" in brain.db.triggers
+
+
+def test_another_programs_upsert_is_marked_and_not_refused(migrated: Path) -> None:
+    with Brain.open(migrated, actor="test") as brain:
+        own = brain.add("zqbefore the upsert")
+        pending = brain.add("zqpending edit")
+        brain.flush_index()
+        brain.update(pending.id, {"content": "zqpending edited"})  # not yet indexed
+        conn = agentos(migrated)
+        conn.execute(
+            "INSERT INTO memory_traces (brain_id, id, type, scope, content, created_at) "
+            "VALUES ('brain', ?, 'semantic', 'user', 'zqafter the upsert', 1), "
+            "('brain', ?, 'semantic', 'user', 'zqpending upserted', 1), "
+            "('brain', 'mt_new', 'semantic', 'user', 'zqbrand new', 1) "
+            "ON CONFLICT(brain_id, id) DO UPDATE SET content = excluded.content",
+            (own.id, pending.id),
+        )
+        conn.close()
+        assert found(brain, "zqafter") == [own.id] and found(brain, "zqbefore") == []
+        assert found(brain, "upserted") == [pending.id] and found(brain, "edited") == []
+        assert found(brain, "zqbrand") == ["mt_new"]
+        assert (
+            fulltext.indexed_rows(brain.db, "memgui_fts")
+            == brain.db.conn.execute("SELECT count(*) FROM memory_traces").fetchone()[0]
+        )
+
+
+def test_a_brain_with_triggers_of_an_earlier_memgui_gets_them_as_they_are_now(
+    migrated: Path,
+) -> None:
+    conn = agentos(migrated)
+    conn.execute("DROP TRIGGER memgui_fts_mark_update")
+    conn.execute(
+        "CREATE TRIGGER memgui_fts_mark_update AFTER UPDATE OF content ON memory_traces "
+        "BEGIN SELECT 1; END"
+    )
+    conn.close()
+    with Brain.open(migrated, actor="test") as brain:
+        brain.add("a first write")
+        sql = brain.db.conn.execute(
+            "SELECT sql FROM sqlite_master WHERE name = 'memgui_fts_mark_update'"
+        ).fetchone()[0]
+        assert "memgui_fts_pending" in sql

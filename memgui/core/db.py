@@ -289,11 +289,22 @@ class Database:
 
     def ensure_triggers(self) -> None:
         """Inside a write transaction of a current brain: make the triggers a brain of this
-        schema made by an earlier memgui lacks (they only mark rows; no data changes)."""
-        missing = [n for n in schema.MEMGUI_TRIGGER_NAMES if n not in self.triggers]
-        if missing and self.is_current:
-            for name in missing:
-                self.conn.execute(schema.MEMGUI_TRIGGER_SQL[name])
+        schema made by an earlier memgui lacks or has in an earlier form (they only mark
+        rows; no data changes)."""
+        if not self.is_current:
+            return
+        stored = dict(
+            self.conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'")
+        )
+        changed = False
+        for name in schema.MEMGUI_TRIGGER_NAMES:
+            if name in stored and schema.same_trigger(stored[name] or "", name):
+                continue
+            if name in stored:
+                self.conn.execute(f"DROP TRIGGER {name}")
+            self.conn.execute(schema.MEMGUI_TRIGGER_SQL[name])
+            changed = True
+        if changed:
             self.refresh_schema_state()
 
     @property

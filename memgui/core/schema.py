@@ -280,6 +280,16 @@ CREATE INDEX IF NOT EXISTS idx_memory_traces_expires
 # is another program's when memgui left no mark for it (memgui marks before it deletes).
 # Such a write also records `memgui_shared` in `brain_meta`: from then on memgui writes its
 # share of AgentOS's index at every commit (see `fulltext`), as that program does.
+# A trigger's INSERT OR IGNORE takes the conflict policy of the statement that fired it
+# (an upsert's, or INSERT OR REPLACE's): so no statement here may meet a conflict at all;
+# each inserts only where nothing is yet.
+_MARK = """
+  INSERT INTO memgui_fts_pending(rowid, indexed) SELECT {rowid}, 2
+  WHERE NOT EXISTS (SELECT 1 FROM memgui_fts_pending WHERE rowid = {rowid});
+  INSERT INTO brain_meta(brain_id, key, value) SELECT {row}.brain_id, 'memgui_shared', '1'
+  WHERE NOT EXISTS (
+    SELECT 1 FROM brain_meta WHERE brain_id = {row}.brain_id AND key = 'memgui_shared');"""
+
 MEMGUI_TRIGGER_SQL = {
     # INSERT OR REPLACE deletes the row it replaces without firing delete triggers (unless
     # the writer turned recursive triggers on): that row's words would stay in memgui_fts.
@@ -287,36 +297,28 @@ MEMGUI_TRIGGER_SQL = {
 CREATE TRIGGER IF NOT EXISTS memgui_fts_mark_replace BEFORE INSERT ON memory_traces
 WHEN new.version = 0
 BEGIN
-  INSERT OR IGNORE INTO memgui_fts_pending(rowid, indexed)
-  SELECT rowid, 2 FROM memory_traces WHERE brain_id = new.brain_id AND id = new.id;
+  INSERT INTO memgui_fts_pending(rowid, indexed)
+  SELECT t.rowid, 2 FROM memory_traces t WHERE t.brain_id = new.brain_id AND t.id = new.id
+  AND NOT EXISTS (SELECT 1 FROM memgui_fts_pending p WHERE p.rowid = t.rowid);
 END;
 """,
-    "memgui_fts_mark_insert": """
+    "memgui_fts_mark_insert": f"""
 CREATE TRIGGER IF NOT EXISTS memgui_fts_mark_insert AFTER INSERT ON memory_traces
 WHEN new.version = 0
-BEGIN
-  INSERT OR IGNORE INTO memgui_fts_pending(rowid, indexed) VALUES (new.rowid, 2);
-  INSERT OR IGNORE INTO brain_meta(brain_id, key, value)
-  VALUES (new.brain_id, 'memgui_shared', '1');
+BEGIN{_MARK.format(rowid="new.rowid", row="new")}
 END;
 """,
-    "memgui_fts_mark_update": """
+    "memgui_fts_mark_update": f"""
 CREATE TRIGGER IF NOT EXISTS memgui_fts_mark_update AFTER UPDATE OF content, tags ON memory_traces
 WHEN new.version = old.version
   AND (new.content IS NOT old.content OR new.tags IS NOT old.tags)
-BEGIN
-  INSERT OR IGNORE INTO memgui_fts_pending(rowid, indexed) VALUES (new.rowid, 2);
-  INSERT OR IGNORE INTO brain_meta(brain_id, key, value)
-  VALUES (new.brain_id, 'memgui_shared', '1');
+BEGIN{_MARK.format(rowid="new.rowid", row="new")}
 END;
 """,
-    "memgui_fts_mark_delete": """
+    "memgui_fts_mark_delete": f"""
 CREATE TRIGGER IF NOT EXISTS memgui_fts_mark_delete AFTER DELETE ON memory_traces
 WHEN NOT EXISTS (SELECT 1 FROM memgui_fts_pending WHERE rowid = old.rowid)
-BEGIN
-  INSERT INTO memgui_fts_pending(rowid, indexed) VALUES (old.rowid, 2);
-  INSERT OR IGNORE INTO brain_meta(brain_id, key, value)
-  VALUES (old.brain_id, 'memgui_shared', '1');
+BEGIN{_MARK.format(rowid="old.rowid", row="old")}
 END;
 """,
     "memgui_scope_id_insert": """
@@ -346,6 +348,15 @@ END;
 MEMGUI_TRIGGERS = "".join(MEMGUI_TRIGGER_SQL.values())
 
 MEMGUI_TRIGGER_NAMES = tuple(MEMGUI_TRIGGER_SQL)
+
+
+def same_trigger(stored: str, name: str) -> bool:
+    """Whether `stored` (sqlite_master's text) is `name` as this code makes it; SQLite keeps
+    the text without `IF NOT EXISTS` and the last `;`."""
+    wanted = MEMGUI_TRIGGER_SQL[name].replace(" IF NOT EXISTS", "", 1).strip().rstrip(";")
+    return " ".join(stored.split()) == " ".join(wanted.split())
+
+
 # The triggers schema 2 began with: a file without meta rows that has them is of schema 2.
 # Triggers added since are made at a brain's first write (Database.ensure_triggers).
 SCHEMA_2_TRIGGER_NAMES = (
