@@ -305,6 +305,16 @@ def test_cancel_leaves_the_folder_as_it_was(brain: Brain, tmp_path: Path, fmt: s
     assert {name: (kept / name).read_bytes() for name in files_below(kept)} == before
     assert b"changed since" not in note.read_bytes()
     assert not (tmp_path / "new").exists()
+    # and at the last step, once every note is written
+    job = export(brain, tmp_path / "late", fmt)
+    steps = 0
+    with pytest.raises(Cancelled):
+        while True:
+            next(job)
+            steps += 1
+            if steps == 4:  # the progress after the last note, before any is put in place
+                job.throw(Cancelled())
+    assert not (tmp_path / "late").exists()
 
 
 def test_an_obsidian_export_is_a_vault_that_imports_back_as_nothing_new(

@@ -238,8 +238,9 @@ def export_markdown(
                     refusals.add(snap["id"], "file", f"could not be written: {error.strerror}")
                     continue
                 exported += 1
-            folder.finish()  # no yield from here: a cancel comes before, never during
-        yield Progress(total, total, f"exported {exported} {what} notes")
+            # The last chance to cancel, before any note takes its place; no yield after.
+            yield Progress(total, total, f"exported {exported} {what} notes")
+            folder.finish()
     finally:
         close_snapshot(conn)
     result = refusals.result(exported)
