@@ -384,3 +384,34 @@ def test_a_plan_is_committed_after_unrelated_writes_meanwhile(brain: Brain, tmp_
     the_plan = make_plan(brain, source)
     brain.update(brain.add("an unrelated note").id, {"content": "edited meanwhile"})
     assert run_to_end(commit(brain, the_plan)).imported == 1
+
+
+def test_the_commits_look_at_what_changed_reads_no_whole_index(
+    brain: Brain, tmp_path: Path
+) -> None:
+    from memgui.core.io import recheck
+
+    with brain.batch():
+        for n in range(300):
+            brain.add(f"already here {n}")
+    the_plan = make_plan(brain, write_export(tmp_path / "e.json", [trace_row("a", "New one")]))
+    since = brain.add("written since")
+    brain.update(since.id, {"tags": ["x"]})
+    statements: list[tuple[str, tuple]] = []
+
+    def remember(_cursor, sql: str, bindings) -> bool:
+        if sql.lstrip().upper().startswith("SELECT"):
+            statements.append((sql, tuple(bindings or ())))
+        return True
+
+    brain.db.conn.exec_trace = remember
+    try:
+        rows = recheck._written_since(brain, the_plan)
+    finally:
+        brain.db.conn.exec_trace = None
+    assert {r[0] for r in rows} == {since.id}
+    assert statements
+    for sql, bindings in statements:
+        plan = [row[3] for row in brain.db.conn.execute(f"EXPLAIN QUERY PLAN {sql}", bindings)]
+        walked = [s for s in plan if "memory_traces USING" in s and "(brain_id=?)" in s]
+        assert not walked, (sql, plan)

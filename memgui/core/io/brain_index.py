@@ -112,12 +112,17 @@ def load_traces(brain: Brain, *, agent_memory_keys: bool = False) -> TraceIndex:
 
 
 def trace_key_rows(
-    brain: Brain, agent_memory_keys: bool, where: str = "", params: tuple[Any, ...] = ()
+    brain: Brain,
+    agent_memory_keys: bool,
+    where: str = "",
+    params: tuple[Any, ...] = (),
+    table: str = "memory_traces",
 ) -> list[tuple[Any, ...]]:
-    """The columns the dedup keys are made of, a row per trace of the brain (and `where`)."""
-    rows = _trace_key_rows(brain, agent_memory_keys, _meta_unchecked, where, params)
+    """The columns the dedup keys are made of, a row per trace of the brain (and `where`;
+    `table` may name how to read it, e.g. `memory_traces NOT INDEXED` for a rowid range)."""
+    rows = _trace_key_rows(brain, agent_memory_keys, _meta_unchecked, where, params, table)
     if rows is None:
-        rows = _trace_key_rows(brain, agent_memory_keys, _meta, where, params)
+        rows = _trace_key_rows(brain, agent_memory_keys, _meta, where, params, table)
     return rows
 
 
@@ -158,6 +163,7 @@ def _trace_key_rows(
     meta: Callable[[str], str],
     where: str,
     params: tuple[Any, ...],
+    table: str,
 ) -> list[tuple[Any, ...]] | None:
     """`trace_key_rows`; None when unchecked metadata (`meta`) met a row whose metadata
     does not parse."""
@@ -168,7 +174,7 @@ def _trace_key_rows(
         f"SELECT id, scope, {scope_id_sql(db.trace_columns)}, deleted, {meta('content_hash')}, "
         f"{meta('import_hash')}, {meta('turnUserId')}, "
         f"CASE WHEN {meta('content_hash')} IS NULL THEN content END, {category}, {source} "
-        f"FROM memory_traces WHERE brain_id = ? {'AND (' + where + ')' if where else ''}"
+        f"FROM {table} WHERE brain_id = ? {'AND (' + where + ')' if where else ''}"
     )
     try:
         with db.lock:

@@ -9,7 +9,7 @@ whoever wrote them) and traces memgui's journal names since the plan's last jour
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from memgui.core.errors import PlanOutdated
 from memgui.core.io import brain_index
@@ -27,15 +27,10 @@ def refuse_outdated(brain: Brain, plan: ImportPlan, chosen: list[int]) -> None:
     call inside the commit's transaction, before it writes."""
     if not plan.options.dedup or "memory_traces" not in brain.db.tables:
         return
-    since = "rowid > ?"
-    params: tuple[int, ...] = (plan.rowid_mark,)
-    if "memgui_journal" in brain.db.tables:
-        since += " OR id IN (SELECT trace_id FROM memgui_journal WHERE id > ?)"
-        params += (plan.journal_mark,)
-    jsonl = plan.format == "jsonl"
-    rows = brain_index.trace_key_rows(brain, jsonl, since, params)
+    rows = _written_since(brain, plan)
     if not rows:
         return
+    jsonl = plan.format == "jsonl"
     index = brain_index.index_of(rows, jsonl)
     clashes: list[tuple[str, str]] = []
     for i in chosen:
@@ -49,3 +44,27 @@ def refuse_outdated(brain: Brain, plan: ImportPlan, chosen: list[int]) -> None:
             clashes.append((record.source, match.trace_id))
     if clashes:
         raise PlanOutdated(len(clashes), *clashes[0])
+
+
+def _written_since(brain: Brain, plan: ImportPlan) -> list[tuple[Any, ...]]:
+    """Key rows of the traces added or changed since planning. Each part is read by its
+    own index: one statement with an OR walked a whole brain's index (17 s at 1M)."""
+    jsonl = plan.format == "jsonl"
+    # NOT INDEXED: the rowid range, not an index of `brain_id` over every trace.
+    rows = brain_index.trace_key_rows(
+        brain, jsonl, "rowid > ?", (plan.rowid_mark,), table="memory_traces NOT INDEXED"
+    )
+    if "memgui_journal" not in brain.db.tables:
+        return rows
+    with brain.db.lock:
+        named = [
+            r[0]
+            for r in brain.db.conn.execute(
+                "SELECT DISTINCT trace_id FROM memgui_journal WHERE id > ? AND trace_id <> ''",
+                (plan.journal_mark,),
+            )
+        ]
+    for ids in brain_index.chunks(named):
+        marks = ",".join("?" * len(ids))
+        rows += brain_index.trace_key_rows(brain, jsonl, f"id IN ({marks})", tuple(ids))
+    return rows
