@@ -56,9 +56,11 @@ def build_actions(window: QMainWindow, undo_group: QUndoGroup) -> WindowActions:
     undo.setShortcut(QKeySequence(StdKey.Undo))
     undo.setIcon(icon("undo"))
     redo = undo_group.createRedoAction(window, "&Redo")
-    redo.setShortcuts(
-        [QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y"), QKeySequence(StdKey.Redo)]
-    )
+    # The platform's own Redo keys too, each once: a key listed twice is "ambiguous" to Qt,
+    # which then triggers neither (StdKey.Redo is Ctrl+Y on Linux and Windows).
+    keys = [QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")]
+    keys += QKeySequence.keyBindings(StdKey.Redo)
+    redo.setShortcuts(list({k.toString(): k for k in keys if not k.isEmpty()}.values()))
     redo.setIcon(icon("redo"))
     actions = WindowActions(
         new_brain=a(window, "&New brain…", None, "Ctrl+Shift+N", "Create a new, empty brain file"),

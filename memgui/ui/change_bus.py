@@ -12,6 +12,8 @@ from PySide6.QtCore import QObject, Signal
 
 from memgui.core.model import Changes
 
+EXTERNAL = "external"  # the initiator of a change another process made
+
 
 class ChangeBus(QObject):
     changed = Signal(object, object)  # (Changes, initiator)
@@ -31,7 +33,7 @@ class ChangeBus(QObject):
 
     def publish_external(self, changes: Changes) -> None:
         """Announce a change another process made (read from the journal)."""
-        self.changed.emit(changes, None)
+        self.changed.emit(changes, EXTERNAL)
 
     def is_own_batch(self, batch_id: str) -> bool:
         """True when this process published the batch (live refresh skips it)."""

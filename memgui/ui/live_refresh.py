@@ -81,6 +81,7 @@ class LiveWatcher(QObject):
         self._next_page.timeout.connect(self.poll)
         self._version = session.brain.data_version()
         self._last_id = session.brain.last_journal_id()
+        self._paged_at: int | None = None  # the data version a full page was read at
 
     def start(self) -> None:
         self._timer.start()
@@ -110,6 +111,9 @@ class LiveWatcher(QObject):
             return
         except MemguiError:
             return  # a locked file: try again on the next tick
+        paged_at, self._paged_at = self._paged_at, None
+        if not entries and paged_at == version:
+            return  # the pages of a write ended at a page's edge: nothing else changed
         if not entries:
             # Another program wrote without a journal (an AgentOS agent): re-read all.
             self.session.bus.publish_external(Changes(kind="reset", actor="another program"))
@@ -117,7 +121,10 @@ class LiveWatcher(QObject):
             return
         self._last_id = entries[-1].id
         if len(entries) == PAGE:
-            self._version = -1  # more rows wait: read the next page soon
+            # More rows may wait: read the next page soon. An empty one then means nothing
+            # else changed, as long as the data version is still the one read here.
+            self._paged_at = version
+            self._version = -1
             self._next_page.start()
         by_actor: dict[str, list[JournalEntry]] = defaultdict(list)
         for entry in entries:

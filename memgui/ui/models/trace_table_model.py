@@ -33,6 +33,7 @@ from memgui.core.errors import MemguiError
 from memgui.core.io.bulk import gc_paused
 from memgui.core.model import MAX_LIMIT, Changes, Trace, TraceFilter
 from memgui.core.progress import Progress
+from memgui.ui.change_bus import EXTERNAL
 from memgui.ui.models.row_lists import RowMap, discard_later, gather_slices, row_map
 from memgui.ui.models.trace_cells import CHANGED_ROLES, GONE, TraceCells
 from memgui.ui.models.trace_columns import (
@@ -326,7 +327,7 @@ class TraceTableModel(TraceCells, QAbstractTableModel):
 
     # --- changes ------------------------------------------------------------------------
 
-    def apply_changes(self, changes: Changes, _initiator: object = None) -> None:
+    def apply_changes(self, changes: Changes, initiator: object = None) -> None:
         """Refresh the rows `changes` names; re-run the query if rows come or go."""
         if changes.kind == "reset" or len(changes.traces) > REFRESH_ALL_ABOVE:
             self.refresh()
@@ -336,10 +337,17 @@ class TraceTableModel(TraceCells, QAbstractTableModel):
         fresh = self._brain.get_many(sorted(changes.traces))
         requery = False
         last_column = len(COLUMNS) - 1
+        # A search's hits can only be known by running it again: another process's edit may
+        # have made a trace stop (or start) matching its words. (This window's own edit of a
+        # hit keeps its row: the person is working on it.)
+        searching = bool(self._query.search) and initiator == EXTERNAL
         for trace_id in changes.traces:
             trace = fresh.get(trace_id)
             row = self.row_of(trace_id)
             belongs = trace is not None and matches(trace, self._query.filter)
+            if searching and (row >= 0 or belongs):
+                requery = True
+                continue
             if row < 0:
                 requery = requery or belongs
                 continue

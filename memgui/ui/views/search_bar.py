@@ -14,6 +14,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
 
+from memgui.core.model import MAX_LIMIT
 from memgui.ui.icons import icon
 
 DEBOUNCE_MS = 250
@@ -105,12 +106,20 @@ class SearchBar(QWidget):
             self.status_label.setText("")
         else:
             noun = "result" if count == 1 else "results"
-            self.status_label.setText(f"{count} {noun} · {mode}")
+            # A search returns its best MAX_LIMIT hits: at the cap, more may match.
+            capped = count >= MAX_LIMIT
+            self.status_label.setText(f"{'best ' if capped else ''}{count} {noun} · {mode}")
             asked = self.mode()
             fell_back = asked not in ("auto", mode)
             self.status_label.setToolTip(
                 f"Searched in {mode} mode"
                 + (f" ({asked} needs embeddings and a reachable Ollama)" if fell_back else "")
+                + (
+                    f". A search shows its best {MAX_LIMIT} matches; more words or a filter"
+                    " narrow it down"
+                    if capped
+                    else ""
+                )
             )
 
     def show_error(self, message: str) -> None:
