@@ -2,7 +2,8 @@
 
 It owns one `BrainSession` at a time (File ▸ Open swaps it), routes the change bus to the
 table and the detail pane, and keeps the status bar's counts. Edits live in
-`window_edits.py`, opening brains in `brain_files.py`.
+`window_edits.py`, opening brains in `brain_files.py`, and how the detail pane follows the
+table and the changes in `shown_trace.py`.
 """
 
 from __future__ import annotations
@@ -23,18 +24,19 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memgui.core.model import Changes, Trace
+from memgui.core.model import Changes
 from memgui.core.progress import Progress
 from memgui.ui.actions import build_actions
 from memgui.ui.backfill import install_semantic
 from memgui.ui.brain_files import BrainFiles
-from memgui.ui.commands import RESTORABLE_FIELDS, SetDeletedCommand
+from memgui.ui.commands import SetDeletedCommand
 from memgui.ui.icons import icon
 from memgui.ui.import_export_actions import install_import_export
 from memgui.ui.jobs import JobRunner
 from memgui.ui.live_refresh import LiveWatcher
 from memgui.ui.models.trace_table_model import TraceTableModel
 from memgui.ui.session import BrainSession
+from memgui.ui.shown_trace import ShownTrace
 from memgui.ui.views.detail_pane import DetailPane
 from memgui.ui.views.filter_bar import FilterBar
 from memgui.ui.views.search_bar import SearchBar
@@ -92,6 +94,7 @@ class MainWindow(QMainWindow):
         self._build_central()
         self._build_status_bar()
         self.edits = WindowEdits(self)
+        self.shown = ShownTrace(self)  # the detail pane follows the table and the changes
         self.files = BrainFiles(self)
         self._counts_timer = QTimer(self)
         self._counts_timer.setSingleShot(True)
@@ -255,10 +258,11 @@ class MainWindow(QMainWindow):
         self.model.modelReset.connect(self._show_table_if_rows)
         self.model.modelAboutToBeReset.connect(self._remember_selection)
         self.table.setModel(self.model)
-        self.table.selectionModel().currentRowChanged.connect(self._on_current_row_changed)
-        self.table.selectionModel().selectionChanged.connect(lambda *_: self._update_actions())
+        self.table.selectionModel().currentRowChanged.connect(self.shown.on_current_row_changed)
+        self.table.selectionModel().selectionChanged.connect(lambda *_: self.update_actions())
         session.bus.changed.connect(self.model.apply_changes)
-        session.bus.changed.connect(self._on_changes)
+        session.bus.changed.connect(lambda *_: self._counts_timer.start())
+        session.bus.changed.connect(self.shown.on_changes)
         self.detail.show_trace(session.brain, None)
         if self.live:
             self.watcher = LiveWatcher(session, self)
@@ -277,7 +281,7 @@ class MainWindow(QMainWindow):
         )
         self.update_counts()
         self.update_title()
-        self._update_actions()
+        self.update_actions()
         self.session_changed.emit()
 
     def _on_file_lost(self, why: str) -> None:
@@ -404,7 +408,7 @@ class MainWindow(QMainWindow):
         finally:
             selection.blockSignals(False)
         self.table.viewport().update()
-        self._update_actions()
+        self.update_actions()
 
     def current_id(self) -> str | None:
         if self.model is None:
@@ -438,18 +442,7 @@ class MainWindow(QMainWindow):
             return
         self._pending_select = trace_id
 
-    def _on_current_row_changed(self, current, _previous) -> None:
-        if self.session is None or self.model is None:
-            return
-        trace = self.model.trace_at(current.row()) if current.isValid() else None
-        if trace is not None and self.detail.trace is not None and trace.id == self.detail.trace.id:
-            return
-        if not self.edits.settle_unsaved_edit():
-            return
-        self.detail.show_trace(self.session.brain, trace)
-        self._update_actions()
-
-    def _update_actions(self) -> None:
+    def update_actions(self) -> None:
         count = 0 if self.read_only else len(self.selected_ids())
         trash = self.filter_bar.trash_check.isChecked()
         a = self.actions
@@ -459,24 +452,9 @@ class MainWindow(QMainWindow):
         a.merge.setEnabled(count >= 2 and not trash)
         a.add_tag.setEnabled(count > 0)
         a.remove_tag.setEnabled(count > 0)
-        a.add_link.setEnabled(self.detail.trace is not None and not self.read_only)
-
-    def _on_changes(self, changes: Changes, _initiator: object) -> None:
-        self._counts_timer.start()
         shown = self.detail.trace
-        if self.session is not None and shown is not None and changes.kind == "reset":
-            self._reread_shown(shown, changes.actor)
-            return
-        if self.session is None or shown is None or shown.id not in changes.traces:
-            return
-        fresh = self.session.brain.get_many([shown.id]).get(shown.id)
-        in_view = fresh is not None and fresh.deleted == self.filter_bar.trash_check.isChecked()
-        if fresh is None or (not in_view and not self.detail.editor.dirty):
-            # Gone from this view (purged, trashed, restored): the editor does not keep
-            # offering a memory the table no longer lists.
-            self.detail.show_trace(self.session.brain, None)
-        else:
-            self.detail.trace_changed(fresh, changes.actor)
+        # As the Links tab's Add link…: a memory in the trash takes no new links.
+        a.add_link.setEnabled(shown is not None and not shown.deleted and not self.read_only)
 
     def _say_undone_or_redone(self, index: int) -> None:
         """Undo and redo say what they did. A push moves the index too (and says its own),
@@ -495,22 +473,6 @@ class MainWindow(QMainWindow):
                 self.select_when_ready(undone.ids[0])  # the memory back from the trash
         elif index > last_index:
             self.show_message(f"Redone: {stack.command(index - 1).text()} (Ctrl+Z undoes)")
-
-    def _reread_shown(self, shown: Trace, actor: str) -> None:
-        """Another program changed the brain without saying what (no journal rows: AgentOS
-        itself, or a brain not migrated yet): read the shown memory again, one row."""
-        fresh = self.session.brain.get_many([shown.id]).get(shown.id)
-        editor = self.detail.editor
-        if fresh is None:
-            if not editor.dirty:
-                self.detail.show_trace(self.session.brain, None)
-            return
-        if fresh.version != shown.version:
-            self.detail.trace_changed(fresh, actor)
-        elif _edited_fields(fresh) != _edited_fields(shown) and not editor.dirty:
-            self.detail.show_trace(self.session.brain, fresh)  # a write that kept the version
-        else:
-            self.detail.mark_stale()
 
     def _on_external_change(self, _changes: Changes, summary: str) -> None:
         self.show_message(summary, 10_000)
@@ -539,8 +501,3 @@ class MainWindow(QMainWindow):
         self.query_runner.shutdown()
         self.close_session()
         super().closeEvent(event)
-
-
-def _edited_fields(trace: Trace) -> tuple:
-    """What an edit changes (strength is computed at each read, so it is left out)."""
-    return tuple(getattr(trace, name) for name in (*RESTORABLE_FIELDS, "expires_at", "deleted"))

@@ -157,7 +157,7 @@ class WindowEdits(QObject):
         if answer == "save":
             editor.request_save()
             return not editor.dirty
-        editor.load(editor.trace)
+        editor.revert()  # the memory as stored now, not the version the edit began from
         return True
 
     # --- the selection ------------------------------------------------------------------
@@ -189,7 +189,7 @@ class WindowEdits(QObject):
 
     def purge_selected(self) -> None:
         ids = self.window.selected_ids()
-        if not ids or not self.ask.confirm_purge(len(ids)):
+        if not ids or not self.settle_unsaved_edit() or not self.ask.confirm_purge(len(ids)):
             return
         brain = self.session.brain
         try:
@@ -202,8 +202,8 @@ class WindowEdits(QObject):
 
     def merge_selected(self) -> None:
         ids = self.window.selected_ids()
-        if len(ids) < 2:
-            return
+        if len(ids) < 2 or not self.settle_unsaved_edit():
+            return  # as for Delete: the merged text is built from what is saved
         traces = [t for t in (self.session.brain.get_many(ids).get(i) for i in ids) if t]
         content = self.ask.merge(traces)
         if content is None:
@@ -229,8 +229,8 @@ class WindowEdits(QObject):
 
     def add_link(self) -> None:
         trace = self.window.detail.trace
-        if trace is None:
-            return
+        if trace is None or trace.deleted:
+            return  # a memory in the trash takes no new links (as the Links tab says)
         choice = self.ask.link_target(self.session.brain, trace.id)
         if choice is not None:
             other, kind = choice

@@ -79,6 +79,19 @@ class DetailPane(QTabWidget):
         self._show_conversation_tab(self.editor.trace)
         self.mark_stale()
 
+    def own_change(self, fresh: Trace) -> None:
+        """This window changed the shown trace under an unsaved edit (its undo, a bulk tag)."""
+        self.editor.absorb(fresh)
+        self.mark_stale()
+
+    def trace_gone(self, actor: str) -> bool:
+        """The shown trace left the brain: keep an unsaved edit (False: there was none)."""
+        if not self.editor.trace_gone(actor):
+            return False
+        self._show_conversation_tab(None)
+        self.mark_stale()
+        return True
+
     def _show_conversation_tab(self, trace: Trace | None) -> None:
         # Only a memory imported from a chat has a conversation; the tab is left out for the
         # others so that the rest fit the pane's width without scroll arrows.

@@ -22,6 +22,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
+    QFrame,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -69,7 +70,8 @@ def format_ttl(expires_at: int | None, now_ms: int) -> str:
     """The time left until `expires_at`, in the largest whole unit (editor display)."""
     if expires_at is None:
         return ""
-    seconds = max(1, (expires_at - now_ms) // 1000)
+    # Rounded up: read back just after a save, "5m" has 299.9 s left, which is still 5m.
+    seconds = max(1, -(-(expires_at - now_ms) // 1000))
     if seconds >= 3600:
         # Whole minutes: the few seconds since the save would turn "7d" into "168h".
         seconds = -(-seconds // 60) * 60
@@ -108,6 +110,8 @@ class TraceEditor(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.trace: Trace | None = None  # the version the edit is based on
+        self._latest: Trace | None = None  # the stored version, when it moved under an edit
+        self._gone_id: str | None = None  # the memory removed under an unsaved edit
         self.read_only = False
         self._loading = False
         self._dirty = False
@@ -129,11 +133,30 @@ class TraceEditor(QWidget):
 
     def _build_form(self) -> None:
         self.form_page = QWidget()
+        self.banner_box = QFrame()
+        self.banner_box.setObjectName("editor_banner_box")
+        self.banner_box.setStyleSheet(
+            "#editor_banner_box { background: #fff3cd; }"
+            "#editor_banner_box QLabel { color: #664d03; }"
+        )
         self.banner = QLabel()
         self.banner.setObjectName("editor_banner")
         self.banner.setWordWrap(True)
-        self.banner.setStyleSheet("background: #fff3cd; color: #664d03; padding: 4px;")
-        self.banner.hide()
+        # Shown only when the memory was removed under an unsaved edit: the text has no
+        # memory left to save into, so the person chooses where it goes.
+        self.save_new_button = QPushButton("Save as new memory")
+        self.save_new_button.setToolTip("Save the text kept here as a new memory (Ctrl+S)")
+        self.discard_button = QPushButton("Discard")
+        self.discard_button.setToolTip("Drop the text kept here")
+        banner_buttons = QHBoxLayout()
+        banner_buttons.addStretch(1)
+        banner_buttons.addWidget(self.save_new_button)
+        banner_buttons.addWidget(self.discard_button)
+        banner_column = QVBoxLayout(self.banner_box)
+        banner_column.setContentsMargins(4, 4, 4, 4)
+        banner_column.addWidget(self.banner)
+        banner_column.addLayout(banner_buttons)
+        self._hide_banner()
         self.content = QPlainTextEdit()
         self.content.setObjectName("content_edit")
         self.content.setAccessibleName("Content")
@@ -161,20 +184,24 @@ class TraceEditor(QWidget):
         self.errors: dict[str, QLabel] = {}
 
         form = QFormLayout()
-        form.addRow("Co&ntent", self._with_error("content", self.content))
-        form.addRow("Ta&gs", self._with_error("tags", self.tags))
+        # A row holding an error label under its field gets a label of its own: the
+        # form's label would take the holder widget as buddy, which cannot take focus.
+        form.addRow(_label("Co&ntent", self.content), self._with_error("content", self.content))
+        form.addRow(_label("Ta&gs", self.tags.field), self._with_error("tags", self.tags))
         form.addRow("&Type", self.type_box)
         form.addRow("&Category", self.category_box)
         form.addRow("&Scope", self.scope_box)
         form.addRow("Sco&pe id", self.scope_id_edit)
-        form.addRow("E&xpires in", self._with_error("ttl_secs", self.ttl_edit))
+        form.addRow(
+            _label("E&xpires in", self.ttl_edit), self._with_error("ttl_secs", self.ttl_edit)
+        )
         buttons = QHBoxLayout()
         buttons.addWidget(self.info, 1)
         buttons.addWidget(self.revert_button)
         buttons.addWidget(self.save_button)
         layout = QVBoxLayout(self.form_page)
         layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(self.banner)
+        layout.addWidget(self.banner_box)
         layout.addLayout(form, 1)
         layout.addLayout(buttons)
 
@@ -185,7 +212,9 @@ class TraceEditor(QWidget):
         for edit in (self.scope_id_edit, self.ttl_edit):
             edit.textChanged.connect(self._on_edited)
         self.save_button.clicked.connect(self.request_save)
-        self.revert_button.clicked.connect(lambda: self.load(self.trace))
+        self.revert_button.clicked.connect(self.revert)
+        self.save_new_button.clicked.connect(self.request_save)
+        self.discard_button.clicked.connect(self.revert)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         # The content box claims Ctrl+Z even when its own history is empty (just after a
@@ -230,10 +259,17 @@ class TraceEditor(QWidget):
     def is_new(self) -> bool:
         return self._new
 
+    @property
+    def is_gone(self) -> bool:
+        """The memory was removed under an unsaved edit; the text waits in the form."""
+        return self._gone_id is not None
+
     def load(self, trace: Trace | None, new: bool = False) -> None:
         """Show `trace` (None: nothing selected, or a blank new memory when `new`)."""
         self._loading = True
         self._new = trace is None and new
+        self._latest = None
+        self._gone_id = None
         try:
             self.trace = trace
             self.content.setPlainText(trace.content if trace else "")
@@ -246,7 +282,7 @@ class TraceEditor(QWidget):
             self._loaded_ttl_text = self.ttl_edit.text()
         finally:
             self._loading = False
-        self.banner.hide()
+        self._hide_banner()
         for label in self.errors.values():
             label.hide()
         self.stack.setCurrentWidget(self.form_page)
@@ -256,6 +292,9 @@ class TraceEditor(QWidget):
 
     def _show_info(self) -> None:
         trace = self.trace
+        if trace is None and self._gone_id is not None:
+            self.info.setText(f"<small>{self._gone_id} · removed from the brain</small>")
+            return
         if trace is None:
             self.info.setText("New memory" if self._new else "No memory selected")
             return
@@ -273,11 +312,86 @@ class TraceEditor(QWidget):
         if not self._dirty:
             self.load(fresh)
             return
-        self.banner.setText(
+        self._latest = fresh  # what Revert shows: the memory as it is stored now
+        self._show_banner(
             f"This memory changed elsewhere (by {actor or 'another program'}, now version "
             f"{fresh.version}). Your unsaved edit is kept; saving will show both versions."
         )
+
+    def trace_gone(self, actor: str) -> bool:
+        """The loaded trace left the brain (purged). An unsaved edit stays, flagged, as a
+        new memory the person may save or discard; returns False when there was none."""
+        if self.trace is None or not self._dirty:
+            return False
+        self._gone_id = self.trace.id
+        self.trace = None
+        self._latest = None
+        self._new = True  # Save creates a memory from the form, as for Ctrl+N
+        self._show_banner(
+            f"This memory was removed from the brain (by {actor or 'another program'}). "
+            "Your unsaved text is kept here: save it as a new memory, or discard it.",
+            gone=True,
+        )
+        self._show_info()
+        self._set_dirty(True)
+        return True
+
+    def absorb(self, fresh: Trace) -> None:
+        """This window changed the loaded trace under an unsaved edit (its own undo, redo, a
+        tag on the selection): the fields the person has not touched take the new values,
+        the touched ones stay, and the next save is based on `fresh`. It is not someone
+        else's change, so no note, and no conflict with oneself on save."""
+        if self.trace is None or fresh.id != self.trace.id:
+            return
+        touched = self._touched()
+        self._loading = True
+        try:
+            if "content" not in touched and self.content.toPlainText() != fresh.content:
+                self.content.setPlainText(fresh.content)
+            if "tags" not in touched:
+                self.tags.set_tags(fresh.tags)
+            if "type" not in touched:
+                self.type_box.setCurrentText(fresh.type)
+            if "category" not in touched:
+                self.category_box.setCurrentText(fresh.category or "")
+            if "scope" not in touched:
+                self.scope_box.setCurrentText(fresh.scope)
+            if "scope_id" not in touched:
+                self.scope_id_edit.setText(fresh.scope_id)
+            if "ttl" not in touched:
+                self.ttl_edit.setText(format_ttl(fresh.expires_at, _now_ms()))
+        finally:
+            self._loading = False
+        self.rebase(fresh)
+        self.validate()
+
+    def _touched(self) -> set[str]:
+        """The fields the person changed since the load (the TTL by its text: no parsing)."""
+        values = self.values()
+        touched = {"ttl"} if values.pop("ttl") != self._loaded_ttl_text else set()
+        for key, value in values.items():
+            stored = getattr(self.trace, key)
+            if (list(stored) if key == "tags" else stored) != value:
+                touched.add(key)
+        return touched
+
+    def revert(self) -> None:
+        """Drop the unsaved edit: show the memory as stored now (nothing, if it is gone)."""
+        if self._gone_id is not None:
+            self.load(None)
+        else:
+            self.load(self._latest or self.trace)
+
+    def _show_banner(self, text: str, gone: bool = False) -> None:
+        self.banner.setText(text)
         self.banner.show()
+        self.save_new_button.setVisible(gone)
+        self.discard_button.setVisible(gone)
+        self.banner_box.show()
+
+    def _hide_banner(self) -> None:
+        self.banner_box.hide()
+        self.banner.hide()
 
     # --- values and validation ----------------------------------------------------------
 
@@ -325,12 +439,9 @@ class TraceEditor(QWidget):
         trace = self.trace
         if trace is None:
             return dict(values, ttl_secs=parse_ttl(ttl_text))
-        patch = {
-            key: value
-            for key, value in values.items()
-            if (list(getattr(trace, key)) if key == "tags" else getattr(trace, key)) != value
-        }
-        if ttl_text != self._loaded_ttl_text:
+        touched = self._touched()
+        patch = {key: value for key, value in values.items() if key in touched}
+        if "ttl" in touched:
             patch["ttl_secs"] = parse_ttl(ttl_text)
         return patch
 
@@ -361,8 +472,9 @@ class TraceEditor(QWidget):
     def rebase(self, theirs: Trace) -> None:
         """Keep the form's values but base the next save on `theirs` (its version)."""
         self.trace = theirs
+        self._latest = None
         self._loaded_ttl_text = format_ttl(theirs.expires_at, _now_ms())
-        self.banner.hide()
+        self._hide_banner()
         self._show_info()
         self.stack.setCurrentWidget(self.form_page)
         self._set_dirty(self._differs())
@@ -401,9 +513,15 @@ class TraceEditor(QWidget):
         changed = dirty != self._dirty
         self._dirty = dirty
         self.save_button.setEnabled(dirty or self.is_new)
-        self.revert_button.setEnabled(dirty and self.trace is not None)
+        self.revert_button.setEnabled(dirty and (self.trace is not None or self.is_gone))
         if changed:
             self.dirty_changed.emit(dirty)
+
+
+def _label(text: str, buddy: QWidget) -> QLabel:
+    label = QLabel(text)
+    label.setBuddy(buddy)
+    return label
 
 
 def _key_sequence(event: QKeyEvent) -> QKeySequence:
