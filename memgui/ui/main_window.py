@@ -381,6 +381,24 @@ class MainWindow(QMainWindow):
         pending, self._pending_select = self._pending_select, None
         if pending:
             self.select_id(pending)
+        self._detail_follows_table()
+
+    def _detail_follows_table(self) -> None:
+        """After a new list (the Trash switched on, a filter): the detail pane shows the
+        table's current memory, or none when the one it showed is not in the list. An
+        unsaved edit or a new memory stays where it is."""
+        editor = self.detail.editor
+        if self.session is None or self.model is None or editor.dirty or editor.is_new:
+            return
+        current = self.current_id()
+        shown = self.detail.trace
+        if current is not None and (shown is None or shown.id != current):
+            self.detail.show_trace(
+                self.session.brain, self.model.trace_at(self.table.currentIndex().row())
+            )
+        elif current is None and shown is not None and self.model.row_of(shown.id) < 0:
+            self.detail.show_trace(self.session.brain, None)
+        self.update_actions()
 
     def _remember_selection(self) -> None:
         self._remembered = (self.current_id(), self.selected_ids())
