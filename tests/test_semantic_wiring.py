@@ -109,3 +109,17 @@ def test_a_query_without_words_says_no_mode_ran_but_keyword(brain: Brain, ollama
         found = brain.search(query)
         assert list(found.traces) == [] and found.search_mode == "keyword"
     assert brain.search("!!!", mode="hybrid").search_mode == "hybrid"  # asked for: said
+
+
+def test_a_new_trace_on_a_purged_traces_rowid_is_found_by_meaning(
+    brain: Brain, ollama_server
+) -> None:
+    brain.use_embedder(OllamaEmbedder(ollama_server.url), auto_embed=True)
+    brain.add("My automobile stalled")
+    newest = brain.add("The puppy chewed the sofa")
+    assert brain.search("puppy sofa", mode="semantic", record_recall=False).traces  # cached
+    brain.purge(newest.id)
+    taker = brain.add("We drank espresso at the cafe")
+    assert taker.rowid == newest.rowid  # SQLite gave the freed rowid to the new trace
+    hits = brain.search("We drank espresso at the cafe", mode="semantic", record_recall=False)
+    assert hits.search_mode == "semantic" and hits.traces[0].id == taker.id

@@ -114,6 +114,7 @@ def _apply(conn: apsw.Connection, brain_id: str, entry: _Matrix, rowids: set[int
         if index is not None and vector is not None:
             entry.vectors[index] = _normalised(vector[None, :])[0]
             entry.alive[index] = True
+            entry.trace_ids[index] = ids[rowid]  # a purged trace's rowid, taken by a new one
         elif index is not None:
             entry.alive[index] = False
         elif vector is not None:
