@@ -125,3 +125,16 @@ def test_embed_model_belongs_to_rebuild_which_needs_one(tmp_path: Path, capsys) 
     code, _, err = run(capsys, *common, "embed", "--model", "all-minilm")
     assert code == 2 and "model is only for --rebuild or --status (got 'all-minilm')" in err
     assert not Path(brain).exists()  # refused before the brain was opened
+
+
+def test_an_ollama_url_no_server_can_have_reads_as_down(tmp_path: Path, capsys) -> None:
+    brain = str(tmp_path / "b.sqlite")
+    common = ["--brain", brain, "--ollama-url", "http://127.0.0.1:99999", "--json"]
+    code, added, err = run(capsys, *common, "add", "stored all the same")
+    assert code == 0 and added["content"] == "stored all the same", err
+    code, status, err = run(capsys, *common, "embed", "--status")
+    assert code == 0 and status["ollama"] == "down" and status["pending"] == 1, err
+    code, swept, err = run(capsys, *common, "sweep")
+    assert code == 0, err
+    code, found, _ = run(capsys, *common, "search", "stored", "--mode", "auto")
+    assert code == 0 and found["search_mode"] == "keyword"

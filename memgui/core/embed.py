@@ -120,13 +120,15 @@ class OllamaEmbedder:
     def _refused(self) -> bool:
         """Whether nothing listens at the URL: a refused connection says "down" at once,
         without loading the client (the common case of a CLI call with Ollama off)."""
-        parts = urllib.parse.urlsplit(self.url if "//" in self.url else f"//{self.url}")
-        port = parts.port or (443 if parts.scheme == "https" else 80)
         try:
+            parts = urllib.parse.urlsplit(self.url if "//" in self.url else f"//{self.url}")
+            port = parts.port or (443 if parts.scheme == "https" else 80)
             socket.create_connection((parts.hostname or "localhost", port), self.timeout).close()
         except ConnectionRefusedError:
             return True
-        except (OSError, ValueError):
+        except (ValueError, OverflowError):
+            return True  # no server can listen there (a port out of range): down
+        except OSError:
             return False  # unknown: let the client try and say what went wrong
         return False
 
@@ -160,7 +162,8 @@ class OllamaEmbedder:
                     f"{error.error})"
                 )
             ) from None
-        except (ConnectionError, httpx.HTTPError, OSError) as error:
+        except (ConnectionError, httpx.HTTPError, OSError, ValueError) as error:
+            # (ValueError: the client's own word for a URL it cannot use.)
             reason = "timed out" if isinstance(error, httpx.TimeoutException) else "not reachable"
             raise self._failed(self._not_reachable(reason)) from None
         vectors = [list(map(float, vector)) for vector in response.embeddings]
@@ -178,7 +181,7 @@ class OllamaEmbedder:
 
         try:
             listing = self.client.list()
-        except (ollama.ResponseError, ConnectionError, httpx.HTTPError, OSError):
+        except (ollama.ResponseError, ConnectionError, httpx.HTTPError, OSError, ValueError):
             return "down"
         self._down_until = 0.0
         names = {m.model or "" for m in listing.models}
