@@ -123,3 +123,28 @@ def test_a_new_trace_on_a_purged_traces_rowid_is_found_by_meaning(
     assert taker.rowid == newest.rowid  # SQLite gave the freed rowid to the new trace
     hits = brain.search("We drank espresso at the cafe", mode="semantic", record_recall=False)
     assert hits.search_mode == "semantic" and hits.traces[0].id == taker.id
+
+
+def test_a_merged_memory_is_embedded_again_at_once(brain: Brain, ollama_server) -> None:
+    brain.use_embedder(OllamaEmbedder(ollama_server.url), auto_embed=True)
+    one = brain.add("The puppy chewed the sofa")
+    two = brain.add("The dog ate a cushion")
+    merged = brain.merge([one.id, two.id])
+    assert brain.get(merged.id).embedding_status == 1
+    hits = brain.search(merged.content, mode="semantic", record_recall=False)
+    assert hits.search_mode == "semantic" and hits.traces[0].id == merged.id
+
+
+def test_text_a_revert_brings_back_is_embedded_at_once(brain: Brain, ollama_server) -> None:
+    brain.use_embedder(OllamaEmbedder(ollama_server.url), auto_embed=True)
+    one = brain.add("The puppy chewed the sofa")
+    brain.add("The dog ate a cushion")
+    merged = brain.merge([brain.list_ids()[0], brain.list_ids()[1]])
+    batch = brain.history(merged.id)[-1].batch_id
+    brain.revert(batch)
+    assert brain.get(one.id).embedding_status == 1
+    brain.update(one.id, {"content": "espresso after dinner"})
+    brain.revert(brain.history(one.id)[-1].batch_id)
+    assert brain.get(one.id).embedding_status == 1
+    hits = brain.search("The puppy chewed the sofa", mode="semantic", record_recall=False)
+    assert hits.traces[0].id == one.id

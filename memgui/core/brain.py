@@ -69,6 +69,7 @@ ORDER_COLUMNS = {
 
 
 MAX_JOURNAL_LIMIT = 10_000  # rows per journal_since call (the app pages by 200)
+EMBED_NOW_MAX = 32  # traces a revert embeds in the call; more wait for the backfill
 
 
 @dataclass(frozen=True)
@@ -129,9 +130,12 @@ class Brain:
         self.auto_embed = auto_embed and embedder is not None
 
     def _embed_soon(self, trace_id: str) -> None:
-        # Best effort, after the write committed: Ollama down leaves the trace pending.
+        self._embed_now([trace_id])
+
+    def _embed_now(self, trace_ids: list[str]) -> None:
+        # Best effort, after the write committed: Ollama down leaves the traces pending.
         if self.auto_embed and self.semantic is not None:
-            self.semantic.embed_now(self, [trace_id])
+            self.semantic.embed_now(self, trace_ids)
 
     def close(self) -> None:
         try:
@@ -485,7 +489,12 @@ class Brain:
         return conversations.conversation_of(self, trace_id)
 
     def revert(self, batch_id: str, actor: str | None = None) -> Changes:
-        return journal.revert(self, batch_id, actor)
+        changes = journal.revert(self, batch_id, actor)
+        # Text a revert brought back is embedded at once, as an edit's is; a big batch's
+        # (an import's) waits for the backfill rather than hold this call up.
+        if self.auto_embed and 0 < len(changes.traces) <= EMBED_NOW_MAX:
+            self._embed_now(sorted(changes.traces))
+        return changes
 
     def delete_scope(
         self, scope: str, scope_id: str, user_id: str | None = None, actor: str | None = None

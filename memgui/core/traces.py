@@ -231,6 +231,8 @@ def merge(
         links.carry_over(
             brain, batch, [s["id"] for s in snaps if s is not survivor], survivor["id"]
         )
+    if after["content"] != survivor["content"]:
+        brain._embed_soon(survivor["id"])  # its text changed, as by an update
     return store.snapshot_to_trace(after, rows[best][0], now)
 
 
