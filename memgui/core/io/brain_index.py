@@ -104,10 +104,8 @@ class TraceIndex:
 def load_traces(brain: Brain, *, agent_memory_keys: bool = False) -> TraceIndex:
     """The brain's traces by seed 000's keys; with `agent_memory_keys`, by agent-memory's
     (source, type, content) too (what an agent-memory JSONL import dedups on)."""
-    index = TraceIndex()
-    db = brain.db
-    if "memory_traces" not in db.tables:
-        return index
+    if "memory_traces" not in brain.db.tables:
+        return TraceIndex()
     return index_of(trace_key_rows(brain, agent_memory_keys), agent_memory_keys)
 
 
