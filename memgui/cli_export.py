@@ -81,6 +81,8 @@ def run_export(ctx: CommandContext, args: argparse.Namespace) -> int | None:
         include_conversations=not args.no_conversations,
         selection=args.ids,
     )
+    if not args.path.strip():  # Path("") would be the current folder
+        raise InvalidArgument("path", f"must name a file or folder (got {args.path!r})", args.path)
     dest = sys.stdout.buffer if args.path == STDOUT else Path(args.path).expanduser()
     if args.path == STDOUT:
         sys.stdout.flush()

@@ -77,3 +77,38 @@ def test_a_folder_without_write_permission_is_named(tmp_path: Path, fmt: str, na
     assert f"path cannot be written: no permission to write in '{locked}'" in result.stderr
     assert "unexpectedly" not in result.stderr
     assert listing(locked) == []
+
+
+@pytest.mark.parametrize("fmt", ["json", "jsonl", "sqlite"])
+def test_a_pipe_or_a_link_where_the_file_goes_is_refused_and_left_as_it_is(
+    brain: Brain, tmp_path: Path, fmt: str
+) -> None:
+    import os
+    import stat
+
+    brain.add("kept in the brain")
+    pipe = tmp_path / "pipe.out"
+    os.mkfifo(pipe)
+    target = tmp_path / "target.json"
+    target.write_text("theirs")
+    link = tmp_path / "link.out"
+    link.symlink_to(target)
+    for dest in (pipe, link):
+        with pytest.raises(InvalidArgument, match="path"):
+            run_to_end(export(brain, dest, fmt))
+    assert stat.S_ISFIFO(os.lstat(pipe).st_mode) and link.is_symlink()
+    assert target.read_text() == "theirs"
+
+
+@pytest.mark.parametrize("command", ["export", "import"])
+def test_an_empty_path_is_refused_not_taken_for_the_current_folder(
+    tmp_path: Path, command: str, capsys, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memgui.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "note.md").write_text("---\nid: x\n---\nhello\n")
+    brain = str(tmp_path / "b.sqlite")
+    code = main(["--brain", brain, command, ""])
+    assert code == 2 and "path must name a file or folder" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["note.md"]  # nothing written

@@ -10,6 +10,7 @@ temporary table once, and each exporter reads the traces it names with plain SQL
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -256,6 +257,14 @@ def unwritable(dest: Path, error: OSError) -> InvalidArgument:
 def check_file_destination(dest: Path) -> None:
     if dest.is_dir():
         raise InvalidArgument("path", f"is a folder, not a file (got '{dest}')", str(dest))
+    if os.path.lexists(dest) and not stat.S_ISREG(os.lstat(dest).st_mode):
+        # The export replaces its file whole: a device, a pipe or a link would be replaced
+        # by a plain file (`/dev/null` itself, as root), never written through.
+        raise InvalidArgument(
+            "path",
+            f"is not a regular file (a device, pipe, socket or link; got '{dest}')",
+            str(dest),
+        )
     check_folder(dest.parent, dest, made=False)
 
 

@@ -186,6 +186,9 @@ def plan(
     `format` overrides `options.format` when it is not "auto". Writes nothing. `cancelled`,
     when given, is asked between records; a True stops the job with `Cancelled`.
     """
+    if isinstance(source, str) and not source.strip():
+        # Path("") is the current folder: an empty path would import whatever is there.
+        raise InvalidArgument("path", f"must name a file or folder (got {source!r})", source)
     options = options or ImportOptions()
     if format != "auto":
         options.format = format
