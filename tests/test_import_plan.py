@@ -415,3 +415,15 @@ def test_the_commits_look_at_what_changed_reads_no_whole_index(
         plan = [row[3] for row in brain.db.conn.execute(f"EXPLAIN QUERY PLAN {sql}", bindings)]
         walked = [s for s in plan if "memory_traces USING" in s and "(brain_id=?)" in s]
         assert not walked, (sql, plan)
+
+
+@pytest.mark.parametrize("field", ["created_at", "last_accessed", "expires_at", "retrieval_count"])
+def test_an_integer_past_64_bits_is_refused_naming_its_field(
+    brain: Brain, tmp_path: Path, field: str
+) -> None:
+    row = trace_row("big", "Too big a number", **{field: 2**64})
+    the_plan = make_plan(brain, write_export(tmp_path / "e.json", [row]))
+    record = the_plan.records[0]
+    assert record.verdict == "refused" and field in record.reason, record.reason
+    assert run_to_end(commit(brain, the_plan)).imported == 0
+    assert brain.count() == 0

@@ -41,6 +41,8 @@ from memgui.core.model import (
     check_tags,
 )
 
+INT64 = 2**63
+
 
 def now_ms() -> int:
     return int(time.time() * 1000)
@@ -76,14 +78,20 @@ def epoch_ms(value: Any, field_name: str, default: int | None) -> int | None:
             ) from None
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         raise InvalidArgument(field_name, f"must be epoch milliseconds (got {value!r})", value)
+    if not -INT64 <= value < INT64:  # SQLite's integers are 64-bit
+        raise InvalidArgument(
+            field_name, f"must be epoch milliseconds within ±2**63 (got {value!r})", value
+        )
     return round(value)
 
 
 def non_negative_int(value: Any, field_name: str, default: int = 0) -> int:
     if value is None:
         return default
-    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-        raise InvalidArgument(field_name, f"must be an integer >= 0 (got {value!r})", value)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < INT64:
+        raise InvalidArgument(
+            field_name, f"must be an integer between 0 and 2**63 - 1 (got {value!r})", value
+        )
     return int(value)
 
 

@@ -36,6 +36,10 @@ _BIG_INT = 2**63
 def _int_or_none(name: str, value: Any) -> None:
     if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
         raise InvalidArgument(name, f"must be epoch milliseconds (got {value!r})", value)
+    if value is not None and not -_BIG_INT <= value < _BIG_INT:  # SQLite's are 64-bit
+        raise InvalidArgument(
+            name, f"must be epoch milliseconds within ±2**63 (got {value!r})", value
+        )
 
 
 def _dict_or_none(name: str, value: Any) -> None:
@@ -82,6 +86,8 @@ def _plainly_valid(fields: dict[str, Any]) -> bool:
         value = get(name)
         if value is not None and type(value) is not kind:
             return False
+        if kind is int and value is not None and not -_BIG_INT <= value < _BIG_INT:
+            return False
     value = get("category")
     if value is not None and (type(value) is not str or value not in _CATEGORIES):
         return False
@@ -98,7 +104,7 @@ def _plainly_valid(fields: dict[str, Any]) -> bool:
     if value is not None and (type(value) not in _NUMBERS or not 0.0 <= value <= 1.0):
         return False  # NaN fails the comparison too
     value = get("retrieval_count")
-    if value is not None and (type(value) is not int or value < 0):
+    if value is not None and (type(value) is not int or not 0 <= value < _BIG_INT):
         return False
     value = get("embedding")
     if value is not None and (type(value) is not bytes or len(value) % 4):
@@ -127,8 +133,12 @@ def _check_each(fields: dict[str, Any]) -> None:
     for name in _TIMES:
         _int_or_none(name, fields.get(name))
     count = fields.get("retrieval_count")
-    if count is not None and (isinstance(count, bool) or not isinstance(count, int) or count < 0):
-        raise InvalidArgument("retrieval_count", f"must be an integer >= 0 (got {count!r})", count)
+    if count is not None and (
+        isinstance(count, bool) or not isinstance(count, int) or not 0 <= count < _BIG_INT
+    ):
+        raise InvalidArgument(
+            "retrieval_count", f"must be an integer between 0 and 2**63 - 1 (got {count!r})", count
+        )
     _dict_or_none("metadata", fields.get("metadata"))
     _dict_or_none("emotions", fields.get("emotions"))
     embedding = fields.get("embedding")
