@@ -173,6 +173,16 @@ REJECTIONS: list[tuple[list[str], int, list[str]]] = [
     (["scope-refile", "user", "", "u2"], USAGE, ["scope_id"]),
     (["scope-refile", "user", "u1", ""], USAGE, ["scope_id"]),
     (["scope-refile", "bogus", "u1", "u2"], USAGE, ["scope", "bogus"]),
+    # text that is not Unicode (invalid UTF-8 bytes in argv), wherever text goes in
+    (["scope-delete", "user", "bad\udcff"], USAGE, ["scope_id must be valid Unicode"]),
+    (["scope-delete", "user", "u1", "--user", "bad\udcff"], USAGE, ["user_id must be valid"]),
+    (["scope-refile", "user", "u1", "bad\udcff"], USAGE, ["to_scope_id must be valid"]),
+    (["export", "out.json", "--id", "bad\udcff"], USAGE, ["selection[0] must be valid"]),
+    (["export", "bad\udcff.json"], USAGE, ["path must be valid Unicode"]),
+    (["import", "nowhere.json", "--scope-id", "bad\udcff"], USAGE, ["scope_id must be valid"]),
+    (["revert", "b_bad\udcff"], USAGE, ["must be valid Unicode"]),
+    (["export", ""], USAGE, ["path must name a file or folder"]),
+    (["import", ""], USAGE, ["path must name a file or folder"]),
     # screenshot (argument errors come before the app is needed)
     (["screenshot"], USAGE, ["BRAIN"]),
     (["screenshot", "a.sqlite", "b.png", "c.png"], USAGE, ["unrecognized arguments"]),
@@ -311,3 +321,13 @@ def test_help_exits_zero(capsys):
     out = capsys.readouterr().out
     for name in ("add", "search", "scope-refile", "screenshot"):
         assert name in out
+
+
+@pytest.mark.parametrize("brain_id", ["", "  ", "bad\udcff"])
+def test_a_blank_or_broken_brain_id_is_refused_before_a_file_is_made(
+    capsys, tmp_path: Path, brain_id: str
+) -> None:
+    path = tmp_path / "new.sqlite"
+    code = main(["--brain", str(path), "--brain-id", brain_id, "add", "x"])
+    assert code == 2 and "brain_id" in capsys.readouterr().err
+    assert not path.exists()

@@ -109,6 +109,8 @@ class Brain:
         """Open (or, with `create`, make) the brain file at `path`. A second connection on a
         file already open passes `create=False`: if the file went, it says so (`BrainFileLost`)
         instead of making an empty brain there."""
+        if brain_id is not None:  # checked before the file is opened, or made
+            check_id("brain_id", brain_id, "brain id")
         db = Database(path, create=create)
         try:
             db.check_not_too_new()

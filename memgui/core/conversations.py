@@ -6,6 +6,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from memgui.core.errors import NotFound
+from memgui.core.model import check_id
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
@@ -22,6 +23,7 @@ def _json(text: Any) -> dict[str, Any]:
 
 
 def conversation(brain: Brain, conversation_id: str) -> dict[str, Any]:
+    check_id("conversation_id", conversation_id, "conversation id")
     with brain.db.lock:
         head = brain.db.conn.execute(
             "SELECT id, title, created_at, updated_at, metadata FROM conversations "

@@ -90,6 +90,7 @@ def last_id(brain: Brain) -> int:
 
 
 def batch_entries(brain: Brain, batch_id: str) -> list[JournalEntry]:
+    check_id("batch_id", batch_id, "batch id")
     if "memgui_journal" not in brain.db.tables:
         return []
     with brain.db.lock:

@@ -8,7 +8,7 @@ from memgui.core import store
 from memgui.core.errors import InvalidArgument
 from memgui.core.graph import node_properties
 from memgui.core.io import revert_rows
-from memgui.core.model import SCOPES, check_choice
+from memgui.core.model import SCOPES, check_choice, check_text
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
@@ -30,7 +30,7 @@ def _scope_id(field: str, value: object) -> str:
             "trace filed under no scope id",
             value,
         )
-    return value
+    return check_text(field, value)
 
 
 def delete_scope(
@@ -41,6 +41,8 @@ def delete_scope(
     _scope_id("scope_id", scope_id)
     if user_id is not None and (not isinstance(user_id, str) or not user_id):
         raise InvalidArgument("user_id", f"must be a non-empty string (got {user_id!r})")
+    if user_id is not None:
+        check_text("user_id", user_id)
     count = 0
     with brain.write("delete scope", kind="scope", actor=actor) as batch:
         sql = (

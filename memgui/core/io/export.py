@@ -33,7 +33,7 @@ from memgui.core.io.export_jsonl import export_jsonl
 from memgui.core.io.export_markdown import export_markdown
 from memgui.core.io.export_sqlite import export_sqlite
 from memgui.core.io.formats import EXPORT_FORMATS
-from memgui.core.model import check_choice
+from memgui.core.model import check_choice, check_text
 from memgui.core.progress import Job
 
 if TYPE_CHECKING:
@@ -67,6 +67,10 @@ def export(
         raise InvalidArgument("dest", f"must be a path for {format} (got {dest!r})")
     if isinstance(dest, str) and not dest:
         raise InvalidArgument("dest", "must not be empty (got '')", dest)
+    if isinstance(dest, str | Path):
+        text = check_text("path", str(dest))
+        if "\x00" in text:
+            raise InvalidArgument("path", f"must not hold a NUL character (got {text!r})", text)
     if format == "sqlite":
         return export_sqlite(brain, dest, options)  # type: ignore[arg-type]
     if format == "json":

@@ -21,7 +21,7 @@ import apsw
 
 from memgui.core import search, store
 from memgui.core.errors import InvalidArgument, MemguiError
-from memgui.core.model import TraceFilter
+from memgui.core.model import TraceFilter, check_text
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
@@ -202,6 +202,7 @@ def _check_ids(selection: object) -> list[str]:
     for i, value in enumerate(selection):
         if not isinstance(value, str):
             raise InvalidArgument(f"selection[{i}]", f"must be a trace id (got {value!r})", value)
+        check_text(f"selection[{i}]", value)
     return list(selection)
 
 

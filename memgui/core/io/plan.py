@@ -36,7 +36,7 @@ from memgui.core.io.records import (
     VERDICTS,
     ImportRecord,
 )
-from memgui.core.model import SCOPES, check_choice
+from memgui.core.model import SCOPES, check_choice, check_text
 from memgui.core.progress import Cancelled, Job, Progress
 
 if TYPE_CHECKING:
@@ -65,6 +65,8 @@ class ImportOptions:
             check_choice("scope", self.scope, SCOPES)
         if self.scope_id is not None and not isinstance(self.scope_id, str):
             raise InvalidArgument("scope_id", f"must be a string (got {self.scope_id!r})")
+        if self.scope_id is not None:
+            check_text("scope_id", self.scope_id)
         return self
 
 

@@ -1,0 +1,54 @@
+"""Text that is not Unicode (what Python makes of invalid UTF-8 bytes) is an InvalidArgument
+naming its field at every core call that takes text, and nothing is written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memgui.core.brain import Brain
+from memgui.core.errors import InvalidArgument
+from memgui.core.io.export import ExportOptions, export
+from memgui.core.progress import run_to_end
+
+BAD = "bad\udcff"
+
+
+@pytest.mark.parametrize(
+    ("field", "call"),
+    [
+        ("scope_id", lambda b, _p: b.delete_scope("user", BAD)),
+        ("user_id", lambda b, _p: b.delete_scope("user", "u1", BAD)),
+        ("from_scope_id", lambda b, _p: b.refile_scope("user", BAD, "u2")),
+        ("to_scope_id", lambda b, _p: b.refile_scope("user", "u1", BAD)),
+        ("batch_id", lambda b, _p: b.batch_entries(BAD)),
+        ("batch_id", lambda b, _p: b.revert(BAD)),
+        ("conversation_id", lambda b, _p: b.conversation(BAD)),
+        (
+            "selection[0]",
+            lambda b, p: run_to_end(
+                export(b, p / "o.json", "json", ExportOptions(selection=[BAD]))
+            ),
+        ),
+        ("path", lambda b, p: run_to_end(export(b, p / f"{BAD}.json", "json"))),
+        ("path", lambda b, p: run_to_end(export(b, p / "a\x00b.json", "json"))),
+    ],
+)
+def test_text_that_is_not_unicode_is_refused_naming_its_field(
+    brain: Brain, tmp_path: Path, field: str, call
+) -> None:
+    brain.add("kept", scope_id="u1")
+    before = brain.last_journal_id()
+    with pytest.raises(InvalidArgument) as refused:
+        call(brain, tmp_path)
+    assert refused.value.field == field
+    assert brain.last_journal_id() == before
+    assert sorted(p.name for p in tmp_path.iterdir() if p.suffix == ".json") == []
+
+
+def test_a_blank_brain_id_is_refused_and_makes_no_file(tmp_path: Path) -> None:
+    for brain_id in ("", " ", BAD):
+        with pytest.raises(InvalidArgument, match="brain_id"):
+            Brain.open(tmp_path / "new.sqlite", brain_id)
+    assert not (tmp_path / "new.sqlite").exists()
