@@ -331,3 +331,18 @@ def test_a_blank_or_broken_brain_id_is_refused_before_a_file_is_made(
     code = main(["--brain", str(path), "--brain-id", brain_id, "add", "x"])
     assert code == 2 and "brain_id" in capsys.readouterr().err
     assert not path.exists()
+
+
+def test_a_brain_path_that_is_a_folder_or_below_a_file_is_named(capsys, tmp_path: Path) -> None:
+    folder = tmp_path / "adir"
+    folder.mkdir()
+    afile = tmp_path / "notes.txt"
+    afile.write_text("mine")
+    for path, words in (
+        (folder, "is a folder, not a brain file"),
+        (afile / "brain.sqlite", "is below"),
+    ):
+        code = main(["--brain", str(path), "info"])
+        err = capsys.readouterr().err
+        assert code == 2 and words in err and str(path) in err, err
+    assert afile.read_text() == "mine" and list(folder.iterdir()) == []

@@ -23,6 +23,7 @@ from memgui.core import migration, schema, vectors
 from memgui.core.checkpoint import Checkpointer, file_identity
 from memgui.core.errors import (
     BrainFileLost,
+    InvalidArgument,
     SchemaTooNew,
     StorageError,
 )
@@ -54,6 +55,18 @@ def _identity(path: Path) -> tuple[int, int]:
     return stat.st_dev, stat.st_ino
 
 
+def _check_brain_path(path: Path, missing: bool) -> None:
+    """A folder, or a path below a file, is the caller's mistake: said so, naming it."""
+    if path.is_dir():
+        raise InvalidArgument("brain", f"is a folder, not a brain file (got '{path}')", str(path))
+    if missing:
+        there = next((p for p in path.parents if os.path.lexists(p)), None)
+        if there is not None and not there.is_dir():
+            raise InvalidArgument(
+                "brain", f"is below '{there}', which is not a folder (got '{path}')", str(path)
+            )
+
+
 def now_ms() -> int:
     return int(time.time() * 1000)
 
@@ -79,6 +92,7 @@ class Database:
         self._file_checked = -1.0  # when `check_file` last compared the file (monotonic s)
         if self.created and not create:
             raise BrainFileLost(str(self.path), "does not exist any more (deleted or moved)")
+        _check_brain_path(self.path, self.created)
         # An immutable connection's view of the file (see `conn`); None for any other.
         self._frozen: tuple[object, ...] | None = None
         if self.created:
