@@ -6,12 +6,20 @@ import argparse
 from pathlib import Path
 
 from memgui.cli_registry import CommandContext, command
+from memgui.core.errors import InvalidArgument
+from memgui.core.model import check_id
+
+SIZE_MIN, SIZE_MAX = 200, 10_000  # what the window can be drawn at (ui/screenshot.py)
 
 
 def _window_size(text: str) -> tuple[int, int]:
     width, sep, height = text.lower().partition("x")
     if not sep or not width.isdigit() or not height.isdigit() or not int(width) or not int(height):
         raise argparse.ArgumentTypeError(f"size must be WIDTHxHEIGHT, e.g. 1280x800 (got {text!r})")
+    if not all(SIZE_MIN <= int(n) <= SIZE_MAX for n in (width, height)):
+        raise argparse.ArgumentTypeError(
+            f"size must be between {SIZE_MIN}x{SIZE_MIN} and {SIZE_MAX}x{SIZE_MAX} (got {text!r})"
+        )
     return int(width), int(height)
 
 
@@ -46,6 +54,15 @@ def run_screenshot(ctx: CommandContext, args: argparse.Namespace) -> None:
         brain_path, out_png = ctx.brain_path, Path(args.first)
     else:
         brain_path, out_png = Path(args.first), Path(args.second)
+    # What the drawing would trip over, said as invalid input (exit 2) before Qt starts.
+    if out_png.is_dir():
+        raise InvalidArgument("out", f"is a folder, not a PNG file (got '{out_png}')", str(out_png))
+    if args.select is not None:
+        check_id("select", args.select)
+    if args.import_path is not None and not Path(args.import_path).expanduser().exists():
+        raise InvalidArgument(
+            "import", f"does not exist (got '{args.import_path}')", args.import_path
+        )
     if args.import_path is not None:
         from memgui.ui.import_screenshot import render_import
 

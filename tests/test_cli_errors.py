@@ -188,6 +188,9 @@ REJECTIONS: list[tuple[list[str], int, list[str]]] = [
     (["screenshot", "a.sqlite", "b.png", "c.png"], USAGE, ["unrecognized arguments"]),
     (["screenshot", "out.png", "--size", "0x10"], USAGE, ["WIDTHxHEIGHT", "0x10"]),
     (["screenshot", "out.png", "--size", "big"], USAGE, ["WIDTHxHEIGHT", "big"]),
+    (["screenshot", "out.png", "--size", "1x1"], USAGE, ["between 200x200 and 10000x10000"]),
+    (["screenshot", "out.png", "--select", ""], USAGE, ["select must be a non-empty"]),
+    (["screenshot", "out.png", "--import", "nowhere.json"], USAGE, ["import does not exist"]),
     # the command itself
     (["frobnicate"], USAGE, ["invalid choice", "frobnicate"]),
     (["--brain-id"], USAGE, ["--brain-id", "expected one argument"]),
