@@ -117,7 +117,7 @@ def test_a_source_that_cannot_be_opened_exits_2_with_the_reason(
             result = run_text(capsys, brain_path, "import", str(folder / "notes.jsonl"),
                               "--format", fmt)  # fmt: skip
             assert result.code == 2, result.err
-            assert "path cannot be read: No such device or address" in result.err
+            assert "path is not a regular file or folder" in result.err
             assert "notes.jsonl" in result.err
     finally:
         holder.close()

@@ -427,3 +427,14 @@ def test_an_integer_past_64_bits_is_refused_naming_its_field(
     assert record.verdict == "refused" and field in record.reason, record.reason
     assert run_to_end(commit(brain, the_plan)).imported == 0
     assert brain.count() == 0
+
+
+def test_a_device_or_a_pipe_as_a_source_is_named_as_such(brain: Brain, tmp_path: Path) -> None:
+    import os
+
+    pipe = tmp_path / "pipe.json"
+    os.mkfifo(pipe)
+    for source in (pipe, Path("/dev/zero")):
+        with pytest.raises(InvalidArgument, match="not a regular file") as refused:
+            make_plan(brain, source, format="json")
+        assert str(source) in str(refused.value)

@@ -49,9 +49,13 @@ def file_error(path: Path | str, reason: str, problem_field: str | None = None) 
 def source_file(path: str | Path) -> Path:
     source = Path(path)
     if not source.exists():
-        raise InvalidArgument("path", "does not exist", str(source))
+        raise InvalidArgument("path", f"does not exist (got '{source}')", str(source))
+    if source.is_dir():
+        raise InvalidArgument("path", f"must be a file, not a folder (got '{source}')", str(source))
     if not source.is_file():
-        raise InvalidArgument("path", "must be a file, not a folder", str(source))
+        raise InvalidArgument(
+            "path", f"must be a regular file, not a device or pipe (got '{source}')", str(source)
+        )
     return source
 
 

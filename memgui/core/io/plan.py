@@ -153,6 +153,13 @@ def _check_readable(source: Path) -> None:
     """Exists and can be opened (a folder: listed), else a clear error before any reading."""
     if not source.exists():
         raise InvalidArgument("path", f"does not exist (got '{source}')", str(source))
+    if not source.is_dir() and not source.is_file():
+        # A device or a pipe: reading it could block or never end.
+        raise InvalidArgument(
+            "path",
+            f"is not a regular file or folder (a device, pipe or socket; got '{source}')",
+            str(source),
+        )
     try:
         if source.is_dir():
             with os.scandir(source):
