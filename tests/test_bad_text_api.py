@@ -9,7 +9,9 @@ import pytest
 
 from memgui.core.brain import Brain
 from memgui.core.errors import InvalidArgument
+from memgui.core.io.commit import commit
 from memgui.core.io.export import ExportOptions, export
+from memgui.core.io.plan import plan
 from memgui.core.progress import run_to_end
 
 BAD = "bad\udcff"
@@ -52,3 +54,39 @@ def test_a_blank_brain_id_is_refused_and_makes_no_file(tmp_path: Path) -> None:
         with pytest.raises(InvalidArgument, match="brain_id"):
             Brain.open(tmp_path / "new.sqlite", brain_id)
     assert not (tmp_path / "new.sqlite").exists()
+
+
+@pytest.mark.parametrize(
+    ("field", "call"),
+    [
+        ("filter", lambda b, _p: b.list("user")),
+        ("filter", lambda b, _p: b.count({"scope": "user"})),
+        ("filter", lambda b, _p: b.search("kept", "user")),
+        ("ids", lambda b, _p: b.merge(5)),
+        ("size", lambda b, _p: list(b.list_id_slices(size="x"))),
+        ("batch_id", lambda b, _p: b.batch_entries(2**63)),
+        ("conversation_id", lambda b, _p: b.conversation(["x"])),
+        (
+            "clock",
+            lambda b, p: run_to_end(export(b, p / "c.json", "json", ExportOptions(clock="x"))),
+        ),
+        ("path", lambda b, _p: run_to_end(plan(b, None))),
+        ("options", lambda b, p: run_to_end(plan(b, p, options={"format": "json"}))),
+        ("plan", lambda b, _p: run_to_end(commit(b, None))),
+    ],
+)
+def test_a_wrong_type_is_an_invalid_argument_naming_its_field(
+    brain: Brain, tmp_path: Path, field: str, call
+) -> None:
+    brain.add("kept", scope_id="u1")
+    with pytest.raises(InvalidArgument) as refused:
+        call(brain, tmp_path)
+    assert refused.value.field == field
+
+
+def test_an_export_clock_may_be_epoch_milliseconds(brain: Brain, tmp_path: Path) -> None:
+    import json
+
+    brain.add("kept")
+    run_to_end(export(brain, tmp_path / "c.json", "json", ExportOptions(clock=1_700_000_000_000)))
+    assert json.loads((tmp_path / "c.json").read_text())["meta"]["exported_at"] == "1700000000000"

@@ -42,6 +42,7 @@ from memgui.core.model import (
     SearchResult,
     Trace,
     TraceFilter,
+    check_filter,
     check_id,
     check_int_range,
     check_limit,
@@ -258,7 +259,7 @@ class Brain:
         return out
 
     def _where(self, flt: TraceFilter) -> tuple[str, list[Any]]:
-        flt.validated()
+        check_filter(flt)
         return search.filter_sql(self.db, self.brain_id, flt, alias="")
 
     def _order(self, order: str, descending: bool) -> str:
@@ -316,6 +317,7 @@ class Brain:
         a GUI thread waited for each); the slices are split out of that text one at a time,
         so a caller in a worker can pause between them.
         """
+        check_int_range("size", size, 1, 2**62)
         where, params = self._where(flt or TraceFilter())
         sep = "\x1f"
         sql = (

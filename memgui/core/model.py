@@ -312,6 +312,13 @@ def check_content(value: object, field_name: str = "content") -> str:
     return check_text(field_name, value)
 
 
+def check_filter(value: object) -> TraceFilter:
+    """A filter argument: a TraceFilter whose values are each valid."""
+    if not isinstance(value, TraceFilter):
+        raise InvalidArgument("filter", f"must be a TraceFilter (got {value!r:.80})", value)
+    return value.validated()
+
+
 def check_id(field_name: str, value: object, what: str = "trace id") -> str:
     """An id argument: an empty one is a caller's mistake, never an id to look up."""
     if not isinstance(value, str) or not value or value.isspace():

@@ -14,7 +14,14 @@ from memgui.core import decay, links, store
 from memgui.core.errors import InvalidArgument
 from memgui.core.filters import filter_sql
 from memgui.core.keyword import KeywordHit, keyword_ranking
-from memgui.core.model import SearchHit, SearchResult, TraceFilter, check_limit, check_text
+from memgui.core.model import (
+    SearchHit,
+    SearchResult,
+    TraceFilter,
+    check_filter,
+    check_limit,
+    check_text,
+)
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
@@ -73,7 +80,7 @@ def search(
     check_limit(limit)
     if mode not in MODES:
         raise InvalidArgument("mode", f"must be one of {', '.join(MODES)} (got {mode!r})", mode)
-    flt.validated()
+    check_filter(flt)
     used = "keyword"
     hybrid = getattr(brain, "semantic", None)
     if mode in ("semantic", "hybrid", "auto") and hybrid is not None:

@@ -183,7 +183,9 @@ def merge(
     if isinstance(ids, list | tuple):
         for i, trace_id in enumerate(ids):
             check_id(f"ids[{i}]", trace_id)
-    if not isinstance(ids, list | tuple) or len(set(ids)) < 2:
+    if not isinstance(ids, list | tuple):
+        raise InvalidArgument("ids", f"must be a list of trace ids (got {ids!r})", ids)
+    if len(set(ids)) < 2:
         raise InvalidArgument(
             "ids", f"must name at least 2 different live traces (got {list(ids or [])})"
         )

@@ -117,6 +117,10 @@ def commit(
     cancelled: Callable[[], bool] | None = None,
 ) -> Job[ImportResult]:
     """Write the accepted records of `plan` (see the module docstring); returns ImportResult."""
+    from memgui.core.io.plan import ImportPlan  # plan.py imports this module
+
+    if not isinstance(plan, ImportPlan):
+        raise InvalidArgument("plan", f"must be an ImportPlan (got {plan!r:.80})", plan)
     # The rows built for the bulk inserts all live on until written: nothing to collect.
     # Paused for the whole job, like its transaction: a cancel or a close unwinds both
     # (pausing step by step measured ~0.5 s more CPU per 100k records).

@@ -38,7 +38,8 @@ class ExportOptions:
     include_embeddings: bool = False  # JSON only: embeddings as base64 (SQLite always has them)
     include_conversations: bool = True  # JSON only: the conversation and message rows
     selection: Selection = None
-    clock: Callable[[], int] | None = None  # epoch ms for `exported_at`; default: the brain's
+    # epoch ms for `exported_at` (or a callable giving them); default: the brain's clock
+    clock: int | Callable[[], int] | None = None
 
 
 @dataclass(frozen=True)
@@ -212,7 +213,12 @@ def refuse_missing(refusals: Refusals, selected: Selected) -> None:
 
 
 def export_clock(brain: Brain, options: ExportOptions) -> int:
-    return int((options.clock or brain.now)())
+    """`exported_at`: the options' clock (epoch ms, or a callable giving them), else now."""
+    clock = options.clock
+    value = brain.now() if clock is None else clock() if callable(clock) else clock
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < 2**63:
+        raise InvalidArgument("clock", f"must be epoch milliseconds (got {value!r})", value)
+    return int(value)
 
 
 # --- files ---------------------------------------------------------------------------------

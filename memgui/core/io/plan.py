@@ -195,6 +195,10 @@ def plan(
     `format` overrides `options.format` when it is not "auto". Writes nothing. `cancelled`,
     when given, is asked between records; a True stops the job with `Cancelled`.
     """
+    if not isinstance(source, str | Path):
+        raise InvalidArgument("path", f"must be a path (got {source!r:.80})", source)
+    if options is not None and not isinstance(options, ImportOptions):
+        raise InvalidArgument("options", f"must be ImportOptions (got {options!r:.80})", options)
     if isinstance(source, str) and not source.strip():
         # Path("") is the current folder: an empty path would import whatever is there.
         raise InvalidArgument("path", f"must name a file or folder (got {source!r})", source)
