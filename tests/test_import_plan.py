@@ -390,6 +390,7 @@ def test_the_commits_look_at_what_changed_reads_no_whole_index(
     brain: Brain, tmp_path: Path
 ) -> None:
     from memgui.core.io import recheck
+    from tests.query_plans import plan_of, selects_run
 
     with brain.batch():
         for n in range(300):
@@ -397,22 +398,11 @@ def test_the_commits_look_at_what_changed_reads_no_whole_index(
     the_plan = make_plan(brain, write_export(tmp_path / "e.json", [trace_row("a", "New one")]))
     since = brain.add("written since")
     brain.update(since.id, {"tags": ["x"]})
-    statements: list[tuple[str, tuple]] = []
-
-    def remember(_cursor, sql: str, bindings) -> bool:
-        if sql.lstrip().upper().startswith("SELECT"):
-            statements.append((sql, tuple(bindings or ())))
-        return True
-
-    brain.db.conn.exec_trace = remember
-    try:
-        rows = recheck._written_since(brain, the_plan)
-    finally:
-        brain.db.conn.exec_trace = None
+    rows, statements = selects_run(brain.db.conn, lambda: recheck._written_since(brain, the_plan))
     assert {r[0] for r in rows} == {since.id}
     assert statements
     for sql, bindings in statements:
-        plan = [row[3] for row in brain.db.conn.execute(f"EXPLAIN QUERY PLAN {sql}", bindings)]
+        plan = plan_of(brain.db.conn, sql, bindings)
         walked = [s for s in plan if "memory_traces USING" in s and "(brain_id=?)" in s]
         assert not walked, (sql, plan)
 

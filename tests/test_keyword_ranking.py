@@ -9,6 +9,7 @@ import pytest
 from memgui.core import fulltext, keyword
 from memgui.core.brain import Brain
 from memgui.core.model import TraceFilter
+from tests.query_plans import plan_of, selects_run
 
 
 def ids(result) -> list[str]:
@@ -146,22 +147,14 @@ def test_search_plans_never_walk_a_trace_index(brain: Brain, flt: TraceFilter) -
     with brain.batch():
         for n in range(300):
             brain.add(f"harbour crane {n}", scope=("user", "thread")[n % 2])
-    statements: list[tuple[str, tuple]] = []
-
-    def remember(_cursor, sql: str, bindings) -> bool:
-        if sql.lstrip().upper().startswith("SELECT"):
-            statements.append((sql, tuple(bindings or ())))
-        return True
-
-    brain.db.conn.exec_trace = remember
-    try:
-        assert brain.search("harbour", flt, limit=5, record_recall=False).traces
-    finally:
-        brain.db.conn.exec_trace = None
+    found, statements = selects_run(
+        brain.db.conn, lambda: brain.search("harbour", flt, limit=5, record_recall=False)
+    )
+    assert found.traces
     ranking = [(s, b) for s, b in statements if "memgui_fts" in s or "rowid IN" in s]
     assert ranking
     for sql, bindings in ranking:
-        plan = [row[3] for row in brain.db.conn.execute(f"EXPLAIN QUERY PLAN {sql}", bindings)]
+        plan = plan_of(brain.db.conn, sql, bindings)
         assert not any("USING INDEX" in step or "USING COVERING INDEX" in step for step in plan), (
             sql,
             plan,

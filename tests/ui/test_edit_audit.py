@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from PySide6.QtCore import QItemSelectionModel, Qt
 from PySide6.QtWidgets import QApplication
@@ -194,15 +196,21 @@ def test_merge_settles_the_unsaved_edit_before_it_merges(qtbot, window):
 # --- 4. Revert after an outside change shows the stored version ---------------------------
 
 
-def test_revert_after_an_outside_change_loads_the_current_version(qtbot, live_window, brain_path):
-    window = live_window
-    editor = window.detail.editor
+def _typed_then_changed_elsewhere(qtbot, window, brain_path) -> tuple[str, Any]:
+    """An unsaved edit of row 2, then another process's change of it, flagged in the editor."""
     trace_id = select_row(window, 2)
     _type_at_end(qtbot, window, " (mine)")
     with Brain.open(brain_path, actor="cli") as other:
         stored = other.get(trace_id)
         theirs = other.update(trace_id, {"content": "Theirs"}, expect_version=stored.version)
-    qtbot.waitUntil(lambda: editor.banner.isVisible(), timeout=3000)
+    qtbot.waitUntil(lambda: window.detail.editor.banner.isVisible(), timeout=3000)
+    return trace_id, theirs
+
+
+def test_revert_after_an_outside_change_loads_the_current_version(qtbot, live_window, brain_path):
+    window = live_window
+    editor = window.detail.editor
+    trace_id, theirs = _typed_then_changed_elsewhere(qtbot, window, brain_path)
     editor.revert_button.click()
     assert editor.content.toPlainText() == "Theirs" and editor.trace.version == theirs.version
     assert not editor.dirty and not editor.banner.isVisible()
@@ -217,12 +225,7 @@ def test_discarding_on_switch_after_an_outside_change_keeps_no_stale_base(
 ):
     window = live_window
     editor = window.detail.editor
-    trace_id = select_row(window, 2)
-    _type_at_end(qtbot, window, " (mine)")
-    with Brain.open(brain_path, actor="cli") as other:
-        stored = other.get(trace_id)
-        other.update(trace_id, {"content": "Theirs"}, expect_version=stored.version)
-    qtbot.waitUntil(lambda: editor.banner.isVisible(), timeout=3000)
+    _typed_then_changed_elsewhere(qtbot, window, brain_path)
     window.edits.ask.unsaved = "discard"
     assert window.edits.settle_unsaved_edit()
     assert editor.content.toPlainText() == "Theirs" and not editor.banner.isVisible()

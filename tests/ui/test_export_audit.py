@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 import time
+from contextlib import contextmanager
 
 from PySide6.QtCore import QItemSelectionModel
 
@@ -78,7 +79,11 @@ def test_switching_folder_formats_keeps_a_dotted_folder_name(qtbot, window, tmp_
     assert switch("sqlite") == str(tmp_path / "out.sqlite")
 
 
-def test_a_search_does_not_wait_for_long_jobs(qtbot, window):
+@contextmanager
+def busy_pool(qtbot, window):
+    """Both threads of the window's long-job pool taken by exports that wait for the test.
+    (A context, not a fixture: pytest-qt closes the window before fixtures end, and a close
+    while jobs run asks a question nobody answers.)"""
     release = threading.Event()
     running: list[int] = []
 
@@ -90,31 +95,23 @@ def test_a_search_does_not_wait_for_long_jobs(qtbot, window):
     jobs = [window.runner.start("export", lambda n=n: long_job(n)) for n in range(4)]
     try:
         qtbot.waitUntil(lambda: len(running) >= 2, timeout=WAIT_MS)  # every thread is taken
+        yield
+    finally:
+        release.set()
+        qtbot.waitUntil(lambda: all(job.done for job in jobs), timeout=WAIT_MS)
+
+
+def test_a_search_does_not_wait_for_long_jobs(qtbot, window):
+    with busy_pool(qtbot, window):
         started = time.monotonic()
         window.search_bar.field.setText("Alice")
         window.model.set_search("Alice")
         qtbot.waitUntil(lambda: not window.model.busy, timeout=3000)
         assert window.model.rowCount() == 1 and time.monotonic() - started < 3
-    finally:
-        release.set()
-        qtbot.waitUntil(lambda: all(job.done for job in jobs), timeout=WAIT_MS)
 
 
 def test_the_counts_do_not_wait_for_long_jobs(qtbot, window):
-    release = threading.Event()
-    running: list[int] = []
-
-    def long_job(n: int):
-        running.append(n)
-        release.wait(WAIT_MS / 1000)
-        yield Progress(1, 1, "done")
-
-    jobs = [window.runner.start("export", lambda n=n: long_job(n)) for n in range(4)]
-    try:
-        qtbot.waitUntil(lambda: len(running) >= 2, timeout=WAIT_MS)  # every thread is taken
+    with busy_pool(qtbot, window):
         window.counts_label.setText("")
         window.update_counts()
         qtbot.waitUntil(lambda: bool(window.counts_label.text()), timeout=3000)
-    finally:
-        release.set()
-        qtbot.waitUntil(lambda: all(job.done for job in jobs), timeout=WAIT_MS)
