@@ -51,6 +51,12 @@ def agentos_set_content(conn: apsw.Connection, trace_id: str, content: str) -> N
     )
 
 
+def assert_index_holds_each_row_once(brain: Brain) -> None:
+    """memgui_fts has an entry per row, none left of a row another program took away."""
+    rows = brain.db.conn.execute("SELECT count(*) FROM memory_traces").fetchone()[0]
+    assert fulltext.indexed_rows(brain.db, "memgui_fts") == rows
+
+
 def found(brain: Brain, query: str) -> list[str]:
     return [t.id for t in brain.search(query, record_recall=False).traces]
 
@@ -174,10 +180,7 @@ def test_a_rowid_another_program_deleted_carries_no_old_words(migrated: Path) ->
         )  # the same rowid, taken again
         assert found(brain, "zqghost") == []
         assert found(brain, "zqnew") == [fresh.id]
-        assert (
-            fulltext.indexed_rows(brain.db, "memgui_fts")
-            == brain.db.conn.execute("SELECT count(*) FROM memory_traces").fetchone()[0]
-        )
+        assert_index_holds_each_row_once(brain)
 
 
 def test_migrating_from_1_indexes_what_another_program_wrote_meanwhile(brain_path: Path) -> None:
@@ -263,10 +266,7 @@ def test_a_row_another_program_replaces_leaves_no_old_words(migrated: Path) -> N
         conn.close()
         assert found(brain, "zqreplaced") == []
         assert found(brain, "zqreplacement") == [own.id]
-        assert (
-            fulltext.indexed_rows(brain.db, "memgui_fts")
-            == brain.db.conn.execute("SELECT count(*) FROM memory_traces").fetchone()[0]
-        )
+        assert_index_holds_each_row_once(brain)
 
 
 def test_a_brain_missing_a_trigger_gets_it_on_its_first_write(migrated: Path) -> None:
@@ -311,10 +311,7 @@ def test_another_programs_upsert_is_marked_and_not_refused(migrated: Path) -> No
         assert found(brain, "zqafter") == [own.id] and found(brain, "zqbefore") == []
         assert found(brain, "upserted") == [pending.id] and found(brain, "edited") == []
         assert found(brain, "zqbrand") == ["mt_new"]
-        assert (
-            fulltext.indexed_rows(brain.db, "memgui_fts")
-            == brain.db.conn.execute("SELECT count(*) FROM memory_traces").fetchone()[0]
-        )
+        assert_index_holds_each_row_once(brain)
 
 
 def test_a_brain_with_triggers_of_an_earlier_memgui_gets_them_as_they_are_now(

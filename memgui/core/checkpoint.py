@@ -45,10 +45,12 @@ def file_identity(path: Path) -> tuple[int, int] | None:
 class Checkpointer:
     """The WAL hook of one writing connection and the thread that checkpoints for it."""
 
-    def __init__(self, path: Path, writer_lock: threading.RLock) -> None:
+    def __init__(
+        self, path: Path, writer_lock: threading.RLock, identity: tuple[int, int] | None
+    ) -> None:
         self.path = path
         self.writer_lock = writer_lock
-        self.identity: tuple[int, int] | None = None  # the file the writer opened
+        self.identity = identity  # (device, inode) of the file the writer opened
         self.wal_pages = 0  # as the last commit left the WAL
         self.passes = 0
         self.truncations = 0

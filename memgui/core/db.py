@@ -50,11 +50,6 @@ SHARED_CHECK_S = 1.0  # how stale "no other program writes this brain" may be
 FILE_CHECK_S = 0.05  # how stale "the file at the path is the one open" may be
 
 
-def _identity(path: Path) -> tuple[int, int]:
-    stat = os.stat(path)
-    return stat.st_dev, stat.st_ino
-
-
 def _check_brain_path(path: Path, missing: bool) -> None:
     """A folder, or a path below a file, is the caller's mistake: said so, naming it."""
     if path.is_dir():
@@ -103,13 +98,12 @@ class Database:
         else:
             self.readonly = True
             self._conn = self._open_readonly()
-        self._identity = _identity(self.path)
+        self._identity = file_identity(self.path)
         self._configure()
         # Checkpoints run on a thread of their own (see `checkpoint`), not in the commit.
         self.checkpointer: Checkpointer | None = None
         if not self.readonly:
-            self.checkpointer = Checkpointer(self.path, self.lock)
-            self.checkpointer.identity = self._identity
+            self.checkpointer = Checkpointer(self.path, self.lock, self._identity)
             self.conn.set_wal_hook(self.checkpointer.on_commit)
         if self.created:
             self._create_schema()
@@ -197,13 +191,13 @@ class Database:
                 return None  # compared a moment ago: a stat() per add cost ~2 % of it
             self._file_checked = now
             try:
-                identity = _identity(self.path)
-            except FileNotFoundError:
-                self.lost = "was deleted or moved after it was opened"
+                identity = file_identity(self.path)
             except OSError as exc:
                 self.lost = f"cannot be reached any more ({exc.strerror})"
             else:
-                if identity != self._identity:
+                if identity is None:
+                    self.lost = "was deleted or moved after it was opened"
+                elif identity != self._identity:
                     self.lost = "was replaced by another file after it was opened"
         return self.lost
 

@@ -384,14 +384,12 @@ class TraceEditor(QWidget):
 
     def _show_banner(self, text: str, gone: bool = False) -> None:
         self.banner.setText(text)
-        self.banner.show()
         self.save_new_button.setVisible(gone)
         self.discard_button.setVisible(gone)
         self.banner_box.show()
 
     def _hide_banner(self) -> None:
         self.banner_box.hide()
-        self.banner.hide()
 
     # --- values and validation ----------------------------------------------------------
 
