@@ -132,15 +132,17 @@ def test_memguis_own_writes_leave_no_foreign_marks(migrated: Path) -> None:
         assert shared == 0  # none of memgui's own writes looked like another program's
 
 
-def test_a_brain_of_schema_1_gets_the_triggers_on_its_first_write(brain_path: Path) -> None:
+def back_to_schema_1(brain: Brain) -> None:
+    """The brain as memgui's schema 1 left it: no triggers, version 1 in its meta rows."""
+    for name in schema.MEMGUI_TRIGGER_NAMES:
+        brain.db.conn.execute(f"DROP TRIGGER {name}")
+    brain.db.conn.execute("UPDATE brain_meta SET value = '1' WHERE key = ?", (schema.SCHEMA_KEY,))
 
+
+def test_a_brain_of_schema_1_gets_the_triggers_on_its_first_write(brain_path: Path) -> None:
     with Brain.open(brain_path, actor="test") as brain:
         brain.add("made under schema 1")
-        for name in schema.MEMGUI_TRIGGER_NAMES:
-            brain.db.conn.execute(f"DROP TRIGGER {name}")
-        brain.db.conn.execute(
-            "UPDATE brain_meta SET value = '1' WHERE key = ?", (schema.SCHEMA_KEY,)
-        )
+        back_to_schema_1(brain)
     conn = agentos(brain_path)
     agentos_add(conn, "mt_a", "an agent wrote this under schema 1", "user-42")
     conn.close()
@@ -184,14 +186,9 @@ def test_a_rowid_another_program_deleted_carries_no_old_words(migrated: Path) ->
 
 
 def test_migrating_from_1_indexes_what_another_program_wrote_meanwhile(brain_path: Path) -> None:
-
     with Brain.open(brain_path, actor="test") as brain:
         edited = brain.add("zqold text of a memgui note").id
-        for name in schema.MEMGUI_TRIGGER_NAMES:
-            brain.db.conn.execute(f"DROP TRIGGER {name}")
-        brain.db.conn.execute(
-            "UPDATE brain_meta SET value = '1' WHERE key = ?", (schema.SCHEMA_KEY,)
-        )
+        back_to_schema_1(brain)
     conn = agentos(brain_path)
     agentos_add(conn, "mt_a", "zqagent wrote this under schema 1", "")
     agentos_set_content(conn, edited, "zqnewtext set by the agent")
