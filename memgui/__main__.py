@@ -2,6 +2,6 @@
 
 import sys
 
-from memgui.cli import main
+from memgui.cli.main import main
 
 sys.exit(main())

@@ -10,7 +10,7 @@ from typing import Any
 import apsw
 import pytest
 
-from memgui.cli import main
+from memgui.cli.main import main
 
 # --- helpers shared by the other CLI test modules ----------------------------------------
 

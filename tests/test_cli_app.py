@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from memgui.cli import _split_app_brain, main
-from memgui.cli_registry import REGISTRY, Command
+from memgui.cli.main import _split_app_brain, main
+from memgui.cli.registry import REGISTRY, Command
 from tests.test_cli import add, isolate_user_dirs, run_cli
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import apsw
 import pytest
 
-from memgui.cli import main
+from memgui.cli.main import main
 from memgui.core.brain import Brain
 from tests.test_cli import add, isolate_user_dirs, run_cli, run_text, snapshot
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from memgui.cli import main
+from memgui.cli.main import main
 
 
 def run(capsys, *argv: str) -> tuple[int, dict, str]:

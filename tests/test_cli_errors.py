@@ -10,7 +10,7 @@ from pathlib import Path
 import apsw
 import pytest
 
-from memgui.cli import build_parser, main
+from memgui.cli.main import build_parser, main
 from memgui.core.brain import Brain
 from tests.test_cli import add, isolate_user_dirs, run_cli, snapshot
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from memgui.cli_registry import CommandContext, command
+from memgui.cli.registry import CommandContext, command
 from memgui.core.errors import InvalidArgument
 from memgui.core.model import check_id
 

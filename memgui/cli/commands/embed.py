@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from memgui.cli_registry import CommandContext, command
+from memgui.cli.registry import CommandContext, command
 from memgui.core import hybrid, vectors
 from memgui.core.errors import InvalidArgument
 from memgui.core.progress import Progress, run_to_end

@@ -9,8 +9,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from memgui.cli_format import results_lines, trace_details, trace_line
-from memgui.cli_registry import CommandContext, add_filter_options, command, jsonable
+from memgui.cli.format import results_lines, trace_details, trace_line
+from memgui.cli.registry import CommandContext, add_filter_options, command, jsonable
 from memgui.core.errors import InvalidArgument
 from memgui.core.model import RelatedSummary, Trace, TraceFilter
 

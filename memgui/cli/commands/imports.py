@@ -12,8 +12,8 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memgui.cli_format import snippet
-from memgui.cli_registry import CommandContext, command
+from memgui.cli.format import snippet
+from memgui.cli.registry import CommandContext, command
 from memgui.core.errors import MemguiError
 from memgui.core.io.detect import FORMATS
 from memgui.core.io.records import NEW, UPDATE, VERDICTS

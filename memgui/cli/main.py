@@ -20,19 +20,19 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from memgui.cli_log import failures_logged_to_file
-from memgui.cli_registry import REGISTRY, CommandContext
+from memgui.cli.log import failures_logged_to_file
+from memgui.cli.registry import REGISTRY, CommandContext
 from memgui.core.errors import InvalidArgument, MemguiError, StorageError
 from memgui.core.model import check_id
 
 # Each module registers its subcommands with @command when imported.
 COMMAND_MODULES = (
-    "memgui.cli_traces",
-    "memgui.cli_admin",
-    "memgui.cli_app",
-    "memgui.cli_embed",
-    "memgui.cli_import",
-    "memgui.cli_export",
+    "memgui.cli.commands.traces",
+    "memgui.cli.commands.admin",
+    "memgui.cli.commands.app",
+    "memgui.cli.commands.embed",
+    "memgui.cli.commands.imports",
+    "memgui.cli.commands.exports",
 )
 
 APP_NAME = "memgui"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from memgui.cli_format import journal_lines, mapping_lines, neighbour_lines
-from memgui.cli_registry import CommandContext, command, jsonable
+from memgui.cli.format import journal_lines, mapping_lines, neighbour_lines
+from memgui.cli.registry import CommandContext, command, jsonable
 from memgui.core.graph import MAX_NEIGHBOURS, NEIGHBOURS_CAP
 
 

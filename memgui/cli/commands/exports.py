@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memgui.cli_registry import CommandContext, command
+from memgui.cli.registry import CommandContext, command
 from memgui.core.errors import InvalidArgument
 from memgui.core.io.formats import EXPORT_FORMATS
 from memgui.core.progress import run_to_end

@@ -1,0 +1,1 @@
+"""The `memgui` command: `main.py` parses and dispatches, `commands/` holds the subcommands."""

@@ -1,0 +1,1 @@
+"""The subcommands of `memgui`, one module per group; each registers its own with `@command`."""
