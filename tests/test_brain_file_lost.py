@@ -68,7 +68,7 @@ def test_reverting_in_a_damaged_file_says_it_is_lost(tmp_path: Path) -> None:
 def test_a_brain_opened_by_a_relative_path_survives_a_change_of_directory(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from memgui.core import db
+    from memgui.core.storage import db
 
     monkeypatch.setattr(db, "FILE_CHECK_S", 0.0)  # compare at every write
     monkeypatch.chdir(tmp_path)

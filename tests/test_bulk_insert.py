@@ -9,10 +9,11 @@ from pathlib import Path
 import apsw
 import pytest
 
-from memgui.core import fulltext, store
+from memgui.core import fulltext
 from memgui.core.brain import Brain
 from memgui.core.io.bulk import gc_paused, paused_steps
 from memgui.core.io.validate import trace_snapshot
+from memgui.core.storage import store
 
 NOW = 1_767_225_600_000
 TEXTS = (
@@ -176,7 +177,7 @@ def test_steps_run_paused_and_the_job_keeps_its_own_ending() -> None:
 
 
 def test_a_big_bulk_insert_pauses_the_insert_triggers_and_keeps_them(brain: Brain) -> None:
-    from memgui.core import schema
+    from memgui.core.storage import schema
 
     brain.add("first")
 

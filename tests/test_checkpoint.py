@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from memgui.core import checkpoint
 from memgui.core.brain import Brain
+from memgui.core.storage import checkpoint
 from tests.killed_child import killed_once_it_says
 
 STEP, RESTART = 100, 1_000  # pages: small, so that a few hundred adds go past both
@@ -90,7 +90,7 @@ def test_a_brain_only_read_has_no_checkpointer(tmp_path: Path) -> None:
 
 KILLED_WRITER = """
 import sys
-from memgui.core import checkpoint
+from memgui.core.storage import checkpoint
 checkpoint.STEP_PAGES, checkpoint.RESTART_PAGES = 100, 1000
 from memgui.core.brain import Brain
 brain = Brain.open(sys.argv[1], actor="test")

@@ -10,10 +10,11 @@ from pathlib import Path
 import apsw
 import pytest
 
-from memgui.core import fulltext, schema
+from memgui.core import fulltext
 from memgui.core.brain import Brain
 from memgui.core.errors import NotFound
 from memgui.core.model import TraceFilter
+from memgui.core.storage import schema
 
 
 def agentos(path: Path) -> apsw.Connection:
@@ -223,7 +224,7 @@ def test_another_program_taking_a_scope_id_away_files_the_row_under_none(migrate
 def test_once_another_program_writes_memgui_indexes_at_every_commit(
     migrated: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from memgui.core import db
+    from memgui.core.storage import db
 
     monkeypatch.setattr(db, "SHARED_CHECK_S", 0.0)  # seen at the next write, not a second later
     with Brain.open(migrated, actor="test") as brain:

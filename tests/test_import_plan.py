@@ -86,7 +86,7 @@ def test_duplicate_needs_the_same_scope_scope_id_and_user(brain: Brain, tmp_path
 
 
 def test_same_hash_in_metadata_is_a_duplicate(brain: Brain, tmp_path: Path) -> None:
-    from memgui.core.store import content_hash
+    from memgui.core.storage.store import content_hash
 
     row = trace_row("x", "Hashed elsewhere", metadata="{}")
     first = write_export(tmp_path / "one.json", [row])

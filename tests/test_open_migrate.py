@@ -10,7 +10,6 @@ from pathlib import Path
 import apsw
 import pytest
 
-from memgui.core import schema
 from memgui.core.brain import Brain
 from memgui.core.errors import (
     BrainIdRequired,
@@ -22,6 +21,7 @@ from memgui.core.errors import (
     SchemaTooNew,
 )
 from memgui.core.model import TraceFilter
+from memgui.core.storage import schema
 
 
 def digest(path: Path) -> str:
@@ -166,7 +166,7 @@ def test_read_only_file_can_be_browsed(agentos_copy: Path, monkeypatch) -> None:
     # As root every file is writable, so say "not writable" the way read-only media would.
     real_access = os.access
     monkeypatch.setattr(
-        "memgui.core.db.os.access",
+        "memgui.core.storage.db.os.access",
         lambda p, mode: False if mode == os.W_OK else real_access(p, mode),
     )
     before = digest(agentos_copy)

@@ -260,7 +260,7 @@ def test_sweep_expires_strictly_after_the_deadline(brain: Brain) -> None:
     ],
 )
 def test_json_columns_read_exactly_as_json_reads_them(text: str) -> None:
-    from memgui.core.store import _loads
+    from memgui.core.storage.store import _loads
 
     default = [] if text.startswith("[") else {}
     expected = json.loads(text)

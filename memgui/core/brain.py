@@ -16,15 +16,12 @@ from memgui.core import (
     hybrid,
     journal,
     links,
-    schema,
     scopes,
     search,
-    store,
     traces,
     vectors,
 )
 from memgui.core.brain_write import BrainWrite
-from memgui.core.db import Database, now_ms
 from memgui.core.embed import unpack_vector
 from memgui.core.errors import (
     BrainFileLost,
@@ -50,6 +47,8 @@ from memgui.core.model import (
 )
 from memgui.core.progress import run_to_end
 from memgui.core.semantic import SemanticSearch
+from memgui.core.storage import schema, store
+from memgui.core.storage.db import Database, now_ms
 
 ORDER_COLUMNS = {
     "created_at": "created_at",

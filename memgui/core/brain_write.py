@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memgui.core import fulltext
-from memgui.core.db import WriteBatch
+from memgui.core.storage.db import WriteBatch
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from memgui.core.db import Database
 from memgui.core.model import TraceFilter
+from memgui.core.storage.db import Database
 
 
 def filter_sql(

@@ -15,8 +15,9 @@ from collections.abc import Iterable, Iterator
 import apsw
 import orjson
 
-from memgui.core import schema, textindex
-from memgui.core.db import Database
+from memgui.core import textindex
+from memgui.core.storage import schema
+from memgui.core.storage.db import Database
 
 FLUSH_AFTER = 256
 

@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING, Any
 
 import apsw
 
-from memgui.core import store
 from memgui.core.errors import InvalidArgument, NotFound
-from memgui.core.io import revert_rows
 from memgui.core.model import Neighbour, check_depth, check_id, check_int_range, check_text
+from memgui.core.storage import journal_rows as revert_rows
+from memgui.core.storage import store
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain

@@ -11,10 +11,11 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from memgui.core import decay, store, vectors
+from memgui.core import decay, vectors
 from memgui.core.errors import Conflict, InvalidArgument, NotFound
-from memgui.core.io import revert_rows
 from memgui.core.model import Changes, JournalEntry, check_id
+from memgui.core.storage import journal_rows as revert_rows
+from memgui.core.storage import store
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain

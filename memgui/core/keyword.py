@@ -38,7 +38,7 @@ from memgui.core.model import TraceFilter
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
-    from memgui.core.db import Database
+    from memgui.core.storage.db import Database
 
 SCORED_MATCHES_MAX = 4000
 RARE_MATCHES_MAX = 256  # a query word with at most this many matches keeps all of them

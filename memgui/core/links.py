@@ -5,13 +5,13 @@ from __future__ import annotations
 import unicodedata
 from typing import TYPE_CHECKING
 
-from memgui.core import store
 from memgui.core.errors import InvalidArgument, NotFound
 from memgui.core.model import RelatedSummary, check_id, check_link_kind
+from memgui.core.storage import store
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
-    from memgui.core.db import WriteBatch
+    from memgui.core.storage.db import WriteBatch
 
 SNIPPET_CHARS = 160
 MAX_RELATED = 10

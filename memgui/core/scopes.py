@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from memgui.core import store
 from memgui.core.errors import InvalidArgument
 from memgui.core.graph import node_properties
-from memgui.core.io import revert_rows
 from memgui.core.model import SCOPES, check_choice, check_text
+from memgui.core.storage import journal_rows as revert_rows
+from memgui.core.storage import store
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
-    from memgui.core.db import WriteBatch
+    from memgui.core.storage.db import WriteBatch
 
 # Where a trace names the users it came from (AgentOS turnUserId / contributors).
 _USER_MATCH = (

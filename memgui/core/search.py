@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from memgui.core import decay, links, store
+from memgui.core import decay, links
 from memgui.core.errors import InvalidArgument
 from memgui.core.filters import filter_sql
 from memgui.core.keyword import KeywordHit, keyword_ranking
@@ -22,6 +22,7 @@ from memgui.core.model import (
     check_limit,
     check_text,
 )
+from memgui.core.storage import store
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain

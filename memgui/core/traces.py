@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import apsw
 
-from memgui.core import decay, journal, links, store
+from memgui.core import decay, journal, links
 from memgui.core.errors import InvalidArgument
 from memgui.core.model import (
     SCOPES,
@@ -26,6 +26,7 @@ from memgui.core.model import (
     check_text,
     check_ttl,
 )
+from memgui.core.storage import store
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain

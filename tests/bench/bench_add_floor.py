@@ -22,10 +22,10 @@ from pathlib import Path
 import apsw
 import orjson
 
-from memgui.core import store
 from memgui.core.brain import Brain
-from memgui.core.db import Database
 from memgui.core.fulltext import MARK_NEW_SQL as _PENDING_SQL
+from memgui.core.storage import store
+from memgui.core.storage.db import Database
 from tests.bench.bench_core import SENTENCES
 from tests.bench.common import emit
 

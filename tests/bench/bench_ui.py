@@ -35,11 +35,11 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from PySide6.QtCore import QElapsedTimer, QEvent, QObject, QSettings, Qt, QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from memgui.core import store  # noqa: E402
 from memgui.core.brain import Brain  # noqa: E402
 from memgui.core.io.bulk import gc_paused  # noqa: E402
 from memgui.core.io.validate import trace_snapshot  # noqa: E402
 from memgui.core.model import TraceFilter  # noqa: E402
+from memgui.core.storage import store  # noqa: E402
 from memgui.ui import heap  # noqa: E402
 from memgui.ui.main_window import MainWindow  # noqa: E402
 from memgui.ui.session import BrainSession  # noqa: E402

@@ -10,8 +10,8 @@ import pytest
 from PySide6.QtWidgets import QMessageBox
 
 from memgui.core.brain import Brain
-from memgui.core.db import Database
 from memgui.core.progress import Cancelled, Progress
+from memgui.core.storage.db import Database
 from memgui.ui.jobs import JobRunner
 from memgui.ui.models.detail_models import HistoryModel, LinksModel, NeighboursModel
 from tests.ui.test_main_window import open_window, select_row, wait_idle

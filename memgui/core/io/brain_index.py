@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import apsw
 import orjson
 
-from memgui.core import store
+from memgui.core.storage import store
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain

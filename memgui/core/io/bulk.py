@@ -14,8 +14,8 @@ from collections.abc import Callable, Generator, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar, cast
 
-from memgui.core.db import Database
 from memgui.core.io.brain_index import chunks
+from memgui.core.storage.db import Database
 
 Y = TypeVar("Y")
 

@@ -10,13 +10,13 @@ from __future__ import annotations
 import uuid
 from typing import TYPE_CHECKING, Any
 
-from memgui.core import store
+from memgui.core.storage import store
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from memgui.core.db import Database, WriteBatch
     from memgui.core.io.plan import ImportPlan
+    from memgui.core.storage.db import Database, WriteBatch
 
 CONCEPT = "concept"  # the type of a node an Obsidian wikilink names
 RELATED_TO = "related_to"

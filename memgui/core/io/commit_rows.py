@@ -12,10 +12,9 @@ from typing import TYPE_CHECKING, Any
 
 import apsw
 
-from memgui.core import store, vectors
-from memgui.core.db import WriteBatch
+from memgui.core import vectors
 from memgui.core.errors import InvalidArgument
-from memgui.core.io import brain_index, bulk, revert_rows
+from memgui.core.io import brain_index, bulk
 from memgui.core.io.brain_index import sha256, user_of
 from memgui.core.io.classify import new_trace_id
 from memgui.core.io.commit_links import (
@@ -40,6 +39,9 @@ from memgui.core.io.records import (
     plain_fields,
 )
 from memgui.core.io.validate import check_trace_fields, fresh_text, trace_snapshot
+from memgui.core.storage import journal_rows as revert_rows
+from memgui.core.storage import store
+from memgui.core.storage.db import WriteBatch
 from memgui.core.vectors import VectorIndexUnavailable, sync_rows
 
 if TYPE_CHECKING:

@@ -19,13 +19,14 @@ from typing import TYPE_CHECKING, Any, BinaryIO, cast
 
 import apsw
 
-from memgui.core import search, store
+from memgui.core import search
 from memgui.core.errors import InvalidArgument, MemguiError
 from memgui.core.model import TraceFilter, check_text
+from memgui.core.storage import store
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
-    from memgui.core.db import Database
+    from memgui.core.storage.db import Database
 
 BUSY_TIMEOUT_MS = 10_000
 Selection = TraceFilter | Sequence[str] | None

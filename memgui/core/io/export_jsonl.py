@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 import apsw
 
-from memgui.core import store
 from memgui.core.io.export_common import (
     ExportOptions,
     ExportResult,
@@ -41,7 +40,8 @@ from memgui.core.io.export_common import (
 from memgui.core.io.export_json import js_string
 from memgui.core.model import CATEGORIES, LINK_KINDS
 from memgui.core.progress import Job, Progress
-from memgui.core.schema import SCHEMA_KEY
+from memgui.core.storage import store
+from memgui.core.storage.schema import SCHEMA_KEY
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain

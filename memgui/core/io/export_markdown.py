@@ -27,7 +27,6 @@ from typing import TYPE_CHECKING, Any
 
 import apsw
 
-from memgui.core import store
 from memgui.core.io.export_common import (
     ExportIncomplete,
     ExportOptions,
@@ -42,6 +41,7 @@ from memgui.core.io.export_common import (
 )
 from memgui.core.io.export_paths import ContainedFolder, Skip, name_problem
 from memgui.core.progress import Job, Progress
+from memgui.core.storage import store
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain

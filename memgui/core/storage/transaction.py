@@ -16,9 +16,9 @@ from memgui.core.errors import BrainFileLost, ReadOnlyBrain, StorageError
 from memgui.core.model import Changes
 
 if TYPE_CHECKING:
-    from memgui.core.db import Database
+    from memgui.core.storage.db import Database
 
-log = logging.getLogger("memgui.core.db")
+log = logging.getLogger("memgui.core.storage.db")
 
 # SQLite's errors that say the file is not (or no longer) a sound brain.
 DAMAGED = (apsw.CorruptError, apsw.NotADBError)

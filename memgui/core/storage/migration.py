@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING
 
 import apsw
 
-from memgui.core import schema
 from memgui.core.errors import MigrationError, ReadOnlyBrain
+from memgui.core.storage import schema
 
 if TYPE_CHECKING:
-    from memgui.core.db import Database
+    from memgui.core.storage.db import Database
 
 
 def create_tables(conn: apsw.Connection) -> None:

@@ -18,10 +18,11 @@ from typing import Any
 
 import orjson
 
-from memgui.core import decay, fulltext, schema, vectors
-from memgui.core.db import Database, WriteBatch, now_ms
+from memgui.core import decay, fulltext, vectors
 from memgui.core.errors import InvalidArgument
 from memgui.core.model import Trace, trace_from_fields
+from memgui.core.storage import schema
+from memgui.core.storage.db import Database, WriteBatch, now_ms
 
 # The snapshot of a trace the journal records (everything but the embedding BLOB).
 SNAPSHOT_FIELDS = (
@@ -491,7 +492,7 @@ def _let_go_of_trace(db: Database, batch: WriteBatch, brain_id: str, trace_id: s
     # memory_graph node, whose id is the trace's, and every edge naming the trace; so no node
     # stands for a trace the brain no longer holds. Edges first: a revert puts the node back
     # before them.
-    from memgui.core.io import revert_rows  # imports this module
+    from memgui.core.storage import journal_rows as revert_rows  # imports this module
 
     revert_rows.delete_rows(
         db, batch, brain_id, "edge", "source_id = ?2 OR target_id = ?2", where[1:]

@@ -12,8 +12,9 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from memgui.core import journal, store
-from memgui.core.db import WriteBatch, now_ms
+from memgui.core import journal
+from memgui.core.storage import store
+from memgui.core.storage.db import WriteBatch, now_ms
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain

@@ -19,15 +19,16 @@ from pathlib import Path
 
 import apsw
 
-from memgui.core import migration, schema, vectors
-from memgui.core.checkpoint import Checkpointer, file_identity
+from memgui.core import vectors
 from memgui.core.errors import (
     BrainFileLost,
     InvalidArgument,
     SchemaTooNew,
     StorageError,
 )
-from memgui.core.transaction import DAMAGED, WriteBatch, WriteTransaction
+from memgui.core.storage import migration, schema
+from memgui.core.storage.checkpoint import Checkpointer, file_identity
+from memgui.core.storage.transaction import DAMAGED, WriteBatch, WriteTransaction
 
 __all__ = ["DAMAGED", "Database", "WriteBatch", "WriteTransaction", "now_ms"]
 

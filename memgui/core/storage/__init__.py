@@ -1,0 +1,1 @@
+"""Where a brain lives: the SQLite file, connections, transactions, migrations, schema and rows."""
