@@ -9,10 +9,10 @@ from pathlib import Path
 import apsw
 import pytest
 
-from memgui.core import fulltext
 from memgui.core.brain import Brain
 from memgui.core.io.bulk import gc_paused, paused_steps
 from memgui.core.io.validate import trace_snapshot
+from memgui.core.search import fulltext
 from memgui.core.storage import store
 
 NOW = 1_767_225_600_000

@@ -10,7 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from memgui.core.embed import (
+from memgui.core.errors import EmbeddingUnavailable
+from memgui.core.search.embed import (
     DEFAULT_OLLAMA_URL,
     EmbeddingModelMissing,
     OllamaEmbedder,
@@ -18,7 +19,6 @@ from memgui.core.embed import (
     resolve_ollama_url,
     unpack_vector,
 )
-from memgui.core.errors import EmbeddingUnavailable
 from tests import ollama_fixture
 from tests.ollama_server import FakeOllama
 

@@ -113,7 +113,7 @@ def test_cancel_leaves_nothing(brain: Brain, tmp_path: Path) -> None:
 
 
 def test_vector_index_is_rebuilt_in_the_copy(brain: Brain, tmp_path: Path) -> None:
-    from memgui.core import vectors
+    from memgui.core.search import vectors
 
     if not vectors.vec_available(brain.db.conn):
         pytest.skip("sqlite-vec cannot be loaded here")

@@ -10,10 +10,10 @@ from pathlib import Path
 import apsw
 import pytest
 
-from memgui.core import fulltext
 from memgui.core.brain import Brain
 from memgui.core.errors import NotFound
 from memgui.core.model import TraceFilter
+from memgui.core.search import fulltext
 from memgui.core.storage import schema
 
 

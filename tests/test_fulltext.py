@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from memgui.core import fulltext, textindex
 from memgui.core.brain import Brain
+from memgui.core.search import fulltext, textindex
 
 
 def agentos_match(path: Path, query: str) -> set[str]:
@@ -197,7 +197,7 @@ def test_agentos_index_finds_a_decomposed_word_in_either_form(
 ) -> None:
     import apsw
 
-    from memgui.core import keyword
+    from memgui.core.search import keyword
 
     word = "Αθήνα"
     nfc, nfd = (unicodedata.normalize(form, word) for form in ("NFC", "NFD"))

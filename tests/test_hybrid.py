@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from memgui.core import hybrid, vector_cache, vectors
 from memgui.core.brain import Brain
-from memgui.core.embed import OllamaEmbedder
 from memgui.core.errors import EmbeddingUnavailable
 from memgui.core.model import TraceFilter
 from memgui.core.progress import run_to_end
-from memgui.core.semantic import SemanticSearch
+from memgui.core.search import hybrid, vector_cache, vectors
+from memgui.core.search.embed import OllamaEmbedder
+from memgui.core.search.semantic import SemanticSearch
 from tests import ollama_fixture
 from tests.ollama_server import FakeOllama
 
@@ -90,7 +90,7 @@ def test_filters_apply_before_the_cut(brain: Brain, ollama_server: FakeOllama) -
 def test_server_down_falls_back_to_keyword(
     brain: Brain, ollama_server: FakeOllama, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from memgui.core import search
+    from memgui.core.search import query as search
 
     brain.add("car repair at the garage")
     embedded(brain, ollama_server)
@@ -202,7 +202,7 @@ def test_keyword_leg_runs_beside_the_semantic_leg(
 ) -> None:
     import threading
 
-    from memgui.core import search
+    from memgui.core.search import query as search
 
     exact = brain.add("the garage visit was expensive")
     meaning = brain.add("mechanic fixed the automobile")

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from memgui.core import fulltext, keyword
 from memgui.core.brain import Brain
 from memgui.core.model import TraceFilter
+from memgui.core.search import fulltext, keyword
 from tests.query_plans import plan_of, selects_run
 
 

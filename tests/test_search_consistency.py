@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from memgui.core import search
 from memgui.core.brain import Brain
 from memgui.core.model import TraceFilter
+from memgui.core.search import query as search
 
 
 @pytest.fixture

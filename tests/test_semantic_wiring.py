@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from memgui.core.brain import Brain
-from memgui.core.embed import OllamaEmbedder
 from memgui.core.model import TraceFilter
+from memgui.core.search.embed import OllamaEmbedder
 
 
 def vec_rows(brain: Brain) -> int:

@@ -7,10 +7,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from memgui.core import vector_cache, vectors
 from memgui.core.brain import Brain
-from memgui.core.embed import pack_vector, unpack_vector
 from memgui.core.model import TraceFilter
+from memgui.core.search import vector_cache, vectors
+from memgui.core.search.embed import pack_vector, unpack_vector
 
 
 def brain_filter() -> TraceFilter:

@@ -86,7 +86,7 @@ class CommandContext:
 
     def embedder(self, model: str | None = None) -> Any:
         """The Ollama embedder the options and environment name (nothing is contacted yet)."""
-        from memgui.core.embed import OllamaEmbedder
+        from memgui.core.search.embed import OllamaEmbedder
 
         chosen = model or self.embed_model or os.environ.get(EMBED_MODEL_ENV) or DEFAULT_MODEL
         return OllamaEmbedder(self.ollama_url, model=chosen)

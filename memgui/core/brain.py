@@ -9,20 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memgui.core import (
-    conversations,
-    fulltext,
-    graph,
-    hybrid,
-    journal,
-    links,
-    scopes,
-    search,
-    traces,
-    vectors,
-)
+from memgui.core import conversations, graph, journal, links, scopes, traces
 from memgui.core.brain_write import BrainWrite
-from memgui.core.embed import unpack_vector
 from memgui.core.errors import (
     BrainFileLost,
     BrainIdRequired,
@@ -46,7 +34,10 @@ from memgui.core.model import (
     check_text,
 )
 from memgui.core.progress import run_to_end
-from memgui.core.semantic import SemanticSearch
+from memgui.core.search import fulltext, hybrid, vectors
+from memgui.core.search import query as search
+from memgui.core.search.embed import unpack_vector
+from memgui.core.search.semantic import SemanticSearch
 from memgui.core.storage import schema, store
 from memgui.core.storage.db import Database, now_ms
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memgui.core import fulltext
+from memgui.core.search import fulltext
 from memgui.core.storage.db import WriteBatch
 
 if TYPE_CHECKING:

@@ -11,9 +11,10 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from memgui.core import decay, vectors
+from memgui.core import decay
 from memgui.core.errors import Conflict, InvalidArgument, NotFound
 from memgui.core.model import Changes, JournalEntry, check_id
+from memgui.core.search import vectors
 from memgui.core.storage import journal_rows as revert_rows
 from memgui.core.storage import store
 

@@ -19,10 +19,10 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu
 
 from memgui.core.brain import Brain
-from memgui.core.embed import OllamaEmbedder
 from memgui.core.errors import EmbeddingUnavailable
 from memgui.core.model import Changes
 from memgui.core.progress import Progress
+from memgui.core.search.embed import OllamaEmbedder
 from memgui.ui.dialogs.settings_dialog import SettingsDialog, ollama_config
 from memgui.ui.jobs import Job, JobRunner
 from memgui.ui.ollama_status import OllamaStatusLight

@@ -23,7 +23,7 @@ import apsw
 import orjson
 
 from memgui.core.brain import Brain
-from memgui.core.fulltext import MARK_NEW_SQL as _PENDING_SQL
+from memgui.core.search.fulltext import MARK_NEW_SQL as _PENDING_SQL
 from memgui.core.storage import store
 from memgui.core.storage.db import Database
 from tests.bench.bench_core import SENTENCES

@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from memgui.core.brain import Brain
-from memgui.core.embed import OllamaEmbedder
 from memgui.core.progress import run_to_end
-from memgui.core.semantic import SemanticSearch
+from memgui.core.search.embed import OllamaEmbedder
+from memgui.core.search.semantic import SemanticSearch
 from tests.bench.bench_core import SENTENCES
 from tests.bench.common import emit
 from tests.ollama_server import FakeOllama

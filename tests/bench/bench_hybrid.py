@@ -15,9 +15,9 @@ from pathlib import Path
 
 import numpy as np
 
-from memgui.core import fulltext, vectors
 from memgui.core.brain import Brain
-from memgui.core.embed import OllamaEmbedder
+from memgui.core.search import fulltext, vectors
+from memgui.core.search.embed import OllamaEmbedder
 from tests.bench.bench_core import SENTENCES
 from tests.bench.common import emit, percentiles, timed
 from tests.ollama_server import FakeOllama

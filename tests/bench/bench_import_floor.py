@@ -21,11 +21,11 @@ from typing import Any
 
 import orjson
 
-from memgui.core import fulltext, textindex
 from memgui.core.brain import Brain
 from memgui.core.io.commit import commit
 from memgui.core.io.plan import ImportOptions, plan
 from memgui.core.progress import run_to_end
+from memgui.core.search import fulltext, textindex
 from memgui.core.storage import store
 from memgui.core.storage.db import Database
 from tests.bench.bench_import import jsonl_export

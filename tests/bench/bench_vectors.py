@@ -17,8 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from memgui.core import hybrid, vector_cache, vectors
 from memgui.core.brain import Brain
+from memgui.core.search import hybrid, vector_cache, vectors
 
 DIMS = 768
 QUERIES = 30

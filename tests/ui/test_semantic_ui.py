@@ -6,7 +6,7 @@ import pytest
 from PySide6.QtCore import QSettings, Qt
 
 from memgui.core.brain import Brain
-from memgui.core.embed import OLLAMA_URL_ENV
+from memgui.core.search.embed import OLLAMA_URL_ENV
 from memgui.ui.dialogs.settings_dialog import MODEL_KEY, URL_KEY, SettingsDialog, ollama_config
 from memgui.ui.main_window import MainWindow
 from memgui.ui.models.trace_columns import COLUMNS, EMBEDDING_COLUMN

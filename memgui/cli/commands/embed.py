@@ -6,9 +6,9 @@ import argparse
 import sys
 
 from memgui.cli.registry import CommandContext, command
-from memgui.core import hybrid, vectors
 from memgui.core.errors import InvalidArgument
 from memgui.core.progress import Progress, run_to_end
+from memgui.core.search import hybrid, vectors
 
 
 def _configure_embed(parser: argparse.ArgumentParser) -> None:

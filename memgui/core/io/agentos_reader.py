@@ -22,7 +22,7 @@ from memgui.core.errors import InvalidArgument
 from memgui.core.io import agentos_rows as rows
 from memgui.core.io.records import NEW, UNREAD, ImportRecord
 from memgui.core.progress import Progress
-from memgui.core.vectors import MODEL_KEY
+from memgui.core.search.vectors import MODEL_KEY
 
 Event = Progress | ImportRecord
 

@@ -16,7 +16,6 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from memgui.core import fulltext
 from memgui.core.errors import InvalidArgument
 from memgui.core.io import commit_rows, recheck
 from memgui.core.io.bulk import gc_paused
@@ -33,6 +32,7 @@ from memgui.core.io.records import (
 )
 from memgui.core.io.validate import check_trace_fields
 from memgui.core.progress import Cancelled, Job, Progress
+from memgui.core.search import fulltext
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 
 import apsw
 
-from memgui.core import vectors
 from memgui.core.errors import InvalidArgument
 from memgui.core.io import brain_index, bulk
 from memgui.core.io.brain_index import sha256, user_of
@@ -39,10 +38,11 @@ from memgui.core.io.records import (
     plain_fields,
 )
 from memgui.core.io.validate import check_trace_fields, fresh_text, trace_snapshot
+from memgui.core.search import vectors
+from memgui.core.search.vectors import VectorIndexUnavailable, sync_rows
 from memgui.core.storage import journal_rows as revert_rows
 from memgui.core.storage import store
 from memgui.core.storage.db import WriteBatch
-from memgui.core.vectors import VectorIndexUnavailable, sync_rows
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain

@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING, Any, BinaryIO, cast
 
 import apsw
 
-from memgui.core import search
 from memgui.core.errors import InvalidArgument, MemguiError
 from memgui.core.model import TraceFilter, check_text
+from memgui.core.search import query as search
 from memgui.core.storage import store
 
 if TYPE_CHECKING:

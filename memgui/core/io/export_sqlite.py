@@ -30,7 +30,6 @@ from typing import TYPE_CHECKING
 
 import apsw
 
-from memgui.core import fulltext, vectors
 from memgui.core.errors import InvalidArgument
 from memgui.core.io.export_common import (
     ExportOptions,
@@ -44,6 +43,7 @@ from memgui.core.io.export_common import (
     unwritable,
 )
 from memgui.core.progress import Job, Progress
+from memgui.core.search import fulltext, vectors
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain

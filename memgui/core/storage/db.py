@@ -19,13 +19,13 @@ from pathlib import Path
 
 import apsw
 
-from memgui.core import vectors
 from memgui.core.errors import (
     BrainFileLost,
     InvalidArgument,
     SchemaTooNew,
     StorageError,
 )
+from memgui.core.search import vectors
 from memgui.core.storage import migration, schema
 from memgui.core.storage.checkpoint import Checkpointer, file_identity
 from memgui.core.storage.transaction import DAMAGED, WriteBatch, WriteTransaction

@@ -18,9 +18,10 @@ from typing import Any
 
 import orjson
 
-from memgui.core import decay, fulltext, vectors
+from memgui.core import decay
 from memgui.core.errors import InvalidArgument
 from memgui.core.model import Trace, trace_from_fields
+from memgui.core.search import fulltext, vectors
 from memgui.core.storage import schema
 from memgui.core.storage.db import Database, WriteBatch, now_ms
 

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memgui.core.embed import (
+from memgui.core.search.embed import (
     DEFAULT_EMBEDDING_MODEL,
     DEFAULT_OLLAMA_URL,
     OLLAMA_URL_ENV,

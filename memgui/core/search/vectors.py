@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING
 
 import apsw
 
-from memgui.core.embed import pack_vector, unpack_vector
 from memgui.core.errors import MemguiError
 from memgui.core.progress import Progress
+from memgui.core.search.embed import pack_vector, unpack_vector
 
 if TYPE_CHECKING:
     import numpy as np

@@ -12,11 +12,13 @@ import threading
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from memgui.core import decay, hybrid, search, textindex, vectors
+from memgui.core import decay
 from memgui.core.errors import EmbeddingUnavailable
-from memgui.core.keyword import KeywordHit
 from memgui.core.model import TraceFilter
 from memgui.core.progress import Job
+from memgui.core.search import hybrid, textindex, vectors
+from memgui.core.search import query as search
+from memgui.core.search.keyword import KeywordHit
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
@@ -54,7 +56,7 @@ class SemanticSearch:
             if mode == "auto":
                 return None  # nothing to rank: the keyword path answers, and says "keyword"
             return [], mode
-        from memgui.core import vector_cache  # numpy: loaded only once vectors are searched
+        from memgui.core.search import vector_cache  # numpy: loaded only once vectors are searched
 
         where: str | None = None
         params: list[Any] = []

@@ -31,10 +31,11 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import apsw
 
-from memgui.core import decay, fulltext, textindex
+from memgui.core import decay
 from memgui.core.errors import QuerySyntaxError
-from memgui.core.filters import filter_sql
 from memgui.core.model import TraceFilter
+from memgui.core.search import fulltext, textindex
+from memgui.core.search.filters import filter_sql
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator
 import apsw
 import orjson
 
-from memgui.core import textindex
+from memgui.core.search import textindex
 from memgui.core.storage import schema
 from memgui.core.storage.db import Database
 

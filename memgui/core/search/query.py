@@ -12,8 +12,6 @@ from typing import TYPE_CHECKING, Any
 
 from memgui.core import decay, links
 from memgui.core.errors import InvalidArgument
-from memgui.core.filters import filter_sql
-from memgui.core.keyword import KeywordHit, keyword_ranking
 from memgui.core.model import (
     SearchHit,
     SearchResult,
@@ -22,6 +20,8 @@ from memgui.core.model import (
     check_limit,
     check_text,
 )
+from memgui.core.search.filters import filter_sql
+from memgui.core.search.keyword import KeywordHit, keyword_ranking
 from memgui.core.storage import store
 
 if TYPE_CHECKING:

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 import apsw
 import numpy as np
 
-from memgui.core.embed import unpack_vector
-from memgui.core.vectors import LOG_TABLE, embedded_sql
+from memgui.core.search.embed import unpack_vector
+from memgui.core.search.vectors import LOG_TABLE, embedded_sql
 
 COMPACT_AFTER = 4096  # appended rows before the matrix is rebuilt in one piece
 CHECK_CHUNK = 900  # candidate rowids checked per SQL statement

@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import apsw
 
-from memgui.core import vectors
-from memgui.core.embed import pack_vector, unpack_vector
 from memgui.core.progress import Cancelled, Job, Progress
+from memgui.core.search import vectors
+from memgui.core.search.embed import pack_vector, unpack_vector
 
 if TYPE_CHECKING:
     import numpy as np
@@ -121,7 +121,7 @@ def semantic_ranking(
             "SELECT rowid FROM memory_traces WHERE brain_id = ? AND id = ?", (brain_id, exclude_id)
         ).fetchone()
         exclude_rowid = row[0] if row else None
-    from memgui.core import vector_cache
+    from memgui.core.search import vector_cache
 
     return vector_cache.rank(conn, brain_id, query, n, where, params, exclude_rowid)
 
