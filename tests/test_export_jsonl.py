@@ -12,7 +12,12 @@ import pytest
 
 from memgui.core.brain import Brain
 from memgui.core.io.export import ExportOptions, export
-from memgui.core.io.jsonl_reader import HEADER_FIELDS, LINK_FIELDS, MEMORY_FIELDS, read_jsonl
+from memgui.core.io.readers.jsonl_reader import (
+    HEADER_FIELDS,
+    LINK_FIELDS,
+    MEMORY_FIELDS,
+    read_jsonl,
+)
 from memgui.core.io.records import ImportRecord
 from memgui.core.progress import run_to_end
 

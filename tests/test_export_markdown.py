@@ -17,7 +17,7 @@ from memgui.core.brain import Brain
 from memgui.core.errors import InvalidArgument
 from memgui.core.io.export import ExportOptions, export
 from memgui.core.io.export_paths import fold, name_problem
-from memgui.core.io.markdown_reader import parse_note
+from memgui.core.io.readers.markdown_reader import parse_note
 from memgui.core.model import TraceFilter
 from memgui.core.progress import run_to_end
 from tests.conftest import AGENTOS, ROOT

@@ -15,7 +15,7 @@ import apsw
 import pytest
 
 from memgui.core.errors import BrainIdRequired, InvalidArgument
-from memgui.core.io.agentos_reader import read_agentos_json, read_agentos_sqlite
+from memgui.core.io.readers.agentos_reader import read_agentos_json, read_agentos_sqlite
 from memgui.core.io.records import ERROR, NEW, REFUSED, ImportRecord
 from memgui.core.progress import Progress
 

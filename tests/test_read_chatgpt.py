@@ -10,7 +10,11 @@ from pathlib import Path
 import pytest
 
 from memgui.core.errors import InvalidArgument
-from memgui.core.io.chatgpt_reader import chatgpt_trace_id, conversation_row_id, read_chatgpt
+from memgui.core.io.readers.chatgpt_reader import (
+    chatgpt_trace_id,
+    conversation_row_id,
+    read_chatgpt,
+)
 from memgui.core.io.records import DUPLICATE, ERROR, NEW, REFUSED, SKIPPED, ImportRecord
 from memgui.core.progress import Progress
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from memgui.core.io.csv_reader import read_csv
+from memgui.core.io.readers.csv_reader import read_csv
 from memgui.core.io.records import ERROR, NEW, REFUSED, SKIPPED, TRACE, UNREAD, ImportRecord
 from memgui.core.model import TYPES
 from memgui.core.progress import Progress

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from memgui.core.errors import InvalidArgument
-from memgui.core.io.gsd_reader import read_gsd
+from memgui.core.io.readers.gsd_reader import read_gsd
 from memgui.core.io.records import NEW, REFUSED, TRACE, ImportRecord
 from memgui.core.progress import Progress
 

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from memgui.core.errors import InvalidArgument
-from memgui.core.io.jsonl_reader import read_jsonl, stability_ms
+from memgui.core.io.readers.jsonl_reader import read_jsonl, stability_ms
+from memgui.core.io.readers.text_utils import content_hash
 from memgui.core.io.records import (
     DUPLICATE,
     ERROR,
@@ -21,7 +22,6 @@ from memgui.core.io.records import (
     UNREAD,
     ImportRecord,
 )
-from memgui.core.io.text_utils import content_hash
 from memgui.core.model import DAY_MS
 from memgui.core.progress import Progress
 

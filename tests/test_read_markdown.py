@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from memgui.core.errors import InvalidArgument
-from memgui.core.io.markdown_reader import read_markdown
+from memgui.core.io.readers.markdown_reader import read_markdown
+from memgui.core.io.readers.text_utils import normalize_newlines
 from memgui.core.io.records import ERROR, NEW, REFUSED, SKIPPED, TRACE, UNREAD, ImportRecord
-from memgui.core.io.text_utils import normalize_newlines
 from memgui.core.model import TYPES
 from memgui.core.progress import Progress
 

@@ -8,9 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from memgui.core.io.obsidian_reader import read_obsidian, scan_markdown, split_export_trailer
+from memgui.core.io.readers.obsidian_reader import (
+    read_obsidian,
+    scan_markdown,
+    split_export_trailer,
+)
+from memgui.core.io.readers.text_utils import normalize_newlines
 from memgui.core.io.records import NEW, REFUSED, SKIPPED, TRACE, UNREAD, ImportRecord
-from memgui.core.io.text_utils import normalize_newlines
 from memgui.core.progress import Progress
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"

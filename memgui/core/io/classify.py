@@ -32,7 +32,8 @@ from memgui.core.io.brain_index import (
     user_of,
 )
 from memgui.core.io.bulk import paused_steps
-from memgui.core.io.obsidian_reader import read_trailer
+from memgui.core.io.readers.obsidian_reader import read_trailer
+from memgui.core.io.readers.text_utils import normalize_newlines
 from memgui.core.io.records import (
     DUPLICATE,
     ERROR,
@@ -43,7 +44,6 @@ from memgui.core.io.records import (
     ImportRecord,
     plain_fields,
 )
-from memgui.core.io.text_utils import normalize_newlines
 from memgui.core.progress import Progress
 
 if TYPE_CHECKING:

@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 import apsw
 
-from memgui.core.io.agentos_reader import SECTIONS  # JSON key -> table, AgentOS's order
 from memgui.core.io.export_common import (
     ExportOptions,
     ExportResult,
@@ -40,6 +39,7 @@ from memgui.core.io.export_common import (
     select_traces,
     tables,
 )
+from memgui.core.io.readers.agentos_reader import SECTIONS  # JSON key -> table, AgentOS's order
 from memgui.core.progress import Job, Progress
 
 if TYPE_CHECKING:

@@ -20,14 +20,14 @@ from typing import TYPE_CHECKING, Any
 
 from memgui.core.errors import InvalidArgument
 from memgui.core.io import classify
-from memgui.core.io.agentos_reader import read_agentos_json, read_agentos_sqlite
-from memgui.core.io.chatgpt_reader import read_chatgpt
-from memgui.core.io.csv_reader import read_csv
 from memgui.core.io.detect import FORMATS, detect_format
-from memgui.core.io.gsd_reader import read_gsd
-from memgui.core.io.jsonl_reader import read_jsonl
-from memgui.core.io.markdown_reader import read_markdown
-from memgui.core.io.obsidian_reader import read_obsidian
+from memgui.core.io.readers.agentos_reader import read_agentos_json, read_agentos_sqlite
+from memgui.core.io.readers.chatgpt_reader import read_chatgpt
+from memgui.core.io.readers.csv_reader import read_csv
+from memgui.core.io.readers.gsd_reader import read_gsd
+from memgui.core.io.readers.jsonl_reader import read_jsonl
+from memgui.core.io.readers.markdown_reader import read_markdown
+from memgui.core.io.readers.obsidian_reader import read_obsidian
 from memgui.core.io.records import (
     ERROR,
     REFUSED,

@@ -23,8 +23,7 @@ import yaml
 from frontmatter.default_handlers import YAMLHandler
 
 from memgui.core.errors import InvalidArgument
-from memgui.core.io.records import SKIPPED, TRACE, ImportRecord
-from memgui.core.io.text_utils import (
+from memgui.core.io.readers.text_utils import (
     PROGRESS_EVERY,
     WalkEntry,
     content_hash,
@@ -38,6 +37,7 @@ from memgui.core.io.text_utils import (
     unread_record,
     walk_folder,
 )
+from memgui.core.io.records import SKIPPED, TRACE, ImportRecord
 from memgui.core.model import (
     SCOPES,
     TYPES,

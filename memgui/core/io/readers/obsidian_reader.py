@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from memgui.core.errors import InvalidArgument
-from memgui.core.io.markdown_reader import Note, front_tags, read_notes, trace_record
+from memgui.core.io.readers.markdown_reader import Note, front_tags, read_notes, trace_record
+from memgui.core.io.readers.text_utils import unread_record
 from memgui.core.io.records import NEW, ImportRecord
-from memgui.core.io.text_utils import unread_record
 from memgui.core.progress import Progress
 
 RELATED_TO = "related_to"

@@ -15,7 +15,7 @@ from typing import Any, BinaryIO
 
 import orjson
 
-from memgui.core.io.agentos_reader import load_json
+from memgui.core.io.readers.agentos_reader import load_json
 
 FIRST_WINDOW = 64 * 1024
 WHITESPACE = b" \t\r\n"

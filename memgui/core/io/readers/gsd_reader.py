@@ -28,14 +28,14 @@ from pathlib import Path
 from typing import Any
 
 from memgui.core.errors import InvalidArgument
-from memgui.core.io.records import TRACE, UNREAD, ImportRecord
-from memgui.core.io.text_utils import (
+from memgui.core.io.readers.text_utils import (
     content_hash,
     decode_text,
     describe_decode_error,
     normalize_newlines,
     option,
 )
+from memgui.core.io.records import TRACE, UNREAD, ImportRecord
 from memgui.core.model import DAY_MS, PINNED_CATEGORIES, SCOPES, check_choice
 from memgui.core.progress import Progress
 

@@ -35,9 +35,9 @@ from typing import Any
 
 import orjson
 
-from memgui.core.io.agentos_reader import source_file
 from memgui.core.io.bulk import paused_steps
-from memgui.core.io.jsonl_checks import (  # noqa: F401 - the format, named here too
+from memgui.core.io.readers.agentos_reader import source_file
+from memgui.core.io.readers.jsonl_checks import (  # noqa: F401 - the format, named here too
     CATEGORY_TYPES,
     FORMAT,
     HEADER_FIELDS,
@@ -49,6 +49,7 @@ from memgui.core.io.jsonl_checks import (  # noqa: F401 - the format, named here
     _Defect,
     stability_ms,
 )
+from memgui.core.io.readers.text_utils import content_hash
 from memgui.core.io.records import (
     DUPLICATE,
     ERROR,
@@ -58,7 +59,6 @@ from memgui.core.io.records import (
     UNREAD,
     ImportRecord,
 )
-from memgui.core.io.text_utils import content_hash
 from memgui.core.progress import Progress
 
 

@@ -23,8 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from memgui.core.errors import InvalidArgument
-from memgui.core.io.records import SKIPPED, TRACE, UNREAD, ImportRecord
-from memgui.core.io.text_utils import (
+from memgui.core.io.readers.text_utils import (
     PROGRESS_EVERY,
     content_hash,
     normalize_newlines,
@@ -32,6 +31,7 @@ from memgui.core.io.text_utils import (
     refuse_invalid,
     to_epoch_ms,
 )
+from memgui.core.io.records import SKIPPED, TRACE, UNREAD, ImportRecord
 from memgui.core.model import (
     SCOPES,
     TYPES,

@@ -18,6 +18,7 @@ from typing import Any
 import orjson
 
 from memgui.core.errors import BrainIdRequired, InvalidArgument
+from memgui.core.io.readers.text_utils import content_hash
 from memgui.core.io.records import (
     CHUNK,
     CONVERSATION,
@@ -30,7 +31,6 @@ from memgui.core.io.records import (
     TRACE,
     ImportRecord,
 )
-from memgui.core.io.text_utils import content_hash
 from memgui.core.model import (
     SCOPES,
     TYPES,

@@ -29,16 +29,16 @@ from typing import Any
 import orjson
 
 from memgui.core.errors import InvalidArgument
-from memgui.core.io import chatgpt_tree as tree
-from memgui.core.io import json_stream
-from memgui.core.io.agentos_reader import file_error, load_json
-from memgui.core.io.chatgpt_fields import (
+from memgui.core.io.readers import chatgpt_tree as tree
+from memgui.core.io.readers import json_stream
+from memgui.core.io.readers.agentos_reader import file_error, load_json
+from memgui.core.io.readers.chatgpt_fields import (
     SOURCE_TAG,
     Conversation,
     MessageFields,
     TraceFields,
 )
-from memgui.core.io.chatgpt_fields import sha256 as _sha256
+from memgui.core.io.readers.chatgpt_fields import sha256 as _sha256
 from memgui.core.io.records import (
     CONVERSATION,
     DUPLICATE,

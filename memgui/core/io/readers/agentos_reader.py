@@ -19,7 +19,7 @@ import apsw
 import orjson
 
 from memgui.core.errors import InvalidArgument
-from memgui.core.io import agentos_rows as rows
+from memgui.core.io.readers import agentos_rows as rows
 from memgui.core.io.records import NEW, UNREAD, ImportRecord
 from memgui.core.progress import Progress
 from memgui.core.search.vectors import MODEL_KEY
