@@ -320,7 +320,7 @@ def test_cancel_leaves_the_folder_as_it_was(brain: Brain, tmp_path: Path, fmt: s
 def test_an_obsidian_export_is_a_vault_that_imports_back_as_nothing_new(
     brain: Brain, tmp_path: Path
 ) -> None:
-    from memgui.core.io.plan import plan
+    from memgui.core.io.planning.plan import plan
 
     one = brain.add("a tagged note", tags=["music/genres"])
     other = brain.add("a linked note")

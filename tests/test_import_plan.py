@@ -11,7 +11,7 @@ import pytest
 from memgui.core.brain import Brain
 from memgui.core.errors import BrainIdRequired, InvalidArgument
 from memgui.core.io.commit import commit
-from memgui.core.io.plan import ImportOptions, ImportPlan, plan
+from memgui.core.io.planning.plan import ImportOptions, ImportPlan, plan
 from memgui.core.io.records import DUPLICATE, NEW, TRACE, UPDATE
 from memgui.core.progress import Cancelled, Progress, run_to_end
 
@@ -389,7 +389,7 @@ def test_a_plan_is_committed_after_unrelated_writes_meanwhile(brain: Brain, tmp_
 def test_the_commits_look_at_what_changed_reads_no_whole_index(
     brain: Brain, tmp_path: Path
 ) -> None:
-    from memgui.core.io import recheck
+    from memgui.core.io.planning import recheck
     from tests.query_plans import plan_of, selects_run
 
     with brain.batch():

@@ -15,9 +15,14 @@ import pytest
 from memgui.core.brain import Brain
 from memgui.core.errors import InvalidArgument
 from memgui.core.io.commit import commit
-from memgui.core.io.plan import ImportOptions, plan
+from memgui.core.io.planning.plan import ImportOptions, plan
+from memgui.core.io.planning.validate import (
+    _check_each,
+    check_trace_fields,
+    fresh_text,
+    trace_snapshot,
+)
 from memgui.core.io.records import REFUSED, TRACE, ImportRecord
-from memgui.core.io.validate import _check_each, check_trace_fields, fresh_text, trace_snapshot
 from memgui.core.progress import run_to_end
 
 

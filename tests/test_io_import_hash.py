@@ -10,7 +10,7 @@ import pytest
 
 from memgui.core.brain import Brain
 from memgui.core.io.commit import commit
-from memgui.core.io.plan import plan
+from memgui.core.io.planning.plan import plan
 from memgui.core.progress import run_to_end
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -17,7 +17,7 @@ import pytest
 from memgui.core.brain import Brain
 from memgui.core.io.commit import commit
 from memgui.core.io.export import ExportOptions, export
-from memgui.core.io.plan import plan
+from memgui.core.io.planning.plan import plan
 from memgui.core.progress import run_to_end
 from memgui.core.search import vectors
 

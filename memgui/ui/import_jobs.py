@@ -24,7 +24,7 @@ from PySide6.QtCore import QObject, Signal
 from memgui.core.brain import Brain
 from memgui.core.errors import PlanOutdated
 from memgui.core.io.commit import ImportResult, commit, revalidate
-from memgui.core.io.plan import ImportOptions, ImportPlan, plan
+from memgui.core.io.planning.plan import ImportOptions, ImportPlan, plan
 from memgui.core.io.records import ImportRecord
 from memgui.core.progress import Progress
 from memgui.ui.commands import CoreCommand

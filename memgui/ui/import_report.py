@@ -19,7 +19,7 @@ from typing import Any
 
 from memgui.core.errors import InvalidArgument
 from memgui.core.io.export_common import Refusal
-from memgui.core.io.plan import ImportPlan
+from memgui.core.io.planning.plan import ImportPlan
 from memgui.core.io.records import ERROR, REFUSED
 
 IMPORT_COLUMNS = ("source", "kind", "verdict", "field", "reason", "value")

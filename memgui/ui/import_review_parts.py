@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 
 from memgui.core.brain import Brain
 from memgui.core.io.detect import FORMATS
-from memgui.core.io.plan import ImportOptions, ImportPlan
+from memgui.core.io.planning.plan import ImportOptions, ImportPlan
 from memgui.core.io.records import DUPLICATE, NEW, UPDATE, ImportRecord
 from memgui.core.model import SCOPES
 from memgui.ui.views.flow_layout import FlowLayout

@@ -34,7 +34,7 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from memgui.core.brain import Brain  # noqa: E402
 from memgui.core.io.commit import commit  # noqa: E402
-from memgui.core.io.plan import plan  # noqa: E402
+from memgui.core.io.planning.plan import plan  # noqa: E402
 from memgui.core.progress import run_to_end  # noqa: E402
 from tests.bench.common import emit  # noqa: E402
 

@@ -21,7 +21,7 @@ from memgui.core.progress import Job, run_to_end
 
 if TYPE_CHECKING:  # the engine is imported when a command runs: ~0.2 s other commands skip
     from memgui.core.io.commit import ImportResult
-    from memgui.core.io.plan import ImportPlan
+    from memgui.core.io.planning.plan import ImportPlan
 
 EXIT_ERRORS, EXIT_UNREADABLE = 1, 2
 
@@ -108,7 +108,7 @@ def run_import(ctx: CommandContext, args: argparse.Namespace) -> int:
     Formats: sqlite json jsonl markdown obsidian chatgpt csv gsd (default: detected).
     """
     from memgui.core.io.commit import commit
-    from memgui.core.io.plan import ImportOptions, plan
+    from memgui.core.io.planning.plan import ImportOptions, plan
 
     options = ImportOptions(
         format=args.format,

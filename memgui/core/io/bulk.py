@@ -14,7 +14,7 @@ from collections.abc import Callable, Generator, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar, cast
 
-from memgui.core.io.brain_index import chunks
+from memgui.core.io.planning.brain_index import chunks
 from memgui.core.storage.db import Database
 
 Y = TypeVar("Y")

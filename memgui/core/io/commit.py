@@ -17,9 +17,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from memgui.core.errors import InvalidArgument
-from memgui.core.io import commit_rows, recheck
+from memgui.core.io import commit_rows
 from memgui.core.io.bulk import gc_paused
-from memgui.core.io.classify import fingerprint
+from memgui.core.io.planning import recheck
+from memgui.core.io.planning.classify import fingerprint
+from memgui.core.io.planning.validate import check_trace_fields
 from memgui.core.io.records import (
     DUPLICATE,
     ERROR,
@@ -30,13 +32,12 @@ from memgui.core.io.records import (
     UPDATE,
     ImportRecord,
 )
-from memgui.core.io.validate import check_trace_fields
 from memgui.core.progress import Cancelled, Job, Progress
 from memgui.core.search import fulltext
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
-    from memgui.core.io.plan import ImportPlan
+    from memgui.core.io.planning.plan import ImportPlan
 
 PROGRESS_EVERY = 2000
 
@@ -117,7 +118,7 @@ def commit(
     cancelled: Callable[[], bool] | None = None,
 ) -> Job[ImportResult]:
     """Write the accepted records of `plan` (see the module docstring); returns ImportResult."""
-    from memgui.core.io.plan import ImportPlan  # plan.py imports this module
+    from memgui.core.io.planning.plan import ImportPlan  # plan.py imports this module
 
     if not isinstance(plan, ImportPlan):
         raise InvalidArgument("plan", f"must be an ImportPlan (got {plan!r:.80})", plan)

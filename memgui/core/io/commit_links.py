@@ -15,7 +15,7 @@ from memgui.core.storage import store
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from memgui.core.io.plan import ImportPlan
+    from memgui.core.io.planning.plan import ImportPlan
     from memgui.core.storage.db import Database, WriteBatch
 
 CONCEPT = "concept"  # the type of a node an Obsidian wikilink names

@@ -13,9 +13,7 @@ from typing import TYPE_CHECKING, Any
 import apsw
 
 from memgui.core.errors import InvalidArgument
-from memgui.core.io import brain_index, bulk
-from memgui.core.io.brain_index import sha256, user_of
-from memgui.core.io.classify import new_trace_id
+from memgui.core.io import bulk
 from memgui.core.io.commit_links import (
     CONCEPT,
     RELATED_TO,
@@ -24,6 +22,10 @@ from memgui.core.io.commit_links import (
     related_edge,
     write_trace_links,
 )
+from memgui.core.io.planning import brain_index
+from memgui.core.io.planning.brain_index import sha256, user_of
+from memgui.core.io.planning.classify import new_trace_id
+from memgui.core.io.planning.validate import check_trace_fields, fresh_text, trace_snapshot
 from memgui.core.io.records import (
     CHUNK,
     CONVERSATION,
@@ -37,7 +39,6 @@ from memgui.core.io.records import (
     built_afresh,
     plain_fields,
 )
-from memgui.core.io.validate import check_trace_fields, fresh_text, trace_snapshot
 from memgui.core.search import vectors
 from memgui.core.search.vectors import VectorIndexUnavailable, sync_rows
 from memgui.core.storage import journal_rows as revert_rows
@@ -47,7 +48,7 @@ from memgui.core.storage.db import WriteBatch
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
     from memgui.core.io.commit import ImportResult
-    from memgui.core.io.plan import ImportPlan
+    from memgui.core.io.planning.plan import ImportPlan
 
 ORDER = {TRACE: 0, NODE: 1, EDGE: 2, DOCUMENT: 3, CHUNK: 4, IMAGE: 5, CONVERSATION: 6, MESSAGE: 7}
 OPS = {

@@ -33,7 +33,7 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QBrush, QColor
 
-from memgui.core.io.plan import ImportPlan
+from memgui.core.io.planning.plan import ImportPlan
 from memgui.core.io.records import (
     CONVERSATION,
     DUPLICATE,

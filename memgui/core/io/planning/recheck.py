@@ -12,14 +12,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from memgui.core.errors import PlanOutdated
-from memgui.core.io import brain_index
-from memgui.core.io.brain_index import AGENT_MEMORY_WHERE
-from memgui.core.io.classify import trace_hashes, where_of
+from memgui.core.io.planning import brain_index
+from memgui.core.io.planning.brain_index import AGENT_MEMORY_WHERE
+from memgui.core.io.planning.classify import trace_hashes, where_of
 from memgui.core.io.records import NEW, TRACE, plain_fields
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
-    from memgui.core.io.plan import ImportPlan
+    from memgui.core.io.planning.plan import ImportPlan
 
 
 def refuse_outdated(brain: Brain, plan: ImportPlan, chosen: list[int]) -> None:

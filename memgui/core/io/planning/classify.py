@@ -22,8 +22,9 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from memgui.core.io import brain_index, classify_rows
-from memgui.core.io.brain_index import (
+from memgui.core.io.bulk import paused_steps
+from memgui.core.io.planning import brain_index, classify_rows
+from memgui.core.io.planning.brain_index import (
     AGENT_MEMORY_WHERE,
     Match,
     TraceIndex,
@@ -31,7 +32,6 @@ from memgui.core.io.brain_index import (
     sha256,
     user_of,
 )
-from memgui.core.io.bulk import paused_steps
 from memgui.core.io.readers.obsidian_reader import read_trailer
 from memgui.core.io.readers.text_utils import normalize_newlines
 from memgui.core.io.records import (
@@ -48,7 +48,7 @@ from memgui.core.progress import Progress
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
-    from memgui.core.io.plan import ImportPlan
+    from memgui.core.io.planning.plan import ImportPlan
 
 PROGRESS_EVERY = 5000
 NOTE_FORMATS = ("markdown", "obsidian")

@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memgui.core.errors import InvalidArgument
-from memgui.core.io import classify
 from memgui.core.io.detect import FORMATS, detect_format
+from memgui.core.io.planning import classify
 from memgui.core.io.readers.agentos_reader import read_agentos_json, read_agentos_sqlite
 from memgui.core.io.readers.chatgpt_reader import read_chatgpt
 from memgui.core.io.readers.csv_reader import read_csv

@@ -14,7 +14,7 @@ import uuid
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from memgui.core.io import brain_index
+from memgui.core.io.planning import brain_index
 from memgui.core.io.records import (
     CHUNK,
     CONVERSATION,
@@ -33,7 +33,7 @@ from memgui.core.progress import Progress
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
-    from memgui.core.io.plan import ImportPlan
+    from memgui.core.io.planning.plan import ImportPlan
 
 MEMORY_GRAPH = "memory_graph"
 ROWS_AT_ONCE = 5000
