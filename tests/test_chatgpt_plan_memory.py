@@ -11,10 +11,10 @@ from pathlib import Path
 import orjson
 
 from memgui.core.brain import Brain
-from memgui.core.io.commit import commit
 from memgui.core.io.planning.classify import fingerprint
 from memgui.core.io.planning.plan import ImportOptions, ImportPlan, plan
 from memgui.core.io.records import MESSAGE, TRACE, plain_fields
+from memgui.core.io.writing.commit import commit
 from memgui.core.progress import run_to_end
 from tests.chatgpt_conversations import linear_conversation
 

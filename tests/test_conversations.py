@@ -6,8 +6,8 @@ import pytest
 
 from memgui.core.brain import Brain
 from memgui.core.errors import NotFound
-from memgui.core.io.commit import commit
 from memgui.core.io.planning.plan import plan
+from memgui.core.io.writing.commit import commit
 from memgui.core.progress import run_to_end
 from tests.conftest import CORPORA
 

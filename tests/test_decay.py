@@ -149,8 +149,8 @@ def test_reverting_a_pin_after_a_recall_takes_the_pin_out_of_the_stability(
 def test_an_imported_pinned_memory_and_a_merge_without_decay_state_keep_the_pin(
     brain: Brain, tmp_path
 ) -> None:
-    from memgui.core.io.commit import commit
     from memgui.core.io.planning.plan import plan
+    from memgui.core.io.writing.commit import commit
     from memgui.core.progress import run_to_end
 
     source = tmp_path / "pinned.csv"

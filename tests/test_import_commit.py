@@ -11,9 +11,9 @@ import pytest
 from memgui.core import journal
 from memgui.core.brain import Brain
 from memgui.core.errors import InvalidArgument
-from memgui.core.io.commit import commit, revalidate
 from memgui.core.io.planning.plan import ImportOptions, ImportPlan, plan
 from memgui.core.io.records import DUPLICATE, ERROR, NEW, REFUSED, TRACE
+from memgui.core.io.writing.commit import commit, revalidate
 from memgui.core.progress import Cancelled, run_to_end
 from tests.killed_child import killed_once_it_says
 
@@ -193,7 +193,7 @@ def test_duplicates_and_errors_are_accounted_for_in_a_folder(brain: Brain) -> No
 KILLED_COMMIT = """
 import sys, time
 from memgui.core.brain import Brain
-from memgui.core.io.commit import commit
+from memgui.core.io.writing.commit import commit
 from memgui.core.io.planning.plan import plan
 from memgui.core.progress import run_to_end
 brain = Brain.open(sys.argv[1], actor="test")

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from memgui.core.brain import Brain
-from memgui.core.io.commit import ImportResult, commit
 from memgui.core.io.planning.plan import ImportOptions, ImportPlan, plan
 from memgui.core.io.records import CONVERSATION, ERROR, NEW, TRACE
+from memgui.core.io.writing.commit import ImportResult, commit
 from memgui.core.model import TraceFilter
 from memgui.core.progress import run_to_end
 

@@ -10,9 +10,9 @@ import pytest
 
 from memgui.core.brain import Brain
 from memgui.core.errors import BrainIdRequired, InvalidArgument
-from memgui.core.io.commit import commit
 from memgui.core.io.planning.plan import ImportOptions, ImportPlan, plan
 from memgui.core.io.records import DUPLICATE, NEW, TRACE, UPDATE
+from memgui.core.io.writing.commit import commit
 from memgui.core.progress import Cancelled, Progress, run_to_end
 
 ROOT = Path(__file__).resolve().parents[1]

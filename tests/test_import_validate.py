@@ -14,7 +14,6 @@ import pytest
 
 from memgui.core.brain import Brain
 from memgui.core.errors import InvalidArgument
-from memgui.core.io.commit import commit
 from memgui.core.io.planning.plan import ImportOptions, plan
 from memgui.core.io.planning.validate import (
     _check_each,
@@ -23,6 +22,7 @@ from memgui.core.io.planning.validate import (
     trace_snapshot,
 )
 from memgui.core.io.records import REFUSED, TRACE, ImportRecord
+from memgui.core.io.writing.commit import commit
 from memgui.core.progress import run_to_end
 
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from memgui.core.brain import Brain
-from memgui.core.io.commit import commit
 from memgui.core.io.planning.plan import plan
+from memgui.core.io.writing.commit import commit
 from memgui.core.progress import run_to_end
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from memgui.core.brain import Brain
-from memgui.core.io.commit import commit
 from memgui.core.io.export import ExportOptions, export
 from memgui.core.io.planning.plan import plan
+from memgui.core.io.writing.commit import commit
 from memgui.core.progress import run_to_end
 from memgui.core.search import vectors
 

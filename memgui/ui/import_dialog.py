@@ -24,8 +24,8 @@ from PySide6.QtWidgets import (
 )
 
 from memgui.core.errors import MemguiError
-from memgui.core.io.commit import ImportResult
 from memgui.core.io.planning.plan import ImportOptions, ImportPlan
+from memgui.core.io.writing.commit import ImportResult
 from memgui.ui.import_jobs import APPLIED, REVERTED, UNDONE, ImportRun
 from memgui.ui.import_record_editor import RecordEditor
 from memgui.ui.import_report import REPORT_FILTER, save_import_report

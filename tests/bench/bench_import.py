@@ -29,8 +29,8 @@ from typing import Any
 import orjson
 
 from memgui.core.brain import Brain
-from memgui.core.io.commit import commit
 from memgui.core.io.planning.plan import ImportOptions, plan
+from memgui.core.io.writing.commit import commit
 from memgui.core.progress import run_to_end
 from tests.bench.bench_core import SENTENCES, WORDS
 from tests.bench.common import emit

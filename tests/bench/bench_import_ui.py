@@ -33,8 +33,8 @@ from PySide6.QtCore import QElapsedTimer, QSettings, QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from memgui.core.brain import Brain  # noqa: E402
-from memgui.core.io.commit import commit  # noqa: E402
 from memgui.core.io.planning.plan import plan  # noqa: E402
+from memgui.core.io.writing.commit import commit  # noqa: E402
 from memgui.core.progress import run_to_end  # noqa: E402
 from tests.bench.common import emit  # noqa: E402
 

@@ -6,8 +6,8 @@ import pytest
 from PySide6.QtCore import Qt
 
 from memgui.core.brain import Brain
-from memgui.core.io.commit import commit
 from memgui.core.io.planning.plan import plan
+from memgui.core.io.writing.commit import commit
 from memgui.core.progress import run_to_end
 from memgui.ui.views.conversation_view import ConversationTab, message_html
 from tests.conftest import CORPORA

@@ -20,8 +20,8 @@ from memgui.core.io.records import NEW, UPDATE, VERDICTS
 from memgui.core.progress import Job, run_to_end
 
 if TYPE_CHECKING:  # the engine is imported when a command runs: ~0.2 s other commands skip
-    from memgui.core.io.commit import ImportResult
     from memgui.core.io.planning.plan import ImportPlan
+    from memgui.core.io.writing.commit import ImportResult
 
 EXIT_ERRORS, EXIT_UNREADABLE = 1, 2
 
@@ -107,8 +107,8 @@ def run_import(ctx: CommandContext, args: argparse.Namespace) -> int:
 
     Formats: sqlite json jsonl markdown obsidian chatgpt csv gsd (default: detected).
     """
-    from memgui.core.io.commit import commit
     from memgui.core.io.planning.plan import ImportOptions, plan
+    from memgui.core.io.writing.commit import commit
 
     options = ImportOptions(
         format=args.format,
@@ -152,7 +152,7 @@ def _writes_something(the_plan: ImportPlan) -> bool:
 
 def _nothing_written(the_plan: ImportPlan) -> ImportResult:
     """The result of committing a plan with nothing to write, without opening a brain."""
-    from memgui.core.io.commit import ImportResult, count_verdicts
+    from memgui.core.io.writing.commit import ImportResult, count_verdicts
 
     result = ImportResult(format=the_plan.format)
     count_verdicts(the_plan, set(), result)

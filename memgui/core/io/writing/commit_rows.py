@@ -14,14 +14,6 @@ import apsw
 
 from memgui.core.errors import InvalidArgument
 from memgui.core.io import bulk
-from memgui.core.io.commit_links import (
-    CONCEPT,
-    RELATED_TO,
-    concept_node,
-    memory_graph_node,
-    related_edge,
-    write_trace_links,
-)
 from memgui.core.io.planning import brain_index
 from memgui.core.io.planning.brain_index import sha256, user_of
 from memgui.core.io.planning.classify import new_trace_id
@@ -39,6 +31,14 @@ from memgui.core.io.records import (
     built_afresh,
     plain_fields,
 )
+from memgui.core.io.writing.commit_links import (
+    CONCEPT,
+    RELATED_TO,
+    concept_node,
+    memory_graph_node,
+    related_edge,
+    write_trace_links,
+)
 from memgui.core.search import vectors
 from memgui.core.search.vectors import VectorIndexUnavailable, sync_rows
 from memgui.core.storage import journal_rows as revert_rows
@@ -47,8 +47,8 @@ from memgui.core.storage.db import WriteBatch
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
-    from memgui.core.io.commit import ImportResult
     from memgui.core.io.planning.plan import ImportPlan
+    from memgui.core.io.writing.commit import ImportResult
 
 ORDER = {TRACE: 0, NODE: 1, EDGE: 2, DOCUMENT: 3, CHUNK: 4, IMAGE: 5, CONVERSATION: 6, MESSAGE: 7}
 OPS = {

@@ -1,0 +1,1 @@
+"""Committing an import plan: the accepted records written in one transaction and one batch."""
