@@ -11,8 +11,8 @@ import pytest
 
 from memgui.core.brain import Brain
 from memgui.core.errors import InvalidArgument
-from memgui.core.io.export import ExportOptions, export
-from memgui.core.io.export_json import js_number
+from memgui.core.io.exporters.export import ExportOptions, export
+from memgui.core.io.exporters.export_json import js_number
 from memgui.core.model import TraceFilter
 from memgui.core.progress import Cancelled, run_to_end
 from tests.conftest import AGENTOS

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from memgui.core.brain import Brain
-from memgui.core.io.export import ExportOptions, export
+from memgui.core.io.exporters.export import ExportOptions, export
 from memgui.core.io.readers.jsonl_reader import (
     HEADER_FIELDS,
     LINK_FIELDS,

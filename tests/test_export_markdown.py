@@ -15,8 +15,8 @@ import yaml
 
 from memgui.core.brain import Brain
 from memgui.core.errors import InvalidArgument
-from memgui.core.io.export import ExportOptions, export
-from memgui.core.io.export_paths import fold, name_problem
+from memgui.core.io.exporters.export import ExportOptions, export
+from memgui.core.io.exporters.export_paths import fold, name_problem
 from memgui.core.io.readers.markdown_reader import parse_note
 from memgui.core.model import TraceFilter
 from memgui.core.progress import run_to_end
@@ -269,7 +269,7 @@ def test_5k_notes_under_a_256_file_limit(tmp_path: Path) -> None:
         import resource
         resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256))
         from memgui.core.brain import Brain
-        from memgui.core.io.export import export
+        from memgui.core.io.exporters.export import export
         from memgui.core.progress import run_to_end
         with Brain.open({str(path)!r}) as brain:
             result = run_to_end(export(brain, {str(tmp_path / "out")!r}, "markdown"))

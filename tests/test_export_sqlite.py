@@ -10,7 +10,7 @@ import pytest
 
 from memgui.core.brain import Brain
 from memgui.core.errors import InvalidArgument
-from memgui.core.io.export import ExportOptions, export
+from memgui.core.io.exporters.export import ExportOptions, export
 from memgui.core.progress import Cancelled, run_to_end
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from memgui.core.brain import Brain
 from memgui.core.errors import InvalidArgument
-from memgui.core.io.export import FORMATS, export
+from memgui.core.io.exporters.export import FORMATS, export
 from memgui.core.progress import run_to_end
 from tests.privileges import (
     NO_PERMISSIONS_REASON,

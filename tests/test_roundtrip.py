@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from memgui.core.brain import Brain
-from memgui.core.io.export import ExportOptions, export
+from memgui.core.io.exporters.export import ExportOptions, export
 from memgui.core.io.planning.plan import plan
 from memgui.core.io.writing.commit import commit
 from memgui.core.progress import run_to_end

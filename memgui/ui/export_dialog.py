@@ -39,7 +39,13 @@ from PySide6.QtWidgets import (
 
 from memgui.core.brain import Brain
 from memgui.core.errors import MemguiError
-from memgui.core.io.export import FORMATS, ExportIncomplete, ExportOptions, ExportResult, export
+from memgui.core.io.exporters.export import (
+    FORMATS,
+    ExportIncomplete,
+    ExportOptions,
+    ExportResult,
+    export,
+)
 from memgui.core.progress import Progress
 from memgui.ui.export_refused import RefusedList
 from memgui.ui.import_jobs import on_own_connection

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from memgui.core.errors import InvalidArgument
-from memgui.core.io.export_common import Refusal
+from memgui.core.io.exporters.export_common import Refusal
 from memgui.core.io.planning.plan import ImportPlan
 from memgui.core.io.records import ERROR, REFUSED
 

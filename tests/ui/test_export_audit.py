@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from PySide6.QtCore import QItemSelectionModel
 
 from memgui.core.brain import Brain
-from memgui.core.io.export_common import ExportResult, Refusal
+from memgui.core.io.exporters.export_common import ExportResult, Refusal
 from memgui.core.progress import Progress
 from memgui.ui.export_dialog import EVERYTHING, SELECTED, SHOWN
 from memgui.ui.export_refused import REFUSED_SHOWN

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 import apsw
 
 from memgui.core.errors import InvalidArgument
-from memgui.core.io.export_common import (
+from memgui.core.io.exporters.export_common import (
     ExportOptions,
     ExportResult,
     Refusals,

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import apsw
 
-from memgui.core.io.export_common import (
+from memgui.core.io.exporters.export_common import (
     ExportIncomplete,
     ExportOptions,
     ExportResult,
@@ -39,7 +39,7 @@ from memgui.core.io.export_common import (
     tables,
     trace_select,
 )
-from memgui.core.io.export_paths import ContainedFolder, Skip, name_problem
+from memgui.core.io.exporters.export_paths import ContainedFolder, Skip, name_problem
 from memgui.core.progress import Job, Progress
 from memgui.core.storage import store
 

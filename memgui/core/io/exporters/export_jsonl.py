@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 import apsw
 
-from memgui.core.io.export_common import (
+from memgui.core.io.exporters.export_common import (
     ExportOptions,
     ExportResult,
     Refusals,
@@ -37,7 +37,7 @@ from memgui.core.io.export_common import (
     tables,
     trace_select,
 )
-from memgui.core.io.export_json import js_string
+from memgui.core.io.exporters.export_json import js_string
 from memgui.core.model import CATEGORIES, LINK_KINDS
 from memgui.core.progress import Job, Progress
 from memgui.core.storage import store

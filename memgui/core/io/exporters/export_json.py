@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 import apsw
 
-from memgui.core.io.export_common import (
+from memgui.core.io.exporters.export_common import (
     ExportOptions,
     ExportResult,
     Refusals,

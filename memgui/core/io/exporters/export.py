@@ -21,17 +21,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
 from memgui.core.errors import InvalidArgument
-from memgui.core.io.export_common import (
+from memgui.core.io.exporters.export_common import (
     ExportIncomplete,
     ExportOptions,
     ExportResult,
     Refusal,
     Selection,
 )
-from memgui.core.io.export_json import export_json
-from memgui.core.io.export_jsonl import export_jsonl
-from memgui.core.io.export_markdown import export_markdown
-from memgui.core.io.export_sqlite import export_sqlite
+from memgui.core.io.exporters.export_json import export_json
+from memgui.core.io.exporters.export_jsonl import export_jsonl
+from memgui.core.io.exporters.export_markdown import export_markdown
+from memgui.core.io.exporters.export_sqlite import export_sqlite
 from memgui.core.io.formats import EXPORT_FORMATS
 from memgui.core.model import check_choice, check_text
 from memgui.core.progress import Job

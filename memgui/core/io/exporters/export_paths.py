@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memgui.core.errors import InvalidArgument
-from memgui.core.io.export_common import check_folder, unwritable
+from memgui.core.io.exporters.export_common import check_folder, unwritable
 
 MAX_NAME_BYTES = 200
 LINK, SPECIAL, COLLISION = "link", "special", "collision"
