@@ -129,7 +129,9 @@ class BrainFiles(QObject):
 
     def start_import(self) -> None:
         try:
-            from memgui.ui.import_dialog import run_import_dialog  # the import UI, if present
+            from memgui.ui.importing.import_dialog import (
+                run_import_dialog,  # the import UI, if present
+            )
         except ImportError:
             self.window.show_message(
                 "Import from the app is not available yet; use `memgui import FILE` in a terminal."

@@ -48,8 +48,8 @@ from memgui.core.io.exporters.export import (
 )
 from memgui.core.progress import Progress
 from memgui.ui.export_refused import RefusedList
-from memgui.ui.import_jobs import on_own_connection
-from memgui.ui.import_report import REPORT_FILTER, save_export_report
+from memgui.ui.importing.import_jobs import on_own_connection
+from memgui.ui.importing.import_report import REPORT_FILTER, save_export_report
 from memgui.ui.jobs import Job
 
 if TYPE_CHECKING:

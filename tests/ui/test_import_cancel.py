@@ -12,7 +12,7 @@ import time
 
 from PySide6.QtCore import Qt
 
-from memgui.ui.import_dialog import ImportDialog
+from memgui.ui.importing.import_dialog import ImportDialog
 from tests.ui.test_import_support import (  # noqa: F401  (fixtures)
     CORPORA,
     WAIT_MS,

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from memgui.core.model import TraceFilter
-from memgui.ui.import_record_editor import RecordEditor
+from memgui.ui.importing.import_record_editor import RecordEditor
 from tests.ui.test_import_support import (  # noqa: F401  (fixtures)
     CORPORA,
     WAIT_MS,

@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from memgui.core.model import TraceFilter
-from memgui.ui.import_record_editor import RecordEditor
+from memgui.ui.importing.import_record_editor import RecordEditor
 from memgui.ui.models.import_plan_model import Column, ImportPlanModel, PlanFilterProxy
 from tests.ui.test_import_support import (  # noqa: F401  (fixtures)
     WAIT_MS,

@@ -15,7 +15,7 @@ from PySide6.QtCore import QMimeData, QPoint, QPointF, QSettings, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
 from PySide6.QtWidgets import QApplication, QWidget
 
-from memgui.ui.import_dialog import ImportDialog
+from memgui.ui.importing.import_dialog import ImportDialog
 from memgui.ui.session import BrainSession
 
 SHARED = Path(__file__).resolve().parents[1].parent.parent / "shared"

@@ -64,7 +64,7 @@ def run_screenshot(ctx: CommandContext, args: argparse.Namespace) -> None:
             "import", f"does not exist (got '{args.import_path}')", args.import_path
         )
     if args.import_path is not None:
-        from memgui.ui.import_screenshot import render_import
+        from memgui.ui.importing.import_screenshot import render_import
 
         extra = {"size": args.size} if args.size is not None else {}
         counts = render_import(brain_path, out_png, args.import_path, show=args.show, **extra)

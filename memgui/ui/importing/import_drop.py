@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QWidget
 
 from memgui.core.errors import MemguiError
 from memgui.core.io.detect import detect_format
-from memgui.ui.import_review_parts import FORMAT_LABELS
+from memgui.ui.importing.import_review_parts import FORMAT_LABELS
 
 
 @dataclass(frozen=True)

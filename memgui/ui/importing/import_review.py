@@ -33,8 +33,8 @@ from memgui.core.brain import Brain
 from memgui.core.io.planning.plan import ImportPlan
 from memgui.core.io.records import ERROR, NEW, REFUSED, TRACE, UPDATE, ImportRecord
 from memgui.core.io.writing.commit import revalidate
-from memgui.ui.import_record_editor import can_edit, why_not_editable
-from memgui.ui.import_review_parts import ElidedLabel, PlanOptionsBar, RecordDetail
+from memgui.ui.importing.import_record_editor import can_edit, why_not_editable
+from memgui.ui.importing.import_review_parts import ElidedLabel, PlanOptionsBar, RecordDetail
 from memgui.ui.models.import_plan_model import (
     ALL_VERDICTS,
     Column,

@@ -26,11 +26,11 @@ from PySide6.QtWidgets import (
 from memgui.core.errors import MemguiError
 from memgui.core.io.planning.plan import ImportOptions, ImportPlan
 from memgui.core.io.writing.commit import ImportResult
-from memgui.ui.import_jobs import APPLIED, REVERTED, UNDONE, ImportRun
-from memgui.ui.import_record_editor import RecordEditor
-from memgui.ui.import_report import REPORT_FILTER, save_import_report
-from memgui.ui.import_review import ImportReviewPage
-from memgui.ui.import_working import WorkingPage
+from memgui.ui.importing.import_jobs import APPLIED, REVERTED, UNDONE, ImportRun
+from memgui.ui.importing.import_record_editor import RecordEditor
+from memgui.ui.importing.import_report import REPORT_FILTER, save_import_report
+from memgui.ui.importing.import_review import ImportReviewPage
+from memgui.ui.importing.import_working import WorkingPage
 
 if TYPE_CHECKING:
     from memgui.ui.main_window import MainWindow

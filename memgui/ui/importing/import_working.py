@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 
 from memgui.core.io.detect import FORMATS
 from memgui.core.progress import Progress
-from memgui.ui.import_review_parts import FORMAT_LABELS
+from memgui.ui.importing.import_review_parts import FORMAT_LABELS
 
 SHOW_EVERY_MS = 50
 

@@ -1,0 +1,1 @@
+"""Importing in the app: the import window (plan, review, commit), drops, reports."""
