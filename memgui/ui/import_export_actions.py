@@ -17,7 +17,7 @@ from PySide6.QtCore import QEvent, QObject
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMenu, QMessageBox, QWidget
 
-from memgui.ui.export_dialog import open_export
+from memgui.ui.exporting.export_dialog import open_export
 from memgui.ui.importing.import_dialog import ImportDialog, open_import, run_import_dialog
 from memgui.ui.importing.import_drop import DropFilter
 from memgui.ui.jobs import Job

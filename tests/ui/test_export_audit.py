@@ -13,8 +13,8 @@ from PySide6.QtCore import QItemSelectionModel
 from memgui.core.brain import Brain
 from memgui.core.io.exporters.export_common import ExportResult, Refusal
 from memgui.core.progress import Progress
-from memgui.ui.export_dialog import EVERYTHING, SELECTED, SHOWN
-from memgui.ui.export_refused import REFUSED_SHOWN
+from memgui.ui.exporting.export_dialog import EVERYTHING, SELECTED, SHOWN
+from memgui.ui.exporting.export_refused import REFUSED_SHOWN
 from tests.ui.test_export_dialog import make_dialog
 from tests.ui.test_import_support import WAIT_MS, window_fixture  # noqa: F401
 

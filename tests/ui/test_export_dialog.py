@@ -7,7 +7,7 @@ import json
 
 from PySide6.QtCore import QItemSelectionModel
 
-from memgui.ui.export_dialog import EXPORT_JOB, SELECTED, SHOWN, ExportDialog
+from memgui.ui.exporting.export_dialog import EXPORT_JOB, SELECTED, SHOWN, ExportDialog
 from tests.ui.test_import_support import WAIT_MS, window_fixture  # noqa: F401
 
 

@@ -47,7 +47,7 @@ from memgui.core.io.exporters.export import (
     export,
 )
 from memgui.core.progress import Progress
-from memgui.ui.export_refused import RefusedList
+from memgui.ui.exporting.export_refused import RefusedList
 from memgui.ui.importing.import_jobs import on_own_connection
 from memgui.ui.importing.import_report import REPORT_FILTER, save_export_report
 from memgui.ui.jobs import Job

@@ -1,0 +1,1 @@
+"""Exporting in the app: the export dialog and its list of refused traces."""
