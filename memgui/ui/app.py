@@ -10,10 +10,10 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication
 
 from memgui.ui import heap
-from memgui.ui.brain_files import default_brain_path
 from memgui.ui.icons import icon
 from memgui.ui.main_window import MainWindow
 from memgui.ui.palette import follow_system
+from memgui.ui.window.brain_files import default_brain_path
 
 APP_NAME = "memgui"
 

@@ -28,22 +28,22 @@ from memgui.core.model import Changes
 from memgui.core.progress import Progress
 from memgui.ui.actions import build_actions
 from memgui.ui.backfill import install_semantic
-from memgui.ui.brain_files import BrainFiles
 from memgui.ui.commands import SetDeletedCommand
 from memgui.ui.icons import icon
-from memgui.ui.import_export_actions import install_import_export
 from memgui.ui.jobs import JobRunner
-from memgui.ui.live_refresh import LiveWatcher
 from memgui.ui.models.trace_table_model import TraceTableModel
 from memgui.ui.session import BrainSession
-from memgui.ui.shown_trace import ShownTrace
 from memgui.ui.views.detail_pane import DetailPane
 from memgui.ui.views.filter_bar import FilterBar
 from memgui.ui.views.search_bar import SearchBar
 from memgui.ui.views.trace_table_view import TraceTableView
 from memgui.ui.views.welcome_page import WelcomePage
-from memgui.ui.window_edits import WindowEdits
-from memgui.ui.window_layout import WindowLayout
+from memgui.ui.window.brain_files import BrainFiles
+from memgui.ui.window.import_export_actions import install_import_export
+from memgui.ui.window.live_refresh import LiveWatcher
+from memgui.ui.window.shown_trace import ShownTrace
+from memgui.ui.window.window_edits import WindowEdits
+from memgui.ui.window.window_layout import WindowLayout
 
 COUNTS_DEBOUNCE_MS = 400
 # A worker running Python keeps the GIL for a whole switch interval each time the GUI

@@ -13,7 +13,7 @@ from PySide6.QtGui import QPixmap
 
 from memgui.core.brain import Brain
 from memgui.core.model import TraceFilter
-from memgui.ui import jobs, live_refresh
+from memgui.ui import jobs
 from memgui.ui.jobs import JobRunner
 from memgui.ui.main_window import MainWindow
 from memgui.ui.models import row_lists
@@ -22,6 +22,7 @@ from memgui.ui.models.trace_columns import COLUMNS, STRENGTH_COLUMN
 from memgui.ui.models.trace_table_model import TraceTableModel
 from memgui.ui.session import BrainSession
 from memgui.ui.views.strength_bar import BAR_WIDTH, strength_bar
+from memgui.ui.window import live_refresh
 from tests.ui.test_main_window import wait_idle
 
 

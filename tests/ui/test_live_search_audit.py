@@ -14,7 +14,7 @@ from PySide6.QtCore import Qt
 from memgui.core.brain import Brain
 from memgui.core.model import MAX_LIMIT
 from memgui.ui.commands import NewTraceCommand, push
-from memgui.ui.live_refresh import PAGE
+from memgui.ui.window.live_refresh import PAGE
 from tests.ui.test_main_window import open_window, wait_idle
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -10,10 +10,10 @@ import pytest
 from PySide6.QtCore import QCoreApplication, QEvent, QSettings
 
 from memgui.core.brain import Brain
-from memgui.ui.brain_files import RECENT_KEY
 from memgui.ui.jobs import Job
 from memgui.ui.main_window import MainWindow
 from memgui.ui.session import BrainSession
+from memgui.ui.window.brain_files import RECENT_KEY
 from tests.ui.conftest import fill
 from tests.ui.test_main_window import open_window, wait_idle
 
