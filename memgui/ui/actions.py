@@ -8,7 +8,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence, QUndoGroup
 from PySide6.QtWidgets import QMainWindow, QMenu, QToolBar
 
-from memgui.ui.icons import icon
+from memgui.ui.theme.icons import icon
 
 StdKey = QKeySequence.StandardKey
 

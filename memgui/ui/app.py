@@ -10,9 +10,9 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication
 
 from memgui.ui import heap
-from memgui.ui.icons import icon
 from memgui.ui.main_window import MainWindow
-from memgui.ui.palette import follow_system
+from memgui.ui.theme.icons import icon
+from memgui.ui.theme.palette import follow_system
 from memgui.ui.window.brain_files import default_brain_path
 
 APP_NAME = "memgui"

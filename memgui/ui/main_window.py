@@ -29,10 +29,10 @@ from memgui.core.progress import Progress
 from memgui.ui.actions import build_actions
 from memgui.ui.backfill import install_semantic
 from memgui.ui.commands import SetDeletedCommand
-from memgui.ui.icons import icon
 from memgui.ui.jobs import JobRunner
 from memgui.ui.models.trace_table_model import TraceTableModel
 from memgui.ui.session import BrainSession
+from memgui.ui.theme.icons import icon
 from memgui.ui.views.detail_pane import DetailPane
 from memgui.ui.views.filter_bar import FilterBar
 from memgui.ui.views.search_bar import SearchBar

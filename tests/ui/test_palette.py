@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from memgui.ui.palette import apply_color_scheme, dark_palette
+from memgui.ui.theme.palette import apply_color_scheme, dark_palette
 
 
 def lightness(app: QApplication, role) -> int:

@@ -12,8 +12,8 @@ from PySide6.QtWidgets import QGraphicsEllipseItem
 from memgui.core.brain import Brain
 from memgui.core.errors import NotFound
 from memgui.resources import sample_brain
-from memgui.ui.icons import icon, icon_names
 from memgui.ui.screenshot import render
+from memgui.ui.theme.icons import icon, icon_names
 
 
 def test_void_qt_calls_do_not_leak_references_to_none(qapp):

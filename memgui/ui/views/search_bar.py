@@ -15,7 +15,7 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
 
 from memgui.core.model import MAX_LIMIT
-from memgui.ui.icons import icon
+from memgui.ui.theme.icons import icon
 
 DEBOUNCE_MS = 250
 MIN_QUERY_CHARS = 2

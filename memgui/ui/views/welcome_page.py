@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from memgui.ui.icons import icon
+from memgui.ui.theme.icons import icon
 
 
 class WelcomePage(QWidget):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from PySide6.QtGui import QIcon
 
-ICON_DIR = Path(__file__).resolve().parents[1] / "resources" / "icons"
+ICON_DIR = Path(__file__).resolve().parents[2] / "resources" / "icons"
 
 
 @cache
