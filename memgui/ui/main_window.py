@@ -27,10 +27,10 @@ from PySide6.QtWidgets import (
 from memgui.core.model import Changes
 from memgui.core.progress import Progress
 from memgui.ui.actions import build_actions
-from memgui.ui.backfill import install_semantic
 from memgui.ui.commands import SetDeletedCommand
 from memgui.ui.jobs import JobRunner
 from memgui.ui.models.trace_table_model import TraceTableModel
+from memgui.ui.semantic.backfill import install_semantic
 from memgui.ui.session import BrainSession
 from memgui.ui.theme.icons import icon
 from memgui.ui.views.detail_pane import DetailPane

@@ -8,9 +8,9 @@ import pytest
 from PySide6.QtCore import Qt
 
 from memgui.core.brain import Brain
-from memgui.ui.backfill import READ_ONLY_REFUSAL
 from memgui.ui.importing.import_dialog import open_import
 from memgui.ui.importing.import_drop import check_drop
+from memgui.ui.semantic.backfill import READ_ONLY_REFUSAL
 from tests.ui.test_import_support import mime_for
 from tests.ui.test_main_window import open_window, select_row, wait_idle
 

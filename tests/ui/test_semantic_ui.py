@@ -10,7 +10,7 @@ from memgui.core.search.embed import OLLAMA_URL_ENV
 from memgui.ui.dialogs.settings_dialog import MODEL_KEY, URL_KEY, SettingsDialog, ollama_config
 from memgui.ui.main_window import MainWindow
 from memgui.ui.models.trace_columns import COLUMNS, EMBEDDING_COLUMN
-from memgui.ui.ollama_status import describe
+from memgui.ui.semantic.ollama_status import describe
 from tests.ui.test_main_window import open_window, wait_idle
 
 STALLED = "My automobile stalled this morning"

@@ -25,7 +25,7 @@ from memgui.core.progress import Progress
 from memgui.core.search.embed import OllamaEmbedder
 from memgui.ui.dialogs.settings_dialog import SettingsDialog, ollama_config
 from memgui.ui.jobs import Job, JobRunner
-from memgui.ui.ollama_status import OllamaStatusLight
+from memgui.ui.semantic.ollama_status import OllamaStatusLight
 
 if TYPE_CHECKING:
     from memgui.ui.main_window import MainWindow
