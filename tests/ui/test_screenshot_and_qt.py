@@ -9,9 +9,9 @@ from PySide6.QtCore import QPointF
 from PySide6.QtGui import QImage, QPen
 from PySide6.QtWidgets import QGraphicsEllipseItem
 
+from memgui.core import sample_brain
 from memgui.core.brain import Brain
 from memgui.core.errors import NotFound
-from memgui.resources import sample_brain
 from memgui.ui.screenshot import render
 from memgui.ui.theme.icons import icon, icon_names
 

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QFileDialog, QInputDialog
 
+from memgui.core import sample_brain
 from memgui.core.errors import BrainIdRequired, MemguiError
-from memgui.resources import sample_brain
 from memgui.ui.session import BrainSession
 
 if TYPE_CHECKING:

@@ -1,1 +1,0 @@
-"""Files the app ships: SVG icons and the sample brain builder."""
