@@ -39,4 +39,4 @@ def agentos_copy(tmp_path: Path) -> Path:
     return dest
 
 
-from tests.ollama_fixture import ollama_server  # noqa: E402, F401  (the fake Ollama server)
+from tests.support.ollama_fixture import ollama_server  # noqa: E402, F401  (the fake Ollama server)

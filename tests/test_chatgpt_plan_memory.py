@@ -16,7 +16,7 @@ from memgui.core.io.planning.plan import ImportOptions, ImportPlan, plan
 from memgui.core.io.records import MESSAGE, TRACE, plain_fields
 from memgui.core.io.writing.commit import commit
 from memgui.core.progress import run_to_end
-from tests.chatgpt_conversations import linear_conversation
+from tests.support.chatgpt_conversations import linear_conversation
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "chatgpt"
 WORDS = (

@@ -9,7 +9,7 @@ import pytest
 
 from memgui.core.brain import Brain
 from memgui.core.storage import checkpoint
-from tests.killed_child import killed_once_it_says
+from tests.support.killed_child import killed_once_it_says
 
 STEP, RESTART = 100, 1_000  # pages: small, so that a few hundred adds go past both
 

@@ -11,7 +11,7 @@ import pytest
 
 from memgui.core.brain import Brain
 from memgui.core.model import TraceFilter
-from tests.privileges import (
+from tests.support.privileges import (
     NO_PERMISSIONS_REASON,
     honouring_permissions,
     memgui_honouring_permissions,

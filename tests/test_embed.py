@@ -19,8 +19,8 @@ from memgui.core.search.embed import (
     resolve_ollama_url,
     unpack_vector,
 )
-from tests import ollama_fixture
-from tests.ollama_server import FakeOllama
+from tests.support import ollama_fixture
+from tests.support.ollama_server import FakeOllama
 
 ollama_server = ollama_fixture.ollama_server
 ROOT = Path(__file__).resolve().parents[1]

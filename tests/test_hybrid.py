@@ -14,8 +14,8 @@ from memgui.core.progress import run_to_end
 from memgui.core.search import hybrid, vector_cache, vectors
 from memgui.core.search.embed import OllamaEmbedder
 from memgui.core.search.semantic import SemanticSearch
-from tests import ollama_fixture
-from tests.ollama_server import FakeOllama
+from tests.support import ollama_fixture
+from tests.support.ollama_server import FakeOllama
 
 ollama_server = ollama_fixture.ollama_server
 

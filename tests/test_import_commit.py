@@ -15,7 +15,7 @@ from memgui.core.io.planning.plan import ImportOptions, ImportPlan, plan
 from memgui.core.io.records import DUPLICATE, ERROR, NEW, REFUSED, TRACE
 from memgui.core.io.writing.commit import commit, revalidate
 from memgui.core.progress import Cancelled, run_to_end
-from tests.killed_child import killed_once_it_says
+from tests.support.killed_child import killed_once_it_says
 
 ROOT = Path(__file__).resolve().parents[1]
 AGENTOS = ROOT.parent / "shared" / "fixtures" / "agentos"

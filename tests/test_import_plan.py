@@ -390,7 +390,7 @@ def test_the_commits_look_at_what_changed_reads_no_whole_index(
     brain: Brain, tmp_path: Path
 ) -> None:
     from memgui.core.io.planning import recheck
-    from tests.query_plans import plan_of, selects_run
+    from tests.support.query_plans import plan_of, selects_run
 
     with brain.batch():
         for n in range(300):

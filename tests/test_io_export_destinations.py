@@ -10,7 +10,7 @@ from memgui.core.brain import Brain
 from memgui.core.errors import InvalidArgument
 from memgui.core.io.exporters.export import FORMATS, export
 from memgui.core.progress import run_to_end
-from tests.privileges import (
+from tests.support.privileges import (
     NO_PERMISSIONS_REASON,
     honouring_permissions,
     memgui_honouring_permissions,

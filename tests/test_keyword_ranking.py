@@ -9,7 +9,7 @@ import pytest
 from memgui.core.brain import Brain
 from memgui.core.model import TraceFilter
 from memgui.core.search import fulltext, keyword
-from tests.query_plans import plan_of, selects_run
+from tests.support.query_plans import plan_of, selects_run
 
 
 def ids(result) -> list[str]:

@@ -25,7 +25,7 @@ from memgui.core.search.embed import OllamaEmbedder
 from memgui.core.search.semantic import SemanticSearch
 from tests.bench.bench_core import SENTENCES
 from tests.bench.common import emit
-from tests.ollama_server import FakeOllama
+from tests.support.ollama_server import FakeOllama
 
 
 class TimedEmbedder:

@@ -20,7 +20,7 @@ from memgui.core.search import fulltext, vectors
 from memgui.core.search.embed import OllamaEmbedder
 from tests.bench.bench_core import SENTENCES
 from tests.bench.common import emit, percentiles, timed
-from tests.ollama_server import FakeOllama
+from tests.support.ollama_server import FakeOllama
 
 DIMS = 768
 

@@ -34,7 +34,7 @@ from memgui.core.io.writing.commit import commit
 from memgui.core.progress import run_to_end
 from tests.bench.bench_core import SENTENCES, WORDS
 from tests.bench.common import emit
-from tests.chatgpt_conversations import linear_conversation
+from tests.support.chatgpt_conversations import linear_conversation
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 BASE_MS = 1_767_225_600_000

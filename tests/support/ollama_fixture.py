@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.ollama_server import FakeOllama
+from tests.support.ollama_server import FakeOllama
 
 
 @pytest.fixture

@@ -1,0 +1,1 @@
+"""Helpers the tests share: the fake Ollama server, child processes, paths, query plans."""
