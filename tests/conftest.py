@@ -1,4 +1,4 @@
-"""Shared fixtures: a real brain file in tmp_path, and the paths of the shared material."""
+"""Shared fixtures: a real brain file in tmp_path, a copy of the AgentOS brain, the fake Ollama."""
 
 from __future__ import annotations
 
@@ -8,12 +8,9 @@ from pathlib import Path
 
 import pytest
 
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+from tests.support.paths import AGENTOS
 
-ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
-AGENTOS = SHARED / "fixtures" / "agentos"
-CORPORA = SHARED / "corpora"
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 
 @pytest.fixture

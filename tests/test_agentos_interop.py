@@ -19,10 +19,10 @@ import pytest
 
 from memgui.core.brain import Brain
 from tests.interop.npm_env import INSTALL_TIMEOUT_SECS, PROBE_SCRIPT, NpmEnv, ensure_agentos
+from tests.support.paths import SHARED
 
 WRITER_SCRIPT = PROBE_SCRIPT.with_name("agentos_writer.mjs")
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 FIXTURE_BRAIN = SHARED / "fixtures" / "agentos" / "brain.sqlite"
 
 # Traces of the shared fixture brain, as AgentOS wrote them.

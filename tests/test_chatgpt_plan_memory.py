@@ -17,8 +17,9 @@ from memgui.core.io.records import MESSAGE, TRACE, plain_fields
 from memgui.core.io.writing.commit import commit
 from memgui.core.progress import run_to_end
 from tests.support.chatgpt_conversations import linear_conversation
+from tests.support.paths import TESTS
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "chatgpt"
+FIXTURES = TESTS / "fixtures" / "chatgpt"
 WORDS = (
     "ridge trail lake summit kilometre flat weather forecast backpack water map compass "
     "river bridge meadow sunrise café naïve über piñata — → déjà vu"

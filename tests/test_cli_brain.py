@@ -11,6 +11,7 @@ import pytest
 
 from memgui.cli.main import main
 from memgui.core.brain import Brain
+from tests.support.paths import ROOT
 from tests.test_cli import add, isolate_user_dirs, run_cli, run_text, snapshot
 
 
@@ -177,7 +178,7 @@ def test_brain_id_chooses_among_several(capsys, brain):
 
 # --- a real AgentOS brain ---------------------------------------------------------------------
 
-AGENTOS_BRAIN = Path(__file__).resolve().parents[1].parent / "shared/fixtures/agentos/brain.sqlite"
+AGENTOS_BRAIN = ROOT.parent / "shared/fixtures/agentos/brain.sqlite"
 ALICE_TRACE = "mt_b7e867c6-54d1-4056-a2da-bc199d2c9dc5"
 
 

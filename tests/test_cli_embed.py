@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from memgui.cli.main import main
+from tests.support.paths import SHARED
 
 
 def run(capsys, *argv: str) -> tuple[int, dict, str]:
@@ -72,9 +73,7 @@ def test_similar_unknown_id_and_bad_limit(tmp_path: Path, capsys, ollama_server)
     assert code == 2 and "limit must be between 1 and 200 (got 0)" in err
 
 
-AGENTOS_BRAIN = (
-    Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "agentos" / "brain.sqlite"
-)
+AGENTOS_BRAIN = SHARED / "fixtures" / "agentos" / "brain.sqlite"
 
 
 def test_an_agentos_brain_as_it_is_is_searched_in_every_mode(

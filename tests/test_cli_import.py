@@ -11,6 +11,7 @@ import pytest
 
 from memgui.core.brain import Brain
 from memgui.core.model import TraceFilter
+from tests.support.paths import ROOT
 from tests.support.privileges import (
     NO_PERMISSIONS_REASON,
     honouring_permissions,
@@ -18,7 +19,6 @@ from tests.support.privileges import (
 )
 from tests.test_cli import run_cli, run_text
 
-ROOT = Path(__file__).resolve().parents[1]
 AGENTOS = ROOT.parent / "shared" / "fixtures" / "agentos"
 CSV = str(AGENTOS / "csv-input.csv")
 

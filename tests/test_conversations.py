@@ -9,7 +9,7 @@ from memgui.core.errors import NotFound
 from memgui.core.io.planning.plan import plan
 from memgui.core.io.writing.commit import commit
 from memgui.core.progress import run_to_end
-from tests.conftest import CORPORA
+from tests.support.paths import CORPORA
 
 
 def test_imported_chatgpt_trace_shows_its_conversation(brain: Brain) -> None:

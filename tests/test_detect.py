@@ -10,11 +10,10 @@ import pytest
 
 from memgui.core.errors import InvalidArgument
 from memgui.core.io.detect import FORMATS, detect_format
+from tests.support.paths import FIXTURES, SHARED
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 AGENTOS = SHARED / "fixtures" / "agentos"
 CORPORA = SHARED / "corpora"
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
 @pytest.mark.parametrize(

@@ -8,8 +8,7 @@ import sys
 from pathlib import Path
 
 from memgui.core.brain import Brain
-
-ROOT = Path(__file__).resolve().parents[1]
+from tests.support.paths import ROOT
 
 FILLING = """
 import resource, signal, sys

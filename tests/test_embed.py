@@ -21,9 +21,9 @@ from memgui.core.search.embed import (
 )
 from tests.support import ollama_fixture
 from tests.support.ollama_server import FakeOllama
+from tests.support.paths import ROOT
 
 ollama_server = ollama_fixture.ollama_server
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def cosine(a: list[float], b: list[float]) -> float:

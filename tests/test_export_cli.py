@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from memgui.core.brain import Brain
-from tests.conftest import ROOT
+from tests.support.paths import ROOT
 from tests.test_cli import run_cli, run_text
 
 

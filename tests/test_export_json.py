@@ -15,7 +15,7 @@ from memgui.core.io.exporters.export import ExportOptions, export
 from memgui.core.io.exporters.export_json import js_number
 from memgui.core.model import TraceFilter
 from memgui.core.progress import Cancelled, run_to_end
-from tests.conftest import AGENTOS
+from tests.support.paths import AGENTOS
 
 EXPORTED_AT = {"export.json": 1795992893468, "export-embeddings.json": 1795992893473}
 

@@ -20,7 +20,7 @@ from memgui.core.io.exporters.export_paths import fold, name_problem
 from memgui.core.io.readers.markdown_reader import parse_note
 from memgui.core.model import TraceFilter
 from memgui.core.progress import run_to_end
-from tests.conftest import AGENTOS, ROOT
+from tests.support.paths import AGENTOS, ROOT
 
 
 def run(brain: Brain, dest: Path, fmt: str = "markdown", **options):

@@ -16,8 +16,8 @@ from memgui.core.io.records import DUPLICATE, ERROR, NEW, REFUSED, TRACE
 from memgui.core.io.writing.commit import commit, revalidate
 from memgui.core.progress import Cancelled, run_to_end
 from tests.support.killed_child import killed_once_it_says
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 AGENTOS = ROOT.parent / "shared" / "fixtures" / "agentos"
 JSONL = ROOT / "tests" / "fixtures" / "jsonl"
 CSV_TRACES = ROOT / "tests" / "fixtures" / "io" / "csv" / "traces.csv"

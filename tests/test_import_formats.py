@@ -13,8 +13,8 @@ from memgui.core.io.records import CONVERSATION, ERROR, NEW, TRACE
 from memgui.core.io.writing.commit import ImportResult, commit
 from memgui.core.model import TraceFilter
 from memgui.core.progress import run_to_end
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 AGENTOS = SHARED / "fixtures" / "agentos"
 CORPORA = SHARED / "corpora"

@@ -14,8 +14,8 @@ from memgui.core.io.planning.plan import ImportOptions, ImportPlan, plan
 from memgui.core.io.records import DUPLICATE, NEW, TRACE, UPDATE
 from memgui.core.io.writing.commit import commit
 from memgui.core.progress import Cancelled, Progress, run_to_end
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 AGENTOS = ROOT.parent / "shared" / "fixtures" / "agentos"
 VAULT = ROOT / "tests" / "fixtures" / "io" / "vault"
 

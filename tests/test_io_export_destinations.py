@@ -10,13 +10,12 @@ from memgui.core.brain import Brain
 from memgui.core.errors import InvalidArgument
 from memgui.core.io.exporters.export import FORMATS, export
 from memgui.core.progress import run_to_end
+from tests.support.paths import ROOT
 from tests.support.privileges import (
     NO_PERMISSIONS_REASON,
     honouring_permissions,
     memgui_honouring_permissions,
 )
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def listing(folder: Path) -> list[str]:

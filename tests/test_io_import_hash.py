@@ -12,8 +12,8 @@ from memgui.core.brain import Brain
 from memgui.core.io.planning.plan import plan
 from memgui.core.io.writing.commit import commit
 from memgui.core.progress import run_to_end
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 AGENTOS = ROOT.parent / "shared" / "fixtures" / "agentos"
 FIXTURES = ROOT / "tests" / "fixtures"
 

@@ -9,6 +9,7 @@ import pytest
 from memgui.core.brain import Brain
 from memgui.core.model import TraceFilter
 from memgui.core.search import fulltext, keyword
+from tests.support.paths import SHARED
 from tests.support.query_plans import plan_of, selects_run
 
 
@@ -207,7 +208,6 @@ def test_a_read_only_brain_searches_what_a_stopped_writer_left_unindexed(tmp_pat
         path.chmod(0o644)
 
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
 AGENTOS_BRAIN = SHARED / "fixtures" / "agentos" / "brain.sqlite"
 
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-CORE = Path(__file__).resolve().parents[1] / "memgui" / "core"
+from tests.support.paths import ROOT
+
+CORE = ROOT / "memgui" / "core"
 FORBIDDEN = ("PySide6", "qasync", "memgui.ui", "memgui.cli", "memgui.server", "shiboken6")
 
 

@@ -200,7 +200,7 @@ def test_rerun_replaces_an_earlier_backup_whole(agentos_copy: Path) -> None:
 
 
 def test_export_sqlite_in_rollback_mode_opens(tmp_path: Path) -> None:
-    from tests.conftest import AGENTOS
+    from tests.support.paths import AGENTOS
 
     copy = tmp_path / "export.sqlite"
     shutil.copyfile(AGENTOS / "export.sqlite", copy)

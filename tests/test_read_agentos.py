@@ -18,8 +18,8 @@ from memgui.core.errors import BrainIdRequired, InvalidArgument
 from memgui.core.io.readers.agentos_reader import read_agentos_json, read_agentos_sqlite
 from memgui.core.io.records import ERROR, NEW, REFUSED, ImportRecord
 from memgui.core.progress import Progress
+from tests.support.paths import SHARED
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 AGENTOS = SHARED / "fixtures" / "agentos"
 EXPECTED_KINDS = {
     ("trace", NEW): 51,

@@ -17,10 +17,10 @@ from memgui.core.io.readers.chatgpt_reader import (
 )
 from memgui.core.io.records import DUPLICATE, ERROR, NEW, REFUSED, SKIPPED, ImportRecord
 from memgui.core.progress import Progress
+from tests.support.paths import SHARED, TESTS
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 CORPUS = SHARED / "corpora" / "chatgpt"
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "chatgpt"
+FIXTURES = TESTS / "fixtures" / "chatgpt"
 
 
 def records(path: Path, **options: object) -> list[ImportRecord]:

@@ -11,9 +11,9 @@ from memgui.core.io.readers.csv_reader import read_csv
 from memgui.core.io.records import ERROR, NEW, REFUSED, SKIPPED, TRACE, UNREAD, ImportRecord
 from memgui.core.model import TYPES
 from memgui.core.progress import Progress
+from tests.support.paths import FIXTURES, SHARED
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
-FIXTURE = Path(__file__).resolve().parent / "fixtures" / "io" / "csv" / "traces.csv"
+FIXTURE = FIXTURES / "io" / "csv" / "traces.csv"
 
 
 def rows(path: Path, **options: object) -> list[ImportRecord]:

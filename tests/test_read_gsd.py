@@ -10,8 +10,9 @@ from memgui.core.errors import InvalidArgument
 from memgui.core.io.readers.gsd_reader import read_gsd
 from memgui.core.io.records import NEW, REFUSED, TRACE, ImportRecord
 from memgui.core.progress import Progress
+from tests.support.paths import FIXTURES
 
-STATE = Path(__file__).resolve().parent / "fixtures" / "io" / "gsd" / ".planning" / "STATE.md"
+STATE = FIXTURES / "io" / "gsd" / ".planning" / "STATE.md"
 
 
 def records_of(path: Path, **options: object) -> list[ImportRecord]:

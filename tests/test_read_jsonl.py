@@ -24,8 +24,9 @@ from memgui.core.io.records import (
 )
 from memgui.core.model import DAY_MS
 from memgui.core.progress import Progress
+from tests.support.paths import TESTS
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "jsonl"
+FIXTURES = TESTS / "fixtures" / "jsonl"
 VALID = FIXTURES / "valid.jsonl"
 
 

@@ -14,9 +14,9 @@ from memgui.core.io.readers.text_utils import normalize_newlines
 from memgui.core.io.records import ERROR, NEW, REFUSED, SKIPPED, TRACE, UNREAD, ImportRecord
 from memgui.core.model import TYPES
 from memgui.core.progress import Progress
+from tests.support.paths import SHARED, TESTS
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "io"
+FIXTURES = TESTS / "fixtures" / "io"
 AGENTOS = SHARED / "fixtures" / "agentos"
 KEPANO = SHARED / "corpora" / "markdown" / "kepano-obsidian"
 

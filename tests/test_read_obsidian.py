@@ -16,9 +16,9 @@ from memgui.core.io.readers.obsidian_reader import (
 from memgui.core.io.readers.text_utils import normalize_newlines
 from memgui.core.io.records import NEW, REFUSED, SKIPPED, TRACE, UNREAD, ImportRecord
 from memgui.core.progress import Progress
+from tests.support.paths import FIXTURES, SHARED
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
-VAULT = Path(__file__).resolve().parent / "fixtures" / "io" / "vault"
+VAULT = FIXTURES / "io" / "vault"
 AGENTOS = SHARED / "fixtures" / "agentos"
 HELP_VAULT = SHARED / "corpora" / "obsidian-help"
 KEPANO = SHARED / "corpora" / "markdown" / "kepano-obsidian"

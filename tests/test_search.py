@@ -10,7 +10,7 @@ import pytest
 from memgui.core.brain import Brain
 from memgui.core.errors import InvalidArgument, QuerySyntaxError
 from memgui.core.model import TraceFilter
-from tests.conftest import CORPORA
+from tests.support.paths import CORPORA
 
 
 def ids(result) -> list[str]:

@@ -10,7 +10,7 @@ from memgui.core.io.planning.plan import plan
 from memgui.core.io.writing.commit import commit
 from memgui.core.progress import run_to_end
 from memgui.ui.views.conversation_view import ConversationTab, message_html
-from tests.conftest import CORPORA
+from tests.support.paths import CORPORA
 from tests.ui.test_main_window import open_window
 
 CHAT_EXPORT = CORPORA / "chatgpt" / "librechat__chatgpt-export.json"

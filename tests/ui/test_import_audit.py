@@ -4,14 +4,13 @@ could not tell, and the revert button following Edit ▸ Undo / Redo."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 from memgui.core.io.records import CONVERSATION, MESSAGE, NEW, UPDATE
 from memgui.ui.commands import NewTraceCommand, push
 from memgui.ui.models.import_plan_model import Column
+from tests.support.paths import FIXTURES
 from tests.ui.test_import_support import (  # noqa: F401  (fixtures)
     WAIT_MS,
     commit_and_wait,
@@ -21,7 +20,7 @@ from tests.ui.test_import_support import (  # noqa: F401  (fixtures)
     write_csv,
 )
 
-BRANCHING = Path(__file__).resolve().parents[1] / "fixtures" / "chatgpt" / "branching.json"
+BRANCHING = FIXTURES / "chatgpt" / "branching.json"
 
 
 def focus(qtbot, dialog, widget) -> None:

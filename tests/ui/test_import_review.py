@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import json
-from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
@@ -12,6 +11,7 @@ from PySide6.QtCore import Qt
 from memgui.core.model import TraceFilter
 from memgui.ui.importing.import_record_editor import RecordEditor
 from memgui.ui.models.import_plan_model import Column, ImportPlanModel, PlanFilterProxy
+from tests.support.paths import FIXTURES
 from tests.ui.test_import_support import (  # noqa: F401  (fixtures)
     WAIT_MS,
     commit_and_wait,
@@ -218,7 +218,7 @@ def test_a_format_that_does_not_fit_says_why_and_goes_back(qtbot, window, notes)
 
 
 def test_a_chatgpt_plan_shows_and_writes_its_texts(qtbot, window):
-    source = Path(__file__).resolve().parents[1] / "fixtures" / "chatgpt" / "branching.json"
+    source = FIXTURES / "chatgpt" / "branching.json"
     dialog = open_and_plan(qtbot, window, source)
     review = dialog.review
     plan = review.model.plan

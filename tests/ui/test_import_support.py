@@ -17,8 +17,8 @@ from PySide6.QtWidgets import QApplication, QWidget
 
 from memgui.ui.importing.import_dialog import ImportDialog
 from memgui.ui.session import BrainSession
+from tests.support.paths import SHARED
 
-SHARED = Path(__file__).resolve().parents[1].parent.parent / "shared"
 CORPORA = SHARED / "corpora"
 CONTENT_TABLES = (
     "memory_traces",

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from PySide6.QtWidgets import QMessageBox
@@ -14,9 +13,8 @@ from memgui.core.progress import Cancelled, Progress
 from memgui.core.storage.db import Database
 from memgui.ui.jobs import JobRunner
 from memgui.ui.models.detail_models import HistoryModel, LinksModel, NeighboursModel
+from tests.support.paths import ROOT, SHARED
 from tests.ui.test_main_window import open_window, select_row, wait_idle
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -234,7 +232,6 @@ def test_opening_a_file_with_several_brains_asks_which(qtbot, tmp_path, live_win
     assert live_window.model.index(0, 0).data() == "memory of beta"
 
 
-SHARED = Path(__file__).resolve().parents[3] / "shared"
 AGENTOS_BRAIN = SHARED / "fixtures" / "agentos" / "brain.sqlite"
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
@@ -15,9 +14,8 @@ from memgui.core.brain import Brain
 from memgui.core.model import MAX_LIMIT
 from memgui.ui.commands import NewTraceCommand, push
 from memgui.ui.window.live_refresh import PAGE
+from tests.support.paths import ROOT
 from tests.ui.test_main_window import open_window, wait_idle
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def run_elsewhere(script: str, *args: str) -> None:
