@@ -1,0 +1,1 @@
+"""Tests of the memory core: the facade, traces, links, the graph, scopes, the journal."""
