@@ -1,0 +1,1 @@
+"""Tests of storage: opening, migrating, checkpoints, lost files, concurrent writers."""
