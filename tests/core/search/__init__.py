@@ -1,0 +1,1 @@
+"""Tests of search: keyword ranking, the full-text indexes, vectors, embeddings, hybrid."""
