@@ -1,0 +1,1 @@
+"""Tests of import and export: plan, commit, formats end to end, round trips."""
