@@ -1,0 +1,1 @@
+"""Tests of the format readers, one file per reader."""
