@@ -12,7 +12,7 @@ import pytest
 
 from memgui.cli.main import build_parser, main
 from memgui.core.brain import Brain
-from tests.test_cli import add, isolate_user_dirs, run_cli, snapshot
+from tests.cli.test_cli import add, isolate_user_dirs, run_cli, snapshot
 
 
 @pytest.fixture(autouse=True)

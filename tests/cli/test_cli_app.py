@@ -14,7 +14,7 @@ import pytest
 
 from memgui.cli.main import _split_app_brain, main
 from memgui.cli.registry import REGISTRY, Command
-from tests.test_cli import add, isolate_user_dirs, run_cli
+from tests.cli.test_cli import add, isolate_user_dirs, run_cli
 
 
 @pytest.fixture(autouse=True)

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from memgui.core.brain import Brain
+from tests.cli.test_cli import run_cli, run_text
 from tests.support.paths import ROOT
-from tests.test_cli import run_cli, run_text
 
 
 @pytest.fixture

@@ -11,13 +11,13 @@ import pytest
 
 from memgui.core.brain import Brain
 from memgui.core.model import TraceFilter
+from tests.cli.test_cli import run_cli, run_text
 from tests.support.paths import ROOT
 from tests.support.privileges import (
     NO_PERMISSIONS_REASON,
     honouring_permissions,
     memgui_honouring_permissions,
 )
-from tests.test_cli import run_cli, run_text
 
 AGENTOS = ROOT.parent / "shared" / "fixtures" / "agentos"
 CSV = str(AGENTOS / "csv-input.csv")

@@ -11,8 +11,8 @@ import pytest
 
 from memgui.cli.main import main
 from memgui.core.brain import Brain
+from tests.cli.test_cli import add, isolate_user_dirs, run_cli, run_text, snapshot
 from tests.support.paths import ROOT
-from tests.test_cli import add, isolate_user_dirs, run_cli, run_text, snapshot
 
 
 @pytest.fixture(autouse=True)

@@ -1,0 +1,1 @@
+"""Tests of the `memgui` command, in-process and as a real process."""
