@@ -1,0 +1,1 @@
+"""Tests against the real AgentOS package (npm): it reads what memgui writes, and the reverse."""
