@@ -74,6 +74,13 @@ class Conflict(MemguiError):
             "it changed since it was read, nothing was written"
         )
 
+    @classmethod
+    def because(cls, trace_id: str, why: str, expected: int = -1, actual: int = -1) -> Conflict:
+        """A conflict whose message says what changed (not every conflict is a version)."""
+        err = cls(trace_id, expected, actual)
+        err.args = (f"conflict: {why}; nothing was written",)
+        return err
+
 
 class PlanOutdated(MemguiError):
     """An import plan whose new records the brain got meanwhile (another import, an agent):

@@ -12,8 +12,7 @@ import apsw
 
 from memgui.core.errors import InvalidArgument, NotFound
 from memgui.core.model import Neighbour, check_depth, check_id, check_int_range, check_text
-from memgui.core.storage import journal_rows as revert_rows
-from memgui.core.storage import store
+from memgui.core.storage import journal_rows, store
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
@@ -47,7 +46,7 @@ def add_node(brain: Brain, label: str, type: str, properties: dict[str, Any] | N
     }
     with brain.write("add node") as batch:
         # Journaled as an import's nodes are, so `revert` removes it the same way.
-        revert_rows.insert_row(brain.db, batch, brain.brain_id, "node", row)
+        journal_rows.insert_row(brain.db, batch, brain.brain_id, "node", row)
     return node_id
 
 
@@ -79,7 +78,7 @@ def add_edge(brain: Brain, source_id: str, target_id: str, type: str, weight: fl
             "weight": weight,
             "created_at": brain.now(),
         }
-        revert_rows.insert_row(brain.db, batch, brain.brain_id, "edge", row)
+        journal_rows.insert_row(brain.db, batch, brain.brain_id, "edge", row)
         batch.nodes.update((source_id, target_id))
     return edge_id
 

@@ -15,8 +15,7 @@ from memgui.core import decay
 from memgui.core.errors import Conflict, InvalidArgument, NotFound
 from memgui.core.model import Changes, JournalEntry, check_id
 from memgui.core.search import vectors
-from memgui.core.storage import journal_rows as revert_rows
-from memgui.core.storage import store
+from memgui.core.storage import journal_rows, store
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
@@ -119,8 +118,8 @@ def revert(brain: Brain, batch_id: str, actor: str | None) -> Changes:
 
 
 def _undo(brain: Brain, batch: Any, entry: JournalEntry) -> None:
-    if entry.op in revert_rows.ROW_OPS:  # graph, document, conversation rows of an import
-        revert_rows.undo(brain, batch, entry)
+    if entry.op in journal_rows.ROW_OPS:  # graph, document, conversation rows of an import
+        journal_rows.undo(brain.db, brain.brain_id, batch, entry)
         return
     db, bid = brain.db, brain.brain_id
     if entry.op in ("link", "unlink"):
@@ -141,7 +140,9 @@ def _undo(brain: Brain, batch: Any, entry: JournalEntry) -> None:
     now = brain.now()
     if entry.before is None:
         if _has_links(brain, entry.trace_id):  # linked since: removing it would drop them
-            raise conflict(entry.trace_id, f"trace {entry.trace_id} was linked since the batch")
+            raise Conflict.because(
+                entry.trace_id, f"trace {entry.trace_id} was linked since the batch"
+            )
         store.delete_trace(db, batch, bid, row[0], current, "revert")
     elif current is None:
         restored = dict(entry.before, updated_at=now)
@@ -170,15 +171,8 @@ def _undo(brain: Brain, batch: Any, entry: JournalEntry) -> None:
         store.update_trace(db, batch, bid, row[0], current, restored, "revert")
 
 
-def conflict(trace_id: str, why: str, expected: int = -1, actual: int = -1) -> Conflict:
-    """A `Conflict` whose message says what changed (not every conflict is a version)."""
-    err = Conflict(trace_id, expected, actual)
-    err.args = (f"conflict: {why}; nothing was written",)
-    return err
-
-
 def gone(trace_id: str, expected: int) -> Conflict:
-    return conflict(trace_id, f"trace {trace_id} no longer exists", expected, -1)
+    return Conflict.because(trace_id, f"trace {trace_id} no longer exists", expected, -1)
 
 
 def _has_links(brain: Brain, trace_id: str) -> bool:
@@ -220,29 +214,29 @@ def _undo_link(brain: Brain, batch: Any, entry: JournalEntry) -> None:
         key,
     ).fetchone()
     if entry.op == "link" and exists is None:
-        raise conflict(link["from_id"], f"{name} no longer exists")
+        raise Conflict.because(link["from_id"], f"{name} no longer exists")
     if entry.op == "unlink":
         if exists is not None:
-            raise conflict(link["from_id"], f"{name} exists again")
+            raise Conflict.because(link["from_id"], f"{name} exists again")
         for trace_id in (link["from_id"], link["to_id"]):
             if store.fetch_row(db, bid, trace_id) is None:
                 raise gone(trace_id, -1)
     if _link_changed_since(brain, batch, entry, link):
-        raise conflict(link["from_id"], f"{name} was changed by a later batch")
+        raise Conflict.because(link["from_id"], f"{name} was changed by a later batch")
     if entry.op == "link":
         db.conn.execute(
             "DELETE FROM memory_links WHERE brain_id = ? AND from_id = ? AND to_id = ? "
             "AND kind = ?",
             key,
         )
-        store.journal(db, batch, bid, "unlink", link["from_id"], link, None)
+        journal_rows.journal(db, batch, bid, "unlink", link["from_id"], link, None)
     else:
         db.conn.execute(
             "INSERT INTO memory_links (brain_id, from_id, to_id, kind, created_at) "
             "VALUES (?, ?, ?, ?, ?)",
             (*key, link["created_at"]),
         )
-        store.journal(db, batch, bid, "link", link["from_id"], None, link)
+        journal_rows.journal(db, batch, bid, "link", link["from_id"], None, link)
     batch.links.add(f"{link['from_id']}|{link['to_id']}|{link['kind']}")
     batch.traces.update((link["from_id"], link["to_id"]))
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from memgui.core.errors import InvalidArgument, NotFound
 from memgui.core.model import RelatedSummary, check_id, check_link_kind
-from memgui.core.storage import store
+from memgui.core.storage import journal_rows, store
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
@@ -62,7 +62,7 @@ def _insert(brain: Brain, batch: WriteBatch, a: str, b: str, kind: str) -> None:
         (brain.brain_id, a, b, kind, now),
     )
     row = {"from_id": a, "to_id": b, "kind": kind, "created_at": now}
-    store.journal(brain.db, batch, brain.brain_id, "link", a, None, row)
+    journal_rows.journal(brain.db, batch, brain.brain_id, "link", a, None, row)
     batch.links.add(f"{a}|{b}|{kind}")
     batch.traces.update((a, b))
 
@@ -114,7 +114,7 @@ def unlink(brain: Brain, from_id: str, to_id: str, kind: str, actor: str | None)
             (brain.brain_id, a, b, kind),
         )
         before = {"from_id": a, "to_id": b, "kind": kind, "created_at": row[0]}
-        store.journal(brain.db, batch, brain.brain_id, "unlink", a, before, None)
+        journal_rows.journal(brain.db, batch, brain.brain_id, "unlink", a, before, None)
         batch.links.add(f"{a}|{b}|{kind}")
         batch.traces.update((a, b))
     return True

@@ -7,8 +7,7 @@ from typing import TYPE_CHECKING
 from memgui.core.errors import InvalidArgument
 from memgui.core.graph import node_properties
 from memgui.core.model import SCOPES, check_choice, check_text
-from memgui.core.storage import journal_rows as revert_rows
-from memgui.core.storage import store
+from memgui.core.storage import journal_rows, store
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
@@ -105,7 +104,7 @@ def _refile_graph_copy(brain: Brain, batch: WriteBatch, trace_id: str, scope_id:
     properties = node_properties(row[0]) if row is not None else None
     if not properties or properties.get("scopeId") == scope_id or "scopeId" not in properties:
         return
-    revert_rows.update_row(
+    journal_rows.update_row(
         brain.db,
         batch,
         brain.brain_id,

@@ -1,10 +1,12 @@
-"""Writing and reverting the rows an import adds beside traces, journaled like traces.
+"""Journal rows: one `memgui_journal` row per change, and the rows beside traces written,
+removed and reverted with theirs.
 
 An import writes knowledge nodes and edges, documents, chunks, images, conversations and
 messages in the same transaction as its traces. Each such write is journaled in the import's
 batch with an op naming the row's kind (`node`, `edge`, `conversation`, …), the row id in
 `trace_id`, and the row's columns (without BLOBs) in `before` / `after`, so `revert(batch)`
-removes or restores them too: `journal._undo` hands these ops to `undo` here.
+removes or restores them too: `journal._undo` hands these ops to `undo` here. A trace deleted
+takes the AgentOS rows that name it along, journaled the same way (`let_go_of_trace`).
 """
 
 from __future__ import annotations
@@ -12,13 +14,13 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from memgui.core import journal
-from memgui.core.storage import store
+from memgui.core.errors import Conflict
 from memgui.core.storage.db import WriteBatch, now_ms
+from memgui.core.storage.json_text import dumps
 
 if TYPE_CHECKING:
-    from memgui.core.brain import Brain
     from memgui.core.model import JournalEntry
+    from memgui.core.storage.db import Database
 
 # op -> (table, columns in order, JSON columns, BLOB columns)
 TABLES: dict[str, tuple[str, tuple[str, ...], frozenset[str], frozenset[str]]] = {
@@ -87,6 +89,32 @@ DEPENDANTS = {
 }
 
 
+def journal(
+    db: Database,
+    batch: WriteBatch,
+    brain_id: str,
+    op: str,
+    trace_id: str,
+    before: dict[str, Any] | None,
+    after: dict[str, Any] | None,
+) -> None:
+    """One journal row: `op` on `trace_id` (a trace's id, or another row's), before and after."""
+    db.conn.execute(
+        "INSERT INTO memgui_journal (brain_id, at, actor, batch_id, op, trace_id, before, after) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            brain_id,
+            now_ms(),
+            batch.actor,
+            batch.batch_id,
+            op,
+            trace_id,
+            dumps(before) if before is not None else None,
+            dumps(after) if after is not None else None,
+        ),
+    )
+
+
 def columns(op: str) -> tuple[str, ...]:
     return TABLES[op][1] + EXTRA.get(op, ())
 
@@ -95,7 +123,7 @@ def insert_row(db: Any, batch: WriteBatch, brain_id: str, op: str, row: dict[str
     """INSERT OR IGNORE one row and journal it; False when a row of that id was there."""
     table, _ordered, json_cols, _blobs = TABLES[op]
     names = [c for c in columns(op) if c in row]
-    values = [store.dumps(row[c]) if c in json_cols else row[c] for c in names]
+    values = [dumps(row[c]) if c in json_cols else row[c] for c in names]
     marks = ", ".join("?" * (len(names) + 1))
     db.conn.execute(
         f"INSERT OR IGNORE INTO {table} (brain_id, {', '.join(names)}) VALUES ({marks})",
@@ -103,7 +131,7 @@ def insert_row(db: Any, batch: WriteBatch, brain_id: str, op: str, row: dict[str
     )
     if db.conn.changes() == 0:
         return False
-    store.journal(db, batch, brain_id, op, row["id"], None, journal_row(op, row))
+    journal(db, batch, brain_id, op, row["id"], None, journal_row(op, row))
     if op in ("node", "edge"):
         batch.nodes.add(row["id"])
     return True
@@ -124,16 +152,13 @@ def insert_new_rows(
     marks = ", ".join("?" * (len(names) + 1))
     db.conn.executemany(
         f"INSERT INTO {table} (brain_id, {', '.join(names)}) VALUES ({marks})",
-        [
-            (brain_id, *(store.dumps(row[c]) if c in json_cols else row[c] for c in names))
-            for row in rows
-        ],
+        [(brain_id, *(dumps(row[c]) if c in json_cols else row[c] for c in names)) for row in rows],
     )
     entry = (brain_id, now_ms(), batch.actor, batch.batch_id, op)
     db.conn.executemany(
         "INSERT INTO memgui_journal (brain_id, at, actor, batch_id, op, trace_id, before, after) "
         "VALUES (?, ?, ?, ?, ?, ?, NULL, ?)",
-        [(*entry, row["id"], store.dumps(journal_row(op, row))) for row in rows],
+        [(*entry, row["id"], dumps(journal_row(op, row))) for row in rows],
     )
     if op in ("node", "edge"):
         batch.nodes.update(row["id"] for row in rows)
@@ -154,7 +179,7 @@ def delete_rows(
     ).fetchall()
     for values in found:
         row = {c: _json(v) if c in json_cols else v for c, v in zip(names, values, strict=True)}
-        store.journal(db, batch, brain_id, op, row["id"], row, None)
+        journal(db, batch, brain_id, op, row["id"], row, None)
         if op in ("node", "edge"):
             batch.nodes.add(row["id"])
     if found:
@@ -162,6 +187,42 @@ def delete_rows(
             f"DELETE FROM {table} WHERE brain_id = ?1 AND ({where})", (brain_id, *params)
         )
     return len(found)
+
+
+def let_go_of_trace(db: Database, batch: WriteBatch, brain_id: str, trace_id: str) -> None:
+    """The AgentOS rows that name a trace being deleted, journaled so a revert puts them
+    back: a document chunk forgets its trace (`chunk`), a retrieval feedback row goes
+    (`feedback`; both tables hold a foreign key to the trace), and so does its
+    knowledge-graph copy (`edge`, `node`)."""
+    where = (brain_id, trace_id)
+    chunks = db.conn.execute(
+        "SELECT id FROM document_chunks WHERE brain_id = ? AND trace_id = ?", where
+    ).fetchall()
+    for (chunk_id,) in chunks:
+        before = {"id": chunk_id, "trace_id": trace_id}
+        journal(db, batch, brain_id, "chunk", chunk_id, before, {"id": chunk_id, "trace_id": None})
+    if chunks:
+        db.conn.execute(
+            "UPDATE document_chunks SET trace_id = NULL WHERE brain_id = ? AND trace_id = ?", where
+        )
+    feedback = db.conn.execute(
+        "SELECT id, trace_id, signal, query, created_at FROM retrieval_feedback "
+        "WHERE brain_id = ? AND trace_id = ?",
+        where,
+    ).fetchall()
+    for row_id, row_trace, signal, query, created_at in feedback:
+        row = {"id": row_id, "trace_id": row_trace, "signal": signal, "query": query}
+        journal(
+            db, batch, brain_id, "feedback", str(row_id), row | {"created_at": created_at}, None
+        )
+    if feedback:
+        db.conn.execute("DELETE FROM retrieval_feedback WHERE brain_id = ? AND trace_id = ?", where)
+    # The trace's knowledge-graph copy goes with it (seed 000, memory_delete): AgentOS's
+    # memory_graph node, whose id is the trace's, and every edge naming the trace; so no node
+    # stands for a trace the brain no longer holds. Edges first: a revert puts the node back
+    # before them.
+    delete_rows(db, batch, brain_id, "edge", "source_id = ?2 OR target_id = ?2", where[1:])
+    delete_rows(db, batch, brain_id, "node", "id = ?2", where[1:])
 
 
 def journal_row(op: str, row: dict[str, Any]) -> dict[str, Any]:
@@ -182,28 +243,28 @@ def update_row(
     table, _ordered, json_cols, _blobs = TABLES[op]
     names = [c for c in after if c != "id"]
     sets = ", ".join(f"{c} = ?" for c in names)
-    values = [store.dumps(after[c]) if c in json_cols else after[c] for c in names]
+    values = [dumps(after[c]) if c in json_cols else after[c] for c in names]
     db.conn.execute(
         f"UPDATE {table} SET {sets} WHERE brain_id = ? AND id = ?",
         (*values, brain_id, after["id"]),
     )
-    store.journal(db, batch, brain_id, op, after["id"], before, after)
+    journal(db, batch, brain_id, op, after["id"], before, after)
 
 
-def undo(brain: Brain, batch: WriteBatch, entry: JournalEntry) -> None:
+def undo(db: Any, bid: str, batch: WriteBatch, entry: JournalEntry) -> None:
     """The inverse of one journaled row write, itself journaled in the revert's batch.
 
     As with traces, the row must still be as the batch left it, else `Conflict`.
     """
-    db, bid, op = brain.db, brain.brain_id, entry.op
+    op = entry.op
     table = TABLES[op][0]
     row_id = entry.trace_id
     current = _current(db, bid, op, row_id, entry.after or entry.before or {})
     if entry.after is not None and current != entry.after:
         why = "no longer exists" if current is None else "changed since the batch"
-        raise journal.conflict(row_id, f"{op} {row_id} {why}")
+        raise Conflict.because(row_id, f"{op} {row_id} {why}")
     if entry.after is None and current is not None:
-        raise journal.conflict(row_id, f"{op} {row_id} exists again")
+        raise Conflict.because(row_id, f"{op} {row_id} exists again")
     if entry.before is None and entry.after is not None:  # the row was added: remove it
         dependant = DEPENDANTS.get(op)
         if dependant is not None:
@@ -212,18 +273,18 @@ def undo(brain: Brain, batch: WriteBatch, entry: JournalEntry) -> None:
                 f"SELECT count(*) FROM {other} WHERE brain_id = ?1 AND ({where})", (bid, row_id)
             ).fetchone()[0]
             if used:
-                raise journal.conflict(
+                raise Conflict.because(
                     row_id, f"{op} {row_id} is used by {used} row(s) of {other} written since"
                 )
         db.conn.execute(f"DELETE FROM {table} WHERE brain_id = ? AND id = ?", (bid, row_id))
-        store.journal(db, batch, bid, op, row_id, entry.after, None)
+        journal(db, batch, bid, op, row_id, entry.after, None)
     elif entry.before is not None and entry.after is not None:  # changed: restore
         update_row(db, batch, bid, op, dict(entry.after), dict(entry.before, id=row_id))
     elif entry.before is not None:  # removed (a revert's delete): put it back
         if op == "edge":  # its nodes must still be there
             for node_id in (entry.before["source_id"], entry.before["target_id"]):
                 if _current(db, bid, "node", node_id, {"id": node_id}) is None:
-                    raise journal.conflict(row_id, f"node {node_id} of edge {row_id} is gone")
+                    raise Conflict.because(row_id, f"node {node_id} of edge {row_id} is gone")
         insert_row(db, batch, bid, op, _with_blobs(op, dict(entry.before)))
     if op in ("node", "edge"):
         batch.nodes.add(row_id)

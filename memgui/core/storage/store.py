@@ -22,8 +22,10 @@ from memgui.core import decay
 from memgui.core.errors import InvalidArgument
 from memgui.core.model import Trace, trace_from_fields
 from memgui.core.search import fulltext, vectors
-from memgui.core.storage import schema
+from memgui.core.storage import journal_rows, schema
 from memgui.core.storage.db import Database, WriteBatch, now_ms
+from memgui.core.storage.journal_rows import journal
+from memgui.core.storage.json_text import dumps
 
 # The snapshot of a trace the journal records (everything but the embedding BLOB).
 SNAPSHOT_FIELDS = (
@@ -67,14 +69,6 @@ _LEGACY_COLUMNS = (
 
 def select_columns(db: Database) -> str:
     return _CURRENT_COLUMNS if "version" in db.trace_columns else _LEGACY_COLUMNS
-
-
-def dumps(value: Any) -> str:
-    """JSON as AgentOS's JSON.stringify writes it: compact, non-ASCII kept."""
-    try:
-        return orjson.dumps(value).decode()
-    except TypeError:  # what orjson refuses (huge ints, odd keys), json still writes
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 class _NotJson(TypeError):
@@ -453,74 +447,9 @@ def delete_trace(
         "DELETE FROM memory_links WHERE brain_id = ? AND (from_id = ? OR to_id = ?)",
         (brain_id, before["id"], before["id"]),
     )
-    _let_go_of_trace(db, batch, brain_id, before["id"])
+    journal_rows.let_go_of_trace(db, batch, brain_id, before["id"])
     fulltext.mark_changed(db, rowid)
     db.conn.execute("DELETE FROM memory_traces WHERE rowid = ?", (rowid,))
     vectors.sync_rows(db.conn, brain_id, [rowid])
     journal(db, batch, brain_id, op, before["id"], before, None)
     batch.traces.add(before["id"])
-
-
-def _let_go_of_trace(db: Database, batch: WriteBatch, brain_id: str, trace_id: str) -> None:
-    """The AgentOS rows that name a trace being deleted, journaled so a revert puts them
-    back: a document chunk forgets its trace (`chunk`), a retrieval feedback row goes
-    (`feedback`; both tables hold a foreign key to the trace), and so does its
-    knowledge-graph copy (`edge`, `node`)."""
-    where = (brain_id, trace_id)
-    chunks = db.conn.execute(
-        "SELECT id FROM document_chunks WHERE brain_id = ? AND trace_id = ?", where
-    ).fetchall()
-    for (chunk_id,) in chunks:
-        before = {"id": chunk_id, "trace_id": trace_id}
-        journal(db, batch, brain_id, "chunk", chunk_id, before, {"id": chunk_id, "trace_id": None})
-    if chunks:
-        db.conn.execute(
-            "UPDATE document_chunks SET trace_id = NULL WHERE brain_id = ? AND trace_id = ?", where
-        )
-    feedback = db.conn.execute(
-        "SELECT id, trace_id, signal, query, created_at FROM retrieval_feedback "
-        "WHERE brain_id = ? AND trace_id = ?",
-        where,
-    ).fetchall()
-    for row_id, row_trace, signal, query, created_at in feedback:
-        row = {"id": row_id, "trace_id": row_trace, "signal": signal, "query": query}
-        journal(
-            db, batch, brain_id, "feedback", str(row_id), row | {"created_at": created_at}, None
-        )
-    if feedback:
-        db.conn.execute("DELETE FROM retrieval_feedback WHERE brain_id = ? AND trace_id = ?", where)
-    # The trace's knowledge-graph copy goes with it (seed 000, memory_delete): AgentOS's
-    # memory_graph node, whose id is the trace's, and every edge naming the trace; so no node
-    # stands for a trace the brain no longer holds. Edges first: a revert puts the node back
-    # before them.
-    from memgui.core.storage import journal_rows as revert_rows  # imports this module
-
-    revert_rows.delete_rows(
-        db, batch, brain_id, "edge", "source_id = ?2 OR target_id = ?2", where[1:]
-    )
-    revert_rows.delete_rows(db, batch, brain_id, "node", "id = ?2", where[1:])
-
-
-def journal(
-    db: Database,
-    batch: WriteBatch,
-    brain_id: str,
-    op: str,
-    trace_id: str,
-    before: dict[str, Any] | None,
-    after: dict[str, Any] | None,
-) -> None:
-    db.conn.execute(
-        "INSERT INTO memgui_journal (brain_id, at, actor, batch_id, op, trace_id, before, after) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        (
-            brain_id,
-            now_ms(),
-            batch.actor,
-            batch.batch_id,
-            op,
-            trace_id,
-            dumps(before) if before is not None else None,
-            dumps(after) if after is not None else None,
-        ),
-    )

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import inspect
 import json
 from pathlib import Path
 
 import pytest
 
-from memgui.core import journal
 from memgui.core.brain import Brain
 from memgui.core.errors import InvalidArgument
 from memgui.core.io.planning.plan import ImportOptions, ImportPlan, plan
@@ -21,7 +19,6 @@ from tests.support.paths import ROOT
 AGENTOS = ROOT.parent / "shared" / "fixtures" / "agentos"
 JSONL = ROOT / "tests" / "fixtures" / "jsonl"
 CSV_TRACES = ROOT / "tests" / "fixtures" / "io" / "csv" / "traces.csv"
-ROW_REVERT = "revert_rows" in inspect.getsource(journal)
 
 
 def make_plan(brain: Brain, source: Path, **options: object) -> ImportPlan:
@@ -63,7 +60,6 @@ def test_revert_of_an_import_restores_the_brain(brain: Brain) -> None:
     assert [t.content for t in brain.list()] == ["was here before"]
 
 
-@pytest.mark.skipif(not ROW_REVERT, reason="journal._undo does not route row ops yet")
 def test_revert_removes_graph_document_and_conversation_rows(brain: Brain) -> None:
     before = table_counts(brain)
     result = run_to_end(commit(brain, make_plan(brain, AGENTOS / "export.json")))

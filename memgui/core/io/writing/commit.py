@@ -20,6 +20,7 @@ from memgui.core.errors import InvalidArgument
 from memgui.core.io.bulk import gc_paused
 from memgui.core.io.planning import recheck
 from memgui.core.io.planning.classify import fingerprint
+from memgui.core.io.planning.plan import ImportPlan
 from memgui.core.io.planning.validate import check_trace_fields
 from memgui.core.io.records import (
     DUPLICATE,
@@ -37,7 +38,6 @@ from memgui.core.search import fulltext
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
-    from memgui.core.io.planning.plan import ImportPlan
 
 PROGRESS_EVERY = 2000
 
@@ -118,8 +118,6 @@ def commit(
     cancelled: Callable[[], bool] | None = None,
 ) -> Job[ImportResult]:
     """Write the accepted records of `plan` (see the module docstring); returns ImportResult."""
-    from memgui.core.io.planning.plan import ImportPlan  # plan.py imports this module
-
     if not isinstance(plan, ImportPlan):
         raise InvalidArgument("plan", f"must be an ImportPlan (got {plan!r:.80})", plan)
     # The rows built for the bulk inserts all live on until written: nothing to collect.

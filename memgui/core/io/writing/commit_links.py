@@ -10,7 +10,7 @@ from __future__ import annotations
 import uuid
 from typing import TYPE_CHECKING, Any
 
-from memgui.core.storage import store
+from memgui.core.storage import journal_rows
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -101,7 +101,7 @@ def write_trace_links(
                     "kind": link["kind"],
                     "created_at": created_at,
                 }
-                store.journal(db, batch, brain_id, "link", from_id, None, row)
+                journal_rows.journal(db, batch, brain_id, "link", from_id, None, row)
                 batch.links.add(f"{from_id}|{to_id}|{link['kind']}")
                 wrote = True
     return wrote

@@ -1,7 +1,7 @@
 """The writes of one import commit, inside the caller's transaction and journal batch.
 
 Traces go through `store.insert_trace` / `store.update_trace` (journaled, full-text rows
-marked); other rows through `revert_rows.insert_row` (journaled with an op of their kind, so a
+marked); other rows through `journal_rows.insert_row` (journaled with an op of their kind, so a
 revert removes them). Parents are written before children: traces, nodes, edges, documents,
 chunks, images, conversations, messages; then trace links and Obsidian wikilinks (`commit_links`).
 """
@@ -41,8 +41,7 @@ from memgui.core.io.writing.commit_links import (
 )
 from memgui.core.search import vectors
 from memgui.core.search.vectors import VectorIndexUnavailable, sync_rows
-from memgui.core.storage import journal_rows as revert_rows
-from memgui.core.storage import store
+from memgui.core.storage import journal_rows, store
 from memgui.core.storage.db import WriteBatch
 
 if TYPE_CHECKING:
@@ -162,7 +161,7 @@ class RowWriter:
             if record.kind == CONVERSATION and record.verdict == UPDATE:
                 before = dict(resolved.get("before", {}), id=record.fields["id"])
                 after = {k: record.fields[k] for k in ("id", "title", "updated_at")}
-                revert_rows.update_row(
+                journal_rows.update_row(
                     self.db, self.batch, self.brain.brain_id, "conversation", before, after
                 )
                 return True
@@ -270,7 +269,7 @@ class RowWriter:
 
     def _row(self, i: int, op: str, row: dict[str, Any] | None = None) -> bool:
         row = self._row_values(i, op) if row is None else row
-        if revert_rows.insert_row(self.db, self.batch, self.brain.brain_id, op, row):
+        if journal_rows.insert_row(self.db, self.batch, self.brain.brain_id, op, row):
             self.wrote_any = True
             return True
         record = self.plan.records[i]
@@ -294,7 +293,7 @@ class RowWriter:
         rows = [row for _, row in fresh.values()]
         try:
             with self.db.conn:  # a savepoint: a row that fails leaves none of them written
-                revert_rows.insert_new_rows(self.db, self.batch, bid, "message", rows)
+                journal_rows.insert_new_rows(self.db, self.batch, bid, "message", rows)
         except apsw.ConstraintError:  # e.g. a conversation not in the brain: one by one
             repeated = [*fresh.values(), *repeated]
         else:
@@ -344,8 +343,8 @@ class RowWriter:
         if self.pending_rows:
             self._flush_messages()
         bid = self.brain.brain_id
-        revert_rows.insert_new_rows(self.db, self.batch, bid, "node", self.new_nodes)
-        revert_rows.insert_new_rows(self.db, self.batch, bid, "edge", self.new_edges)
+        journal_rows.insert_new_rows(self.db, self.batch, bid, "node", self.new_nodes)
+        journal_rows.insert_new_rows(self.db, self.batch, bid, "edge", self.new_edges)
         if write_trace_links(
             self.db, self.batch, bid, self.plan, self.trace_ids, self._held, self.now
         ):
