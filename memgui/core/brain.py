@@ -34,8 +34,7 @@ from memgui.core.model import (
     check_text,
 )
 from memgui.core.progress import run_to_end
-from memgui.core.search import fulltext, hybrid, vectors
-from memgui.core.search import query as search
+from memgui.core.search import fulltext, hybrid, searching, vectors
 from memgui.core.search.embed import unpack_vector
 from memgui.core.search.semantic import SemanticSearch
 from memgui.core.storage import schema, store
@@ -250,7 +249,7 @@ class Brain:
 
     def _where(self, flt: TraceFilter) -> tuple[str, list[Any]]:
         check_filter(flt)
-        return search.filter_sql(self.db, self.brain_id, flt, alias="")
+        return searching.filter_sql(self.db, self.brain_id, flt, alias="")
 
     def _order(self, order: str, descending: bool) -> str:
         if not isinstance(order, str) or order not in ORDER_COLUMNS:  # a list is unhashable
@@ -411,7 +410,7 @@ class Brain:
         expand_links: bool = False,
         record_recall: bool = True,
     ) -> SearchResult:
-        return search.search(
+        return searching.search(
             self, query, flt or TraceFilter(), limit, mode, expand_links, record_recall
         )
 

@@ -16,8 +16,7 @@ from memgui.core import decay
 from memgui.core.errors import EmbeddingUnavailable
 from memgui.core.model import TraceFilter
 from memgui.core.progress import Job
-from memgui.core.search import hybrid, textindex, vectors
-from memgui.core.search import query as search
+from memgui.core.search import hybrid, searching, textindex, vectors
 from memgui.core.search.keyword import KeywordHit
 
 if TYPE_CHECKING:
@@ -61,7 +60,7 @@ class SemanticSearch:
         where: str | None = None
         params: list[Any] = []
         if flt != TraceFilter():  # live traces only need no SQL: the matrix holds just those
-            where, params = search.filter_sql(db, brain.brain_id, flt)
+            where, params = searching.filter_sql(db, brain.brain_id, flt)
         caught_up = None
         keyword_leg: Future[list[KeywordHit]] | None = None
         # A caller inside a transaction holds the connection's lock: the worker would wait
@@ -71,7 +70,7 @@ class SemanticSearch:
                 with db.lock:  # catch the matrix up now, so the product needs no SQL
                     caught_up = vector_cache.refresh(db.conn, brain.brain_id, pinned[1])
             keyword_leg = _LEGS.submit(
-                search.keyword_ranking, brain, query, flt, hybrid.OVERSAMPLE * limit
+                searching.keyword_ranking, brain, query, flt, hybrid.OVERSAMPLE * limit
             )
         try:
             try:
@@ -100,7 +99,7 @@ class SemanticSearch:
             if keyword_leg is not None:
                 hits = keyword_leg.result()
             elif mode != "semantic":
-                hits = search.keyword_ranking(brain, query, flt, hybrid.OVERSAMPLE * limit)
+                hits = searching.keyword_ranking(brain, query, flt, hybrid.OVERSAMPLE * limit)
             else:
                 hits = []
             with db.lock:
@@ -120,7 +119,7 @@ class SemanticSearch:
         gives it (None, without one: the caller runs the keyword path)."""
         if keyword_leg is None:
             return None
-        return search.keyword_scored(brain, keyword_leg.result(), limit, flt), "keyword"
+        return searching.keyword_scored(brain, keyword_leg.result(), limit, flt), "keyword"
 
     def _finish(
         self,
@@ -144,7 +143,9 @@ class SemanticSearch:
         ]
         if mode == "semantic":
             top = semantic[:limit]
-            snaps = search.snapshots_by_rowid(brain, [(current[t].rowid, t) for t, _ in top], flt)
+            snaps = searching.snapshots_by_rowid(
+                brain, [(current[t].rowid, t) for t, _ in top], flt
+            )
             scored = [
                 (sim, current[tid].rowid, snaps[current[tid].rowid])
                 for tid, sim in top
@@ -159,7 +160,7 @@ class SemanticSearch:
             strengths[h.id] = h.strength
             rowids[h.id] = h.rowid
         fused = hybrid.rrf_fuse(keyword, semantic_ids, strength=strengths.get)[:limit]
-        snaps = search.snapshots_by_rowid(brain, [(rowids[tid], tid) for tid, _ in fused], flt)
+        snaps = searching.snapshots_by_rowid(brain, [(rowids[tid], tid) for tid, _ in fused], flt)
         scored = [
             (score, rowids[tid], snaps[rowids[tid]]) for tid, score in fused if rowids[tid] in snaps
         ]

@@ -90,19 +90,19 @@ def test_filters_apply_before_the_cut(brain: Brain, ollama_server: FakeOllama) -
 def test_server_down_falls_back_to_keyword(
     brain: Brain, ollama_server: FakeOllama, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from memgui.core.search import query as search
+    from memgui.core.search import searching
 
     brain.add("car repair at the garage")
     embedded(brain, ollama_server)
     ollama_server.stop()
     calls = []
-    ranking = search.keyword_ranking
+    ranking = searching.keyword_ranking
 
     def counted(*args, **kwargs):
         calls.append(args[1])
         return ranking(*args, **kwargs)
 
-    monkeypatch.setattr(search, "keyword_ranking", counted)
+    monkeypatch.setattr(searching, "keyword_ranking", counted)
     result = brain.search("garage", record_recall=False)
     assert result.search_mode == "keyword" and len(result.hits) == 1
     assert calls == ["garage"]  # the keyword leg already running answers: ranked once
@@ -202,19 +202,19 @@ def test_keyword_leg_runs_beside_the_semantic_leg(
 ) -> None:
     import threading
 
-    from memgui.core.search import query as search
+    from memgui.core.search import searching
 
     exact = brain.add("the garage visit was expensive")
     meaning = brain.add("mechanic fixed the automobile")
     embedded(brain, ollama_server)
     threads: list[str] = []
-    ranking = search.keyword_ranking
+    ranking = searching.keyword_ranking
 
     def recorded(*args, **kwargs):
         threads.append(threading.current_thread().name)
         return ranking(*args, **kwargs)
 
-    monkeypatch.setattr(search, "keyword_ranking", recorded)
+    monkeypatch.setattr(searching, "keyword_ranking", recorded)
     ids = [t.id for t in brain.search("garage", limit=5, record_recall=False).traces]
     assert ids[0] == exact.id and meaning.id in ids
     assert threads and threads[0] != threading.current_thread().name

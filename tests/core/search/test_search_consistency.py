@@ -10,7 +10,7 @@ import pytest
 
 from memgui.core.brain import Brain
 from memgui.core.model import TraceFilter
-from memgui.core.search import query as search
+from memgui.core.search import searching
 
 
 @pytest.fixture
@@ -22,7 +22,7 @@ def racing(brain_path: Path, monkeypatch: pytest.MonkeyPatch):
         refiled = brain.add("hello harbour refiled later", scope="user")
         purged = brain.add("hello harbour purged later")
         brain.flush_index()
-        ranking = search.keyword_ranking
+        ranking = searching.keyword_ranking
 
         def ranked_then_written(*args, **kwargs):
             hits = ranking(*args, **kwargs)
@@ -33,7 +33,7 @@ def racing(brain_path: Path, monkeypatch: pytest.MonkeyPatch):
                 other.add("zebra unrelated, on the purged rowid")
             return hits
 
-        monkeypatch.setattr(search, "keyword_ranking", ranked_then_written)
+        monkeypatch.setattr(searching, "keyword_ranking", ranked_then_written)
         yield brain, kept, forgotten, refiled, purged
 
 

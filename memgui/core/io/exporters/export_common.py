@@ -21,7 +21,7 @@ import apsw
 
 from memgui.core.errors import InvalidArgument, MemguiError
 from memgui.core.model import TraceFilter, check_text
-from memgui.core.search import query as search
+from memgui.core.search import searching
 from memgui.core.storage import store
 
 if TYPE_CHECKING:
@@ -127,7 +127,7 @@ def columns(conn: apsw.Connection, table: str, schema: str = "main") -> list[str
 
 @dataclass
 class _Columns:
-    """What `store.select_columns` and `search.filter_sql` read of a Database."""
+    """What `store.select_columns` and `searching.filter_sql` read of a Database."""
 
     trace_columns: set[str]
 
@@ -167,7 +167,7 @@ def select_traces(
     missing: tuple[str, ...] = ()
     if isinstance(selection, TraceFilter):
         known = _Columns(set(columns(conn, "memory_traces", schema)))
-        where, params = search.filter_sql(
+        where, params = searching.filter_sql(
             cast("Database", known), brain_id, selection.validated(), alias=""
         )
         conn.execute(
