@@ -36,9 +36,9 @@ from PySide6.QtCore import QElapsedTimer, QEvent, QObject, QSettings, Qt, QTimer
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from memgui.core.brain import Brain  # noqa: E402
-from memgui.core.io.bulk import gc_paused  # noqa: E402
 from memgui.core.io.planning.validate import trace_snapshot  # noqa: E402
 from memgui.core.model import TraceFilter  # noqa: E402
+from memgui.core.progress import gc_paused  # noqa: E402
 from memgui.core.storage import store  # noqa: E402
 from memgui.ui import heap  # noqa: E402
 from memgui.ui.main_window import MainWindow  # noqa: E402

@@ -30,9 +30,8 @@ from PySide6.QtCore import (
 )
 
 from memgui.core.errors import MemguiError
-from memgui.core.io.bulk import gc_paused
 from memgui.core.model import MAX_LIMIT, Changes, Trace, TraceFilter
-from memgui.core.progress import Progress
+from memgui.core.progress import Progress, gc_paused
 from memgui.ui.change_bus import EXTERNAL
 from memgui.ui.models.row_lists import RowMap, discard_later, gather_slices, row_map
 from memgui.ui.models.trace_cells import CHANGED_ROLES, GONE, TraceCells

@@ -10,8 +10,8 @@ import apsw
 import pytest
 
 from memgui.core.brain import Brain
-from memgui.core.io.bulk import gc_paused, paused_steps
 from memgui.core.io.planning.validate import trace_snapshot
+from memgui.core.progress import gc_paused, paused_steps
 from memgui.core.search import fulltext
 from memgui.core.storage import store
 

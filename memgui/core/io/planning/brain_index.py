@@ -18,6 +18,7 @@ import apsw
 import orjson
 
 from memgui.core.storage import store
+from memgui.core.storage.db import Database
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
@@ -192,6 +193,22 @@ def chunks(values: Iterable[str]) -> Iterator[list[str]]:
             batch = []
     if batch:
         yield batch
+
+
+def taken_ids(
+    db: Database, brain_id: str, ids: Iterable[str], table: str = "memory_traces"
+) -> set[str]:
+    found: set[str] = set()
+    for batch in chunks(ids):
+        marks = ",".join("?" * len(batch))
+        found.update(
+            r[0]
+            for r in db.conn.execute(
+                f"SELECT id FROM {table} WHERE brain_id = ? AND id IN ({marks})",
+                (brain_id, *batch),
+            )
+        )
+    return found
 
 
 def trace_rows(brain: Brain, ids: Iterable[str]) -> dict[str, dict[str, Any]]:

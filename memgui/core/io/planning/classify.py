@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from memgui.core.io.bulk import paused_steps
 from memgui.core.io.planning import brain_index, classify_rows
 from memgui.core.io.planning.brain_index import (
     AGENT_MEMORY_WHERE,
@@ -44,7 +43,7 @@ from memgui.core.io.records import (
     ImportRecord,
     plain_fields,
 )
-from memgui.core.progress import Progress
+from memgui.core.progress import Progress, paused_steps
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain

@@ -35,7 +35,6 @@ from typing import Any
 
 import orjson
 
-from memgui.core.io.bulk import paused_steps
 from memgui.core.io.readers.agentos_reader import source_file
 from memgui.core.io.readers.jsonl_checks import (  # noqa: F401 - the format, named here too
     CATEGORY_TYPES,
@@ -59,7 +58,7 @@ from memgui.core.io.records import (
     UNREAD,
     ImportRecord,
 )
-from memgui.core.progress import Progress
+from memgui.core.progress import Progress, paused_steps
 
 
 def _lines(source: Path) -> Iterator[tuple[int, bytes]]:

@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from memgui.core.errors import InvalidArgument
-from memgui.core.io.bulk import gc_paused
 from memgui.core.io.planning import recheck
 from memgui.core.io.planning.classify import fingerprint
 from memgui.core.io.planning.plan import ImportPlan
@@ -33,7 +32,7 @@ from memgui.core.io.records import (
     ImportRecord,
 )
 from memgui.core.io.writing import commit_rows
-from memgui.core.progress import Cancelled, Job, Progress
+from memgui.core.progress import Cancelled, Job, Progress, gc_paused
 from memgui.core.search import fulltext
 
 if TYPE_CHECKING:

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 import apsw
 
 from memgui.core.errors import InvalidArgument
-from memgui.core.io import bulk
 from memgui.core.io.planning import brain_index
 from memgui.core.io.planning.brain_index import sha256, user_of
 from memgui.core.io.planning.classify import new_trace_id
@@ -189,7 +188,7 @@ class RowWriter:
     def _flush_traces(self) -> None:
         items, self.pending = self.pending, []
         bid = self.brain.brain_id
-        taken = bulk.taken_ids(self.db, bid, [snap["id"] for _, snap, _ in items])
+        taken = brain_index.taken_ids(self.db, bid, [snap["id"] for _, snap, _ in items])
         keep = self._free_of(items, taken) if taken else items
         rowids = store.insert_traces(
             self.db, self.batch, bid, [s for _, s, _ in keep], "import", [e for _, _, e in keep]
@@ -281,7 +280,7 @@ class RowWriter:
         """The queued messages in two statements, as `_row` writes them one by one."""
         items, self.pending_rows = self.pending_rows, []
         bid = self.brain.brain_id
-        held = bulk.taken_ids(self.db, bid, (row["id"] for _, row in items), "messages")
+        held = brain_index.taken_ids(self.db, bid, (row["id"] for _, row in items), "messages")
         fresh: dict[str, tuple[int, dict[str, Any]]] = {}
         repeated = []  # ids held or repeated, and rows shaped unlike the first (edited)
         shape = items[0][1].keys()
