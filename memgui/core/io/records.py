@@ -9,32 +9,40 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, MutableMapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, ClassVar
 
-# Verdicts a record can have in a plan.
-NEW, DUPLICATE, UPDATE, REFUSED, ERROR, SKIPPED = (
-    "new",
-    "duplicate",
-    "update",
-    "refused",
-    "error",
-    "skipped",
-)
-VERDICTS = (NEW, DUPLICATE, UPDATE, REFUSED, ERROR)
 
-# Kinds of record.
-TRACE, NODE, EDGE, CONVERSATION, MESSAGE, DOCUMENT, CHUNK, IMAGE, UNREAD, LINE = (
-    "trace",
-    "node",
-    "edge",
-    "conversation",
-    "message",
-    "document",
-    "chunk",
-    "image",
-    "unread",  # a file the reader saw and did not read, or a source that cannot be read
-    "line",  # a defective line of a source that reads otherwise (agent-memory JSONL)
-)
+class Verdict(StrEnum):
+    """What a plan would do with a record. A `str`: JSON, SQL and comparisons see the value."""
+
+    NEW = "new"
+    DUPLICATE = "duplicate"
+    UPDATE = "update"
+    REFUSED = "refused"
+    ERROR = "error"
+    SKIPPED = "skipped"
+
+
+class RecordKind(StrEnum):
+    """What a record holds. A `str`: JSON, SQL and comparisons see the value."""
+
+    TRACE = "trace"
+    NODE = "node"
+    EDGE = "edge"
+    CONVERSATION = "conversation"
+    MESSAGE = "message"
+    DOCUMENT = "document"
+    CHUNK = "chunk"
+    IMAGE = "image"
+    UNREAD = "unread"  # a file the reader saw and did not read, or a source that cannot be read
+    LINE = "line"  # a defective line of a source that reads otherwise (agent-memory JSONL)
+
+
+# The members under short names, as readers and the planner use them.
+NEW, DUPLICATE, UPDATE, REFUSED, ERROR, SKIPPED = tuple(Verdict)
+VERDICTS = (NEW, DUPLICATE, UPDATE, REFUSED, ERROR)
+TRACE, NODE, EDGE, CONVERSATION, MESSAGE, DOCUMENT, CHUNK, IMAGE, UNREAD, LINE = tuple(RecordKind)
 
 
 NO_LINKS: tuple[()] = ()  # shared by the records of a reader that never adds links
@@ -142,9 +150,9 @@ class ImportRecord:
     """
 
     source: str  # "path:line", "path#conversation-id", "path" — where a person finds it
-    kind: str
+    kind: RecordKind
     fields: dict[str, Any] | LazyFields = field(default_factory=dict)
-    verdict: str = NEW
+    verdict: Verdict = NEW
     reason: str = ""
     problem_field: str | None = None
     value: Any = None
