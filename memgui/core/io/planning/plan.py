@@ -13,21 +13,16 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memgui.core.errors import InvalidArgument
-from memgui.core.io.detect import FORMATS, detect_format
+from memgui.core.io.detect import detect_format
+from memgui.core.io.options import ImportOptions
 from memgui.core.io.planning import classify
-from memgui.core.io.readers.agentos_reader import read_agentos_json, read_agentos_sqlite
-from memgui.core.io.readers.chatgpt_reader import read_chatgpt
-from memgui.core.io.readers.csv_reader import read_csv
-from memgui.core.io.readers.gsd_reader import read_gsd
-from memgui.core.io.readers.jsonl_reader import read_jsonl
-from memgui.core.io.readers.markdown_reader import read_markdown
-from memgui.core.io.readers.obsidian_reader import read_obsidian
+from memgui.core.io.readers import READERS
 from memgui.core.io.records import (
     ERROR,
     REFUSED,
@@ -36,7 +31,6 @@ from memgui.core.io.records import (
     VERDICTS,
     ImportRecord,
 )
-from memgui.core.model import SCOPES, check_choice, check_text
 from memgui.core.progress import Cancelled, Job, Progress
 
 if TYPE_CHECKING:
@@ -44,30 +38,6 @@ if TYPE_CHECKING:
 
 COUNTED = (*VERDICTS, SKIPPED)
 FOLDER_FORMATS = ("markdown", "obsidian", "chatgpt")
-
-
-@dataclass
-class ImportOptions:
-    """How to read a source and how to file what it holds."""
-
-    format: str = "auto"
-    dedup: bool = True
-    all_branches: bool = False  # ChatGPT: every edit and regeneration, not just the one seen
-    scope: str | None = None  # file every trace under this scope instead of its own
-    scope_id: str | None = None  # ... and this scope id
-    brain_id: str | None = None  # the brain to read from a source that holds several
-    content_column: str | None = None  # CSV: the column holding the text (default content)
-
-    def validated(self) -> ImportOptions:
-        if self.format != "auto":
-            check_choice("format", self.format, FORMATS)
-        if self.scope is not None:
-            check_choice("scope", self.scope, SCOPES)
-        if self.scope_id is not None and not isinstance(self.scope_id, str):
-            raise InvalidArgument("scope_id", f"must be a string (got {self.scope_id!r})")
-        if self.scope_id is not None:
-            check_text("scope_id", self.scope_id)
-        return self
 
 
 @dataclass
@@ -127,26 +97,6 @@ class ImportPlan:
 
 def resolve_format(source: Path, options: ImportOptions) -> str:
     return detect_format(source) if options.format == "auto" else options.format
-
-
-def _reader(
-    fmt: str, source: Path, brain: Brain, options: ImportOptions
-) -> Iterator[Progress | ImportRecord]:
-    readers: dict[str, Callable[[], Iterator[Progress | ImportRecord]]] = {
-        "sqlite": lambda: read_agentos_sqlite(source, brain_id=options.brain_id),
-        "json": lambda: read_agentos_json(source, brain_id=options.brain_id),
-        "jsonl": lambda: read_jsonl(source),
-        "markdown": lambda: read_markdown(source),
-        "obsidian": lambda: read_obsidian(source),
-        "chatgpt": lambda: read_chatgpt(
-            source, all_branches=options.all_branches, brain_id=brain.brain_id
-        ),
-        "csv": lambda: read_csv(source, options={"content_column": options.content_column}),
-        "gsd": lambda: read_gsd(
-            source, options={"scope": options.scope, "scope_id": options.scope_id}
-        ),
-    }
-    return readers[fmt]()
 
 
 def _check_readable(source: Path) -> None:
@@ -212,7 +162,8 @@ def plan(
     _check_source(path, fmt)
     result = ImportPlan(source=str(path), format=fmt, brain_id=brain.brain_id, options=options)
     yield Progress(0, None, f"reading {path.name} as {fmt}")
-    for event in _reader(fmt, path, brain, options):
+    read = READERS[fmt](path, options=replace(options, target_brain_id=brain.brain_id))
+    for event in read:
         if cancelled is not None and cancelled():
             raise Cancelled(f"planning the import of {path.name} was cancelled")
         if isinstance(event, Progress):

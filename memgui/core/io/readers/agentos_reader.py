@@ -20,6 +20,7 @@ import orjson
 
 from memgui.core.errors import InvalidArgument
 from memgui.core.io.readers import agentos_rows as rows
+from memgui.core.io.readers.text_utils import option
 from memgui.core.io.records import NEW, UNREAD, ImportRecord
 from memgui.core.progress import Progress
 from memgui.core.search.vectors import MODEL_KEY
@@ -100,8 +101,12 @@ class _RowConverter:
 # --- JSON ------------------------------------------------------------------------------
 
 
-def read_agentos_json(path: str | Path, *, brain_id: str | None = None) -> Iterator[Event]:
-    """Read an AgentOS JSON export (`export.json`, `export-embeddings.json`)."""
+def read_agentos_json(
+    path: str | Path, *, options: Any = None, brain_id: str | None = None
+) -> Iterator[Event]:
+    """Read an AgentOS JSON export (`export.json`, `export-embeddings.json`): the brain
+    `brain_id` (else `options.brain_id`) of it, or its only one."""
+    brain_id = brain_id if brain_id is not None else option(options, "brain_id")
     source = source_file(path)
     yield Progress(0, None, f"reading {source.name}")
     try:
@@ -183,8 +188,12 @@ def open_read_only(path: Path) -> apsw.Connection:
     return apsw.Connection(base + "?immutable=1", flags=flags)
 
 
-def read_agentos_sqlite(path: str | Path, *, brain_id: str | None = None) -> Iterator[Event]:
-    """Read an AgentOS brain file (`brain.sqlite`, a `.db`, a SQLite export)."""
+def read_agentos_sqlite(
+    path: str | Path, *, options: Any = None, brain_id: str | None = None
+) -> Iterator[Event]:
+    """Read an AgentOS brain file (`brain.sqlite`, a `.db`, a SQLite export): the brain
+    `brain_id` (else `options.brain_id`) of it, or its only one."""
+    brain_id = brain_id if brain_id is not None else option(options, "brain_id")
     source = source_file(path)
     yield Progress(0, None, f"opening {source.name}")
     try:

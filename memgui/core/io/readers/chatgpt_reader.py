@@ -39,6 +39,7 @@ from memgui.core.io.readers.chatgpt_fields import (
     TraceFields,
 )
 from memgui.core.io.readers.chatgpt_fields import sha256 as _sha256
+from memgui.core.io.readers.text_utils import option
 from memgui.core.io.records import (
     CONVERSATION,
     DUPLICATE,
@@ -303,12 +304,20 @@ def _describe(payload: Any) -> str:
 
 
 def read_chatgpt(
-    path: str | Path, *, all_branches: bool = False, brain_id: str = "brain"
+    path: str | Path,
+    *,
+    options: Any = None,
+    all_branches: bool = False,
+    brain_id: str | None = None,
 ) -> Iterator[Event]:
     """Read a ChatGPT export file or folder (see the module docstring).
 
-    `brain_id` names the brain the traces are for: their ids hash it with their text.
+    `brain_id` (else `options.target_brain_id`, else "brain") names the brain the traces are
+    for: their ids hash it with their text. `options.all_branches` reads every branch, as
+    `all_branches` does.
     """
+    all_branches = all_branches or bool(option(options, "all_branches", False))
+    brain_id = brain_id or option(options, "target_brain_id", "brain")
     source = Path(path)
     if not source.exists():
         raise InvalidArgument("path", "does not exist", str(source))

@@ -164,8 +164,11 @@ def _add_memory(built: _Built, record: ImportRecord, obj: dict[str, Any], line: 
     built.traces.append(record)
 
 
-def read_jsonl(path: str | Path) -> Iterator[Progress | ImportRecord]:
-    """Read an agent-memory JSONL v1 export (see the module docstring)."""
+def read_jsonl(path: str | Path, *, options: Any = None) -> Iterator[Progress | ImportRecord]:
+    """Read an agent-memory JSONL v1 export (see the module docstring).
+
+    `options` is accepted for a uniform reader signature; the format has none (it is strict).
+    """
     source = source_file(path)
     state = _Check()
     built = _Built()
