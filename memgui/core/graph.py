@@ -11,14 +11,20 @@ from typing import TYPE_CHECKING, Any
 import apsw
 
 from memgui.core.errors import InvalidArgument, NotFound
-from memgui.core.model import Neighbour, check_depth, check_id, check_int_range, check_text
+from memgui.core.model import (
+    MAX_NEIGHBOURS,
+    NEIGHBOURS_CAP,
+    Neighbour,
+    check_depth,
+    check_id,
+    check_int_range,
+    check_text,
+)
 from memgui.core.storage import journal_rows, store
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
 
-MAX_NEIGHBOURS = 500  # the default; a caller may ask for up to NEIGHBOURS_CAP
-NEIGHBOURS_CAP = 5_000
 MAX_PAGE = 10_000  # nodes/edges per page: the graph view pages through a large graph
 MAX_OFFSET = 2**62
 

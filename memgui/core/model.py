@@ -29,6 +29,8 @@ LINK_KINDS = ("relates_to", "supersedes", "caused_by")
 MIN_LIMIT, MAX_LIMIT = 1, 200
 MIN_TTL_SECS, MAX_TTL_SECS = 1, 3_155_760_000
 MAX_DEPTH = 3
+MAX_NEIGHBOURS = 500  # the default; a caller may ask for up to NEIGHBOURS_CAP
+NEIGHBOURS_CAP = 5_000
 DAY_MS = 86_400_000
 DEFAULT_STABILITY_MS = DAY_MS
 

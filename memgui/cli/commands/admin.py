@@ -7,7 +7,7 @@ from typing import Any
 
 from memgui.cli.format import journal_lines, mapping_lines, neighbour_lines
 from memgui.cli.registry import CommandContext, command, jsonable
-from memgui.core.graph import MAX_NEIGHBOURS, NEIGHBOURS_CAP
+from memgui.core.model import MAX_NEIGHBOURS, NEIGHBOURS_CAP
 
 
 def _configure_link(parser: argparse.ArgumentParser) -> None:

@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING
 
 from memgui.cli.registry import CommandContext, command
 from memgui.core.errors import InvalidArgument
-from memgui.core.io.formats import EXPORT_FORMATS
+from memgui.core.io import EXPORT_FORMATS
 from memgui.core.progress import run_to_end
 
 if TYPE_CHECKING:  # the export engine loads when the command runs
-    from memgui.core.io.exporters.export import ExportResult
+    from memgui.core.io import ExportResult
 
 STDOUT = "-"
 BY_SUFFIX = {".json": "json", ".jsonl": "jsonl", ".sqlite": "sqlite", ".db": "sqlite"}
@@ -71,7 +71,7 @@ def _report_lines(result: ExportResult, fmt: str, path: str) -> list[str]:
 def run_export(ctx: CommandContext, args: argparse.Namespace) -> int | None:
     """Export the brain. SQLite never replaces a file; JSON and JSONL files are replaced
     atomically and written private (0600); Markdown and Obsidian write into a folder."""
-    from memgui.core.io.exporters.export import ExportIncomplete, ExportOptions, export
+    from memgui.core.io import ExportIncomplete, ExportOptions, export
 
     fmt = _format(args)
     if args.path == STDOUT and fmt != "jsonl":

@@ -15,13 +15,11 @@ from typing import TYPE_CHECKING, Any
 from memgui.cli.format import snippet
 from memgui.cli.registry import CommandContext, command
 from memgui.core.errors import MemguiError
-from memgui.core.io.detect import FORMATS
-from memgui.core.io.records import NEW, UPDATE, VERDICTS
+from memgui.core.io import IMPORT_FORMATS, VERDICTS, Verdict
 from memgui.core.progress import Job, run_to_end
 
 if TYPE_CHECKING:  # the engine is imported when a command runs: ~0.2 s other commands skip
-    from memgui.core.io.planning.plan import ImportPlan
-    from memgui.core.io.writing.commit import ImportResult
+    from memgui.core.io import ImportPlan, ImportResult
 
 EXIT_ERRORS, EXIT_UNREADABLE = 1, 2
 
@@ -29,7 +27,10 @@ EXIT_ERRORS, EXIT_UNREADABLE = 1, 2
 def _configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("path", metavar="PATH", help="a file or folder to import")
     parser.add_argument(
-        "--format", default="auto", choices=("auto", *FORMATS), help="default: from the source"
+        "--format",
+        default="auto",
+        choices=("auto", *IMPORT_FORMATS),
+        help="default: from the source",
     )
     parser.add_argument(
         "--dry-run", action="store_true", help="show the plan (one line per record not new)"
@@ -81,7 +82,9 @@ def _plan_lines(the_plan: ImportPlan, every: bool) -> list[str]:
     )
     lines = [f"plan ({the_plan.format}): {summary}"]
     for i, record in enumerate(the_plan.records):
-        if record.verdict == NEW or (not every and record.verdict not in ("refused", "error")):
+        if record.verdict == Verdict.NEW or (
+            not every and record.verdict not in ("refused", "error")
+        ):
             continue
         target = the_plan.trace_id(i) if record.kind == "trace" else record.existing_id
         arrow = f" -> {target}" if target and record.verdict in ("duplicate", "update") else ""
@@ -107,8 +110,7 @@ def run_import(ctx: CommandContext, args: argparse.Namespace) -> int:
 
     Formats: sqlite json jsonl markdown obsidian chatgpt csv gsd (default: detected).
     """
-    from memgui.core.io.planning.plan import ImportOptions, plan
-    from memgui.core.io.writing.commit import commit
+    from memgui.core.io import ImportOptions, commit, plan
 
     options = ImportOptions(
         format=args.format,
@@ -147,12 +149,12 @@ def run_import(ctx: CommandContext, args: argparse.Namespace) -> int:
 
 
 def _writes_something(the_plan: ImportPlan) -> bool:
-    return any(r.verdict in (NEW, UPDATE) for r in the_plan.records)
+    return any(r.verdict in (Verdict.NEW, Verdict.UPDATE) for r in the_plan.records)
 
 
 def _nothing_written(the_plan: ImportPlan) -> ImportResult:
     """The result of committing a plan with nothing to write, without opening a brain."""
-    from memgui.core.io.writing.commit import ImportResult, count_verdicts
+    from memgui.core.io import ImportResult, count_verdicts
 
     result = ImportResult(format=the_plan.format)
     count_verdicts(the_plan, set(), result)

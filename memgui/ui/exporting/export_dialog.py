@@ -39,13 +39,7 @@ from PySide6.QtWidgets import (
 
 from memgui.core.brain import Brain
 from memgui.core.errors import MemguiError
-from memgui.core.io.exporters.export import (
-    FORMATS,
-    ExportIncomplete,
-    ExportOptions,
-    ExportResult,
-    export,
-)
+from memgui.core.io import EXPORT_FORMATS, ExportIncomplete, ExportOptions, ExportResult, export
 from memgui.core.progress import Progress
 from memgui.ui.exporting.export_refused import RefusedList
 from memgui.ui.importing.import_jobs import on_own_connection
@@ -83,7 +77,7 @@ class ExportDialog(QDialog):
         self.result: ExportResult | None = None
         self.format_box = QComboBox()
         self.format_box.setObjectName("export_format_box")
-        for name in FORMATS:
+        for name in EXPORT_FORMATS:
             self.format_box.addItem(LABELS.get(name, name), name)
         self.dest_edit = QLineEdit()
         self.dest_edit.setObjectName("dest_edit")

@@ -15,7 +15,7 @@ from typing import Any
 from PySide6.QtWidgets import QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
 from memgui.core.errors import MemguiError
-from memgui.core.io.exporters.export_common import Refusal
+from memgui.core.io import Refusal
 
 REFUSED_COLUMNS = ("Trace", "Memory", "Field", "Problem")
 REFUSED_SHOWN = 300

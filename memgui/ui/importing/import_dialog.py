@@ -24,8 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from memgui.core.errors import MemguiError
-from memgui.core.io.planning.plan import ImportOptions, ImportPlan
-from memgui.core.io.writing.commit import ImportResult
+from memgui.core.io import ImportOptions, ImportPlan, ImportResult
 from memgui.ui.importing.import_jobs import APPLIED, REVERTED, UNDONE, ImportRun
 from memgui.ui.importing.import_record_editor import RecordEditor
 from memgui.ui.importing.import_report import REPORT_FILTER, save_import_report

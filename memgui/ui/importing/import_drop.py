@@ -17,7 +17,7 @@ from PySide6.QtGui import QColor, QPainter, QPaintEvent
 from PySide6.QtWidgets import QWidget
 
 from memgui.core.errors import MemguiError
-from memgui.core.io.detect import detect_format
+from memgui.core.io import detect_format
 from memgui.ui.importing.import_review_parts import FORMAT_LABELS
 
 

@@ -23,9 +23,15 @@ from PySide6.QtCore import QObject, Signal
 
 from memgui.core.brain import Brain
 from memgui.core.errors import PlanOutdated
-from memgui.core.io.planning.plan import ImportOptions, ImportPlan, plan
-from memgui.core.io.records import ImportRecord
-from memgui.core.io.writing.commit import ImportResult, commit, revalidate
+from memgui.core.io import (
+    ImportOptions,
+    ImportPlan,
+    ImportRecord,
+    ImportResult,
+    commit,
+    plan,
+    revalidate,
+)
 from memgui.core.progress import Progress
 from memgui.ui.commands import CoreCommand
 from memgui.ui.jobs import Job, JobRunner

@@ -26,14 +26,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memgui.core.io.records import ERROR, REFUSED, TRACE, ImportRecord
+from memgui.core.io import ImportRecord, RecordKind, Verdict
 
-EDITABLE_VERDICTS = (REFUSED, ERROR)
+EDITABLE_VERDICTS = (Verdict.REFUSED, Verdict.ERROR)
 
 
 def can_edit(record: ImportRecord | None) -> bool:
     """Only trace records can be checked again; other rows follow their trace."""
-    return record is not None and record.kind == TRACE and record.verdict in EDITABLE_VERDICTS
+    return (
+        record is not None
+        and record.kind == RecordKind.TRACE
+        and record.verdict in EDITABLE_VERDICTS
+    )
 
 
 def why_not_editable(record: ImportRecord | None) -> str:
@@ -42,7 +46,7 @@ def why_not_editable(record: ImportRecord | None) -> str:
         return "Select a refused or error record to fix it."
     if record.verdict not in EDITABLE_VERDICTS:
         return f"Only refused or error records need fixing (this one is {record.verdict})."
-    if record.kind != TRACE:
+    if record.kind != RecordKind.TRACE:
         return (
             f"A {record.kind} record cannot be fixed here: only memories (traces) can be "
             "checked again. Fix it in the source and import again."

@@ -18,9 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from memgui.core.errors import InvalidArgument
-from memgui.core.io.exporters.export_common import Refusal
-from memgui.core.io.planning.plan import ImportPlan
-from memgui.core.io.records import ERROR, REFUSED
+from memgui.core.io import ImportPlan, Refusal, Verdict
 
 IMPORT_COLUMNS = ("source", "kind", "verdict", "field", "reason", "value")
 EXPORT_COLUMNS = ("id", "field", "problem")
@@ -51,7 +49,7 @@ def import_refusals(plan: ImportPlan) -> list[dict[str, str]]:
             "value": _value_text(r.value),
         }
         for r in plan.records
-        if r.verdict in (REFUSED, ERROR)
+        if r.verdict in (Verdict.REFUSED, Verdict.ERROR)
     ]
     rows.extend(
         {

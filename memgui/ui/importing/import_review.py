@@ -30,9 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from memgui.core.brain import Brain
-from memgui.core.io.planning.plan import ImportPlan
-from memgui.core.io.records import ERROR, NEW, REFUSED, TRACE, UPDATE, ImportRecord
-from memgui.core.io.writing.commit import revalidate
+from memgui.core.io import ImportPlan, ImportRecord, RecordKind, Verdict, revalidate
 from memgui.ui.importing.import_record_editor import can_edit, why_not_editable
 from memgui.ui.importing.import_review_parts import ElidedLabel, PlanOptionsBar, RecordDetail
 from memgui.ui.models.import_plan_model import (
@@ -188,7 +186,9 @@ class ImportReviewPage(QWidget):
         if previous is not None and previous is not plan:
             self._collect_fixes(previous)
         self._originals = {
-            i: r.fields for i, r in enumerate(plan.records) if r.kind == TRACE and can_edit(r)
+            i: r.fields
+            for i, r in enumerate(plan.records)
+            if r.kind == RecordKind.TRACE and can_edit(r)
         }
         self._show_fixes(*self._reapply_fixes(plan))
         self.model.set_plan(plan)
@@ -215,7 +215,7 @@ class ImportReviewPage(QWidget):
         """Lay each kept fix over the new plan's record of its source and check it again."""
         by_source: dict[str, list[int]] = {}
         for row, record in enumerate(plan.records):
-            if record.kind == TRACE and record.source in self._fixes:
+            if record.kind == RecordKind.TRACE and record.source in self._fixes:
                 by_source.setdefault(record.source, []).append(row)
         kept: list[ImportRecord] = []
         dropped: list[str] = []
@@ -269,11 +269,15 @@ class ImportReviewPage(QWidget):
         plan = self.model.plan
         if plan is None:
             return 0
-        return sum(1 for r in plan.records if r.accepted and r.verdict in (NEW, UPDATE))
+        return sum(
+            1 for r in plan.records if r.accepted and r.verdict in (Verdict.NEW, Verdict.UPDATE)
+        )
 
     def update_commit_button(self) -> None:
         plan, accepted = self.model.plan, self.accepted_count()
-        refused = plan is not None and any(r.verdict in (REFUSED, ERROR) for r in plan.records)
+        refused = plan is not None and any(
+            r.verdict in (Verdict.REFUSED, Verdict.ERROR) for r in plan.records
+        )
         self.commit_button.setText(f"Commit {accepted} record{'s' if accepted != 1 else ''}")
         done = self._committed
         self.commit_button.setEnabled(plan is not None and accepted > 0 and not done)
@@ -288,7 +292,9 @@ class ImportReviewPage(QWidget):
         self.fix_button.setEnabled(not why)
         self.fix_button.setToolTip(why or "Edit this record and check it again")
         # Spelled out beside the button for a refused record that cannot be fixed here.
-        unfixable = record is not None and record.verdict in (REFUSED, ERROR) and bool(why)
+        unfixable = (
+            record is not None and record.verdict in (Verdict.REFUSED, Verdict.ERROR) and bool(why)
+        )
         self.fix_hint.set_full_text(why if unfixable else "")
 
     def set_committed(self, summary: str | None) -> None:

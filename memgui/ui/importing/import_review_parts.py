@@ -30,9 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from memgui.core.brain import Brain
-from memgui.core.io.detect import FORMATS
-from memgui.core.io.planning.plan import ImportOptions, ImportPlan
-from memgui.core.io.records import DUPLICATE, NEW, UPDATE, ImportRecord
+from memgui.core.io import IMPORT_FORMATS, ImportOptions, ImportPlan, ImportRecord, Verdict
 from memgui.core.model import SCOPES
 from memgui.ui.views.flow_layout import FlowLayout
 
@@ -69,7 +67,7 @@ def earlier_record(plan: ImportPlan | None, trace_id: str) -> ImportRecord | Non
         if resolved.get("id") == trace_id:
             return plan.records[index]
     for record in plan.records:  # written under the source's own id: no resolved entry
-        if record.verdict in (NEW, UPDATE) and record.fields.get("id") == trace_id:
+        if record.verdict in (Verdict.NEW, Verdict.UPDATE) and record.fields.get("id") == trace_id:
             return record
     return None
 
@@ -133,7 +131,7 @@ class PlanOptionsBar(QWidget):
         super().__init__(parent)
         self.format_box = QComboBox()
         self.format_box.setObjectName("format_box")
-        for name in ("auto", *FORMATS):
+        for name in ("auto", *IMPORT_FORMATS):
             self.format_box.addItem(FORMAT_LABELS.get(name, name), name)
         self.dedup_check = QCheckBox("Skip duplicates")
         self.dedup_check.setObjectName("dedup_check")
@@ -279,7 +277,7 @@ class RecordDetail(QTabWidget):
     def _show_existing(
         self, record: ImportRecord, brain: Brain | None, plan: ImportPlan | None
     ) -> None:
-        if record.verdict not in (DUPLICATE, UPDATE) or not record.existing_id:
+        if record.verdict not in (Verdict.DUPLICATE, Verdict.UPDATE) or not record.existing_id:
             self.existing_pane.hide()
             return
         trace = brain.get_many([record.existing_id]).get(record.existing_id) if brain else None

@@ -14,12 +14,12 @@ from pathlib import Path
 from PySide6.QtCore import QItemSelectionModel
 from PySide6.QtWidgets import QAbstractItemView
 
-from memgui.core.io.records import DUPLICATE, NEW, REFUSED
+from memgui.core.io import Verdict
 from memgui.ui.screenshot import offscreen_window, save_png, settle
 
 DEFAULT_SIZE = (1180, 760)
 WAIT_S = 60.0
-PREFERRED = (DUPLICATE, REFUSED, NEW)
+PREFERRED = (Verdict.DUPLICATE, Verdict.REFUSED, Verdict.NEW)
 
 
 def render_import(

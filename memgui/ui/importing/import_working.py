@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memgui.core.io.detect import FORMATS
+from memgui.core.io import IMPORT_FORMATS
 from memgui.core.progress import Progress
 from memgui.ui.importing.import_review_parts import FORMAT_LABELS
 
@@ -45,7 +45,7 @@ class WorkingPage(QWidget):
         self.back_button.setObjectName("back_button")
         self.format_box = QComboBox()
         self.format_box.setObjectName("working_format_box")
-        for name in FORMATS:
+        for name in IMPORT_FORMATS:
             self.format_box.addItem(FORMAT_LABELS.get(name, name), name)
         self.format_box.setPlaceholderText("choose a format")
         self.format_box.setCurrentIndex(-1)

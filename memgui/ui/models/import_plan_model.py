@@ -33,32 +33,18 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QBrush, QColor
 
-from memgui.core.io.planning.plan import ImportPlan
-from memgui.core.io.records import (
-    CONVERSATION,
-    DUPLICATE,
-    EDGE,
-    ERROR,
-    MESSAGE,
-    NEW,
-    NODE,
-    REFUSED,
-    SKIPPED,
-    UPDATE,
-    VERDICTS,
-    ImportRecord,
-)
+from memgui.core.io import VERDICTS, ImportPlan, ImportRecord, RecordKind, Verdict
 
-ACCEPTABLE = (NEW, UPDATE)
-ALL_VERDICTS = (*VERDICTS, SKIPPED)  # the order of the review page's toggles
+ACCEPTABLE = (Verdict.NEW, Verdict.UPDATE)
+ALL_VERDICTS = (*VERDICTS, Verdict.SKIPPED)  # the order of the review page's toggles
 FIRST_LINE_CHARS = 160
 VERDICT_COLOURS = {
-    NEW: "#2e7d32",
-    DUPLICATE: "#757575",
-    UPDATE: "#1565c0",
-    REFUSED: "#c62828",
-    ERROR: "#ad1457",
-    SKIPPED: "#757575",
+    Verdict.NEW: "#2e7d32",
+    Verdict.DUPLICATE: "#757575",
+    Verdict.UPDATE: "#1565c0",
+    Verdict.REFUSED: "#c62828",
+    Verdict.ERROR: "#ad1457",
+    Verdict.SKIPPED: "#757575",
 }
 Index = QModelIndex | QPersistentModelIndex
 
@@ -95,16 +81,16 @@ HEADERS = ("Source", "Kind", "Verdict", "Reason", "Content")
 def first_line(record: ImportRecord) -> str:
     """The line a person recognises the record by: its text, title, label or ends."""
     fields = record.fields
-    if record.kind == CONVERSATION:
+    if record.kind == RecordKind.CONVERSATION:
         text = str(fields.get("title") or "")
-    elif record.kind == NODE:
+    elif record.kind == RecordKind.NODE:
         text = str(fields.get("label") or "")
-    elif record.kind == EDGE:
+    elif record.kind == RecordKind.EDGE:
         text = f"{fields.get('source_id', '?')} → {fields.get('target_id', '?')}"
     else:
         content = fields.get("content")
         text = content if isinstance(content, str) else ""
-    if record.kind == MESSAGE and fields.get("role"):
+    if record.kind == RecordKind.MESSAGE and fields.get("role"):
         text = f"{fields['role']}: {text}"
     for line in text.splitlines():
         if line.strip():
@@ -183,7 +169,7 @@ class ImportPlanModel(QAbstractTableModel):
     def _with_conversations(self, rows: list[int], accepted: bool) -> list[int]:
         """`rows`, plus the messages of a conversation among them; when accepting, plus
         the conversation of a message among them."""
-        kinds = {CONVERSATION, MESSAGE}
+        kinds = {RecordKind.CONVERSATION, RecordKind.MESSAGE}
         records = [self.record(row) for row in rows]
         if not any(r is not None and r.kind in kinds for r in records):
             return rows
@@ -192,9 +178,9 @@ class ImportPlanModel(QAbstractTableModel):
         for record in records:
             if record is None or record.verdict not in ACCEPTABLE:
                 continue
-            if record.kind == CONVERSATION:
+            if record.kind == RecordKind.CONVERSATION:
                 extra.extend(messages.get(str(record.fields.get("id")), ()))
-            elif record.kind == MESSAGE and accepted:
+            elif record.kind == RecordKind.MESSAGE and accepted:
                 row = by_id.get(str(record.fields.get("conversation_id")))
                 if row is not None:
                     extra.append(row)
@@ -205,9 +191,9 @@ class ImportPlanModel(QAbstractTableModel):
             by_id: dict[str, int] = {}
             messages: dict[str, list[int]] = {}
             for row, record in enumerate(self.plan.records if self.plan else ()):
-                if record.kind == CONVERSATION:
+                if record.kind == RecordKind.CONVERSATION:
                     by_id[str(record.fields.get("id"))] = row
-                elif record.kind == MESSAGE:
+                elif record.kind == RecordKind.MESSAGE:
                     key = str(record.fields.get("conversation_id"))
                     messages.setdefault(key, []).append(row)
             self._conversations = (by_id, messages)

@@ -24,8 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from memgui.core.errors import MemguiError
-from memgui.core.graph import MAX_NEIGHBOURS
-from memgui.core.model import MAX_DEPTH, Trace
+from memgui.core.model import MAX_DEPTH, MAX_NEIGHBOURS, Trace
 from memgui.ui.models.detail_models import (
     DetailRole,
     HistoryModel,
