@@ -37,25 +37,10 @@ from memgui.core.progress import run_to_end
 from memgui.core.search import fulltext, hybrid, searching, vectors
 from memgui.core.search.embed import unpack_vector
 from memgui.core.search.semantic import SemanticSearch
-from memgui.core.storage import schema, store
+from memgui.core.storage import reads, store
 from memgui.core.storage.db import Database, now_ms
 
-ORDER_COLUMNS = {
-    "created_at": "created_at",
-    "last_accessed": "last_accessed",
-    "retrieval_count": "retrieval_count",
-    "strength": "strength",
-    "type": "type",
-    "scope": "scope",
-    "scope_id": "scope_id",
-    "category": "category",
-    "expires_at": "expires_at",
-    "version": "version",
-    "embedding_status": "embedding_status",
-    "content": "content",
-    "tags": "tags",
-    "id": "id",
-}
+ORDER_COLUMNS = reads.ORDER_COLUMNS  # the sort keys of `list` and `list_ids`
 
 
 MAX_JOURNAL_LIMIT = 10_000  # rows per journal_since call (the app pages by 200)
@@ -181,21 +166,7 @@ class Brain:
 
     def _mark_brain(self, batch: Any) -> None:
         # A new brain id in this file gets its meta rows on its first write, never on open.
-        self.db.conn.execute(
-            "INSERT OR IGNORE INTO brain_meta(brain_id, key, value) VALUES (?, ?, ?), (?, ?, ?),"
-            " (?, ?, ?)",
-            (
-                self.brain_id,
-                "schema_version",
-                schema.AGENTOS_SCHEMA_VERSION,
-                self.brain_id,
-                "created_at",
-                str(self.now()),
-                self.brain_id,
-                schema.SCHEMA_KEY,
-                str(schema.SCHEMA_VERSION),
-            ),
-        )
+        store.mark_brain(self.db, self.brain_id, self.now())
 
     def subscribe(self, callback: Callable[[Changes], None]) -> None:
         self._listeners.append(callback)
@@ -234,33 +205,15 @@ class Brain:
                 )
             check_text(f"ids[{i}]", trace_id)
         out: dict[str, Trace] = {}
-        cols = store.select_columns(self.db)
         with self.db.lock:
-            for start in range(0, len(ids), 500):
-                chunk = ids[start : start + 500]
-                marks = ",".join("?" * len(chunk))
-                for row in self.db.conn.execute(
-                    f"SELECT {cols} FROM memory_traces WHERE brain_id = ? AND id IN ({marks})",
-                    (self.brain_id, *chunk),
-                ):
-                    trace = self._trace(row)
-                    out[trace.id] = trace
+            for row in reads.rows_of_ids(self.db, self.brain_id, ids):
+                trace = self._trace(row)
+                out[trace.id] = trace
         return out
 
     def _where(self, flt: TraceFilter) -> tuple[str, list[Any]]:
         check_filter(flt)
-        return searching.filter_sql(self.db, self.brain_id, flt, alias="")
-
-    def _order(self, order: str, descending: bool) -> str:
-        if not isinstance(order, str) or order not in ORDER_COLUMNS:  # a list is unhashable
-            raise InvalidArgument(
-                "order", f"must be one of {', '.join(ORDER_COLUMNS)} (got {order!r})", order
-            )
-        column = ORDER_COLUMNS[order]
-        if column not in ("id",) and column not in self.db.trace_columns:
-            column = "created_at"
-        direction = "DESC" if descending else "ASC"
-        return f"{column} {direction}, id {direction}"
+        return reads.where_sql(self.db, self.brain_id, flt)
 
     def list(
         self,
@@ -273,24 +226,19 @@ class Brain:
         if limit is not None:
             check_limit(limit)
         check_int_range("offset", offset, 0, 2**62)
-        where, params = self._where(flt or TraceFilter())
-        sql = (
-            f"SELECT {store.select_columns(self.db)} FROM memory_traces WHERE {where} "
-            f"ORDER BY {self._order(order, descending)} LIMIT ? OFFSET ?"
-        )
+        where = self._where(flt or TraceFilter())
+        order_by = reads.order_sql(self.db, order, descending)
         with self.db.lock:
-            rows = self.db.conn.execute(sql, (*params, limit or -1, offset)).fetchall()
+            rows = reads.listed_rows(self.db, where, order_by, limit, offset)
             return [self._trace(r) for r in rows]
 
     def list_ids(
         self, flt: TraceFilter | None = None, order: str = "created_at", descending: bool = True
     ) -> list[str]:
-        where, params = self._where(flt or TraceFilter())
-        sql = (
-            f"SELECT id FROM memory_traces WHERE {where} ORDER BY {self._order(order, descending)}"
-        )
+        where = self._where(flt or TraceFilter())
+        order_by = reads.order_sql(self.db, order, descending)
         with self.db.lock:
-            return [r[0] for r in self.db.conn.execute(sql, params)]
+            return reads.listed_ids(self.db, where, order_by)
 
     def list_id_slices(
         self,
@@ -301,21 +249,15 @@ class Brain:
     ) -> Iterator[list[str]]:
         """The ids of `list_ids`, in order, as lists of at most about `size` ids.
 
-        SQLite joins all the ids into one text in a single call, which runs without the GIL
-        (building 1M ids one Python row at a time held it for ~0.8 s in 1M short bursts, and
-        a GUI thread waited for each); the slices are split out of that text one at a time,
-        so a caller in a worker can pause between them.
+        All the ids are read as one text in one call (`reads.joined_ids`: it runs without the
+        GIL); the slices are split out of it one at a time, so a caller in a worker can pause
+        between them.
         """
         check_int_range("size", size, 1, 2**62)
-        where, params = self._where(flt or TraceFilter())
-        sep = "\x1f"
-        sql = (
-            f"SELECT count(*), coalesce(sum(instr(id, char(31)) > 0), 0), "
-            f"group_concat(id, char(31) ORDER BY {self._order(order, descending)}) "
-            f"FROM memory_traces WHERE {where}"
-        )
+        where = self._where(flt or TraceFilter())
+        order_by = reads.order_sql(self.db, order, descending)
         with self.db.lock:
-            count, unsplittable, text = self.db.conn.execute(sql, params).fetchone()
+            count, unsplittable, text = reads.joined_ids(self.db, where, order_by)
         if not count:
             return
         if unsplittable:  # an id holding the separator: read them row by row instead
@@ -323,20 +265,12 @@ class Brain:
             for start in range(0, len(ids), size):
                 yield ids[start : start + size]
             return
-        step = max(1, len(text) * size // count)
-        start = 0
-        while start <= len(text):
-            end = text.find(sep, start + step)
-            end = len(text) if end < 0 else end
-            yield text[start:end].split(sep)
-            start = end + 1
+        yield from reads.split_ids(text, count, size)
 
     def count(self, flt: TraceFilter | None = None) -> int:
-        where, params = self._where(flt or TraceFilter())
+        where = self._where(flt or TraceFilter())
         with self.db.lock:
-            return self.db.conn.execute(
-                f"SELECT count(*) FROM memory_traces WHERE {where}", params
-            ).fetchone()[0]
+            return reads.count(self.db, where)
 
     # --- writing traces --------------------------------------------------------------------
 
@@ -516,10 +450,7 @@ class Brain:
         """The stored vector of a trace (float32 BLOB, or AgentOS's legacy JSON array)."""
         with self.db.lock:
             self._row(trace_id)
-            blob = self.db.conn.execute(
-                "SELECT embedding FROM memory_traces WHERE brain_id = ? AND id = ?",
-                (self.brain_id, trace_id),
-            ).fetchone()[0]
+            blob = reads.embedding_blob(self.db, self.brain_id, trace_id)
         vector = unpack_vector(blob)
         return None if vector is None else [float(x) for x in vector]
 
@@ -543,16 +474,7 @@ class Brain:
 
     def info(self) -> dict[str, Any]:
         with self.db.lock:
-            where = "brain_id = ?"
-            total, deleted = (
-                self.db.conn.execute(
-                    "SELECT count(*), coalesce(sum(deleted != 0), 0) FROM memory_traces "
-                    f"WHERE {where}",
-                    (self.brain_id,),
-                ).fetchone()
-                if "memory_traces" in self.db.tables
-                else (0, 0)
-            )
+            total, deleted = reads.trace_counts(self.db, self.brain_id)
             return {
                 "path": str(self.path),
                 "brain_id": self.brain_id,

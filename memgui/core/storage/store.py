@@ -212,6 +212,26 @@ def snapshot_to_trace(snap: dict[str, Any], rowid: int, now: int) -> Trace:
     )
 
 
+def mark_brain(db: Database, brain_id: str, now: int) -> None:
+    """A brain id's meta rows (AgentOS's schema version, its creation, memgui's schema), if
+    it has none yet: written on its first write, never on open."""
+    db.conn.execute(
+        "INSERT OR IGNORE INTO brain_meta(brain_id, key, value) VALUES (?, ?, ?), (?, ?, ?),"
+        " (?, ?, ?)",
+        (
+            brain_id,
+            "schema_version",
+            schema.AGENTOS_SCHEMA_VERSION,
+            brain_id,
+            "created_at",
+            str(now),
+            brain_id,
+            schema.SCHEMA_KEY,
+            str(schema.SCHEMA_VERSION),
+        ),
+    )
+
+
 def fetch_row(db: Database, brain_id: str, trace_id: str) -> tuple[Any, ...] | None:
     return db.conn.execute(
         f"SELECT {select_columns(db)} FROM memory_traces WHERE brain_id = ? AND id = ?",
