@@ -23,7 +23,6 @@ from pathlib import Path
 from memgui.cli.log import failures_logged_to_file
 from memgui.cli.registry import REGISTRY, CommandContext
 from memgui.core.errors import InvalidArgument, MemguiError, StorageError
-from memgui.core.model import check_id
 
 # Each module registers its subcommands with @command when imported.
 COMMAND_MODULES = (
@@ -43,20 +42,6 @@ EXIT_INTERRUPTED = 130
 OPTIONS_WITH_VALUES = ("--brain", "--brain-id", "--ollama-url", "--embed-model")
 
 log = logging.getLogger("memgui.cli")
-
-# The positional id arguments of each command, and what kind of id each is. An empty one is
-# refused while parsing (exit 2, naming the field) by every command alike, rather than
-# looked up and reported as a missing id by some.
-ID_ARGUMENTS: dict[str, dict[str, str]] = {
-    **{name: {"id": "trace id"} for name in ("get", "forget", "restore", "purge", "history")},
-    "update": {"id": "trace id"},
-    "similar": {"id": "trace id"},
-    "merge": {"ids": "trace id"},
-    "link": {"from_id": "trace id", "to_id": "trace id"},
-    "unlink": {"from_id": "trace id", "to_id": "trace id"},
-    "neighbours": {"id": "trace or node id"},
-    "revert": {"batch": "journal batch id"},
-}
 
 
 def default_brain_path() -> Path:
@@ -122,22 +107,21 @@ def build_parser() -> argparse.ArgumentParser:
             cmd.name, help=cmd.help, description=cmd.description, parents=[after_command]
         )
         cmd.configure(sub)
-        _check_values(sub, ID_ARGUMENTS.get(cmd.name, {}))
+        _check_integers(sub)
     return parser
 
 
-def _check_values(parser: argparse.ArgumentParser, ids: dict[str, str]) -> None:
-    """Give integer options and id arguments checks that fail as `InvalidArgument`.
+def _check_integers(parser: argparse.ArgumentParser) -> None:
+    """Give integer options checks that fail as `InvalidArgument`.
 
     argparse's own `type=int` failure prints the usage block and `invalid int value`; these
     raise the core's error instead (argparse lets it through), so the message names the
     field and the value like every other refusal. Commands keep declaring plain `type=int`.
+    (Id arguments declare `type=identifier(...)` themselves.)
     """
     for action in parser._actions:  # argparse has no public list of a parser's actions
         if action.type is int:
             action.type = _integer(action.dest)
-        elif action.dest in ids and not action.option_strings:
-            action.type = _identifier(action.dest, ids[action.dest])
 
 
 def _integer(field: str) -> Callable[[str], int]:
@@ -148,10 +132,6 @@ def _integer(field: str) -> Callable[[str], int]:
             raise InvalidArgument(field, f"must be an integer (got {text!r})", text) from None
 
     return parse
-
-
-def _identifier(field: str, what: str) -> Callable[[str], str]:
-    return lambda text: check_id(field, text, what)
 
 
 def load_commands() -> None:

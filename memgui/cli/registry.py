@@ -2,7 +2,8 @@
 
 A subcommand is one `Command`: a name, a `configure(parser)` that declares its arguments and
 a `run(ctx, args)` that does the work. Modules register theirs with `@command(...)`; adding a
-subcommand is one decorated function in a module listed in `memgui.cli.COMMAND_MODULES`.
+subcommand is one decorated function in a module listed in `memgui.cli.main.COMMAND_MODULES`;
+its `configure` declares every argument, id arguments with `type=identifier(...)`.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
+
+from memgui.core.model import check_id
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
@@ -121,6 +124,12 @@ def jsonable(value: Any) -> Any:
     if isinstance(value, Path):
         return str(value)
     return value
+
+
+def identifier(field: str, what: str = "trace id") -> Callable[[str], str]:
+    """The `type=` of a positional id argument: an empty one is refused while parsing (exit 2,
+    naming the field) by every command alike, rather than looked up and reported missing."""
+    return lambda text: check_id(field, text, what)
 
 
 def add_filter_options(parser: argparse.ArgumentParser, *, default_limit: int) -> None:

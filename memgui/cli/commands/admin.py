@@ -6,13 +6,13 @@ import argparse
 from typing import Any
 
 from memgui.cli.format import journal_lines, mapping_lines, neighbour_lines
-from memgui.cli.registry import CommandContext, command, jsonable
+from memgui.cli.registry import CommandContext, command, identifier, jsonable
 from memgui.core.model import MAX_NEIGHBOURS, NEIGHBOURS_CAP
 
 
 def _configure_link(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("from_id", metavar="FROM", help="a trace id")
-    parser.add_argument("to_id", metavar="TO", help="another trace id")
+    parser.add_argument("from_id", metavar="FROM", type=identifier("from_id"), help="a trace id")
+    parser.add_argument("to_id", metavar="TO", type=identifier("to_id"), help="another trace id")
     parser.add_argument("kind", metavar="KIND", help="relates_to, supersedes or caused_by")
 
 
@@ -39,7 +39,11 @@ def run_unlink(ctx: CommandContext, args: argparse.Namespace) -> None:
 
 
 def _configure_neighbours(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("id", help="a trace id or a knowledge-graph node id")
+    parser.add_argument(
+        "id",
+        type=identifier("id", "trace or node id"),
+        help="a trace id or a knowledge-graph node id",
+    )
     parser.add_argument(
         "--depth", type=int, default=1, metavar="N", help="hops to follow, 1-3 (default 1)"
     )
@@ -67,7 +71,7 @@ def run_neighbours(ctx: CommandContext, args: argparse.Namespace) -> None:
 
 
 def _configure_history(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("id", help="a trace id")
+    parser.add_argument("id", type=identifier("id"), help="a trace id")
 
 
 @command("history", "the journal of one trace, oldest first", configure=_configure_history)
@@ -79,7 +83,12 @@ def run_history(ctx: CommandContext, args: argparse.Namespace) -> None:
 
 
 def _configure_revert(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("batch", metavar="BATCH", help="a journal batch id (see `history`)")
+    parser.add_argument(
+        "batch",
+        metavar="BATCH",
+        type=identifier("batch", "journal batch id"),
+        help="a journal batch id (see `history`)",
+    )
 
 
 @command(

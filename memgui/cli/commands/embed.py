@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from memgui.cli.registry import CommandContext, command
+from memgui.cli.registry import CommandContext, command, identifier
 from memgui.core.errors import InvalidArgument
 from memgui.core.progress import Progress, run_to_end
 from memgui.core.search import hybrid, vectors
@@ -75,7 +75,7 @@ def run_embed(ctx: CommandContext, args: argparse.Namespace) -> None:
 
 
 def _configure_similar(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("id", help="a trace id")
+    parser.add_argument("id", type=identifier("id"), help="a trace id")
     parser.add_argument("--limit", type=int, default=10, metavar="N", help="1-200 (default 10)")
 
 

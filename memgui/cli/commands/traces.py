@@ -10,7 +10,7 @@ import argparse
 from typing import Any
 
 from memgui.cli.format import results_lines, trace_details, trace_line
-from memgui.cli.registry import CommandContext, add_filter_options, command, jsonable
+from memgui.cli.registry import CommandContext, add_filter_options, command, identifier, jsonable
 from memgui.core.errors import InvalidArgument
 from memgui.core.model import RelatedSummary, Trace, TraceFilter
 
@@ -47,7 +47,7 @@ def run_add(ctx: CommandContext, args: argparse.Namespace) -> None:
 
 
 def _configure_id(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("id", help="a trace id (mt_...)")
+    parser.add_argument("id", type=identifier("id"), help="a trace id (mt_...)")
 
 
 @command("get", "show one trace", configure=_configure_id)
@@ -125,7 +125,7 @@ def run_search(ctx: CommandContext, args: argparse.Namespace) -> None:
 
 
 def _configure_update(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("id", help="a trace id (mt_...)")
+    parser.add_argument("id", type=identifier("id"), help="a trace id (mt_...)")
     parser.add_argument("--content", help="new text")
     parser.add_argument("--type", help="episodic, semantic, procedural, ...")
     tags = parser.add_mutually_exclusive_group()
@@ -220,7 +220,9 @@ def run_purge(ctx: CommandContext, args: argparse.Namespace) -> None:
 
 
 def _configure_merge(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("ids", nargs="+", metavar="ID", help="two or more live trace ids")
+    parser.add_argument(
+        "ids", nargs="+", metavar="ID", type=identifier("ids"), help="two or more live trace ids"
+    )
     parser.add_argument("--content", help="the merged text (default: contents joined by ' | ')")
 
 
