@@ -2,7 +2,9 @@
 
 `memgui [--brain PATH] [--brain-id ID] [--json] COMMAND ...` runs one subcommand against a
 brain; `memgui` alone, or `memgui PATH` for a brain file, opens the app. Subcommands live in
-the modules of `COMMAND_MODULES` (see `memgui.cli_registry`).
+`memgui.cli.commands` (see `memgui.cli.registry`). The app is not this package's: it
+registers its part (opening the window, `screenshot`) with the registry, and the `memgui`
+program (`memgui.__main__`) loads both.
 
 Exit codes: 0 ok, 2 invalid input, 3 not found, 4 conflict, 1 anything else. Messages go to
 stderr as `memgui: <message>`; a storage failure names the operation, never SQL, and its
@@ -13,26 +15,17 @@ from __future__ import annotations
 
 import argparse
 import functools
-import importlib
 import logging
 import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from memgui.cli import registry
+from memgui.cli.commands import admin, embed, exports, imports, traces  # noqa: F401 - register
 from memgui.cli.log import failures_logged_to_file
 from memgui.cli.registry import REGISTRY, CommandContext
 from memgui.core.errors import InvalidArgument, MemguiError, StorageError
-
-# Each module registers its subcommands with @command when imported.
-COMMAND_MODULES = (
-    "memgui.cli.commands.traces",
-    "memgui.cli.commands.admin",
-    "memgui.cli.commands.app",
-    "memgui.cli.commands.embed",
-    "memgui.cli.commands.imports",
-    "memgui.cli.commands.exports",
-)
 
 APP_NAME = "memgui"
 BRAIN_ENV = "MEMGUI_BRAIN"
@@ -89,10 +82,14 @@ def _global_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
     )
 
 
-@functools.cache
 def build_parser() -> argparse.ArgumentParser:
-    """The whole parser, built once per process (argparse spends most of it in gettext)."""
-    load_commands()
+    """The parser of every registered command, built once per set of commands (argparse
+    spends most of it in gettext)."""
+    return _parser(tuple(REGISTRY))
+
+
+@functools.cache
+def _parser(_commands: tuple[str, ...]) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=APP_NAME,
         description="Browse and edit an AI agent's long-term memory (a SQLite brain). "
@@ -134,11 +131,6 @@ def _integer(field: str) -> Callable[[str], int]:
     return parse
 
 
-def load_commands() -> None:
-    for module in COMMAND_MODULES:
-        importlib.import_module(module)
-
-
 def _looks_like_brain(token: str) -> bool:
     return Path(token).suffix.lower() in BRAIN_SUFFIXES or Path(token).is_file()
 
@@ -174,7 +166,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(args_list)
     except SystemExit as stop:  # argparse has printed usage and the message to stderr
         return _exit_status(stop)
-    except InvalidArgument as error:  # a value `_check_values` refused
+    except InvalidArgument as error:  # a value an argument's type refused
         _say(str(error))
         return error.exit_code
     brain_path = Path(app_brain or args.brain or default_brain_path()).expanduser()
@@ -251,15 +243,11 @@ def _exit_status(stop: SystemExit) -> int:
     return EXIT_FAILURE
 
 
-# --- the app (written by the ui package, imported lazily) ---------------------------------
+# --- the app (registered by the ui package) -----------------------------------------------
 
 
 def _open_app(brain_path: Path, brain_id: str | None) -> int:
-    from memgui.ui.app import run_app
-
-    result = run_app(str(brain_path), brain_id)
+    if registry.app_opener is None:
+        raise MemguiError("this memgui has no app; name a command (memgui --help lists them)")
+    result = registry.app_opener(brain_path, brain_id)
     return result if isinstance(result, int) else EXIT_OK
-
-
-if __name__ == "__main__":  # pragma: no cover - `python -m memgui` goes through __main__
-    sys.exit(main())

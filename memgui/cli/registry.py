@@ -29,6 +29,7 @@ DEFAULT_MODEL = "nomic-embed-text"
 
 Configure = Callable[[argparse.ArgumentParser], None]
 Handler = Callable[["CommandContext", argparse.Namespace], "int | None"]
+AppOpener = Callable[[Path, "str | None"], "int | None"]
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,9 @@ class Command:
 
 
 REGISTRY: dict[str, Command] = {}
+# What `memgui` without a command runs (`memgui [BRAIN]`): the app's window, registered by the
+# app's package with `@opens_the_app`; the command line itself never imports the app.
+app_opener: AppOpener | None = None
 
 
 def command(
@@ -61,6 +65,15 @@ def command(
         return run
 
     return register
+
+
+def opens_the_app(run: AppOpener) -> AppOpener:
+    """Register `run(brain_path, brain_id)` as what `memgui` without a command does."""
+    global app_opener
+    if app_opener is not None:
+        raise ValueError("the app of memgui is registered twice")
+    app_opener = run
+    return run
 
 
 @dataclass

@@ -10,7 +10,7 @@ from typing import Any
 import apsw
 import pytest
 
-from memgui.cli.main import main
+from memgui.__main__ import main
 
 # --- helpers shared by the other CLI test modules ----------------------------------------
 

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from memgui.cli.main import _split_app_brain, main
+from memgui.__main__ import main
+from memgui.cli.main import _split_app_brain
 from memgui.cli.registry import REGISTRY, Command
 from tests.cli.test_cli import add, isolate_user_dirs, run_cli
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import apsw
 import pytest
 
-from memgui.cli.main import main
+from memgui.__main__ import main
 from memgui.core.brain import Brain
 from tests.cli.test_cli import add, isolate_user_dirs, run_cli, run_text, snapshot
 from tests.support.paths import ROOT

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from memgui.cli.main import main
+from memgui.__main__ import main
 from tests.support.paths import SHARED
 
 

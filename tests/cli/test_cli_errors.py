@@ -10,7 +10,8 @@ from pathlib import Path
 import apsw
 import pytest
 
-from memgui.cli.main import build_parser, main
+from memgui.__main__ import main
+from memgui.cli.main import build_parser
 from memgui.core.brain import Brain
 from tests.cli.test_cli import add, isolate_user_dirs, run_cli, snapshot
 

@@ -6,7 +6,7 @@ import json
 
 from PySide6.QtGui import QImage
 
-from memgui.cli.main import main
+from memgui.__main__ import main
 from memgui.ui.models.import_plan_model import short_source
 from tests.ui.test_import_support import CORPORA, brain_digest
 

@@ -86,7 +86,7 @@ def test_commands_with_ollama_off_never_load_its_client(tmp_path: Path) -> None:
     # Loading the client (httpx, pydantic) costs ~0.3 s, numpy and sqlite-vec ~0.1 s: most
     # of a short command's time, when the brain holds no vector.
     script = (
-        "import sys\nfrom memgui.cli.main import main\ncode = main(sys.argv[1:])\n"
+        "import sys\nfrom memgui.__main__ import main\ncode = main(sys.argv[1:])\n"
         "print(*(name in sys.modules for name in ('ollama', 'httpx', 'numpy')), code)"
     )
     url = f"http://127.0.0.1:{closed_port()}"

@@ -103,7 +103,7 @@ def test_a_pipe_or_a_link_where_the_file_goes_is_refused_and_left_as_it_is(
 def test_an_empty_path_is_refused_not_taken_for_the_current_folder(
     tmp_path: Path, command: str, capsys, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from memgui.cli.main import main
+    from memgui.__main__ import main
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "note.md").write_text("---\nid: x\n---\nhello\n")

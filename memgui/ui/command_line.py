@@ -1,15 +1,27 @@
-"""`memgui screenshot`: render the app's window for a brain to a PNG (the ui package draws it)."""
+"""The app's part of the `memgui` command: `memgui [BRAIN]` opens the window, and
+`memgui screenshot` draws it to a PNG.
+
+Registered with the command line's registry when the `memgui` program (`memgui.__main__`)
+imports this module. Qt loads only when one of them runs: every other command starts without it.
+"""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 
-from memgui.cli.registry import CommandContext, command
+from memgui.cli.registry import CommandContext, command, opens_the_app
 from memgui.core.errors import InvalidArgument
 from memgui.core.model import check_id
 
 SIZE_MIN, SIZE_MAX = 200, 10_000  # what the window can be drawn at (ui/screenshot.py)
+
+
+@opens_the_app
+def open_app(brain_path: Path, brain_id: str | None) -> int | None:
+    from memgui.ui.app import run_app
+
+    return run_app(str(brain_path), brain_id)
 
 
 def _window_size(text: str) -> tuple[int, int]:
