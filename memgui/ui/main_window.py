@@ -32,6 +32,7 @@ from memgui.ui.jobs import JobRunner
 from memgui.ui.models.trace_table_model import TraceTableModel
 from memgui.ui.semantic.backfill import install_semantic
 from memgui.ui.session import BrainSession
+from memgui.ui.theme import colours
 from memgui.ui.theme.icons import icon
 from memgui.ui.views.detail_pane import DetailPane
 from memgui.ui.views.filter_bar import FilterBar
@@ -292,7 +293,7 @@ class MainWindow(QMainWindow):
         name = Path(self.session.path).name
         self.read_only_label.setText("File lost")
         self.read_only_label.setStyleSheet(
-            "color: #c0392b; font-weight: bold"
+            f"color: {colours.ERROR}; font-weight: bold"
         )  # red on either palette
         self.read_only_label.setToolTip(
             f"{self.session.path} {why}. Nothing more can be saved to it: copy any unsaved "

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
 from memgui.core.errors import InvalidArgument
 from memgui.core.model import Trace, check_content
 from memgui.ui.models.trace_columns import first_line
+from memgui.ui.theme import colours
 
 
 def survivor_of(traces: list[Trace]) -> Trace:
@@ -58,7 +59,7 @@ class MergeDialog(QDialog):
         buttons.accepted.connect(self._accept_if_valid)
         buttons.rejected.connect(self.reject)
         self.error = QLabel()
-        self.error.setStyleSheet("color: #c0392b;")
+        self.error.setStyleSheet(f"color: {colours.ERROR};")
         self.error.hide()
         layout = QVBoxLayout(self)
         layout.addWidget(intro)

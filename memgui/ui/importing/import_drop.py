@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QWidget
 from memgui.core.errors import MemguiError
 from memgui.core.io import detect_format
 from memgui.ui.importing.import_review_parts import FORMAT_LABELS
+from memgui.ui.theme import colours
 
 
 @dataclass(frozen=True)
@@ -91,7 +92,7 @@ class DropOverlay(QWidget):
             return
         painter = QPainter(self)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        accent = QColor("#1565c0" if self.check.ok else "#c62828")
+        accent = QColor(colours.DROP_OK if self.check.ok else colours.REFUSED)
         fill = QColor(accent)
         fill.setAlpha(40)
         painter.fillRect(self.rect(), fill)

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from memgui.core.io import ImportRecord, RecordKind, Verdict
+from memgui.ui.theme import colours
 
 EDITABLE_VERDICTS = (Verdict.REFUSED, Verdict.ERROR)
 
@@ -121,7 +122,7 @@ class RecordEditor(QDialog):
         self.problem = QLabel(_problem_text(record))
         self.problem.setObjectName("problem_label")
         self.problem.setWordWrap(True)
-        self.problem.setStyleSheet("color: #c62828;")
+        self.problem.setStyleSheet(f"color: {colours.REFUSED};")
         text = str(record.fields.get("content") or "")
         raw = None if text else raw_source(record, source_root or _plan_root(parent))
         # Nothing was read as text: show the source as written, start from its body.

@@ -39,6 +39,7 @@ from memgui.ui.models.import_plan_model import (
     ImportPlanModel,
     PlanFilterProxy,
 )
+from memgui.ui.theme import colours
 
 _REMOVED = object()  # a field the person deleted in "Fix record…"
 
@@ -253,7 +254,7 @@ class ImportReviewPage(QWidget):
                 + ": the new plan has no single memory from that source."
             )
         self.fixes_label.setText(" ".join(parts))
-        self.fixes_label.setStyleSheet("color: #c62828;" if dropped else "")
+        self.fixes_label.setStyleSheet(f"color: {colours.REFUSED};" if dropped else "")
         self.fixes_label.setVisible(bool(parts))
 
     def refresh_counts(self) -> None:

@@ -34,18 +34,12 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QBrush, QColor
 
 from memgui.core.io import VERDICTS, ImportPlan, ImportRecord, RecordKind, Verdict
+from memgui.ui.theme import colours
 
 ACCEPTABLE = (Verdict.NEW, Verdict.UPDATE)
 ALL_VERDICTS = (*VERDICTS, Verdict.SKIPPED)  # the order of the review page's toggles
 FIRST_LINE_CHARS = 160
-VERDICT_COLOURS = {
-    Verdict.NEW: "#2e7d32",
-    Verdict.DUPLICATE: "#757575",
-    Verdict.UPDATE: "#1565c0",
-    Verdict.REFUSED: "#c62828",
-    Verdict.ERROR: "#ad1457",
-    Verdict.SKIPPED: "#757575",
-}
+VERDICT_COLOURS = colours.VERDICTS
 Index = QModelIndex | QPersistentModelIndex
 
 
@@ -55,7 +49,7 @@ _BRUSHES: dict[str, QBrush] = {}
 def _brush(verdict: str) -> QBrush:
     brush = _BRUSHES.get(verdict)
     if brush is None:
-        brush = _BRUSHES[verdict] = QBrush(QColor(VERDICT_COLOURS.get(verdict, "#000000")))
+        brush = _BRUSHES[verdict] = QBrush(QColor(VERDICT_COLOURS.get(verdict, colours.BLACK)))
     return brush
 
 

@@ -10,13 +10,9 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
 
-COLOURS = {
-    "reachable": "#27ae60",
-    "model missing": "#e6a700",
-    "down": "#c0392b",
-    "checking": "#8c8c8c",
-    "off": "#8c8c8c",
-}
+from memgui.ui.theme import colours
+
+COLOURS = colours.OLLAMA
 TEXTS = {
     "reachable": "Ollama",
     "model missing": "Ollama: model missing",

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from memgui.core.model import Trace
+from memgui.ui.theme import colours
 
 COMPARED = ("type", "category", "scope", "scope_id", "tags", "ttl")
 
@@ -35,16 +36,16 @@ def _line_diff_html(mine: str, theirs: str) -> tuple[str, str]:
     mine_out: list[str] = []
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         for line in a[i1:i2]:
-            theirs_out.append(_line(line, tag != "equal", "#f8d7d3"))
+            theirs_out.append(_line(line, tag != "equal", colours.THEIRS))
         for line in b[j1:j2]:
-            mine_out.append(_line(line, tag != "equal", "#d4f0d9"))
+            mine_out.append(_line(line, tag != "equal", colours.MINE))
     return "".join(theirs_out), "".join(mine_out)
 
 
 def _line(text: str, changed: bool, color: str) -> str:
     body = html.escape(text) or "&nbsp;"
     if changed:
-        return f'<div style="background-color:{color}; color:#000;">{body}</div>'
+        return f'<div style="background-color:{color}; color:{colours.BLACK};">{body}</div>'
     return f"<div>{body}</div>"
 
 

@@ -12,6 +12,7 @@ from typing import Any
 from PySide6.QtWidgets import QLabel, QTextBrowser, QVBoxLayout, QWidget
 
 from memgui.ui.models.trace_columns import format_ms
+from memgui.ui.theme import colours
 from memgui.ui.views.detail_tabs import DetailTab
 
 ROLE_NAMES = {"user": "User", "assistant": "Assistant", "system": "System", "tool": "Tool"}
@@ -26,7 +27,7 @@ def message_html(message: dict[str, Any]) -> str:
     text = html.escape(str(message.get("content") or ""))
     return (
         f'<p style="margin-bottom:2px"><b>{html.escape(who)}</b>'
-        f' <span style="color:#888888">{stamp}</span></p>'
+        f' <span style="color:{colours.FAINT}">{stamp}</span></p>'
         # pre-wrap keeps the chat's line breaks and indentation (code in answers).
         f'<p style="margin-top:0; margin-bottom:10px; white-space:pre-wrap">{text}</p>'
     )

@@ -10,6 +10,8 @@ from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QPainter, QPalette, QTextDocument
 from PySide6.QtWidgets import QApplication, QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
+from memgui.ui.theme import colours
+
 _FTS_OPERATORS = {"AND", "OR", "NOT", "NEAR"}
 _WORD = re.compile(r"[^\s\"'()*:^+{}\[\],]+")
 
@@ -21,7 +23,7 @@ def query_terms(query: str) -> list[str]:
     return sorted({w for w in words if w}, key=len, reverse=True)
 
 
-def highlight_html(text: str, terms: list[str], color: str = "#ffe08a") -> str:
+def highlight_html(text: str, terms: list[str], color: str = colours.HIGHLIGHT) -> str:
     """`text` as HTML with every occurrence of a term (case-insensitive) highlighted."""
     if not terms:
         return html.escape(text)
@@ -31,7 +33,7 @@ def highlight_html(text: str, terms: list[str], color: str = "#ffe08a") -> str:
     for match in pattern.finditer(text):
         parts.append(html.escape(text[last : match.start()]))
         parts.append(
-            f'<span style="background-color:{color}; color:#000000;">'
+            f'<span style="background-color:{color}; color:{colours.BLACK};">'
             f"{html.escape(match.group(0))}</span>"
         )
         last = match.end()

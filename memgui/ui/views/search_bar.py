@@ -15,6 +15,7 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
 
 from memgui.core.model import MAX_LIMIT
+from memgui.ui.theme import colours
 from memgui.ui.theme.icons import icon
 
 DEBOUNCE_MS = 250
@@ -59,7 +60,7 @@ class SearchBar(QWidget):
         self.error_label.setObjectName("search_error")
         self.error_label.setAccessibleName("Search error")
         self.error_label.setWordWrap(True)
-        self.error_label.setStyleSheet("color: #c0392b;")
+        self.error_label.setStyleSheet(f"color: {colours.ERROR};")
         self.error_label.hide()
 
         row = QHBoxLayout()

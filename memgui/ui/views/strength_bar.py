@@ -10,6 +10,8 @@ from __future__ import annotations
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QGuiApplication, QPainter, QPalette, QPixmap
 
+from memgui.ui.theme import colours
+
 BAR_WIDTH = 48  # the bar of the default 90 px column, the number right of it
 BAR_HEIGHT = 7
 STEPS = 100  # the bar is drawn to the hundredth, as the number is shown
@@ -20,10 +22,10 @@ _palette_key: list[int] = [0]
 
 def strength_color(value: float) -> QColor:
     if value >= 0.6:
-        return QColor("#3c9d5d")
+        return QColor(colours.STRENGTH_HIGH)
     if value >= 0.3:
-        return QColor("#d19a2a")
-    return QColor("#c0504d")
+        return QColor(colours.STRENGTH_MID)
+    return QColor(colours.STRENGTH_LOW)
 
 
 def strength_bar(value: float) -> QPixmap:

@@ -45,12 +45,13 @@ from memgui.core.model import (
     check_ttl,
 )
 from memgui.ui.models.trace_columns import format_ms
+from memgui.ui.theme import colours
 from memgui.ui.views.conflict_view import ConflictView
 from memgui.ui.views.tag_editor import TagEditor
 
 UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 604_800, "y": 31_557_600}
 _TTL = re.compile(r"^\s*(\d+)\s*([smhdwy]?)\s*$")
-ERROR_STYLE = "color: #c0392b;"
+ERROR_STYLE = f"color: {colours.ERROR};"
 REDO_KEYS = (QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y"))
 
 
@@ -88,8 +89,8 @@ class TermHighlighter(QSyntaxHighlighter):
         super().__init__(document)
         self._pattern: re.Pattern[str] | None = None
         self._format = QTextCharFormat()
-        self._format.setBackground(QColor("#ffe08a"))
-        self._format.setForeground(QColor("#000000"))
+        self._format.setBackground(QColor(colours.HIGHLIGHT))
+        self._format.setForeground(QColor(colours.BLACK))
 
     def set_terms(self, terms: list[str]) -> None:
         joined = "|".join(re.escape(t) for t in terms)
@@ -136,8 +137,8 @@ class TraceEditor(QWidget):
         self.banner_box = QFrame()
         self.banner_box.setObjectName("editor_banner_box")
         self.banner_box.setStyleSheet(
-            "#editor_banner_box { background: #fff3cd; }"
-            "#editor_banner_box QLabel { color: #664d03; }"
+            f"#editor_banner_box {{ background: {colours.BANNER}; }}"
+            f"#editor_banner_box QLabel {{ color: {colours.BANNER_TEXT}; }}"
         )
         self.banner = QLabel()
         self.banner.setObjectName("editor_banner")

@@ -1,0 +1,40 @@
+"""Every colour the app names, in one place; the palettes (palette.py) give the rest.
+
+Each reads on both the light and the dark palette: red for errors, the verdicts' colours
+of an import, the strength bar, the Ollama light.
+"""
+
+from __future__ import annotations
+
+ERROR = "#c0392b"  # error text: a refused field, a lost file, a failed search
+REFUSED = "#c62828"  # what an import refuses or drops
+BLACK = "#000000"  # text on the light backgrounds below, whatever the palette
+
+HIGHLIGHT = "#ffe08a"  # a search word in the table and the editor
+THEIRS = "#f8d7d3"  # a conflict: the lines of the version on disk
+MINE = "#d4f0d9"  # ... and of the unsaved edit
+BANNER = "#fff3cd"  # the editor's note above its form
+BANNER_TEXT = "#664d03"
+FAINT = "#888888"  # a chat message's time
+
+STRENGTH_HIGH, STRENGTH_MID, STRENGTH_LOW = "#3c9d5d", "#d19a2a", "#c0504d"
+
+# The Ollama light in the status bar, by state.
+OLLAMA = {
+    "reachable": "#27ae60",
+    "model missing": "#e6a700",
+    "down": ERROR,
+    "checking": "#8c8c8c",
+    "off": "#8c8c8c",
+}
+
+# An import plan's rows, by verdict (the values of core.io.Verdict).
+VERDICTS = {
+    "new": "#2e7d32",
+    "duplicate": "#757575",
+    "update": "#1565c0",
+    "refused": REFUSED,
+    "error": "#ad1457",
+    "skipped": "#757575",
+}
+DROP_OK = VERDICTS["update"]  # a drop the window will take
