@@ -15,7 +15,7 @@ import pytest
 from memgui.__main__ import main
 from memgui.cli.main import _split_app_brain
 from memgui.cli.registry import REGISTRY, Command
-from tests.cli.test_cli import add, isolate_user_dirs, run_cli
+from tests.support.cli import add, isolate_user_dirs, run_cli
 
 
 @pytest.fixture(autouse=True)

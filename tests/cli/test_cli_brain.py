@@ -11,7 +11,7 @@ import pytest
 
 from memgui.__main__ import main
 from memgui.core.brain import Brain
-from tests.cli.test_cli import add, isolate_user_dirs, run_cli, run_text, snapshot
+from tests.support.cli import add, isolate_user_dirs, run_cli, run_text, snapshot
 from tests.support.paths import ROOT
 
 

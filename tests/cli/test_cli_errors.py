@@ -13,7 +13,7 @@ import pytest
 from memgui.__main__ import main
 from memgui.cli.main import build_parser
 from memgui.core.brain import Brain
-from tests.cli.test_cli import add, isolate_user_dirs, run_cli, snapshot
+from tests.support.cli import add, isolate_user_dirs, run_cli, snapshot
 
 
 @pytest.fixture(autouse=True)

@@ -11,7 +11,7 @@ import pytest
 
 from memgui.core.brain import Brain
 from memgui.core.model import TraceFilter
-from tests.cli.test_cli import run_cli, run_text
+from tests.support.cli import run_cli, run_text
 from tests.support.paths import ROOT
 from tests.support.privileges import (
     NO_PERMISSIONS_REASON,

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from memgui.core.brain import Brain
-from tests.cli.test_cli import run_cli, run_text
+from tests.support.cli import run_cli, run_text
 from tests.support.paths import ROOT
 
 

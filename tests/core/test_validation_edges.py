@@ -12,7 +12,7 @@ import pytest
 from memgui.core.brain import Brain
 from memgui.core.errors import InvalidArgument, NotFound
 from memgui.core.model import TraceFilter
-from tests.cli.test_cli import snapshot
+from tests.support.cli import snapshot
 
 BAD = "bad\udcff"  # what Python makes of the invalid UTF-8 byte 0xff in argv
 HUGE = 10**400

@@ -1,4 +1,5 @@
-"""Fixtures of the app tests: a real brain file in tmp_path and a session over it."""
+"""Fixtures of the app tests: a real brain file in tmp_path, a session over it, and a window
+with import and export installed over it (`window`; a module may define its own)."""
 
 from __future__ import annotations
 
@@ -8,35 +9,12 @@ import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
+from PySide6.QtCore import QSettings  # noqa: E402
+
 from memgui.core.brain import Brain  # noqa: E402
 from memgui.ui.session import BrainSession  # noqa: E402
-
-SAMPLE = [
-    ("The build uses Python 3.11", "semantic", "user", "u1", "DECISION", ["build"]),
-    (
-        "Deploys run on Fridays\nafter the freeze",
-        "procedural",
-        "organization",
-        "acme",
-        None,
-        ["deploy", "ops"],
-    ),
-    ("Alice prefers dark mode", "semantic", "user", "alice", None, ["ui"]),
-    ("Call Bob about the invoice", "prospective", "user", "u1", "TODO", []),
-    ("The cache key includes the locale", "semantic", "thread", "t9", "PATTERN", ["cache"]),
-]
-
-
-def fill(brain: Brain, extra: int = 0) -> list[str]:
-    ids = []
-    for content, type_, scope, scope_id, category, tags in SAMPLE:
-        trace = brain.add(
-            content, type=type_, scope=scope, scope_id=scope_id, category=category, tags=tags
-        )
-        ids.append(trace.id)
-    for n in range(extra):
-        ids.append(brain.add(f"Filler memory number {n}", tags=["filler"]).id)
-    return ids
+from tests.support.brains import fill  # noqa: E402
+from tests.support.import_export import WAIT_MS  # noqa: E402
 
 
 @pytest.fixture
@@ -52,3 +30,18 @@ def session(brain_path, qapp):
     opened = BrainSession.open(brain_path)
     yield opened
     opened.close()
+
+
+@pytest.fixture
+def window(qtbot, brain_path, tmp_path):
+    from memgui.ui.main_window import MainWindow
+
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    main = MainWindow(settings=settings, live=False)
+    qtbot.addWidget(main)
+    main.set_session(BrainSession.open(brain_path))
+    main.resize(1000, 700)
+    main.show()
+    qtbot.waitUntil(lambda: main.model is not None and not main.model.busy, timeout=WAIT_MS)
+    yield main
+    main.runner.shutdown()

@@ -11,7 +11,7 @@ from memgui.core.io.writing.commit import commit
 from memgui.core.progress import run_to_end
 from memgui.ui.views.conversation_view import ConversationTab, message_html
 from tests.support.paths import CORPORA
-from tests.ui.test_main_window import open_window
+from tests.support.window import open_window
 
 CHAT_EXPORT = CORPORA / "chatgpt" / "librechat__chatgpt-export.json"
 

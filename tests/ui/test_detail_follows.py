@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.ui.test_main_window import open_window, select_row, wait_idle
+from tests.support.window import open_window, select_row, wait_idle
 
 
 def test_switching_to_the_trash_leaves_no_live_memory_in_the_editor(qtbot, tmp_path, brain_path):

@@ -8,14 +8,10 @@ import json
 from PySide6.QtCore import QItemSelectionModel
 
 from memgui.ui.exporting.export_dialog import EXPORT_JOB, SELECTED, SHOWN, ExportDialog
-from tests.ui.test_import_support import WAIT_MS, window_fixture  # noqa: F401
-
-
-def make_dialog(qtbot, window) -> ExportDialog:
-    dialog = ExportDialog(window)
-    qtbot.addWidget(dialog)
-    dialog.show()
-    return dialog
+from tests.support.import_export import (
+    WAIT_MS,
+    make_dialog,
+)
 
 
 def run_export(qtbot, dialog: ExportDialog, fmt: str, dest) -> None:

@@ -15,8 +15,10 @@ from memgui.core.io.exporters.export_common import ExportResult, Refusal
 from memgui.core.progress import Progress
 from memgui.ui.exporting.export_dialog import EVERYTHING, SELECTED, SHOWN
 from memgui.ui.exporting.export_refused import REFUSED_SHOWN
-from tests.ui.test_export_dialog import make_dialog
-from tests.ui.test_import_support import WAIT_MS, window_fixture  # noqa: F401
+from tests.support.import_export import (
+    WAIT_MS,
+    make_dialog,
+)
 
 
 def test_a_long_refused_list_shows_a_bounded_part(qtbot, window, tmp_path):

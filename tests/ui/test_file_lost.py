@@ -9,7 +9,7 @@ import pytest
 
 from memgui.core.brain import Brain
 from memgui.core.errors import BrainFileLost
-from tests.ui.test_main_window import open_window, select_row
+from tests.support.window import open_window, select_row
 
 
 @pytest.fixture

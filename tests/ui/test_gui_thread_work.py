@@ -23,7 +23,7 @@ from memgui.ui.models.trace_table_model import TraceTableModel
 from memgui.ui.session import BrainSession
 from memgui.ui.views.strength_bar import BAR_WIDTH, strength_bar
 from memgui.ui.window import live_refresh
-from tests.ui.test_main_window import wait_idle
+from tests.support.window import wait_idle
 
 
 @pytest.fixture

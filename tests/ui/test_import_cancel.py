@@ -13,14 +13,7 @@ import time
 from PySide6.QtCore import Qt
 
 from memgui.ui.importing.import_dialog import ImportDialog
-from tests.ui.test_import_support import (  # noqa: F401  (fixtures)
-    CORPORA,
-    WAIT_MS,
-    brain_digest,
-    open_and_plan,
-    window_fixture,
-    write_csv,
-)
+from tests.support.import_export import CORPORA, WAIT_MS, brain_digest, open_and_plan, write_csv
 
 COMMIT_ROWS = 2_500  # the commit reports progress (and can stop) every 2,000 records
 
@@ -131,7 +124,7 @@ def test_closing_asks_about_an_unsaved_edit_before_a_running_import(qtbot, windo
     from PySide6.QtWidgets import QMessageBox
 
     from memgui.core.progress import Progress
-    from tests.ui.test_main_window import Answers, select_row
+    from tests.support.window import Answers, select_row
 
     release = threading.Event()
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QToolBar
 
 from memgui.core.model import TraceFilter
-from tests.ui.test_import_support import (  # noqa: F401  (fixtures)
+from tests.support.import_export import (
     CORPORA,
     commit_and_wait,
     drag_enter,
@@ -14,7 +14,6 @@ from tests.ui.test_import_support import (  # noqa: F401  (fixtures)
     drop_and_plan,
     mime_for,
     wait_for_plan,
-    window_fixture,
 )
 
 EN_VAULT = CORPORA / "obsidian-help" / "en"

@@ -8,13 +8,12 @@ import pytest
 
 from memgui.core.model import TraceFilter
 from memgui.ui.importing.import_record_editor import RecordEditor
-from tests.ui.test_import_support import (  # noqa: F401  (fixtures)
+from tests.support.import_export import (
     CORPORA,
     WAIT_MS,
     commit_and_wait,
     open_and_plan,
     wait_for_plan,
-    window_fixture,
     write_notes,
 )
 

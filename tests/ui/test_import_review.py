@@ -11,15 +11,14 @@ from PySide6.QtCore import Qt
 from memgui.core.model import TraceFilter
 from memgui.ui.importing.import_record_editor import RecordEditor
 from memgui.ui.models.import_plan_model import Column, ImportPlanModel, PlanFilterProxy
-from tests.support.paths import FIXTURES
-from tests.ui.test_import_support import (  # noqa: F401  (fixtures)
+from tests.support.import_export import (
     WAIT_MS,
     commit_and_wait,
     open_and_plan,
     wait_for_plan,
-    window_fixture,
     write_notes,
 )
+from tests.support.paths import FIXTURES
 
 NOTES = {
     "alpha.md": "Alpha: the deploy key rotates monthly\n",

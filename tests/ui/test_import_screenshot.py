@@ -8,7 +8,7 @@ from PySide6.QtGui import QImage
 
 from memgui.__main__ import main
 from memgui.ui.models.import_plan_model import short_source
-from tests.ui.test_import_support import CORPORA, brain_digest
+from tests.support.import_export import CORPORA, brain_digest
 
 CHATGPT = CORPORA / "chatgpt" / "chatlore__fixture-conversations.json"
 

@@ -10,15 +10,14 @@ from PySide6.QtWidgets import QApplication
 from memgui.core.io.records import CONVERSATION, MESSAGE, NEW, UPDATE
 from memgui.ui.commands import NewTraceCommand, push
 from memgui.ui.models.import_plan_model import Column
-from tests.support.paths import FIXTURES
-from tests.ui.test_import_support import (  # noqa: F401  (fixtures)
+from tests.support.import_export import (
     WAIT_MS,
     commit_and_wait,
     open_and_plan,
     wait_for_plan,
-    window_fixture,
     write_csv,
 )
+from tests.support.paths import FIXTURES
 
 BRANCHING = FIXTURES / "chatgpt" / "branching.json"
 

@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QAbstractButton, QApplication, QLabel, QTabBar
 
 from memgui.core.brain import Brain
 from memgui.ui.main_window import MainWindow
-from tests.ui.test_main_window import open_window, select_row, wait_idle
+from tests.support.window import open_window, select_row, wait_idle
 
 CTRL = Qt.KeyboardModifier.ControlModifier
 

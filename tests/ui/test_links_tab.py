@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.ui.test_main_window import open_window, select_row
+from tests.support.window import open_window, select_row
 
 
 @pytest.fixture

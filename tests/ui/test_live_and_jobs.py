@@ -14,7 +14,7 @@ from memgui.core.storage.db import Database
 from memgui.ui.jobs import JobRunner
 from memgui.ui.models.detail_models import HistoryModel, LinksModel, NeighboursModel
 from tests.support.paths import ROOT, SHARED
-from tests.ui.test_main_window import open_window, select_row, wait_idle
+from tests.support.window import open_window, select_row, wait_idle
 
 
 @pytest.fixture

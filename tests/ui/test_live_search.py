@@ -15,7 +15,7 @@ from memgui.core.model import MAX_LIMIT
 from memgui.ui.commands import NewTraceCommand, push
 from memgui.ui.window.live_refresh import PAGE
 from tests.support.paths import ROOT
-from tests.ui.test_main_window import open_window, wait_idle
+from tests.support.window import open_window, wait_idle
 
 
 def run_elsewhere(script: str, *args: str) -> None:

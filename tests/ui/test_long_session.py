@@ -14,8 +14,8 @@ from memgui.ui.jobs import Job
 from memgui.ui.main_window import MainWindow
 from memgui.ui.session import BrainSession
 from memgui.ui.window.brain_files import RECENT_KEY
-from tests.ui.conftest import fill
-from tests.ui.test_main_window import open_window, wait_idle
+from tests.support.brains import fill
+from tests.support.window import open_window, wait_idle
 
 
 def _collect() -> None:

@@ -10,59 +10,7 @@ from memgui.core.brain import Brain
 from memgui.core.errors import NotFound
 from memgui.core.model import TraceFilter
 from memgui.ui.main_window import MainWindow
-
-
-class Answers:
-    """Fixed answers to the questions the window's edits ask."""
-
-    def __init__(self) -> None:
-        self.purge = True
-        self.tag_text = "reviewed"
-        self.merged = "Merged by hand"
-        self.unsaved = "discard"
-        self.link: tuple[str, str] | None = None
-
-    def unsaved_edit(self) -> str:
-        return self.unsaved
-
-    def confirm_purge(self, _count: int) -> bool:
-        return self.purge
-
-    def tag(self, _title: str, _choices) -> str:
-        return self.tag_text
-
-    def merge(self, _traces) -> str:
-        return self.merged
-
-    def link_target(self, _brain, _exclude) -> tuple[str, str] | None:
-        return self.link
-
-
-def open_window(qtbot, tmp_path, brain_path, live: bool = False, **settings_values) -> MainWindow:
-    """A shown window on `brain_path`, its question dialogs answered by `Answers`."""
-    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    for key, value in settings_values.items():
-        settings.setValue(key, value)
-    window = MainWindow(settings=settings, live=live)
-    qtbot.addWidget(window)
-    window.edits.ask = Answers()
-    assert window.files.open_path(brain_path)
-    window.show()
-    qtbot.waitExposed(window)
-    wait_idle(qtbot, window)
-    return window
-
-
-def wait_idle(qtbot, window: MainWindow) -> None:
-    """Wait for the table's query and the status bar's counts."""
-    qtbot.waitUntil(
-        lambda: (
-            window.model is not None
-            and not window.model.busy
-            and not [j for j in window.query_runner.active_jobs if j.name == "counts"]
-        ),
-        timeout=5000,
-    )
+from tests.support.window import open_window, select_row, wait_idle
 
 
 @pytest.fixture
@@ -70,12 +18,6 @@ def window(qtbot, tmp_path, brain_path):
     opened = open_window(qtbot, tmp_path, brain_path)
     yield opened
     opened.close()
-
-
-def select_row(window: MainWindow, row: int) -> str:
-    trace_id = window.model.id_at(row)
-    assert window.select_id(trace_id)
-    return trace_id
 
 
 def test_opens_with_rows_title_and_counts(window):

@@ -11,9 +11,9 @@ from memgui.core.brain import Brain
 from memgui.ui.importing.import_dialog import open_import
 from memgui.ui.importing.import_drop import check_drop
 from memgui.ui.semantic.backfill import READ_ONLY_REFUSAL
+from tests.support.import_export import mime_for
 from tests.support.paths import SHARED
-from tests.ui.test_import_support import mime_for
-from tests.ui.test_main_window import open_window, select_row, wait_idle
+from tests.support.window import open_window, select_row, wait_idle
 
 AGENTOS_BRAIN = SHARED / "fixtures" / "agentos" / "brain.sqlite"
 

@@ -11,7 +11,7 @@ from memgui.ui.dialogs.settings_dialog import MODEL_KEY, URL_KEY, SettingsDialog
 from memgui.ui.main_window import MainWindow
 from memgui.ui.models.trace_columns import COLUMNS, EMBEDDING_COLUMN
 from memgui.ui.semantic.ollama_status import describe
-from tests.ui.test_main_window import open_window, wait_idle
+from tests.support.window import open_window, wait_idle
 
 STALLED = "My automobile stalled this morning"
 MECHANIC = "The mechanic fixed the car engine"

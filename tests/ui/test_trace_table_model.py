@@ -9,7 +9,7 @@ from memgui.ui.models import row_lists
 from memgui.ui.models import trace_table_model as ttm
 from memgui.ui.models.trace_columns import COLUMNS, TraceRole, first_line
 from memgui.ui.models.trace_table_model import TraceTableModel
-from tests.ui.conftest import fill
+from tests.support.brains import fill
 
 
 def column(name: str) -> int:
@@ -169,7 +169,7 @@ def test_discarded_containers_still_held_elsewhere_stay_whole(monkeypatch):
 
 
 def test_search_results_sorted_in_memory_map_ids_to_the_rows_shown(qtbot, tmp_path, brain_path):
-    from tests.ui.test_main_window import open_window, wait_idle
+    from tests.support.window import open_window, wait_idle
 
     window = open_window(qtbot, tmp_path, brain_path)
     for text in ("build alpha", "delta build build build", "build beta", "zeta build"):

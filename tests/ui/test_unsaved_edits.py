@@ -12,7 +12,7 @@ from memgui.core.brain import Brain
 from memgui.core.model import TraceFilter
 from memgui.ui.dialogs.merge_dialog import default_content
 from memgui.ui.views.trace_editor import format_ttl, parse_ttl
-from tests.ui.test_main_window import Answers, open_window, select_row, wait_idle
+from tests.support.window import Answers, open_window, select_row, wait_idle
 
 CTRL = Qt.KeyboardModifier.ControlModifier
 ALT = Qt.KeyboardModifier.AltModifier

@@ -1,7 +1,8 @@
-"""Fixtures and helpers of the import/export app tests (this module holds no tests).
+"""Helpers of the import and export app tests: drops, plans, commits, the export dialog.
 
-A real main window over a real brain file in tmp_path, with import and export installed as
-the app installs them; drops are real `QDragEnterEvent`/`QDropEvent`s carrying file URLs.
+Drops are real `QDragEnterEvent`/`QDropEvent`s carrying file URLs. The window they act on is
+the `window` fixture of tests/ui/conftest.py: a real main window over a real brain file in
+tmp_path, with import and export installed as the app installs them.
 """
 
 from __future__ import annotations
@@ -10,13 +11,12 @@ import hashlib
 from pathlib import Path
 
 import apsw
-import pytest
-from PySide6.QtCore import QMimeData, QPoint, QPointF, QSettings, Qt, QUrl
+from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
 from PySide6.QtWidgets import QApplication, QWidget
 
+from memgui.ui.exporting.export_dialog import ExportDialog
 from memgui.ui.importing.import_dialog import ImportDialog
-from memgui.ui.session import BrainSession
 from tests.support.paths import SHARED
 
 CORPORA = SHARED / "corpora"
@@ -46,21 +46,6 @@ def brain_digest(path: Path) -> str:
     finally:
         conn.close()
     return digest.hexdigest()
-
-
-@pytest.fixture(name="window")
-def window_fixture(qtbot, brain_path, tmp_path):
-    from memgui.ui.main_window import MainWindow
-
-    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    main = MainWindow(settings=settings, live=False)
-    qtbot.addWidget(main)
-    main.set_session(BrainSession.open(brain_path))
-    main.resize(1000, 700)
-    main.show()
-    qtbot.waitUntil(lambda: main.model is not None and not main.model.busy, timeout=WAIT_MS)
-    yield main
-    main.runner.shutdown()
 
 
 def mime_for(*paths: Path | str) -> QMimeData:
@@ -135,3 +120,10 @@ def write_csv(path: Path, rows: int) -> Path:
     lines = ["content,tags"] + [f"Imported fact number {n},csv" for n in range(rows)]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
+
+
+def make_dialog(qtbot, window) -> ExportDialog:
+    dialog = ExportDialog(window)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    return dialog

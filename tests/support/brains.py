@@ -1,0 +1,32 @@
+"""A small brain the app tests open: five memories of every type and scope, and fillers."""
+
+from __future__ import annotations
+
+from memgui.core.brain import Brain
+
+SAMPLE = [
+    ("The build uses Python 3.11", "semantic", "user", "u1", "DECISION", ["build"]),
+    (
+        "Deploys run on Fridays\nafter the freeze",
+        "procedural",
+        "organization",
+        "acme",
+        None,
+        ["deploy", "ops"],
+    ),
+    ("Alice prefers dark mode", "semantic", "user", "alice", None, ["ui"]),
+    ("Call Bob about the invoice", "prospective", "user", "u1", "TODO", []),
+    ("The cache key includes the locale", "semantic", "thread", "t9", "PATTERN", ["cache"]),
+]
+
+
+def fill(brain: Brain, extra: int = 0) -> list[str]:
+    ids = []
+    for content, type_, scope, scope_id, category, tags in SAMPLE:
+        trace = brain.add(
+            content, type=type_, scope=scope, scope_id=scope_id, category=category, tags=tags
+        )
+        ids.append(trace.id)
+    for n in range(extra):
+        ids.append(brain.add(f"Filler memory number {n}", tags=["filler"]).id)
+    return ids
