@@ -16,11 +16,13 @@ run: $(STAMP)
 	$(BIN)/memgui
 
 test: $(STAMP)
+	$(BIN)/lint-imports
 	$(BIN)/ruff check memgui tests
 	$(BIN)/ruff format --check memgui tests
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -rs -p no:cacheprovider
 
 lint: $(STAMP)
+	$(BIN)/lint-imports
 	$(BIN)/ruff check memgui tests
 	$(BIN)/ruff format --check memgui tests
 
