@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint format bench clean
+.PHONY: run test lint format bench resources clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -17,21 +17,26 @@ run: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/lint-imports
-	$(BIN)/ruff check memgui tests
-	$(BIN)/ruff format --check memgui tests
+	$(BIN)/ruff check memgui tests resources
+	$(BIN)/ruff format --check memgui tests resources
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -rs -p no:cacheprovider
 
 lint: $(STAMP)
 	$(BIN)/lint-imports
-	$(BIN)/ruff check memgui tests
-	$(BIN)/ruff format --check memgui tests
+	$(BIN)/ruff check memgui tests resources
+	$(BIN)/ruff format --check memgui tests resources
 
 format: $(STAMP)
-	$(BIN)/ruff format memgui tests
-	$(BIN)/ruff check --fix memgui tests
+	$(BIN)/ruff format memgui tests resources
+	$(BIN)/ruff check --fix memgui tests resources
+
+# The package's icons and sample data copied from the masters in resources/, and the app icon
+# rendered to PNGs (resources/build.py).
+resources: $(STAMP)
+	QT_QPA_PLATFORM=offscreen $(BIN)/python resources/build.py
 
 bench: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m tests.bench.run_all
 
 clean:
-	rm -rf $(VENV) .npm-cache build *.egg-info
+	rm -rf $(VENV) .npm-cache .import_linter_cache build *.egg-info

@@ -7,6 +7,7 @@ person opens it, so the sample itself never changes.
 
 from __future__ import annotations
 
+import json
 import tempfile
 from pathlib import Path
 
@@ -14,201 +15,23 @@ from memgui.core.brain import Brain
 
 SAMPLE_BRAIN_ID = "sample"
 
+# The memories, links and graph: data, kept in resources/sample-brain.json and shipped as a
+# copy beside the package's other files (`make resources` copies it).
+DATA_FILE = Path(__file__).resolve().parents[1] / "resources" / "sample_brain.json"
+_DATA = json.loads(DATA_FILE.read_text(encoding="utf-8"))
+
 # (content, type, scope, scope_id, category, tags)
 MEMORIES: list[tuple[str, str, str, str, str | None, list[str]]] = [
-    (
-        "The build uses Python 3.11 and a venv in .venv; `make test` runs everything.",
-        "semantic",
-        "organization",
-        "acme",
-        "DECISION",
-        ["build", "python"],
-    ),
-    (
-        "SQLite access goes through apsw: the stdlib sqlite3 here cannot load extensions.",
-        "semantic",
-        "organization",
-        "acme",
-        "ARCHITECTURE",
-        ["sqlite", "python"],
-    ),
-    (
-        "Every update is compare-and-set on `version`; a stale write fails with a conflict.",
-        "semantic",
-        "organization",
-        "acme",
-        "CONSTRAINT",
-        ["sqlite", "concurrency"],
-    ),
-    (
-        "Alice prefers short answers with code first and the explanation after.",
-        "semantic",
-        "user",
-        "alice",
-        "PREFERENCE",
-        ["style"],
-    ),
-    (
-        "Alice works in Berlin (CET) and is offline after 18:00 her time.",
-        "semantic",
-        "user",
-        "alice",
-        "FACT",
-        ["schedule"],
-    ),
-    (
-        "Bob asked for the release notes to list every migration.",
-        "episodic",
-        "user",
-        "bob",
-        None,
-        ["release"],
-    ),
-    (
-        "Deploys run on Tuesdays and Thursdays, never on Fridays.\n"
-        "A deploy needs the staging checks green and one approval.",
-        "procedural",
-        "organization",
-        "acme",
-        "PATTERN",
-        ["deploy", "ops"],
-    ),
-    (
-        "To rotate the API key: create the new key, deploy it, wait an hour, revoke the old one.",
-        "procedural",
-        "organization",
-        "acme",
-        "PATTERN",
-        ["ops", "security"],
-    ),
-    (
-        "Flaky test: test_sync_timeout fails under load because the fake clock is shared.",
-        "episodic",
-        "thread",
-        "t-142",
-        "ERROR",
-        ["tests", "flaky"],
-    ),
-    (
-        "The importer crashed on a ChatGPT export with an empty `mapping`; fixed by skipping it.",
-        "episodic",
-        "thread",
-        "t-137",
-        "ERROR",
-        ["import", "chatgpt"],
-    ),
-    (
-        "Write the migration guide for schema 2 before the 0.3 release.",
-        "prospective",
-        "organization",
-        "acme",
-        "TODO",
-        ["docs", "release"],
-    ),
-    (
-        "Ask Carol whether the REST server may listen beyond 127.0.0.1.",
-        "prospective",
-        "user",
-        "carol",
-        "TODO",
-        ["security"],
-    ),
-    (
-        "Carol owns the infrastructure budget; Dave reports to Carol.",
-        "relational",
-        "organization",
-        "acme",
-        "RELATIONSHIP",
-        ["people"],
-    ),
-    (
-        "Search must find words in every script: Ελληνικά, русский, العربية, 日本語, ไทย.",
-        "semantic",
-        "organization",
-        "acme",
-        "CONSTRAINT",
-        ["search", "i18n"],
-    ),
-    (
-        "Der Kunde möchte Rechnungen als PDF, nicht als Excel-Tabelle.",
-        "episodic",
-        "user",
-        "bob",
-        None,
-        ["billing", "i18n"],
-    ),
-    (
-        "Hybrid search fuses keyword and vector rankings with RRF (k = 60).",
-        "semantic",
-        "organization",
-        "acme",
-        "ARCHITECTURE",
-        ["search"],
-    ),
-    (
-        "Memories decay: strength halves after about a day unless recalled again.",
-        "semantic",
-        "persona",
-        "helper",
-        None,
-        ["memory"],
-    ),
-    (
-        "The assistant persona answers in the language of the question.",
-        "procedural",
-        "persona",
-        "helper",
-        "PREFERENCE",
-        ["style", "i18n"],
-    ),
-    (
-        "Standup moved to 09:30 from next Monday.",
-        "episodic",
-        "organization",
-        "acme",
-        "EVENT",
-        ["schedule"],
-    ),
-    (
-        "Goal for this quarter: open a 1M-memory brain in under a second.",
-        "prospective",
-        "organization",
-        "acme",
-        "GOAL",
-        ["performance"],
-    ),
-    (
-        "Dark mode is the default in the team's tools.",
-        "semantic",
-        "organization",
-        "acme",
-        None,
-        ["style", "ui"],
-    ),
-    ("Old note: the build used Python 3.9.", "semantic", "organization", "acme", None, ["build"]),
+    (m["content"], m["type"], m["scope"], m["scope_id"], m["category"], m["tags"])
+    for m in _DATA["memories"]
 ]
-
 # Stored strength (importance) varies as it does in a used brain.
-STRENGTHS = (1.0, 0.9, 0.75, 0.95, 0.6, 0.45, 0.85, 0.3, 1.0, 0.7, 0.2)
+STRENGTHS: tuple[float, ...] = tuple(_DATA["strengths"])
 # (from, to, kind) by index into MEMORIES
-LINKS = [
-    (0, 21, "supersedes"),
-    (1, 2, "relates_to"),
-    (8, 2, "caused_by"),
-    (6, 7, "relates_to"),
-    (13, 15, "relates_to"),
-    (10, 5, "relates_to"),
-]
+LINKS: list[tuple[int, int, str]] = [tuple(link) for link in _DATA["links"]]
 # Knowledge graph: entities and which memories mention them.
-ENTITIES = {
-    "Python": (0, 1, 21),
-    "SQLite": (1, 2),
-    "Alice": (3, 4),
-    "Carol": (11, 12),
-    "Dave": (12,),
-    "Release 0.3": (5, 10),
-}
-EDGES = [("Carol", "Dave", "manages"), ("Python", "SQLite", "binds")]
+ENTITIES: dict[str, tuple[int, ...]] = {name: tuple(v) for name, v in _DATA["entities"].items()}
+EDGES: list[tuple[str, str, str]] = [tuple(edge) for edge in _DATA["edges"]]
 
 
 def build(path: str | Path) -> Path:
