@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QFileDialog, QInputDialog
 
 from memgui.core import sample_brain
 from memgui.core.errors import BrainIdRequired, MemguiError
+from memgui.ui.importing.import_dialog import run_import_dialog
 from memgui.ui.session import BrainSession
 
 if TYPE_CHECKING:
@@ -128,15 +129,6 @@ class BrainFiles(QObject):
         return opened
 
     def start_import(self) -> None:
-        try:
-            from memgui.ui.importing.import_dialog import (
-                run_import_dialog,  # the import UI, if present
-            )
-        except ImportError:
-            self.window.show_message(
-                "Import from the app is not available yet; use `memgui import FILE` in a terminal."
-            )
-            return
         if self.window.session is not None:
             run_import_dialog(self.window)
 
