@@ -1,4 +1,4 @@
-"""The export dialog and the table during long jobs, after the app import/export audit: a
+"""The export dialog and the table during long jobs: a
 bounded refused list, the counts of a newly opened brain, a typed folder name kept across
 format switches, and a search that never waits for an export."""
 

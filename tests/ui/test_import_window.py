@@ -1,4 +1,4 @@
-"""The import window after the app import/export audit: Enter in the scope id, Tab out of
+"""The import window's keys and steps: Enter in the scope id, Tab out of
 the review table, a conversation's messages ticked with it, choosing a format the detection
 could not tell, and the revert button following Edit ▸ Undo / Redo."""
 

@@ -1,4 +1,4 @@
-"""Live refresh and the search bar after the editing audit: Ctrl+Y redoes, a search drops a
+"""Live refresh and the search bar: Ctrl+Y redoes, a search drops a
 hit another process edited away, a write ending at a page's edge is announced as what it
 was, and a capped search says so."""
 

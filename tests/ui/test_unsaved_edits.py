@@ -1,4 +1,4 @@
-"""The editing audit's findings (1–4, 6, 7, 10, 11): unsaved edits are never lost or misapplied."""
+"""Unsaved edits are never lost or misapplied: outside changes, cancel, merge, undo, purge."""
 
 from __future__ import annotations
 
