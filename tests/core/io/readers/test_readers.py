@@ -11,12 +11,12 @@ from memgui.core.io.records import TRACE, ImportRecord
 from tests.support.paths import FIXTURES
 
 
-def trace_ids(fmt: str, path, options: ImportOptions) -> list[str]:
-    return [
-        event.fields["id"]
-        for event in READERS[fmt](path, options=options)
-        if isinstance(event, ImportRecord) and event.kind == TRACE
-    ]
+def traces(events) -> list[ImportRecord]:
+    return [e for e in events if isinstance(e, ImportRecord) and e.kind == TRACE]
+
+
+def ids(events) -> list[str]:
+    return [record.fields["id"] for record in traces(events)]
 
 
 def test_every_format_has_a_reader_taking_import_options() -> None:
@@ -29,22 +29,15 @@ def test_every_format_has_a_reader_taking_import_options() -> None:
 
 def test_chatgpt_ids_are_those_of_the_brain_the_options_name() -> None:
     source = FIXTURES / "chatgpt" / "branching.json"
-    alpha = trace_ids("chatgpt", source, ImportOptions(target_brain_id="alpha"))
-    beta = trace_ids("chatgpt", source, ImportOptions(target_brain_id="beta"))
+    read = READERS["chatgpt"]
+    alpha = ids(read(source, options=ImportOptions(target_brain_id="alpha")))
+    beta = ids(read(source, options=ImportOptions(target_brain_id="beta")))
     assert alpha and len(alpha) == len(beta) and not set(alpha) & set(beta)
-    assert alpha == [
-        e.fields["id"]
-        for e in READERS["chatgpt"](source, brain_id="alpha")
-        if isinstance(e, ImportRecord) and e.kind == TRACE
-    ]
+    assert alpha == ids(read(source, brain_id="alpha"))
 
 
 def test_the_csv_reader_takes_its_column_from_the_options(tmp_path) -> None:
     source = tmp_path / "notes.csv"
     source.write_text("text,tags\nfrom the text column,a\n", encoding="utf-8")
-    records = [
-        e
-        for e in READERS["csv"](source, options=ImportOptions(content_column="text"))
-        if isinstance(e, ImportRecord) and e.kind == TRACE
-    ]
+    records = traces(READERS["csv"](source, options=ImportOptions(content_column="text")))
     assert [r.fields["content"] for r in records] == ["from the text column"]
