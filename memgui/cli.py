@@ -237,7 +237,12 @@ def _guarded(ctx: CommandContext, work: Callable[[], int | None], log_path: Path
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_FAILURE
     except Exception as error:
-        if _is_sqlite_error(error):  # raised where the core did not wrap it
+        if _is_damage(error):  # a page SQLite found damaged, read where the core did not wrap it
+            message = (
+                f"{ctx.operation} failed: {ctx.brain_path} is damaged (SQLite says: {error}); "
+                "nothing was written"
+            )
+        elif _is_sqlite_error(error):  # raised where the core did not wrap it
             message = f"{ctx.operation} failed due to a storage error"
         else:
             message = f"{ctx.operation} failed unexpectedly ({type(error).__name__}: {error})"
@@ -247,6 +252,11 @@ def _guarded(ctx: CommandContext, work: Callable[[], int | None], log_path: Path
 def _is_sqlite_error(error: BaseException) -> bool:
     apsw = sys.modules.get("apsw")
     return apsw is not None and isinstance(error, apsw.Error)
+
+
+def _is_damage(error: BaseException) -> bool:
+    apsw = sys.modules.get("apsw")
+    return apsw is not None and isinstance(error, apsw.CorruptError | apsw.NotADBError)
 
 
 def _logged_failure(error: BaseException, message: str, log_path: Path) -> int:

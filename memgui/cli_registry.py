@@ -82,6 +82,7 @@ class CommandContext:
             self._brain = Brain.open(str(self.brain_path), brain_id=self.brain_id, actor=ACTOR)
             self._brain.use_embedder(self.embedder(), auto_embed=True)
             self.operation = previous
+            _warn_of(self._brain)
         return self._brain
 
     def embedder(self, model: str | None = None) -> Any:
@@ -104,6 +105,17 @@ class CommandContext:
         if self._brain is not None:
             brain, self._brain = self._brain, None
             brain.close()
+
+
+def _warn_of(brain: Brain) -> None:
+    """What a person must know before a command uses the brain, on stderr."""
+    if brain.foreign_triggers:
+        print(
+            f"memgui: warning: {brain.path} holds triggers memgui did not make "
+            f"({', '.join(brain.foreign_triggers)}); they run on every write to the brain, "
+            "memgui's included, and a SQLite export leaves them out",
+            file=sys.stderr,
+        )
 
 
 def jsonable(value: Any) -> Any:

@@ -16,6 +16,7 @@ from memgui.core import (
     hybrid,
     journal,
     links,
+    migration,
     schema,
     scopes,
     search,
@@ -165,6 +166,23 @@ class Brain:
         """Opened read-only (no write bits, read-only media), or its file was found lost
         (`file_lost`): reads and searches only."""
         return self.db.readonly or self.db.lost is not None
+
+    @property
+    def read_only_reason(self) -> str | None:
+        """Why the brain cannot be written, in words, or None when it can."""
+        if self.db.lost is not None:
+            return f"its file {self.db.lost}"
+        if self.db.readonly_reason is not None:
+            return f"it {self.db.readonly_reason}"
+        if self.db.readonly:
+            return "its file cannot be written (no write permission, or read-only media)"
+        return None
+
+    @property
+    def foreign_triggers(self) -> list[str]:
+        """Triggers in the file that memgui did not make, as `name on table`: they run on
+        every write to their table, memgui's too, and a SQLite export leaves them out."""
+        return list(self.db.foreign_triggers)
 
     def file_lost(self) -> str | None:
         """Why the file is no longer the one this brain writes (deleted, moved, replaced,
@@ -569,7 +587,11 @@ class Brain:
                 "brain_id": self.brain_id,
                 "brain_ids": self.db.brain_ids() or [self.brain_id],
                 "schema_version": self.db.schema_version,
+                "agentos_schema_version": migration.agentos_version(self.db.conn),
                 "traces": total,
                 "live": total - deleted,
                 "deleted": deleted,
+                "read_only": self.read_only,
+                "read_only_reason": self.read_only_reason,
+                "foreign_triggers": self.foreign_triggers,
             }

@@ -23,6 +23,7 @@ from memgui.core import migration, schema, vectors
 from memgui.core.checkpoint import Checkpointer, file_identity
 from memgui.core.errors import (
     BrainFileLost,
+    DamagedBrain,
     InvalidArgument,
     SchemaTooNew,
     StorageError,
@@ -81,6 +82,8 @@ class Database:
         self.pending_marks = 0  # rows marked for the full-text indexes since the last flush
         self.created = not self.path.exists()
         self.readonly = False
+        self.readonly_reason: str | None = None  # why, when not the file mode (ReadOnlyBrain)
+        self.agentos_version: int | None = None  # AgentOS's own schema_version, when it has one
         self.lost: str | None = None  # why the file can no longer be written, once known
         self._shared = False  # another program writes this brain too (once seen, for good)
         self._shared_checked = -1.0  # when `is_shared` last read the flag (monotonic s)
@@ -99,7 +102,15 @@ class Database:
             self.readonly = True
             self._conn = self._open_readonly()
         self._identity = file_identity(self.path)
-        self._configure()
+        try:
+            self._configure()
+            if not self.created:
+                self._examine()
+        except BaseException as exc:
+            self._conn.close()
+            if isinstance(exc, DAMAGED):
+                raise DamagedBrain(str(self.path), exc) from exc
+            raise
         # Checkpoints run on a thread of their own (see `checkpoint`), not in the commit.
         self.checkpointer: Checkpointer | None = None
         if not self.readonly:
@@ -119,6 +130,50 @@ class Database:
         # A statement that fires a trigger keeps a statement journal; in a file it cost each
         # add ~8 µs more than in memory (and sorts and TEMP indexes are quicker there too).
         self._conn.execute("PRAGMA temp_store = MEMORY")
+
+    def _examine(self) -> None:
+        """What an existing file holds, before anything reads it. No table at all (0 bytes,
+        as `touch` leaves it, or a database never written) is a new brain, made as for a
+        missing file; a database of other tables is not a brain, and memgui never makes one
+        in it; a brain of a newer AgentOS schema is read-only."""
+        tables = {
+            r[0]
+            for r in self._conn.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite%'"
+            )
+        }
+        if not tables:
+            if self.readonly:
+                raise InvalidArgument(
+                    "brain",
+                    f"is an empty file memgui cannot write: no brain is in it (got '{self.path}')",
+                    str(self.path),
+                )
+            self.created = True
+            return
+        if "memory_traces" not in tables and "brain_meta" not in tables:
+            raise InvalidArgument(
+                "brain",
+                "is a SQLite database but not a brain: it has no memory_traces table, and "
+                f"memgui does not write it (got '{self.path}')",
+                str(self.path),
+            )
+        self._refuse_newer_agentos()
+
+    def _refuse_newer_agentos(self) -> None:
+        """A brain whose AgentOS schema is newer than memgui knows is read, never written:
+        opened read-only, as a file memgui may not write."""
+        self.agentos_version = migration.agentos_version(self._conn)
+        why = migration.agentos_too_new(self.agentos_version)
+        if why is None:
+            return
+        log.warning("%s %s: opened read-only", self.path, why)
+        self.readonly_reason = why
+        if not self.readonly:
+            self.readonly = True
+            self._conn.close()
+            self._conn = self._open_readonly()
+            self._configure()
 
     @property
     def conn(self) -> apsw.Connection:
@@ -233,12 +288,15 @@ class Database:
 
     def refresh_schema_state(self) -> None:
         self._schema_cookie = self._read_schema_cookie()
-        tables, triggers = set(), set()
-        for name, kind in self.conn.execute(
-            "SELECT name, type FROM sqlite_master WHERE type IN ('table', 'trigger')"
+        tables, triggers, foreign = set(), set(), []
+        for name, kind, table in self.conn.execute(
+            "SELECT name, type, tbl_name FROM sqlite_master WHERE type IN ('table', 'trigger')"
         ):
             (tables if kind == "table" else triggers).add(name)
+            if kind == "trigger" and not schema.is_memgui_trigger(name):
+                foreign.append(f"{name} on {table}")
         self._triggers = triggers
+        self.foreign_triggers = sorted(foreign)
         cols: set[str] = set()
         if "memory_traces" in tables:
             cols = {r[1] for r in self.conn.execute("PRAGMA table_info(memory_traces)")}

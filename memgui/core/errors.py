@@ -105,11 +105,16 @@ class MigrationError(MemguiError):
 
 
 class ReadOnlyBrain(MemguiError):
-    """The brain file was opened read-only (no write bits, read-only media): reads only."""
+    """The brain file was opened read-only (no write bits, read-only media, an AgentOS schema
+    newer than memgui knows): reads only. `why` says which, when it is not the file's mode."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, why: str | None = None) -> None:
         self.path = path
-        super().__init__(f"{path} is read-only; it cannot be migrated or written")
+        self.why = why
+        if why is None:
+            super().__init__(f"{path} is read-only; it cannot be migrated or written")
+        else:
+            super().__init__(f"{path} {why}; it is opened read-only, nothing was written")
 
 
 class BrainFileLost(MemguiError):
@@ -119,6 +124,28 @@ class BrainFileLost(MemguiError):
     def __init__(self, path: str, why: str) -> None:
         self.path = path
         super().__init__(f"{path} {why}; nothing was written")
+
+
+class RefusedByBrain(MemguiError):
+    """Something in the brain file memgui did not make (a trigger, a constraint) refused a
+    write: nothing was written. The message names it and gives SQLite's words."""
+
+    def __init__(self, path: str, operation: str, what: str, said: str) -> None:
+        self.path = path
+        self.operation = operation
+        super().__init__(f"{path}: {what} refused the {operation} ({said}); nothing was written")
+
+
+class DamagedBrain(MemguiError):
+    """The brain file is not a SQLite database, or SQLite finds it damaged: it is not read
+    or written. `said` keeps SQLite's words."""
+
+    def __init__(self, path: str, said: object) -> None:
+        self.path = path
+        super().__init__(
+            f"{path} is not a readable brain: it is not a SQLite database, or it is damaged "
+            f"(SQLite says: {said}); nothing was written"
+        )
 
 
 class StorageError(MemguiError):

@@ -54,6 +54,28 @@ def _apply_2(conn: apsw.Connection) -> None:
     conn.execute(schema.MEMGUI_TRIGGERS)
 
 
+def agentos_version(conn: apsw.Connection) -> int | None:
+    """AgentOS's own `schema_version` of the file (the highest of its brains), or None."""
+    if not conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'brain_meta'"
+    ).fetchone():
+        return None
+    row = conn.execute(
+        "SELECT max(CAST(value AS INTEGER)) FROM brain_meta WHERE key = 'schema_version'"
+    ).fetchone()
+    return None if row is None or row[0] is None else int(row[0])
+
+
+def agentos_too_new(found: int | None) -> str | None:
+    """Why a brain of AgentOS schema `found` is not written, or None when it may be: memgui
+    knows AgentOS's layout up to `schema.AGENTOS_SCHEMA_VERSION`, and would migrate and
+    write a newer one blind."""
+    known = int(schema.AGENTOS_SCHEMA_VERSION)
+    if found is None or found <= known:
+        return None
+    return f"has AgentOS schema version {found}, newer than the {known} this memgui knows"
+
+
 def prepare(db: Database) -> Path | None:
     """Before the first write to an older brain: its backup, under a temporary name.
 
@@ -65,7 +87,7 @@ def prepare(db: Database) -> Path | None:
     if db.is_current:
         return None
     if db.readonly:
-        raise ReadOnlyBrain(str(db.path))
+        raise ReadOnlyBrain(str(db.path), db.readonly_reason)
     target = schema.SCHEMA_VERSION
     backup = backup_path(db.path, target)
     pending = backup.with_name(f"{backup.name}.tmp-{os.getpid()}")

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import apsw
 
-from memgui.core.errors import BrainFileLost, ReadOnlyBrain, StorageError
+from memgui.core.errors import BrainFileLost, ReadOnlyBrain, RefusedByBrain, StorageError
 from memgui.core.model import Changes
 
 if TYPE_CHECKING:
@@ -71,7 +71,7 @@ class WriteTransaction:
     def __enter__(self) -> WriteBatch:
         db = self.db
         if db.readonly:
-            raise ReadOnlyBrain(str(db.path))
+            raise ReadOnlyBrain(str(db.path), db.readonly_reason)
         db.lock.acquire()
         if db._batch is not None:  # nested: join the open transaction
             self.joined = True
@@ -120,6 +120,11 @@ class WriteTransaction:
                 if isinstance(exc, STORAGE_FAILURES):
                     log.error("%s: %s", self.operation, exc)
                     raise StorageError(self.operation) from exc
+                if (
+                    isinstance(exc, apsw.ConstraintError)
+                    and exc.extendedresult == apsw.SQLITE_CONSTRAINT_TRIGGER
+                ):
+                    raise _trigger_refused(db, self.operation, exc) from exc
                 return  # the exception goes on
             try:
                 db.conn.execute("COMMIT")
@@ -134,3 +139,12 @@ class WriteTransaction:
                 db.checkpoint()
         finally:
             db.lock.release()
+
+
+def _trigger_refused(db: Database, operation: str, exc: apsw.ConstraintError) -> RefusedByBrain:
+    """A trigger's RAISE: memgui's own triggers never raise, so it is another program's."""
+    names = ", ".join(db.foreign_triggers) or "unknown"
+    log.error("%s: refused by a trigger memgui did not make (%s): %s", operation, names, exc)
+    return RefusedByBrain(
+        str(db.path), operation, f"a trigger memgui did not make ({names})", str(exc)
+    )

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from memgui.core.brain import Brain
 from memgui.core.model import Changes
 from memgui.core.progress import Progress
 from memgui.ui.actions import build_actions
@@ -67,6 +68,14 @@ READ_ONLY_TIP = (
     "This file cannot be written (no write permission, or read-only media): "
     "memories can be read and searched, not changed or imported"
 )
+
+
+def read_only_tip(brain: Brain) -> str:
+    """Why the window's brain is read-only: its file's mode, or what the brain says."""
+    why = brain.db.readonly_reason
+    if why is None:
+        return READ_ONLY_TIP
+    return f"This brain {why}: memories can be read and searched, not changed or imported"
 
 
 class MainWindow(QMainWindow):
@@ -238,7 +247,7 @@ class MainWindow(QMainWindow):
         self.close_session()
         self.session = session
         self.read_only_label.setText("Read-only")
-        self.read_only_label.setToolTip(READ_ONLY_TIP)
+        self.read_only_label.setToolTip(read_only_tip(session.brain))
         self.read_only_label.setStyleSheet("")
         self.undo_group.addStack(session.undo_stack)
         self.undo_group.setActiveStack(session.undo_stack)

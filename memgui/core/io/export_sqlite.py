@@ -103,7 +103,7 @@ def _read_schema(conn: apsw.Connection) -> _Schema:
         if name.startswith("sqlite_"):
             continue
         if kind == "trigger":
-            if name in schema.MEMGUI_TRIGGER_SQL:
+            if schema.is_memgui_trigger(name):
                 memgui_triggers = True  # made from memgui's own text, whatever the file says
             else:
                 left_out.append(name)
