@@ -14,14 +14,16 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 @contextmanager
-def killed_once_it_says(script: str, args: list[str], says: str) -> Iterator[None]:
+def killed_once_it_says(
+    script: str, args: list[str], says: str, env: dict[str, str] | None = None
+) -> Iterator[None]:
     """Start `script`; once it prints `says`, run the block, then `kill -9` it."""
     child = subprocess.Popen(
         [sys.executable, "-c", script, *args],
         stdout=subprocess.PIPE,
         text=True,
         cwd=ROOT,
-        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+        env=dict(env or os.environ, PYTHONPATH=str(ROOT)),
     )
     try:
         assert child.stdout is not None
@@ -30,3 +32,24 @@ def killed_once_it_says(script: str, args: list[str], says: str) -> Iterator[Non
     finally:
         child.send_signal(signal.SIGKILL)
         child.wait()
+
+
+def stopped_once_it_says(
+    script: str, args: list[str], says: str, signum: int, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Start `script`; once it prints `says`, send it `signum` and wait for it to end."""
+    child = subprocess.Popen(
+        [sys.executable, "-c", script, *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+        env=dict(env or os.environ, PYTHONPATH=str(ROOT)),
+    )
+    assert child.stdout is not None
+    heard = child.stdout.readline().strip()
+    if heard == says:
+        child.send_signal(signum)
+    out, err = child.communicate(timeout=120)
+    assert heard == says, f"the child said {heard!r}, not {says!r}: {err}"
+    return subprocess.CompletedProcess(child.args, child.returncode, heard + "\n" + out, err)

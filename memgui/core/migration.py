@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import apsw
 
-from memgui.core import schema
+from memgui.core import leftovers, schema
 from memgui.core.errors import MigrationError, ReadOnlyBrain
 
 if TYPE_CHECKING:
@@ -90,7 +91,10 @@ def prepare(db: Database) -> Path | None:
         raise ReadOnlyBrain(str(db.path), db.readonly_reason)
     target = schema.SCHEMA_VERSION
     backup = backup_path(db.path, target)
-    pending = backup.with_name(f"{backup.name}.tmp-{os.getpid()}")
+    # Hidden, and named as unfinished: a backup cut short by a kill never passes for one;
+    # the next migration removes those whose process is gone.
+    leftovers.remove_stale_files(db.path.parent, _unfinished_backups(db.path))
+    pending = backup.with_name(f".{backup.name}.tmp-{os.getpid()}")
     try:
         _backup_to(db.conn, pending)
     except (OSError, apsw.Error) as exc:
@@ -149,6 +153,12 @@ def keep_backup(db: Database, pending: Path) -> None:
         ) from exc
 
 
+def _unfinished_backups(path: Path) -> re.Pattern[str]:
+    return re.compile(
+        rf"\.?{re.escape(path.name)}\.backup-pre-\d+-\d{{8}}\.tmp-(?P<pid>\d+)(?:-journal|-wal|-shm)?"
+    )
+
+
 def backup_path(path: Path, target: int) -> Path:
     stamp = dt.date.today().strftime("%Y%m%d")
     return path.with_name(f"{path.name}.backup-pre-{target}-{stamp}")
@@ -159,6 +169,8 @@ def _backup_to(conn: apsw.Connection, dest: Path) -> None:
     try:
         out = apsw.Connection(str(dest))
         try:
+            # A file deleted if anything fails needs no journal: nothing but it is left.
+            out.execute("PRAGMA journal_mode = OFF")
             with out.backup("main", conn, "main") as b:
                 while not b.done:
                     b.step(1000)

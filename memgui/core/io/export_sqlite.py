@@ -29,13 +29,14 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import apsw
 
-from memgui.core import fulltext, schema, vectors
+from memgui.core import fulltext, leftovers, schema, vectors
 from memgui.core.errors import InvalidArgument
 from memgui.core.io.export_common import (
     ExportOptions,
@@ -44,6 +45,7 @@ from memgui.core.io.export_common import (
     Selected,
     check_folder,
     columns,
+    link_into_place,
     refuse_missing,
     select_traces,
     unwritable,
@@ -233,6 +235,11 @@ def export_sqlite(brain: Brain, dest: str | Path, options: ExportOptions) -> Job
             str(dest),
         )
     check_folder(dest.parent, dest, made=False)
+    # What an export to this file that was killed left (only its process could remove it).
+    leftovers.remove_stale_files(
+        dest.parent,
+        re.compile(rf"\.{re.escape(dest.name)}\.export-tmp-(?P<pid>\d+)(?:-wal|-shm|-journal)?"),
+    )
     tmp = dest.with_name(f".{dest.name}.export-tmp-{os.getpid()}")
     _remove(tmp)
     try:  # private from the start
@@ -300,16 +307,10 @@ def _fill(
 
 def _link_into_place(tmp: Path, dest: Path) -> None:
     """Give the finished file its name without ever replacing what appeared there meanwhile."""
-    try:
-        os.link(tmp, dest)
-    except FileExistsError:
+    if not link_into_place(tmp, dest):
         raise InvalidArgument(
             "path", f"already exists; a SQLite export never replaces a file (got '{dest}')"
-        ) from None
-    except OSError:  # a file system without hard links
-        if os.path.lexists(dest):
-            raise InvalidArgument("path", f"already exists (got '{dest}')") from None
-        os.rename(tmp, dest)
+        )
 
 
 def _remove(tmp: Path) -> None:
