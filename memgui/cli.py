@@ -4,9 +4,11 @@
 brain; `memgui` alone, or `memgui PATH` for a brain file, opens the app. Subcommands live in
 the modules of `COMMAND_MODULES` (see `memgui.cli_registry`).
 
-Exit codes: 0 ok, 2 invalid input, 3 not found, 4 conflict, 1 anything else. Messages go to
-stderr as `memgui: <message>`; a storage failure names the operation, never SQL, and its
-detail goes to the log file in the user log folder.
+Exit codes: 0 ok, 2 invalid input, 3 not found, 4 conflict, 5 busy (another program held the
+brain's write lock longer than `$MEMGUI_WRITE_WAIT` seconds, default 200; nothing was written),
+128 + N stopped by signal N (SIGTERM, SIGHUP; what the command began was undone), 1 anything
+else. Messages go to stderr as `memgui: <message>`; a storage failure names the operation,
+never SQL, and its detail goes to the log file in the user log folder.
 """
 
 from __future__ import annotations

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 ACTOR = "cli"
 EMBED_MODEL_ENV = "MEMGUI_EMBED_MODEL"
+WRITE_WAIT_ENV = "MEMGUI_WRITE_WAIT"
 DEFAULT_MODEL = "nomic-embed-text"
 
 Configure = Callable[[argparse.ArgumentParser], None]
@@ -79,7 +80,10 @@ class CommandContext:
             from memgui.core.brain import Brain
 
             previous, self.operation = self.operation, "open brain"
+            wait_s = write_wait_from_env()
             self._brain = Brain.open(str(self.brain_path), brain_id=self.brain_id, actor=ACTOR)
+            if wait_s is not None:
+                self._brain.write_wait_s = wait_s
             self._brain.use_embedder(self.embedder(), auto_embed=True)
             self.operation = previous
             _warn_of(self._brain)
@@ -105,6 +109,22 @@ class CommandContext:
         if self._brain is not None:
             brain, self._brain = self._brain, None
             brain.close()
+
+
+def write_wait_from_env() -> float | None:
+    """`$MEMGUI_WRITE_WAIT`: how many seconds a write waits for another program's write lock
+    before it says the brain is busy (None: the core's default)."""
+    from memgui.core.brain import MAX_WRITE_WAIT_S
+    from memgui.core.model import check_seconds
+
+    text = os.environ.get(WRITE_WAIT_ENV, "").strip()
+    if not text:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        value = text  # type: ignore[assignment]  (refused below, named)
+    return check_seconds(WRITE_WAIT_ENV, value, MAX_WRITE_WAIT_S)
 
 
 def _warn_of(brain: Brain) -> None:

@@ -16,8 +16,9 @@ ROOT = Path(__file__).resolve().parents[1]
 @contextmanager
 def killed_once_it_says(
     script: str, args: list[str], says: str, env: dict[str, str] | None = None
-) -> Iterator[None]:
-    """Start `script`; once it prints `says`, run the block, then `kill -9` it."""
+) -> Iterator[subprocess.Popen[str]]:
+    """Start `script`; once it prints `says`, run the block (given the child), then
+    `kill -9` it."""
     child = subprocess.Popen(
         [sys.executable, "-c", script, *args],
         stdout=subprocess.PIPE,
@@ -28,7 +29,7 @@ def killed_once_it_says(
     try:
         assert child.stdout is not None
         assert child.stdout.readline().strip() == says
-        yield
+        yield child
     finally:
         child.send_signal(signal.SIGKILL)
         child.wait()

@@ -28,6 +28,7 @@ from memgui.core.brain_write import BrainWrite
 from memgui.core.db import Database, now_ms
 from memgui.core.embed import unpack_vector
 from memgui.core.errors import (
+    BrainBusy,
     BrainFileLost,
     BrainIdRequired,
     EmbeddingUnavailable,
@@ -47,6 +48,7 @@ from memgui.core.model import (
     check_id,
     check_int_range,
     check_limit,
+    check_seconds,
     check_text,
 )
 from memgui.core.progress import run_to_end
@@ -72,6 +74,7 @@ ORDER_COLUMNS = {
 
 MAX_JOURNAL_LIMIT = 10_000  # rows per journal_since call (the app pages by 200)
 EMBED_NOW_MAX = 32  # traces a revert embeds in the call; more wait for the backfill
+MAX_WRITE_WAIT_S = 86_400.0  # a day: a write waits for another's lock at most so long
 
 
 @dataclass(frozen=True)
@@ -145,8 +148,9 @@ class Brain:
         try:
             if self.db.lost is None and not self.db.readonly:
                 with self.db.reading("indexing before closing"):
-                    fulltext.flush(self.db)  # else the marks wait on disk for the next open
-        except (BrainFileLost, StorageError):
+                    # Else the marks wait on disk for the next open (as when it is busy).
+                    fulltext.flush(self.db, self.db.bookkeeping_wait_s)
+        except (BrainBusy, BrainFileLost, StorageError):
             pass  # logged; closing goes on
         finally:
             self.db.close()
@@ -198,9 +202,25 @@ class Brain:
 
     # --- writing ---------------------------------------------------------------------------
 
-    def write(self, operation: str, kind: str = "edit", actor: str | None = None) -> BrainWrite:
-        """A transaction with one journal batch; migrates an older brain first."""
-        return BrainWrite(self, operation, kind, actor)
+    def write(
+        self,
+        operation: str,
+        kind: str = "edit",
+        actor: str | None = None,
+        wait_s: float | None = None,
+    ) -> BrainWrite:
+        """A transaction with one journal batch; migrates an older brain first. `wait_s`:
+        how long to wait for another connection's write lock (default `write_wait_s`)."""
+        return BrainWrite(self, operation, kind, actor, wait_s)
+
+    @property
+    def write_wait_s(self) -> float:
+        """How long a write waits for another connection's write lock before `BrainBusy`."""
+        return self.db.write_wait_s
+
+    @write_wait_s.setter
+    def write_wait_s(self, seconds: float) -> None:
+        self.db.write_wait_s = check_seconds("write_wait_s", seconds, MAX_WRITE_WAIT_S)
 
     @contextmanager
     def batch(self, actor: str | None = None, kind: str = "batch") -> Iterator[str]:

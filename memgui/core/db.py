@@ -19,22 +19,26 @@ from pathlib import Path
 
 import apsw
 
-from memgui.core import migration, schema, vectors
+from memgui.core import busy, migration, schema, vectors
 from memgui.core.checkpoint import Checkpointer, file_identity
 from memgui.core.errors import (
+    BrainBusy,
     BrainFileLost,
     DamagedBrain,
     InvalidArgument,
     SchemaTooNew,
     StorageError,
 )
-from memgui.core.transaction import DAMAGED, WriteBatch, WriteTransaction
+from memgui.core.transaction import BUSY_TIMEOUT_MS, DAMAGED, WriteBatch, WriteTransaction
 
 __all__ = ["DAMAGED", "Database", "WriteBatch", "WriteTransaction", "now_ms"]
 
 log = logging.getLogger(__name__)
 
-BUSY_TIMEOUT_MS = 10_000
+# How long a write waits for another connection's write lock before it says the brain is
+# busy (an import of a million rows holds it for ~40 s here).
+WRITE_WAIT_S = 200.0
+BOOKKEEPING_WAIT_S = 2.0
 
 
 def _writable(path: Path) -> bool:
@@ -77,6 +81,7 @@ class Database:
         # at another file (symlinks are kept as named).
         self.path = Path(os.path.abspath(path))
         self.lock = threading.RLock()
+        self.write_wait_s = WRITE_WAIT_S
         self._batch: WriteBatch | None = None
         self._depth = 0
         self.pending_marks = 0  # rows marked for the full-text indexes since the last flush
@@ -435,21 +440,49 @@ class Database:
                 raise
             self.conn.execute("COMMIT")
 
-    def _begin_immediate(self) -> None:
-        # The busy handler waits for the other writer; retry a few times on top for
-        # pathological contention rather than surfacing "database is locked".
-        for attempt in range(20):
-            try:
-                self.conn.execute("BEGIN IMMEDIATE")
-                return
-            except apsw.BusyError:
-                if attempt == 19:
-                    raise
-                time.sleep(0.05 * (attempt + 1))
+    def _begin_immediate(self, operation: str = "write", wait_s: float | None = None) -> None:
+        """`BEGIN IMMEDIATE`, waiting up to `wait_s` (default `write_wait_s`) for another
+        connection's write lock; past it, `BrainBusy` says who holds it, when that can be
+        known. SQLite's busy handler does the waiting; the begin is retried on top, since a
+        writer that ends and one that starts meanwhile both count as busy to it."""
+        wait_s = self.write_wait_s if wait_s is None else wait_s
+        deadline = time.monotonic() + wait_s
+        short = wait_s * 1000 < BUSY_TIMEOUT_MS
+        attempt = 0
+        try:
+            while True:
+                if short:  # a wait shorter than the busy timeout
+                    left = deadline - time.monotonic()
+                    self.conn.setbusytimeout(max(0, int(left * 1000)))
+                try:
+                    self.conn.execute("BEGIN IMMEDIATE")
+                    return
+                except apsw.BusyError:
+                    attempt += 1
+                    if time.monotonic() >= deadline:
+                        holder = busy.describe_holder(busy.write_lock_holder(self.path))
+                        log.warning(
+                            "%s: %s held the write lock for %.1f s", self.path, holder, wait_s
+                        )
+                        raise BrainBusy(str(self.path), operation, holder, wait_s) from None
+                    time.sleep(min(0.05 * attempt, 0.5, max(0.0, deadline - time.monotonic())))
+        finally:
+            if short:
+                self.conn.setbusytimeout(BUSY_TIMEOUT_MS)
 
-    def write(self, actor: str, operation: str, kind: str = "edit") -> WriteTransaction:
-        """A write transaction with one journal batch; nested calls join the outer one."""
-        return WriteTransaction(self, actor, operation, kind)
+    def write(
+        self, actor: str, operation: str, kind: str = "edit", wait_s: float | None = None
+    ) -> WriteTransaction:
+        """A write transaction with one journal batch; nested calls join the outer one.
+        `wait_s`: how long to wait for another connection's write lock (default
+        `write_wait_s`)."""
+        return WriteTransaction(self, actor, operation, kind, wait_s)
+
+    @property
+    def bookkeeping_wait_s(self) -> float:
+        """How long bookkeeping (a search's recalls, indexing before a search or at close)
+        waits for another connection's write lock: past it, it is left for later."""
+        return min(BOOKKEEPING_WAIT_S, self.write_wait_s)
 
     @property
     def in_write(self) -> bool:

@@ -148,6 +148,28 @@ class DamagedBrain(MemguiError):
         )
 
 
+class BrainBusy(MemguiError):
+    """Another connection held the brain's write lock for longer than a write waits: nothing
+    was written; trying again later may succeed. Reads go on meanwhile (WAL)."""
+
+    exit_code = 5
+
+    def __init__(self, path: str, operation: str, holder: str, waited_s: float) -> None:
+        self.path = path
+        self.operation = operation
+        self.holder = holder
+        self.waited_s = waited_s
+        super().__init__(
+            f"{path} is busy: {holder} has held its write lock for more than "
+            f"{_seconds(waited_s)}; the {operation} was not done, nothing was written "
+            "(try again when it is finished)"
+        )
+
+
+def _seconds(value: float) -> str:
+    return f"{value:.0f} s" if value >= 10 else f"{value:.1f} s"
+
+
 class StorageError(MemguiError):
     """SQLite failed; the message names the operation, never SQL text."""
 

@@ -12,13 +12,22 @@ from typing import TYPE_CHECKING
 
 import apsw
 
-from memgui.core.errors import BrainFileLost, ReadOnlyBrain, RefusedByBrain, StorageError
+from memgui.core import busy
+from memgui.core.errors import (
+    BrainBusy,
+    BrainFileLost,
+    ReadOnlyBrain,
+    RefusedByBrain,
+    StorageError,
+)
 from memgui.core.model import Changes
 
 if TYPE_CHECKING:
     from memgui.core.db import Database
 
 log = logging.getLogger("memgui.core.db")
+
+BUSY_TIMEOUT_MS = 10_000  # SQLite's own wait for a lock, statement by statement
 
 # SQLite's errors that say the file is not (or no longer) a sound brain.
 DAMAGED = (apsw.CorruptError, apsw.NotADBError)
@@ -59,14 +68,17 @@ class WriteTransaction:
     machinery alone cost ~5 µs of a ~150 µs add.
     """
 
-    __slots__ = ("db", "actor", "operation", "kind", "joined")
+    __slots__ = ("db", "actor", "operation", "kind", "joined", "wait_s")
 
-    def __init__(self, db: Database, actor: str, operation: str, kind: str) -> None:
+    def __init__(
+        self, db: Database, actor: str, operation: str, kind: str, wait_s: float | None = None
+    ) -> None:
         self.db = db
         self.actor = actor
         self.operation = operation
         self.kind = kind
         self.joined = False
+        self.wait_s = wait_s  # for the write lock; None: the brain's `write_wait_s`
 
     def __enter__(self) -> WriteBatch:
         db = self.db
@@ -86,7 +98,7 @@ class WriteTransaction:
         batch_id = f"b_{time.time_ns():x}_{os.urandom(4).hex()}"
         batch = WriteBatch(batch_id=batch_id, actor=self.actor, kind=self.kind)
         try:
-            db._begin_immediate()
+            db._begin_immediate(self.operation, self.wait_s)
         except apsw.Error as exc:
             db.lock.release()
             log.exception("%s: could not begin a transaction", self.operation)
@@ -117,6 +129,8 @@ class WriteTransaction:
                 if isinstance(exc, DAMAGED):
                     log.error("%s: %s", self.operation, exc)
                     raise db.damaged() from exc
+                if isinstance(exc, apsw.BusyError):
+                    raise _busy(db, self.operation) from exc
                 if isinstance(exc, STORAGE_FAILURES):
                     log.error("%s: %s", self.operation, exc)
                     raise StorageError(self.operation) from exc
@@ -134,6 +148,8 @@ class WriteTransaction:
                     db.conn.execute("ROLLBACK")
                 except apsw.Error:
                     pass
+                if isinstance(exc, apsw.BusyError):  # a rollback-journal brain's readers
+                    raise _busy(db, self.operation) from exc
                 raise StorageError(self.operation) from exc
             if db.checkpointer is not None and db.checkpointer.writer_must_checkpoint:
                 db.checkpoint()
@@ -148,3 +164,10 @@ def _trigger_refused(db: Database, operation: str, exc: apsw.ConstraintError) ->
     return RefusedByBrain(
         str(db.path), operation, f"a trigger memgui did not make ({names})", str(exc)
     )
+
+
+def _busy(db: Database, operation: str) -> BrainBusy:
+    """A statement of an open transaction that waited out the busy timeout (a brain in
+    rollback-journal mode commits only once no one reads it)."""
+    holder = busy.describe_holder(busy.write_lock_holder(db.path))
+    return BrainBusy(str(db.path), operation, holder, BUSY_TIMEOUT_MS / 1000)
