@@ -116,6 +116,11 @@ def run_import(ctx: CommandContext, args: argparse.Namespace) -> int:
         scope_id=args.scope_id,
         brain_id=args.from_brain_id,
     )
+    from memgui.core.io.new_brain import remove_killed_builds
+
+    # What an import into this path, or a plan, killed before it ended left behind.
+    remove_killed_builds(ctx.brain_path)
+    _remove_killed_plans()
     new_brain = not os.path.lexists(ctx.brain_path)
     if not new_brain:
         the_plan = run_to_end(plan(ctx.brain, args.path, options=options))
@@ -150,25 +155,26 @@ _PLANNING = re.compile(r"memgui-plan-(?P<pid>\d+)-\w+")
 
 @contextmanager
 def planning_brain(brain_id: str) -> Iterator[Brain]:
-    """An empty brain in a temporary folder to plan against, removed after; the folders of
-    planning processes that were killed are removed first."""
+    """An empty brain in a temporary folder to plan against, removed after (the folder
+    names this process: a killed one's is removed by the next import)."""
     from memgui.core.brain import Brain
 
-    scratch = Path(tempfile.gettempdir())
-    try:
-        root = os.open(scratch, os.O_RDONLY)
-    except OSError:
-        pass
-    else:
-        try:
-            leftovers.remove_stale_folders(root, _PLANNING)
-        finally:
-            os.close(root)
     with (
         tempfile.TemporaryDirectory(prefix=f"memgui-plan-{os.getpid()}-") as folder,
         Brain.open(Path(folder) / f"{brain_id}.sqlite", brain_id=brain_id) as empty,
     ):
         yield empty
+
+
+def _remove_killed_plans() -> None:
+    try:
+        scratch = os.open(tempfile.gettempdir(), os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        leftovers.remove_stale_folders(scratch, _PLANNING)
+    finally:
+        os.close(scratch)
 
 
 def _commit_into_new_brain(ctx: CommandContext, the_plan: ImportPlan) -> ImportResult:

@@ -228,6 +228,11 @@ def _rebuild(out: apsw.Connection, brain_id: str, layout: _Schema, vec_made: boo
 def export_sqlite(brain: Brain, dest: str | Path, options: ExportOptions) -> Job[ExportResult]:
     """Write this brain into a new SQLite file at `dest` (see the module docstring)."""
     dest = Path(dest)
+    # What an export to this file that was killed left (only its process could remove it).
+    leftovers.remove_stale_files(
+        dest.parent,
+        re.compile(rf"\.{re.escape(dest.name)}\.export-tmp-(?P<pid>\d+)(?:-wal|-shm|-journal)?"),
+    )
     if os.path.lexists(dest):
         raise InvalidArgument(
             "path",
@@ -235,11 +240,6 @@ def export_sqlite(brain: Brain, dest: str | Path, options: ExportOptions) -> Job
             str(dest),
         )
     check_folder(dest.parent, dest, made=False)
-    # What an export to this file that was killed left (only its process could remove it).
-    leftovers.remove_stale_files(
-        dest.parent,
-        re.compile(rf"\.{re.escape(dest.name)}\.export-tmp-(?P<pid>\d+)(?:-wal|-shm|-journal)?"),
-    )
     tmp = dest.with_name(f".{dest.name}.export-tmp-{os.getpid()}")
     _remove(tmp)
     try:  # private from the start
