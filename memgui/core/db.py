@@ -460,10 +460,9 @@ class Database:
                 except apsw.BusyError:
                     attempt += 1
                     if time.monotonic() >= deadline:
+                        # Not logged here: bookkeeping that finds the brain busy goes on
+                        # without it, and a person's write says so itself.
                         holder = busy.describe_holder(busy.write_lock_holder(self.path))
-                        log.warning(
-                            "%s: %s held the write lock for %.1f s", self.path, holder, wait_s
-                        )
                         raise BrainBusy(str(self.path), operation, holder, wait_s) from None
                     time.sleep(min(0.05 * attempt, 0.5, max(0.0, deadline - time.monotonic())))
         finally:
