@@ -12,6 +12,18 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
+# argv: brain. Holds the brain's write lock (BEGIN IMMEDIATE and a write) until it is killed.
+LOCK_HOLDER = r"""
+import sys, time
+import apsw
+conn = apsw.Connection(sys.argv[1])
+conn.setbusytimeout(60_000)
+conn.execute("BEGIN IMMEDIATE")
+conn.execute("UPDATE brain_meta SET value = value WHERE key = 'created_at'")
+print("holding", flush=True)
+time.sleep(300)
+"""
+
 
 @contextmanager
 def killed_once_it_says(

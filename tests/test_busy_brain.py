@@ -12,20 +12,8 @@ import pytest
 from memgui.core import busy
 from memgui.core.brain import Brain
 from memgui.core.errors import BrainBusy, InvalidArgument
-from tests.killed_child import killed_once_it_says
+from tests.killed_child import LOCK_HOLDER, killed_once_it_says
 from tests.test_cli import isolate_user_dirs, run_cli
-
-# argv: brain. Holds the write lock (BEGIN IMMEDIATE and a write) until it is killed.
-HOLDER = r"""
-import sys, time
-import apsw
-conn = apsw.Connection(sys.argv[1])
-conn.setbusytimeout(10_000)
-conn.execute("BEGIN IMMEDIATE")
-conn.execute("UPDATE brain_meta SET value = value WHERE key = 'created_at'")
-print("holding", flush=True)
-time.sleep(300)
-"""
 
 WAIT_S = 0.5
 
@@ -49,7 +37,7 @@ def brain(brain_path: Path):
 def test_a_write_waits_then_says_the_brain_is_busy_and_who_holds_it(
     brain: Brain, brain_path: Path
 ) -> None:
-    with killed_once_it_says(HOLDER, [str(brain_path)], says="holding") as child:
+    with killed_once_it_says(LOCK_HOLDER, [str(brain_path)], says="holding") as child:
         holder = child.pid
         started = time.monotonic()
         with pytest.raises(BrainBusy) as refused:
@@ -74,14 +62,14 @@ def test_a_search_finds_rows_not_yet_indexed_while_the_brain_is_busy(
 ) -> None:
     added = brain.add("bravo two")  # marked for the indexes, not yet in them
     assert brain.db.pending_marks
-    with killed_once_it_says(HOLDER, [str(brain_path)], says="holding"):
+    with killed_once_it_says(LOCK_HOLDER, [str(brain_path)], says="holding"):
         assert [h.trace.id for h in brain.search("bravo").hits] == [added.id]
 
 
 @pytest.mark.slow
 def test_the_cli_exits_5_naming_the_holder(capsys, brain: Brain, brain_path: Path, monkeypatch):
     monkeypatch.setenv("MEMGUI_WRITE_WAIT", "0.3")
-    with killed_once_it_says(HOLDER, [str(brain_path)], says="holding") as child:
+    with killed_once_it_says(LOCK_HOLDER, [str(brain_path)], says="holding") as child:
         holder = child.pid
         added = run_cli(capsys, brain_path, "add", "x")
         assert added.code == 5

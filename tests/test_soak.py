@@ -25,7 +25,7 @@ import pytest
 
 from memgui.core.brain import Brain
 from memgui.core.model import TraceFilter
-from tests.killed_child import killed_once_it_says
+from tests.killed_child import LOCK_HOLDER, killed_once_it_says
 
 ROOT = Path(__file__).resolve().parents[1]
 CLI_LOOPS, CLI_ADDS = 2, 8  # `memgui add` processes per loop (each costs ~0.5 s here)
@@ -74,18 +74,6 @@ while not os.path.exists(stop):
         failures.append(f"{type(error).__name__}: {error}")
 brain.close()
 print(json.dumps({"reads": reads, "failures": failures}), flush=True)
-"""
-
-# argv: brain. Holds the write lock until killed.
-HOLDER = r"""
-import sys, time
-import apsw
-conn = apsw.Connection(sys.argv[1])
-conn.setbusytimeout(60_000)
-conn.execute("BEGIN IMMEDIATE")
-conn.execute("UPDATE brain_meta SET value = value WHERE key = 'created_at'")
-print("holding", flush=True)
-time.sleep(300)
 """
 
 
@@ -151,7 +139,7 @@ def test_writers_and_a_reader_on_one_brain_lose_nothing_and_a_long_lock_is_named
 
     # Another program holds the write lock: a short wait ends in a clear refusal; the
     # others wait; reads go on.
-    with killed_once_it_says(HOLDER, [str(brain_path)], says="holding") as holder:
+    with killed_once_it_says(LOCK_HOLDER, [str(brain_path)], says="holding") as holder:
         began = time.monotonic()
         refused = _memgui(
             tmp_path, brain_path, "add", "soak refused", MEMGUI_WRITE_WAIT=str(HOLD_WAIT_S)
