@@ -10,13 +10,13 @@ from pathlib import Path
 from typing import Any
 
 from memgui.core import (
+    brain_info,
     conversations,
     fulltext,
     graph,
     hybrid,
     journal,
     links,
-    migration,
     schema,
     scopes,
     search,
@@ -174,13 +174,7 @@ class Brain:
     @property
     def read_only_reason(self) -> str | None:
         """Why the brain cannot be written, in words, or None when it can."""
-        if self.db.lost is not None:
-            return f"its file {self.db.lost}"
-        if self.db.readonly_reason is not None:
-            return f"it {self.db.readonly_reason}"
-        if self.db.readonly:
-            return "its file cannot be written (no write permission, or read-only media)"
-        return None
+        return brain_info.read_only_reason(self)
 
     @property
     def foreign_triggers(self) -> list[str]:
@@ -583,35 +577,7 @@ class Brain:
         return [(found[i], score) for i, score in ranked if i in found and i != trace_id][:limit]
 
     def embedding_info(self) -> dict[str, Any]:
-        if "memory_traces" not in self.db.tables or "brain_meta" not in self.db.tables:
-            return {"model": None, "dimensions": None, "pending": None}
-        with self.db.lock:  # an AgentOS brain not migrated yet counts by its BLOBs
-            model, dims = vectors.pinned_model(self.db.conn, self.brain_id)
-            pending = hybrid.count_pending(self.db.conn, self.brain_id)
-        return {"model": model, "dimensions": dims, "pending": pending}
+        return brain_info.embedding_info(self)
 
     def info(self) -> dict[str, Any]:
-        with self.db.lock:
-            where = "brain_id = ?"
-            total, deleted = (
-                self.db.conn.execute(
-                    "SELECT count(*), coalesce(sum(deleted != 0), 0) FROM memory_traces "
-                    f"WHERE {where}",
-                    (self.brain_id,),
-                ).fetchone()
-                if "memory_traces" in self.db.tables
-                else (0, 0)
-            )
-            return {
-                "path": str(self.path),
-                "brain_id": self.brain_id,
-                "brain_ids": self.db.brain_ids() or [self.brain_id],
-                "schema_version": self.db.schema_version,
-                "agentos_schema_version": migration.agentos_version(self.db.conn),
-                "traces": total,
-                "live": total - deleted,
-                "deleted": deleted,
-                "read_only": self.read_only,
-                "read_only_reason": self.read_only_reason,
-                "foreign_triggers": self.foreign_triggers,
-            }
+        return brain_info.info(self)

@@ -19,17 +19,22 @@ from pathlib import Path
 
 import apsw
 
-from memgui.core import busy, migration, schema, vectors
+from memgui.core import migration, schema, vectors
 from memgui.core.checkpoint import Checkpointer, file_identity
 from memgui.core.errors import (
-    BrainBusy,
     BrainFileLost,
     DamagedBrain,
     InvalidArgument,
     SchemaTooNew,
     StorageError,
 )
-from memgui.core.transaction import BUSY_TIMEOUT_MS, DAMAGED, WriteBatch, WriteTransaction
+from memgui.core.transaction import (
+    BUSY_TIMEOUT_MS,
+    DAMAGED,
+    WriteBatch,
+    WriteTransaction,
+    begin_immediate,
+)
 
 __all__ = ["DAMAGED", "Database", "WriteBatch", "WriteTransaction", "now_ms"]
 
@@ -88,7 +93,6 @@ class Database:
         self.created = not self.path.exists()
         self.readonly = False
         self.readonly_reason: str | None = None  # why, when not the file mode (ReadOnlyBrain)
-        self.agentos_version: int | None = None  # AgentOS's own schema_version, when it has one
         self.lost: str | None = None  # why the file can no longer be written, once known
         self._shared = False  # another program writes this brain too (once seen, for good)
         self._shared_checked = -1.0  # when `is_shared` last read the flag (monotonic s)
@@ -137,48 +141,18 @@ class Database:
         self._conn.execute("PRAGMA temp_store = MEMORY")
 
     def _examine(self) -> None:
-        """What an existing file holds, before anything reads it. No table at all (0 bytes,
-        as `touch` leaves it, or a database never written) is a new brain, made as for a
-        missing file; a database of other tables is not a brain, and memgui never makes one
-        in it; a brain of a newer AgentOS schema is read-only."""
-        tables = {
-            r[0]
-            for r in self._conn.execute(
-                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite%'"
-            )
-        }
-        if not tables:
-            if self.readonly:
-                raise InvalidArgument(
-                    "brain",
-                    f"is an empty file memgui cannot write: no brain is in it (got '{self.path}')",
-                    str(self.path),
-                )
-            self.created = True
-            return
-        if "memory_traces" not in tables and "brain_meta" not in tables:
-            raise InvalidArgument(
-                "brain",
-                "is a SQLite database but not a brain: it has no memory_traces table, and "
-                f"memgui does not write it (got '{self.path}')",
-                str(self.path),
-            )
-        self._refuse_newer_agentos()
-
-    def _refuse_newer_agentos(self) -> None:
-        """A brain whose AgentOS schema is newer than memgui knows is read, never written:
-        opened read-only, as a file memgui may not write."""
-        self.agentos_version = migration.agentos_version(self._conn)
-        why = migration.agentos_too_new(self.agentos_version)
-        if why is None:
-            return
-        log.warning("%s %s: opened read-only", self.path, why)
-        self.readonly_reason = why
-        if not self.readonly:
-            self.readonly = True
-            self._conn.close()
-            self._conn = self._open_readonly()
-            self._configure()
+        """What an existing file holds, before anything reads it (`migration.examine`)."""
+        empty, too_new = migration.examine(self._conn, self.path, self.readonly)
+        if empty:
+            self.created = True  # made as for a missing file
+        elif too_new is not None:  # read, never written: as a file memgui may not write
+            log.warning("%s %s: opened read-only", self.path, too_new)
+            self.readonly_reason = too_new
+            if not self.readonly:
+                self.readonly = True
+                self._conn.close()
+                self._conn = self._open_readonly()
+                self._configure()
 
     @property
     def conn(self) -> apsw.Connection:
@@ -432,42 +406,13 @@ class Database:
     @contextmanager
     def _raw_transaction(self) -> Iterator[None]:
         with self.lock:
-            self._begin_immediate()
+            begin_immediate(self, "write", None)
             try:
                 yield
             except BaseException:
                 self.conn.execute("ROLLBACK")
                 raise
             self.conn.execute("COMMIT")
-
-    def _begin_immediate(self, operation: str = "write", wait_s: float | None = None) -> None:
-        """`BEGIN IMMEDIATE`, waiting up to `wait_s` (default `write_wait_s`) for another
-        connection's write lock; past it, `BrainBusy` says who holds it, when that can be
-        known. SQLite's busy handler does the waiting; the begin is retried on top, since a
-        writer that ends and one that starts meanwhile both count as busy to it."""
-        wait_s = self.write_wait_s if wait_s is None else wait_s
-        deadline = time.monotonic() + wait_s
-        short = wait_s * 1000 < BUSY_TIMEOUT_MS
-        attempt = 0
-        try:
-            while True:
-                if short:  # a wait shorter than the busy timeout
-                    left = deadline - time.monotonic()
-                    self.conn.setbusytimeout(max(0, int(left * 1000)))
-                try:
-                    self.conn.execute("BEGIN IMMEDIATE")
-                    return
-                except apsw.BusyError:
-                    attempt += 1
-                    if time.monotonic() >= deadline:
-                        # Not logged here: bookkeeping that finds the brain busy goes on
-                        # without it, and a person's write says so itself.
-                        holder = busy.describe_holder(busy.write_lock_holder(self.path))
-                        raise BrainBusy(str(self.path), operation, holder, wait_s) from None
-                    time.sleep(min(0.05 * attempt, 0.5, max(0.0, deadline - time.monotonic())))
-        finally:
-            if short:
-                self.conn.setbusytimeout(BUSY_TIMEOUT_MS)
 
     def write(
         self, actor: str, operation: str, kind: str = "edit", wait_s: float | None = None

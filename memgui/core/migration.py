@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import apsw
 
 from memgui.core import leftovers, schema
-from memgui.core.errors import MigrationError, ReadOnlyBrain
+from memgui.core.errors import InvalidArgument, MigrationError, ReadOnlyBrain
 
 if TYPE_CHECKING:
     from memgui.core.db import Database
@@ -75,6 +75,35 @@ def agentos_too_new(found: int | None) -> str | None:
     if found is None or found <= known:
         return None
     return f"has AgentOS schema version {found}, newer than the {known} this memgui knows"
+
+
+def examine(conn: apsw.Connection, path: Path, readonly: bool) -> tuple[bool, str | None]:
+    """What an existing file holds, before anything reads it: (no table at all, why it must
+    not be written). No table (0 bytes, as `touch` leaves it, or a database never written)
+    is a new brain, made as for a missing file; a database of other tables is not a brain,
+    and memgui never makes one in it; a brain of a newer AgentOS schema is read-only."""
+    tables = {
+        r[0]
+        for r in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite%'"
+        )
+    }
+    if not tables:
+        if readonly:
+            raise InvalidArgument(
+                "brain",
+                f"is an empty file memgui cannot write: no brain is in it (got '{path}')",
+                str(path),
+            )
+        return True, None
+    if "memory_traces" not in tables and "brain_meta" not in tables:
+        raise InvalidArgument(
+            "brain",
+            "is a SQLite database but not a brain: it has no memory_traces table, and "
+            f"memgui does not write it (got '{path}')",
+            str(path),
+        )
+    return False, agentos_too_new(agentos_version(conn))
 
 
 def prepare(db: Database) -> Path | None:

@@ -98,7 +98,7 @@ class WriteTransaction:
         batch_id = f"b_{time.time_ns():x}_{os.urandom(4).hex()}"
         batch = WriteBatch(batch_id=batch_id, actor=self.actor, kind=self.kind)
         try:
-            db._begin_immediate(self.operation, self.wait_s)
+            begin_immediate(db, self.operation, self.wait_s)
         except apsw.Error as exc:
             db.lock.release()
             log.exception("%s: could not begin a transaction", self.operation)
@@ -171,3 +171,33 @@ def _busy(db: Database, operation: str) -> BrainBusy:
     rollback-journal mode commits only once no one reads it)."""
     holder = busy.describe_holder(busy.write_lock_holder(db.path))
     return BrainBusy(str(db.path), operation, holder, BUSY_TIMEOUT_MS / 1000)
+
+
+def begin_immediate(db: Database, operation: str, wait_s: float | None) -> None:
+    """`BEGIN IMMEDIATE`, waiting up to `wait_s` (default `write_wait_s`) for another
+    connection's write lock; past it, `BrainBusy` says who holds it, when that can be
+    known. SQLite's busy handler does the waiting; the begin is retried on top, since a
+    writer that ends and one that starts meanwhile both count as busy to it."""
+    wait_s = db.write_wait_s if wait_s is None else wait_s
+    deadline = time.monotonic() + wait_s
+    short = wait_s * 1000 < BUSY_TIMEOUT_MS
+    attempt = 0
+    try:
+        while True:
+            if short:  # a wait shorter than the busy timeout
+                left = deadline - time.monotonic()
+                db.conn.setbusytimeout(max(0, int(left * 1000)))
+            try:
+                db.conn.execute("BEGIN IMMEDIATE")
+                return
+            except apsw.BusyError:
+                attempt += 1
+                if time.monotonic() >= deadline:
+                    # Not logged here: bookkeeping that finds the brain busy goes on
+                    # without it, and a person's write says so itself.
+                    holder = busy.describe_holder(busy.write_lock_holder(db.path))
+                    raise BrainBusy(str(db.path), operation, holder, wait_s) from None
+                time.sleep(min(0.05 * attempt, 0.5, max(0.0, deadline - time.monotonic())))
+    finally:
+        if short:
+            db.conn.setbusytimeout(BUSY_TIMEOUT_MS)
