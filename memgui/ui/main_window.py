@@ -78,6 +78,17 @@ def read_only_tip(brain: Brain) -> str:
     return f"This brain {why}: memories can be read and searched, not changed or imported"
 
 
+def foreign_triggers_tip(brain: Brain) -> str:
+    """What the triggers another program put in the brain mean for the person."""
+    if not brain.foreign_triggers:
+        return ""
+    return (
+        f"This brain holds triggers memgui did not make ({', '.join(brain.foreign_triggers)}). "
+        "They run on every change to it, memgui's included, and may alter or refuse what you "
+        "save; a SQLite export leaves them out."
+    )
+
+
 class MainWindow(QMainWindow):
     session_changed = Signal()  # another brain is shown (or none): its model is in place
 
@@ -195,6 +206,10 @@ class MainWindow(QMainWindow):
         self.read_only_label.setToolTip(READ_ONLY_TIP)
         self.read_only_label.hide()
         self.statusBar().addPermanentWidget(self.read_only_label)
+        self.triggers_label = QLabel("Foreign triggers")  # shown when the brain has some
+        self.triggers_label.setObjectName("triggers_label")
+        self.triggers_label.hide()
+        self.statusBar().addPermanentWidget(self.triggers_label)
         self.statusBar().addPermanentWidget(self.job_label)
         self.statusBar().addPermanentWidget(self.counts_label)
 
@@ -234,6 +249,8 @@ class MainWindow(QMainWindow):
             action.setEnabled(writable)
         self.detail.editor.set_read_only(enabled and self.read_only)
         self.read_only_label.setVisible(enabled and self.read_only)
+        foreign = self.session.brain.foreign_triggers if self.session is not None else []
+        self.triggers_label.setVisible(enabled and bool(foreign))
 
     @property
     def read_only(self) -> bool:
@@ -249,6 +266,7 @@ class MainWindow(QMainWindow):
         self.read_only_label.setText("Read-only")
         self.read_only_label.setToolTip(read_only_tip(session.brain))
         self.read_only_label.setStyleSheet("")
+        self.triggers_label.setToolTip(foreign_triggers_tip(session.brain))
         self.undo_group.addStack(session.undo_stack)
         self.undo_group.setActiveStack(session.undo_stack)
         session.undo_stack.cleanChanged.connect(lambda _clean: self.update_title())

@@ -1,4 +1,5 @@
-"""A brain memgui opens read-only for a reason of its own says why in the window."""
+"""What the window says of a brain memgui opens read-only for a reason of its own, or of
+one holding triggers memgui did not make."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from pathlib import Path
 
 import apsw
 
+from memgui.core.brain import Brain
 from memgui.ui.main_window import READ_ONLY_TIP
 from tests.ui.test_main_window import open_window
 
@@ -32,3 +34,31 @@ def test_a_newer_agentos_schema_is_shown_read_only_with_its_reason(qtbot, tmp_pa
     finally:
         window.close()
     assert path.read_bytes() == before
+
+
+def test_a_brain_with_triggers_memgui_did_not_make_says_so(qtbot, tmp_path):
+    path = tmp_path / "brain.sqlite"
+    with Brain.open(path, actor="test") as brain:
+        brain.add("seed")
+    conn = apsw.Connection(str(path))
+    conn.execute("CREATE TRIGGER audit AFTER DELETE ON memory_traces BEGIN SELECT 1; END")
+    conn.close()
+    window = open_window(qtbot, tmp_path, path)
+    try:
+        assert window.triggers_label.isVisible() and not window.read_only
+        assert "triggers memgui did not make (audit on memory_traces)" in (
+            window.triggers_label.toolTip()
+        )
+    finally:
+        window.close()
+
+
+def test_a_brain_without_them_shows_no_such_mark(qtbot, tmp_path):
+    path = tmp_path / "brain.sqlite"
+    with Brain.open(path, actor="test") as brain:
+        brain.add("seed")
+    window = open_window(qtbot, tmp_path, path)
+    try:
+        assert not window.triggers_label.isVisible()
+    finally:
+        window.close()

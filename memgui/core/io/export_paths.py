@@ -22,7 +22,7 @@ import os
 import re
 import stat
 import unicodedata
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -120,7 +120,7 @@ class _Pending:
 
 
 # The folder of a running export's notes, in the export folder: `.memgui-export-<pid>-<hex>`.
-STAGING_PREFIX = ".memgui-export-"
+_STAGING_PREFIX = ".memgui-export-"
 _STAGING = re.compile(r"\.memgui-export-(?P<pid>\d+)-[0-9a-f]+")
 
 
@@ -145,12 +145,12 @@ class ContainedFolder:
             self._root_fd = os.open(self.root, os.O_RDONLY | _O_DIRECTORY | _O_CLOEXEC)
         except OSError as error:
             raise unwritable(root, error) from None
-        self.removed_leftovers = leftovers.remove_stale_folders(self._root_fd, _STAGING)
+        leftovers.remove_stale_folders(self._root_fd, _STAGING)  # what a killed export left
         self._dirs: OrderedDict[tuple[str, ...], int] = OrderedDict()
         self._seen = _Seen({}, set(), set())
         self._made: list[tuple[str, ...]] = []  # folders this export made, in order
         self._markers: list[str] = []  # folders made only when the export finishes
-        self._pending: list[_Pending] = []
+        self._pending: deque[_Pending] = deque()
         self._staging: tuple[str, int] | None = None  # the notes' folder: name, descriptor
         self._finished = False
 
@@ -199,7 +199,7 @@ class ContainedFolder:
             else:
                 staging = self._staging_fd()
                 os.rename(note.temporary, note.name, src_dir_fd=staging, dst_dir_fd=parent)
-            self._pending.pop(0)
+            self._pending.popleft()
         self._remove_staging()
         self._finished = True
         return left_out
@@ -226,7 +226,7 @@ class ContainedFolder:
 
     def _staging_fd(self) -> int:
         if self._staging is None:
-            name = f"{STAGING_PREFIX}{os.getpid()}-{os.urandom(4).hex()}"
+            name = f"{_STAGING_PREFIX}{os.getpid()}-{os.urandom(4).hex()}"
             os.mkdir(name, 0o700, dir_fd=self._root_fd)
             fd = os.open(
                 name, os.O_RDONLY | _O_DIRECTORY | _O_NOFOLLOW | _O_CLOEXEC, dir_fd=self._root_fd
