@@ -232,3 +232,27 @@ def test_an_export_of_a_brain_with_foreign_triggers_leaves_them_out(tmp_path: Pa
         run_to_end(export(brain, tmp_path / "copy.sqlite", "sqlite"))
     with Brain.open(tmp_path / "copy.sqlite") as copy:
         assert copy.foreign_triggers == []
+
+
+def test_an_import_record_a_foreign_trigger_refuses_says_so(tmp_path: Path) -> None:
+    from memgui.core.io.commit import commit
+    from memgui.core.io.plan import plan
+    from tests.conftest import AGENTOS
+
+    path = tmp_path / "brain.sqlite"
+    _with_trigger(
+        path,
+        "CREATE TRIGGER no_nodes BEFORE INSERT ON knowledge_nodes BEGIN "
+        "SELECT RAISE(ABORT, 'no nodes here'); END",
+    )
+    with Brain.open(path, actor="test") as brain:
+        result = run_to_end(commit(brain, run_to_end(plan(brain, AGENTOS / "export.json"))))
+        nodes = [error for error in result.errors if "#nodes[" in error]
+        assert result.imported > 0 and nodes
+        assert all(
+            error.endswith(
+                "could not be written: a trigger memgui did not make refused it (no nodes here)"
+            )
+            for error in nodes
+        )
+        assert brain.nodes() == []
