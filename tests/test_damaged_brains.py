@@ -166,6 +166,17 @@ def _with_trigger(path: Path, sql: str) -> None:
     conn.close()
 
 
+def _vetoed(folder: Path, trigger: str, table: str, message: str) -> Path:
+    """A brain with a trigger of another program's that refuses every insert into `table`."""
+    path = folder / "brain.sqlite"
+    _with_trigger(
+        path,
+        f"CREATE TRIGGER {trigger} BEFORE INSERT ON {table} BEGIN "
+        f"SELECT RAISE(ABORT, '{message}'); END",
+    )
+    return path
+
+
 def test_a_foreign_trigger_is_said_on_open_and_in_info(capsys, tmp_path: Path) -> None:
     path = tmp_path / "brain.sqlite"
     _with_trigger(
@@ -194,12 +205,7 @@ def test_a_brain_without_foreign_triggers_says_nothing(capsys, tmp_path: Path) -
 def test_a_foreign_triggers_abort_is_named_not_taken_for_a_duplicate_id(
     capsys, tmp_path: Path
 ) -> None:
-    path = tmp_path / "brain.sqlite"
-    _with_trigger(
-        path,
-        "CREATE TRIGGER veto BEFORE INSERT ON memory_traces BEGIN "
-        "SELECT RAISE(ABORT, 'not today'); END",
-    )
+    path = _vetoed(tmp_path, "veto", "memory_traces", "not today")
     with Brain.open(path, actor="test") as brain:
         with pytest.raises(RefusedByBrain) as refused:
             brain.add("anything")
@@ -239,12 +245,7 @@ def test_an_import_record_a_foreign_trigger_refuses_says_so(tmp_path: Path) -> N
     from memgui.core.io.plan import plan
     from tests.conftest import AGENTOS
 
-    path = tmp_path / "brain.sqlite"
-    _with_trigger(
-        path,
-        "CREATE TRIGGER no_nodes BEFORE INSERT ON knowledge_nodes BEGIN "
-        "SELECT RAISE(ABORT, 'no nodes here'); END",
-    )
+    path = _vetoed(tmp_path, "no_nodes", "knowledge_nodes", "no nodes here")
     with Brain.open(path, actor="test") as brain:
         result = run_to_end(commit(brain, run_to_end(plan(brain, AGENTOS / "export.json"))))
         nodes = [error for error in result.errors if "#nodes[" in error]
