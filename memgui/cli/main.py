@@ -6,9 +6,11 @@ brain; `memgui` alone, or `memgui PATH` for a brain file, opens the app. Subcomm
 registers its part (opening the window, `screenshot`) with the registry, and the `memgui`
 program (`memgui.__main__`) loads both.
 
-Exit codes: 0 ok, 2 invalid input, 3 not found, 4 conflict, 1 anything else. Messages go to
-stderr as `memgui: <message>`; a storage failure names the operation, never SQL, and its
-detail goes to the log file in the user log folder.
+Exit codes: 0 ok, 2 invalid input, 3 not found, 4 conflict, 5 busy (another program held the
+brain's write lock longer than `$MEMGUI_WRITE_WAIT` seconds, default 200; nothing was written),
+128 + N stopped by signal N (SIGTERM, SIGHUP; what the command began was undone), 1 anything
+else. Messages go to stderr as `memgui: <message>`; a storage failure names the operation,
+never SQL, and its detail goes to the log file in the user log folder.
 """
 
 from __future__ import annotations
@@ -17,8 +19,11 @@ import argparse
 import functools
 import logging
 import os
+import signal
 import sys
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 from memgui.cli import registry
@@ -32,6 +37,7 @@ BRAIN_ENV = "MEMGUI_BRAIN"
 BRAIN_SUFFIXES = (".sqlite", ".db", ".sqlite3")
 EXIT_OK, EXIT_FAILURE = 0, 1
 EXIT_INTERRUPTED = 130
+EXIT_SIGNALLED = 128  # + the signal's number, as a shell reports a process a signal ended
 OPTIONS_WITH_VALUES = ("--brain", "--brain-id", "--ollama-url", "--embed-model")
 
 log = logging.getLogger("memgui.cli")
@@ -183,7 +189,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _guarded(ctx, lambda: _open_app(brain_path, args.brain_id), log_path)
         cmd = REGISTRY[args.command]
         ctx.operation = cmd.name
-        return _guarded(ctx, lambda: cmd.run(ctx, args), log_path)
+        with stopped_by_signals():
+            return _guarded(ctx, lambda: cmd.run(ctx, args), log_path)
 
 
 def _guarded(ctx: CommandContext, work: Callable[[], int | None], log_path: Path) -> int:
@@ -203,22 +210,72 @@ def _guarded(ctx: CommandContext, work: Callable[[], int | None], log_path: Path
     except KeyboardInterrupt:
         _say("interrupted")
         return EXIT_INTERRUPTED
+    except Stopped as stop:
+        _say(f"stopped by {stop.name}; what the command had begun was undone")
+        return EXIT_SIGNALLED + stop.signum
     except BrokenPipeError:
         # The reader went away (e.g. `| head`): stop writing, quietly.
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_FAILURE
     except Exception as error:
-        if _is_sqlite_error(error):  # raised where the core did not wrap it
+        if _is_damage(error):  # a page SQLite found damaged, read where the core did not wrap it
+            message = (
+                f"{ctx.operation} failed: {ctx.brain_path} is damaged (SQLite says: {error}); "
+                "nothing was written"
+            )
+        elif _is_sqlite_error(error):  # raised where the core did not wrap it
             message = f"{ctx.operation} failed due to a storage error"
         else:
             message = f"{ctx.operation} failed unexpectedly ({type(error).__name__}: {error})"
         return _logged_failure(error, message, log_path)
 
 
+class Stopped(BaseException):
+    """SIGTERM (`timeout`, systemd, `kill`) or SIGHUP (the terminal closed) stopped the
+    command. Raised where the command is, like an interrupt, so that what it began is undone
+    on the way out: a transaction rolled back, an export's temporary files removed."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+        self.name = signal.Signals(signum).name
+
+
+STOPPING_SIGNALS = tuple(
+    getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
+
+
+def _stop(signum: int, _frame: object) -> None:
+    for each in STOPPING_SIGNALS:  # a second signal must not cut the clean-up short
+        signal.signal(each, signal.SIG_IGN)
+    raise Stopped(signum)
+
+
+@contextmanager
+def stopped_by_signals() -> Iterator[None]:
+    """Around a command: SIGTERM and SIGHUP raise `Stopped` in it instead of ending the
+    process where it stands (the main thread only: elsewhere signals cannot be caught)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {each: signal.signal(each, _stop) for each in STOPPING_SIGNALS}
+    try:
+        yield
+    finally:
+        for each, handler in previous.items():
+            signal.signal(each, handler)
+
+
 def _is_sqlite_error(error: BaseException) -> bool:
     apsw = sys.modules.get("apsw")
     return apsw is not None and isinstance(error, apsw.Error)
+
+
+def _is_damage(error: BaseException) -> bool:
+    apsw = sys.modules.get("apsw")
+    return apsw is not None and isinstance(error, apsw.CorruptError | apsw.NotADBError)
 
 
 def _logged_failure(error: BaseException, message: str, log_path: Path) -> int:
@@ -231,7 +288,10 @@ def _logged_failure(error: BaseException, message: str, log_path: Path) -> int:
 
 
 def _say(message: str) -> None:
-    print(f"{APP_NAME}: {message}", file=sys.stderr)
+    try:
+        print(f"{APP_NAME}: {message}", file=sys.stderr)
+    except OSError:
+        pass  # the terminal went (SIGHUP): nobody is there to read it
 
 
 def _exit_status(stop: SystemExit) -> int:

@@ -2,8 +2,9 @@
 
 A subcommand is one `Command`: a name, a `configure(parser)` that declares its arguments and
 a `run(ctx, args)` that does the work. Modules register theirs with `@command(...)`; adding a
-subcommand is one decorated function in a module listed in `memgui.cli.main.COMMAND_MODULES`;
-its `configure` declares every argument, id arguments with `type=identifier(...)`.
+subcommand is one decorated function in a module of `memgui.cli.commands` that
+`memgui.cli.main` imports; its `configure` declares every argument, id arguments with
+`type=identifier(...)`.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
 
 ACTOR = "cli"
 EMBED_MODEL_ENV = "MEMGUI_EMBED_MODEL"
+WRITE_WAIT_ENV = "MEMGUI_WRITE_WAIT"
 DEFAULT_MODEL = "nomic-embed-text"
 
 Configure = Callable[[argparse.ArgumentParser], None]
@@ -95,9 +97,13 @@ class CommandContext:
             from memgui.core.brain import Brain
 
             previous, self.operation = self.operation, "open brain"
+            wait_s = write_wait_from_env()
             self._brain = Brain.open(str(self.brain_path), brain_id=self.brain_id, actor=ACTOR)
+            if wait_s is not None:
+                self._brain.write_wait_s = wait_s
             self._brain.use_embedder(self.embedder(), auto_embed=True)
             self.operation = previous
+            _warn_of(self._brain)
         return self._brain
 
     def embedder(self, model: str | None = None) -> Any:
@@ -120,6 +126,33 @@ class CommandContext:
         if self._brain is not None:
             brain, self._brain = self._brain, None
             brain.close()
+
+
+def write_wait_from_env() -> float | None:
+    """`$MEMGUI_WRITE_WAIT`: how many seconds a write waits for another program's write lock
+    before it says the brain is busy (None: the core's default)."""
+    from memgui.core.brain import MAX_WRITE_WAIT_S
+    from memgui.core.model import check_seconds
+
+    text = os.environ.get(WRITE_WAIT_ENV, "").strip()
+    if not text:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        value = text  # type: ignore[assignment]  (refused below, named)
+    return check_seconds(WRITE_WAIT_ENV, value, MAX_WRITE_WAIT_S)
+
+
+def _warn_of(brain: Brain) -> None:
+    """What a person must know before a command uses the brain, on stderr."""
+    if brain.foreign_triggers:
+        print(
+            f"memgui: warning: {brain.path} holds triggers memgui did not make "
+            f"({', '.join(brain.foreign_triggers)}); they run on every write to the brain, "
+            "memgui's included, and a SQLite export leaves them out",
+            file=sys.stderr,
+        )
 
 
 def jsonable(value: Any) -> Any:

@@ -9,9 +9,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memgui.core import conversations, graph, journal, links, scopes, traces
+from memgui.core import brain_info, conversations, graph, journal, links, scopes, traces
 from memgui.core.brain_write import BrainWrite
 from memgui.core.errors import (
+    BrainBusy,
     BrainFileLost,
     BrainIdRequired,
     EmbeddingUnavailable,
@@ -31,6 +32,7 @@ from memgui.core.model import (
     check_id,
     check_int_range,
     check_limit,
+    check_seconds,
     check_text,
 )
 from memgui.core.progress import run_to_end
@@ -45,6 +47,7 @@ ORDER_COLUMNS = reads.ORDER_COLUMNS  # the sort keys of `list` and `list_ids`
 
 MAX_JOURNAL_LIMIT = 10_000  # rows per journal_since call (the app pages by 200)
 EMBED_NOW_MAX = 32  # traces a revert embeds in the call; more wait for the backfill
+MAX_WRITE_WAIT_S = 86_400.0  # a day: a write waits for another's lock at most so long
 
 
 @dataclass(frozen=True)
@@ -66,7 +69,7 @@ class Brain:
         self.clock: Callable[[], int] = now_ms
         self._listeners: list[Callable[[Changes], None]] = []
         self._meta_written = False
-        # Search by meaning (memgui.core.semantic.SemanticSearch), set by `use_embedder`.
+        # Search by meaning (memgui.core.search.semantic.SemanticSearch), set by `use_embedder`.
         self.semantic: Any = None
         self.auto_embed = False  # embed each add/edit right away (the CLI); the app backfills
 
@@ -102,7 +105,7 @@ class Brain:
         return cls(db, brain_id, actor)
 
     def use_embedder(self, embedder: Any, auto_embed: bool = False) -> None:
-        """Turn on search by meaning with an embedder (`memgui.core.embed.OllamaEmbedder`)."""
+        """Turn on search by meaning with an embedder (`core.search.embed.OllamaEmbedder`)."""
         self.semantic = SemanticSearch(embedder) if embedder is not None else None
         self.auto_embed = auto_embed and embedder is not None
 
@@ -118,8 +121,9 @@ class Brain:
         try:
             if self.db.lost is None and not self.db.readonly:
                 with self.db.reading("indexing before closing"):
-                    fulltext.flush(self.db)  # else the marks wait on disk for the next open
-        except (BrainFileLost, StorageError):
+                    # Else the marks wait on disk for the next open (as when it is busy).
+                    fulltext.flush(self.db, self.db.bookkeeping_wait_s)
+        except (BrainBusy, BrainFileLost, StorageError):
             pass  # logged; closing goes on
         finally:
             self.db.close()
@@ -140,6 +144,17 @@ class Brain:
         (`file_lost`): reads and searches only."""
         return self.db.readonly or self.db.lost is not None
 
+    @property
+    def read_only_reason(self) -> str | None:
+        """Why the brain cannot be written, in words, or None when it can."""
+        return brain_info.read_only_reason(self)
+
+    @property
+    def foreign_triggers(self) -> list[str]:
+        """Triggers in the file that memgui did not make, as `name on table`: they run on
+        every write to their table, memgui's too, and a SQLite export leaves them out."""
+        return list(self.db.foreign_triggers)
+
     def file_lost(self) -> str | None:
         """Why the file is no longer the one this brain writes (deleted, moved, replaced,
         damaged), or None; once lost, every write is refused with `BrainFileLost`."""
@@ -154,9 +169,25 @@ class Brain:
 
     # --- writing ---------------------------------------------------------------------------
 
-    def write(self, operation: str, kind: str = "edit", actor: str | None = None) -> BrainWrite:
-        """A transaction with one journal batch; migrates an older brain first."""
-        return BrainWrite(self, operation, kind, actor)
+    def write(
+        self,
+        operation: str,
+        kind: str = "edit",
+        actor: str | None = None,
+        wait_s: float | None = None,
+    ) -> BrainWrite:
+        """A transaction with one journal batch; migrates an older brain first. `wait_s`:
+        how long to wait for another connection's write lock (default `write_wait_s`)."""
+        return BrainWrite(self, operation, kind, actor, wait_s)
+
+    @property
+    def write_wait_s(self) -> float:
+        """How long a write waits for another connection's write lock before `BrainBusy`."""
+        return self.db.write_wait_s
+
+    @write_wait_s.setter
+    def write_wait_s(self, seconds: float) -> None:
+        self.db.write_wait_s = check_seconds("write_wait_s", seconds, MAX_WRITE_WAIT_S)
 
     @contextmanager
     def batch(self, actor: str | None = None, kind: str = "batch") -> Iterator[str]:
@@ -465,22 +496,7 @@ class Brain:
         return [(found[i], score) for i, score in ranked if i in found and i != trace_id][:limit]
 
     def embedding_info(self) -> dict[str, Any]:
-        if "memory_traces" not in self.db.tables or "brain_meta" not in self.db.tables:
-            return {"model": None, "dimensions": None, "pending": None}
-        with self.db.lock:  # an AgentOS brain not migrated yet counts by its BLOBs
-            model, dims = vectors.pinned_model(self.db.conn, self.brain_id)
-            pending = hybrid.count_pending(self.db.conn, self.brain_id)
-        return {"model": model, "dimensions": dims, "pending": pending}
+        return brain_info.embedding_info(self)
 
     def info(self) -> dict[str, Any]:
-        with self.db.lock:
-            total, deleted = reads.trace_counts(self.db, self.brain_id)
-            return {
-                "path": str(self.path),
-                "brain_id": self.brain_id,
-                "brain_ids": self.db.brain_ids() or [self.brain_id],
-                "schema_version": self.db.schema_version,
-                "traces": total,
-                "live": total - deleted,
-                "deleted": deleted,
-            }
+        return brain_info.info(self)

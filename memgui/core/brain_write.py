@@ -21,10 +21,18 @@ if TYPE_CHECKING:
 class BrainWrite:
     __slots__ = (
         "brain", "operation", "kind", "actor", "outer", "transaction", "batch", "backup",
-        "migrating", "marking",
+        "migrating", "marking", "wait_s",
     )  # fmt: skip
 
-    def __init__(self, brain: Brain, operation: str, kind: str, actor: str | None) -> None:
+    def __init__(
+        self,
+        brain: Brain,
+        operation: str,
+        kind: str,
+        actor: str | None,
+        wait_s: float | None = None,
+    ) -> None:
+        self.wait_s = wait_s
         self.brain = brain
         self.operation = operation
         self.kind = kind
@@ -41,7 +49,9 @@ class BrainWrite:
             # refused (an unknown id, a stale version) rolls the migration back with it.
             self.backup = db.prepare_migration()
             self.migrating = self.backup is not None
-        self.transaction = db.write(self.actor or brain.actor, self.operation, self.kind)
+        self.transaction = db.write(
+            self.actor or brain.actor, self.operation, self.kind, self.wait_s
+        )
         try:
             self.batch = self.transaction.__enter__()
         except BaseException:

@@ -112,11 +112,16 @@ class MigrationError(MemguiError):
 
 
 class ReadOnlyBrain(MemguiError):
-    """The brain file was opened read-only (no write bits, read-only media): reads only."""
+    """The brain file was opened read-only (no write bits, read-only media, an AgentOS schema
+    newer than memgui knows): reads only. `why` says which, when it is not the file's mode."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, why: str | None = None) -> None:
         self.path = path
-        super().__init__(f"{path} is read-only; it cannot be migrated or written")
+        self.why = why
+        if why is None:
+            super().__init__(f"{path} is read-only; it cannot be migrated or written")
+        else:
+            super().__init__(f"{path} {why}; it is opened read-only, nothing was written")
 
 
 class BrainFileLost(MemguiError):
@@ -126,6 +131,50 @@ class BrainFileLost(MemguiError):
     def __init__(self, path: str, why: str) -> None:
         self.path = path
         super().__init__(f"{path} {why}; nothing was written")
+
+
+class RefusedByBrain(MemguiError):
+    """Something in the brain file memgui did not make (a trigger, a constraint) refused a
+    write: nothing was written. The message names it and gives SQLite's words."""
+
+    def __init__(self, path: str, operation: str, what: str, said: str) -> None:
+        self.path = path
+        self.operation = operation
+        super().__init__(f"{path}: {what} refused the {operation} ({said}); nothing was written")
+
+
+class DamagedBrain(MemguiError):
+    """The brain file is not a SQLite database, or SQLite finds it damaged: it is not read
+    or written. `said` keeps SQLite's words."""
+
+    def __init__(self, path: str, said: object) -> None:
+        self.path = path
+        super().__init__(
+            f"{path} is not a readable brain: it is not a SQLite database, or it is damaged "
+            f"(SQLite says: {said}); nothing was written"
+        )
+
+
+class BrainBusy(MemguiError):
+    """Another connection held the brain's write lock for longer than a write waits: nothing
+    was written; trying again later may succeed. Reads go on meanwhile (WAL)."""
+
+    exit_code = 5
+
+    def __init__(self, path: str, operation: str, holder: str, waited_s: float) -> None:
+        self.path = path
+        self.operation = operation
+        self.holder = holder
+        self.waited_s = waited_s
+        super().__init__(
+            f"{path} is busy: {holder} has held its write lock for more than "
+            f"{_seconds(waited_s)}; the {operation} was not done, nothing was written "
+            "(try again when it is finished)"
+        )
+
+
+def _seconds(value: float) -> str:
+    return f"{value:.0f} s" if value >= 10 else f"{value:.1f} s"
 
 
 class StorageError(MemguiError):

@@ -297,6 +297,19 @@ def check_int_range(field_name: str, value: object, low: int, high: int) -> int:
     return value
 
 
+def check_seconds(field_name: str, value: object, high: float) -> float:
+    """A duration in seconds: a finite number from 0 to `high`."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
+        raise InvalidArgument(
+            field_name, f"must be a number of seconds from 0 to {high:g} (got {value!r})", value
+        )
+    if not 0 <= value <= high:
+        raise InvalidArgument(
+            field_name, f"must be between 0 and {high:g} seconds (got {shown(value)})", value
+        )
+    return float(value)
+
+
 def check_limit(value: object) -> int:
     return check_int_range("limit", value, MIN_LIMIT, MAX_LIMIT)
 

@@ -34,14 +34,18 @@ Job = Generator[Progress, None, T]
 
 
 def run_to_end(job: Job[T], on_progress: Callable[[Progress], None] | None = None) -> T:
-    """Drain a core generator and return its result."""
-    while True:
-        try:
-            event = next(job)
-        except StopIteration as stop:
-            return stop.value
-        if on_progress is not None:
-            on_progress(event)
+    """Drain a core generator and return its result. Interrupted between two steps (a
+    signal, a failing `on_progress`), it closes the job, which undoes what it began."""
+    try:
+        while True:
+            try:
+                event = next(job)
+            except StopIteration as stop:
+                return stop.value
+            if on_progress is not None:
+                on_progress(event)
+    finally:
+        job.close()
 
 
 _lock = threading.Lock()

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import apsw
 
 from memgui.core import decay, journal, links
-from memgui.core.errors import InvalidArgument
+from memgui.core.errors import InvalidArgument, RefusedByBrain
 from memgui.core.model import (
     SCOPES,
     TYPES,
@@ -91,7 +91,12 @@ def add(
         with brain.write("add", actor=actor) as batch:
             rowid = store.insert_trace(brain.db, batch, brain.brain_id, snap)
     except apsw.ConstraintError as exc:
-        raise InvalidArgument("id", f"already exists (got {snap['id']!r})", snap["id"]) from exc
+        if exc.extendedresult == apsw.SQLITE_CONSTRAINT_PRIMARYKEY:
+            raise InvalidArgument("id", f"already exists (got {snap['id']!r})", snap["id"]) from exc
+        # Not memgui's key: a constraint of another program's (a UNIQUE index of its own).
+        raise RefusedByBrain(
+            str(brain.path), "add", "a constraint memgui did not make", str(exc)
+        ) from exc
     brain._embed_soon(snap["id"])
     return brain.get(snap["id"]) if brain.auto_embed else store.snapshot_to_trace(snap, rowid, now)
 

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from memgui.core.brain import Brain
 from memgui.core.model import Changes
 from memgui.core.progress import Progress
 from memgui.ui.actions import build_actions
@@ -68,6 +69,25 @@ READ_ONLY_TIP = (
     "This file cannot be written (no write permission, or read-only media): "
     "memories can be read and searched, not changed or imported"
 )
+
+
+def read_only_tip(brain: Brain) -> str:
+    """Why the window's brain is read-only: its file's mode, or what the brain says."""
+    why = brain.db.readonly_reason
+    if why is None:
+        return READ_ONLY_TIP
+    return f"This brain {why}: memories can be read and searched, not changed or imported"
+
+
+def foreign_triggers_tip(brain: Brain) -> str:
+    """What the triggers another program put in the brain mean for the person."""
+    if not brain.foreign_triggers:
+        return ""
+    return (
+        f"This brain holds triggers memgui did not make ({', '.join(brain.foreign_triggers)}). "
+        "They run on every change to it, memgui's included, and may alter or refuse what you "
+        "save; a SQLite export leaves them out."
+    )
 
 
 class MainWindow(QMainWindow):
@@ -187,6 +207,10 @@ class MainWindow(QMainWindow):
         self.read_only_label.setToolTip(READ_ONLY_TIP)
         self.read_only_label.hide()
         self.statusBar().addPermanentWidget(self.read_only_label)
+        self.triggers_label = QLabel("Foreign triggers")  # shown when the brain has some
+        self.triggers_label.setObjectName("triggers_label")
+        self.triggers_label.hide()
+        self.statusBar().addPermanentWidget(self.triggers_label)
         self.statusBar().addPermanentWidget(self.job_label)
         self.statusBar().addPermanentWidget(self.counts_label)
 
@@ -226,6 +250,8 @@ class MainWindow(QMainWindow):
             action.setEnabled(writable)
         self.detail.editor.set_read_only(enabled and self.read_only)
         self.read_only_label.setVisible(enabled and self.read_only)
+        foreign = self.session.brain.foreign_triggers if self.session is not None else []
+        self.triggers_label.setVisible(enabled and bool(foreign))
 
     @property
     def read_only(self) -> bool:
@@ -239,8 +265,9 @@ class MainWindow(QMainWindow):
         self.close_session()
         self.session = session
         self.read_only_label.setText("Read-only")
-        self.read_only_label.setToolTip(READ_ONLY_TIP)
+        self.read_only_label.setToolTip(read_only_tip(session.brain))
         self.read_only_label.setStyleSheet("")
+        self.triggers_label.setToolTip(foreign_triggers_tip(session.brain))
         self.undo_group.addStack(session.undo_stack)
         self.undo_group.setActiveStack(session.undo_stack)
         session.undo_stack.cleanChanged.connect(lambda _clean: self.update_title())

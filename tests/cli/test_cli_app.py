@@ -95,20 +95,22 @@ def test_screenshot_uses_the_brain_option_when_given_one_path(app_calls, tmp_pat
 # --- storage failures ------------------------------------------------------------------------
 
 
-def test_a_file_that_is_no_database_is_a_storage_error(capsys, tmp_path, user_dirs):
+def test_a_file_that_is_no_database_is_said_to_be_no_brain(capsys, tmp_path, user_dirs):
     broken = tmp_path / "broken.sqlite"
     broken.write_bytes(b"this is not a SQLite file at all" * 200)
     before = broken.read_bytes()
-    result = run_cli(capsys, broken, "list")
-    assert result.code == 1
-    assert "failed due to a storage error" in result.err
-    for sql_word in ("SELECT", "sqlite_master", "PRAGMA", "Traceback"):
-        assert sql_word not in result.err
-    assert result.out == ""
+    for command in ("list", "info", "add"):
+        result = run_cli(capsys, broken, *([command, "x"] if command == "add" else [command]))
+        assert result.code == 1
+        assert f"{broken} is not a readable brain: it is not a SQLite database" in result.err
+        assert "file is not a database" in result.err and "nothing was written" in result.err
+        for sql_word in ("SELECT", "sqlite_master", "PRAGMA", "Traceback"):
+            assert sql_word not in result.err
+        assert result.out == ""
     assert broken.read_bytes() == before
-    log = user_dirs / "state" / "memgui" / "log" / "memgui.log"
-    assert log.is_file() and "Traceback" in log.read_text()
-    assert str(log) in result.err
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("broken")) == [
+        "broken.sqlite"
+    ]
 
 
 def test_an_unexpected_error_is_logged_and_exits_1(capsys, tmp_path, monkeypatch):

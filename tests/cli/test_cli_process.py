@@ -61,12 +61,12 @@ def test_exit_codes_of_a_session(env, tmp_path):
     assert json.loads(info.stdout)["traces"] == 1  # none of the rejections wrote
 
 
-def test_storage_failure_exits_1_without_sql(env, tmp_path):
+def test_a_damaged_brain_exits_1_without_sql(env, tmp_path):
     broken = tmp_path / "broken.db"
     broken.write_bytes(b"\x00garbage" * 512)
     done = memgui(env, "--brain", str(broken), "search", "anything")
     assert done.returncode == FAILURE
-    assert "failed due to a storage error" in done.stderr
+    assert "is not a readable brain" in done.stderr
     assert "SELECT" not in done.stderr and "Traceback" not in done.stderr
 
 

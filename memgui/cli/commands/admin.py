@@ -115,7 +115,8 @@ def run_sweep(ctx: CommandContext, args: argparse.Namespace) -> None:
 def run_info(ctx: CommandContext, args: argparse.Namespace) -> None:
     info = dict(ctx.brain.info())
     info.setdefault("path", str(ctx.brain_path))
-    ctx.emit(info, mapping_lines(info))
+    shown = {k: v for k, v in info.items() if v is not None and k != "read_only"}
+    ctx.emit(info, mapping_lines(shown))
 
 
 def _configure_scope_delete(parser: argparse.ArgumentParser) -> None:

@@ -8,17 +8,23 @@ the source), as for every `memgui` command.
 from __future__ import annotations
 
 import argparse
+import os
+import re
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memgui.cli.format import snippet
-from memgui.cli.registry import CommandContext, command
+from memgui.cli.registry import ACTOR, CommandContext, command
 from memgui.core.errors import MemguiError
 from memgui.core.io import IMPORT_FORMATS, VERDICTS, Verdict
-from memgui.core.progress import Job, run_to_end
+from memgui.core.progress import run_to_end
+from memgui.core.storage import leftovers
 
 if TYPE_CHECKING:  # the engine is imported when a command runs: ~0.2 s other commands skip
+    from memgui.core.brain import Brain
     from memgui.core.io import ImportPlan, ImportResult
 
 EXIT_ERRORS, EXIT_UNREADABLE = 1, 2
@@ -46,14 +52,6 @@ def _configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--from-brain-id", metavar="ID", help="the brain to read from a source holding several"
     )
-
-
-def _drained(job: Job[Any]) -> Any:
-    """Run a core job to its end; an interrupt closes it, which rolls a commit back."""
-    try:
-        return run_to_end(job)
-    finally:
-        job.close()
 
 
 def plan_document(the_plan: ImportPlan) -> dict[str, Any]:
@@ -120,18 +118,18 @@ def run_import(ctx: CommandContext, args: argparse.Namespace) -> int:
         scope_id=args.scope_id,
         brain_id=args.from_brain_id,
     )
-    if ctx.brain_path.exists():
-        the_plan = _drained(plan(ctx.brain, args.path, options=options))
-        target = ctx.brain
-    else:
-        # No brain yet: plan against an empty one, and create the real one only to write.
-        from memgui.core.brain import Brain
+    from memgui.core.io.writing.new_brain import remove_killed_builds
 
-        with tempfile.TemporaryDirectory(prefix="memgui-plan-") as folder:
-            stem = ctx.brain_id or ctx.brain_path.stem
-            with Brain.open(Path(folder) / f"{stem}.sqlite", brain_id=stem) as empty:
-                the_plan = _drained(plan(empty, args.path, options=options))
-        target = ctx.brain if _writes_something(the_plan) and not args.dry_run else None
+    # What an import into this path, or a plan, killed before it ended left behind.
+    remove_killed_builds(ctx.brain_path)
+    _remove_killed_plans()
+    new_brain = not os.path.lexists(ctx.brain_path)
+    if not new_brain:
+        the_plan = run_to_end(plan(ctx.brain, args.path, options=options))
+    else:
+        # No brain yet: plan against an empty one, and make the real one only to write.
+        with planning_brain(ctx.brain_id or ctx.brain_path.stem) as empty:
+            the_plan = run_to_end(plan(empty, args.path, options=options))
     unreadable = the_plan.unreadable
     if unreadable is not None:
         raise SourceUnreadable(f"cannot read {args.path}: {unreadable}")
@@ -139,13 +137,56 @@ def run_import(ctx: CommandContext, args: argparse.Namespace) -> int:
     lines = _plan_lines(the_plan, every=args.dry_run)
     result: ImportResult | None = None
     if not args.dry_run:
-        result = _drained(commit(target, the_plan)) if target else _nothing_written(the_plan)
+        if not new_brain:
+            result = run_to_end(commit(ctx.brain, the_plan))
+        elif _writes_something(the_plan):
+            result = _commit_into_new_brain(ctx, the_plan)
+        else:
+            result = _nothing_written(the_plan)
         document = plan_document(the_plan)  # commit may have refused an edited record
         document["result"] = result.to_json()
         lines = _plan_lines(the_plan, every=False) + [_result_line(result)]
     ctx.emit(document, lines)
     has_errors = the_plan.counts["error"] > 0 if result is None else bool(result.errors)
     return EXIT_ERRORS if has_errors else 0
+
+
+# A planning brain's folder names its process: `memgui-plan-<pid>-<random>`.
+_PLANNING = re.compile(r"memgui-plan-(?P<pid>\d+)-\w+")
+
+
+@contextmanager
+def planning_brain(brain_id: str) -> Iterator[Brain]:
+    """An empty brain in a temporary folder to plan against, removed after (the folder
+    names this process: a killed one's is removed by the next import)."""
+    from memgui.core.brain import Brain
+
+    with (
+        tempfile.TemporaryDirectory(prefix=f"memgui-plan-{os.getpid()}-") as folder,
+        Brain.open(Path(folder) / f"{brain_id}.sqlite", brain_id=brain_id) as empty,
+    ):
+        yield empty
+
+
+def _remove_killed_plans() -> None:
+    try:
+        scratch = os.open(tempfile.gettempdir(), os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        leftovers.remove_stale_folders(scratch, _PLANNING)
+    finally:
+        os.close(scratch)
+
+
+def _commit_into_new_brain(ctx: CommandContext, the_plan: ImportPlan) -> ImportResult:
+    """Commit into a brain made for it at the brain path, whole or not at all."""
+    from memgui.core.io import commit
+    from memgui.core.io.writing.new_brain import brain_made_whole
+
+    brain_id = ctx.brain_id or ctx.brain_path.stem
+    with brain_made_whole(ctx.brain_path, brain_id, ACTOR) as brain:
+        return run_to_end(commit(brain, the_plan))
 
 
 def _writes_something(the_plan: ImportPlan) -> bool:

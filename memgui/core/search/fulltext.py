@@ -10,14 +10,18 @@ when it was last indexed, which an external-content FTS5 table needs to delete i
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Iterable, Iterator
 
 import apsw
 import orjson
 
+from memgui.core.errors import BrainBusy
 from memgui.core.search import textindex
 from memgui.core.storage import schema
 from memgui.core.storage.db import Database
+
+log = logging.getLogger(__name__)
 
 FLUSH_AFTER = 256
 
@@ -157,12 +161,24 @@ def has_pending(db: Database) -> bool:
         return db.conn.execute("SELECT EXISTS (SELECT 1 FROM memgui_fts_pending)").fetchone()[0]
 
 
-def flush(db: Database) -> int:
-    """Flush in a transaction of its own (before a search, at close)."""
+def flush(db: Database, wait_s: float | None = None) -> int:
+    """Flush in a transaction of its own (before a search, at close); `wait_s` for another
+    connection's write lock (else `BrainBusy`; the rows stay marked for a later flush)."""
     if db.readonly or not has_pending(db):
         return 0
-    with db.write("index", "index") as _batch:
+    with db.write("index", "index", wait_s=wait_s) as _batch:
         return flush_in_transaction(db)
+
+
+def flush_unless_busy(db: Database) -> bool:
+    """Flush before a search unless another connection holds the write lock longer than
+    bookkeeping waits (`Database.bookkeeping_wait_s`); False when the rows wait still."""
+    try:
+        flush(db, db.bookkeeping_wait_s)
+    except BrainBusy as busy:
+        log.info("searching with rows not yet indexed: %s", busy)
+        return False
+    return True
 
 
 def indexed_text(rows: Iterable[tuple[int, str | None, str | None]]) -> Iterator[tuple]:

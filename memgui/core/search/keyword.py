@@ -213,7 +213,9 @@ def keyword_ranking(brain: Brain, query: str, flt: TraceFilter, want: int) -> li
     query = forms[0]
     if not textindex.words(query):
         return []
-    fulltext.flush(db)
+    # Another connection holding the write lock long leaves the marked rows unindexed:
+    # searched then as a read-only connection searches them (see `_index_unflushed`).
+    flushed = fulltext.flush_unless_busy(db)
     either = textindex.either
     if "memgui_fts" in db.tables or ("memory_traces" in db.tables and _index_unmigrated(db)):
         table = "memgui_fts" if "memgui_fts" in db.tables else UNMIGRATED
@@ -228,7 +230,11 @@ def keyword_ranking(brain: Brain, query: str, flt: TraceFilter, want: int) -> li
     with db.lock:
         # A read-only connection cannot index what a writer left pending: it searches those
         # rows in a small index of its own instead, and not their stale entries.
-        unflushed = _index_unflushed(db) if table == "memgui_fts" and db.readonly else set()
+        unflushed = (
+            _index_unflushed(db)
+            if table == "memgui_fts" and (db.readonly or not flushed)
+            else set()
+        )
         try:
             rows = _ranked(ranking, match, want, unflushed)
         except apsw.SQLError as exc:

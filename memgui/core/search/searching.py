@@ -3,15 +3,16 @@
 The raw query goes to FTS5 first (`"phrase"`, `AND/OR/NOT`, `prefix*` work); when FTS5
 rejects it, the AgentOS natural-language rewrite runs instead; a query with no words finds
 nothing. Only returned results are recorded as recalled. Semantic and hybrid modes plug in
-through `memgui.core.hybrid` when an embedder is configured.
+through `memgui.core.search.hybrid` when an embedder is configured.
 """
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING, Any
 
 from memgui.core import decay, links
-from memgui.core.errors import InvalidArgument
+from memgui.core.errors import BrainBusy, InvalidArgument
 from memgui.core.model import (
     SearchHit,
     SearchResult,
@@ -29,7 +30,10 @@ if TYPE_CHECKING:
 
 __all__ = ["filter_sql", "keyword_ranking", "search"]
 
+log = logging.getLogger(__name__)
+
 MODES = ("auto", "keyword", "semantic", "hybrid")
+
 OVERSAMPLE = 4
 
 
@@ -113,9 +117,13 @@ def _finish(
     record_recall: bool,
     flt: TraceFilter,
 ) -> SearchResult:
-    # A brain opened read-only answers searches; it cannot note them as recalls.
+    # A brain opened read-only answers searches; it cannot note them as recalls. Nor does
+    # one whose write lock another connection holds long: the answer is not held up for it.
     if record_recall and scored and not brain.db.readonly:
-        scored = record_recalls(brain, scored, flt)
+        try:
+            scored = record_recalls(brain, scored, flt)
+        except BrainBusy as busy:
+            log.info("search answered without noting its recalls: %s", busy)
     now = brain.now()
     hits = []
     for score, rowid, snap in scored:
@@ -131,7 +139,7 @@ def record_recalls(
     """Apply the spaced-repetition update to the returned traces only (those that, inside
     the recall's own transaction, still pass the search's filter: none forgotten since)."""
     out = []
-    with brain.write("recall", kind="recall") as batch:
+    with brain.write("recall", kind="recall", wait_s=brain.db.bookkeeping_wait_s) as batch:
         now = brain.now()
         current = snapshots_by_rowid(brain, [(rowid, read["id"]) for _, rowid, read in scored], flt)
         for score, rowid, _read in scored:

@@ -21,6 +21,7 @@ import apsw
 
 from memgui.core.errors import (
     BrainFileLost,
+    DamagedBrain,
     InvalidArgument,
     SchemaTooNew,
     StorageError,
@@ -28,13 +29,22 @@ from memgui.core.errors import (
 from memgui.core.search import vectors
 from memgui.core.storage import migration, schema
 from memgui.core.storage.checkpoint import Checkpointer, file_identity
-from memgui.core.storage.transaction import DAMAGED, WriteBatch, WriteTransaction
+from memgui.core.storage.transaction import (
+    BUSY_TIMEOUT_MS,
+    DAMAGED,
+    WriteBatch,
+    WriteTransaction,
+    begin_immediate,
+)
 
 __all__ = ["DAMAGED", "Database", "WriteBatch", "WriteTransaction", "now_ms"]
 
 log = logging.getLogger(__name__)
 
-BUSY_TIMEOUT_MS = 10_000
+# How long a write waits for another connection's write lock before it says the brain is
+# busy (an import of a million rows holds it for ~40 s here).
+WRITE_WAIT_S = 200.0
+BOOKKEEPING_WAIT_S = 2.0
 
 
 def _writable(path: Path) -> bool:
@@ -77,11 +87,13 @@ class Database:
         # at another file (symlinks are kept as named).
         self.path = Path(os.path.abspath(path))
         self.lock = threading.RLock()
+        self.write_wait_s = WRITE_WAIT_S
         self._batch: WriteBatch | None = None
         self._depth = 0
         self.pending_marks = 0  # rows marked for the full-text indexes since the last flush
         self.created = not self.path.exists()
         self.readonly = False
+        self.readonly_reason: str | None = None  # why, when not the file mode (ReadOnlyBrain)
         self.lost: str | None = None  # why the file can no longer be written, once known
         self._shared = False  # another program writes this brain too (once seen, for good)
         self._shared_checked = -1.0  # when `is_shared` last read the flag (monotonic s)
@@ -100,7 +112,15 @@ class Database:
             self.readonly = True
             self._conn = self._open_readonly()
         self._identity = file_identity(self.path)
-        self._configure()
+        try:
+            self._configure()
+            if not self.created:
+                self._examine()
+        except BaseException as exc:
+            self._conn.close()
+            if isinstance(exc, DAMAGED):
+                raise DamagedBrain(str(self.path), exc) from exc
+            raise
         # Checkpoints run on a thread of their own (see `checkpoint`), not in the commit.
         self.checkpointer: Checkpointer | None = None
         if not self.readonly:
@@ -120,6 +140,20 @@ class Database:
         # A statement that fires a trigger keeps a statement journal; in a file it cost each
         # add ~8 µs more than in memory (and sorts and TEMP indexes are quicker there too).
         self._conn.execute("PRAGMA temp_store = MEMORY")
+
+    def _examine(self) -> None:
+        """What an existing file holds, before anything reads it (`migration.examine`)."""
+        empty, too_new = migration.examine(self._conn, self.path, self.readonly)
+        if empty:
+            self.created = True  # made as for a missing file
+        elif too_new is not None:  # read, never written: as a file memgui may not write
+            log.warning("%s %s: opened read-only", self.path, too_new)
+            self.readonly_reason = too_new
+            if not self.readonly:
+                self.readonly = True
+                self._conn.close()
+                self._conn = self._open_readonly()
+                self._configure()
 
     @property
     def conn(self) -> apsw.Connection:
@@ -234,12 +268,15 @@ class Database:
 
     def refresh_schema_state(self) -> None:
         self._schema_cookie = self._read_schema_cookie()
-        tables, triggers = set(), set()
-        for name, kind in self.conn.execute(
-            "SELECT name, type FROM sqlite_master WHERE type IN ('table', 'trigger')"
+        tables, triggers, foreign = set(), set(), []
+        for name, kind, table in self.conn.execute(
+            "SELECT name, type, tbl_name FROM sqlite_master WHERE type IN ('table', 'trigger')"
         ):
             (tables if kind == "table" else triggers).add(name)
+            if kind == "trigger" and not schema.is_memgui_trigger(name):
+                foreign.append(f"{name} on {table}")
         self._triggers = triggers
+        self.foreign_triggers = sorted(foreign)
         cols: set[str] = set()
         if "memory_traces" in tables:
             cols = {r[1] for r in self.conn.execute("PRAGMA table_info(memory_traces)")}
@@ -341,7 +378,7 @@ class Database:
                 ).fetchone()
         return sorted(ids)
 
-    # --- creating and migrating (memgui/core/migration.py) ----------------------------------
+    # --- creating and migrating (memgui/core/storage/migration.py) ---------------------------
 
     def _create_schema(self) -> None:
         self.conn.execute("PRAGMA journal_mode = WAL")
@@ -370,7 +407,7 @@ class Database:
     @contextmanager
     def _raw_transaction(self) -> Iterator[None]:
         with self.lock:
-            self._begin_immediate()
+            begin_immediate(self, "write", None)
             try:
                 yield
             except BaseException:
@@ -378,21 +415,19 @@ class Database:
                 raise
             self.conn.execute("COMMIT")
 
-    def _begin_immediate(self) -> None:
-        # The busy handler waits for the other writer; retry a few times on top for
-        # pathological contention rather than surfacing "database is locked".
-        for attempt in range(20):
-            try:
-                self.conn.execute("BEGIN IMMEDIATE")
-                return
-            except apsw.BusyError:
-                if attempt == 19:
-                    raise
-                time.sleep(0.05 * (attempt + 1))
+    def write(
+        self, actor: str, operation: str, kind: str = "edit", wait_s: float | None = None
+    ) -> WriteTransaction:
+        """A write transaction with one journal batch; nested calls join the outer one.
+        `wait_s`: how long to wait for another connection's write lock (default
+        `write_wait_s`)."""
+        return WriteTransaction(self, actor, operation, kind, wait_s)
 
-    def write(self, actor: str, operation: str, kind: str = "edit") -> WriteTransaction:
-        """A write transaction with one journal batch; nested calls join the outer one."""
-        return WriteTransaction(self, actor, operation, kind)
+    @property
+    def bookkeeping_wait_s(self) -> float:
+        """How long bookkeeping (a search's recalls, indexing before a search or at close)
+        waits for another connection's write lock: past it, it is left for later."""
+        return min(BOOKKEEPING_WAIT_S, self.write_wait_s)
 
     @property
     def in_write(self) -> bool:

@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import apsw
 
-from memgui.core.errors import MigrationError, ReadOnlyBrain
-from memgui.core.storage import schema
+from memgui.core.errors import InvalidArgument, MigrationError, ReadOnlyBrain
+from memgui.core.storage import leftovers, schema
 
 if TYPE_CHECKING:
     from memgui.core.storage.db import Database
@@ -54,6 +55,57 @@ def _apply_2(conn: apsw.Connection) -> None:
     conn.execute(schema.MEMGUI_TRIGGERS)
 
 
+def agentos_version(conn: apsw.Connection) -> int | None:
+    """AgentOS's own `schema_version` of the file (the highest of its brains), or None."""
+    if not conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'brain_meta'"
+    ).fetchone():
+        return None
+    row = conn.execute(
+        "SELECT max(CAST(value AS INTEGER)) FROM brain_meta WHERE key = 'schema_version'"
+    ).fetchone()
+    return None if row is None or row[0] is None else int(row[0])
+
+
+def agentos_too_new(found: int | None) -> str | None:
+    """Why a brain of AgentOS schema `found` is not written, or None when it may be: memgui
+    knows AgentOS's layout up to `schema.AGENTOS_SCHEMA_VERSION`, and would migrate and
+    write a newer one blind."""
+    known = int(schema.AGENTOS_SCHEMA_VERSION)
+    if found is None or found <= known:
+        return None
+    return f"has AgentOS schema version {found}, newer than the {known} this memgui knows"
+
+
+def examine(conn: apsw.Connection, path: Path, readonly: bool) -> tuple[bool, str | None]:
+    """What an existing file holds, before anything reads it: (no table at all, why it must
+    not be written). No table (0 bytes, as `touch` leaves it, or a database never written)
+    is a new brain, made as for a missing file; a database of other tables is not a brain,
+    and memgui never makes one in it; a brain of a newer AgentOS schema is read-only."""
+    tables = {
+        r[0]
+        for r in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite%'"
+        )
+    }
+    if not tables:
+        if readonly:
+            raise InvalidArgument(
+                "brain",
+                f"is an empty file memgui cannot write: no brain is in it (got '{path}')",
+                str(path),
+            )
+        return True, None
+    if "memory_traces" not in tables and "brain_meta" not in tables:
+        raise InvalidArgument(
+            "brain",
+            "is a SQLite database but not a brain: it has no memory_traces table, and "
+            f"memgui does not write it (got '{path}')",
+            str(path),
+        )
+    return False, agentos_too_new(agentos_version(conn))
+
+
 def prepare(db: Database) -> Path | None:
     """Before the first write to an older brain: its backup, under a temporary name.
 
@@ -65,10 +117,13 @@ def prepare(db: Database) -> Path | None:
     if db.is_current:
         return None
     if db.readonly:
-        raise ReadOnlyBrain(str(db.path))
+        raise ReadOnlyBrain(str(db.path), db.readonly_reason)
     target = schema.SCHEMA_VERSION
     backup = backup_path(db.path, target)
-    pending = backup.with_name(f"{backup.name}.tmp-{os.getpid()}")
+    # Hidden, and named as unfinished: a backup cut short by a kill never passes for one;
+    # the next migration removes those whose process is gone.
+    leftovers.remove_stale_files(db.path.parent, _unfinished_backups(db.path))
+    pending = backup.with_name(f".{backup.name}.tmp-{os.getpid()}")
     try:
         _backup_to(db.conn, pending)
     except (OSError, apsw.Error) as exc:
@@ -127,6 +182,12 @@ def keep_backup(db: Database, pending: Path) -> None:
         ) from exc
 
 
+def _unfinished_backups(path: Path) -> re.Pattern[str]:
+    return re.compile(
+        rf"\.?{re.escape(path.name)}\.backup-pre-\d+-\d{{8}}\.tmp-(?P<pid>\d+)(?:-journal|-wal|-shm)?"
+    )
+
+
 def backup_path(path: Path, target: int) -> Path:
     stamp = dt.date.today().strftime("%Y%m%d")
     return path.with_name(f"{path.name}.backup-pre-{target}-{stamp}")
@@ -137,6 +198,8 @@ def _backup_to(conn: apsw.Connection, dest: Path) -> None:
     try:
         out = apsw.Connection(str(dest))
         try:
+            # A file deleted if anything fails needs no journal: nothing but it is left.
+            out.execute("PRAGMA journal_mode = OFF")
             with out.backup("main", conn, "main") as b:
                 while not b.done:
                     b.step(1000)

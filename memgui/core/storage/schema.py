@@ -357,6 +357,14 @@ def same_trigger(stored: str, name: str) -> bool:
     return " ".join(stored.split()) == " ".join(wanted.split())
 
 
+def is_memgui_trigger(name: str) -> bool:
+    """Whether a trigger of the file is one of memgui's. Any other (another program's, a
+    hostile file's) runs on every write to its table, memgui's included. One under memgui's
+    name but with another text (an earlier memgui's) is made again from this code by the
+    first write (`Database.ensure_triggers`), before that write's own statements run."""
+    return name in MEMGUI_TRIGGER_SQL
+
+
 # The triggers schema 2 began with: a file without meta rows that has them is of schema 2.
 # Triggers added since are made at a brain's first write (Database.ensure_triggers).
 SCHEMA_2_TRIGGER_NAMES = (

@@ -12,13 +12,22 @@ from typing import TYPE_CHECKING
 
 import apsw
 
-from memgui.core.errors import BrainFileLost, ReadOnlyBrain, StorageError
+from memgui.core.errors import (
+    BrainBusy,
+    BrainFileLost,
+    ReadOnlyBrain,
+    RefusedByBrain,
+    StorageError,
+)
 from memgui.core.model import Changes
+from memgui.core.storage import busy
 
 if TYPE_CHECKING:
     from memgui.core.storage.db import Database
 
 log = logging.getLogger("memgui.core.storage.db")
+
+BUSY_TIMEOUT_MS = 10_000  # SQLite's own wait for a lock, statement by statement
 
 # SQLite's errors that say the file is not (or no longer) a sound brain.
 DAMAGED = (apsw.CorruptError, apsw.NotADBError)
@@ -59,19 +68,22 @@ class WriteTransaction:
     machinery alone cost ~5 µs of a ~150 µs add.
     """
 
-    __slots__ = ("db", "actor", "operation", "kind", "joined")
+    __slots__ = ("db", "actor", "operation", "kind", "joined", "wait_s")
 
-    def __init__(self, db: Database, actor: str, operation: str, kind: str) -> None:
+    def __init__(
+        self, db: Database, actor: str, operation: str, kind: str, wait_s: float | None = None
+    ) -> None:
         self.db = db
         self.actor = actor
         self.operation = operation
         self.kind = kind
         self.joined = False
+        self.wait_s = wait_s  # for the write lock; None: the brain's `write_wait_s`
 
     def __enter__(self) -> WriteBatch:
         db = self.db
         if db.readonly:
-            raise ReadOnlyBrain(str(db.path))
+            raise ReadOnlyBrain(str(db.path), db.readonly_reason)
         db.lock.acquire()
         if db._batch is not None:  # nested: join the open transaction
             self.joined = True
@@ -86,7 +98,7 @@ class WriteTransaction:
         batch_id = f"b_{time.time_ns():x}_{os.urandom(4).hex()}"
         batch = WriteBatch(batch_id=batch_id, actor=self.actor, kind=self.kind)
         try:
-            db._begin_immediate()
+            begin_immediate(db, self.operation, self.wait_s)
         except apsw.Error as exc:
             db.lock.release()
             log.exception("%s: could not begin a transaction", self.operation)
@@ -117,9 +129,16 @@ class WriteTransaction:
                 if isinstance(exc, DAMAGED):
                     log.error("%s: %s", self.operation, exc)
                     raise db.damaged() from exc
+                if isinstance(exc, apsw.BusyError):
+                    raise _busy(db, self.operation) from exc
                 if isinstance(exc, STORAGE_FAILURES):
                     log.error("%s: %s", self.operation, exc)
                     raise StorageError(self.operation) from exc
+                if (
+                    isinstance(exc, apsw.ConstraintError)
+                    and exc.extendedresult == apsw.SQLITE_CONSTRAINT_TRIGGER
+                ):
+                    raise _trigger_refused(db, self.operation, exc) from exc
                 return  # the exception goes on
             try:
                 db.conn.execute("COMMIT")
@@ -129,8 +148,56 @@ class WriteTransaction:
                     db.conn.execute("ROLLBACK")
                 except apsw.Error:
                     pass
+                if isinstance(exc, apsw.BusyError):  # a rollback-journal brain's readers
+                    raise _busy(db, self.operation) from exc
                 raise StorageError(self.operation) from exc
             if db.checkpointer is not None and db.checkpointer.writer_must_checkpoint:
                 db.checkpoint()
         finally:
             db.lock.release()
+
+
+def _trigger_refused(db: Database, operation: str, exc: apsw.ConstraintError) -> RefusedByBrain:
+    """A trigger's RAISE: memgui's own triggers never raise, so it is another program's."""
+    names = ", ".join(db.foreign_triggers) or "unknown"
+    log.error("%s: refused by a trigger memgui did not make (%s): %s", operation, names, exc)
+    return RefusedByBrain(
+        str(db.path), operation, f"a trigger memgui did not make ({names})", str(exc)
+    )
+
+
+def _busy(db: Database, operation: str) -> BrainBusy:
+    """A statement of an open transaction that waited out the busy timeout (a brain in
+    rollback-journal mode commits only once no one reads it)."""
+    holder = busy.describe_holder(busy.write_lock_holder(db.path))
+    return BrainBusy(str(db.path), operation, holder, BUSY_TIMEOUT_MS / 1000)
+
+
+def begin_immediate(db: Database, operation: str, wait_s: float | None) -> None:
+    """`BEGIN IMMEDIATE`, waiting up to `wait_s` (default `write_wait_s`) for another
+    connection's write lock; past it, `BrainBusy` says who holds it, when that can be
+    known. SQLite's busy handler does the waiting; the begin is retried on top, since a
+    writer that ends and one that starts meanwhile both count as busy to it."""
+    wait_s = db.write_wait_s if wait_s is None else wait_s
+    deadline = time.monotonic() + wait_s
+    short = wait_s * 1000 < BUSY_TIMEOUT_MS
+    attempt = 0
+    try:
+        while True:
+            if short:  # a wait shorter than the busy timeout
+                left = deadline - time.monotonic()
+                db.conn.setbusytimeout(max(0, int(left * 1000)))
+            try:
+                db.conn.execute("BEGIN IMMEDIATE")
+                return
+            except apsw.BusyError:
+                attempt += 1
+                if time.monotonic() >= deadline:
+                    # Not logged here: bookkeeping that finds the brain busy goes on
+                    # without it, and a person's write says so itself.
+                    holder = busy.describe_holder(busy.write_lock_holder(db.path))
+                    raise BrainBusy(str(db.path), operation, holder, wait_s) from None
+                time.sleep(min(0.05 * attempt, 0.5, max(0.0, deadline - time.monotonic())))
+    finally:
+        if short:
+            db.conn.setbusytimeout(BUSY_TIMEOUT_MS)

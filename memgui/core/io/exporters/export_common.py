@@ -10,6 +10,7 @@ temporary table once, and each exporter reads the traces it names with plain SQL
 from __future__ import annotations
 
 import os
+import re
 import stat
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -22,7 +23,7 @@ import apsw
 from memgui.core.errors import InvalidArgument, MemguiError
 from memgui.core.model import TraceFilter, check_text
 from memgui.core.search import searching
-from memgui.core.storage import store
+from memgui.core.storage import leftovers, store
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
@@ -281,6 +282,10 @@ def private_atomic_file(dest: Path) -> Iterator[BinaryIO]:
     """Write `dest` through `dest.export-tmp-<pid>`: mode 0600 from creation, synced, then
     renamed over `dest` in one step; an interrupted export leaves no partial `dest`."""
     check_file_destination(dest)
+    # What an export to this file that was killed left (only its process could remove it).
+    leftovers.remove_stale_files(
+        dest.parent, re.compile(re.escape(dest.name) + r"\.export-tmp-(?P<pid>\d+)")
+    )
     tmp = dest.with_name(f"{dest.name}.export-tmp-{os.getpid()}")
     tmp.unlink(missing_ok=True)  # left by an earlier run of this process id
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
@@ -297,3 +302,18 @@ def private_atomic_file(dest: Path) -> Iterator[BinaryIO]:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def link_into_place(tmp: Path, dest: Path) -> bool:
+    """Give the finished file `tmp` the name `dest` unless something is there (then False):
+    a hard link never replaces what appeared there meanwhile; a file system without hard
+    links gets a rename after a last look."""
+    try:
+        os.link(tmp, dest)
+    except FileExistsError:
+        return False
+    except OSError:
+        if os.path.lexists(dest):
+            return False
+        os.rename(tmp, dest)
+    return True

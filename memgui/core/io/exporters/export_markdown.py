@@ -228,7 +228,11 @@ def export_markdown(
                     continue
                 try:
                     folder.write(
-                        (snap["scope"], snap["type"]), ("scope", "type"), snap["id"] + ".md", data
+                        (snap["scope"], snap["type"]),
+                        ("scope", "type"),
+                        snap["id"] + ".md",
+                        data,
+                        key=snap["id"],
                     )
                 except Skip as skip:
                     refusals.add(snap["id"], skip.field, skip.problem)
@@ -240,7 +244,9 @@ def export_markdown(
                 exported += 1
             # The last chance to cancel, before any note takes its place; no yield after.
             yield Progress(total, total, f"exported {exported} {what} notes")
-            folder.finish()
+            for trace_id, skip in folder.finish():
+                refusals.add(trace_id, skip.field, skip.problem)
+                exported -= 1
     finally:
         close_snapshot(conn)
     result = refusals.result(exported)

@@ -7,9 +7,11 @@ relative to their parent's descriptor (`mkdir`/`open` with `dir_fd`, `O_NOFOLLOW
 folder or file is ever reached through a link and nothing is written outside the folder,
 even if a folder inside it is swapped for a link while the export runs. A note's place is
 checked first (nothing there, or a regular file with one name: never a link, a pipe or a
-device), the note is written whole under a temporary name beside it, one file open at a
-time, and all of them are renamed into place when the export finishes. A cancelled or
-failed export removes its temporary files and the folders it made: the folder is as before.
+device), the note is written whole under a temporary name in a hidden folder of the export's
+own, one file open at a time, and all of them are moved into place (their folders made then)
+when the export finishes. A cancelled or failed export removes its temporary files and the
+folders it made: the folder is as before. A killed one leaves its hidden folder, which the
+next export into the same folder removes.
 """
 
 from __future__ import annotations
@@ -20,12 +22,13 @@ import os
 import re
 import stat
 import unicodedata
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from dataclasses import dataclass
 from pathlib import Path
 
 from memgui.core.errors import InvalidArgument
 from memgui.core.io.exporters.export_common import check_folder, unwritable
+from memgui.core.storage import leftovers
 
 MAX_NAME_BYTES = 200
 LINK, SPECIAL, COLLISION = "link", "special", "collision"
@@ -105,8 +108,30 @@ class _Seen:
     inodes: set[tuple[int, int]]
 
 
+@dataclass(frozen=True)
+class _Pending:
+    """A note written under its temporary name, not yet in its place."""
+
+    folders: tuple[str, str]
+    fields: tuple[str, str]
+    temporary: str
+    name: str
+    key: str  # what the caller calls it (the trace id)
+
+
+# The folder of a running export's notes, in the export folder: `.memgui-export-<pid>-<hex>`.
+_STAGING_PREFIX = ".memgui-export-"
+_STAGING = re.compile(r"\.memgui-export-(?P<pid>\d+)-[0-9a-f]+")
+
+
 class ContainedFolder:
-    """Writes files `scope/type/name` below one root, never through a link or outside it."""
+    """Writes files `scope/type/name` below one root, never through a link or outside it.
+
+    Notes are written whole into one hidden folder of this export in the root
+    (`.memgui-export-<pid>-<hex>`), and moved to their places (whose folders are made then)
+    by `finish`. An export that fails or is cancelled removes that folder; one that was
+    killed leaves only it, and the next export into the same root removes it.
+    """
 
     def __init__(self, root: Path) -> None:
         if root.exists() and not root.is_dir():
@@ -120,17 +145,22 @@ class ContainedFolder:
             self._root_fd = os.open(self.root, os.O_RDONLY | _O_DIRECTORY | _O_CLOEXEC)
         except OSError as error:
             raise unwritable(root, error) from None
+        leftovers.remove_stale_folders(self._root_fd, _STAGING)  # what a killed export left
         self._dirs: OrderedDict[tuple[str, ...], int] = OrderedDict()
         self._seen = _Seen({}, set(), set())
         self._made: list[tuple[str, ...]] = []  # folders this export made, in order
-        # Written, not yet in place: (folders, their fields, temporary name, name).
-        self._pending: list[tuple[tuple[str, str], tuple[str, str], str, str]] = []
+        self._markers: list[str] = []  # folders made only when the export finishes
+        self._pending: deque[_Pending] = deque()
+        self._staging: tuple[str, int] | None = None  # the notes' folder: name, descriptor
         self._finished = False
 
     def close(self) -> None:
         for fd in self._dirs.values():
             os.close(fd)
         self._dirs.clear()
+        if self._staging is not None:
+            os.close(self._staging[1])
+            self._staging = None
         os.close(self._root_fd)
 
     def __enter__(self) -> ContainedFolder:
@@ -145,36 +175,79 @@ class ContainedFolder:
 
     def make_marker_folder(self, name: str) -> None:
         """An empty folder `name` in the root unless one is there (`.obsidian`: what makes a
-        folder a vault); removed again if the export does not finish."""
-        try:
-            os.mkdir(name, 0o755, dir_fd=self._root_fd)
-        except FileExistsError:
-            return
-        self._made.append((name,))
+        folder a vault), made when the export finishes."""
+        self._markers.append(name)
 
-    def finish(self) -> None:
-        """Put every note written into place (each rename replaces its file whole)."""
-        for folders, fields, temporary, name in self._pending:
-            parent = self._folder(folders, fields)
-            os.rename(temporary, name, src_dir_fd=parent, dst_dir_fd=parent)
-        self._pending.clear()
+    def finish(self) -> list[tuple[str, Skip]]:
+        """Put every note written into place (each rename replaces its file whole); returns
+        the notes that could not go there after all (a folder replaced by a link meanwhile)
+        with why, by the key they were written under."""
+        left_out: list[tuple[str, Skip]] = []
+        for name in self._markers:
+            try:
+                os.mkdir(name, 0o755, dir_fd=self._root_fd)
+                self._made.append((name,))
+            except FileExistsError:
+                pass
+        while self._pending:
+            note = self._pending[0]
+            try:
+                parent = self._folder(note.folders, note.fields, make=True)
+            except Skip as skip:
+                self._unlink_temporary(note)
+                left_out.append((note.key, skip))
+            else:
+                staging = self._staging_fd()
+                os.rename(note.temporary, note.name, src_dir_fd=staging, dst_dir_fd=parent)
+            self._pending.popleft()
+        self._remove_staging()
         self._finished = True
+        return left_out
 
     def _discard(self) -> None:
-        for folders, fields, temporary, _ in self._pending:
-            try:
-                os.unlink(temporary, dir_fd=self._folder(folders, fields))
-            except (OSError, Skip):
-                pass
+        for note in self._pending:
+            self._unlink_temporary(note)
         self._pending.clear()
+        self._remove_staging()
         for parts in reversed(self._made):
             try:
-                os.rmdir(parts[-1], dir_fd=self._folder(parts[:-1], ("",) * len(parts)))
+                parent = self._folder(parts[:-1], ("",) * len(parts))
+                if parent is not None:
+                    os.rmdir(parts[-1], dir_fd=parent)
             except (OSError, Skip):
                 pass  # not empty: something else was put there meanwhile
         for folder in self._made_root:
             try:
                 folder.rmdir()
+            except OSError:
+                pass
+
+    # --- the notes' own folder -----------------------------------------------------------
+
+    def _staging_fd(self) -> int:
+        if self._staging is None:
+            name = f"{_STAGING_PREFIX}{os.getpid()}-{os.urandom(4).hex()}"
+            os.mkdir(name, 0o700, dir_fd=self._root_fd)
+            fd = os.open(
+                name, os.O_RDONLY | _O_DIRECTORY | _O_NOFOLLOW | _O_CLOEXEC, dir_fd=self._root_fd
+            )
+            self._staging = (name, fd)
+        return self._staging[1]
+
+    def _unlink_temporary(self, note: _Pending) -> None:
+        if self._staging is not None:
+            try:
+                os.unlink(note.temporary, dir_fd=self._staging[1])
+            except OSError:
+                pass
+
+    def _remove_staging(self) -> None:
+        if self._staging is not None:
+            name, fd = self._staging
+            os.close(fd)
+            self._staging = None
+            try:
+                os.rmdir(name, dir_fd=self._root_fd)
             except OSError:
                 pass
 
@@ -190,23 +263,33 @@ class ContainedFolder:
                 "case-insensitive or normalising file systems",
             )
 
-    def _folder(self, parts: tuple[str, ...], fields: tuple[str, ...]) -> int:
-        """The descriptor of root/parts…, made and opened one name at a time."""
+    def _folder(
+        self, parts: tuple[str, ...], fields: tuple[str, ...], make: bool = False
+    ) -> int | None:
+        """The descriptor of root/parts…, opened (and with `make`, made) one name at a time;
+        None when a folder on the way is not there (and not `make`)."""
         if not parts:
             return self._root_fd
         if parts in self._dirs:
             self._dirs.move_to_end(parts)
             return self._dirs[parts]
-        parent = self._folder(parts[:-1], fields[:-1])
+        parent = self._folder(parts[:-1], fields[:-1], make)
         name, field = parts[-1], fields[len(parts) - 1]
         self._claim_folder(parts, field)
-        try:
-            os.mkdir(name, 0o755, dir_fd=parent)
-            self._made.append(parts)
-        except FileExistsError:
-            pass
+        if parent is None:
+            return None
+        if make:
+            try:
+                os.mkdir(name, 0o755, dir_fd=parent)
+                self._made.append(parts)
+            except FileExistsError:
+                pass
         try:
             fd = os.open(name, os.O_RDONLY | _O_DIRECTORY | _O_NOFOLLOW | _O_CLOEXEC, dir_fd=parent)
+        except FileNotFoundError:
+            if make:
+                raise
+            return None
         except OSError as error:
             problem = _open_problem(name, parent, error, "folder")
             if problem is None:
@@ -221,11 +304,17 @@ class ContainedFolder:
     # --- files ---------------------------------------------------------------------------
 
     def write(
-        self, folders: tuple[str, str], fields: tuple[str, str], name: str, data: bytes
+        self,
+        folders: tuple[str, str],
+        fields: tuple[str, str],
+        name: str,
+        data: bytes,
+        key: str = "",
     ) -> None:
-        """Write `data` to root/folders/name; raises Skip (left out) or OSError (failed)."""
-        key = "/".join((*(fold_folder(p) for p in folders), fold(name)))
-        if key in self._seen.files:
+        """Write `data` for root/folders/name; raises Skip (left out) or OSError (failed).
+        `key` names the note in what `finish` returns."""
+        folded = "/".join((*(fold_folder(p) for p in folders), fold(name)))
+        if folded in self._seen.files:
             raise Skip(
                 "id",
                 f"{COLLISION}: its file would be the file of an earlier trace "
@@ -233,7 +322,7 @@ class ContainedFolder:
             )
         parent = self._folder(folders, fields)
         try:
-            info = os.stat(name, dir_fd=parent, follow_symlinks=False)
+            info = None if parent is None else os.stat(name, dir_fd=parent, follow_symlinks=False)
         except FileNotFoundError:
             info = None
         if info is not None:
@@ -246,24 +335,21 @@ class ContainedFolder:
             if (info.st_dev, info.st_ino) in self._seen.inodes:
                 raise Skip("id", f"{COLLISION}: its file is the file of an earlier trace")
             self._seen.inodes.add((info.st_dev, info.st_ino))
-        temporary = f".memgui-export-{os.getpid()}-{len(self._pending)}.tmp"
+        staging = self._staging_fd()
+        temporary = f"{len(self._pending)}.tmp"
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_NOFOLLOW | _O_CLOEXEC
-        try:
-            os.unlink(temporary, dir_fd=parent)  # left by an export that was killed
-        except FileNotFoundError:
-            pass
-        fd = os.open(temporary, flags, 0o644, dir_fd=parent)
+        fd = os.open(temporary, flags, 0o644, dir_fd=staging)
         try:
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view) :]
         except OSError:
             os.close(fd)
-            os.unlink(temporary, dir_fd=parent)  # no half-written note is left behind
+            os.unlink(temporary, dir_fd=staging)  # no half-written note is left behind
             raise
         os.close(fd)
-        self._pending.append((folders, fields, temporary, name))
-        self._seen.files.add(key)
+        self._pending.append(_Pending(folders, fields, temporary, name, key))
+        self._seen.files.add(folded)
 
 
 def _open_problem(name: str, parent: int, error: OSError, what: str) -> str | None:

@@ -6,7 +6,11 @@ this brain (`brain_id`), rowids kept, in one read snapshot of the source: traces
 embeddings and deleted flag, the knowledge graph, documents, chunks, images, conversations,
 messages, feedback, the consolidation log, the archive, and memgui's links and journal.
 Derived data is rebuilt rather than copied: both full-text indexes, and the sqlite-vec index
-when sqlite-vec loads (else memgui builds it on first use).
+when sqlite-vec loads (else memgui builds it on first use); derived tables (the rows waiting
+for the full-text indexes, the vector log) are made empty. The export is a brain like any
+other: memgui and AgentOS open it, write it and search it. memgui's own triggers are made
+from its own code; triggers memgui did not make (another program's, a hostile file's) are
+left out, so they never run on the export's writes.
 
 It is written to a private (0600) temporary file beside the destination and linked into
 place only when complete, so the path never holds a partial brain, and an existing path is
@@ -23,7 +27,9 @@ chunk's pointer to such a trace is cleared.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -38,15 +44,19 @@ from memgui.core.io.exporters.export_common import (
     Selected,
     check_folder,
     columns,
+    link_into_place,
     refuse_missing,
     select_traces,
     unwritable,
 )
 from memgui.core.progress import Job, Progress
 from memgui.core.search import fulltext, vectors
+from memgui.core.storage import leftovers, schema
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
+
+log = logging.getLogger(__name__)
 
 CHUNK_ROWS = 5000
 # Derived tables: rebuilt in the new file, never copied.
@@ -64,11 +74,18 @@ TRACE_REFERENCES = {
 }
 
 
+# Tables of a brain that are never a virtual table's shadow, whatever their names begin with
+# (`memgui_fts_pending` begins as `memgui_fts`'s shadow tables do).
+OWN_TABLES = frozenset({"memgui_fts_pending", vectors.LOG_TABLE})
+
+
 @dataclass
 class _Schema:
-    statements: list[tuple[str, str, str]]  # (type, name, sql) in source order
+    statements: list[tuple[str, str, str]]  # (type, name, sql) in source order, no trigger
     ordinary: list[str]  # tables whose rows are copied
     virtual: set[str]
+    memgui_triggers: bool  # the source has memgui's triggers: the export gets them too
+    left_out: list[str]  # triggers memgui did not make
 
 
 def _read_schema(conn: apsw.Connection) -> _Schema:
@@ -80,26 +97,38 @@ def _read_schema(conn: apsw.Connection) -> _Schema:
         for kind, name, sql in rows
         if kind == "table" and sql.upper().startswith("CREATE VIRTUAL")
     }
-    statements, ordinary = [], []
+    # SQLite knows the shadow tables of the modules loaded here (fts5); the name rule covers
+    # a module that is not (sqlite-vec's, when it cannot load).
+    shadow = {r[1] for r in conn.execute("PRAGMA src.table_list") if r[2] == "shadow"}
+    statements, ordinary, left_out = [], [], []
+    memgui_triggers = False
     for kind, name, sql in rows:
         if name.startswith("sqlite_"):
             continue
-        if (
-            kind == "table"
-            and name not in virtual
-            and any(name.startswith(v + "_") for v in virtual)
-        ):
+        if kind == "trigger":
+            if schema.is_memgui_trigger(name):
+                memgui_triggers = True  # made from memgui's own text, whatever the file says
+            else:
+                left_out.append(name)
+            continue
+        if kind == "table" and _is_shadow(name, virtual, shadow):
             continue  # a virtual table's shadow table: made by the virtual table itself
         statements.append((kind, name, sql))
         if kind == "table" and name not in virtual:
             ordinary.append(name)
-    return _Schema(statements, ordinary, virtual)
+    return _Schema(statements, ordinary, virtual, memgui_triggers, left_out)
 
 
-def _create(out: apsw.Connection, schema: _Schema, kinds: set[str]) -> bool:
+def _is_shadow(name: str, virtual: set[str], shadow: set[str]) -> bool:
+    if name in virtual or name in OWN_TABLES:
+        return False
+    return name in shadow or any(name.startswith(v + "_") for v in virtual)
+
+
+def _create(out: apsw.Connection, layout: _Schema, kinds: set[str]) -> bool:
     """Run the source's statements of these kinds; False when the vec table was left out."""
     vec_made = False
-    for kind, name, sql in schema.statements:
+    for kind, name, sql in layout.statements:
         if kind not in kinds:
             continue
         if name == vectors.VEC_TABLE:
@@ -185,8 +214,8 @@ def _brain_count(out: apsw.Connection, ordinary: list[str]) -> int:
     return len(found)
 
 
-def _rebuild(out: apsw.Connection, brain_id: str, schema: _Schema, vec_made: bool) -> Job[None]:
-    names = {name for _, name, _ in schema.statements}
+def _rebuild(out: apsw.Connection, brain_id: str, layout: _Schema, vec_made: bool) -> Job[None]:
+    names = {name for _, name, _ in layout.statements}
     if "memory_traces_fts" in names:
         yield Progress(0, None, "rebuilding the AgentOS full-text index")
         out.execute("INSERT INTO memory_traces_fts(memory_traces_fts) VALUES ('rebuild')")
@@ -200,6 +229,11 @@ def _rebuild(out: apsw.Connection, brain_id: str, schema: _Schema, vec_made: boo
 def export_sqlite(brain: Brain, dest: str | Path, options: ExportOptions) -> Job[ExportResult]:
     """Write this brain into a new SQLite file at `dest` (see the module docstring)."""
     dest = Path(dest)
+    # What an export to this file that was killed left (only its process could remove it).
+    leftovers.remove_stale_files(
+        dest.parent,
+        re.compile(rf"\.{re.escape(dest.name)}\.export-tmp-(?P<pid>\d+)(?:-wal|-shm|-journal)?"),
+    )
     if os.path.lexists(dest):
         raise InvalidArgument(
             "path",
@@ -239,23 +273,30 @@ def _fill(
     out.setbusytimeout(10_000)
     out.execute("BEGIN")
     try:
-        schema = _read_schema(out)
-        if "memory_traces" not in schema.ordinary:
+        source = _read_schema(out)
+        if "memory_traces" not in source.ordinary:
             raise InvalidArgument("brain", f"{brain.path} holds no memory_traces table")
         selected = select_traces(out, brain.brain_id, options.selection, schema="src")
         refuse_missing(refusals, selected)
-        vec_made = _create(out, schema, {"table", "index", "view"})
-        brains = _brain_count(out, schema.ordinary)
+        vec_made = _create(out, source, {"table", "index", "view"})
+        brains = _brain_count(out, source.ordinary)
         traces = 0
-        for name in schema.ordinary:
+        for name in source.ordinary:
             if name in DERIVED:
                 continue
             yield Progress(traces, None, f"copying {name}")
             copied = yield from _copy(out, _table(out, name), selected, brains)
             if name == "memory_traces":
                 traces = copied
-        _create(out, schema, {"trigger"})  # after the rows, so no trigger fires on the copy
-        yield from _rebuild(out, brain.brain_id, schema, vec_made)
+        if source.memgui_triggers:  # after the rows, so no trigger fires on the copy
+            out.execute(schema.MEMGUI_TRIGGERS)
+        if source.left_out:
+            log.warning(
+                "%s: left out of the export: triggers memgui did not make (%s)",
+                brain.path,
+                ", ".join(source.left_out),
+            )
+        yield from _rebuild(out, brain.brain_id, source, vec_made)
         out.execute("COMMIT")
     except BaseException:
         with contextlib.suppress(apsw.Error):
@@ -267,16 +308,10 @@ def _fill(
 
 def _link_into_place(tmp: Path, dest: Path) -> None:
     """Give the finished file its name without ever replacing what appeared there meanwhile."""
-    try:
-        os.link(tmp, dest)
-    except FileExistsError:
+    if not link_into_place(tmp, dest):
         raise InvalidArgument(
             "path", f"already exists; a SQLite export never replaces a file (got '{dest}')"
-        ) from None
-    except OSError:  # a file system without hard links
-        if os.path.lexists(dest):
-            raise InvalidArgument("path", f"already exists (got '{dest}')") from None
-        os.rename(tmp, dest)
+        )
 
 
 def _remove(tmp: Path) -> None:

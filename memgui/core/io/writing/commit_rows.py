@@ -377,6 +377,8 @@ class RowWriter:
 
 def _constraint(error: apsw.ConstraintError) -> str:
     text = str(error)
+    if error.extendedresult == apsw.SQLITE_CONSTRAINT_TRIGGER:  # memgui's own never refuse
+        return f"a trigger memgui did not make refused it ({text})"
     if "FOREIGN KEY" in text:
         return "a row it names (its node, document or conversation) is not in the brain"
     return text.split(":", 1)[-1].strip() or "a constraint failed"

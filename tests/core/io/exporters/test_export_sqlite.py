@@ -12,6 +12,7 @@ from memgui.core.brain import Brain
 from memgui.core.errors import InvalidArgument
 from memgui.core.io.exporters.export import ExportOptions, export
 from memgui.core.progress import Cancelled, run_to_end
+from memgui.core.storage import schema
 
 
 def run(brain: Brain, dest: Path, **options):
@@ -126,3 +127,39 @@ def test_vector_index_is_rebuilt_in_the_copy(brain: Brain, tmp_path: Path) -> No
     assert out.execute(f"SELECT rowid FROM {vectors.VEC_TABLE}").fetchall() == [(t.rowid,)]
     blob = out.execute("SELECT embedding FROM memory_traces").fetchone()[0]
     assert blob == vectors.pack_vector([0.1, 0.2, 0.3])
+
+
+def test_the_export_is_a_brain_to_write_search_and_export_again(
+    brain: Brain, tmp_path: Path
+) -> None:
+    kept = brain.add("a memory about harbours", tags=["sea"])
+    brain.add("a second memory")
+    run(brain, tmp_path / "copy.sqlite")
+    with Brain.open(tmp_path / "copy.sqlite", actor="test") as copy:
+        added = copy.add("written into the export about harbours")
+        copy.update(kept.id, {"content": "a changed memory about harbours"})
+        found = {h.trace.id for h in copy.search("harbours").hits}
+        assert found == {kept.id, added.id}
+        assert copy.count() == 3
+        run(copy, tmp_path / "again.sqlite")
+    with Brain.open(tmp_path / "again.sqlite", actor="test") as again:
+        assert again.get(kept.id).content == "a changed memory about harbours"
+        again.add("and into the export of the export")
+        assert {h.trace.id for h in again.search("harbours").hits} == {kept.id, added.id}
+        assert again.db.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+def test_triggers_memgui_did_not_make_stay_out_of_the_export(brain: Brain, tmp_path: Path) -> None:
+    brain.add("seed")
+    brain.db.conn.execute(
+        "CREATE TRIGGER hijack AFTER INSERT ON memory_traces BEGIN "
+        "UPDATE memory_traces SET content = 'HIJACKED' WHERE rowid = new.rowid; END"
+    )
+    run(brain, tmp_path / "copy.sqlite")
+    out = read(tmp_path / "copy.sqlite")
+    names = {r[0] for r in out.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")}
+    assert names == set(schema.MEMGUI_TRIGGER_NAMES)
+    out.close()
+    with Brain.open(tmp_path / "copy.sqlite", actor="test") as copy:
+        assert copy.add("the user's own words").content == "the user's own words"
+        assert [t.content for t in copy.list(limit=1)] == ["the user's own words"]
