@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 
 from memgui.ui.import_dialog import ImportDialog
 from memgui.ui.session import BrainSession
+from tests.ui.waiting import WAIT_MS
 
 SHARED = Path(__file__).resolve().parents[1].parent.parent / "shared"
 CORPORA = SHARED / "corpora"
@@ -29,7 +30,6 @@ CONTENT_TABLES = (
     "knowledge_nodes",
     "knowledge_edges",
 )
-WAIT_MS = 20_000
 
 
 def brain_digest(path: Path) -> str:

@@ -13,6 +13,7 @@ from memgui.ui.import_dialog import open_import
 from memgui.ui.import_drop import check_drop
 from tests.ui.test_import_support import mime_for
 from tests.ui.test_main_window import open_window, select_row, wait_idle
+from tests.ui.waiting import WAIT_MS
 
 AGENTOS_BRAIN = (
     Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "agentos" / "brain.sqlite"
@@ -52,7 +53,7 @@ def test_a_read_only_brain_is_browsed_and_searched_never_changed(qtbot, tmp_path
         assert not shown.dirty
         qtbot.keyClick(window.table, Qt.Key.Key_Delete)  # the shortcut of a disabled action
         window.search_bar.field.setText("invoice")
-        qtbot.waitUntil(lambda: window.model.rowCount() == 1, timeout=3000)
+        qtbot.waitUntil(lambda: window.model.rowCount() == 1, timeout=WAIT_MS)
         wait_idle(qtbot, window)
         assert open_import(window, tmp_path) is None
         assert "read-only" in window.statusBar().currentMessage()
