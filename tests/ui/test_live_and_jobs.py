@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -127,8 +128,13 @@ def test_cancel_before_start_never_runs_the_generator(qtbot):
         started.append(1)
         yield Progress(0)
 
+    def until_cancelled():
+        never = threading.Event()  # it holds the only thread until it is cancelled
+        while not never.wait(0.01):  # a step every 10 ms
+            yield Progress(0, None, "holding the thread")
+
     runner = JobRunner(max_threads=1)
-    blocker = runner.start("first", lambda: counting(200))
+    blocker = runner.start("first", until_cancelled)
     job = runner.start("second", never)
     job.cancel()
     blocker.cancel()  # frees the only thread, so the queued job comes up at once
