@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import apsw
 import pytest
 
 from memgui.__main__ import main
+from memgui.core import brain as brain_module
 from memgui.core.brain import Brain
 from tests.support.cli import add, isolate_user_dirs, run_cli, run_text, snapshot
 from tests.support.paths import ROOT
@@ -101,10 +101,12 @@ def test_history_and_revert_of_a_cli_change(capsys, brain):
     assert run_text(capsys, brain, "history", t["id"]).out.count(t["id"]) >= 3
 
 
-def test_sweep_removes_expired_traces(capsys, brain):
+def test_sweep_removes_expired_traces(capsys, brain, monkeypatch):
+    now = [brain_module.now_ms()]
+    monkeypatch.setattr(brain_module, "now_ms", lambda: now[0])  # the clock of every command
     short = add(capsys, brain, "expires", "--ttl-secs", "1")
     keep = add(capsys, brain, "stays")
-    time.sleep(1.05)
+    now[0] += 1_001  # just past the second the first one had
     report = run_cli(capsys, brain, "sweep")
     assert report.code == 0, report.err
     assert report.json()["expired"] == 1

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 from memgui.ui.exporting.export_dialog import ExportDialog
 from memgui.ui.importing.import_dialog import ImportDialog
 from tests.support.paths import SHARED
+from tests.support.waiting import WAIT_MS
 
 CORPORA = SHARED / "corpora"
 CONTENT_TABLES = (
@@ -29,7 +30,6 @@ CONTENT_TABLES = (
     "knowledge_nodes",
     "knowledge_edges",
 )
-WAIT_MS = 20_000
 
 
 def brain_digest(path: Path) -> str:

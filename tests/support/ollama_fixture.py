@@ -1,6 +1,7 @@
 """pytest fixture `ollama_server`: a running Ollama-compatible server on 127.0.0.1.
 
-Import it into a conftest with `from tests.ollama_fixture import ollama_server  # noqa: F401`.
+Import it into a conftest with
+`from tests.support.ollama_fixture import ollama_server  # noqa: F401`.
 """
 
 from __future__ import annotations

@@ -15,7 +15,6 @@ import math
 import re
 import socket
 import threading
-import time
 import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -96,6 +95,7 @@ STOP_WORDS = frozenset(
 )
 CONCEPT_OF = {word: index + 1 for index, group in enumerate(SYNONYM_GROUPS) for word in group}
 DEFAULT_MODELS = {"nomic-embed-text": 768}
+HOLD_LIMIT_S = 120  # a held embed call goes on after this, should a test never release it
 
 
 def concept_vector(text: str, dimensions: int) -> list[float]:
@@ -119,18 +119,14 @@ def concept_vector(text: str, dimensions: int) -> list[float]:
 class FakeOllama:
     """An Ollama-compatible server in a thread; stop() and start() keep the port."""
 
-    def __init__(
-        self,
-        models: dict[str, int] | None = None,
-        delay: float = 0.0,
-        port: int = 0,
-    ) -> None:
+    def __init__(self, models: dict[str, int] | None = None, port: int = 0) -> None:
         self.models = dict(models or DEFAULT_MODELS)
-        self.delay = delay
         self.port = port
         self.requests: dict[str, int] = {}
         self.embedded_texts: list[str] = []
         self.fail_next = 0  # answer the next N embed calls with HTTP 500
+        self._embeds_go_on = threading.Event()  # cleared: embed calls wait (`hold_embeds`)
+        self._embeds_go_on.set()
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
@@ -146,6 +142,14 @@ class FakeOllama:
 
     def embed_count(self) -> int:
         return self.requests.get("/api/embed", 0)
+
+    def hold_embeds(self) -> None:
+        """Keep each embed call from now on waiting for `release_embeds`: a call under way,
+        or a server that does not answer, for as long as a test needs."""
+        self._embeds_go_on.clear()
+
+    def release_embeds(self) -> None:
+        self._embeds_go_on.set()
 
     def start(self) -> FakeOllama:
         if self._server is not None:
@@ -252,8 +256,8 @@ def _make_handler(owner: FakeOllama) -> type[BaseHTTPRequestHandler]:
             except ValueError:
                 status, answer = 400, {"error": "invalid JSON body"}
             else:
-                if owner.delay:
-                    time.sleep(owner.delay)
+                if path == "/api/embed":
+                    owner._embeds_go_on.wait(HOLD_LIMIT_S)
                 status, answer = owner._answer(method, path, body)
             data = json.dumps(answer).encode()
             try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import QSettings
 
 from memgui.ui.main_window import MainWindow
+from tests.support.waiting import WAIT_MS
 
 
 class Answers:
@@ -43,7 +44,7 @@ def open_window(qtbot, tmp_path, brain_path, live: bool = False, **settings_valu
     window.edits.ask = Answers()
     assert window.files.open_path(brain_path)
     window.show()
-    qtbot.waitExposed(window)
+    qtbot.waitExposed(window, timeout=WAIT_MS)
     wait_idle(qtbot, window)
     return window
 
@@ -56,7 +57,7 @@ def wait_idle(qtbot, window: MainWindow) -> None:
             and not window.model.busy
             and not [j for j in window.query_runner.active_jobs if j.name == "counts"]
         ),
-        timeout=5000,
+        timeout=WAIT_MS,
     )
 
 

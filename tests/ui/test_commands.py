@@ -7,6 +7,7 @@ import pytest
 from memgui.core.errors import Conflict, InvalidArgument, NotFound
 from memgui.core.model import TraceFilter
 from memgui.ui import commands as cmd
+from tests.support.waiting import WAIT_MS
 
 
 def ids_of(session, **kwargs) -> list[str]:
@@ -107,7 +108,7 @@ def test_undo_after_someone_else_edited_reports_and_changes_nothing(session, qtb
     first = session.brain.get(ids_of(session)[0])
     cmd.push(session, cmd.SaveTraceCommand(session, first.id, {"content": "Mine"}, first.version))
     session.brain.update(first.id, {"content": "Theirs"}, expect_version=first.version + 1)
-    with qtbot.waitSignal(session.error_reported) as reported:
+    with qtbot.waitSignal(session.error_reported, timeout=WAIT_MS) as reported:
         session.undo_stack.undo()
     assert "conflict" in reported.args[0]
     assert session.brain.get(first.id).content == "Theirs"

@@ -11,6 +11,7 @@ from memgui.core.io.writing.commit import commit
 from memgui.core.progress import run_to_end
 from memgui.ui.views.conversation_view import ConversationTab, message_html
 from tests.support.paths import CORPORA
+from tests.support.waiting import WAIT_MS
 from tests.support.window import open_window
 
 CHAT_EXPORT = CORPORA / "chatgpt" / "librechat__chatgpt-export.json"
@@ -33,7 +34,7 @@ def test_conversation_tab_shows_the_chat_in_order(qtbot, tmp_path, chat_brain):
     tab = window.detail.conversation
     window.detail.setCurrentWidget(tab)
     assert window.select_id(trace_id)
-    qtbot.waitUntil(lambda: tab.conversation is not None, timeout=3000)
+    qtbot.waitUntil(lambda: tab.conversation is not None, timeout=WAIT_MS)
     messages = expected["messages"]
     assert messages and tab.messages() == [(m["role"], m["content"]) for m in messages]
     shown = " ".join(tab.text.toPlainText().split())

@@ -5,7 +5,6 @@ format switches, and a search that never waits for an export."""
 from __future__ import annotations
 
 import threading
-import time
 from contextlib import contextmanager
 
 from PySide6.QtCore import QItemSelectionModel
@@ -19,6 +18,7 @@ from tests.support.import_export import (
     WAIT_MS,
     make_dialog,
 )
+from tests.support.waiting import WAIT_S
 
 
 def test_a_long_refused_list_shows_a_bounded_part(qtbot, window, tmp_path):
@@ -83,37 +83,38 @@ def test_switching_folder_formats_keeps_a_dotted_folder_name(qtbot, window, tmp_
 
 @contextmanager
 def busy_pool(qtbot, window):
-    """Both threads of the window's long-job pool taken by exports that wait for the test.
-    (A context, not a fixture: pytest-qt closes the window before fixtures end, and a close
-    while jobs run asks a question nobody answers.)"""
+    """Both threads of the window's long-job pool taken by exports that run until the test
+    lets them go; yields the jobs. (A context, not a fixture: pytest-qt closes the window
+    before fixtures end, and a close while jobs run asks a question nobody answers.)"""
     release = threading.Event()
     running: list[int] = []
 
     def long_job(n: int):
         running.append(n)
-        release.wait(WAIT_MS / 1000)
+        release.wait(2 * WAIT_S)  # outlasts every wait of the test, which ends it
         yield Progress(1, 1, "done")
 
     jobs = [window.runner.start("export", lambda n=n: long_job(n)) for n in range(4)]
     try:
         qtbot.waitUntil(lambda: len(running) >= 2, timeout=WAIT_MS)  # every thread is taken
-        yield
+        yield jobs
     finally:
         release.set()
         qtbot.waitUntil(lambda: all(job.done for job in jobs), timeout=WAIT_MS)
 
 
 def test_a_search_does_not_wait_for_long_jobs(qtbot, window):
-    with busy_pool(qtbot, window):
-        started = time.monotonic()
+    with busy_pool(qtbot, window) as jobs:
         window.search_bar.field.setText("Alice")
         window.model.set_search("Alice")
-        qtbot.waitUntil(lambda: not window.model.busy, timeout=3000)
-        assert window.model.rowCount() == 1 and time.monotonic() - started < 3
+        qtbot.waitUntil(lambda: not window.model.busy, timeout=WAIT_MS)
+        # Answered while every long job still runs: it never waited for one of them.
+        assert window.model.rowCount() == 1 and not any(job.done for job in jobs)
 
 
 def test_the_counts_do_not_wait_for_long_jobs(qtbot, window):
-    with busy_pool(qtbot, window):
+    with busy_pool(qtbot, window) as jobs:
         window.counts_label.setText("")
         window.update_counts()
-        qtbot.waitUntil(lambda: bool(window.counts_label.text()), timeout=3000)
+        qtbot.waitUntil(lambda: bool(window.counts_label.text()), timeout=WAIT_MS)
+        assert not any(job.done for job in jobs)

@@ -8,8 +8,9 @@ import sys
 import threading
 
 import pytest
-from PySide6.QtCore import QEvent, QObject, QSettings, Qt
-from PySide6.QtGui import QPixmap
+from PySide6.QtCore import QEvent, QObject, QRect, QSettings, Qt
+from PySide6.QtGui import QPixmap, QRegion
+from PySide6.QtWidgets import QAbstractItemView
 
 from memgui.core.brain import Brain
 from memgui.core.model import TraceFilter
@@ -23,6 +24,7 @@ from memgui.ui.models.trace_table_model import TraceTableModel
 from memgui.ui.session import BrainSession
 from memgui.ui.views.strength_bar import BAR_WIDTH, strength_bar
 from memgui.ui.window import live_refresh
+from tests.support.waiting import WAIT_MS, WAIT_S
 from tests.support.window import wait_idle
 
 
@@ -92,15 +94,34 @@ def test_strength_is_a_bar_picture_drawn_by_qt(session):
     assert COLUMNS[STRENGTH_COLUMN].header == "Strength"
 
 
+MARK = QRect(0, 0, 1, 1)
+
+
 class PaintCounter(QObject):
+    """The region of each paint of the widget it filters."""
+
     def __init__(self) -> None:
         super().__init__()
-        self.paints = 0
+        self.regions: list[QRegion] = []
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if event.type() == QEvent.Type.Paint:
-            self.paints += 1
+            self.regions.append(QRegion(event.region()))
         return False
+
+    def marks(self) -> list[bool]:
+        """For each paint, whether it painted the one-pixel mark alone."""
+        return [region == QRegion(MARK) for region in self.regions]
+
+
+def paint_a_mark(qtbot, view: QAbstractItemView, counter: PaintCounter) -> None:
+    """Paint one pixel of the view and wait for it: any paint asked before comes first or
+    with it. (Qt paints what is due in a widget in one paint, so a repaint still due joins
+    the mark's paint, which then covers more than the pixel.)"""
+    view.executeDelayedItemsLayout()  # a layout Qt put off asks for its paint now
+    painted = len(counter.regions)
+    view.viewport().update(MARK)
+    qtbot.waitUntil(lambda: len(counter.regions) > painted, timeout=WAIT_MS)
 
 
 def test_rows_appended_below_a_full_table_update_the_scroll_bar_only(
@@ -112,7 +133,9 @@ def test_rows_appended_below_a_full_table_update_the_scroll_bar_only(
     # The full list waits until the first page is painted (else both may come before a paint).
     release = threading.Event()
     gather = ttm.gather_slices
-    monkeypatch.setattr(ttm, "gather_slices", lambda slices: release.wait(5) and gather(slices))
+    monkeypatch.setattr(
+        ttm, "gather_slices", lambda slices: release.wait(WAIT_S) and gather(slices)
+    )
     settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
     window = MainWindow(settings=settings, live=False)
     qtbot.addWidget(window)
@@ -126,20 +149,20 @@ def test_rows_appended_below_a_full_table_update_the_scroll_bar_only(
     table.selectionModel().clear()
     counter = PaintCounter()
     table.viewport().installEventFilter(counter)
-    with qtbot.waitSignal(model.modelReset, timeout=5000):
+    with qtbot.waitSignal(model.modelReset, timeout=WAIT_MS):
         model.set_filter(TraceFilter(type="episodic"))  # a new list: its first page, then more
-    qtbot.waitUntil(lambda: counter.paints > 0, timeout=5000)
-    qtbot.wait(50)
-    assert model.rowCount() == 20 and counter.paints == 1  # the first page, painted once
+    qtbot.waitUntil(lambda: bool(counter.regions), timeout=WAIT_MS)
+    paint_a_mark(qtbot, table, counter)
+    assert model.rowCount() == 20 and counter.marks() == [False, True]  # painted once
     scroll_range = table.verticalScrollBar().maximum()
     release.set()
-    qtbot.waitUntil(lambda: not model.busy, timeout=5000)
-    qtbot.wait(100)
+    qtbot.waitUntil(lambda: not model.busy, timeout=WAIT_MS)
+    paint_a_mark(qtbot, table, counter)
     assert model.rowCount() == 30 and table.rowAt(table.viewport().height() - 1) < 20
     assert table.verticalScrollBar().maximum() > scroll_range  # room for the new rows…
-    assert counter.paints == 1  # …and no repaint of the rows on screen
+    assert counter.marks() == [False, True, True]  # …and no repaint of the rows on screen
     table.scrollToBottom()  # the appended rows are there to scroll to
-    qtbot.waitUntil(lambda: model.index(29, 0).data() is not None, timeout=2000)
+    qtbot.waitUntil(lambda: model.index(29, 0).data() is not None, timeout=WAIT_MS)
     assert table.rowAt(table.viewport().height() - 1) == 29
 
 
@@ -176,7 +199,7 @@ def test_a_long_journal_is_read_a_page_at_a_time(qtbot, tmp_path, brain_path, mo
             other.add(f"Outside {n}")
     window.watcher.poll()
     assert counted == [3]  # one page now…
-    qtbot.waitUntil(lambda: sum(counted) == 8, timeout=3000)  # …the rest soon after
+    qtbot.waitUntil(lambda: sum(counted) == 8, timeout=WAIT_MS)  # …the rest soon after
 
 
 def test_workers_run_nicer_than_the_window(qtbot):
@@ -189,7 +212,7 @@ def test_workers_run_nicer_than_the_window(qtbot):
 
     runner = JobRunner()
     job = runner.start("niceness", niceness)
-    with qtbot.waitSignal(job.finished, timeout=3000) as finished:
+    with qtbot.waitSignal(job.finished, timeout=WAIT_MS) as finished:
         pass
     app_niceness = os.getpriority(os.PRIO_PROCESS, 0)
     assert finished.args[0] == min(19, app_niceness + jobs.WORKER_NICENESS)
@@ -211,7 +234,7 @@ def test_opening_a_brain_makes_no_ollama_client_on_the_gui_thread(qtbot, tmp_pat
 
     semantic.embedder_for = recording
     window.set_session(BrainSession.open(brain_path))
-    qtbot.waitUntil(lambda: bool(made_on), timeout=5000)  # the Ollama check made it…
+    qtbot.waitUntil(lambda: bool(made_on), timeout=WAIT_MS)  # the Ollama check made it…
     assert threading.get_ident() not in made_on  # …in a worker
     config = semantic.config
     assert semantic.embedder_for(config) is semantic.embedder_for(config)
@@ -249,7 +272,7 @@ def test_a_refresh_reads_the_rows_on_screen_in_its_job(qtbot, big_brain, monkeyp
     session = BrainSession.open(big_brain)
     runner = JobRunner()
     model = TraceTableModel(session.brain, runner=runner, open_reader=session.open_reader)
-    with qtbot.waitSignal(model.query_finished, timeout=5000):
+    with qtbot.waitSignal(model.query_finished, timeout=WAIT_MS):
         model.refresh()
     assert model.index(40, 0).data()  # a paint far down: its page read here, on this thread
     assert 40 not in range(ttm.FIRST_PAGE) and model._fetched_from == 40 - 10 // 4
@@ -258,7 +281,7 @@ def test_a_refresh_reads_the_rows_on_screen_in_its_job(qtbot, big_brain, monkeyp
     monkeypatch.setattr(
         session.brain, "get_many", lambda ids: reads_here.append(len(ids)) or real_get_many(ids)
     )
-    with qtbot.waitSignal(model.query_finished, timeout=5000):
+    with qtbot.waitSignal(model.query_finished, timeout=WAIT_MS):
         model.refresh()  # the same list again (an import elsewhere, say)
     assert [model.index(row, 0).data() for row in range(38, 45)]
     assert reads_here == []  # the job had read them

@@ -2,65 +2,101 @@
 
 Cancel is requested from the job's progress report as the worker emits it (a direct
 connection runs in the worker at the yield), so it lands inside the step deterministically —
-for the commit, at a progress event inside the write transaction.
+for the commit, at a progress event inside the write transaction. The connection is made
+before the job may run, so no report goes by unseen.
 """
 
 from __future__ import annotations
 
 import threading
-import time
 
 from PySide6.QtCore import Qt
 
 from memgui.ui.importing.import_dialog import ImportDialog
+from memgui.ui.importing.import_jobs import COMMIT_JOB, PLAN_JOB
 from tests.support.import_export import CORPORA, WAIT_MS, brain_digest, open_and_plan, write_csv
+from tests.support.waiting import WAIT_S
 
 COMMIT_ROWS = 2_500  # the commit reports progress (and can stop) every 2,000 records
 
 
-def cancel_at(job, when) -> None:
-    """Cancel from inside the worker, at the yield that reports `when(event)`."""
-    # The job re-emits progress in the GUI thread; its worker-side signal fires at the yield.
-    job._worker_progress.connect(
-        lambda event: job.cancel() if when(event) else None, Qt.ConnectionType.DirectConnection
+def at_next_reports(monkeypatch, runner, name: str, react) -> None:
+    """Call `react(job, event)` in the worker at each progress report of the next job
+    called `name` that `runner` starts, from its first report on."""
+    start = runner.start
+
+    def start_watched(job_name: str, factory):
+        if job_name != name:
+            return start(job_name, factory)
+        monkeypatch.setattr(runner, "start", start)  # the next such job only
+        connected = threading.Event()
+
+        def factory_once_connected():  # runs in the worker, before the job's first step
+            connected.wait(WAIT_S)
+            return factory()
+
+        job = start(job_name, factory_once_connected)
+        # The job re-emits progress in the GUI thread; its worker-side signal fires at the
+        # yield, in the worker.
+        job._worker_progress.connect(
+            lambda event: react(job, event), Qt.ConnectionType.DirectConnection
+        )
+        connected.set()
+        return job
+
+    monkeypatch.setattr(runner, "start", start_watched)
+
+
+def cancel_at(monkeypatch, runner, name: str, when) -> None:
+    """Cancel the next `name` job from inside its worker, at the yield that reports
+    `when(event)`."""
+    at_next_reports(
+        monkeypatch, runner, name, lambda job, event: job.cancel() if when(event) else None
     )
 
 
-def test_cancel_while_planning_stops_and_writes_nothing(qtbot, window):
+def test_cancel_while_planning_stops_and_writes_nothing(qtbot, window, monkeypatch):
     before = brain_digest(window.session.path)
     dialog = ImportDialog(window, CORPORA / "obsidian-help")  # ~2,500 notes: time to stop
     qtbot.addWidget(dialog)
     dialog.show()
-    started = time.perf_counter()
+    messages: list[str] = []
+    window.statusBar().messageChanged.connect(messages.append)
+    reported = []
+
+    def note_and_stop(job, event) -> None:  # at the first report
+        reported.append(event)
+        job.cancel()
+
+    at_next_reports(monkeypatch, window.runner, PLAN_JOB, note_and_stop)
     dialog.start()
-    cancel_at(dialog.run.job, lambda event: True)
     with qtbot.waitSignal(dialog.run.cancelled, timeout=WAIT_MS) as blocker:
         pass
-    assert time.perf_counter() - started < 1.0  # stopped at once, not after reading it all
+    assert len(reported) == 1  # stopped at once: no step reported after the one that asked
     assert blocker.args == ["plan"]
     assert dialog.run.plan is None
-    assert "cancelled; nothing written" in window.statusBar().currentMessage()
+    assert any("cancelled; nothing written" in m for m in messages)
     assert brain_digest(window.session.path) == before
 
 
-def test_cancelling_a_replan_keeps_the_earlier_plan(qtbot, window, tmp_path):
+def test_cancelling_a_replan_keeps_the_earlier_plan(qtbot, window, tmp_path, monkeypatch):
     dialog = open_and_plan(qtbot, window, write_csv(tmp_path / "facts.csv", COMMIT_ROWS))
     first = dialog.run.plan
+    cancel_at(monkeypatch, window.runner, PLAN_JOB, lambda event: True)
     dialog.replan(first.options)
-    cancel_at(dialog.run.job, lambda event: True)
     with qtbot.waitSignal(dialog.run.cancelled, timeout=WAIT_MS):
         pass
     assert dialog.run.plan is first
     assert dialog.pages.currentWidget() is dialog.review
 
 
-def test_cancel_while_committing_rolls_back(qtbot, window, tmp_path):
+def test_cancel_while_committing_rolls_back(qtbot, window, tmp_path, monkeypatch):
     dialog = open_and_plan(qtbot, window, write_csv(tmp_path / "facts.csv", COMMIT_ROWS))
     assert dialog.run.plan.counts["new"] == COMMIT_ROWS
     before = brain_digest(window.session.path)
     count = window.session.brain.count()
+    cancel_at(monkeypatch, window.runner, COMMIT_JOB, lambda event: event.done > 0)
     dialog.commit()
-    cancel_at(dialog.run.job, lambda event: event.done > 0)
     with qtbot.waitSignal(dialog.run.cancelled, timeout=WAIT_MS) as blocker:
         pass
     assert blocker.args == ["commit"]
@@ -103,11 +139,13 @@ def test_opening_another_brain_closes_the_import_of_the_first(
 
     monkeypatch.setattr(QMessageBox, "question", answer_no)
     inside, release = threading.Event(), threading.Event()
-    dialog.commit()
-    dialog.run.job._worker_progress.connect(  # hold the worker inside the transaction
-        lambda event: (inside.set(), release.wait(10)) if event.done else None,
-        Qt.ConnectionType.DirectConnection,
+    at_next_reports(  # hold the worker inside the transaction
+        monkeypatch,
+        window.runner,
+        COMMIT_JOB,
+        lambda _job, event: (inside.set(), release.wait(WAIT_S)) if event.done else None,
     )
+    dialog.commit()
     qtbot.waitUntil(inside.is_set, timeout=WAIT_MS)
     try:
         assert not window.files.open_path(other)

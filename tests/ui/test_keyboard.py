@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QAbstractButton, QApplication, QLabel, QTabBar
 
 from memgui.core.brain import Brain
 from memgui.ui.main_window import MainWindow
+from tests.support.waiting import WAIT_MS
 from tests.support.window import open_window, select_row, wait_idle
 
 CTRL = Qt.KeyboardModifier.ControlModifier
@@ -121,7 +122,9 @@ def test_ctrl_z_in_content_after_save_undoes_the_save(qtbot, tmp_path, brain_pat
     editor, before = _type_at_end(qtbot, window, " edited")
     qtbot.keyClick(editor.content, Qt.Key.Key_S, CTRL)
     wait_idle(qtbot, window)
-    qtbot.waitUntil(lambda: not editor.dirty and editor.trace.content == before + " edited")
+    qtbot.waitUntil(
+        lambda: not editor.dirty and editor.trace.content == before + " edited", timeout=WAIT_MS
+    )
     assert QApplication.focusWidget() is editor.content
     qtbot.keyClick(editor.content, Qt.Key.Key_Z, CTRL)
     wait_idle(qtbot, window)

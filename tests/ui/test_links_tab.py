@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.support.waiting import WAIT_MS
 from tests.support.window import open_window, select_row
 
 
@@ -29,7 +30,7 @@ def test_a_link_is_removed_from_either_end_and_undone(qtbot, window, kind, seen_
     brain.link(source, target, kind)
     shown = source if seen_from == "source" else target
     tab = _links_of(window, shown)
-    qtbot.waitUntil(lambda: tab.model.rowCount() == 1)
+    qtbot.waitUntil(lambda: tab.model.rowCount() == 1, timeout=WAIT_MS)
     tab.view.selectRow(0)
     assert tab.remove_button.isEnabled()
     tab.remove_button.click()

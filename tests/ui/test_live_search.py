@@ -15,6 +15,7 @@ from memgui.core.model import MAX_LIMIT
 from memgui.ui.commands import NewTraceCommand, push
 from memgui.ui.window.live_refresh import PAGE
 from tests.support.paths import ROOT
+from tests.support.waiting import WAIT_MS
 from tests.support.window import open_window, wait_idle
 
 
@@ -40,7 +41,7 @@ def test_a_hit_edited_away_by_another_process_leaves_the_search(qtbot, tmp_path,
         target = brain.add("Send the zqinvoice to Alice").id
     window = open_window(qtbot, tmp_path, brain_path, live=True)
     window.model.set_search("zqinvoice")
-    qtbot.waitUntil(lambda: not window.model.busy and window.model.rowCount() == 1, timeout=5000)
+    qtbot.waitUntil(lambda: not window.model.busy and window.model.rowCount() == 1, timeout=WAIT_MS)
     run_elsewhere(
         "import sys\nfrom memgui.core.brain import Brain\n"
         "with Brain.open(sys.argv[1], actor='cli') as b:\n"
@@ -48,7 +49,7 @@ def test_a_hit_edited_away_by_another_process_leaves_the_search(qtbot, tmp_path,
         str(brain_path),
         target,
     )
-    qtbot.waitUntil(lambda: window.model.rowCount() == 0, timeout=3000)
+    qtbot.waitUntil(lambda: window.model.rowCount() == 0, timeout=WAIT_MS)
     window.close()
 
 
@@ -63,8 +64,9 @@ def test_a_write_ending_at_a_page_edge_is_announced_as_what_it_was(qtbot, tmp_pa
         f"    [b.add(f'note {{i}}') for i in range({PAGE})]\n",
         str(brain_path),
     )
-    qtbot.waitUntil(lambda: any("cli added" in m for m in messages), timeout=3000)
-    qtbot.wait(300)  # the follow-up page is read ~10 ms later
+    qtbot.waitUntil(lambda: any("cli added" in m for m in messages), timeout=WAIT_MS)
+    # The page read was full, so the watcher reads the next one (empty) soon after.
+    qtbot.waitUntil(lambda: not window.watcher.paging, timeout=WAIT_MS)
     assert not any("changed on disk" in m for m in messages), messages
     window.close()
 
@@ -75,6 +77,6 @@ def test_a_capped_search_says_more_may_match(qtbot, tmp_path, brain_path):
         for i in range(MAX_LIMIT + 20):
             window.session.brain.add(f"zqfiller note {i}")
     window.model.set_search("zqfiller")
-    qtbot.waitUntil(lambda: not window.model.busy and window.model.rowCount() > 0, timeout=5000)
+    qtbot.waitUntil(lambda: not window.model.busy and window.model.rowCount() > 0, timeout=WAIT_MS)
     wait_idle(qtbot, window)
     assert window.search_bar.status_label.text().startswith(f"best {MAX_LIMIT} results")

@@ -15,6 +15,7 @@ from memgui.ui.main_window import MainWindow
 from memgui.ui.session import BrainSession
 from memgui.ui.window.brain_files import RECENT_KEY
 from tests.support.brains import fill
+from tests.support.waiting import WAIT_MS
 from tests.support.window import open_window, wait_idle
 
 
@@ -39,19 +40,23 @@ def other(tmp_path):
 def test_finished_jobs_and_closed_brains_are_let_go(qtbot, tmp_path, brain_path, other):
     window = open_window(qtbot, tmp_path, brain_path)
     finished = weakref.ref(window.runner.start("quick", lambda: iter(())))
-    qtbot.waitUntil(lambda: not window.runner.active_jobs, timeout=5000)
+    qtbot.waitUntil(lambda: not window.runner.active_jobs, timeout=WAIT_MS)
 
     def released() -> bool:  # once the pool's worker let go of it too
         _collect()
         return finished() is None
 
-    qtbot.waitUntil(released, timeout=5000)
+    qtbot.waitUntil(released, timeout=WAIT_MS)
     sessions, jobs = _alive(BrainSession), _alive(Job)  # other tests' may wait for collection
     for n in range(6):
         assert window.files.open_path(other if n % 2 == 0 else brain_path)
         wait_idle(qtbot, window)
-    _collect()
-    assert _alive(BrainSession) <= sessions and _alive(Job) <= jobs
+
+    def let_go() -> bool:  # once the last brain's background jobs ended and were collected
+        _collect()
+        return _alive(BrainSession) <= sessions and _alive(Job) <= jobs
+
+    qtbot.waitUntil(let_go, timeout=WAIT_MS)
     window.close()
 
 

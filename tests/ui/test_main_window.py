@@ -10,6 +10,7 @@ from memgui.core.brain import Brain
 from memgui.core.errors import NotFound
 from memgui.core.model import TraceFilter
 from memgui.ui.main_window import MainWindow
+from tests.support.waiting import WAIT_MS, WAIT_S
 from tests.support.window import open_window, select_row, wait_idle
 
 
@@ -44,7 +45,7 @@ def test_empty_brain_shows_welcome_then_new_memory_by_keyboard(qtbot, tmp_path):
     with Brain.open(empty) as brain:
         (trace,) = brain.list(TraceFilter())
     assert (trace.content, trace.tags) == ("First memory, typed by hand", ("manual",))
-    qtbot.waitUntil(lambda: window.current_id() == trace.id)
+    qtbot.waitUntil(lambda: window.current_id() == trace.id, timeout=WAIT_MS)
     assert window.pages.currentWidget() is window.splitter
     window.close()
 
@@ -54,7 +55,7 @@ def test_ctrl_f_search_counts_and_does_not_recall(qtbot, window):
     qtbot.keyClick(window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
     assert QApplication.focusWidget() is window.search_bar.field
     qtbot.keyClicks(window.search_bar.field, "invoice")
-    qtbot.waitUntil(lambda: window.model.rowCount() == 1, timeout=3000)
+    qtbot.waitUntil(lambda: window.model.rowCount() == 1, timeout=WAIT_MS)
     wait_idle(qtbot, window)
     assert window.search_bar.status_label.text() == "1 result · keyword"
     assert window.table.highlight_delegate.terms == ["invoice"]
@@ -65,24 +66,24 @@ def test_ctrl_f_search_counts_and_does_not_recall(qtbot, window):
 
 def test_query_error_shows_under_the_field_never_a_dialog(qtbot, window):
     window.model.set_filter(TraceFilter(type="nonsense"))
-    qtbot.waitUntil(lambda: window.search_bar.error_label.isVisible())
+    qtbot.waitUntil(lambda: window.search_bar.error_label.isVisible(), timeout=WAIT_MS)
     assert "type" in window.search_bar.error_label.text()
     assert QApplication.activeModalWidget() is None
 
 
 def test_filter_bar_and_trash_view(qtbot, window):
     window.filter_bar.scope_id_edit.setText("u1")
-    qtbot.waitUntil(lambda: window.model.rowCount() == 2, timeout=3000)
+    qtbot.waitUntil(lambda: window.model.rowCount() == 2, timeout=WAIT_MS)
     window.filter_bar.scope_id_edit.clear()
-    qtbot.waitUntil(lambda: window.model.rowCount() == 5, timeout=3000)
+    qtbot.waitUntil(lambda: window.model.rowCount() == 5, timeout=WAIT_MS)
     trace_id = select_row(window, 0)
     window.actions.delete.trigger()
-    qtbot.waitUntil(lambda: window.model.rowCount() == 4, timeout=3000)
+    qtbot.waitUntil(lambda: window.model.rowCount() == 4, timeout=WAIT_MS)
     window.actions.trash_view.trigger()
-    qtbot.waitUntil(lambda: window.model.ids() == [trace_id], timeout=3000)
+    qtbot.waitUntil(lambda: window.model.ids() == [trace_id], timeout=WAIT_MS)
     select_row(window, 0)
     window.actions.restore.trigger()
-    qtbot.waitUntil(lambda: window.model.rowCount() == 0, timeout=3000)
+    qtbot.waitUntil(lambda: window.model.rowCount() == 0, timeout=WAIT_MS)
     assert not window.session.brain.get(trace_id).deleted
 
 
@@ -97,11 +98,12 @@ def test_edit_save_and_undo_through_the_window(qtbot, window):
     qtbot.waitUntil(
         lambda: (
             window.model.index(window.model.row_of(trace_id), 0).data() == "Rewritten in the editor"
-        )
+        ),
+        timeout=WAIT_MS,
     )
     window.actions.undo.trigger()
     assert window.session.brain.get(trace_id).content == before.content
-    qtbot.waitUntil(lambda: editor.content.toPlainText() == before.content)
+    qtbot.waitUntil(lambda: editor.content.toPlainText() == before.content, timeout=WAIT_MS)
     window.actions.redo.trigger()
     assert window.session.brain.get(trace_id).content == "Rewritten in the editor"
 
@@ -160,10 +162,10 @@ def test_delete_key_on_the_table_and_undo(qtbot, window):
     window.table.setFocus()
     qtbot.keyClick(window.table, Qt.Key.Key_Delete)
     assert window.session.brain.get(trace_id).deleted
-    qtbot.waitUntil(lambda: window.current_id() != trace_id, timeout=3000)  # on to the next
+    qtbot.waitUntil(lambda: window.current_id() != trace_id, timeout=WAIT_MS)  # on to the next
     qtbot.keyClick(window, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     assert not window.session.brain.get(trace_id).deleted
-    qtbot.waitUntil(lambda: window.current_id() == trace_id, timeout=3000)  # back, selected
+    qtbot.waitUntil(lambda: window.current_id() == trace_id, timeout=WAIT_MS)  # back, selected
     # Del typed in the editor edits text; it never deletes the memory.
     window.detail.editor.content.setFocus()
     qtbot.keyClick(window.detail.editor.content, Qt.Key.Key_Delete)
@@ -183,7 +185,9 @@ def test_delete_says_so_moves_on_and_asks_about_an_unsaved_edit(qtbot, window):
     assert window.session.brain.get(trace_id).deleted
     assert window.statusBar().currentMessage() == "Moved to the trash: 1 memory (Ctrl+Z undoes)"
     wait_idle(qtbot, window)
-    qtbot.waitUntil(lambda: window.detail.trace is not None and window.detail.trace.id == below)
+    qtbot.waitUntil(
+        lambda: window.detail.trace is not None and window.detail.trace.id == below, timeout=WAIT_MS
+    )
     assert window.selected_ids() == [below]  # the row below takes the trashed one's place
 
 
@@ -214,16 +218,16 @@ def test_merge_and_bulk_tag_selected(qtbot, window):
             | window.table.selectionModel().SelectionFlag.Rows,
         )
     window.actions.merge.trigger()
-    qtbot.waitUntil(lambda: window.model.rowCount() == 4, timeout=3000)
+    qtbot.waitUntil(lambda: window.model.rowCount() == 4, timeout=WAIT_MS)
     live = window.session.brain.list(TraceFilter())
     assert "Merged by hand" in [t.content for t in live]
     window.actions.undo.trigger()
     assert window.statusBar().currentMessage().startswith("Undone: Merge 2 memories")
-    qtbot.waitUntil(lambda: window.model.rowCount() == 5, timeout=3000)
+    qtbot.waitUntil(lambda: window.model.rowCount() == 5, timeout=WAIT_MS)
     window.actions.redo.trigger()
     assert window.statusBar().currentMessage().startswith("Redone: Merge 2 memories")
     window.actions.undo.trigger()
-    qtbot.waitUntil(lambda: window.model.rowCount() == 5, timeout=3000)
+    qtbot.waitUntil(lambda: window.model.rowCount() == 5, timeout=WAIT_MS)
     window.actions.undo.trigger()
     assert not any("reviewed" in t.tags for t in window.session.brain.list(TraceFilter()))
 
@@ -239,7 +243,7 @@ def test_table_shows_with_its_first_rows_before_the_count_and_readers_close(
     real_info_job = main_window._info_job
 
     def slow_info_job(session):
-        counted.wait(5)  # a count of a huge brain, still running
+        counted.wait(WAIT_S)  # a count of a huge brain, still running
         return (yield from real_info_job(session))
 
     monkeypatch.setattr(main_window, "_info_job", slow_info_job)
@@ -247,7 +251,7 @@ def test_table_shows_with_its_first_rows_before_the_count_and_readers_close(
     window = MainWindow(settings=settings, live=False)
     qtbot.addWidget(window)
     assert window.files.open_path(brain_path)
-    qtbot.waitUntil(lambda: window.model.rowCount() == 5 and not window.model.busy)
+    qtbot.waitUntil(lambda: window.model.rowCount() == 5 and not window.model.busy, timeout=WAIT_MS)
     assert window.pages.currentWidget() is window.splitter
     assert window.counts_label.text() == ""
     counted.set()

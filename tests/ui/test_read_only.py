@@ -13,6 +13,7 @@ from memgui.ui.importing.import_drop import check_drop
 from memgui.ui.semantic.backfill import READ_ONLY_REFUSAL
 from tests.support.import_export import mime_for
 from tests.support.paths import SHARED
+from tests.support.waiting import WAIT_MS
 from tests.support.window import open_window, select_row, wait_idle
 
 AGENTOS_BRAIN = SHARED / "fixtures" / "agentos" / "brain.sqlite"
@@ -51,7 +52,7 @@ def test_a_read_only_brain_is_browsed_and_searched_never_changed(qtbot, tmp_path
         assert not shown.dirty
         qtbot.keyClick(window.table, Qt.Key.Key_Delete)  # the shortcut of a disabled action
         window.search_bar.field.setText("invoice")
-        qtbot.waitUntil(lambda: window.model.rowCount() == 1, timeout=3000)
+        qtbot.waitUntil(lambda: window.model.rowCount() == 1, timeout=WAIT_MS)
         wait_idle(qtbot, window)
         assert open_import(window, tmp_path) is None
         assert "read-only" in window.statusBar().currentMessage()

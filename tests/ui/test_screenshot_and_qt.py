@@ -14,6 +14,7 @@ from memgui.core.brain import Brain
 from memgui.core.errors import NotFound
 from memgui.ui.screenshot import render
 from memgui.ui.theme.icons import icon, icon_names
+from tests.support.waiting import WAIT_MS
 
 
 def test_void_qt_calls_do_not_leak_references_to_none(qapp):
@@ -82,7 +83,9 @@ def test_default_brain_is_created_on_first_start(qtbot, tmp_path, monkeypatch):
     window = create_window(None, None, settings=settings, live=False)
     qtbot.addWidget(window)
     assert target.is_file() and window.session.path == target
-    qtbot.waitUntil(lambda: window.counts_label.text() == "0 memories · 0 in trash")
+    qtbot.waitUntil(
+        lambda: window.counts_label.text() == "0 memories · 0 in trash", timeout=WAIT_MS
+    )
     assert window.pages.currentWidget() is window.welcome
     assert "brain.sqlite [brain]" in window.windowTitle()
     window.close()

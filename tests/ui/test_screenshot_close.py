@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import time
+import threading
 
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
@@ -11,10 +11,10 @@ from memgui.core.progress import Progress
 from memgui.ui.screenshot import offscreen_window
 
 
-def _slow_import():
-    for n in range(500):
-        time.sleep(0.01)
-        yield Progress(n, 500, "working")
+def _import_until_cancelled():
+    never = threading.Event()  # it never ends by itself: the window's close cancels it
+    while not never.wait(0.01):  # a step every 10 ms
+        yield Progress(0, None, "working")
 
 
 def test_closing_with_a_job_running_asks_nothing(qapp, brain_path) -> None:
@@ -31,7 +31,7 @@ def test_closing_with_a_job_running_asks_nothing(qapp, brain_path) -> None:
     timer.start(50)
     try:
         with offscreen_window(brain_path) as (_app, window):
-            window.runner.start("import", _slow_import)
+            window.runner.start("import", _import_until_cancelled)
     finally:
         timer.stop()
     assert asked == []

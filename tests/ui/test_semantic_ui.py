@@ -11,6 +11,7 @@ from memgui.ui.dialogs.settings_dialog import MODEL_KEY, URL_KEY, SettingsDialog
 from memgui.ui.main_window import MainWindow
 from memgui.ui.models.trace_columns import COLUMNS, EMBEDDING_COLUMN
 from memgui.ui.semantic.ollama_status import describe
+from tests.support.waiting import WAIT_MS
 from tests.support.window import open_window, wait_idle
 
 STALLED = "My automobile stalled this morning"
@@ -36,13 +37,13 @@ def open_semantic_window(qtbot, tmp_path, path, url: str, model: str = "") -> Ma
 
 
 def wait_status(qtbot, window: MainWindow, status: str) -> None:
-    qtbot.waitUntil(lambda: window.semantic.light.status == status, timeout=5000)
+    qtbot.waitUntil(lambda: window.semantic.light.status == status, timeout=WAIT_MS)
 
 
 def wait_backfilled(qtbot, window: MainWindow) -> None:
     qtbot.waitUntil(
         lambda: window.semantic.pending == 0 and window.semantic.backfill_job is None,
-        timeout=10_000,
+        timeout=WAIT_MS,
     )
     wait_idle(qtbot, window)
 
@@ -130,7 +131,7 @@ def test_backfill_embeds_pending_traces_when_the_server_returns(
     window.semantic.check_now()
     wait_status(qtbot, window, "reachable")
     wait_backfilled(qtbot, window)
-    qtbot.waitUntil(lambda: embedding_cells(window) == {"embedded"}, timeout=5000)
+    qtbot.waitUntil(lambda: embedding_cells(window) == {"embedded"}, timeout=WAIT_MS)
     assert ollama_server.embed_count() >= 1
     with Brain.open(path, actor="test") as brain:
         assert brain.embedding_info()["pending"] == 0
@@ -144,13 +145,14 @@ def test_backfill_is_cancellable_and_keeps_the_gui_free(
     ollama_server.stop()
     window = open_semantic_window(qtbot, tmp_path, path, ollama_server.url)
     wait_status(qtbot, window, "down")
-    ollama_server.delay = 0.5  # each embed call answers slowly
+    ollama_server.hold_embeds()  # the backfill's embed call waits until cancel was asked
     ollama_server.start()
     job = window.semantic.start_backfill()
     assert job is not None and window.semantic.start_backfill() is None  # one at a time
-    qtbot.waitUntil(lambda: job.last_progress is not None, timeout=3000)
+    qtbot.waitUntil(lambda: job.last_progress is not None, timeout=WAIT_MS)
     window.semantic.cancel_backfill()
-    with qtbot.waitSignal(job.cancelled, timeout=5000):
+    ollama_server.release_embeds()
+    with qtbot.waitSignal(job.cancelled, timeout=WAIT_MS):
         pass
     assert window.semantic.backfill_job is None
     window.close()
@@ -162,7 +164,7 @@ def test_similar_tab_lists_neighbours_and_opens_one(qtbot, tmp_path, semantic_br
     wait_backfilled(qtbot, window)
     assert window.select_id(ids[STALLED])
     tab = window.detail.similar
-    with qtbot.waitSignal(tab.loaded, timeout=5000):
+    with qtbot.waitSignal(tab.loaded, timeout=WAIT_MS):
         window.detail.setCurrentWidget(tab)
     found = [trace.content for trace, _score in tab.model.items()]
     assert found[0] == MECHANIC and STALLED not in found
@@ -177,7 +179,7 @@ def test_similar_tab_explains_a_memory_without_a_vector(qtbot, tmp_path, semanti
     window = open_semantic_window(qtbot, tmp_path, path, "http://127.0.0.1:9")
     assert window.select_id(ids[STALLED])
     tab = window.detail.similar
-    with qtbot.waitSignal(tab.loaded, timeout=5000):
+    with qtbot.waitSignal(tab.loaded, timeout=WAIT_MS):
         window.detail.setCurrentWidget(tab)
     assert tab.model.rowCount() == 0
     assert "no vector yet" in tab.message.text() and tab.message.isVisibleTo(tab)
@@ -206,7 +208,7 @@ def test_mode_selector_rejects_an_unknown_mode(qtbot):
     bar = SearchBar()
     qtbot.addWidget(bar)
     assert bar.mode() == "auto"
-    with qtbot.waitSignal(bar.mode_changed) as changed:
+    with qtbot.waitSignal(bar.mode_changed, timeout=WAIT_MS) as changed:
         bar.set_mode("hybrid")
     assert changed.args == ["hybrid"]
     with pytest.raises(ValueError, match="mode must be one of .*'fuzzy'"):
@@ -225,6 +227,8 @@ def test_a_memory_saved_in_the_app_is_embedded_soon_after(
     wait_backfilled(qtbot, window)
     added = window.session.brain.add("The puppy ate its dinner")
     assert window.session.brain.get(added.id).embedding_status == 0  # saving never waits
-    qtbot.waitUntil(lambda: window.session.brain.get(added.id).embedding_status == 1, timeout=8000)
+    qtbot.waitUntil(
+        lambda: window.session.brain.get(added.id).embedding_status == 1, timeout=WAIT_MS
+    )
     wait_backfilled(qtbot, window)
     window.close()

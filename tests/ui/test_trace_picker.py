@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import apsw
 import pytest
+import shiboken6
 
 from memgui.core.brain import Brain
 from memgui.core.errors import MemguiError
 from memgui.ui.dialogs.trace_picker import TracePicker
 from memgui.ui.jobs import JobRunner
+from tests.support.waiting import WAIT_MS, WAIT_S
 
 
 @pytest.fixture
@@ -43,7 +46,7 @@ def picker_for(qtbot, brain_path: Path, open_reader=None) -> tuple[TracePicker, 
 
 def settle(qtbot, picker: TracePicker) -> None:
     """Wait for every search job, the dropped ones too."""
-    qtbot.waitUntil(lambda: not picker._runner_keepalive.active_jobs, timeout=5000)
+    qtbot.waitUntil(lambda: not picker._runner_keepalive.active_jobs, timeout=WAIT_MS)
 
 
 def shown(picker: TracePicker) -> list[str]:
@@ -55,7 +58,7 @@ def test_search_runs_as_a_job_and_fills_the_list(qtbot, brain_path: Path) -> Non
     picker.field.setText("carrots")
     picker._search()
     assert picker.searching and picker.message.text() == "Searching…"
-    qtbot.waitUntil(lambda: not picker.searching, timeout=5000)
+    qtbot.waitUntil(lambda: not picker.searching, timeout=WAIT_MS)
     assert shown(picker) == ["beta carotene colours carrots"]
     assert picker.choice() is not None
     settle(qtbot, picker)
@@ -68,27 +71,38 @@ def test_only_the_latest_query_is_answered(qtbot, brain_path: Path) -> None:
     picker._search()
     picker.field.setText("carrots")
     picker._search()
-    qtbot.waitUntil(lambda: not picker.searching, timeout=5000)
+    qtbot.waitUntil(lambda: not picker.searching, timeout=WAIT_MS)
     settle(qtbot, picker)  # the older answer, whenever it lands, changes nothing
     assert shown(picker) == ["beta carotene colours carrots"]
     gui_brain.close()
 
 
 def test_closing_the_dialog_while_it_searches(qtbot, brain_path: Path) -> None:
+    gone = threading.Event()
+
+    def open_reader() -> Brain:  # the search goes on only once the dialog is gone
+        gone.wait(WAIT_S)
+        return Brain.open(brain_path)
+
     runner = JobRunner()
-    picker = TracePicker(None, "", runner=runner, open_reader=lambda: Brain.open(brain_path))
+    picker = TracePicker(None, "", runner=runner, open_reader=open_reader)
     picker.field.setText("alpha")
     picker._search()
     picker.deleteLater()
-    qtbot.waitUntil(lambda: not runner.active_jobs, timeout=5000)
-    qtbot.wait(50)  # the answer arrives after the dialog is gone: nothing is raised
+    qtbot.waitUntil(lambda: not shiboken6.isValid(picker), timeout=WAIT_MS)
+    gone.set()
+    answered: list[object] = []
+    job = runner.active_jobs[0]
+    job.finished.connect(answered.append)
+    # The answer arrives after the dialog is gone: nothing is raised.
+    qtbot.waitUntil(lambda: bool(answered) and not runner.active_jobs, timeout=WAIT_MS)
 
 
 def test_nothing_found_and_failures_say_so(qtbot, brain_path: Path) -> None:
     picker, gui_brain = picker_for(qtbot, brain_path)
     picker.field.setText("zebra")
     picker._search()
-    qtbot.waitUntil(lambda: not picker.searching, timeout=5000)
+    qtbot.waitUntil(lambda: not picker.searching, timeout=WAIT_MS)
     assert shown(picker) == [] and picker.message.text() == "No memory matches."
 
     def unavailable():
@@ -97,7 +111,7 @@ def test_nothing_found_and_failures_say_so(qtbot, brain_path: Path) -> None:
     broken, other = picker_for(qtbot, brain_path, open_reader=unavailable)
     broken.field.setText("alpha")
     broken._search()
-    qtbot.waitUntil(lambda: not broken.searching, timeout=5000)
+    qtbot.waitUntil(lambda: not broken.searching, timeout=WAIT_MS)
     assert broken.message.text() == "the brain file is gone" and shown(broken) == []
     gui_brain.close()
     other.close()
@@ -114,7 +128,7 @@ def test_searches_share_one_connection_closed_with_the_dialog(qtbot, brain_path:
     for query in ("alpha", "carrots"):
         picker.field.setText(query)
         picker._search()
-        qtbot.waitUntil(lambda: not picker.searching, timeout=5000)
+        qtbot.waitUntil(lambda: not picker.searching, timeout=WAIT_MS)
         settle(qtbot, picker)
     assert shown(picker) == ["beta carotene colours carrots"]
     assert len(opened) == 1

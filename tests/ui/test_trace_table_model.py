@@ -10,6 +10,7 @@ from memgui.ui.models import trace_table_model as ttm
 from memgui.ui.models.trace_columns import COLUMNS, TraceRole, first_line
 from memgui.ui.models.trace_table_model import TraceTableModel
 from tests.support.brains import fill
+from tests.support.waiting import WAIT_MS, WAIT_S
 
 
 def column(name: str) -> int:
@@ -70,7 +71,7 @@ def test_search_does_not_count_as_recall(session):
 def test_bad_query_reports_the_core_message(session, qtbot):
     model = TraceTableModel(session.brain)
     model.refresh()
-    with qtbot.waitSignal(model.query_failed) as failed:
+    with qtbot.waitSignal(model.query_failed, timeout=WAIT_MS) as failed:
         model.set_filter(TraceFilter(type="nonsense"))
     assert "type" in failed.args[0] and "nonsense" in failed.args[0]
     assert model.rowCount() == 5  # the last good answer stays on screen
@@ -103,15 +104,15 @@ def test_changes_refresh_rows_and_requery(session, qtbot):
     session.bus.changed.connect(model.apply_changes)
     row = 0
     trace = model.trace_at(row)
-    with qtbot.waitSignal(model.dataChanged):
+    with qtbot.waitSignal(model.dataChanged, timeout=WAIT_MS):
         session.brain.update(
             trace.id, {"content": "Edited elsewhere"}, expect_version=trace.version
         )
     assert model.index(row, 0).data() == "Edited elsewhere"
-    with qtbot.waitSignal(model.modelReset):
+    with qtbot.waitSignal(model.modelReset, timeout=WAIT_MS):
         session.brain.add("A brand new memory")
     assert model.rowCount() == 6
-    with qtbot.waitSignal(model.modelReset):
+    with qtbot.waitSignal(model.modelReset, timeout=WAIT_MS):
         session.brain.forget(trace.id)
     assert model.row_of(trace.id) == -1 and model.rowCount() == 5
     model.apply_changes(Changes(kind="edit"))  # nothing named: nothing happens
@@ -133,19 +134,19 @@ def test_a_new_list_resets_once_then_inserts_the_rest(session, qtbot, monkeypatc
     resets, inserts = [], []
     model.modelReset.connect(lambda: resets.append(model.rowCount()))
     model.rowsInserted.connect(lambda _parent, first, last: inserts.append((first, last)))
-    with qtbot.waitSignal(model.query_finished, timeout=5000):
+    with qtbot.waitSignal(model.query_finished, timeout=WAIT_MS):
         model.refresh()
     assert resets == [2] and inserts == [(2, 4)]  # the first page, then the other rows
     assert model.rowCount() == 5 and not model.busy
     last = model.id_at(4)
     assert model.row_of(last) == 4 and model.index(4, 0).data()
-    with qtbot.waitSignal(model.query_finished, timeout=5000):
+    with qtbot.waitSignal(model.query_finished, timeout=WAIT_MS):
         model.set_filter(TraceFilter(scope_id="u1"))
     assert resets == [2, 2] and model.rowCount() == 2
     assert len(opened) == 1  # the second query reused the first one's reader
     runner.shutdown()
     model.close_readers()
-    with qtbot.waitSignal(model.query_finished, timeout=5000):
+    with qtbot.waitSignal(model.query_finished, timeout=WAIT_MS):
         model.refresh()  # a reader taken after closing is closed after its job
     assert len(opened) == 2 and model._readers.idle == []
 
@@ -158,14 +159,27 @@ def test_row_map_numbers_every_id_in_slices(monkeypatch):
 
 
 def test_discarded_containers_still_held_elsewhere_stay_whole(monkeypatch):
-    import time
-
     monkeypatch.setattr(row_lists, "_PAUSE_S", 0)
+    monkeypatch.setattr(row_lists, "_HOLDER_PAUSE_S", 0.001)
     kept = list(range(50))
     table = {n: n for n in range(50)}
     row_lists.discard_later(kept, table, [])
-    time.sleep(1.3)  # the worker waits ~1 s for other holders to let go, then leaves them
+    # The worker looks a while for the other holders to let go, then leaves them their own.
+    assert row_lists.wait_discarded(WAIT_S)
     assert kept == list(range(50)) and len(table) == 50
+
+
+def test_a_discarded_container_held_nowhere_else_is_emptied(monkeypatch):
+    monkeypatch.setattr(row_lists, "_PAUSE_S", 0)
+    seen: list[int] = []
+
+    class Watched(list):
+        def __del__(self) -> None:
+            seen.append(len(self))  # how much was left in it when it went
+
+    row_lists.discard_later(Watched(range(50)))
+    assert row_lists.wait_discarded(WAIT_S)
+    assert seen == [0]
 
 
 def test_search_results_sorted_in_memory_map_ids_to_the_rows_shown(qtbot, tmp_path, brain_path):

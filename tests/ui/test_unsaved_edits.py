@@ -12,6 +12,7 @@ from memgui.core.brain import Brain
 from memgui.core.model import TraceFilter
 from memgui.ui.dialogs.merge_dialog import default_content
 from memgui.ui.views.trace_editor import format_ttl, parse_ttl
+from tests.support.waiting import WAIT_MS
 from tests.support.window import Answers, open_window, select_row, wait_idle
 
 CTRL = Qt.KeyboardModifier.ControlModifier
@@ -82,7 +83,7 @@ def _click_row(qtbot, window, row: int) -> None:
 def _purge_elsewhere(qtbot, window, brain_path, trace_id: str) -> None:
     with Brain.open(brain_path, actor="cli") as other:
         other.purge(trace_id)
-    qtbot.waitUntil(lambda: window.detail.editor.banner.isVisible(), timeout=3000)
+    qtbot.waitUntil(lambda: window.detail.editor.banner.isVisible(), timeout=WAIT_MS)
 
 
 def test_an_edit_of_a_memory_purged_elsewhere_stays_and_saves_as_a_new_one(
@@ -104,7 +105,7 @@ def test_an_edit_of_a_memory_purged_elsewhere_stays_and_saves_as_a_new_one(
     assert (saved.tags, saved.scope_id, saved.type) == (before.tags, before.scope_id, before.type)
     assert not editor.dirty and not editor.banner.isVisible() and editor.trace.id == saved.id
     wait_idle(qtbot, window)
-    qtbot.waitUntil(lambda: window.current_id() == saved.id, timeout=3000)
+    qtbot.waitUntil(lambda: window.current_id() == saved.id, timeout=WAIT_MS)
 
 
 def test_an_edit_of_a_memory_purged_elsewhere_can_be_discarded(qtbot, live_window, brain_path):
@@ -125,7 +126,7 @@ def test_a_memory_purged_elsewhere_with_nothing_typed_just_goes(qtbot, live_wind
     trace_id = select_row(window, 2)
     with Brain.open(brain_path, actor="cli") as other:
         other.purge(trace_id)
-    qtbot.waitUntil(lambda: window.detail.trace is None, timeout=3000)
+    qtbot.waitUntil(lambda: window.detail.trace is None, timeout=WAIT_MS)
     assert not window.detail.editor.banner.isVisible() and not window.detail.editor.dirty
 
 
@@ -141,7 +142,7 @@ def test_cancel_puts_the_table_back_on_the_edited_memory(qtbot, window):
     window.edits.ask.unsaved = "cancel"
     _click_row(qtbot, window, 2)
     assert window.edits.ask.asked == ["unsaved"]
-    qtbot.waitUntil(lambda: window.current_id() == edited, timeout=2000)
+    qtbot.waitUntil(lambda: window.current_id() == edited, timeout=WAIT_MS)
     assert window.selected_ids() == [edited]
     assert editor.trace.id == edited and editor.content.toPlainText() == typed
     # The selection actions now act on the memory in the editor, not on the clicked one.
@@ -162,7 +163,7 @@ def test_cancel_with_the_arrow_keys_stays_too(qtbot, window):
     window.edits.ask.unsaved = "cancel"
     window.table.setFocus()
     qtbot.keyClick(window.table, Qt.Key.Key_Down)
-    qtbot.waitUntil(lambda: window.current_id() == edited, timeout=2000)
+    qtbot.waitUntil(lambda: window.current_id() == edited, timeout=WAIT_MS)
     assert window.selected_ids() == [edited] and window.detail.editor.dirty
 
 
@@ -188,7 +189,7 @@ def test_merge_settles_the_unsaved_edit_before_it_merges(qtbot, window):
     wait_idle(qtbot, window)
     merged = [t for t in window.session.brain.list(TraceFilter()) if typed in t.content]
     assert len(merged) == 1
-    qtbot.waitUntil(lambda: window.current_id() == merged[0].id, timeout=3000)
+    qtbot.waitUntil(lambda: window.current_id() == merged[0].id, timeout=WAIT_MS)
     assert editor.stack.currentWidget() is editor.form_page and not editor.dirty
     assert first in (merged[0].id, *[t.id for t in window.session.brain.list(TraceFilter())])
 
@@ -203,7 +204,7 @@ def _typed_then_changed_elsewhere(qtbot, window, brain_path) -> tuple[str, Any]:
     with Brain.open(brain_path, actor="cli") as other:
         stored = other.get(trace_id)
         theirs = other.update(trace_id, {"content": "Theirs"}, expect_version=stored.version)
-    qtbot.waitUntil(lambda: window.detail.editor.banner.isVisible(), timeout=3000)
+    qtbot.waitUntil(lambda: window.detail.editor.banner.isVisible(), timeout=WAIT_MS)
     return trace_id, theirs
 
 
@@ -302,7 +303,7 @@ def test_link_action_is_off_for_a_memory_in_the_trash(qtbot, window):
     window.table.setFocus()
     qtbot.keyClick(window.table, Qt.Key.Key_Delete)
     window.actions.trash_view.trigger()
-    qtbot.waitUntil(lambda: window.model.rowCount() == 1 and not window.model.busy, timeout=3000)
+    qtbot.waitUntil(lambda: window.model.rowCount() == 1 and not window.model.busy, timeout=WAIT_MS)
     window.table.selectionModel().clear()  # the restored current row is not shown: pick it
     assert window.select_id(trace_id)
     assert window.detail.trace.deleted

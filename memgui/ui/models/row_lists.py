@@ -21,9 +21,13 @@ _SLICE = 20_000
 _PAUSE_S = 0.002
 _BURST = 1_000  # ids numbered between two pauses: ~0.15 ms holding the GIL
 _BURST_PAUSE_S = 0.001
+_HOLDER_LOOKS = 20  # how often the worker looks whether a container's other holders let go
+_HOLDER_PAUSE_S = 0.05  # between two looks: ~1 s in all, then it is left to them
 _DISCARDED: queue.SimpleQueue[Any] = queue.SimpleQueue()
 _DISCARD_LOCK = threading.Lock()
 _discarder: threading.Thread | None = None
+_handed_over = 0  # containers given to the worker and not yet dealt with
+_dealt_with = threading.Condition()
 
 
 def row_map(ids: list[str]) -> dict[str, int]:
@@ -92,9 +96,9 @@ def discard_later(*containers: Any) -> None:
         if isinstance(container, RowMap):
             shards, container.shards = container.shards, []
             for shard in shards:
-                _DISCARDED.put(shard)
+                _hand_over(shard)
         elif container:
-            _DISCARDED.put(container)
+            _hand_over(container)
     global _discarder
     with _DISCARD_LOCK:
         if _discarder is None:
@@ -102,16 +106,31 @@ def discard_later(*containers: Any) -> None:
             _discarder.start()
 
 
+def wait_discarded(timeout_s: float | None = None) -> bool:
+    """Wait until every container handed to `discard_later` so far was emptied or left to
+    its other holders; False when `timeout_s` passed first."""
+    with _dealt_with:
+        return _dealt_with.wait_for(lambda: _handed_over == 0, timeout_s)
+
+
+def _hand_over(container: Any) -> None:
+    global _handed_over
+    with _dealt_with:
+        _handed_over += 1
+    _DISCARDED.put(container)
+
+
 def _discard_forever() -> None:
+    global _handed_over
     lower_thread_priority()
     while True:
         container = _DISCARDED.get()
         # Empty it only once it is held here alone (the model lets go right after handing
         # it over); a container somebody else keeps is left whole to them.
-        for _ in range(20):
+        for _ in range(_HOLDER_LOOKS):
             if sys.getrefcount(container) <= 2:  # this name and getrefcount's argument
                 break
-            time.sleep(0.05)
+            time.sleep(_HOLDER_PAUSE_S)
         if sys.getrefcount(container) <= 2:
             if isinstance(container, list):
                 while container:
@@ -126,3 +145,6 @@ def _discard_forever() -> None:
                         popitem()
                     time.sleep(_PAUSE_S)
         del container
+        with _dealt_with:
+            _handed_over -= 1
+            _dealt_with.notify_all()

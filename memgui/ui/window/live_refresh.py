@@ -90,6 +90,11 @@ class LiveWatcher(QObject):
         self._timer.stop()
         self._next_page.stop()
 
+    @property
+    def paging(self) -> bool:
+        """A full page of journal rows was read: the next is read soon, before anything new."""
+        return self._next_page.isActive()
+
     def poll(self) -> None:
         """Look once for other processes' changes; publish what they did."""
         brain = self.session.brain

@@ -187,7 +187,7 @@ def test_duplicates_and_errors_are_accounted_for_in_a_folder(brain: Brain) -> No
 
 
 KILLED_COMMIT = """
-import sys, time
+import signal, sys
 from memgui.core.brain import Brain
 from memgui.core.io.writing.commit import commit
 from memgui.core.io.planning.plan import plan
@@ -197,7 +197,7 @@ job = commit(brain, run_to_end(plan(brain, sys.argv[2])))
 for event in job:
     if event.done >= 6000:
         print("mid-commit", flush=True)
-        time.sleep(60)
+        signal.pause()  # inside the transaction until killed
 """
 
 

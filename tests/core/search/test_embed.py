@@ -112,11 +112,13 @@ def test_server_error_is_typed(ollama_server: FakeOllama) -> None:
 
 
 def test_timeout_is_typed() -> None:
-    server = FakeOllama(delay=1.0).start()
+    server = FakeOllama().start()
+    server.hold_embeds()  # it never answers while the client waits
     try:
         with pytest.raises(EmbeddingUnavailable, match="timed out"):
             OllamaEmbedder(server.url, timeout=0.2).embed(["hello"])
     finally:
+        server.release_embeds()
         server.stop()
 
 

@@ -13,7 +13,6 @@ import os
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -28,18 +27,19 @@ CLI_ADDS = 50  # real `memgui add` processes, in two loops (each process costs ~
 CLI_LOOPS = 2
 SHARED_TRACES = 5
 
-# One writer process. argv: brain, role, name, count, start-file, [trace ids as JSON].
+# One writer process. argv: brain, role, name, count, [trace ids as JSON]. It says "ready"
+# once the brain is open, then starts at the line "go" on its stdin.
 WORKER = r"""
-import json, os, sys, time
+import json, sys
 from memgui.core.brain import Brain
 from memgui.core.errors import Conflict
 
-brain_path, role, name, count, start_file = sys.argv[1:6]
-ids = json.loads(sys.argv[6]) if len(sys.argv) > 6 else []
+brain_path, role, name, count = sys.argv[1:5]
+ids = json.loads(sys.argv[5]) if len(sys.argv) > 5 else []
 count = int(count)
 brain = Brain.open(brain_path, actor="cli")
-while not os.path.exists(start_file):
-    time.sleep(0.005)
+print("ready", flush=True)
+assert sys.stdin.readline() == "go\n"
 report = {"name": name, "conflicts": [], "successes": {}}
 if role == "add":
     for i in range(count):
@@ -63,19 +63,20 @@ print(json.dumps(report))
 """
 
 
-def _start_worker(brain: Path, role: str, name: str, count: int, start: Path, ids=()):
-    argv = [sys.executable, "-c", WORKER, str(brain), role, name, str(count), str(start)]
+def _start_worker(brain: Path, role: str, name: str, count: int, ids=()):
+    argv = [sys.executable, "-c", WORKER, str(brain), role, name, str(count)]
     if ids:
         argv.append(json.dumps(list(ids)))
-    return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
 
 
 def _cli_add_loop(
-    brain: Path, start: Path, numbers: range, results: list[subprocess.CompletedProcess]
+    brain: Path, start: threading.Event, numbers: range, results: list[subprocess.CompletedProcess]
 ) -> None:
     env = {k: v for k, v in os.environ.items() if k != "MEMGUI_BRAIN"}
-    while not start.exists():
-        time.sleep(0.005)
+    start.wait()
     for i in numbers:
         argv = [
             sys.executable,
@@ -98,27 +99,33 @@ def test_concurrent_writers_lose_nothing(tmp_path):
     with Brain.open(brain_path, actor="cli") as brain:
         shared = [brain.add("count=0", tags=["shared"]).id for _ in range(SHARED_TRACES)]
         private = [brain.add("count=0", tags=["private"]).id for _ in range(SHARED_TRACES)]
-    start = tmp_path / "go"
+    start = threading.Event()
 
     workers = [
-        _start_worker(brain_path, "add", "w1", ADDS_PER_LOOP, start),
-        _start_worker(brain_path, "add", "w2", ADDS_PER_LOOP, start),
-        _start_worker(brain_path, "increment", "inc1", INCREMENTS_PER_LOOP, start, shared),
-        _start_worker(brain_path, "increment", "inc2", INCREMENTS_PER_LOOP, start, shared),
-        _start_worker(brain_path, "solo", "solo", SOLO_UPDATES, start, private),
+        _start_worker(brain_path, "add", "w1", ADDS_PER_LOOP),
+        _start_worker(brain_path, "add", "w2", ADDS_PER_LOOP),
+        _start_worker(brain_path, "increment", "inc1", INCREMENTS_PER_LOOP, shared),
+        _start_worker(brain_path, "increment", "inc2", INCREMENTS_PER_LOOP, shared),
+        _start_worker(brain_path, "solo", "solo", SOLO_UPDATES, private),
     ]
     cli_results: list[subprocess.CompletedProcess] = []
     cli_loops = [
         threading.Thread(
             target=_cli_add_loop,
             args=(brain_path, start, range(n, CLI_ADDS, CLI_LOOPS), cli_results),
+            daemon=True,  # should a worker fail to get ready, the loop never starts
         )
         for n in range(CLI_LOOPS)
     ]
     for loop in cli_loops:
         loop.start()
-    time.sleep(0.5)  # let every worker open the brain and wait at the start line
-    start.touch()
+    for worker in workers:  # every worker has the brain open and waits at the start line
+        assert worker.stdout is not None and worker.stdout.readline() == "ready\n"
+    for worker in workers:
+        assert worker.stdin is not None
+        worker.stdin.write("go\n")
+        worker.stdin.flush()
+    start.set()
 
     reports = {}
     for worker in workers:
