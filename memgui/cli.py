@@ -33,6 +33,7 @@ COMMAND_MODULES = (
     "memgui.cli_embed",
     "memgui.cli_import",
     "memgui.cli_export",
+    "memgui.cli_serve",
 )
 
 APP_NAME = "memgui"

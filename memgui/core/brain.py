@@ -280,11 +280,16 @@ class Brain:
         offset: int = 0,
         order: str = "created_at",
         descending: bool = True,
+        after: tuple[int, str] | None = None,
     ) -> list[Trace]:
+        """Traces in `order`; `after` = (created_at, id) of a trace already seen starts the
+        page just past it (a keyset page: traces added or forgotten meanwhile shift nothing)."""
         if limit is not None:
             check_limit(limit)
         check_int_range("offset", offset, 0, 2**62)
         where, params = self._where(flt or TraceFilter())
+        if after is not None:
+            where, params = self._after(where, params, after, order, descending)
         sql = (
             f"SELECT {store.select_columns(self.db)} FROM memory_traces WHERE {where} "
             f"ORDER BY {self._order(order, descending)} LIMIT ? OFFSET ?"
@@ -292,6 +297,19 @@ class Brain:
         with self.db.lock:
             rows = self.db.conn.execute(sql, (*params, limit or -1, offset)).fetchall()
             return [self._trace(r) for r in rows]
+
+    @staticmethod
+    def _after(
+        where: str, params: list[Any], after: object, order: str, descending: bool
+    ) -> tuple[str, list[Any]]:
+        if order != "created_at":
+            raise InvalidArgument("after", f"needs order created_at (got {order!r})", order)
+        if not isinstance(after, tuple) or len(after) != 2 or not isinstance(after[1], str):
+            raise InvalidArgument("after", f"must be (created_at, id) (got {after!r})", after)
+        check_int_range("after[0]", after[0], -(2**63), 2**63 - 1)
+        check_text("after[1]", after[1])
+        op = "<" if descending else ">"
+        return f"{where} AND (created_at, id) {op} (?, ?)", [*params, after[0], after[1]]
 
     def list_ids(
         self, flt: TraceFilter | None = None, order: str = "created_at", descending: bool = True
