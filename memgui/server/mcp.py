@@ -126,9 +126,10 @@ async def _serve(service: ToolService) -> None:
     server = build_server(service)
     async with stdio_server() as (read_stream, write_stream):
         log.info(
-            "%s (profile %s, brain %s)",
+            "%s (profile %s, brain %s, Ollama %s)",
             READY,
             service.profile.name,
             service.brain.path,
+            service.embedder.url,
         )
         await server.run(read_stream, write_stream, server.create_initialization_options())

@@ -103,5 +103,8 @@ async def _serve(service: ToolService, sock: socket.socket) -> None:
     if server.started:
         host, port = sock.getsockname()[:2]
         shown = f"[{host}]" if ":" in host else host
-        log.info("%s http://%s:%d (brain %s)", READY, shown, port, service.brain.path)
+        log.info(
+            "%s http://%s:%d (brain %s, Ollama %s)",
+            READY, shown, port, service.brain.path, service.embedder.url,
+        )  # fmt: skip
     await serving
