@@ -145,7 +145,7 @@ class Maintainer:
                 progress = next(job)
                 embedded = progress.done
         except StopIteration as finished:
-            return finished.value.embedded, finished.value.pending, None
+            return finished.value.embedded, finished.value.remaining, None
         except Cancelled:
             return embedded, None, None
         except EmbeddingUnavailable as down:  # Ollama down: normal, the next tick retries

@@ -110,7 +110,7 @@ def read_params(params: Sequence[Param], arguments: object) -> Args:
     for key in arguments:
         if key not in by_name:
             expected = ", ".join(f"`{p.name}`" for p in params) or "no fields"
-            name = key if isinstance(key, str) else repr(key)
+            name = key if _plain(key) else repr(key)
             raise ParameterError(name, f"unknown field `{name}`, expected one of {expected}", key)
     out = Args()
     for param in params:
@@ -156,6 +156,17 @@ def _read(param: Param, value: object) -> Any:
             value,
         )
     return list(value) if kind in (STRINGS, IDS) else value  # type: ignore[arg-type]
+
+
+def _plain(key: object) -> bool:
+    """A field name a message can show as it is: printable text that encodes as UTF-8."""
+    if not isinstance(key, str) or not key.isprintable() or len(key) > 80:
+        return False
+    try:
+        key.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _is_id(value: object) -> bool:
