@@ -443,6 +443,15 @@ class Brain:
             self, query, flt or TraceFilter(), limit, mode, expand_links, record_recall
         )
 
+    def note_recalls(self, traces: list[Trace], flt: TraceFilter | None = None) -> None:
+        """Record that a search returned these traces (the spaced-repetition update), for a
+        caller that searched with `record_recall=False` to answer first, as agent-memory's
+        recency bump is written after the answer. A trace that no longer passes `flt`
+        (forgotten meanwhile) is left as it is."""
+        if traces and not self.read_only:
+            scored = [(0.0, t.rowid, {"id": t.id}) for t in traces]
+            search.record_recalls(self, scored, check_filter(flt or TraceFilter()))
+
     # --- links, graph, journal, scopes ------------------------------------------------------
 
     def link(self, from_id: str, to_id: str, kind: str, actor: str | None = None) -> bool:
@@ -561,6 +570,14 @@ class Brain:
             ranked = hybrid.similar_traces(self.db.conn, self.brain_id, trace_id, limit + 1)
         found = self.get_many([i for i, _ in ranked])
         return [(found[i], score) for i, score in ranked if i in found and i != trace_id][:limit]
+
+    def has_vectors(self) -> bool:
+        """Whether any live trace has a vector (search by meaning has something to rank).
+        Reads every trace when none has one: callers on a hot path keep the answer."""
+        if "memory_traces" not in self.db.tables:
+            return False
+        with self.db.lock:
+            return hybrid.has_embeddings(self.db.conn, self.brain_id)
 
     def embedding_info(self) -> dict[str, Any]:
         if "memory_traces" not in self.db.tables or "brain_meta" not in self.db.tables:

@@ -13,6 +13,7 @@ at stderr while it serves, and every log line goes to stderr and the log file.
 from __future__ import annotations
 
 import logging
+import signal
 import unicodedata
 from typing import Any
 
@@ -124,6 +125,22 @@ def serve(options: ServerOptions) -> None:
 
 async def _serve(service: ToolService) -> None:
     server = build_server(service)
+    async with anyio.create_task_group() as group:
+        group.start_soon(_stop_on_signal, group.cancel_scope)
+        await _serve_stdio(service, server)
+        group.cancel_scope.cancel()
+
+
+async def _stop_on_signal(scope: anyio.CancelScope) -> None:
+    """SIGTERM (a host stopping its servers) ends serving; the brain is then closed."""
+    with anyio.open_signal_receiver(signal.SIGTERM) as signals:
+        async for _ in signals:
+            log.info("stopping on SIGTERM")
+            scope.cancel()
+            return
+
+
+async def _serve_stdio(service: ToolService, server: Server[Any]) -> None:
     async with stdio_server() as (read_stream, write_stream):
         log.info(
             "%s (profile %s, brain %s, Ollama %s)",

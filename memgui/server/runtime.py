@@ -10,9 +10,11 @@ detail of anything else (SQLite's words, a traceback) goes to the log only.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
 import sys
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +39,7 @@ AGENT_MEMORY_DB_ENV = "AGENT_MEMORY_DB"
 AGENT_MEMORY_OLLAMA_ENV = "AGENT_MEMORY_OLLAMA_URL"
 MEMGUI_BRAIN_ENV = "MEMGUI_BRAIN"
 MEMGUI_OLLAMA_ENV = "MEMGUI_OLLAMA_URL"
+TIMINGS_ENV = "MEMGUI_SERVER_TIMINGS"
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
 
@@ -96,8 +99,14 @@ class ToolService:
         self.profile: Profile = profile(options.profile, rehydrate=options.rehydrate)
         self.brain = Brain.open(options.brain_path, options.brain_id, actor=actor)
         self.embedder = self._embedder()
-        self.brain.use_embedder(self.embedder, auto_embed=True)
+        # Writes are embedded behind the call (`Maintainer.backfill_soon`): a store never
+        # waits for Ollama, up or down; searches still rank by meaning once vectors exist.
+        self.brain.use_embedder(self.embedder, auto_embed=False)
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memgui-tools")
+        # Benchmarks measure the time a call spends in the server: `$MEMGUI_SERVER_TIMINGS`
+        # names a file that gets each tool's call durations (seconds) as JSON at close.
+        self._timings_file = os.environ.get(TIMINGS_ENV)
+        self._timings: dict[str, list[float]] | None = {} if self._timings_file else None
         self.maintainer = Maintainer(
             self.brain.path,
             self.brain.brain_id,
@@ -114,13 +123,42 @@ class ToolService:
         self.maintainer.start()
         return self
 
-    def call_now(self, name: object, arguments: object, actor: str) -> ToolResult:
-        """Run a tool in this thread (the worker, or a caller that owns the service)."""
-        return call(ToolContext(self.brain, actor), self.profile, name, arguments)
+    def call_now(
+        self, name: object, arguments: object, actor: str, defer: bool = False
+    ) -> ToolResult:
+        """Run a tool in this thread (the worker, or a caller that owns the service); with
+        `defer`, its bookkeeping (`ToolResult.after`) is left to the caller."""
+        start = time.perf_counter()
+        # No vector in the brain, or Ollama failed a moment ago: search by keyword at once,
+        # as agent-memory falls back, without asking again on every call.
+        down = self.maintainer.has_vectors is False or self.embedder.known_down()
+        ctx = ToolContext(self.brain, actor, "keyword" if down else "auto")
+        try:
+            result = call(ctx, self.profile, name, arguments, defer=defer)
+        finally:
+            if self._timings is not None:
+                self._timings.setdefault(str(name), []).append(time.perf_counter() - start)
+        tool = self.profile.tools.get(name) if isinstance(name, str) else None
+        if tool is not None and tool.writes:
+            self.maintainer.backfill_soon()
+        return result
 
     async def call(self, name: object, arguments: object, actor: str) -> ToolResult:
+        """Run a tool on the worker; its bookkeeping runs there next, after the answer."""
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._worker, self.call_now, name, arguments, actor)
+        result = await loop.run_in_executor(
+            self._worker, self.call_now, name, arguments, actor, True
+        )
+        if result.after is not None:
+            self._worker.submit(self._bookkeeping, result.after)
+        return result
+
+    @staticmethod
+    def _bookkeeping(work: Any) -> None:
+        try:
+            work()
+        except Exception:  # a recall not noted never fails the search that answered
+            log.warning("noting a search's recalls failed", exc_info=True)
 
     async def embedder_status(self) -> str:
         """`ready`, `model_missing` or `unreachable`, as agent-memory's /health says."""
@@ -137,6 +175,8 @@ class ToolService:
         self.maintainer.stop()
         self._worker.shutdown(wait=True)
         self.brain.close()
+        if self._timings_file and self._timings is not None:
+            Path(self._timings_file).write_text(json.dumps(self._timings), encoding="utf-8")
         close = getattr(self.embedder, "close", None)
         if close is not None:
             close()

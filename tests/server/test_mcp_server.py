@@ -74,6 +74,8 @@ def test_agent_memory_profile_over_stdio(tmp_path: Path) -> None:
     with Brain.open(brain) as b:
         assert {entry.actor for entry in b.journal_since(0)} == {"mcp:Claude Code"}
         assert b.get(ids["first"]).tags == ()  # the stale write changed nothing
+        # Each search that returned it noted a recall (after answering); listing did not.
+        assert b.get(ids["first"]).retrieval_count == 2
 
 
 async def _store_search_list(s: ClientSession) -> tuple[str, str]:

@@ -8,6 +8,7 @@ cursor, and memgui's own 409 for a stale `expect_version`.
 from __future__ import annotations
 
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -187,6 +188,22 @@ def test_health_unknown_routes_and_the_journal(
         assert {entry.actor for entry in b.journal_since(0)} == {"rest"}
 
 
+def wait_until(probe, what: str, timeout: float = 60.0):  # noqa: ANN001, ANN201
+    """The first true answer of `probe`, asked until `timeout` (a state, never a nap)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        answer = probe()
+        if answer:
+            return answer
+        time.sleep(0.05)  # between two looks at the state
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def hybrid_hit(client: httpx.Client, query: str) -> dict | None:
+    found = client.post("/api/search", json={"query": query}).json()
+    return found if found["search_mode"] == "hybrid" and found["results"] else None
+
+
 def test_agent_memory_variables_and_a_live_ollama(tmp_path: Path, ollama_server) -> None:
     brain = tmp_path / "env.sqlite"
     env = server_env(
@@ -200,10 +217,11 @@ def test_agent_memory_variables_and_a_live_ollama(tmp_path: Path, ollama_server)
         assert client.get("/health").json() == {"status": "ok", "embedder": "ready"}
         trace_id = store(client, "The car broke down on a cold morning")
         patched = client.patch(f"/api/memories/{trace_id}", json={"content": "The engine failed"})
-        assert patched.json()["embedding_status"] == 1  # embedded as it was written
-        found = client.post("/api/search", json={"query": "motor failure"}).json()
-        assert found["search_mode"] == "hybrid"
+        assert patched.json()["embedding_status"] == 0  # embedded just after the answer
+        # Found by meaning (no shared word) once the background backfill embedded it.
+        found = wait_until(lambda: hybrid_hit(client, "motor breakdown"), "an embedding")
         assert [r["id"] for r in found["results"]] == [trace_id]
+        assert "The engine failed" in ollama_server.embedded_texts  # the new text, not the old
     assert brain.exists()
 
 

@@ -141,10 +141,17 @@ def _search(ctx: ToolContext, args: Args) -> ToolResult:
     flt = _filter(args)
     limit = check_limit(args.get("limit", SEARCH_LIMIT))
     expand = args.get("expand_links", False)
-    result = ctx.brain.search(args["query"], flt, limit=limit, expand_links=expand)
+    brain = ctx.brain
+    result = brain.search(
+        args["query"], flt, limit, ctx.search_mode, expand_links=expand, record_recall=False
+    )
     traces = [hit.trace for hit in result.hits]
     related = {h.trace.id: list(h.related) for h in result.hits} if expand else None
-    return ToolResult({"search_mode": result.search_mode, "results": views(ctx, traces, related)})
+    return ToolResult(
+        {"search_mode": result.search_mode, "results": views(ctx, traces, related)},
+        # Only the returned results are recalled, after the answer (agent-memory's bump).
+        after=(lambda: brain.note_recalls(traces, flt)) if traces else None,
+    )
 
 
 def _list(ctx: ToolContext, args: Args) -> ToolResult:

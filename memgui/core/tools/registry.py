@@ -29,6 +29,8 @@ class ToolResult:
     found: bool = True  # False: a clean not-found (a normal result; REST answers 404)
     created: bool = False  # a new memory (REST answers 201)
     next_cursor: str | None = None  # a page with more after it
+    # Bookkeeping the answer does not wait for (a search's recall), run after it is sent.
+    after: Callable[[], None] | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -38,6 +40,9 @@ class ToolContext:
 
     brain: Brain
     actor: str
+    # How a search ranks: "auto" (by meaning too, when the brain has vectors and Ollama
+    # answers), or "keyword" when the caller knows Ollama is down right now.
+    search_mode: str = "auto"
 
 
 Runner = Callable[[ToolContext, Args], ToolResult]
@@ -78,17 +83,23 @@ class UnknownTool(InvalidArgument):
         )
 
 
-def call(ctx: ToolContext, profile: Profile, name: object, arguments: object) -> ToolResult:
+def call(
+    ctx: ToolContext, profile: Profile, name: object, arguments: object, *, defer: bool = False
+) -> ToolResult:
     """Run one tool: check its arguments, then do what it does (one journal batch per write).
 
     Raises `InvalidArgument` (its subclass `ParameterError` for arguments of the wrong
     shape) for a refused call, in which case nothing was written; `Conflict` for a
-    compare-and-set that lost; other core errors as the core raises them.
+    compare-and-set that lost; other core errors as the core raises them. With `defer`,
+    the result's `after` is left for the caller to run once it has answered.
     """
     tool = profile.tools.get(name) if isinstance(name, str) else None
     if tool is None:
         raise UnknownTool(name, profile)
-    return tool.run(ctx, read_params(tool.params, arguments))
+    result = tool.run(ctx, read_params(tool.params, arguments))
+    if not defer and result.after is not None:
+        result.after()
+    return result
 
 
 def make_profile(name: str, description: str, tools: list[Tool]) -> Profile:
