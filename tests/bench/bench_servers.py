@@ -5,6 +5,7 @@ real AgentOS package's tools on the same brain.
 
 Each contender gets its own copy of one 20k brain (pairs of real sentences, agent-memory
 categories). Measured per call, p50 and p95:
+- `in_process`: the server's call path with no transport (`ToolService.call_now`);
 - `server`: the time a call spends in the server (`$MEMGUI_SERVER_TIMINGS`: the tool call on
   the server's worker thread, argument checks and the SQLite transaction included), while
   it is served over stdio (`serve-mcp`) and over REST (`serve-rest`);
@@ -73,6 +74,37 @@ def workload(rng: random.Random, adds: int, queries: int) -> dict[str, list[str]
 
 def summary(samples: list[float]) -> dict[str, float]:
     return percentiles(samples[WARMUP:] if len(samples) > WARMUP else samples)
+
+
+# --- memgui in process, over stdio and over REST ---------------------------------------------
+
+
+def in_process(brain: Path, work: dict[str, list[str]], profile: str) -> dict:
+    """The server's own call path (`ToolService.call_now` on its worker's connection) with no
+    transport around it: the counterpart of AgentOS's `tool.execute`."""
+    from memgui.server.runtime import ServerOptions, ToolService
+
+    options = ServerOptions(brain, None, "http://127.0.0.1:9", "nomic-embed-text",
+                            profile=profile, maintenance_interval=86_400)  # fmt: skip
+    service = ToolService(options, actor="bench").start()
+    service.maintainer.wait_for_ticks(1, 120)  # it learns whether the brain has vectors
+    store_tool = "memory_store" if profile == "agent-memory" else "memory_add"
+    kind = "PATTERN" if profile == "agent-memory" else "semantic"
+    samples: dict[str, list[float]] = {store_tool: [], "memory_search": []}
+    try:
+        for content in work["adds"]:
+            start = time.perf_counter()
+            service.call_now(store_tool, {"content": content, "type": kind}, "bench", True)
+            samples[store_tool].append(time.perf_counter() - start)
+        for query in work["queries"]:
+            start = time.perf_counter()
+            result = service.call_now("memory_search", {"query": query, "limit": 10}, "bench", True)
+            samples["memory_search"].append(time.perf_counter() - start)
+            if result.after is not None:
+                result.after()  # the recall, written after the answer as the servers do
+    finally:
+        service.close()
+    return {tool: {"server": summary(values)} for tool, values in samples.items()}
 
 
 # --- memgui over stdio and REST ----------------------------------------------------------------
@@ -171,10 +203,12 @@ def comparisons(results: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     peer = results.get("agentos", {})
     pairs = (
-        ("store", ("stdio_agent_memory", "memory_store"), ("rest", "memory_store"),
+        ("store", ("in_process_agent_memory", "memory_store"), ("in_process_agentos", "memory_add"),
+         ("stdio_agent_memory", "memory_store"), ("rest", "memory_store"),
          ("stdio_agentos", "memory_add"), "memory_add"),
-        ("search", ("stdio_agent_memory", "memory_search"), ("rest", "memory_search"),
-         ("stdio_agentos", "memory_search"), "memory_search"),
+        ("search", ("in_process_agent_memory", "memory_search"),
+         ("in_process_agentos", "memory_search"), ("stdio_agent_memory", "memory_search"),
+         ("rest", "memory_search"), ("stdio_agentos", "memory_search"), "memory_search"),
     )  # fmt: skip
     for label, *ours, theirs in pairs:
         if theirs not in peer:
@@ -217,6 +251,8 @@ def main() -> None:
 
         results: dict[str, Any] = {"traces": options.traces, "adds": options.adds,
                                    "queries": options.queries}  # fmt: skip
+        results["in_process_agent_memory"] = in_process(copy("inproc"), work, "agent-memory")
+        results["in_process_agentos"] = in_process(copy("inproc-agentos"), work, "agentos")
         results["stdio_agent_memory"] = over_stdio(copy("stdio"), work, folder, "agent-memory")
         results["stdio_agentos"] = over_stdio(copy("stdio-agentos"), work, folder, "agentos")
         results["rest"] = over_rest(copy("rest"), work, folder)
