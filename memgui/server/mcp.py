@@ -33,6 +33,7 @@ from memgui.server.runtime import (
     ToolService,
     failure,
     operation_of,
+    quiet_collector,
 )
 
 log = logging.getLogger("memgui.server.mcp")
@@ -117,6 +118,7 @@ def _version() -> str:
 def serve(options: ServerOptions) -> None:
     """Serve MCP on stdin/stdout until the client closes stdin."""
     service = ToolService(options, actor="mcp:unknown").start()
+    quiet_collector()
     try:
         anyio.run(_serve, service)
     finally:

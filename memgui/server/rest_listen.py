@@ -18,7 +18,7 @@ import uvicorn
 
 from memgui.core.errors import InvalidArgument
 from memgui.server.rest import create_app
-from memgui.server.runtime import ServerOptions, ToolService
+from memgui.server.runtime import ServerOptions, ToolService, quiet_collector
 
 log = logging.getLogger("memgui.server.rest")
 
@@ -95,6 +95,7 @@ def serve(options: ServerOptions, addr: str, allow_remote: bool) -> None:
     quiet = signal.signal(signal.SIGTERM, _stopping)
     try:
         service.start()
+        quiet_collector()
         asyncio.run(_serve(service, sock))
     finally:
         signal.signal(signal.SIGTERM, quiet)

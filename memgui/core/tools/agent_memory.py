@@ -36,8 +36,9 @@ from memgui.core.tools.shared import (
     checked_id,
     decode_cursor,
     encode_cursor,
-    on_live_trace,
+    forget_live,
     sent,
+    update_live,
 )
 
 SEARCH_LIMIT = 50  # seed 001's default for memory_search
@@ -195,12 +196,7 @@ def _update(ctx: ToolContext, args: Args) -> ToolResult:
     if "ttl_secs" in args:
         patch["ttl_secs"] = None if args["ttl_secs"] is None else check_ttl(args["ttl_secs"])
     brain = ctx.brain
-    updated = on_live_trace(
-        brain,
-        trace_id,
-        args.get("expect_version"),
-        lambda version: brain.update(trace_id, patch, expect_version=version, actor=ctx.actor),
-    )
+    updated = update_live(ctx, trace_id, patch, args.get("expect_version"))
     if updated is None:
         return ToolResult({"id": args["id"], "updated": False, "reason": "not_found"}, found=False)
     if "content" in patch and brain.auto_embed:
@@ -263,14 +259,7 @@ def _unlink(ctx: ToolContext, args: Args) -> ToolResult:
 
 def _forget(ctx: ToolContext, args: Args) -> ToolResult:
     trace_id = checked_id("id", args["id"])
-    brain = ctx.brain
-    done = on_live_trace(
-        brain,
-        trace_id,
-        args.get("expect_version"),
-        lambda version: brain.forget(trace_id, expect_version=version, actor=ctx.actor),
-    )
-    if done is None:
+    if not forget_live(ctx, trace_id, args.get("expect_version")):
         return ToolResult({"id": args["id"], "deleted": False, "reason": "not_found"}, found=False)
     return ToolResult({"id": args["id"], "deleted": True})
 
@@ -308,7 +297,7 @@ TOOLS = [
         ),
         _store,
         writes=True,
-    ),  # fmt: skip
+    ),
     Tool(
         "memory_search",
         "Search memories by keyword and meaning (FTS5 syntax or plain "
@@ -322,7 +311,7 @@ TOOLS = [
             _EXPAND,
         ),
         _search,
-    ),  # fmt: skip
+    ),
     Tool(
         "memory_list",
         "List memories newest first, at most 200 a page.",
@@ -335,7 +324,7 @@ TOOLS = [
             Param("cursor", STRING, "next_cursor of the previous page"),
         ),
         _list,
-    ),  # fmt: skip
+    ),
     Tool(
         "memory_update",
         "Patch a memory by id (merge-patch: null clears tags, scope, ttl_secs).",
@@ -349,28 +338,28 @@ TOOLS = [
         ),
         _update,
         writes=True,
-    ),  # fmt: skip
+    ),
     Tool(
         "memory_link",
         "Link two memories with a typed relation (idempotent).",
         (_FROM, _TO, _KIND),
         _link,
         writes=True,
-    ),  # fmt: skip
+    ),
     Tool(
         "memory_unlink",
         "Remove a relation between two memories.",
         (_FROM, _TO, _KIND),
         _unlink,
         writes=True,
-    ),  # fmt: skip
+    ),
     Tool(
         "memory_forget",
         "Forget a memory by id; its relations go with it.",
         (Param("id", ID, required=True), _EXPECT),
         _forget,
         writes=True,
-    ),  # fmt: skip
+    ),
 ]
 
 

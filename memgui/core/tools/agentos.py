@@ -27,7 +27,7 @@ from memgui.core.model import (
 )
 from memgui.core.tools.params import ID, IDS, INTEGER, STRING, STRINGS, Args, Param
 from memgui.core.tools.registry import Profile, Tool, ToolContext, ToolResult, make_profile
-from memgui.core.tools.shared import checked_id, on_live_trace
+from memgui.core.tools.shared import checked_id, forget_live, update_live
 
 SEARCH_LIMIT, MAX_SEARCH_LIMIT = 10, 100
 
@@ -63,28 +63,14 @@ def _update(ctx: ToolContext, args: Args) -> ToolResult:
         patch["tags"] = args["tags"]
     if not patch:
         return ToolResult({"updated": False}, found=False)  # AgentOS: nothing to change
-    brain = ctx.brain
-    done = on_live_trace(
-        brain,
-        trace_id,
-        None,
-        lambda version: brain.update(trace_id, patch, expect_version=version, actor=ctx.actor),
-        as_read=True,
-    )
-    return ToolResult({"updated": done is not None}, found=done is not None)
+    done = update_live(ctx, trace_id, patch, None, as_read=True) is not None
+    return ToolResult({"updated": done}, found=done)
 
 
 def _delete(ctx: ToolContext, args: Args) -> ToolResult:
     trace_id = checked_id("traceId", args["traceId"])
-    brain = ctx.brain
-    done = on_live_trace(
-        brain,
-        trace_id,
-        None,
-        lambda version: brain.forget(trace_id, expect_version=version, actor=ctx.actor),
-        as_read=True,
-    )
-    return ToolResult({"deleted": done is not None}, found=done is not None)
+    done = forget_live(ctx, trace_id, None, as_read=True)
+    return ToolResult({"deleted": done}, found=done)
 
 
 def _merge(ctx: ToolContext, args: Args) -> ToolResult:
@@ -168,7 +154,7 @@ def tools() -> list[Tool]:
             ),
             _add,
             writes=True,
-        ),  # fmt: skip
+        ),
         Tool(
             "memory_update",
             "Replace the content and/or tags of a trace.",
@@ -179,7 +165,7 @@ def tools() -> list[Tool]:
             ),
             _update,
             writes=True,
-        ),  # fmt: skip
+        ),
         Tool(
             "memory_delete",
             "Soft-delete a trace by id.",
@@ -189,7 +175,7 @@ def tools() -> list[Tool]:
             ),
             _delete,
             writes=True,
-        ),  # fmt: skip
+        ),
         Tool(
             "memory_merge",
             "Merge 2 or more traces into the most retrieved one.",
@@ -201,7 +187,7 @@ def tools() -> list[Tool]:
             ),
             _merge,
             writes=True,
-        ),  # fmt: skip
+        ),
         Tool(
             "memory_search",
             "Full-text search (FTS5 syntax, or plain words).",
@@ -212,7 +198,7 @@ def tools() -> list[Tool]:
                 Param("limit", INTEGER, minimum=1, maximum=MAX_SEARCH_LIMIT, default=SEARCH_LIMIT),
             ),
             _search,
-        ),  # fmt: skip
+        ),
     ]
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 import binascii
 from collections.abc import Callable
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import orjson
 
@@ -14,6 +14,7 @@ from memgui.core.model import Trace, check_id, shown
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
+    from memgui.core.tools.registry import ToolContext
 
 T = TypeVar("T")
 CAS_ATTEMPTS = 8  # re-reads of a trace another writer keeps changing, before giving up
@@ -59,6 +60,40 @@ def on_live_trace(
             conflict = error
     assert conflict is not None
     raise conflict
+
+
+def update_live(
+    ctx: ToolContext,
+    trace_id: str,
+    patch: dict[str, Any],
+    expect_version: int | None,
+    *,
+    as_read: bool = False,
+) -> Trace | None:
+    """`on_live_trace` for a merge-patch: the updated trace, or None if there is none."""
+    brain = ctx.brain
+    return on_live_trace(
+        brain,
+        trace_id,
+        expect_version,
+        lambda version: brain.update(trace_id, patch, expect_version=version, actor=ctx.actor),
+        as_read=as_read,
+    )
+
+
+def forget_live(
+    ctx: ToolContext, trace_id: str, expect_version: int | None, *, as_read: bool = False
+) -> bool:
+    """`on_live_trace` for a forget: whether a live trace was forgotten."""
+    brain = ctx.brain
+    done = on_live_trace(
+        brain,
+        trace_id,
+        expect_version,
+        lambda version: brain.forget(trace_id, expect_version=version, actor=ctx.actor),
+        as_read=as_read,
+    )
+    return done is not None
 
 
 def checked_id(field: str, value: int | str) -> str:
