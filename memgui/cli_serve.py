@@ -52,7 +52,7 @@ def _configure_mcp(parser: argparse.ArgumentParser) -> None:
         "--profile",
         choices=PROFILES,
         default=DEFAULT_PROFILE,
-        help="agent-memory: seed 001's seven tools (default); agentos: AgentOS's memory tools",
+        help="agent-memory: agent-memory's seven tools (default); agentos: AgentOS's memory tools",
     )
     parser.add_argument(
         "--rehydrate",

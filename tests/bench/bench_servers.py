@@ -11,6 +11,7 @@ categories). Measured per call, p50 and p95:
   it is served over stdio (`serve-mcp`) and over REST (`serve-rest`);
 - `round_trip`: what the client waits, over the real transport (the MCP SDK's stdio client;
   httpx on loopback); the difference is the protocol's share;
+- `search_floor`: AgentOS's search statement alone, through apsw, on the same brain;
 - `agentos`: `tool.execute` of `@framers/agentos` 0.9.164's `memory_add` / `memory_search`
   in process (AgentOS serves them over no transport), on a copy of the same brain.
 Ollama is down (a dead port): memgui searches in keyword mode, as AgentOS's tool always does.
@@ -175,6 +176,37 @@ def over_rest(brain: Path, work: dict[str, list[str]], folder: Path) -> dict:
     }
 
 
+# --- the floor: AgentOS's own search statement, alone --------------------------------------
+
+AGENTOS_SEARCH_SQL = (  # MemorySearchTool's statement, as the package runs it (limit 10)
+    "SELECT mt.id, mt.content, mt.type, mt.scope, mt.strength, mt.tags "
+    "FROM memory_traces_fts fts JOIN memory_traces mt ON mt.rowid = fts.rowid "
+    "WHERE memory_traces_fts MATCH ? AND mt.deleted = 0 ORDER BY rank LIMIT ?"
+)
+
+
+def search_floor(brain: Path, work: dict[str, list[str]]) -> dict[str, Any]:
+    """The statement AgentOS's `memory_search` runs, through apsw on the same brain with no
+    code around it: what any search that ranks every match by FTS5's bm25 pays at least."""
+    import apsw
+
+    from memgui.core.textindex import natural_language_query
+
+    conn = apsw.Connection(str(brain), flags=apsw.SQLITE_OPEN_READONLY)
+    samples = []
+    try:
+        for query in work["queries"]:
+            start = time.perf_counter()
+            try:
+                conn.execute(AGENTOS_SEARCH_SQL, (query, 10)).fetchall()
+            except apsw.SQLError:  # as the tool does: the rewrite on a syntax error
+                conn.execute(AGENTOS_SEARCH_SQL, (natural_language_query(query), 10)).fetchall()
+            samples.append(time.perf_counter() - start)
+    finally:
+        conn.close()
+    return {"memory_search": {"server": summary(samples)}}
+
+
 # --- the real AgentOS --------------------------------------------------------------------------
 
 
@@ -256,6 +288,7 @@ def main() -> None:
         results["stdio_agent_memory"] = over_stdio(copy("stdio"), work, folder, "agent-memory")
         results["stdio_agentos"] = over_stdio(copy("stdio-agentos"), work, folder, "agentos")
         results["rest"] = over_rest(copy("rest"), work, folder)
+        results["search_floor"] = search_floor(master, work)
         if not options.skip_agentos:
             results["agentos"] = agentos(copy("agentos"), work, folder)
         results["comparisons"] = comparisons(results)

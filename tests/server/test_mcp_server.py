@@ -210,6 +210,8 @@ def test_agentos_profile_over_stdio(tmp_path: Path) -> None:
                 "memory_add", "memory_update", "memory_delete", "memory_merge",
                 "memory_search", "rehydrate_memory",
             ]  # fmt: skip
+            wire = [t.model_dump(by_alias=True, exclude_none=True) for t in listed.tools]
+            assert len(json.dumps(wire)) < 8 * 1024
             a = (
                 await ask(
                     "memory_add",
