@@ -37,6 +37,7 @@ def test_the_first_tick_at_start_sweeps_and_backfills(brain_path: Path, ollama_s
         assert maintainer.last is not None
         assert (maintainer.last.expired, maintainer.last.embedded) == (1, 1)
         assert maintainer.last.pending == 0 and maintainer.last.error is None
+        assert maintainer.has_vectors is True  # a server may search by meaning now
     finally:
         maintainer.stop()
     with Brain.open(brain_path) as brain:
@@ -60,11 +61,13 @@ def test_ollama_down_is_retried_at_the_next_tick(
         assert maintainer.wait_for_ticks(1, WAIT_S)
         assert maintainer.last is not None and maintainer.last.embedded == 0
         assert "not reachable" in (maintainer.last.error or "")
+        assert maintainer.has_vectors is False  # a server searches by keyword at once
         assert "backfill waits" in caplog.text
         ollama_server.start()
         maintainer.poke()
         assert maintainer.wait_for_ticks(2, WAIT_S)
         assert maintainer.last.embedded == 1 and maintainer.last.error is None
+        assert maintainer.has_vectors is True
     finally:
         maintainer.stop()
     with Brain.open(brain_path) as brain:
@@ -99,3 +102,25 @@ def test_stop_ends_the_thread(brain_path: Path) -> None:
     assert not maintainer._thread.is_alive()
     with pytest.raises(ValueError):
         Maintainer(brain_path, None, interval=0)
+
+
+def test_writes_are_embedded_just_after_them(brain_path: Path, ollama_server) -> None:
+    """`backfill_soon` after a write: the text gets its vector without a tick, a burst of
+    writes in one Ollama call."""
+    with Brain.open(brain_path) as brain:
+        brain.add("seeded")
+    maintainer = Maintainer(
+        brain_path, None, embedder_factory=embedder_for(ollama_server.url), interval=3600
+    ).start()
+    try:
+        assert maintainer.wait_for_ticks(1, WAIT_S)
+        calls = ollama_server.embed_count()
+        with Brain.open(brain_path) as brain:
+            ids = [brain.add(f"burst {i}").id for i in range(5)]
+            for _ in ids:
+                maintainer.backfill_soon()
+            assert maintainer.wait_for_backfills(1, WAIT_S)
+            assert all(t.embedding_status == 1 for t in brain.get_many(ids).values())
+        assert ollama_server.embed_count() == calls + 1
+    finally:
+        maintainer.stop()
