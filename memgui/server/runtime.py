@@ -109,6 +109,19 @@ class ToolService:
         self.options = options
         self.profile: Profile = profile(options.profile, rehydrate=options.rehydrate)
         self.brain = Brain.open(options.brain_path, options.brain_id, actor=actor)
+        tables = self.brain.db.tables
+        if "memories" in tables and "memory_traces" not in tables:
+            # agent-memory's own database (as $AGENT_MEMORY_DB often names): opening wrote
+            # nothing, and serving it would add a brain's tables beside its `memories`.
+            self.brain.close()
+            path = str(options.brain_path)
+            raise InvalidArgument(
+                "brain",
+                f"is an agent-memory database, not a memgui brain (got {path!r}); "
+                "export it with `agent-memory export --output memories.jsonl`, import that with "
+                "`memgui import memories.jsonl`, and serve the brain",
+                path,
+            )
         self.embedder = self._embedder()
         # Writes are embedded behind the call (`Maintainer.backfill_soon`): a store never
         # waits for Ollama, up or down; searches still rank by meaning once vectors exist.

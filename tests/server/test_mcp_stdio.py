@@ -94,3 +94,24 @@ def test_stdout_is_pure_protocol_and_logs_go_to_stderr(tmp_path: Path) -> None:
     with Brain.open(brain) as b:
         assert b.get(trace_id).content == "piped"
         assert b.history(trace_id)[0].actor == "mcp:pipe"
+
+
+def test_an_agent_memory_database_is_refused_untouched(tmp_path: Path) -> None:
+    """$AGENT_MEMORY_DB may still name agent-memory's own database: serving it would add a
+    brain's tables beside its `memories`. The server refuses it, says what to do, and the
+    file is as it was."""
+    import sqlite3
+
+    database = tmp_path / "memory.db"
+    with sqlite3.connect(database) as conn:
+        conn.execute("CREATE TABLE memories (id INTEGER PRIMARY KEY, content TEXT)")
+    before = database.read_bytes()
+    refused = subprocess.run(
+        memgui_argv("serve-mcp"),
+        input="", capture_output=True, text=True, timeout=120,
+        env=server_env(tmp_path, AGENT_MEMORY_DB=str(database)),
+    )  # fmt: skip
+    assert refused.returncode == 2 and refused.stdout == ""
+    assert "is an agent-memory database, not a memgui brain" in refused.stderr
+    assert "memgui import memories.jsonl" in refused.stderr
+    assert database.read_bytes() == before
