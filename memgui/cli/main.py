@@ -27,7 +27,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from memgui.cli import registry
-from memgui.cli.commands import admin, embed, exports, imports, traces  # noqa: F401 - register
+from memgui.cli.commands import admin, embed, exports, imports, serve, traces  # noqa: F401
 from memgui.cli.log import failures_logged_to_file
 from memgui.cli.registry import REGISTRY, CommandContext
 from memgui.core.errors import InvalidArgument, MemguiError, StorageError

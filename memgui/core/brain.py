@@ -253,15 +253,30 @@ class Brain:
         offset: int = 0,
         order: str = "created_at",
         descending: bool = True,
+        after: tuple[int, str] | None = None,
     ) -> list[Trace]:
+        """Traces in `order`; `after` = (created_at, id) of a trace already seen starts the
+        page just past it (a keyset page: traces added or forgotten meanwhile shift nothing)."""
         if limit is not None:
             check_limit(limit)
         check_int_range("offset", offset, 0, 2**62)
         where = self._where(flt or TraceFilter())
+        if after is not None:
+            where = reads.after_where(where, self._checked_after(after, order), descending)
         order_by = reads.order_sql(self.db, order, descending)
         with self.db.lock:
             rows = reads.listed_rows(self.db, where, order_by, limit, offset)
             return [self._trace(r) for r in rows]
+
+    @staticmethod
+    def _checked_after(after: object, order: str) -> tuple[int, str]:
+        if order != "created_at":
+            raise InvalidArgument("after", f"needs order created_at (got {order!r})", order)
+        if not isinstance(after, tuple) or len(after) != 2 or not isinstance(after[1], str):
+            raise InvalidArgument("after", f"must be (created_at, id) (got {after!r})", after)
+        check_int_range("after[0]", after[0], -(2**63), 2**63 - 1)
+        check_text("after[1]", after[1])
+        return after[0], after[1]
 
     def list_ids(
         self, flt: TraceFilter | None = None, order: str = "created_at", descending: bool = True
@@ -379,6 +394,15 @@ class Brain:
             self, query, flt or TraceFilter(), limit, mode, expand_links, record_recall
         )
 
+    def note_recalls(self, traces: list[Trace], flt: TraceFilter | None = None) -> None:
+        """Record that a search returned these traces (the spaced-repetition update), for a
+        caller that searched with `record_recall=False` to answer first, as agent-memory's
+        recency bump is written after the answer. A trace that no longer passes `flt`
+        (forgotten meanwhile) is left as it is."""
+        if traces and not self.read_only:
+            scored = [(0.0, t.rowid, {"id": t.id}) for t in traces]
+            searching.record_recalls(self, scored, check_filter(flt or TraceFilter()))
+
     # --- links, graph, journal, scopes ------------------------------------------------------
 
     def link(self, from_id: str, to_id: str, kind: str, actor: str | None = None) -> bool:
@@ -494,6 +518,14 @@ class Brain:
             ranked = hybrid.similar_traces(self.db.conn, self.brain_id, trace_id, limit + 1)
         found = self.get_many([i for i, _ in ranked])
         return [(found[i], score) for i, score in ranked if i in found and i != trace_id][:limit]
+
+    def has_vectors(self) -> bool:
+        """Whether any live trace has a vector (search by meaning has something to rank).
+        Reads every trace when none has one: callers on a hot path keep the answer."""
+        if "memory_traces" not in self.db.tables:
+            return False
+        with self.db.lock:
+            return hybrid.has_embeddings(self.db.conn, self.brain_id)
 
     def embedding_info(self) -> dict[str, Any]:
         return brain_info.embedding_info(self)

@@ -132,6 +132,11 @@ class OllamaEmbedder:
             return False  # unknown: let the client try and say what went wrong
         return False
 
+    def known_down(self) -> bool:
+        """Whether a call failed within the last `retry_after` seconds: callers that would
+        only be told so again (a search choosing its mode) can skip the attempt."""
+        return time.monotonic() < self._down_until
+
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """One vector per text, in order, from one batched call; EmbeddingUnavailable on failure."""
         texts = list(texts)

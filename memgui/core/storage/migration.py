@@ -97,6 +97,14 @@ def examine(conn: apsw.Connection, path: Path, readonly: bool) -> tuple[bool, st
             )
         return True, None
     if "memory_traces" not in tables and "brain_meta" not in tables:
+        if "memories" in tables:  # agent-memory's own database, as $AGENT_MEMORY_DB may name
+            raise InvalidArgument(
+                "brain",
+                f"is an agent-memory database, not a memgui brain (got '{path}'); export it "
+                "with `agent-memory export --output memories.jsonl`, import that with "
+                "`memgui import memories.jsonl`, and use the brain",
+                str(path),
+            )
         raise InvalidArgument(
             "brain",
             "is a SQLite database but not a brain: it has no memory_traces table, and "

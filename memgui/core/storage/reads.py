@@ -53,6 +53,15 @@ def where_sql(db: Database, brain_id: str, flt: TraceFilter) -> tuple[str, list[
     return filter_sql(db, brain_id, flt, alias="")
 
 
+def after_where(
+    where: tuple[str, list[Any]], after: tuple[int, str], descending: bool
+) -> tuple[str, list[Any]]:
+    """`where` narrowed to the traces past `after` = (created_at, id) in that order."""
+    clause, params = where
+    op = "<" if descending else ">"
+    return f"{clause} AND (created_at, id) {op} (?, ?)", [*params, *after]
+
+
 def rows_of_ids(db: Database, brain_id: str, ids: Sequence[str]) -> Iterator[tuple[Any, ...]]:
     """The rows of the traces `ids` names (unknown ids are simply absent), a few queries."""
     columns = store.select_columns(db)

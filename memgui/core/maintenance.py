@@ -1,0 +1,254 @@
+"""Background upkeep of a brain file: the TTL sweep and the embedding backfill.
+
+As agent-memory's servers do (upstream-notes §A.8): the first tick runs at start, then one
+every `interval` seconds; each tick removes traces whose TTL passed (journaled under the
+actor `sweep`, revertible) and embeds pending traces when Ollama answers. Between ticks,
+`backfill_soon()` (called after a write) embeds what was just written, shortly after, so a
+call never waits for Ollama: a burst of writes within `settle` seconds is one backfill, and
+none is tried while Ollama is known to be down. A failure is logged (its detail goes to the
+log only) and the next tick tries again. The work runs on a thread of its own with its own
+connection, so it never holds up a call of the process that started it; SQLite's lock
+serialises its short write transactions with everyone else's. Qt-free: the servers use it,
+and the app can.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from memgui.core.errors import EmbeddingUnavailable
+from memgui.core.progress import Cancelled
+
+log = logging.getLogger("memgui.maintenance")
+
+DEFAULT_INTERVAL_S = 300.0
+DEFAULT_SETTLE_S = 0.25  # writes arriving within this are embedded together
+VECTOR_RECHECK_S = 10.0  # while the brain has no vector: how often to look again
+SWEEP_ACTOR = "sweep"
+
+
+@dataclass(frozen=True)
+class TickReport:
+    expired: int = 0
+    embedded: int = 0
+    pending: int | None = None  # traces still waiting for a vector (None: not known)
+    error: str | None = None  # why the tick stopped short (logged in full)
+
+
+class Maintainer:
+    """Runs `tick` on a thread: at start, then every `interval` seconds, until `stop`."""
+
+    def __init__(
+        self,
+        path: str | Path,
+        brain_id: str | None,
+        *,
+        embedder_factory: Callable[[], Any] | None = None,
+        interval: float = DEFAULT_INTERVAL_S,
+        settle: float = DEFAULT_SETTLE_S,
+        name: str = "memgui-maintenance",
+    ) -> None:
+        if not interval > 0:
+            raise ValueError(f"interval must be positive (got {interval!r})")
+        self.path = Path(path)
+        self.brain_id = brain_id
+        self.interval = interval
+        self.settle = settle
+        self._make_embedder = embedder_factory
+        self._embedder: Any = None
+        self._brain: Any = None
+        self._stop = threading.Event()
+        self._wake = threading.Event()
+        self._tick_due = True  # the first tick runs at start
+        self._backfill_due = False
+        self._ticked = threading.Condition()
+        self.ticks = 0
+        self.backfills = 0
+        self.last: TickReport | None = None
+        # Whether the brain holds any vector (None: not known yet). Finding out reads every
+        # trace when none has one, so it is done here, off the callers' path: a server
+        # searches by keyword at once while this is False.
+        self.has_vectors: bool | None = None
+        self._vectors_seen_at: tuple[float, int] | None = None  # (when, data_version)
+        self._last_error: str | None = None
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+
+    # --- control ---------------------------------------------------------------------------
+
+    def start(self) -> Maintainer:
+        self._thread.start()
+        return self
+
+    def poke(self) -> None:
+        """Run the next tick now rather than at the end of the interval."""
+        self._tick_due = True
+        self._wake.set()
+
+    def backfill_soon(self) -> None:
+        """Embed pending traces shortly (after a write); cheap, never blocks."""
+        self._backfill_due = True
+        self._wake.set()
+
+    def stop(self, timeout: float = 30.0) -> None:
+        """Stop after the batch in hand (a backfill stops between Ollama calls)."""
+        self._stop.set()
+        self._wake.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout)
+
+    def wait_for_ticks(self, count: int, timeout: float) -> bool:
+        """Block until `count` ticks have finished (for callers that need one done)."""
+        with self._ticked:
+            return self._ticked.wait_for(lambda: self.ticks >= count, timeout)
+
+    def wait_for_backfills(self, count: int, timeout: float) -> bool:
+        with self._ticked:
+            return self._ticked.wait_for(lambda: self.backfills >= count, timeout)
+
+    # --- the thread ------------------------------------------------------------------------
+
+    def _run(self) -> None:
+        next_tick = time.monotonic()
+        try:
+            while not self._stop.is_set():
+                if self._tick_due or time.monotonic() >= next_tick:
+                    self._tick_due = self._backfill_due = False
+                    self._finished(self.tick(), tick=True)
+                    next_tick = time.monotonic() + self.interval
+                elif self._backfill_due:
+                    # Let a burst of writes land, then embed them in one go.
+                    self._stop.wait(self.settle)
+                    self._backfill_due = False
+                    self._finished(self._backfill_pass(), tick=False)
+                else:
+                    self._recheck_vectors()
+                wait = next_tick - time.monotonic()
+                if self.has_vectors is False:
+                    wait = min(wait, VECTOR_RECHECK_S)
+                self._wake.wait(max(0.0, wait))
+                self._wake.clear()
+        finally:
+            self._close_brain()
+
+    def _finished(self, report: TickReport | None, tick: bool) -> None:
+        with self._ticked:
+            if tick:
+                self.ticks += 1
+            else:
+                self.backfills += 1
+            if report is not None:
+                self.last = report
+            self._ticked.notify_all()
+
+    def tick(self) -> TickReport:
+        """One round of upkeep; never raises (a failure is logged and reported)."""
+        brain = self._open()
+        if isinstance(brain, TickReport):
+            return brain
+        try:
+            expired = brain.sweep(actor=SWEEP_ACTOR).expired  # no embedder set: expiry only
+        except Exception as error:
+            return self._failed("sweep expired memories", error)
+        report = self._backfill_pass(expired)
+        if expired:
+            log.info("sweep: %d expired memories removed", expired)
+        self._recheck_vectors(force=True)
+        return report
+
+    def _recheck_vectors(self, force: bool = False) -> None:
+        """Look for vectors again while none was found, when another connection wrote."""
+        if self.has_vectors:
+            return
+        brain = self._open()
+        if isinstance(brain, TickReport):
+            return
+        try:
+            version = brain.data_version()
+            seen = self._vectors_seen_at
+            recent = seen is not None and (
+                version == seen[1] or time.monotonic() - seen[0] < VECTOR_RECHECK_S
+            )
+            if recent and not force:
+                return
+            self.has_vectors = brain.has_vectors()
+            self._vectors_seen_at = (time.monotonic(), version)
+        except Exception as error:
+            self._failed("look for vectors", error)
+
+    def _backfill_pass(self, expired: int = 0) -> TickReport:
+        if self._make_embedder is None:
+            return TickReport(expired=expired)
+        if self._embedder is None:
+            self._embedder = self._make_embedder()
+        known_down = getattr(self._embedder, "known_down", None)
+        if self._embedder is None or (known_down is not None and known_down()):
+            return TickReport(expired=expired, error=self._last_error)  # asked lately: down
+        brain = self._open()
+        if isinstance(brain, TickReport):
+            return brain
+        try:
+            embedded, pending, why = self._backfill(brain)
+        except Exception as error:
+            return self._failed("embedding backfill", error, expired=expired)
+        if embedded:
+            self.has_vectors = True
+            log.info("backfill: %d memories embedded, %s pending", embedded, pending)
+        self._recovered(why)
+        return TickReport(expired=expired, embedded=embedded, pending=pending, error=why)
+
+    def _backfill(self, brain: Any) -> tuple[int, int | None, str | None]:
+        from memgui.core.search.semantic import SemanticSearch
+
+        job = SemanticSearch(self._embedder).backfill(brain)
+        embedded = 0
+        try:
+            while True:
+                if self._stop.is_set():
+                    job.throw(Cancelled())
+                embedded = next(job).done
+        except StopIteration as finished:
+            return finished.value.embedded, finished.value.remaining, None
+        except Cancelled:
+            return embedded, None, None
+        except EmbeddingUnavailable as down:  # Ollama down: normal, the next tick retries
+            return embedded, None, str(down)
+
+    def _open(self) -> Any:
+        """The brain, opened once and kept (reopened after a failure)."""
+        if self._brain is None:
+            from memgui.core.brain import Brain
+
+            try:
+                self._brain = Brain.open(self.path, self.brain_id, actor=SWEEP_ACTOR, create=False)
+            except Exception as error:
+                return self._failed("open the brain", error)
+        return self._brain
+
+    def _close_brain(self) -> None:
+        brain, self._brain = self._brain, None
+        if brain is not None:
+            try:
+                brain.close()
+            except Exception:
+                log.warning("%s: closing the upkeep connection failed", self.path, exc_info=True)
+
+    def _failed(self, step: str, error: BaseException, expired: int = 0) -> TickReport:
+        message = f"{step} failed ({type(error).__name__}); retrying in {self.interval:g} s"
+        log.warning("%s: %s", self.path, message, exc_info=error)
+        self._last_error = message
+        self._close_brain()  # the next try starts from a fresh connection
+        return TickReport(expired=expired, error=message)
+
+    def _recovered(self, why: str | None) -> None:
+        """Say once when upkeep starts or stops waiting (for Ollama), not at every tick."""
+        if why and not self._last_error:
+            log.info("%s: the embedding backfill waits: %s", self.path, why)
+        elif not why and self._last_error:
+            log.info("%s: upkeep runs again", self.path)
+        self._last_error = why

@@ -1,0 +1,207 @@
+"""The `agentos` profile: seed 000's agent memory tools over a memgui brain.
+
+`memory_add`, `memory_update`, `memory_delete`, `memory_merge`, `memory_search` with
+AgentOS's inputs and outputs (`traceId`, `{updated}`, `{deleted}`, `survivorId` and
+`deletedIds`), and `rehydrate_memory` when the server is asked for it. An MCP client has no
+AgentOS execution context, so `memory_add` files traces under scope id "" (AgentOS's own
+default without a user). update, delete and merge read each trace first and write only
+while it is as read (compare-and-set on its version): a trace another writer changed in
+between fails the call with a conflict, and nothing changes. `memory_reflect` joins this
+profile with consolidation: it is one more `Tool` in `tools()`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memgui.core import archive
+from memgui.core.errors import InvalidArgument
+from memgui.core.model import (
+    SCOPES,
+    TYPES,
+    Trace,
+    TraceFilter,
+    check_choice,
+    check_content,
+    check_int_range,
+)
+from memgui.core.tools.params import ID, IDS, INTEGER, STRING, STRINGS, Args, Param
+from memgui.core.tools.registry import Profile, Tool, ToolContext, ToolResult, make_profile
+from memgui.core.tools.shared import checked_id, forget_live, update_live
+
+SEARCH_LIMIT, MAX_SEARCH_LIMIT = 10, 100
+
+
+class ToolRefusal(InvalidArgument):
+    """AgentOS's own words for a call its tool answers with an error result."""
+
+    def __init__(self, field: str, message: str, value: object = None) -> None:
+        super().__init__(field, message, value)
+        self.args = (message,)
+
+    def __str__(self) -> str:
+        return self.args[0]
+
+
+def _add(ctx: ToolContext, args: Args) -> ToolResult:
+    trace = ctx.brain.add(
+        check_content(args["content"]),
+        type=check_choice("type", args.get("type", "episodic"), TYPES),
+        scope=check_choice("scope", args.get("scope", "user"), SCOPES),
+        tags=args.get("tags"),
+        actor=ctx.actor,
+    )
+    return ToolResult({"traceId": trace.id}, created=True)
+
+
+def _update(ctx: ToolContext, args: Args) -> ToolResult:
+    trace_id = checked_id("traceId", args["traceId"])
+    patch: dict[str, Any] = {}
+    if "content" in args:
+        patch["content"] = check_content(args["content"])
+    if "tags" in args:
+        patch["tags"] = args["tags"]
+    if not patch:
+        return ToolResult({"updated": False}, found=False)  # AgentOS: nothing to change
+    done = update_live(ctx, trace_id, patch, None, as_read=True) is not None
+    return ToolResult({"updated": done}, found=done)
+
+
+def _delete(ctx: ToolContext, args: Args) -> ToolResult:
+    trace_id = checked_id("traceId", args["traceId"])
+    done = forget_live(ctx, trace_id, None, as_read=True)
+    return ToolResult({"deleted": done}, found=done)
+
+
+def _merge(ctx: ToolContext, args: Args) -> ToolResult:
+    given = args["traceIds"]
+    if len(given) < 2:
+        raise ToolRefusal("traceIds", "traceIds must contain at least 2 trace IDs.", given)
+    ids = list(dict.fromkeys(checked_id(f"traceIds[{i}]", v) for i, v in enumerate(given)))
+    content = args.get("mergedContent")
+    if content is not None and (not isinstance(content, str) or not content.strip()):
+        content = None  # AgentOS joins the texts when no merged content is given
+    if content is not None:
+        check_content(content, "mergedContent")
+    found = ctx.brain.get_many(ids)
+    live: list[Trace] = [found[i] for i in ids if i in found and not found[i].deleted]
+    if len(live) < 2:
+        raise ToolRefusal(
+            "traceIds",
+            f"Found only {len(live)} active trace(s) for the provided IDs. Need at least 2.",
+            given,
+        )
+    survivor = ctx.brain.merge([t.id for t in live], content=content, actor=ctx.actor)
+    gone = [t.id for t in live if t.id != survivor.id]
+    return ToolResult({"survivorId": survivor.id, "deletedIds": gone})
+
+
+def _search(ctx: ToolContext, args: Args) -> ToolResult:
+    limit = check_int_range("limit", args.get("limit", SEARCH_LIMIT), 1, MAX_SEARCH_LIMIT)
+    flt = TraceFilter(
+        type=check_choice("type", args["type"], TYPES) if "type" in args else None,
+        scope=check_choice("scope", args["scope"], SCOPES) if "scope" in args else None,
+    )
+    query = args["query"]
+    if not query.strip():
+        return ToolResult({"results": []})
+    # Keyword only and no recall noted: AgentOS's memory_search is an FTS5 read.
+    result = ctx.brain.search(query, flt, limit=limit, mode="keyword", record_recall=False)
+    return ToolResult({"results": [_result(hit.trace) for hit in result.hits]})
+
+
+def _result(trace: Trace) -> dict[str, Any]:
+    return {
+        "id": trace.id,
+        "content": trace.content,
+        "type": trace.type,
+        "scope": trace.scope,
+        "strength": trace.stored_strength,
+        "tags": list(trace.tags),
+    }
+
+
+def _rehydrate(ctx: ToolContext, args: Args) -> ToolResult:
+    found = archive.rehydrate(ctx.brain, checked_id("traceId", args["traceId"]))
+    return ToolResult(
+        {"verbatimContent": found.verbatim_content, "archivedAt": found.archived_at},
+        found=found.verbatim_content is not None,
+    )
+
+
+_TRACE_ID = Param("traceId", ID, required=True)
+_TYPE = Param("type", STRING, enum=TYPES)
+_SCOPE = Param("scope", STRING, enum=SCOPES)
+
+REHYDRATE = Tool(
+    "rehydrate_memory",
+    "The original text of a memory whose content was shortened (gisted).",
+    (_TRACE_ID,),
+    _rehydrate,
+)
+
+
+def tools() -> list[Tool]:
+    return [
+        Tool(
+            "memory_add",
+            "Store a new memory trace; returns its traceId.",
+            (
+                Param("content", STRING, required=True),
+                _TYPE,
+                _SCOPE,
+                Param("tags", STRINGS),
+            ),
+            _add,
+            writes=True,
+        ),
+        Tool(
+            "memory_update",
+            "Replace the content and/or tags of a trace.",
+            (
+                _TRACE_ID,
+                Param("content", STRING),
+                Param("tags", STRINGS),
+            ),
+            _update,
+            writes=True,
+        ),
+        Tool(
+            "memory_delete",
+            "Soft-delete a trace by id.",
+            (
+                _TRACE_ID,
+                Param("reason", STRING, "why (not stored)"),
+            ),
+            _delete,
+            writes=True,
+        ),
+        Tool(
+            "memory_merge",
+            "Merge 2 or more traces into the most retrieved one.",
+            (
+                Param("traceIds", IDS, required=True),
+                Param(
+                    "mergedContent", STRING, "text of the merged trace; default: joined with ' | '"
+                ),
+            ),
+            _merge,
+            writes=True,
+        ),
+        Tool(
+            "memory_search",
+            "Full-text search (FTS5 syntax, or plain words).",
+            (
+                Param("query", STRING, required=True),
+                _TYPE,
+                _SCOPE,
+                Param("limit", INTEGER, minimum=1, maximum=MAX_SEARCH_LIMIT, default=SEARCH_LIMIT),
+            ),
+            _search,
+        ),
+    ]
+
+
+def profile(rehydrate: bool = False) -> Profile:
+    chosen = tools() + ([REHYDRATE] if rehydrate else [])
+    return make_profile("agentos", "seed 000's agent memory tools", chosen)

@@ -1,0 +1,48 @@
+// Times the real AgentOS package's memory tools on a brain, in process (no transport).
+//
+// usage: node agentos_tools_bench.mjs <brain path> <brainId> <json {"adds": [...], "queries": [...]}>
+// prints: {"memory_add": [seconds...], "memory_search": [seconds...], "hits": n}
+//
+// The caller sets AGENTOS_NODE_MODULES to the `npm install --prefix` folder holding the package.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const [brainPath, brainId, workPath] = process.argv.slice(2);
+const modulesDir = process.env.AGENTOS_NODE_MODULES;
+if (!brainPath || !brainId || !workPath || !modulesDir) {
+  process.stderr.write('usage: AGENTOS_NODE_MODULES=… node agentos_tools_bench.mjs BRAIN ID WORK\n');
+  process.exit(2);
+}
+const requireFromInstall = createRequire(path.resolve(modulesDir, 'package.json'));
+const pkgJsonPath = requireFromInstall.resolve('@framers/agentos/package.json');
+const pkg = requireFromInstall(pkgJsonPath);
+const memoryEntry = path.join(path.dirname(pkgJsonPath), pkg.exports['./memory'].import);
+const { Memory } = await import(pathToFileURL(memoryEntry).href);
+
+const work = JSON.parse(readFileSync(workPath, 'utf8'));
+const memory = await Memory.createSqlite({ path: brainPath, selfImprove: false }, { brainId });
+const tools = Object.fromEntries(memory.createTools({ includeReflect: false }).map((t) => [t.name, t]));
+const context = { gmiId: 'bench', personaId: 'bench', userContext: { userId: 'bench' } };
+
+async function timed(name, argsList) {
+  const out = [];
+  let hits = 0;
+  for (const args of argsList) {
+    const start = process.hrtime.bigint();
+    const result = await tools[name].execute(args, context);
+    out.push(Number(process.hrtime.bigint() - start) / 1e9);
+    if (!result.success) throw new Error(`${name} failed: ${result.error}`);
+    hits += result.output?.results?.length ?? 0;
+  }
+  return [out, hits];
+}
+
+const [adds] = await timed('memory_add', work.adds.map((content) => ({ content, type: 'semantic' })));
+const [searches, hits] = await timed(
+  'memory_search',
+  work.queries.map((query) => ({ query, limit: 10 })),
+);
+await memory.close();
+process.stdout.write(JSON.stringify({ memory_add: adds, memory_search: searches, hits }));
