@@ -27,6 +27,7 @@ UI_PUBLIC = (
     "memgui.core.io",
     "memgui.core.search.embed",
     "memgui.core.sample_brain",
+    "memgui.core.graph_view",
 )
 
 

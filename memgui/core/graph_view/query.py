@@ -1,0 +1,271 @@
+"""Neighbourhoods: a node, its neighbours by hops, the edges among them, each node's degree.
+
+A neighbourhood grows a level at a time. Each level reads the edges of its frontier, the
+rows and degrees of the nodes they lead to, and keeps the best `per_node` of each frontier
+node's new neighbours (by degree or by strength); the rest wait as that node's pending list
+for a "+N more". A hub (more than `hub_degree` edges) is shown but not walked through unless
+it is the centre or is expanded on purpose: its thousands of neighbours would drown the rest.
+Every read is an index lookup (`rows.py`); the brain is never scanned.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from memgui.core.errors import InvalidArgument, NotFound
+from memgui.core.graph_view import rows
+from memgui.core.graph_view.shapes import (
+    EXPAND_LIMIT,
+    HUB_DEGREE,
+    GraphEdge,
+    GraphNode,
+    Neighbourhood,
+)
+from memgui.core.model import check_depth, check_id, check_int_range
+
+if TYPE_CHECKING:
+    from memgui.core.brain import Brain
+    from memgui.core.storage.db import Database
+
+RANKS = ("degree", "strength")
+MAX_NODES = 20_000  # the most a neighbourhood may hold (the view draws 20k at 10 frames/s)
+DEFAULT_MAX_NODES = 2_000
+RANK_POOL = 5_000  # neighbours of one node ranked at once; a hub's others wait, unranked
+MAX_PER_NODE = 1_000
+MAX_PENDING = 100_000  # ids a "+N more" may hand back
+
+
+@dataclass(frozen=True)
+class Growth:
+    per_node: int = EXPAND_LIMIT
+    max_new: int = DEFAULT_MAX_NODES
+    hub_degree: int = HUB_DEGREE
+    rank: str = "degree"
+    include_deleted: bool = False
+
+    def checked(self) -> Growth:
+        check_int_range("per_node", self.per_node, 1, MAX_PER_NODE)
+        check_int_range("max_nodes", self.max_new, 1, MAX_NODES)
+        check_int_range("hub_degree", self.hub_degree, 1, 2**31)
+        if self.rank not in RANKS:
+            raise InvalidArgument(
+                "rank", f"must be one of {', '.join(RANKS)} (got {self.rank!r})", self.rank
+            )
+        if not isinstance(self.include_deleted, bool):
+            raise InvalidArgument(
+                "include_deleted", f"must be True or False (got {self.include_deleted!r})"
+            )
+        return self
+
+
+def neighbourhood(
+    brain: Brain,
+    centre: str,
+    depth: int = 1,
+    *,
+    per_node: int = EXPAND_LIMIT,
+    max_nodes: int = DEFAULT_MAX_NODES,
+    hub_degree: int = HUB_DEGREE,
+    rank: str = "degree",
+    include_deleted: bool = False,
+) -> Neighbourhood:
+    """`centre` (a trace id or a knowledge node id) and what lies within `depth` hops (1–3)."""
+    check_id("id", centre, "trace or node id")
+    check_depth(depth)
+    growth = Growth(per_node, max_nodes, hub_degree, rank, include_deleted).checked()
+    db, bid, now = brain.db, brain.brain_id, brain.now()
+    with db.lock:
+        found = rows.graph_nodes(db, bid, [centre], now)
+        node = found.get(centre)
+        if node is None or (node.deleted and not include_deleted):
+            raise NotFound(centre, "trace or node")
+        result = Neighbourhood(centre=centre)
+        result.nodes[centre] = replace(node, degree=rows.degrees(db, bid, [centre])[centre])
+        _grow(db, bid, now, result, [centre], depth, growth, force={centre})
+    hidden_counts(result)
+    return result
+
+
+def expand(
+    brain: Brain,
+    node_id: str,
+    shown: Collection[str],
+    *,
+    limit: int = EXPAND_LIMIT,
+    pending: list[str] | None = None,
+    hub_degree: int = HUB_DEGREE,
+    rank: str = "degree",
+    include_deleted: bool = False,
+) -> Neighbourhood:
+    """The next `limit` neighbours of `node_id` not in `shown`, and every edge between them and
+    `shown`. `pending` (a list an earlier expand handed back) continues a "+N more"."""
+    check_id("id", node_id, "trace or node id")
+    growth = Growth(limit, MAX_NODES, hub_degree, rank, include_deleted).checked()
+    shown_set = _checked_ids("shown", shown)
+    db, bid, now = brain.db, brain.brain_id, brain.now()
+    with db.lock:
+        result = Neighbourhood(centre=node_id)
+        known = {i: GraphNode(i, "", "", "") for i in shown_set}  # stand-ins: ids only
+        if node_id not in known:
+            found = rows.graph_nodes(db, bid, [node_id], now)
+            if node_id not in found:
+                raise NotFound(node_id, "trace or node")
+            known[node_id] = found[node_id]
+            result.nodes[node_id] = replace(found[node_id], degree=_degree(db, bid, node_id))
+        view = Neighbourhood(nodes=dict(known))
+        if pending is not None:
+            ids = _checked_ids("pending", pending, MAX_PENDING)
+            _take(db, bid, now, view, {node_id: [i for i in ids if i not in known]}, growth)
+            new = [i for i in view.nodes if i not in known]
+            _connect(db, bid, view, new, growth.hub_degree)
+        else:
+            _grow(db, bid, now, view, [node_id], 1, growth, force={node_id})
+        for key in view.nodes.keys() - known.keys():
+            result.nodes[key] = view.nodes[key]
+        result.edges = view.edges
+        result.pending = view.pending
+    hidden_counts(result, shown_set)
+    return result
+
+
+def refresh(
+    brain: Brain, shown: Collection[str], touched: Iterable[str]
+) -> tuple[dict[str, GraphNode], dict[str, GraphEdge], set[str]]:
+    """What the view must redraw after a change to `touched` ids: their rows now (with
+    degrees; an id absent from the answer is gone) and every edge between a touched id
+    and a shown one. Returns (nodes, edges, gone ids)."""
+    shown_set = _checked_ids("shown", shown)
+    ids = sorted(_checked_ids("touched", list(touched)) & shown_set)
+    db, bid, now = brain.db, brain.brain_id, brain.now()
+    with db.lock:
+        nodes = rows.graph_nodes(db, bid, ids, now)
+        counts = rows.degrees(db, bid, nodes)
+        nodes = {i: replace(n, degree=counts[i]) for i, n in nodes.items()}
+        gone = {i for i in ids if i not in nodes}
+        edges: dict[str, GraphEdge] = {}
+        for owner, other, edge in _edges_to(db, bid, nodes.values(), shown_set, HUB_DEGREE):
+            if other in shown_set and owner not in gone and other not in gone:
+                edges[edge.key] = edge
+    return nodes, edges, gone
+
+
+def hidden_counts(result: Neighbourhood, also_shown: Collection[str] = ()) -> None:
+    """`result.more[id]`: the edges of each node the neighbourhood does not hold."""
+    touching: dict[str, int] = defaultdict(int)
+    for edge in result.edges.values():
+        touching[edge.source] += 1
+        touching[edge.target] += 1
+    result.more = {
+        i: n.degree - touching[i]
+        for i, n in result.nodes.items()
+        if n.degree - touching[i] > 0 and i not in also_shown
+    }
+
+
+# --- growing ----------------------------------------------------------------------------
+
+
+def _grow(
+    db: Database,
+    bid: str,
+    now: int,
+    view: Neighbourhood,
+    frontier: list[str],
+    depth: int,
+    growth: Growth,
+    force: set[str],
+) -> None:
+    """Add up to `depth` levels of neighbours of `frontier` to `view`, in place."""
+    passed_over: list[str] = []  # hubs shown but not walked through
+    for _hop in range(depth):
+        walk = [f for f in frontier if f in force or view.nodes[f].degree <= growth.hub_degree]
+        passed_over += [f for f in frontier if f not in walk]
+        candidates: dict[str, list[str]] = {owner: [] for owner in walk}
+        claimed: set[str] = set()
+        by_pair: dict[str, list[GraphEdge]] = defaultdict(list)
+        for owner, other, edge in rows.incident(db, bid, walk):
+            if other in view.nodes:
+                view.edges[edge.key] = edge
+            else:
+                by_pair[other].append(edge)
+                if other not in claimed:
+                    claimed.add(other)
+                    candidates[owner].append(other)
+        before = set(view.nodes)
+        _take(db, bid, now, view, candidates, growth)
+        frontier = [i for i in view.nodes if i not in before]
+        for new in frontier:
+            for edge in by_pair[new]:
+                if edge.source in view.nodes and edge.target in view.nodes:
+                    view.edges[edge.key] = edge
+        if not frontier or len(view.nodes) >= growth.max_new:
+            break
+    _connect(db, bid, view, frontier + passed_over, growth.hub_degree)
+
+
+def _take(
+    db: Database,
+    bid: str,
+    now: int,
+    view: Neighbourhood,
+    candidates: dict[str, list[str]],
+    growth: Growth,
+) -> None:
+    """Of each owner's candidates, add the best `per_node` to `view`; the rest are pending."""
+    pools = {owner: sorted(ids)[:RANK_POOL] for owner, ids in candidates.items()}
+    everyone = sorted({i for pool in pools.values() for i in pool})
+    found = rows.graph_nodes(db, bid, everyone, now)
+    live = [i for i in everyone if i in found and (growth.include_deleted or not found[i].deleted)]
+    counts = rows.degrees(db, bid, live)
+    for owner, pool in pools.items():
+        ranked = [replace(found[i], degree=counts[i]) for i in pool if i in counts]
+        if growth.rank == "degree":
+            ranked.sort(key=lambda n: (-n.degree, n.id))
+        else:
+            ranked.sort(key=lambda n: (-n.strength, n.id))
+        room = max(0, min(growth.per_node, growth.max_new - len(view.nodes)))
+        for node in ranked[:room]:
+            view.nodes[node.id] = node
+        rest = [n.id for n in ranked[room:]] + candidates[owner][RANK_POOL:]
+        if rest:
+            view.pending[owner] = rest
+
+
+def _connect(db: Database, bid: str, view: Neighbourhood, ids: list[str], hub_degree: int) -> None:
+    """The edges between each of `ids` and the rest of `view`."""
+    nodes = [view.nodes[i] for i in ids if i in view.nodes]
+    for _owner, other, edge in _edges_to(db, bid, nodes, set(view.nodes), hub_degree):
+        if other in view.nodes:
+            view.edges[edge.key] = edge
+
+
+def _edges_to(
+    db: Database, bid: str, nodes: Iterable[GraphNode], others: set[str], hub_degree: int
+) -> list[rows.Incident]:
+    """Edges from each node to `others`: a small node's edges read whole and filtered, a
+    hub's found by a seek per other (whichever reads fewer)."""
+    small, hubs = [], []
+    for node in nodes:
+        (hubs if node.degree > max(hub_degree, len(others)) else small).append(node.id)
+    found = [inc for inc in rows.incident(db, bid, small) if inc[1] in others]
+    for hub in hubs:
+        found += rows.incident_within(db, bid, hub, others - {hub})
+    return found
+
+
+def _degree(db: Database, bid: str, node_id: str) -> int:
+    return rows.degrees(db, bid, [node_id])[node_id]
+
+
+def _checked_ids(name: str, ids: object, most: int = MAX_NODES * 5) -> set[str]:
+    if isinstance(ids, str) or not isinstance(ids, Collection):
+        raise InvalidArgument(name, f"must be a collection of ids (got {ids!r:.80})", ids)
+    if len(ids) > most:
+        raise InvalidArgument(name, f"must hold at most {most} ids (got {len(ids)})", len(ids))
+    for i in ids:
+        if not isinstance(i, str):
+            raise InvalidArgument(name, f"must hold id strings (got {i!r:.80})", i)
+    return set(ids)

@@ -1,0 +1,300 @@
+"""The SQL of the graph view: a set of ids in, rows out, by index lookups only.
+
+Every statement takes its ids as one JSON array (`json_each`), so a level of a neighbourhood
+is a handful of statements whatever its size, and each id is a seek in an index: the primary
+keys of `memory_traces`, `knowledge_nodes` and `memory_links` (brain, from, to, kind), and the
+indexes on `memory_links.to_id` and `knowledge_edges` source and target. Nothing here scans a
+table. The caller holds the connection's lock.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from typing import Any
+
+import orjson
+
+from memgui.core import decay
+from memgui.core.graph_view.shapes import (
+    GRAPH,
+    LINK,
+    NODE,
+    TRACE,
+    GraphEdge,
+    GraphNode,
+    edge_key,
+    link_key,
+    trace_label,
+)
+from memgui.core.storage.db import Database
+
+# (owner, other, edge): an edge seen from one of its ends
+Incident = tuple[str, str, GraphEdge]
+
+
+def _ids(ids: Iterable[str]) -> str:
+    return orjson.dumps(list(ids)).decode()
+
+
+def has_links(db: Database) -> bool:
+    return "memory_links" in db.tables
+
+
+def has_graph(db: Database) -> bool:
+    return {"knowledge_nodes", "knowledge_edges"} <= db.tables
+
+
+def incident(db: Database, brain_id: str, ids: Iterable[str]) -> list[Incident]:
+    """Every link and knowledge edge touching one of `ids`, seen from that end."""
+    array = _ids(ids)
+    out: list[Incident] = []
+    conn = db.conn
+    if has_links(db):
+        for owner, from_id, to_id, kind in conn.execute(
+            "SELECT j.value, l.from_id, l.to_id, l.kind FROM json_each(?2) j "
+            "JOIN memory_links l ON l.brain_id = ?1 AND l.from_id = j.value "
+            "UNION ALL SELECT j.value, l.from_id, l.to_id, l.kind FROM json_each(?2) j "
+            "JOIN memory_links l ON l.brain_id = ?1 AND l.to_id = j.value",
+            (brain_id, array),
+        ):
+            edge = GraphEdge(
+                link_key(from_id, to_id, kind),
+                from_id,
+                to_id,
+                kind,
+                LINK,
+                directed=kind != "relates_to",
+            )
+            out.append((owner, to_id if owner == from_id else from_id, edge))
+    if has_graph(db):
+        for owner, edge_id, source, target, kind, weight, both in conn.execute(
+            "SELECT j.value, e.id, e.source_id, e.target_id, e.type, e.weight, e.bidirectional "
+            "FROM json_each(?2) j JOIN knowledge_edges e "
+            "ON e.brain_id = ?1 AND e.source_id = j.value "
+            "UNION ALL SELECT j.value, e.id, e.source_id, e.target_id, e.type, e.weight, "
+            "e.bidirectional FROM json_each(?2) j JOIN knowledge_edges e "
+            "ON e.brain_id = ?1 AND e.target_id = j.value",
+            (brain_id, array),
+        ):
+            edge = GraphEdge(
+                edge_key(edge_id),
+                source,
+                target,
+                str(kind),
+                GRAPH,
+                directed=not both,
+                weight=_finite(weight, 1.0),
+            )
+            if source == target:
+                continue  # a loop draws nothing useful
+            out.append((owner, target if owner == source else source, edge))
+    return out
+
+
+def incident_within(db: Database, brain_id: str, node_id: str, others: set[str]) -> list[Incident]:
+    """The edges between `node_id` (a hub: too many edges to read) and the ids of `others`,
+    each found by a seek per id."""
+    if not others:
+        return []
+    array = _ids(sorted(others))
+    out: list[Incident] = []
+    conn = db.conn
+    if has_links(db):
+        for from_id, to_id, kind in conn.execute(
+            "SELECT l.from_id, l.to_id, l.kind FROM json_each(?3) j JOIN memory_links l "
+            "ON l.brain_id = ?1 AND l.from_id = ?2 AND l.to_id = j.value "
+            "UNION ALL SELECT l.from_id, l.to_id, l.kind FROM json_each(?3) j "
+            "JOIN memory_links l ON l.brain_id = ?1 AND l.from_id = j.value AND l.to_id = ?2",
+            (brain_id, node_id, array),
+        ):
+            edge = GraphEdge(
+                link_key(from_id, to_id, kind),
+                from_id,
+                to_id,
+                kind,
+                LINK,
+                directed=kind != "relates_to",
+            )
+            out.append((node_id, to_id if node_id == from_id else from_id, edge))
+    if has_graph(db):
+        for edge_id, source, target, kind, weight, both in conn.execute(
+            "SELECT e.id, e.source_id, e.target_id, e.type, e.weight, e.bidirectional "
+            "FROM json_each(?3) j JOIN knowledge_edges e "
+            "ON e.brain_id = ?1 AND e.source_id = j.value "
+            "WHERE e.target_id = ?2 UNION ALL SELECT e.id, e.source_id, e.target_id, e.type, "
+            "e.weight, e.bidirectional FROM json_each(?3) j JOIN knowledge_edges e "
+            "ON e.brain_id = ?1 AND e.target_id = j.value "
+            "WHERE e.source_id = ?2",
+            (brain_id, node_id, array),
+        ):
+            if source == target:
+                continue
+            edge = GraphEdge(
+                edge_key(edge_id),
+                source,
+                target,
+                str(kind),
+                GRAPH,
+                directed=not both,
+                weight=_finite(weight, 1.0),
+            )
+            out.append((node_id, target if node_id == source else source, edge))
+    return out
+
+
+def degrees(db: Database, brain_id: str, ids: Iterable[str]) -> dict[str, int]:
+    """How many links and knowledge edges each id has (counted in the indexes)."""
+    ids = list(ids)
+    out = dict.fromkeys(ids, 0)
+    if not ids:
+        return out
+    parts = []
+    if has_links(db):
+        parts += [
+            "(SELECT count(*) FROM memory_links WHERE brain_id = ?1 AND from_id = j.value)",
+            "(SELECT count(*) FROM memory_links WHERE brain_id = ?1 AND to_id = j.value)",
+        ]
+    if has_graph(db):
+        parts += [
+            "(SELECT count(*) FROM knowledge_edges WHERE brain_id = ?1 AND source_id = j.value)",
+            "(SELECT count(*) FROM knowledge_edges WHERE brain_id = ?1 AND target_id = j.value)",
+        ]
+    if not parts:
+        return out
+    sql = f"SELECT j.value, {' + '.join(parts)} FROM json_each(?2) j"
+    for node_id, count in db.conn.execute(sql, (brain_id, _ids(ids))):
+        out[node_id] = int(count)
+    return out
+
+
+def _trace_columns(db: Database) -> str:
+    columns = db.trace_columns
+    scope_id = (
+        "t.scope_id"
+        if "scope_id" in columns
+        else "coalesce(CASE WHEN json_valid(t.metadata) AND json_type(t.metadata, '$.scopeId') "
+        "= 'text' THEN json_extract(t.metadata, '$.scopeId') END, '')"
+    )
+    category = "t.category" if "category" in columns else "NULL"
+    superseded = (
+        "EXISTS (SELECT 1 FROM memory_links s WHERE s.brain_id = t.brain_id AND s.to_id = t.id "
+        "AND s.kind = 'supersedes')"
+        if has_links(db)
+        else "0"
+    )
+    meta = "CASE WHEN json_valid(t.metadata) THEN json_extract(t.metadata, '$.{}') END"
+    return (
+        f"t.id, t.type, t.scope, {scope_id}, {category}, t.tags, t.strength, t.created_at, "
+        f"t.last_accessed, t.retrieval_count, t.deleted, {meta.format('decay.stability')}, "
+        f"{meta.format('title')}, {meta.format('source_file')}, substr(t.content, 1, 240), "
+        f"{superseded}"
+    )
+
+
+def trace_nodes(db: Database, brain_id: str, ids: Iterable[str], now: int) -> dict[str, GraphNode]:
+    """The traces among `ids` (forgotten ones too; unknown ids are absent), degree 0."""
+    out: dict[str, GraphNode] = {}
+    if "memory_traces" not in db.tables:
+        return out
+    sql = (
+        f"SELECT {_trace_columns(db)} FROM json_each(?2) j "
+        "JOIN memory_traces t ON t.brain_id = ?1 AND t.id = j.value"
+    )
+    for row in db.conn.execute(sql, (brain_id, _ids(ids))):
+        node = _trace_node(row, now)
+        out[node.id] = node
+    return out
+
+
+def _trace_node(row: tuple[Any, ...], now: int) -> GraphNode:
+    (
+        trace_id,
+        trace_type,
+        scope,
+        scope_id,
+        category,
+        tags,
+        stored,
+        created_at,
+        last_accessed,
+        retrievals,
+        deleted,
+        stability,
+        title,
+        source_file,
+        text,
+        superseded,
+    ) = row
+    created = int(_finite(created_at, 0.0))
+    accessed = None if last_accessed is None else int(_finite(last_accessed, created))
+    stability_ms = decay.positive_number(stability) or decay.default_stability(category)
+    since = accessed if accessed is not None else created
+    strength = _finite(stored, 1.0) * math.exp(-max(0.0, now - since) / stability_ms)
+    return GraphNode(
+        id=trace_id,
+        kind=TRACE,
+        label=trace_label(title, source_file, text or ""),
+        type=str(trace_type),
+        scope=str(scope),
+        scope_id=str(scope_id or ""),
+        category=category,
+        tags=_tags(tags),
+        strength=strength,
+        retrieval_count=int(_finite(retrievals, 0.0)),
+        created_at=created,
+        last_accessed=accessed,
+        deleted=bool(deleted),
+        superseded=bool(superseded),
+    )
+
+
+def knowledge_nodes(db: Database, brain_id: str, ids: Iterable[str]) -> dict[str, GraphNode]:
+    out: dict[str, GraphNode] = {}
+    if not has_graph(db):
+        return out
+    for node_id, node_type, label, confidence, created_at in db.conn.execute(
+        "SELECT n.id, n.type, n.label, n.confidence, n.created_at FROM json_each(?2) j "
+        "JOIN knowledge_nodes n ON n.brain_id = ?1 AND n.id = j.value",
+        (brain_id, _ids(ids)),
+    ):
+        out[node_id] = GraphNode(
+            id=node_id,
+            kind=NODE,
+            label=str(label or node_id),
+            type=str(node_type),
+            strength=_finite(confidence, 1.0),
+            created_at=int(_finite(created_at, 0.0)),
+        )
+    return out
+
+
+def graph_nodes(db: Database, brain_id: str, ids: Iterable[str], now: int) -> dict[str, GraphNode]:
+    """The nodes `ids` name: a trace where one has the id (its memory-graph copy is it),
+    else the knowledge node; unknown ids are absent."""
+    ids = list(ids)
+    found = trace_nodes(db, brain_id, ids, now)
+    rest = [i for i in ids if i not in found]
+    if rest:
+        found.update(knowledge_nodes(db, brain_id, rest))
+    return found
+
+
+def _tags(raw: object) -> tuple[str, ...]:
+    if not isinstance(raw, str | bytes) or not raw:
+        return ()
+    try:
+        value = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return ()
+    return tuple(t for t in value if isinstance(t, str)) if isinstance(value, list) else ()
+
+
+def _finite(value: object, default: float) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return default
+    try:
+        number = float(value)
+    except OverflowError:
+        return default
+    return number if math.isfinite(number) else default
