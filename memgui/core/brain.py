@@ -20,6 +20,7 @@ from memgui.core.errors import (
     NotFound,
     StorageError,
 )
+from memgui.core.graph_view import edits as graph_edits
 from memgui.core.model import (
     Changes,
     JournalEntry,
@@ -375,9 +376,15 @@ class Brain:
     ) -> None:
         traces.purge(self, trace_id, expect_version, actor)
 
-    def merge(self, ids: list[str], content: str | None = None, actor: str | None = None) -> Trace:
-        """Merge live traces into the most retrieved one (tie: the first given)."""
-        return traces.merge(self, ids, content, actor)
+    def merge(
+        self,
+        ids: list[str],
+        content: str | None = None,
+        actor: str | None = None,
+        survivor: str | None = None,
+    ) -> Trace:
+        """Merge live traces into `survivor`, else the most retrieved one (tie: the first)."""
+        return traces.merge(self, ids, content, actor, survivor)
 
     # --- search ----------------------------------------------------------------------------
 
@@ -422,6 +429,23 @@ class Brain:
 
     def add_edge(self, source_id: str, target_id: str, type: str, weight: float = 1.0) -> str:
         return graph.add_edge(self, source_id, target_id, type, weight)
+
+    def connect(self, source_id: str, target_id: str, type: str, actor: str | None = None) -> str:
+        """A knowledge edge between two nodes or traces (a trace gets its graph copy)."""
+        return graph_edits.connect(self, source_id, target_id, type, actor)
+
+    def remove_edge(self, edge_id: str, actor: str | None = None) -> bool:
+        return graph_edits.remove_edge(self, edge_id, actor)
+
+    def delete_node(self, node_id: str, actor: str | None = None) -> int:
+        """Remove a knowledge node and its edges; returns how many edges went."""
+        return graph_edits.delete_node(self, node_id, actor)
+
+    def merge_nodes(
+        self, ids: list[str], survivor: str, actor: str | None = None
+    ) -> dict[str, int]:
+        """Merge knowledge nodes into `survivor`, their edges moved to it."""
+        return graph_edits.merge_nodes(self, ids, survivor, actor)
 
     def nodes(self, limit: int = 200, offset: int = 0) -> list[dict[str, Any]]:
         return graph.nodes(self, limit, offset)

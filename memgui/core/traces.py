@@ -13,6 +13,7 @@ import apsw
 
 from memgui.core import decay, journal, links
 from memgui.core.errors import InvalidArgument, RefusedByBrain
+from memgui.core.graph_view import edits as graph_edits
 from memgui.core.model import (
     SCOPES,
     TYPES,
@@ -183,9 +184,15 @@ def purge(
 
 
 def merge(
-    brain: Brain, ids: list[str], content: str | None = None, actor: str | None = None
+    brain: Brain,
+    ids: list[str],
+    content: str | None = None,
+    actor: str | None = None,
+    survivor: str | None = None,
 ) -> Trace:
-    """Merge live traces into the most retrieved one (tie: the first given)."""
+    """Merge live traces into `survivor` (one of `ids`), else into the most retrieved one
+    (tie: the first given). The others are forgotten; their links and knowledge edges to
+    other traces and nodes are carried over to the survivor."""
     if isinstance(ids, list | tuple):
         for i, trace_id in enumerate(ids):
             check_id(f"ids[{i}]", trace_id)
@@ -198,13 +205,20 @@ def merge(
     if content is not None:
         check_content(content)
     ids = list(dict.fromkeys(ids))
+    chosen = survivor
+    if chosen is not None and chosen not in ids:
+        raise InvalidArgument("survivor", f"must be one of ids (got {chosen!r})", chosen)
     with brain.write("merge", actor=actor) as batch:
         rows = [brain._row(i) for i in ids]
         snaps = [store.row_to_snapshot(r) for r in rows]
         dead = [s["id"] for s in snaps if s["deleted"]]
         if dead:
             raise InvalidArgument("ids", f"must name live traces only (deleted: {', '.join(dead)})")
-        best = max(range(len(snaps)), key=lambda i: (snaps[i]["retrieval_count"], -i))
+        best = (
+            ids.index(chosen)
+            if chosen is not None
+            else max(range(len(snaps)), key=lambda i: (snaps[i]["retrieval_count"], -i))
+        )
         survivor, now = snaps[best], brain.now()
         tags: list[str] = []
         for s in snaps:
@@ -236,9 +250,9 @@ def merge(
                 continue
             gone = dict(snap, deleted=True, version=snap["version"] + 1, updated_at=now)
             store.update_trace(brain.db, batch, brain.brain_id, row[0], snap, gone, "forget")
-        links.carry_over(
-            brain, batch, [s["id"] for s in snaps if s is not survivor], survivor["id"]
-        )
+        merged = [s["id"] for s in snaps if s is not survivor]
+        links.carry_over(brain, batch, merged, survivor["id"])
+        graph_edits.carry_edges(brain, batch, merged, survivor["id"])
     if after["content"] != survivor["content"]:
         brain._embed_soon(survivor["id"])  # its text changed, as by an update
     return store.snapshot_to_trace(after, rows[best][0], now)

@@ -152,6 +152,45 @@ def refresh(
     return nodes, edges, gone
 
 
+def arrivals(
+    brain: Brain,
+    shown: Collection[str],
+    candidates: Iterable[str],
+    expanded: Collection[str],
+    include_deleted: bool = False,
+) -> Neighbourhood:
+    """Of `candidates` (ids not shown that a change touched), the nodes that now have an edge
+    to an expanded shown node — a trace linked to it, one brought back from the trash — with
+    their edges to the shown. How another program's write reaches an open view."""
+    shown_set = _checked_ids("shown", shown)
+    wanted = sorted(_checked_ids("candidates", list(candidates)) - shown_set)
+    open_ends = _checked_ids("expanded", expanded) & shown_set
+    result = Neighbourhood()
+    if not wanted or not open_ends:
+        return result
+    db, bid, now = brain.db, brain.brain_id, brain.now()
+    with db.lock:
+        found = rows.graph_nodes(db, bid, wanted, now)
+        live = {i: n for i, n in found.items() if include_deleted or not n.deleted}
+        counts = rows.degrees(db, bid, live)
+        nodes = [replace(n, degree=counts[i]) for i, n in live.items()]
+        joined = _edges_to(db, bid, nodes, shown_set, HUB_DEGREE)
+    arriving = {owner for owner, other, _edge in joined if other in open_ends}
+    result.nodes = {n.id: n for n in nodes if n.id in arriving}
+    result.edges = {e.key: e for owner, _other, e in joined if owner in arriving}
+    hidden_counts(result, shown_set)
+    return result
+
+
+def ends_of(brain: Brain, ids: Iterable[str]) -> dict[str, tuple[str, str]]:
+    """The ends of the knowledge edges among `ids` (ids of other things are left out)."""
+    wanted = sorted(_checked_ids("ids", list(ids)))
+    if not wanted:
+        return {}
+    with brain.db.lock:
+        return rows.edge_ends(brain.db, brain.brain_id, wanted)
+
+
 def hidden_counts(result: Neighbourhood, also_shown: Collection[str] = ()) -> None:
     """`result.more[id]`: the edges of each node the neighbourhood does not hold."""
     touching: dict[str, int] = defaultdict(int)

@@ -143,6 +143,19 @@ def incident_within(db: Database, brain_id: str, node_id: str, others: set[str])
     return out
 
 
+def edge_ends(db: Database, brain_id: str, ids: Iterable[str]) -> dict[str, tuple[str, str]]:
+    if not has_graph(db):
+        return {}
+    return {
+        str(edge_id): (str(source), str(target))
+        for edge_id, source, target in db.conn.execute(
+            "SELECT e.id, e.source_id, e.target_id FROM json_each(?2) j "
+            "JOIN knowledge_edges e ON e.brain_id = ?1 AND e.id = j.value",
+            (brain_id, _ids(ids)),
+        )
+    }
+
+
 def degrees(db: Database, brain_id: str, ids: Iterable[str]) -> dict[str, int]:
     """How many links and knowledge edges each id has (counted in the indexes)."""
     ids = list(ids)

@@ -38,3 +38,30 @@ VERDICTS = {
     "skipped": "#757575",
 }
 DROP_OK = VERDICTS["update"]  # a drop the window will take
+
+# The graph view: nodes coloured by type, scope or category from one qualitative palette
+# (it reads on light and dark), edges by kind, and the marks drawn over nodes.
+GRAPH_PALETTE = (
+    "#4e79a7",
+    "#f28e2b",
+    "#59a14f",
+    "#e15759",
+    "#b07aa1",
+    "#76b7b2",
+    "#edc948",
+    "#ff9da7",
+    "#9c755f",
+    "#bab0ac",
+)
+GRAPH_EDGES = {
+    "relates_to": "#8a9bb0",
+    "supersedes": "#d1603d",
+    "caused_by": "#7e57c2",
+    "graph": "#9aa36b",  # every knowledge-graph edge type
+}
+GRAPH_SELECTED = "#1e88e5"
+GRAPH_HUB = "#37474f"
+GRAPH_MORE = "#607d8b"
+GRAPH_MARK = "#b71c1c"  # the strike over a superseded memory
+GRAPH_LABEL_LIGHT = "#202020"
+GRAPH_LABEL_DARK = "#e8e8e8"

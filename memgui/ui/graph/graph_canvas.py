@@ -1,0 +1,281 @@
+"""The canvas of the graph view: pan, zoom, pick, drag a link, move a node.
+
+It draws the scene through `graph_painter` and says what the person did through signals;
+it changes nothing itself. A drag from one node onto another asks for a link
+(`link_dragged`), a Shift-drag moves the node (`node_moved` on release), a double-click
+expands (`node_activated`), a click on a "+N more" pill brings more (`more_activated`).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from PySide6.QtCore import QPoint, QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import (
+    QColor,
+    QContextMenuEvent,
+    QKeyEvent,
+    QMouseEvent,
+    QPainter,
+    QPaintEvent,
+    QPen,
+    QWheelEvent,
+)
+from PySide6.QtWidgets import QSizePolicy, QWidget
+
+from memgui.ui.graph import graph_filters, graph_painter
+from memgui.ui.graph.graph_filters import GraphFilter
+from memgui.ui.graph.graph_painter import Painted, View
+from memgui.ui.graph.graph_scene import GraphScene
+from memgui.ui.theme import colours
+
+DRAG_PIXELS = 6
+ZOOM_STEP = 1.15
+MIN_SCALE, MAX_SCALE = 0.01, 8.0
+PICK_SLACK = 4.0
+
+
+class GraphCanvas(QWidget):
+    node_clicked = Signal(str, object)  # (id, Qt.KeyboardModifier)
+    background_clicked = Signal()
+    node_activated = Signal(str)
+    more_activated = Signal(str)
+    link_dragged = Signal(str, str)  # (from, to)
+    node_moved = Signal(str)
+    context_requested = Signal(str, QPoint)  # ("" on the background, global position)
+
+    def __init__(self, scene: GraphScene, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.scene = scene
+        self.scale = 1.0
+        self.offset = QPointF(0.0, 0.0)
+        self.colour_by = "type"
+        self.filter = GraphFilter()
+        self.selected: list[str] = []
+        self.more: dict[str, int] = {}
+        self.node_mask = np.zeros(0, dtype=bool)
+        self.edge_mask = np.zeros(0, dtype=bool)
+        self._painted: Painted | None = None
+        self._press: QPointF | None = None
+        self._press_node: str | None = None
+        self._dragging = ""  # "", "pan", "link" or "move"
+        self._drag_end: QPointF | None = None
+        self._last: QPointF | None = None
+        self.setMinimumSize(200, 200)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.setMouseTracking(True)
+        self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent, True)
+        scene.changed.connect(self.refilter)
+        scene.moved.connect(self.update)
+        self.refilter()
+
+    # --- state --------------------------------------------------------------------------
+
+    def set_filter(self, flt: GraphFilter) -> None:
+        self.filter = flt
+        self.refilter()
+
+    def refilter(self) -> None:
+        self.node_mask = graph_filters.node_mask(self.scene, self.filter)
+        self.edge_mask = graph_filters.edge_mask(self.scene, self.filter, self.node_mask)
+        self.update()
+
+    def visible_ids(self) -> list[str]:
+        ids = self.scene.arrays.ids
+        return [ids[r] for r in np.flatnonzero(self.node_mask)]
+
+    def set_colour_by(self, by: str) -> None:
+        self.colour_by = by
+        self.update()
+
+    def set_selected(self, ids: list[str]) -> None:
+        self.selected = list(ids)
+        self.update()
+
+    def set_more(self, more: dict[str, int]) -> None:
+        self.more = dict(more)
+        self.update()
+
+    # --- where things are ---------------------------------------------------------------
+
+    def to_world(self, point: QPointF) -> tuple[float, float]:
+        return (
+            (point.x() - self.offset.x()) / self.scale,
+            (point.y() - self.offset.y()) / self.scale,
+        )
+
+    def to_screen(self, x: float, y: float) -> QPointF:
+        return QPointF(x * self.scale + self.offset.x(), y * self.scale + self.offset.y())
+
+    def centre_on(self, node_id: str) -> None:
+        where = self.scene.position(node_id)
+        if where is not None:
+            self.offset = QPointF(
+                self.width() / 2 - where[0] * self.scale, self.height() / 2 - where[1] * self.scale
+            )
+            self.update()
+
+    def fit(self, ids: list[str] | None = None) -> None:
+        """Zoom and pan so that `ids` (else every visible node) fill the canvas."""
+        a = self.scene.arrays
+        rows = (
+            np.array([a.index[i] for i in ids if i in a.index], dtype=np.int64)
+            if ids is not None
+            else np.flatnonzero(self.node_mask)
+        )
+        if not len(rows):
+            return
+        xy = self.scene.xy[rows]
+        low, high = xy.min(axis=0), xy.max(axis=0)
+        span = np.maximum(high - low, 1.0)
+        room = np.array([max(self.width() - 80, 50), max(self.height() - 80, 50)])
+        self.scale = float(min(MAX_SCALE, max(MIN_SCALE, min(room / span))))
+        middle = (low + high) / 2
+        self.offset = QPointF(
+            self.width() / 2 - middle[0] * self.scale, self.height() / 2 - middle[1] * self.scale
+        )
+        self.update()
+
+    def zoom(self, factor: float, anchor: QPointF | None = None) -> None:
+        anchor = anchor or QPointF(self.width() / 2, self.height() / 2)
+        world = self.to_world(anchor)
+        self.scale = float(min(MAX_SCALE, max(MIN_SCALE, self.scale * factor)))
+        self.offset = QPointF(
+            anchor.x() - world[0] * self.scale, anchor.y() - world[1] * self.scale
+        )
+        self.update()
+
+    def pan(self, dx: float, dy: float) -> None:
+        self.offset = QPointF(self.offset.x() + dx, self.offset.y() + dy)
+        self.update()
+
+    def node_at(self, point: QPointF) -> str | None:
+        painted = self._painted
+        if painted is None or not len(painted.xy):
+            return None
+        d2 = ((painted.xy - np.array([point.x(), point.y()])) ** 2).sum(axis=1)
+        reach = (np.maximum(painted.radius, 3.0) + PICK_SLACK) ** 2
+        hits = np.flatnonzero(painted.visible & (d2 <= reach))
+        if not len(hits):
+            return None
+        return self.scene.arrays.ids[int(hits[np.argmin(d2[hits])])]
+
+    def more_at(self, point: QPointF) -> str | None:
+        for owner, box in self._painted.more_spots if self._painted else []:
+            if box.contains(point):
+                return owner
+        return None
+
+    # --- painting -----------------------------------------------------------------------
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        painter = QPainter(self)
+        rect = QRectF(self.rect())
+        painter.fillRect(rect, self.palette().base())
+        view = View(
+            scale=self.scale,
+            offset=self.offset,
+            nodes=self.node_mask,
+            edges=self.edge_mask,
+            colour_by=self.colour_by,
+            hub_degree=self.filter.hub_degree,
+            text=self.palette().text().color(),
+            selected=set(self.selected),
+            more=self.more,
+        )
+        if len(self.node_mask) == len(self.scene.arrays.ids):
+            self._painted = graph_painter.paint(painter, self.scene, view, rect)
+        if self._dragging == "link" and self._press_node and self._drag_end is not None:
+            start = self.scene.position(self._press_node)
+            if start is not None:
+                pen = QPen(QColor(colours.GRAPH_SELECTED), 2.0, Qt.PenStyle.DashLine)
+                painter.setPen(pen)
+                painter.drawLine(self.to_screen(*start), self._drag_end)
+        painter.end()
+
+    # --- the mouse and the keys ---------------------------------------------------------
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        if event.button() != Qt.MouseButton.LeftButton:
+            return super().mousePressEvent(event)
+        self._press = self._last = event.position()
+        self._press_node = self.node_at(event.position())
+        self._dragging = ""
+
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:
+        if self._press is None or self._last is None:
+            return
+        point = event.position()
+        if not self._dragging:
+            moved = point - self._press
+            if math.hypot(moved.x(), moved.y()) < DRAG_PIXELS:
+                return
+            shift = bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier)
+            self._dragging = "pan" if not self._press_node else "move" if shift else "link"
+        if self._dragging == "pan":
+            self.pan(point.x() - self._last.x(), point.y() - self._last.y())
+        elif self._dragging == "move" and self._press_node:
+            self.scene.move(self._press_node, *self.to_world(point))
+        else:
+            self._drag_end = point
+            self.update()
+        self._last = point
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        if event.button() != Qt.MouseButton.LeftButton or self._press is None:
+            return super().mouseReleaseEvent(event)
+        source, dragging = self._press_node, self._dragging
+        self._press = self._last = self._drag_end = None
+        self._press_node, self._dragging = None, ""
+        point = event.position()
+        if dragging == "link" and source:
+            target = self.node_at(point)
+            if target and target != source:
+                self.link_dragged.emit(source, target)
+            self.update()
+        elif dragging == "move" and source:
+            self.node_moved.emit(source)
+        elif not dragging:
+            owner = self.more_at(point)
+            if owner is not None:
+                self.more_activated.emit(owner)
+            elif source:
+                self.node_clicked.emit(source, event.modifiers())
+            else:
+                self.background_clicked.emit()
+
+    def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:
+        node = self.node_at(event.position())
+        if node:
+            self.node_activated.emit(node)
+
+    def wheelEvent(self, event: QWheelEvent) -> None:
+        steps = event.angleDelta().y() / 120
+        if steps:
+            self.zoom(ZOOM_STEP**steps, event.position())
+
+    def contextMenuEvent(self, event: QContextMenuEvent) -> None:
+        node = self.node_at(QPointF(event.pos()))
+        self.context_requested.emit(node or "", event.globalPos())
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        key = event.key()
+        step = 60.0
+        moves = {
+            Qt.Key.Key_Left: (step, 0.0),
+            Qt.Key.Key_Right: (-step, 0.0),
+            Qt.Key.Key_Up: (0.0, step),
+            Qt.Key.Key_Down: (0.0, -step),
+        }
+        if key in moves:
+            self.pan(*moves[key])
+        elif key in (Qt.Key.Key_Plus, Qt.Key.Key_Equal):
+            self.zoom(ZOOM_STEP)
+        elif key == Qt.Key.Key_Minus:
+            self.zoom(1 / ZOOM_STEP)
+        elif key in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and self.selected:
+            self.node_activated.emit(self.selected[0])
+        else:
+            super().keyPressEvent(event)

@@ -1,0 +1,301 @@
+"""Drawing the scene: every batch in one QPainter call, and detail only where it can be seen.
+
+Edges are one path per kind and nodes one `drawPoints` per (colour, size, opacity): a few
+dozen calls for 20,000 nodes whatever their number. Level of detail: round nodes, arrows,
+labels, edge labels, dashed outlines and hub badges appear only when few enough nodes are in
+sight for them to be read; far out, nodes are squares of at least two pixels.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPen
+
+from memgui.ui.graph import encodings
+from memgui.ui.graph.graph_scene import GraphScene
+from memgui.ui.graph.paint_batch import polygon, segments
+from memgui.ui.theme import colours
+
+ROUND_BELOW = 4000  # visible nodes drawn round (square above: the same at that density)
+DETAIL_BELOW = 3000  # dashed outlines and strikes
+LABELS_BELOW = 250  # every visible node labelled
+LABELS_MOST = 400  # labels drawn at most (the highest degree first)
+EDGE_LABELS_BELOW = 150
+ARROWS_BELOW = 3000
+MIN_PIXELS = 1.0  # a node's radius on screen never falls below this
+
+
+@dataclass
+class View:
+    """What the canvas hands the painter: transform, masks, colours, what is picked."""
+
+    scale: float
+    offset: QPointF
+    nodes: np.ndarray  # the filter's node mask
+    edges: np.ndarray  # the filter's edge mask
+    colour_by: str
+    hub_degree: int
+    text: QColor
+    selected: set[str] = field(default_factory=set)
+    more: dict[str, int] = field(default_factory=dict)  # expanded nodes with "+N more"
+
+
+@dataclass
+class Painted:
+    """What was drawn where, for hit tests: screen positions, radii, "+N more" spots."""
+
+    xy: np.ndarray
+    radius: np.ndarray
+    visible: np.ndarray
+    more_spots: list[tuple[str, QRectF]] = field(default_factory=list)
+
+
+def screen_positions(scene: GraphScene, view: View) -> np.ndarray:
+    return scene.xy * view.scale + np.array([view.offset.x(), view.offset.y()])
+
+
+def paint(painter: QPainter, scene: GraphScene, view: View, rect: QRectF) -> Painted:
+    a = scene.arrays
+    xy = screen_positions(scene, view)
+    radius = np.maximum(a.radius * view.scale, MIN_PIXELS)
+    margin = float(radius.max()) + 2 if len(radius) else 0.0
+    inside = (
+        (xy[:, 0] > rect.left() - margin)
+        & (xy[:, 0] < rect.right() + margin)
+        & (xy[:, 1] > rect.top() - margin)
+        & (xy[:, 1] < rect.bottom() + margin)
+    )
+    visible = view.nodes & inside
+    count = int(visible.sum())
+    painted = Painted(xy, radius, visible)
+    _edges(painter, scene, view, xy, rect, count)
+    _nodes(painter, scene, view, xy, radius, visible, count)
+    if count <= DETAIL_BELOW:
+        _marks(painter, scene, xy, radius, visible)
+    _hubs(painter, scene, view, xy, radius, visible)
+    _selection(painter, scene, view, xy, radius)
+    _labels(painter, scene, view, xy, radius, visible, count)
+    painted.more_spots = _more(painter, scene, view, xy, radius, visible)
+    return painted
+
+
+def _edges(
+    painter: QPainter, scene: GraphScene, view: View, xy: np.ndarray, rect: QRectF, count: int
+) -> None:
+    e = scene.edge_arrays
+    if not len(e.keys):
+        return
+    a, b = xy[e.src], xy[e.dst]
+    crosses = (
+        (np.maximum(a[:, 0], b[:, 0]) >= rect.left())
+        & (np.minimum(a[:, 0], b[:, 0]) <= rect.right())
+        & (np.maximum(a[:, 1], b[:, 1]) >= rect.top())
+        & (np.minimum(a[:, 1], b[:, 1]) <= rect.bottom())
+    )
+    shown = view.edges & crosses
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing, count <= DETAIL_BELOW)
+    painter.setBrush(Qt.BrushStyle.NoBrush)
+    arrows = count <= ARROWS_BELOW and view.scale >= 0.5
+    labels = int(shown.sum()) <= EDGE_LABELS_BELOW and view.scale >= 0.8
+    for group, (kind, origin) in enumerate(e.groups):
+        members = shown & (e.group == group)
+        if not members.any():
+            continue
+        pen = QPen(encodings.edge_colour(kind, origin))
+        pen.setWidthF(1.2 if count <= DETAIL_BELOW else 0.0)  # 0: one pixel, the fastest
+        painter.setPen(pen)
+        start, end = a[members], b[members]
+        painter.drawPath(segments(start, end))
+        if arrows:
+            directed = e.directed[members]
+            if directed.any():
+                tip_radius = np.maximum(scene.arrays.radius[e.dst[members]] * view.scale, 1.0)
+                painter.drawPath(_arrow_heads(start[directed], end[directed], tip_radius[directed]))
+        if labels:
+            painter.setPen(view.text)
+            middle = (start + end) / 2
+            for x, y in middle:
+                painter.drawText(QPointF(x + 3, y - 3), kind)
+
+
+def _arrow_heads(start: np.ndarray, end: np.ndarray, radius: np.ndarray) -> object:
+    delta = end - start
+    length = np.sqrt((delta**2).sum(axis=1)) + 1e-9
+    unit = delta / length[:, None]
+    tip = end - unit * radius[:, None]
+    side = np.stack([-unit[:, 1], unit[:, 0]], axis=1)
+    back = tip - unit * 7
+    left, right = back + side * 3.5, back - side * 3.5
+    return segments(np.concatenate([tip, tip]), np.concatenate([left, right]))
+
+
+def _nodes(
+    painter: QPainter,
+    scene: GraphScene,
+    view: View,
+    xy: np.ndarray,
+    radius: np.ndarray,
+    visible: np.ndarray,
+    count: int,
+) -> None:
+    rows = np.flatnonzero(visible)
+    if not len(rows):
+        return
+    a = scene.arrays
+    slots = a.slots[view.colour_by][rows]
+    steps = a.alpha[rows]
+    sizes = np.round(radius[rows] * 2).astype(np.int64)
+    keys = (slots * encodings.ALPHA_STEPS + steps) * 4096 + np.minimum(sizes, 4095)
+    order = np.argsort(keys, kind="stable")
+    keys_sorted = keys[order]
+    cuts = np.flatnonzero(np.diff(keys_sorted)) + 1
+    palette = encodings.palette()
+    round_nodes = count <= ROUND_BELOW
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing, round_nodes)
+    cap = Qt.PenCapStyle.RoundCap if round_nodes else Qt.PenCapStyle.SquareCap
+    for chunk in np.split(order, cuts):
+        key = int(keys[chunk[0]])
+        size = key % 4096
+        slot, step = divmod(key // 4096, encodings.ALPHA_STEPS)
+        colour = QColor(palette[slot])
+        colour.setAlphaF(encodings.alpha_of(step))
+        pen = QPen(colour)
+        pen.setWidthF(max(2.0, float(size)))
+        pen.setCapStyle(cap)
+        painter.setPen(pen)
+        painter.drawPoints(polygon(xy[rows[chunk]]))
+
+
+def _marks(
+    painter: QPainter, scene: GraphScene, xy: np.ndarray, radius: np.ndarray, visible: np.ndarray
+) -> None:
+    a = scene.arrays
+    faint = np.flatnonzero(visible & a.below_prune)
+    if len(faint):
+        pen = QPen(QColor(colours.GRAPH_HUB))
+        pen.setStyle(Qt.PenStyle.DashLine)
+        pen.setWidthF(1.2)
+        painter.setPen(pen)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        for row in faint:
+            r = float(radius[row]) + 2
+            painter.drawEllipse(QPointF(float(xy[row, 0]), float(xy[row, 1])), r, r)
+    struck = np.flatnonzero(visible & a.superseded)
+    if len(struck):
+        r = radius[struck][:, None] + 2
+        start = xy[struck] + np.hstack([-r, r])
+        end = xy[struck] + np.hstack([r, -r])
+        pen = QPen(QColor(colours.GRAPH_MARK))
+        pen.setWidthF(2.0)
+        painter.setPen(pen)
+        painter.drawPath(segments(start, end))
+
+
+def _hubs(
+    painter: QPainter,
+    scene: GraphScene,
+    view: View,
+    xy: np.ndarray,
+    radius: np.ndarray,
+    visible: np.ndarray,
+) -> None:
+    a = scene.arrays
+    hubs = np.flatnonzero(visible & (a.degree > view.hub_degree))
+    if not len(hubs):
+        return
+    font = QFont(painter.font())
+    font.setBold(True)
+    painter.setFont(font)
+    metrics = QFontMetrics(font)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+    for row in hubs[:500]:
+        text = f"{int(a.degree[row]):,}"
+        width = metrics.horizontalAdvance(text) + 10
+        height = metrics.height() + 4
+        x, y = float(xy[row, 0]), float(xy[row, 1])
+        box = QRectF(x - width / 2, y - height / 2, width, height)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(QColor(colours.GRAPH_HUB))
+        painter.drawRoundedRect(box, height / 2, height / 2)
+        painter.setPen(QColor(colours.GRAPH_LABEL_DARK))
+        painter.drawText(box, Qt.AlignmentFlag.AlignCenter, text)
+    painter.setFont(QFont(font.family(), font.pointSize()))
+
+
+def _selection(
+    painter: QPainter, scene: GraphScene, view: View, xy: np.ndarray, radius: np.ndarray
+) -> None:
+    if not view.selected:
+        return
+    pen = QPen(QColor(colours.GRAPH_SELECTED))
+    pen.setWidthF(3.0)
+    painter.setPen(pen)
+    painter.setBrush(Qt.BrushStyle.NoBrush)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+    for node_id in view.selected:
+        row = scene.arrays.index.get(node_id)
+        if row is not None:
+            r = float(radius[row]) + 4
+            painter.drawEllipse(QPointF(float(xy[row, 0]), float(xy[row, 1])), r, r)
+
+
+def _labels(
+    painter: QPainter,
+    scene: GraphScene,
+    view: View,
+    xy: np.ndarray,
+    radius: np.ndarray,
+    visible: np.ndarray,
+    count: int,
+) -> None:
+    a = scene.arrays
+    rows = np.flatnonzero(visible)
+    if count > LABELS_BELOW and view.scale < 1.5:
+        wanted = {a.index[i] for i in view.selected if i in a.index}
+        if scene.centre in a.index:
+            wanted.add(a.index[scene.centre])
+        rows = np.array(sorted(r for r in wanted if visible[r]), dtype=np.int64)
+    elif len(rows) > LABELS_MOST:
+        rows = rows[np.argsort(-a.degree[rows], kind="stable")[:LABELS_MOST]]
+    painter.setPen(view.text)
+    metrics = QFontMetrics(painter.font())
+    for row in rows:
+        label = scene.nodes[a.ids[row]].label
+        text = metrics.elidedText(label, Qt.TextElideMode.ElideRight, 220)
+        x = float(xy[row, 0] + radius[row] + 4)
+        painter.drawText(QPointF(x, float(xy[row, 1]) + metrics.ascent() / 2 - 1), text)
+
+
+def _more(
+    painter: QPainter,
+    scene: GraphScene,
+    view: View,
+    xy: np.ndarray,
+    radius: np.ndarray,
+    visible: np.ndarray,
+) -> list[tuple[str, QRectF]]:
+    spots: list[tuple[str, QRectF]] = []
+    if not view.more:
+        return spots
+    metrics = QFontMetrics(painter.font())
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+    for node_id, count in view.more.items():
+        row = scene.arrays.index.get(node_id)
+        if row is None or not visible[row]:
+            continue
+        text = f"+{count:,} more"
+        width = metrics.horizontalAdvance(text) + 12
+        height = metrics.height() + 4
+        x = float(xy[row, 0]) - width / 2
+        y = float(xy[row, 1] + radius[row]) + 6
+        box = QRectF(x, y, width, height)
+        painter.setPen(QPen(QColor(colours.GRAPH_MORE), 1.0))
+        painter.setBrush(view.text.lighter(400) if view.text.lightness() < 128 else view.text)
+        painter.drawRoundedRect(box, 6, 6)
+        painter.setPen(QColor(colours.GRAPH_MORE))
+        painter.drawText(box, Qt.AlignmentFlag.AlignCenter, text)
+        spots.append((node_id, box))
+    return spots
