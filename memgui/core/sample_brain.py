@@ -58,10 +58,8 @@ def build(path: str | Path) -> Path:
             nodes = {name: brain.add_node(name, "entity") for name in ENTITIES}
             for name, mentioned in ENTITIES.items():
                 for index in mentioned:
-                    memory = brain.add_node(
-                        MEMORIES[index][0][:40], "memory", {"trace_id": ids[index]}
-                    )
-                    brain.add_edge(memory, nodes[name], "mentions")
+                    # The memory stands in the graph as AgentOS has it: a node of its id.
+                    brain.connect(ids[index], nodes[name], "mentions")
             for source, target, type_ in EDGES:
                 brain.add_edge(nodes[source], nodes[target], type_)
         # A little history: an edit by an agent, a recall-free correction, a trashed note.

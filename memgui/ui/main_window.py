@@ -29,6 +29,7 @@ from memgui.core.model import Changes
 from memgui.core.progress import Progress
 from memgui.ui.actions import build_actions
 from memgui.ui.commands import SetDeletedCommand
+from memgui.ui.graph.graph_opening import install_graph
 from memgui.ui.jobs import JobRunner
 from memgui.ui.models.trace_table_model import TraceTableModel
 from memgui.ui.semantic.backfill import install_semantic
@@ -124,6 +125,7 @@ class MainWindow(QMainWindow):
         self._connect()
         install_import_export(self)  # File ▸ Import…/Export…, drag and drop onto the window
         self.semantic = install_semantic(self)  # Ollama light, backfill, Search settings…
+        self.graph = install_graph(self)  # View ▸ Graph (Ctrl+G): the graph window
         self.detail.set_runner(self.query_runner)  # "similar": never behind a long job
         self.detail.similar.open_requested.connect(self.edits.open_trace)
         self._set_brain_actions_enabled(False)

@@ -5,6 +5,10 @@ The app draws what this package answers (`memgui/ui/graph/`); nothing here knows
 
 from __future__ import annotations
 
+from memgui.core.graph_view.export import FORMATS as EXPORT_FORMATS
+from memgui.core.graph_view.export import export_whole, write_shown
+from memgui.core.graph_view.layout import EDGE_LENGTH, LayoutProgress, lay_out, refine, seed
+from memgui.core.graph_view.positions import PositionStore
 from memgui.core.graph_view.query import (
     DEFAULT_MAX_NODES,
     MAX_NODES,
@@ -32,6 +36,15 @@ from memgui.core.graph_view.shapes import (
 )
 
 __all__ = [
+    "EXPORT_FORMATS",
+    "export_whole",
+    "write_shown",
+    "EDGE_LENGTH",
+    "LayoutProgress",
+    "PositionStore",
+    "lay_out",
+    "refine",
+    "seed",
     "DEFAULT_MAX_NODES",
     "EXPAND_LIMIT",
     "GRAPH",

@@ -127,6 +127,7 @@ def expand(
             result.nodes[key] = view.nodes[key]
         result.edges = view.edges
         result.pending = view.pending
+        result.walked = view.walked | {node_id}
     hidden_counts(result, shown_set)
     return result
 
@@ -221,6 +222,7 @@ def _grow(
     passed_over: list[str] = []  # hubs shown but not walked through
     for _hop in range(depth):
         walk = [f for f in frontier if f in force or view.nodes[f].degree <= growth.hub_degree]
+        view.walked.update(walk)
         passed_over += [f for f in frontier if f not in walk]
         candidates: dict[str, list[str]] = {owner: [] for owner in walk}
         claimed: set[str] = set()

@@ -99,13 +99,15 @@ def edge_key(edge_id: str) -> str:
 
 @dataclass
 class Neighbourhood:
-    """Nodes and the edges among them; `more[id]` = neighbours of `id` not brought (yet),
-    `pending[id]` = their ids, best first, for the next "+N more"."""
+    """Nodes and the edges among them; `walked` = the nodes whose neighbours were brought
+    (expanded), `pending[id]` = the ids of a walked node's neighbours not brought yet, best
+    first, for the next "+N more"; `more[id]` = edges of `id` the neighbourhood lacks."""
 
     nodes: dict[str, GraphNode] = field(default_factory=dict)
     edges: dict[str, GraphEdge] = field(default_factory=dict)
     more: dict[str, int] = field(default_factory=dict)
     pending: dict[str, list[str]] = field(default_factory=dict)
+    walked: set[str] = field(default_factory=set)
     centre: str | None = None
 
     def merge(self, other: Neighbourhood) -> None:
@@ -113,6 +115,7 @@ class Neighbourhood:
         self.edges.update(other.edges)
         self.more.update(other.more)
         self.pending.update(other.pending)
+        self.walked.update(other.walked)
 
 
 def summary(text: str, chars: int = LABEL_CHARS) -> str:

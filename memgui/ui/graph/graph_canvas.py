@@ -34,6 +34,7 @@ DRAG_PIXELS = 6
 ZOOM_STEP = 1.15
 MIN_SCALE, MAX_SCALE = 0.01, 8.0
 PICK_SLACK = 4.0
+FIT_LABEL_ROOM = 180  # pixels kept right of the nodes for their labels
 
 
 class GraphCanvas(QWidget):
@@ -44,6 +45,7 @@ class GraphCanvas(QWidget):
     link_dragged = Signal(str, str)  # (from, to)
     node_moved = Signal(str)
     context_requested = Signal(str, QPoint)  # ("" on the background, global position)
+    filtered = Signal()  # what is shown changed: the scene or the filter
 
     def __init__(self, scene: GraphScene, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -80,6 +82,7 @@ class GraphCanvas(QWidget):
     def refilter(self) -> None:
         self.node_mask = graph_filters.node_mask(self.scene, self.filter)
         self.edge_mask = graph_filters.edge_mask(self.scene, self.filter, self.node_mask)
+        self.filtered.emit()
         self.update()
 
     def visible_ids(self) -> list[str]:
@@ -130,9 +133,10 @@ class GraphCanvas(QWidget):
         xy = self.scene.xy[rows]
         low, high = xy.min(axis=0), xy.max(axis=0)
         span = np.maximum(high - low, 1.0)
-        room = np.array([max(self.width() - 80, 50), max(self.height() - 80, 50)])
+        labels = FIT_LABEL_ROOM if len(rows) <= graph_painter.LABELS_BELOW else 0
+        room = np.array([max(self.width() - 80 - labels, 50), max(self.height() - 80, 50)])
         self.scale = float(min(MAX_SCALE, max(MIN_SCALE, min(room / span))))
-        middle = (low + high) / 2
+        middle = (low + high) / 2 + np.array([labels / 2 / self.scale, 0.0])
         self.offset = QPointF(
             self.width() / 2 - middle[0] * self.scale, self.height() / 2 - middle[1] * self.scale
         )

@@ -292,10 +292,10 @@ def _more(
         x = float(xy[row, 0]) - width / 2
         y = float(xy[row, 1] + radius[row]) + 6
         box = QRectF(x, y, width, height)
-        painter.setPen(QPen(QColor(colours.GRAPH_MORE), 1.0))
-        painter.setBrush(view.text.lighter(400) if view.text.lightness() < 128 else view.text)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(QColor(colours.GRAPH_MORE))
         painter.drawRoundedRect(box, 6, 6)
-        painter.setPen(QColor(colours.GRAPH_MORE))
+        painter.setPen(QColor(colours.GRAPH_LABEL_DARK))
         painter.drawText(box, Qt.AlignmentFlag.AlignCenter, text)
         spots.append((node_id, box))
     return spots

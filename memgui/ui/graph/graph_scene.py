@@ -84,11 +84,14 @@ class GraphScene(QObject):
                 if e.source in self.nodes and e.target in self.nodes
             }
         )
+        for owner in found.walked:
+            self.expanded.add(owner)
+            self.pending[owner] = []
         for owner, rest in found.pending.items():
             self.pending[owner] = [i for i in rest if i not in self.nodes]
-        if found.centre is not None:
-            self.expanded.add(found.centre)
-            self.pending.setdefault(found.centre, [])
+        for owner, rest in self.pending.items():  # what arrived is no longer pending
+            if any(i in found.nodes for i in rest):
+                self.pending[owner] = [i for i in rest if i not in self.nodes]
         self._rebuild(kept)
 
     def update(
@@ -161,7 +164,10 @@ class GraphScene(QObject):
     # --- derived ------------------------------------------------------------------------
 
     def hidden(self, node_id: str) -> int:
-        """Edges of a node the view does not hold (its "+N more")."""
+        """Neighbours of a node not shown (its "+N more"): what an expand left pending,
+        else its edges the view does not hold (links to forgotten memories counted too)."""
+        if node_id in self.expanded:
+            return len(self.pending.get(node_id, ()))
         node = self.nodes.get(node_id)
         return 0 if node is None else max(0, node.degree - self._touching.get(node_id, 0))
 
