@@ -101,14 +101,32 @@ class GraphScene(QObject):
         kept = self.positions()
         fresh = {i: n for i, n in nodes.items() if i in self.nodes}
         self.nodes.update(fresh)
+        loose: set[str] = set()
         for key in [k for k, e in self.edges.items() if e.source in fresh or e.target in fresh]:
             if key not in edges:
-                del self.edges[key]
+                edge = self.edges.pop(key)
+                loose.update((edge.source, edge.target))
         self.edges.update(
             {k: e for k, e in edges.items() if e.source in self.nodes and e.target in self.nodes}
         )
         self._drop(set(gone))
+        self._drop(self._detached(loose))
         self._rebuild(kept)
+
+    def _detached(self, ids: set[str]) -> set[str]:
+        """Of `ids`, the nodes no longer joined to an expanded node: the view shows a node
+        because an expanded one leads to it, so one that lost that edge goes (as a fresh
+        query would leave it out)."""
+        ids = {i for i in ids if i in self.nodes and i not in self.expanded}
+        if not ids:
+            return set()
+        held = set()
+        for edge in self.edges.values():
+            if edge.source in ids and edge.target in self.expanded:
+                held.add(edge.source)
+            if edge.target in ids and edge.source in self.expanded:
+                held.add(edge.target)
+        return ids - held
 
     def remove(self, ids: Iterable[str]) -> None:
         kept = self.positions()
