@@ -37,12 +37,22 @@ def _window_size(text: str) -> tuple[int, int]:
 
 def _configure_screenshot(parser: argparse.ArgumentParser) -> None:
     parser.usage = (
-        "memgui screenshot [BRAIN] OUT.png [--select ID] [--size WxH] [--import PATH [--show V]]"
+        "memgui screenshot [BRAIN] OUT.png [--select ID] [--size WxH] [--view main|graph] "
+        "[--import PATH [--show V]]"
     )
     parser.add_argument("first", metavar="BRAIN", help="the brain, or OUT.png alone (then --brain)")
     parser.add_argument("second", nargs="?", metavar="OUT.png", help="the PNG to write")
     parser.add_argument("--select", metavar="ID", help="select this trace first")
     parser.add_argument("--size", type=_window_size, metavar="WxH", help="window size")
+    parser.add_argument(
+        "--view",
+        choices=("main", "graph"),
+        default="main",
+        help="graph: the graph window opened on --select (else the first memory)",
+    )
+    parser.add_argument(
+        "--depth", type=int, choices=(1, 2, 3), default=1, help="with --view graph: hops shown"
+    )
     parser.add_argument(
         "--import",
         dest="import_path",
@@ -87,7 +97,9 @@ def run_screenshot(ctx: CommandContext, args: argparse.Namespace) -> None:
         return
     from memgui.ui.screenshot import render
 
-    options: dict[str, object] = {"select_id": args.select}
+    options: dict[str, object] = {"select_id": args.select, "view": args.view}
+    if args.view == "graph":
+        options["depth"] = args.depth
     if args.size is not None:
         options["size"] = args.size
     render(str(brain_path), str(out_png), **options)

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 DEFAULT_SIZE = (1280, 800)
 WAIT_S = 15.0
 TABS = ("memory", "links", "neighbours", "history", "metadata")
+VIEWS = ("main", "graph")
 
 
 def settle(app: QApplication, until=None, timeout_s: float = WAIT_S) -> None:
@@ -80,11 +81,16 @@ def render(
     search: str = "",
     tab: str | None = None,
     trash: bool = False,
+    view: str = "main",
+    depth: int = 1,
 ) -> None:
     """Write a PNG of the window showing `brain_path` (`select_id` selected, if given).
 
-    `search`, `tab` (one of TABS) and `trash` set up other states for the docs.
+    `search`, `tab` (one of TABS) and `trash` set up other states for the docs; `view`
+    "graph" draws the graph window opened on `select_id` (else on the first memory).
     """
+    if view not in VIEWS:
+        raise ValueError(f"view must be one of {', '.join(VIEWS)} (got {view!r})")
     path = Path(brain_path).expanduser()
     if not path.is_file():
         raise FileNotFoundError(f"no brain at {path}")
@@ -109,5 +115,31 @@ def render(
             window.select_id(window.model.id_at(0))
         if tab is not None:
             window.detail.setCurrentIndex(TABS.index(tab))
+        if view == "graph":
+            _save_graph(app, window, select_id or window.current_id(), size, depth, out_png)
+            return
         settle(app, timeout_s=0.2)
         save_png(window, out_png)
+
+
+def _save_graph(
+    app: QApplication,
+    window: MainWindow,
+    trace_id: str | None,
+    size: tuple[int, int],
+    depth: int,
+    out_png: str | Path,
+) -> None:
+    if trace_id is None and window.model is not None and window.model.rowCount():
+        trace_id = window.model.id_at(0)
+    if trace_id is None:
+        raise NotFound("(no memory to open the graph on)")
+    window.graph.depth = depth
+    graph = window.graph.open(trace_id)
+    if graph is None:
+        raise NotFound(trace_id)
+    graph.resize(*size)
+    settle(app, lambda: bool(graph.scene.nodes) and not graph.controller.busy)
+    graph.canvas.fit()
+    settle(app, timeout_s=0.2)
+    save_png(graph, out_png)

@@ -33,6 +33,7 @@ from memgui.ui.theme import colours
 DRAG_PIXELS = 6
 ZOOM_STEP = 1.15
 MIN_SCALE, MAX_SCALE = 0.01, 8.0
+MAX_FIT_SCALE = 1.5  # a fit never blows a few nodes up
 PICK_SLACK = 4.0
 FIT_LABEL_ROOM = 180  # pixels kept right of the nodes for their labels
 
@@ -135,7 +136,7 @@ class GraphCanvas(QWidget):
         span = np.maximum(high - low, 1.0)
         labels = FIT_LABEL_ROOM if len(rows) <= graph_painter.LABELS_BELOW else 0
         room = np.array([max(self.width() - 80 - labels, 50), max(self.height() - 80, 50)])
-        self.scale = float(min(MAX_SCALE, max(MIN_SCALE, min(room / span))))
+        self.scale = float(min(MAX_FIT_SCALE, max(MIN_SCALE, min(room / span))))
         middle = (low + high) / 2 + np.array([labels / 2 / self.scale, 0.0])
         self.offset = QPointF(
             self.width() / 2 - middle[0] * self.scale, self.height() / 2 - middle[1] * self.scale

@@ -40,6 +40,7 @@ class GraphOpening(QObject):
         super().__init__(window)
         self.window = window
         self.graph_window: GraphWindow | None = None
+        self.depth = 1  # hops a new graph window opens with
         self.action = QAction(icon("graph"), "&Graph", window)
         self.action.setShortcut(QKeySequence("Ctrl+G"))
         tip = "Show the selected memory in the graph: its links and knowledge (Ctrl+G)"
@@ -99,6 +100,7 @@ class GraphOpening(QObject):
         if self.graph_window is None:
             store = PositionStore(positions_folder(window.settings), session.path, session.brain_id)
             self.graph_window = GraphWindow(session, store, window)
+            self.graph_window.depth.setValue(self.depth)
             self.graph_window.trace_selected.connect(self._follow)
         self.graph_window.open_on(trace_id)
         return self.graph_window

@@ -100,13 +100,20 @@ class GraphWindow(QMainWindow):
         self._build_actions()
 
     def _action(self, text: str, keys: str, slot: object, tip: str) -> QAction:
+        """An action of the window; one of a single key (Return, Del, L…) works where the
+        canvas or a list has the focus, so the search field keeps its own keys."""
         action = QAction(text, self)
         if keys:
             action.setShortcut(QKeySequence(keys))
         action.setToolTip(f"{tip} ({keys})" if keys else tip)
-        action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
         action.triggered.connect(slot)
-        self.addAction(action)
+        if "Ctrl+" in keys:
+            action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+            self.addAction(action)
+        else:
+            action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            for widget in (self.canvas, self.node_table, self.edge_table):
+                widget.addAction(action)
         return action
 
     def _build_actions(self) -> None:

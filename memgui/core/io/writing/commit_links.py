@@ -1,8 +1,11 @@
 """The graph rows and trace links an import commit writes after its traces.
 
-Obsidian wikilinks become `related_to` edges from a trace's memory-graph node to a concept
-node per target label (built here, written in bulk by the commit); agent-memory JSONL links
-between traces are written over the ids the traces finally took.
+An Obsidian wikilink becomes a `related_to` edge from the linking note's memory-graph node to
+the memory-graph node of the note it names (found as Obsidian finds it: `wikilinks.py`), or,
+when no note of the import has that name, to a concept node of that label — so a vault's
+graph is the one Obsidian draws, its links not yet written as concept nodes (built here,
+written in bulk by the commit). agent-memory JSONL links between traces are written over the
+ids the traces finally took.
 """
 
 from __future__ import annotations
@@ -10,6 +13,8 @@ from __future__ import annotations
 import uuid
 from typing import TYPE_CHECKING, Any
 
+from memgui.core.io.records import TRACE, ImportRecord
+from memgui.core.io.writing.wikilinks import NoteIndex, aliases_of
 from memgui.core.storage import journal_rows
 
 if TYPE_CHECKING:
@@ -65,6 +70,24 @@ def related_edge(source: str, target: str, now: int) -> dict[str, Any]:
         "metadata": {},
         "created_at": now,
     }
+
+
+def note_path(fields: dict[str, Any]) -> str:
+    """The vault path of the note a trace record was read from ('' for other records)."""
+    metadata = fields.get("metadata")
+    path = metadata.get("source_file") if isinstance(metadata, dict) else None
+    return path if isinstance(path, str) else ""
+
+
+def note_index(records: list[ImportRecord], traces: dict[int, str]) -> NoteIndex:
+    """The notes of an import that have a trace in the brain (new, updated or duplicate)."""
+    notes = NoteIndex()
+    for i, record in enumerate(records):
+        trace_id = traces.get(i)
+        path = note_path(record.fields) if record.kind == TRACE else ""
+        if trace_id is not None and path:
+            notes.add(path, trace_id, aliases_of(record.fields.get("metadata")))
+    return notes
 
 
 def write_trace_links(

@@ -35,9 +35,12 @@ from memgui.core.io.writing.commit_links import (
     RELATED_TO,
     concept_node,
     memory_graph_node,
+    note_index,
+    note_path,
     related_edge,
     write_trace_links,
 )
+from memgui.core.io.writing.wikilinks import NoteIndex
 from memgui.core.search import vectors
 from memgui.core.search.vectors import VectorIndexUnavailable, sync_rows
 from memgui.core.storage import journal_rows, store
@@ -109,6 +112,9 @@ class RowWriter:
         self.graph: brain_index.GraphIndex | None = None
         self.new_nodes: list[dict[str, Any]] = []  # wikilink nodes and edges, written at the end
         self.new_edges: list[dict[str, Any]] = []
+        # Wikilinks wait until every note has its trace: (trace, label, linking note's path).
+        self.wikilinks: list[tuple[dict[str, Any], str, str]] = []
+        self.record_traces: dict[int, str] = {}  # record index -> the trace it is in the brain
         self.wrote_any = False
         self.written: set[int] = set()  # record indexes written (or queued to be)
         self.pending: list[Pending] = []
@@ -116,8 +122,9 @@ class RowWriter:
         self._map_duplicates()
 
     def _map_duplicates(self) -> None:
-        for record in self.plan.records:
+        for i, record in enumerate(self.plan.records):
             if record.kind == TRACE and record.existing_id is not None:
+                self.record_traces[i] = record.existing_id
                 source_id = record.fields.get("id")
                 if isinstance(source_id, str):
                     self.trace_ids.setdefault(source_id, record.existing_id)
@@ -205,13 +212,14 @@ class RowWriter:
             if isinstance(source_id, str):
                 trace_ids[source_id] = trace_id
             trace_ids.setdefault(trace_id, trace_id)
+            self.record_traces[i] = trace_id
             if embedding is not None:
                 self.embedded.append(rowid)
                 self.embedding_models.add(record.embedding_model)
             if record.links:
                 for link in record.links:
                     if "target" in link:
-                        self._wikilink(snap, link["target"])
+                        self.wikilinks.append((snap, link["target"], note_path(record.fields)))
 
     def _free_of(self, items: list[Pending], taken: set[str]) -> list[Pending]:
         """The queued traces whose ids are still free; others get a new id (or are dropped)."""
@@ -247,7 +255,7 @@ class RowWriter:
             self.db, self.batch, self.brain.brain_id, row[0], before, after, "import"
         )
         for label in change.get("add_links", []):
-            self._wikilink(after, label)
+            self.wikilinks.append((after, label, note_path(record.fields)))
         return True
 
     # --- other rows --------------------------------------------------------------------
@@ -311,16 +319,22 @@ class RowWriter:
 
     # --- links -------------------------------------------------------------------------
 
-    def _wikilink(self, trace: dict[str, Any], label: str) -> None:
-        """A `related_to` edge from the trace's memory-graph node to the node of `label`."""
+    def _wikilink(self, trace: dict[str, Any], label: str, note: str, notes: NoteIndex) -> None:
+        """A `related_to` edge from the trace's memory-graph node to the note `label` names
+        (its trace's memory-graph node), else to the concept node of `label`."""
         if self.graph is None:
             self.graph = brain_index.load_graph(self.brain)
         graph = self.graph
         source = trace["id"]
+        named = notes.resolve(label, note) if notes else None
+        if named == source:
+            return  # a note's link to itself draws nothing
+        if named is not None and not self._graph_copy(named):
+            named = None
         if source not in graph.node_ids:
             self.new_nodes.append(memory_graph_node(trace, self.now))
             graph.add_node(source, source, "memory_graph")
-        target = graph.by_label.get(label)
+        target = named if named is not None else graph.by_label.get(label)
         if target is None:
             node = concept_node(label, self.now)
             target = node["id"]
@@ -333,6 +347,22 @@ class RowWriter:
         graph.add_edge(edge["id"], source, target, RELATED_TO)
         self.wrote_any = True
 
+    def _graph_copy(self, trace_id: str) -> bool:
+        """Make sure a live trace stands in the graph (its memory-graph node); False when
+        the trace is not there to link to."""
+        assert self.graph is not None
+        if trace_id in self.graph.node_ids:
+            return True
+        row = store.fetch_row(self.db, self.brain.brain_id, trace_id)
+        if row is None:
+            return False
+        snap = store.row_to_snapshot(row)
+        if snap["deleted"]:
+            return False
+        self.new_nodes.append(memory_graph_node(snap, self.now))
+        self.graph.add_node(trace_id, trace_id, "memory_graph")
+        return True
+
     def _held(self, trace_id: str) -> bool:
         return trace_id in self.batch.traces or trace_exists(self.brain, trace_id)
 
@@ -341,6 +371,10 @@ class RowWriter:
             self._flush_traces()
         if self.pending_rows:
             self._flush_messages()
+        if self.wikilinks:
+            notes = note_index(self.plan.records, self.record_traces)
+            for trace, label, note in self.wikilinks:
+                self._wikilink(trace, label, note, notes)
         bid = self.brain.brain_id
         journal_rows.insert_new_rows(self.db, self.batch, bid, "node", self.new_nodes)
         journal_rows.insert_new_rows(self.db, self.batch, bid, "edge", self.new_edges)
