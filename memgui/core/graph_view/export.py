@@ -99,7 +99,8 @@ class _Writer:
             w('  <key id="e_weight" for="edge" attr.name="weight" attr.type="double"/>\n')
             w('  <graph id="memgui" edgedefault="directed">\n')
         else:
-            w('<gexf xmlns="http://gexf.net/1.3" version="1.3">\n')
+            # GEXF 1.2: what Gephi, sigma.js and networkx all read.
+            w('<gexf xmlns="http://www.gexf.net/1.2draft" version="1.2">\n')
             w("  <meta><creator>memgui</creator></meta>\n")
             w('  <graph defaultedgetype="directed" mode="static">\n')
             w('    <attributes class="node">\n')
