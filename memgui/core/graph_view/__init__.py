@@ -8,6 +8,7 @@ from __future__ import annotations
 from memgui.core.graph_view.export import FORMATS as EXPORT_FORMATS
 from memgui.core.graph_view.export import export_whole, write_shown
 from memgui.core.graph_view.layout import EDGE_LENGTH, LayoutProgress, lay_out, refine, seed
+from memgui.core.graph_view.overview import Overview, overview
 from memgui.core.graph_view.positions import PositionStore
 from memgui.core.graph_view.query import (
     DEFAULT_MAX_NODES,
@@ -36,6 +37,8 @@ from memgui.core.graph_view.shapes import (
 )
 
 __all__ = [
+    "Overview",
+    "overview",
     "EXPORT_FORMATS",
     "export_whole",
     "write_shown",

@@ -33,6 +33,7 @@ MAX_LIVE_CANDIDATES = 5_000  # ids of one change looked at for arrivals (an impo
 
 class GraphController(QObject):
     opened = Signal(str)  # the centre's id, once the scene holds its neighbourhood
+    overview_opened = Signal(object)  # graph_view.Overview: a page of the busiest nodes
     grown = Signal(str)  # an expand or a live arrival added nodes (beside this id)
     laid_out = Signal()  # a layout job ended: every position is final
     failed = Signal(str)
@@ -58,6 +59,7 @@ class GraphController(QObject):
         self._reader: Brain | None = None  # used by the runner's one worker only
         self._query: Job | None = None
         self._layout: Job | None = None
+        self.overview_page: int | None = None  # the page shown, when an overview is
         session.bus.changed.connect(self.on_changes)
 
     @property
@@ -87,6 +89,7 @@ class GraphController(QObject):
 
         def done(answer: Answer) -> None:
             found, seeded, placed = answer
+            self.overview_page = None
             self.scene.clear()
             self.scene.centre = node_id
             self.scene.add(found, seeded)
@@ -94,6 +97,30 @@ class GraphController(QObject):
             self.lay_out(placed)
 
         self._run_query("graph", work, done)
+
+    def open_overview(self, page: int = 0, size: int = graph_view.DEFAULT_MAX_NODES) -> None:
+        """Show a page of the whole graph's nodes ranked by degree, and the edges among them."""
+        saved = self.positions
+        summary: list[graph_view.Overview] = []
+
+        def work() -> Generator[Progress, None, Answer]:
+            yield Progress(0, None, "ranking the graph's nodes")
+            found = graph_view.overview(self._brain(), page, size)
+            summary.append(found)
+            placed = saved.get(found.found.nodes)
+            edges = [(e.source, e.target) for e in found.found.edges.values()]
+            ids = list(found.found.nodes)
+            return found.found, graph_view.seed(ids, edges, placed), set(placed)
+
+        def done(answer: Answer) -> None:
+            found, seeded, placed = answer
+            self.overview_page = page
+            self.scene.clear()
+            self.scene.add(found, seeded)
+            self.overview_opened.emit(summary[-1])
+            self.lay_out(placed)
+
+        self._run_query("overview", work, done)
 
     def expand(self, node_id: str) -> None:
         """Bring the next neighbours of a shown node (its pending list, if it has one)."""
@@ -210,10 +237,12 @@ class GraphController(QObject):
     def on_changes(self, changes: Changes, _initiator: object = None) -> None:
         """Mirror a change of the brain in the scene (see the module's docstring)."""
         scene = self.scene
-        if not scene.nodes or scene.centre is None and not scene.expanded:
+        if not scene.nodes:
             return
         if changes.kind == "reset":
-            if scene.centre is not None:
+            if self.overview_page is not None:
+                self.open_overview(self.overview_page)
+            elif scene.centre is not None:
                 self.open_on(scene.centre)
             return
         ids = set(changes.traces) | set(changes.nodes)

@@ -94,15 +94,21 @@ class GraphOpening(QObject):
             or window.current_id()
             or (window.detail.trace.id if window.detail.trace is not None else None)
         )
-        if not trace_id:
-            window.show_message("Select a memory to see it in the graph")
-            return None
+        graph = self._graph_window()
+        if trace_id:
+            graph.open_on(trace_id)
+        else:
+            graph.open_overview(0)  # nothing selected: the busiest nodes of the brain
+        return graph
+
+    def _graph_window(self) -> GraphWindow:
+        window, session = self.window, self.window.session
+        assert session is not None
         if self.graph_window is None:
             store = PositionStore(positions_folder(window.settings), session.path, session.brain_id)
             self.graph_window = GraphWindow(session, store, window)
             self.graph_window.depth.setValue(self.depth)
             self.graph_window.trace_selected.connect(self._follow)
-        self.graph_window.open_on(trace_id)
         return self.graph_window
 
     def _follow(self, trace_id: str) -> None:

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from memgui.core.errors import MemguiError
-from memgui.core.graph_view import RANKS, TRACE, PositionStore
+from memgui.core.graph_view import RANKS, TRACE, Overview, PositionStore
 from memgui.ui.graph import encodings
 from memgui.ui.graph.graph_canvas import GraphCanvas
 from memgui.ui.graph.graph_controller import GraphController
@@ -60,6 +60,7 @@ class GraphWindow(QMainWindow):
         self.edits = GraphEdits(self)
         self.export = GraphExport(self)
         self.selected: list[str] = []
+        self.overview: Overview | None = None
         self._syncing = False
         self._build()
         self._connect()
@@ -129,6 +130,13 @@ class GraphWindow(QMainWindow):
         self.find_action = a("Find", "Ctrl+F", self._focus_search, "Find a memory")
         self.export_action = a("Export…", "Ctrl+E", self.export.ask_and_export, "Export the graph")
         self.close_action = a("Close", "Ctrl+W", self.close, "Close the graph")
+        self.overview_action = a(
+            "Overview", "Ctrl+Shift+G", lambda: self.open_overview(0), "The busiest nodes"
+        )
+        self.next_page = a("Next page", "Ctrl+PgDown", lambda: self._page(1), "Next busiest")
+        self.previous_page = a("Previous page", "Ctrl+PgUp", lambda: self._page(-1), "Back")
+        self.badge = QLabel()
+        self.badge.setObjectName("graph_badge")
         self.depth = QSpinBox()
         self.depth.setRange(1, 3)
         self.depth.setPrefix("Depth ")
@@ -156,6 +164,13 @@ class GraphWindow(QMainWindow):
         bar.addSeparator()
         bar.addWidget(self.search)
         bar.addAction(self.export_action)
+        bar.addSeparator()
+        bar.addAction(self.overview_action)
+        bar.addAction(self.previous_page)
+        self.badge_action = bar.addWidget(self.badge)
+        bar.addAction(self.next_page)
+        for action in (self.previous_page, self.badge_action, self.next_page):
+            action.setVisible(False)
         self.addToolBar(bar)
         writable = not self.session.read_only
         for action in (self.link_action, self.unlink_action, self.merge_action, self.forget_action):
@@ -173,6 +188,7 @@ class GraphWindow(QMainWindow):
         c.filtered.connect(self._update_counts)
         self.scene.changed.connect(self._on_scene_changed)
         ctl.opened.connect(self._on_opened)
+        ctl.overview_opened.connect(self._on_overview)
         ctl.failed.connect(self.show_error)
         ctl.busy_changed.connect(lambda _busy: self._update_counts())
         self.panel.filter_changed.connect(self.canvas.set_filter)
@@ -193,9 +209,43 @@ class GraphWindow(QMainWindow):
         self.raise_()
 
     def _on_opened(self, node_id: str) -> None:
+        self._show_pages(None)
         self.canvas.fit()
         self.canvas.centre_on(node_id)
         self.select([node_id], announce=False)
+
+    def open_overview(self, page: int = 0) -> None:
+        """The busiest nodes of the whole graph, a page at a time (Ctrl+PgDown: the next)."""
+        self.controller.open_overview(page)
+        self.show()
+        self.raise_()
+
+    def _on_overview(self, overview: Overview) -> None:
+        self._show_pages(overview)
+        self.canvas.fit()
+        self.select([], announce=False)
+
+    def _show_pages(self, overview: Overview | None) -> None:
+        self.overview = overview
+        for action in (self.previous_page, self.badge_action, self.next_page):
+            action.setVisible(overview is not None)
+        if overview is None:
+            return
+        first = overview.page * overview.size
+        shown = len(overview.found.nodes)
+        self.badge.setText(
+            f" Showing {shown:,} of {overview.linked:,} linked nodes "
+            f"({first + 1:,}–{first + shown:,} by degree; page {overview.page + 1} "
+            f"of {overview.pages}) "
+        )
+        self.previous_page.setEnabled(overview.page > 0)
+        self.next_page.setEnabled(overview.page + 1 < overview.pages)
+        self._update_title()
+
+    def _page(self, step: int) -> None:
+        if self.overview is not None:
+            page = min(max(0, self.overview.page + step), self.overview.pages - 1)
+            self.controller.open_overview(page, self.overview.size)
 
     def expand(self, node_id: str) -> None:
         if node_id:
@@ -327,6 +377,8 @@ class GraphWindow(QMainWindow):
     def _update_title(self) -> None:
         centre = self.scene.nodes.get(self.scene.centre or "")
         name = f" — {centre.label}" if centre is not None else ""
+        if self.overview is not None:
+            name = " — overview"
         self.setWindowTitle(f"Graph{name} [{self.session.brain_id}] — memgui")
 
     def _context_menu(self, node_id: str, where: QPoint) -> None:

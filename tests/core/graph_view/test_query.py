@@ -169,3 +169,16 @@ def test_every_statement_is_an_index_lookup(brain: Brain) -> None:
         for step in plan_of(brain.db.conn, sql, bindings):
             scans = step.startswith("SCAN") and "json_each" not in step and "VIRTUAL" not in step
             assert not scans, f"{step} in {sql}"
+
+
+def test_an_overview_ranks_every_linked_node_by_degree(brain: Brain) -> None:
+    hub, leaves = _star(brain, 6)
+    lone = brain.add("linked to nothing").id
+    first = gv.overview(brain, page=0, size=3)
+    assert first.linked == 7 and first.pages == 3
+    assert list(first.found.nodes)[0] == hub and first.found.nodes[hub].degree == 6
+    assert all(hub in (e.source, e.target) for e in first.found.edges.values())
+    rest = gv.overview(brain, page=2, size=3).found.nodes
+    assert len(rest) == 1 and lone not in rest
+    with pytest.raises(InvalidArgument):
+        gv.overview(brain, size=0)

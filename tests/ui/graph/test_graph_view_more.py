@@ -98,3 +98,18 @@ def test_screenshot_of_the_graph_view(qapp, tmp_path, brain_path, ids):
 def test_the_graph_opens_on_what_the_detail_pane_shows(qtbot, graph, ids):
     wait_graph(qtbot, graph)
     assert graph.isVisible()
+
+
+def test_the_overview_pages_through_the_busiest_nodes(qtbot, graph, ids):
+    graph.open_overview(0)
+    qtbot.waitUntil(
+        lambda: graph.overview is not None and not graph.controller.busy, timeout=WAIT_MS
+    )
+    assert graph.scene.nodes.keys() == {ids[k] for k in ids}  # every linked node: one page
+    assert "Showing 7 of 7 linked nodes" in graph.badge.text()
+    assert graph.badge_action.isVisible() and not graph.next_page.isEnabled()
+    graph.expand(ids["concept"])  # an overview's node expands as any other
+    wait_graph(qtbot, graph)
+    graph.controller.open_on(ids["far"])
+    qtbot.waitUntil(lambda: graph.scene.centre == ids["far"], timeout=WAIT_MS)
+    assert not graph.badge_action.isVisible()
