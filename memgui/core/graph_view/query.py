@@ -84,7 +84,7 @@ def neighbourhood(
             raise NotFound(centre, "trace or node")
         result = Neighbourhood(centre=centre)
         result.nodes[centre] = replace(node, degree=rows.degrees(db, bid, [centre])[centre])
-        _grow(db, bid, now, result, [centre], depth, growth, force={centre})
+        _grow(db, bid, now, result, [centre], depth, growth, force={centre}, fresh=True)
     hidden_counts(result)
     return result
 
@@ -217,16 +217,21 @@ def _grow(
     depth: int,
     growth: Growth,
     force: set[str],
+    fresh: bool = False,
 ) -> None:
-    """Add up to `depth` levels of neighbours of `frontier` to `view`, in place."""
+    """Add up to `depth` levels of neighbours of `frontier` to `view`, in place.
+
+    `fresh`: `view` held nothing but `frontier`, so every edge between a node this walk
+    reads whole and any other is found from that node's side, and only a hub's edges to
+    other hubs need looking for (a seek per hub and pair, never a hub's thousands)."""
     passed_over: list[str] = []  # hubs shown but not walked through
+    by_pair: dict[str, list[GraphEdge]] = defaultdict(list)  # edges to nodes not yet in view
     for _hop in range(depth):
         walk = [f for f in frontier if f in force or view.nodes[f].degree <= growth.hub_degree]
         view.walked.update(walk)
         passed_over += [f for f in frontier if f not in walk]
         candidates: dict[str, list[str]] = {owner: [] for owner in walk}
         claimed: set[str] = set()
-        by_pair: dict[str, list[GraphEdge]] = defaultdict(list)
         for owner, other, edge in rows.incident(db, bid, walk):
             if other in view.nodes:
                 view.edges[edge.key] = edge
@@ -244,7 +249,17 @@ def _grow(
                     view.edges[edge.key] = edge
         if not frontier or len(view.nodes) >= growth.max_new:
             break
-    _connect(db, bid, view, frontier + passed_over, growth.hub_degree)
+    if not fresh:
+        _connect(db, bid, view, frontier + passed_over, growth.hub_degree)
+        return
+    hubs = {i for i in frontier + passed_over if view.nodes[i].degree > growth.hub_degree}
+    small = [i for i in frontier if i not in hubs]
+    for _owner, other, edge in rows.incident(db, bid, small):
+        if other in view.nodes:
+            view.edges[edge.key] = edge
+    for hub in sorted(hubs):
+        for _owner, _other, edge in rows.incident_within(db, bid, hub, hubs - {hub}):
+            view.edges[edge.key] = edge
 
 
 def _take(

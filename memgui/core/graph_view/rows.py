@@ -31,6 +31,12 @@ from memgui.core.storage.db import Database
 
 # (owner, other, edge): an edge seen from one of its ends
 Incident = tuple[str, str, GraphEdge]
+# Without statistics SQLite prefers the primary key's covering index for `to_id = ?`, and
+# walks every link of the brain (its prefix is the brain id): a link's target is found by
+# the index made for it; and for a hub's edges to given nodes, the given node's end is the
+# one to seek (the hub's end would walk all its edges once per node). CROSS JOIN likewise
+# keeps the id list the outer loop.
+BY_TARGET = "INDEXED BY idx_memory_links_to"
 
 
 def _ids(ids: Iterable[str]) -> str:
@@ -52,10 +58,10 @@ def incident(db: Database, brain_id: str, ids: Iterable[str]) -> list[Incident]:
     conn = db.conn
     if has_links(db):
         for owner, from_id, to_id, kind in conn.execute(
-            "SELECT j.value, l.from_id, l.to_id, l.kind FROM json_each(?2) j "
+            "SELECT j.value, l.from_id, l.to_id, l.kind FROM json_each(?2) j CROSS "
             "JOIN memory_links l ON l.brain_id = ?1 AND l.from_id = j.value "
-            "UNION ALL SELECT j.value, l.from_id, l.to_id, l.kind FROM json_each(?2) j "
-            "JOIN memory_links l ON l.brain_id = ?1 AND l.to_id = j.value",
+            "UNION ALL SELECT j.value, l.from_id, l.to_id, l.kind FROM json_each(?2) j CROSS "
+            f"JOIN memory_links l {BY_TARGET} ON l.brain_id = ?1 AND l.to_id = j.value",
             (brain_id, array),
         ):
             edge = GraphEdge(
@@ -70,10 +76,10 @@ def incident(db: Database, brain_id: str, ids: Iterable[str]) -> list[Incident]:
     if has_graph(db):
         for owner, edge_id, source, target, kind, weight, both in conn.execute(
             "SELECT j.value, e.id, e.source_id, e.target_id, e.type, e.weight, e.bidirectional "
-            "FROM json_each(?2) j JOIN knowledge_edges e "
+            "FROM json_each(?2) j CROSS JOIN knowledge_edges e "
             "ON e.brain_id = ?1 AND e.source_id = j.value "
             "UNION ALL SELECT j.value, e.id, e.source_id, e.target_id, e.type, e.weight, "
-            "e.bidirectional FROM json_each(?2) j JOIN knowledge_edges e "
+            "e.bidirectional FROM json_each(?2) j CROSS JOIN knowledge_edges e "
             "ON e.brain_id = ?1 AND e.target_id = j.value",
             (brain_id, array),
         ):
@@ -102,9 +108,9 @@ def incident_within(db: Database, brain_id: str, node_id: str, others: set[str])
     conn = db.conn
     if has_links(db):
         for from_id, to_id, kind in conn.execute(
-            "SELECT l.from_id, l.to_id, l.kind FROM json_each(?3) j JOIN memory_links l "
+            "SELECT l.from_id, l.to_id, l.kind FROM json_each(?3) j CROSS JOIN memory_links l "
             "ON l.brain_id = ?1 AND l.from_id = ?2 AND l.to_id = j.value "
-            "UNION ALL SELECT l.from_id, l.to_id, l.kind FROM json_each(?3) j "
+            "UNION ALL SELECT l.from_id, l.to_id, l.kind FROM json_each(?3) j CROSS "
             "JOIN memory_links l ON l.brain_id = ?1 AND l.from_id = j.value AND l.to_id = ?2",
             (brain_id, node_id, array),
         ):
@@ -120,12 +126,12 @@ def incident_within(db: Database, brain_id: str, node_id: str, others: set[str])
     if has_graph(db):
         for edge_id, source, target, kind, weight, both in conn.execute(
             "SELECT e.id, e.source_id, e.target_id, e.type, e.weight, e.bidirectional "
-            "FROM json_each(?3) j JOIN knowledge_edges e "
-            "ON e.brain_id = ?1 AND e.source_id = j.value "
-            "WHERE e.target_id = ?2 UNION ALL SELECT e.id, e.source_id, e.target_id, e.type, "
-            "e.weight, e.bidirectional FROM json_each(?3) j JOIN knowledge_edges e "
-            "ON e.brain_id = ?1 AND e.target_id = j.value "
-            "WHERE e.source_id = ?2",
+            "FROM json_each(?3) j CROSS JOIN knowledge_edges e "
+            "INDEXED BY idx_knowledge_edges_brain_source ON e.brain_id = ?1 "
+            "AND e.source_id = j.value WHERE e.target_id = ?2 UNION ALL SELECT e.id, "
+            "e.source_id, e.target_id, e.type, e.weight, e.bidirectional FROM json_each(?3) j "
+            "CROSS JOIN knowledge_edges e INDEXED BY idx_knowledge_edges_brain_target "
+            "ON e.brain_id = ?1 AND e.target_id = j.value WHERE e.source_id = ?2",
             (brain_id, node_id, array),
         ):
             if source == target:
@@ -149,7 +155,7 @@ def edge_ends(db: Database, brain_id: str, ids: Iterable[str]) -> dict[str, tupl
     return {
         str(edge_id): (str(source), str(target))
         for edge_id, source, target in db.conn.execute(
-            "SELECT e.id, e.source_id, e.target_id FROM json_each(?2) j "
+            "SELECT e.id, e.source_id, e.target_id FROM json_each(?2) j CROSS "
             "JOIN knowledge_edges e ON e.brain_id = ?1 AND e.id = j.value",
             (brain_id, _ids(ids)),
         )
@@ -191,8 +197,8 @@ def _trace_columns(db: Database) -> str:
     )
     category = "t.category" if "category" in columns else "NULL"
     superseded = (
-        "EXISTS (SELECT 1 FROM memory_links s WHERE s.brain_id = t.brain_id AND s.to_id = t.id "
-        "AND s.kind = 'supersedes')"
+        f"EXISTS (SELECT 1 FROM memory_links s {BY_TARGET} WHERE s.brain_id = t.brain_id "
+        "AND s.to_id = t.id AND s.kind = 'supersedes')"
         if has_links(db)
         else "0"
     )
@@ -211,7 +217,7 @@ def trace_nodes(db: Database, brain_id: str, ids: Iterable[str], now: int) -> di
     if "memory_traces" not in db.tables:
         return out
     sql = (
-        f"SELECT {_trace_columns(db)} FROM json_each(?2) j "
+        f"SELECT {_trace_columns(db)} FROM json_each(?2) j CROSS "
         "JOIN memory_traces t ON t.brain_id = ?1 AND t.id = j.value"
     )
     for row in db.conn.execute(sql, (brain_id, _ids(ids))):
@@ -267,7 +273,7 @@ def knowledge_nodes(db: Database, brain_id: str, ids: Iterable[str]) -> dict[str
     if not has_graph(db):
         return out
     for node_id, node_type, label, confidence, created_at in db.conn.execute(
-        "SELECT n.id, n.type, n.label, n.confidence, n.created_at FROM json_each(?2) j "
+        "SELECT n.id, n.type, n.label, n.confidence, n.created_at FROM json_each(?2) j CROSS "
         "JOIN knowledge_nodes n ON n.brain_id = ?1 AND n.id = j.value",
         (brain_id, _ids(ids)),
     ):
