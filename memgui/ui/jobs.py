@@ -145,12 +145,14 @@ class Job(QObject):
 
 
 class _JobRunnable(QRunnable):
-    def __init__(self, job: Job) -> None:
+    def __init__(self, job: Job, nice: bool = True) -> None:
         super().__init__()
         self._job: Job | None = job
+        self._nice = nice
 
     def run(self) -> None:
-        lower_thread_priority()
+        if self._nice:
+            lower_thread_priority()
         job, self._job = self._job, None
         if job is not None:
             # Not held from here: the pool may keep this runnable's wrapper a while after
@@ -164,8 +166,14 @@ class JobRunner(QObject):
     job_started = Signal(object)  # Job
     job_ended = Signal(object)  # Job (finished, failed or cancelled)
 
-    def __init__(self, parent: QObject | None = None, max_threads: int = 2) -> None:
+    def __init__(
+        self, parent: QObject | None = None, max_threads: int = 2, nice: bool = True
+    ) -> None:
+        """`nice=False`: the workers keep the app's priority, for short jobs a person waits
+        on with the mouse still (the graph view's answer to a click must paint in 150 ms;
+        a niced worker on a busy machine took seconds)."""
         super().__init__(parent)
+        self._nice = nice
         self._pool = QThreadPool(self)
         self._pool.setMaxThreadCount(max_threads)
         self._jobs: list[Job] = []
@@ -189,7 +197,7 @@ class JobRunner(QObject):
         for signal in (job.finished, job.failed, job.cancelled):
             signal.connect(forget)
         self._jobs.append(job)
-        self._pool.start(_JobRunnable(job))
+        self._pool.start(_JobRunnable(job, self._nice))
         self.job_started.emit(job)
         return job
 

@@ -68,12 +68,5 @@ def overview(brain: Brain, page: int = 0, size: int = 2_000) -> Overview:
             for i in chosen
             if i in nodes and not nodes[i].deleted
         }
-        shown = set(found.nodes)
-        small = [i for i in shown if counts[i] <= max(len(shown), 1)]
-        for _owner, other, edge in rows.incident(db, bid, small):
-            if other in shown:
-                found.edges[edge.key] = edge
-        for hub in (i for i in shown if counts[i] > max(len(shown), 1)):
-            for _owner, _other, edge in rows.incident_within(db, bid, hub, shown - {hub}):
-                found.edges[edge.key] = edge
+        found.edges = rows.edges_among(db, bid, found.nodes)
     return Overview(found, len(ranked), page, size)

@@ -149,6 +149,39 @@ def incident_within(db: Database, brain_id: str, node_id: str, others: set[str])
     return out
 
 
+def edges_among(db: Database, brain_id: str, ids: Iterable[str]) -> dict[str, GraphEdge]:
+    """Every link and knowledge edge with both ends in `ids`, each read once (from its
+    source's side)."""
+    wanted = set(ids)
+    array = _ids(wanted)
+    out: dict[str, GraphEdge] = {}
+    if has_links(db):
+        for from_id, to_id, kind in db.conn.execute(
+            "SELECT l.from_id, l.to_id, l.kind FROM json_each(?2) j CROSS JOIN memory_links l "
+            "ON l.brain_id = ?1 AND l.from_id = j.value",
+            (brain_id, array),
+        ):
+            if to_id not in wanted:
+                continue
+            key = link_key(from_id, to_id, kind)
+            out[key] = GraphEdge(key, from_id, to_id, kind, LINK, directed=kind != "relates_to")
+    if has_graph(db):
+        for edge_id, source, target, kind, weight, both in db.conn.execute(
+            "SELECT e.id, e.source_id, e.target_id, e.type, e.weight, e.bidirectional "
+            "FROM json_each(?2) j CROSS JOIN knowledge_edges e "
+            "INDEXED BY idx_knowledge_edges_brain_source ON e.brain_id = ?1 "
+            "AND e.source_id = j.value",
+            (brain_id, array),
+        ):
+            if target not in wanted or target == source:
+                continue
+            key = edge_key(edge_id)
+            out[key] = GraphEdge(
+                key, source, target, str(kind), GRAPH, not both, _finite(weight, 1.0)
+            )
+    return out
+
+
 def edge_ends(db: Database, brain_id: str, ids: Iterable[str]) -> dict[str, tuple[str, str]]:
     if not has_graph(db):
         return {}

@@ -7,6 +7,7 @@ import math
 import zlib
 from dataclasses import dataclass
 
+import numpy as np
 from PySide6.QtGui import QColor
 
 from memgui.core.graph_view import NODE, GraphNode
@@ -63,6 +64,17 @@ def alpha_step(strength: float) -> int:
     """Opacity by decayed strength, in ALPHA_STEPS steps (0 faintest)."""
     clamped = min(1.0, max(0.0, strength))
     return min(ALPHA_STEPS - 1, int(clamped * ALPHA_STEPS))
+
+
+def radii(retrievals: np.ndarray) -> np.ndarray:
+    """`radius_of` of every count at once."""
+    return np.minimum(MAX_RADIUS, MIN_RADIUS + 3.0 * np.log2(1 + np.maximum(0, retrievals)))
+
+
+def alpha_steps(strengths: np.ndarray) -> np.ndarray:
+    """`alpha_step` of every strength at once."""
+    clamped = np.clip(strengths, 0.0, 1.0)
+    return np.minimum(ALPHA_STEPS - 1, (clamped * ALPHA_STEPS).astype(np.int64))
 
 
 def alpha_of(step: int) -> float:

@@ -54,13 +54,23 @@ class GraphController(QObject):
         self.rank = "degree"
         self.hub_degree = HUB_DEGREE
         self.include_deleted = False
-        self.runner = JobRunner(self, max_threads=1)
+        self.runner = JobRunner(self, max_threads=1, nice=False)  # a click waits on it
         self.layout_runner = JobRunner(self, max_threads=1)
         self._reader: Brain | None = None  # used by the runner's one worker only
         self._query: Job | None = None
         self._layout: Job | None = None
         self.overview_page: int | None = None  # the page shown, when an overview is
         session.bus.changed.connect(self.on_changes)
+        self._open_reader()
+
+    def _open_reader(self) -> None:
+        """Open the reader now, in the runner, so the first click does not wait for it."""
+
+        def work() -> Generator[Progress, None, None]:
+            self._brain()
+            yield Progress(1, 1, "opened")
+
+        self.runner.start("graph reader", work)
 
     @property
     def busy(self) -> bool:
@@ -90,9 +100,7 @@ class GraphController(QObject):
         def done(answer: Answer) -> None:
             found, seeded, placed = answer
             self.overview_page = None
-            self.scene.clear()
-            self.scene.centre = node_id
-            self.scene.add(found, seeded)
+            self.scene.replace(found, seeded, centre=node_id)
             self.opened.emit(node_id)
             self.lay_out(placed)
 
@@ -115,8 +123,7 @@ class GraphController(QObject):
         def done(answer: Answer) -> None:
             found, seeded, placed = answer
             self.overview_page = page
-            self.scene.clear()
-            self.scene.add(found, seeded)
+            self.scene.replace(found, seeded)
             self.overview_opened.emit(summary[-1])
             self.lay_out(placed)
 

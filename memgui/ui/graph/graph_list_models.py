@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from enum import IntEnum
 
+import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 
 from memgui.core.graph_view import TRACE
@@ -99,15 +100,10 @@ class GraphEdgeListModel(_GraphTable):
 
     def reload(self) -> None:
         self.beginResetModel()
-        scene, mask = self.canvas.scene, self.canvas.edge_mask
-        keys = scene.edge_arrays.keys
-        shown = [keys[k] for k in range(len(keys)) if k < len(mask) and mask[k]]
-
-        def order(key: str) -> tuple[str, str, str]:
-            edge = scene.edges[key]
-            return (scene.nodes[edge.source].label.casefold(), edge.kind, key)
-
-        self.keys = sorted(shown, key=order)
+        keys, mask = self.canvas.scene.edge_arrays.keys, self.canvas.edge_mask
+        # In the order they arrived (an expand's edges together): sorting 100k edges by
+        # their ends' labels cost ~0.5 s a change.
+        self.keys = [keys[k] for k in np.flatnonzero(mask)] if len(mask) == len(keys) else []
         self.endResetModel()
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008

@@ -25,6 +25,7 @@ LABELS_BELOW = 250  # every visible node labelled
 LABELS_MOST = 400  # labels drawn at most (the highest degree first)
 EDGE_LABELS_BELOW = 150
 ARROWS_BELOW = 3000
+EDGE_BUDGET = 12_000  # edges drawn at most in one frame
 MIN_PIXELS = 1.0  # a node's radius on screen never falls below this
 
 
@@ -96,6 +97,14 @@ def _edges(
         & (np.minimum(a[:, 1], b[:, 1]) <= rect.bottom())
     )
     shown = view.edges & crosses
+    drawn = int(shown.sum())
+    if drawn > EDGE_BUDGET:
+        # Far out and dense: the shortest edges on screen, which show how neighbours hang
+        # together; the long ones would cross the whole canvas (and cost by their length).
+        rows = np.flatnonzero(shown)
+        length = ((a[rows] - b[rows]) ** 2).sum(axis=1)
+        shown = np.zeros_like(shown)
+        shown[rows[np.argpartition(length, EDGE_BUDGET)[:EDGE_BUDGET]]] = True
     painter.setRenderHint(QPainter.RenderHint.Antialiasing, count <= DETAIL_BELOW)
     painter.setBrush(Qt.BrushStyle.NoBrush)
     arrows = count <= ARROWS_BELOW and view.scale >= 0.5

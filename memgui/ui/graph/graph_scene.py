@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from PySide6.QtCore import QObject, Signal
 
-from memgui.core.graph_view import TRACE, GraphEdge, GraphNode, Neighbourhood
+from memgui.core.graph_view import PRUNE_THRESHOLD, TRACE, GraphEdge, GraphNode, Neighbourhood
 from memgui.ui.graph import encodings
 
 
@@ -64,6 +64,8 @@ class GraphScene(QObject):
         self.arrays = NodeArrays()
         self.edge_arrays = EdgeArrays()
         self._touching: dict[str, int] = {}
+        self._version = 0  # counts rebuilds: a layout's row mapping is valid for one
+        self._placing: tuple[object, np.ndarray, np.ndarray, object] | None = None
 
     # --- changes ------------------------------------------------------------------------
 
@@ -72,18 +74,28 @@ class GraphScene(QObject):
         self.expanded, self.centre = set(), None
         self._rebuild({})
 
+    def replace(
+        self,
+        found: Neighbourhood,
+        positions: Mapping[str, tuple[float, float]],
+        centre: str | None = None,
+    ) -> None:
+        """Show `found` instead of what was shown (one rebuild, not a clear and an add)."""
+        self.nodes, self.edges, self.pending = {}, {}, {}
+        self.expanded, self.centre = set(), centre
+        self.arrays = NodeArrays()
+        self.xy = np.zeros((0, 2))
+        self.add(found, positions)
+
     def add(self, found: Neighbourhood, positions: Mapping[str, tuple[float, float]]) -> None:
         """Take in an answer of the core; `positions` places its new nodes."""
         kept = self.positions()
         kept.update({i: p for i, p in positions.items() if i not in kept})
         self.nodes.update(found.nodes)
-        self.edges.update(
-            {
-                k: e
-                for k, e in found.edges.items()
-                if e.source in self.nodes and e.target in self.nodes
-            }
-        )
+        nodes = self.nodes
+        for key, edge in found.edges.items():
+            if edge.source in nodes and edge.target in nodes:
+                self.edges[key] = edge
         for owner in found.walked:
             self.expanded.add(owner)
             self.pending[owner] = []
@@ -160,17 +172,19 @@ class GraphScene(QObject):
         row = self.arrays.index.get(node_id)
         return None if row is None else (float(self.xy[row, 0]), float(self.xy[row, 1]))
 
-    def set_positions(self, ids: Iterable[str], xy: np.ndarray) -> None:
-        """Positions of a layout step (rows of `xy` in the order of `ids`); unknown ids skipped."""
-        index = self.arrays.index
-        rows, src = [], []
-        for k, node_id in enumerate(ids):
-            row = index.get(node_id)
-            if row is not None:
-                rows.append(row)
-                src.append(k)
-        if rows:
-            self.xy[np.array(rows)] = xy[np.array(src)]
+    def set_positions(self, ids: tuple[str, ...] | list[str], xy: np.ndarray) -> None:
+        """Positions of a layout step (rows of `xy` in the order of `ids`); unknown ids
+        skipped. A job posts the same ids each step: where they go is worked out once."""
+        key = (id(ids), len(ids), self._version)
+        if self._placing is None or self._placing[0] != key:
+            index = self.arrays.index
+            pairs = [(index[i], k) for k, i in enumerate(ids) if i in index]
+            rows = np.array([p[0] for p in pairs], dtype=np.int64)
+            src = np.array([p[1] for p in pairs], dtype=np.int64)
+            self._placing = (key, rows, src, ids)  # the ids are held: their id() stays theirs
+        _key, rows, src, _ids = self._placing
+        if len(rows):
+            self.xy[rows] = xy[src]
             self.moved.emit()
 
     def move(self, node_id: str, x: float, y: float) -> None:
@@ -196,22 +210,26 @@ class GraphScene(QObject):
         ids = list(self.nodes)
         nodes = [self.nodes[i] for i in ids]
         a = NodeArrays(ids=ids, index={i: k for k, i in enumerate(ids)})
-        a.trace = np.array([n.kind == TRACE for n in nodes], dtype=bool)
-        a.radius = np.array([encodings.radius_of(n.retrieval_count) for n in nodes])
-        a.alpha = np.array([encodings.alpha_step(n.strength) for n in nodes], dtype=np.int64)
-        a.below_prune = np.array([n.below_prune for n in nodes], dtype=bool)
-        a.superseded = np.array([n.superseded for n in nodes], dtype=bool)
-        a.degree = np.array([n.degree for n in nodes], dtype=np.int64)
-        a.strength = np.array([n.strength for n in nodes])
-        a.created = np.array([n.created_at for n in nodes], dtype=np.int64)
-        a.accessed = np.array(
-            [-1 if n.last_accessed is None else n.last_accessed for n in nodes], dtype=np.int64
+        count = len(nodes)
+        a.trace = np.fromiter((n.kind == TRACE for n in nodes), bool, count)
+        retrievals = np.fromiter((n.retrieval_count for n in nodes), np.float64, count)
+        a.radius = encodings.radii(retrievals)
+        a.strength = np.fromiter((n.strength for n in nodes), np.float64, count)
+        a.alpha = encodings.alpha_steps(a.strength)
+        a.below_prune = a.trace & (a.strength < PRUNE_THRESHOLD)
+        a.superseded = np.fromiter((n.superseded for n in nodes), bool, count)
+        a.degree = np.fromiter((n.degree for n in nodes), np.int64, count)
+        a.created = np.fromiter((n.created_at for n in nodes), np.int64, count)
+        a.accessed = np.fromiter(
+            (-1 if n.last_accessed is None else n.last_accessed for n in nodes), np.int64, count
         )
         for by in encodings.COLOUR_BY:
             values = [encodings.value_of(n, by) for n in nodes]
+            slot = {v: encodings.slot_of(v, by) for v in set(values)}
             a.values[by] = np.array(values, dtype=object)
-            a.slots[by] = np.array([encodings.slot_of(v, by) for v in values], dtype=np.int64)
+            a.slots[by] = np.fromiter((slot[v] for v in values), np.int64, count)
         self.arrays = a
+        self._version += 1
         self.xy = np.array([kept.get(i, (0.0, 0.0)) for i in ids], dtype=np.float64).reshape(-1, 2)
         self._rebuild_edges()
         self.changed.emit()
@@ -219,18 +237,16 @@ class GraphScene(QObject):
     def _rebuild_edges(self) -> None:
         index = self.arrays.index
         edges = list(self.edges.values())
-        e = EdgeArrays(keys=[x.key for x in edges], kinds=[x.kind for x in edges])
-        e.src = np.array([index[x.source] for x in edges], dtype=np.int64)
-        e.dst = np.array([index[x.target] for x in edges], dtype=np.int64)
-        e.directed = np.array([x.directed for x in edges], dtype=bool)
+        count = len(edges)
+        e = EdgeArrays(keys=list(self.edges), kinds=[x.kind for x in edges])
+        e.src = np.fromiter((index[x.source] for x in edges), np.int64, count)
+        e.dst = np.fromiter((index[x.target] for x in edges), np.int64, count)
+        e.directed = np.fromiter((x.directed for x in edges), bool, count)
         groups: dict[tuple[str, str], int] = {}
-        e.group = np.array(
-            [groups.setdefault((x.kind, x.origin), len(groups)) for x in edges], dtype=np.int64
+        e.group = np.fromiter(
+            (groups.setdefault((x.kind, x.origin), len(groups)) for x in edges), np.int64, count
         )
         e.groups = list(groups)
         self.edge_arrays = e
-        touching: dict[str, int] = {}
-        for x in edges:
-            touching[x.source] = touching.get(x.source, 0) + 1
-            touching[x.target] = touching.get(x.target, 0) + 1
-        self._touching = touching
+        ends = np.bincount(np.concatenate([e.src, e.dst]), minlength=len(index))
+        self._touching = dict(zip(self.arrays.ids, ends.tolist(), strict=True))

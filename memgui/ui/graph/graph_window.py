@@ -14,6 +14,7 @@ from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
+    QHeaderView,
     QLabel,
     QLineEdit,
     QMainWindow,
@@ -344,10 +345,10 @@ class GraphWindow(QMainWindow):
     # --- reactions ----------------------------------------------------------------------
 
     def _on_scene_changed(self) -> None:
-        nodes = self.scene.nodes.values()
-        types = sorted({n.type for n in nodes})
-        scopes = sorted({encodings.value_of(n, "scope") for n in nodes})
-        kinds = sorted({e.kind for e in self.scene.edges.values()})
+        values = self.scene.arrays.values
+        types = sorted(set(values.get("type", ())))
+        scopes = sorted(set(values.get("scope", ())))
+        kinds = sorted({kind for kind, _origin in self.scene.edge_arrays.groups})
         self.panel.blockSignals(True)
         self.panel.set_choices(types, scopes, kinds)
         self.panel.blockSignals(False)
@@ -364,7 +365,7 @@ class GraphWindow(QMainWindow):
 
     def _update_legend(self) -> None:
         by = self.canvas.colour_by
-        values = [encodings.value_of(n, by) for n in self.scene.nodes.values()]
+        values = list(set(self.scene.arrays.values.get(by, ())))
         self.legend.set_entries(encodings.legend(values, by), by)
 
     def _update_counts(self) -> None:
@@ -416,6 +417,9 @@ def _table(model: GraphNodeListModel | GraphEdgeListModel, name: str) -> QTableV
     table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
     table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
     table.verticalHeader().hide()
+    # Rows of one height: the view never measures 100k rows to lay them out.
+    table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+    table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + 6)
     table.horizontalHeader().setStretchLastSection(True)
     table.setColumnWidth(0, 180)
     return table

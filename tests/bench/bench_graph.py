@@ -1,0 +1,359 @@
+"""The graph view on a large brain: click to paint, layout stalls, pan and zoom, overview.
+
+    QT_QPA_PLATFORM=offscreen .venv/bin/python -m tests.bench.bench_graph [--traces 1000000]
+        [--overview-traces 100000] [--runs 5]
+
+The brains are built once under memgui-bench/ in the temp folder and reused (`graph_brain`):
+`store.insert_traces` for the traces (50k a write), then plain bulk inserts for the graph —
+each trace linked to the next (relates_to), one in five to one within ±1,000 (caused_by),
+one in ten superseding the one before; 50 hubs linked to 2,000 traces each; 20,000 concept
+nodes and one trace in five with its memory-graph copy and two `mentions` edges to concepts
+drawn from a power law (a few concepts are hubs of tens of thousands of edges). ~3–5 min
+for 1M traces.
+
+It measures, in one process, on the real graph window (offscreen):
+- `click_to_paint_ms`: from asking for a neighbourhood (depth 2, ≤ 2,000 nodes) until the
+  canvas has painted it (query + seed layout + first paint), p50 and max over the runs,
+  with the query alone (`query_ms`), the seed (`seed_ms`) and the paint (`paint_ms`);
+- `layout_20k_longest_gap_ms`: the longest gap of a 5 ms timer on the GUI thread while a
+  layout of 20,000 nodes runs in its job (and `idle_longest_gap_ms`, the same with nothing
+  running: what the machine's load alone costs), and the layout's own time;
+- `pan_zoom_fps_20k`: frames per second drawing 20,000 visible nodes while panning and
+  zooming (each frame a full paint into an offscreen image);
+- `filter_ms_20k`: applying a filter (mask, canvas and both lists) at 20,000 nodes;
+- `overview_ms`: from asking for the overview until its first page (2,000 nodes) is painted,
+  on a brain of `--overview-traces` (100k) and on the big one.
+Targets: ≤ 150 ms, ≤ 50 ms, ≥ 10 frames/s, ≤ 100 ms, ≤ 2 s. Prints one JSON document with
+the machine and its load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from PySide6.QtCore import QElapsedTimer, Qt, QTimer  # noqa: E402
+from PySide6.QtGui import QImage  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from memgui.core import graph_view  # noqa: E402
+from memgui.core.brain import Brain  # noqa: E402
+from memgui.core.io.planning.validate import trace_snapshot  # noqa: E402
+from memgui.core.progress import gc_paused  # noqa: E402
+from memgui.core.storage import store  # noqa: E402
+from memgui.ui.graph.graph_filters import GraphFilter  # noqa: E402
+from memgui.ui.graph.graph_window import GraphWindow  # noqa: E402
+from memgui.ui.session import BrainSession  # noqa: E402
+from tests.bench.common import emit  # noqa: E402
+
+CACHE = Path(tempfile.gettempdir()) / "memgui-bench"
+CHUNK = 50_000
+START_MS = 1_700_000_000_000
+HUBS, HUB_LINKS = 50, 2_000
+CONCEPTS = 20_000
+TYPES = ("episodic", "semantic", "procedural", "prospective", "relational")
+SCOPES = ("user", "thread", "persona", "organization")
+WORDS = "release deploy cache index query memory agent budget review tests retry schema".split()
+PROBE_MS = 5
+
+
+def trace_id(i: int) -> str:
+    return f"gb-{i:07d}"
+
+
+def graph_brain(traces: int) -> Path:
+    """A brain of `traces` traces with links and a knowledge graph, built once and reused."""
+    path = CACHE / f"graph-{traces}.sqlite"
+    done = path.with_suffix(".done")
+    if path.exists() and done.exists():
+        return path
+    CACHE.mkdir(parents=True, exist_ok=True)
+    for stale in CACHE.glob(f"graph-{traces}.sqlite*"):
+        stale.unlink()
+    rng = random.Random(11)
+    with Brain.open(path, "bench") as brain, gc_paused():
+        for start in range(0, traces, CHUNK):
+            snaps = [_snapshot(rng, i) for i in range(start, min(traces, start + CHUNK))]
+            with brain.write("import", kind="import") as batch:
+                store.insert_traces(brain.db, batch, brain.brain_id, snaps, "import")
+        _links(brain, traces, rng)
+        _knowledge(brain, traces, rng)
+    done.write_text(str(traces))
+    return path
+
+
+def _snapshot(rng: random.Random, i: int) -> dict:
+    words = " ".join(rng.choices(WORDS, k=rng.randint(5, 12)))
+    fields = {
+        "content": f"{words} {i}",
+        "type": TYPES[i % len(TYPES)],
+        "scope": SCOPES[(i // 5) % len(SCOPES)],
+        "tags": [WORDS[i % 7]],
+        "strength": round(rng.uniform(0.02, 1.0), 3),
+        "retrieval_count": int(rng.paretovariate(1.5)) - 1,
+        "created_at": START_MS + i * 1000,
+    }
+    return trace_snapshot(fields, trace_id(i), START_MS + i * 1000)
+
+
+def _insert(brain: Brain, sql: str, rows: list[tuple]) -> None:
+    with brain.write("bench graph", kind="import"):
+        brain.db.conn.executemany(sql, rows)
+
+
+def _links(brain: Brain, traces: int, rng: random.Random) -> None:
+    sql = "INSERT OR IGNORE INTO memory_links VALUES (?, ?, ?, ?, ?)"
+    rows: list[tuple] = []
+    bid = brain.brain_id
+
+    def flush() -> None:
+        _insert(brain, sql, rows)
+        rows.clear()
+
+    for i in range(traces - 1):
+        a, b = sorted((trace_id(i), trace_id(i + 1)))
+        rows.append((bid, a, b, "relates_to", START_MS))
+        if i % 5 == 0:
+            other = min(traces - 1, max(0, i + rng.randint(-1000, 1000)))
+            if other != i:
+                rows.append((bid, trace_id(i), trace_id(other), "caused_by", START_MS))
+        if i % 10 == 9:
+            rows.append((bid, trace_id(i + 1), trace_id(i), "supersedes", START_MS))
+        if len(rows) >= 200_000:
+            flush()
+    for hub in range(HUBS):
+        hub_id = trace_id(hub * (traces // HUBS))
+        for _ in range(HUB_LINKS):
+            rows.append((bid, hub_id, trace_id(rng.randrange(traces)), "caused_by", START_MS))
+    flush()
+
+
+def _knowledge(brain: Brain, traces: int, rng: random.Random) -> None:
+    bid = brain.brain_id
+    node_sql = "INSERT OR IGNORE INTO knowledge_nodes (brain_id, id, type, label, created_at) "
+    node_sql += "VALUES (?, ?, ?, ?, ?)"
+    edge_sql = "INSERT INTO knowledge_edges (brain_id, id, source_id, target_id, type, "
+    edge_sql += "created_at) VALUES (?, ?, ?, ?, ?, ?)"
+    concepts = [f"kn-{k:05d}" for k in range(CONCEPTS)]
+    _insert(brain, node_sql, [(bid, c, "concept", f"concept {c[3:]}", START_MS) for c in concepts])
+    copies, edges = [], []
+    for i in range(0, traces, 5):
+        copies.append((bid, trace_id(i), "memory_graph", trace_id(i), START_MS))
+        for _ in range(2):
+            k = min(CONCEPTS - 1, int(rng.paretovariate(0.8)) - 1)
+            edges.append((bid, f"ke-{len(edges):08d}", trace_id(i), concepts[k], "mentions", 0))
+    _insert(brain, node_sql, copies)
+    _insert(brain, edge_sql, edges)
+
+
+# --- measuring ----------------------------------------------------------------------------
+
+
+class Painted:
+    """Counts the canvas's paints and notes when the last one ended."""
+
+    def __init__(self, window: GraphWindow) -> None:
+        self.count = 0
+        self.at = 0.0
+        canvas = window.canvas
+        original = canvas.paintEvent
+
+        def paint(event: object) -> None:
+            original(event)  # type: ignore[arg-type]
+            self.count += 1
+            self.at = time.perf_counter()
+
+        canvas.paintEvent = paint  # type: ignore[method-assign]
+
+
+def wait(app: QApplication, until: Callable[[], bool], timeout_s: float = 300.0) -> None:
+    end = time.perf_counter() + timeout_s
+    while not until():
+        app.processEvents()
+        if time.perf_counter() > end:
+            raise TimeoutError("the graph window did not answer in time")
+
+
+def click_to_paint(app: QApplication, window: GraphWindow, painted: Painted, centre: str) -> float:
+    before = painted.count
+    start = time.perf_counter()
+    window.controller.open_on(centre)
+    wait(app, lambda: window.scene.centre == centre and painted.count > before)
+    return (time.perf_counter() - start) * 1000
+
+
+def longest_gap(app: QApplication, busy: Callable[[], bool], seconds: float | None = None) -> float:
+    """The longest gap of a 5 ms timer while `busy()` (or for `seconds` when given)."""
+    clock = QElapsedTimer()
+    clock.start()
+    gaps = [0.0]
+    last = [clock.nsecsElapsed()]
+    timer = QTimer()
+    timer.setTimerType(Qt.TimerType.PreciseTimer)
+    timer.setInterval(PROBE_MS)
+
+    def tick() -> None:
+        now = clock.nsecsElapsed()
+        gaps.append((now - last[0]) / 1e6 - PROBE_MS)
+        last[0] = now
+
+    timer.timeout.connect(tick)
+    timer.start()
+    end = time.perf_counter() + (seconds or 1e9)
+    while busy() if seconds is None else time.perf_counter() < end:
+        app.processEvents()
+        time.sleep(0.0005)
+    timer.stop()
+    return round(max(gaps), 1)
+
+
+def frames_per_second(window: GraphWindow, frames: int = 30) -> float:
+    canvas = window.canvas
+    image = QImage(canvas.size(), QImage.Format.Format_ARGB32_Premultiplied)
+    start = time.perf_counter()
+    for k in range(frames):
+        if k % 2:
+            canvas.pan(7.0, 3.0)
+        else:
+            canvas.zoom(1.03 if k % 4 else 1 / 1.03)
+        canvas.render(image)
+    return round(frames / (time.perf_counter() - start), 1)
+
+
+def centre_of_size(brain: Brain, near: int, want: int = 1500) -> str:
+    """A trace whose depth-2 neighbourhood holds about `want` nodes (≤ 2,000)."""
+    for i in range(near, near + 5000, 5):
+        found = graph_view.neighbourhood(brain, trace_id(i), 2)
+        if want <= len(found.nodes) <= 2000:
+            return trace_id(i)
+    return trace_id(near)
+
+
+def overview_ms(app: QApplication, path: Path, scratch: Path) -> float:
+    """From asking for the overview's first page until it is painted, in a fresh window."""
+    session = BrainSession.open(path)
+    window = GraphWindow(session, graph_view.PositionStore(scratch, path, session.brain_id))
+    window.resize(1400, 900)
+    window.show()
+    painted = Painted(window)
+    app.processEvents()
+    before = painted.count
+    start = time.perf_counter()
+    window.controller.open_overview(0, 2000)
+    wait(app, lambda: window.overview is not None and painted.count > before)
+    took = round((time.perf_counter() - start) * 1000, 1)
+    wait(app, lambda: not window.controller.busy)
+    window.close()
+    session.close()
+    return took
+
+
+def run(traces: int, overview_traces: int, runs: int) -> dict:
+    app = QApplication.instance() or QApplication([])
+    path = graph_brain(traces)
+    small = graph_brain(overview_traces) if overview_traces != traces else path
+    scratch = Path(tempfile.mkdtemp(prefix="memgui-graph-bench-"))
+    session = BrainSession.open(path)
+    store_ = graph_view.PositionStore(scratch, path, session.brain_id)
+    window = GraphWindow(session, store_)
+    window.resize(1400, 900)
+    window.show()
+    painted = Painted(window)
+    app.processEvents()
+    brain = session.brain
+    rng = random.Random(3)
+    centres = [centre_of_size(brain, rng.randrange(5, traces - 6000) // 5 * 5) for _ in range(runs)]
+    window.controller.depth = 2
+    sizes, clicks, queries, seeds, paints = [], [], [], [], []
+    for centre in centres:
+        clicks.append(click_to_paint(app, window, painted, centre))
+        sizes.append(len(window.scene.nodes))
+        wait(app, lambda: not window.controller.busy)
+        t = time.perf_counter()
+        found = graph_view.neighbourhood(brain, centre, 2)
+        queries.append((time.perf_counter() - t) * 1000)
+        edges = [(e.source, e.target) for e in found.edges.values()]
+        t = time.perf_counter()
+        graph_view.seed(found.nodes, edges, {}, centre)
+        seeds.append((time.perf_counter() - t) * 1000)
+        image = QImage(window.canvas.size(), QImage.Format.Format_ARGB32_Premultiplied)
+        t = time.perf_counter()
+        window.canvas.render(image)
+        paints.append((time.perf_counter() - t) * 1000)
+    idle_gap = longest_gap(app, lambda: False, seconds=2.0)
+    # 20,000 nodes: the overview's first page at its largest, laid out from nothing.
+    store_.path.unlink(missing_ok=True)
+    store_._positions = {}
+    t = time.perf_counter()
+    window.controller.open_overview(0, 20_000)
+    wait(app, lambda: window.overview is not None and len(window.scene.nodes) > 10_000)
+    big_open_ms = (time.perf_counter() - t) * 1000
+    t = time.perf_counter()
+    layout_gap = longest_gap(app, lambda: window.controller.busy)
+    layout_s = time.perf_counter() - t
+    shown = len(window.scene.nodes)
+    window.canvas.fit()
+    fps = frames_per_second(window)
+    filters = []
+    for flt in (
+        GraphFilter(types=frozenset({"semantic", "concept"})),
+        GraphFilter(),
+        GraphFilter(min_strength=0.5),
+    ):
+        t = time.perf_counter()
+        window.canvas.set_filter(flt)
+        filters.append((time.perf_counter() - t) * 1000)
+    overviews = {
+        f"{overview_traces} traces": overview_ms(app, small, scratch),
+        f"{traces} traces": overview_ms(app, path, scratch),
+    }
+    window.close()
+    session.close()
+
+    def summary(values: list[float]) -> dict:
+        return {"p50": round(statistics.median(values), 1), "max": round(max(values), 1)}
+
+    return {
+        "traces": traces,
+        "neighbourhood_nodes": sizes,
+        "click_to_paint_ms": summary(clicks),
+        "query_ms": summary(queries),
+        "seed_ms": summary(seeds),
+        "paint_ms": summary(paints),
+        "layout_nodes": shown,
+        "layout_20k_open_ms": round(big_open_ms, 1),
+        "layout_20k_s": round(layout_s, 2),
+        "layout_20k_longest_gap_ms": layout_gap,
+        "idle_longest_gap_ms": idle_gap,
+        "pan_zoom_fps_20k": fps,
+        "filter_ms_20k": [round(f, 1) for f in filters],
+        "overview_ms": overviews,
+        "targets": {
+            "click_to_paint_ms": 150,
+            "layout_20k_longest_gap_ms": 50,
+            "pan_zoom_fps_20k": 10,
+            "filter_ms_20k": 100,
+            "overview_ms": 2000,
+        },
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--traces", type=int, default=1_000_000)
+    parser.add_argument("--overview-traces", type=int, default=100_000)
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    emit("graph", run(args.traces, args.overview_traces, args.runs))
+
+
+if __name__ == "__main__":
+    main()
