@@ -26,7 +26,7 @@ import numpy as np
 
 from memgui.core.progress import Progress
 
-EDGE_LENGTH = 60.0  # the ideal distance of two linked nodes, in scene units
+EDGE_LENGTH = 90.0  # the ideal distance of two linked nodes, in scene units
 ITERATIONS = 60
 POST_EVERY_S = 1 / 30  # positions handed out at most 30 times a second
 GRAVITY = 0.02  # a weak pull of free nodes towards their placed neighbours' middle

@@ -17,7 +17,7 @@ from memgui.ui.theme import colours
 COLOUR_BY = ("type", "scope", "category")
 # Fixed slots for the values every brain has, so a colour means the same in every brain.
 _KNOWN = {
-    "type": (*TYPES, "concept", "person"),
+    "type": (*TYPES, "concept", "person", "entity"),
     "scope": SCOPES,
     "category": (*CATEGORIES, *INGEST_CATEGORIES),
 }
@@ -45,14 +45,16 @@ def value_of(node: GraphNode, by: str) -> str:
 
 
 def slot_of(value: str, by: str) -> int:
-    """The palette slot of a value: its place among the known ones, else a hash of it."""
+    """The palette slot of a value: its place among the known ones, else a hash of it into
+    the slots the known ones leave free (the last slot, grey, is for no value)."""
     known = _KNOWN.get(by, ())
     size = len(colours.GRAPH_PALETTE)
     if value in known:
-        return known.index(value) % size
+        return known.index(value) % (size - 1)
     if value in (NO_VALUE, GRAPH_NODE):
         return size - 1  # the grey
-    return zlib.crc32(value.encode("utf-8", "surrogatepass")) % (size - 1)
+    free = list(range(len(known), size - 1)) or list(range(size - 1))
+    return free[zlib.crc32(value.encode("utf-8", "surrogatepass")) % len(free)]
 
 
 def radius_of(retrievals: int) -> float:
