@@ -259,7 +259,7 @@ def _pages(brain: Brain, read: Callable[[Brain, int], Page]) -> Iterator[list[An
 
 def _trace_page(brain: Brain, after: int) -> Page:
     db, bid, now = brain.db, brain.brain_id, brain.now()
-    page = db.conn.execute(
+    page: list[tuple[Any, ...]] = db.conn.execute(
         "SELECT rowid, id FROM memory_traces WHERE brain_id = ? AND deleted = 0 AND rowid > ? "
         "ORDER BY rowid LIMIT ?",
         (bid, after, PAGE),
@@ -274,7 +274,7 @@ def _node_page(brain: Brain, after: int) -> Page:
     """Knowledge nodes that are not a memory's copy (the memory stands for it)."""
     if not rows.has_graph(brain.db):
         return after, []
-    page = brain.db.conn.execute(
+    page: list[tuple[Any, ...]] = brain.db.conn.execute(
         "SELECT n.rowid, n.id FROM knowledge_nodes n WHERE n.brain_id = ?1 AND n.rowid > ?2 "
         "AND NOT EXISTS (SELECT 1 FROM memory_traces t WHERE t.brain_id = ?1 AND t.id = n.id) "
         "ORDER BY n.rowid LIMIT ?3",
@@ -299,7 +299,7 @@ _NODE = (
 def _link_page(brain: Brain, after: int) -> Page:
     if not rows.has_links(brain.db):
         return after, []
-    page = brain.db.conn.execute(
+    page: list[tuple[Any, ...]] = brain.db.conn.execute(
         "SELECT l.rowid, l.from_id, l.to_id, l.kind FROM memory_links l WHERE l.brain_id = ?1 "
         f"AND l.rowid > ?2 AND {_LIVE.format('l.from_id')} AND {_LIVE.format('l.to_id')} "
         "ORDER BY l.rowid LIMIT ?3",
@@ -318,7 +318,7 @@ def _edge_page(brain: Brain, after: int) -> Page:
     if not rows.has_graph(brain.db):
         return after, []
     ends = " AND ".join(_NODE.format(c, c, c) for c in ("e.source_id", "e.target_id"))
-    page = brain.db.conn.execute(
+    page: list[tuple[Any, ...]] = brain.db.conn.execute(
         "SELECT e.rowid, e.id, e.source_id, e.target_id, e.type, e.weight, e.bidirectional "
         f"FROM knowledge_edges e WHERE e.brain_id = ?1 AND e.rowid > ?2 AND {ends} "
         "AND e.source_id != e.target_id ORDER BY e.rowid LIMIT ?3",

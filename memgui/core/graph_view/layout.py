@@ -19,7 +19,7 @@ import math
 import time
 import zlib
 from collections import defaultdict, deque
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -181,7 +181,7 @@ def refine(
     iterations: int = ITERATIONS,
     edge_length: float = EDGE_LENGTH,
     post_every_s: float = POST_EVERY_S,
-) -> Iterator[Progress]:
+) -> Generator[Progress, None, dict[str, Point]]:
     """Forces on the nodes not in `fixed`; yields `LayoutProgress` at most every
     `post_every_s`, returns the final positions (a dict by id)."""
     order = sorted(set(ids))
@@ -297,7 +297,7 @@ def lay_out(
     placed: Mapping[str, Point],
     centre: str | None = None,
     iterations: int = ITERATIONS,
-) -> Iterator[Progress]:
+) -> Generator[Progress, None, dict[str, Point]]:
     """`seed`, then `refine` of what was not placed: a job whose result is every position."""
     start = seed(ids, edges, placed, centre)
     return (yield from refine(ids, edges, start, placed.keys(), iterations))

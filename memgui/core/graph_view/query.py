@@ -303,7 +303,8 @@ def _edges_to(
 ) -> list[rows.Incident]:
     """Edges from each node to `others`: a small node's edges read whole and filtered, a
     hub's found by a seek per other (whichever reads fewer)."""
-    small, hubs = [], []
+    small: list[str] = []
+    hubs: list[str] = []
     for node in nodes:
         (hubs if node.degree > max(hub_degree, len(others)) else small).append(node.id)
     found = [inc for inc in rows.incident(db, bid, small) if inc[1] in others]

@@ -70,13 +70,17 @@ def alpha_step(strength: float) -> int:
 
 def radii(retrievals: np.ndarray) -> np.ndarray:
     """`radius_of` of every count at once."""
-    return np.minimum(MAX_RADIUS, MIN_RADIUS + 3.0 * np.log2(1 + np.maximum(0, retrievals)))
+    sizes: np.ndarray = np.minimum(
+        MAX_RADIUS, MIN_RADIUS + 3.0 * np.log2(1 + np.maximum(0, retrievals))
+    )
+    return sizes
 
 
 def alpha_steps(strengths: np.ndarray) -> np.ndarray:
     """`alpha_step` of every strength at once."""
     clamped = np.clip(strengths, 0.0, 1.0)
-    return np.minimum(ALPHA_STEPS - 1, (clamped * ALPHA_STEPS).astype(np.int64))
+    steps: np.ndarray = np.minimum(ALPHA_STEPS - 1, (clamped * ALPHA_STEPS).astype(np.int64))
+    return steps
 
 
 def alpha_of(step: int) -> float:

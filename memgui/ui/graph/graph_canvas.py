@@ -266,7 +266,7 @@ class GraphCanvas(QWidget):
         self.context_requested.emit(node or "", event.globalPos())
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
-        key = event.key()
+        key = Qt.Key(event.key())
         step = 60.0
         moves = {
             Qt.Key.Key_Left: (step, 0.0),

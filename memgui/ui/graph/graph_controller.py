@@ -59,6 +59,7 @@ class GraphController(QObject):
         self._reader: Brain | None = None  # used by the runner's one worker only
         self._query: Job | None = None
         self._layout: Job | None = None
+        self._running: set[Job] = set()
         self.overview_page: int | None = None  # the page shown, when an overview is
         session.bus.changed.connect(self.on_changes)
         self._open_reader()
@@ -74,7 +75,21 @@ class GraphController(QObject):
 
     @property
     def busy(self) -> bool:
-        return any(j is not None and not j.done for j in (self._query, self._layout))
+        """A query or layout whose outcome this thread has not taken in yet (a job counts as
+        done in its worker a moment before its last positions arrive here)."""
+        return bool(self._running)
+
+    def _track(self, job: Job) -> None:
+        """Count `job` as running until its outcome has been handled here (connected after
+        the handlers, so they run first)."""
+        self._running.add(job)
+        for signal in (job.finished, job.failed, job.cancelled):
+            signal.connect(lambda *_args, j=job: self._settle(j))
+        self.busy_changed.emit(True)
+
+    def _settle(self, job: Job) -> None:
+        self._running.discard(job)
+        self.busy_changed.emit(self.busy)
 
     # --- opening and expanding ----------------------------------------------------------
 
@@ -175,20 +190,17 @@ class GraphController(QObject):
             self._query.cancel()
         job = self.runner.start(name, work)
         self._query = job
-        self.busy_changed.emit(True)
         job.finished.connect(lambda answer: self._query_done(job, done, answer))
         job.failed.connect(lambda exc: self._query_failed(job, exc))
-        job.cancelled.connect(lambda: self.busy_changed.emit(self.busy))
+        self._track(job)
 
     def _query_done(self, job: Job, done: Callable[[Answer], None], answer: Answer) -> None:
         if job is self._query:
             done(answer)
-        self.busy_changed.emit(self.busy)
 
     def _query_failed(self, job: Job, exc: BaseException) -> None:
-        if job is self._query:
+        if job in (self._query, self._layout):
             self.failed.emit(str(exc))
-        self.busy_changed.emit(self.busy)
 
     # --- layout -------------------------------------------------------------------------
 
@@ -209,11 +221,10 @@ class GraphController(QObject):
 
         job = self.layout_runner.start("layout", work)
         self._layout = job
-        self.busy_changed.emit(True)
         job.progress.connect(lambda step: self._layout_step(job, step))
         job.finished.connect(lambda final: self._layout_done(job, final))
         job.failed.connect(lambda exc: self._query_failed(job, exc))
-        job.cancelled.connect(lambda: self.busy_changed.emit(self.busy))
+        self._track(job)
 
     def _layout_step(self, job: Job, step: Progress) -> None:
         if job is self._layout and isinstance(step, LayoutProgress) and step.xy is not None:
@@ -225,7 +236,6 @@ class GraphController(QObject):
             self.scene.set_positions(ids, _array([final[i] for i in ids]))
             self._remember_positions()
             self.laid_out.emit()
-        self.busy_changed.emit(self.busy)
 
     def _remember_positions(self) -> None:
         self.positions.update(self.scene.positions())
@@ -279,8 +289,8 @@ class GraphController(QObject):
             return
         if arrived.nodes:
             placed = scene.positions()
-            edges = scene.edge_list() + [(e.source, e.target) for e in arrived.edges.values()]
-            seeded = graph_view.seed([*placed, *arrived.nodes], edges, placed)
+            pairs = scene.edge_list() + [(e.source, e.target) for e in arrived.edges.values()]
+            seeded = graph_view.seed([*placed, *arrived.nodes], pairs, placed)
             scene.add(arrived, seeded)
             self.grown.emit(next(iter(arrived.nodes)))
             self.lay_out(set(placed))

@@ -18,6 +18,7 @@ from memgui.ui import commands as cmd
 from memgui.ui.graph import graph_commands as gcmd
 
 if TYPE_CHECKING:
+    from memgui.ui.graph.graph_scene import GraphScene
     from memgui.ui.graph.graph_window import GraphWindow
 
 EDGE_TYPES = ("related_to", "mentions", "about", "part_of")
@@ -60,7 +61,7 @@ class GraphEdits:
         self.ask = GraphAsker(window)
 
     @property
-    def scene(self):  # noqa: ANN201  (GraphScene; a property for the tests' sake)
+    def scene(self) -> GraphScene:
         return self.window.scene
 
     def _push(self, command: cmd.CoreCommand) -> bool:

@@ -79,4 +79,5 @@ def edge_mask(scene: GraphScene, flt: GraphFilter, nodes: np.ndarray) -> np.ndar
         ]
         if hidden_groups:
             keep &= ~np.isin(e.group, hidden_groups)
-    return keep
+    shown: np.ndarray = keep
+    return shown

@@ -11,12 +11,12 @@ a file of their own, as in tests and screenshots).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from platformdirs import user_data_dir
 from PySide6.QtCore import QModelIndex, QObject, QSettings, Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QToolBar
+from PySide6.QtWidgets import QMenu, QToolBar
 
 from memgui.core.errors import NotFound
 from memgui.core.graph_view import PositionStore
@@ -24,6 +24,7 @@ from memgui.ui.graph.graph_window import GraphWindow
 from memgui.ui.theme.icons import icon
 
 if TYPE_CHECKING:
+    from memgui.ui.actions import WindowActions
     from memgui.ui.main_window import MainWindow
 
 
@@ -51,7 +52,7 @@ class GraphOpening(QObject):
         view_menu = next(
             (m.menu() for m in window.menuBar().actions() if m.text() == "&View"), None
         )
-        if view_menu is not None:
+        if isinstance(view_menu, QMenu):
             view_menu.addSeparator()
             view_menu.addAction(self.action)
         toolbar = window.findChild(QToolBar, "main_toolbar")
@@ -60,8 +61,13 @@ class GraphOpening(QObject):
             toolbar.addAction(self.action)
         table = window.table
         table.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
-        table.insertAction(table.actions()[0] if table.actions() else None, self.action)
-        for extra in (window.actions.add_link, window.actions.merge):
+        first = table.actions()
+        if first:
+            table.insertAction(first[0], self.action)
+        else:
+            table.addAction(self.action)
+        actions = cast("WindowActions", window.actions)  # the window's, not QWidget.actions()
+        for extra in (actions.add_link, actions.merge):
             table.addAction(extra)
         window.session_changed.connect(self._on_session_changed)
 
@@ -107,7 +113,7 @@ class GraphOpening(QObject):
         if self.graph_window is None:
             store = PositionStore(positions_folder(window.settings), session.path, session.brain_id)
             self.graph_window = GraphWindow(session, store, window)
-            self.graph_window.depth.setValue(self.depth)
+            self.graph_window.depth_box.setValue(self.depth)
             self.graph_window.trace_selected.connect(self._follow)
         return self.graph_window
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPen
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPainterPath, QPen
 
 from memgui.ui.graph import encodings
 from memgui.ui.graph.graph_scene import GraphScene
@@ -55,7 +55,8 @@ class Painted:
 
 
 def screen_positions(scene: GraphScene, view: View) -> np.ndarray:
-    return scene.xy * view.scale + np.array([view.offset.x(), view.offset.y()])
+    moved: np.ndarray = scene.xy * view.scale + np.array([view.offset.x(), view.offset.y()])
+    return moved
 
 
 def paint(painter: QPainter, scene: GraphScene, view: View, rect: QRectF) -> Painted:
@@ -130,7 +131,7 @@ def _edges(
                 painter.drawText(QPointF(x + 3, y - 3), kind)
 
 
-def _arrow_heads(start: np.ndarray, end: np.ndarray, radius: np.ndarray) -> object:
+def _arrow_heads(start: np.ndarray, end: np.ndarray, radius: np.ndarray) -> QPainterPath:
     delta = end - start
     length = np.sqrt((delta**2).sum(axis=1)) + 1e-9
     unit = delta / length[:, None]
@@ -194,9 +195,9 @@ def _marks(
             painter.drawEllipse(QPointF(float(xy[row, 0]), float(xy[row, 1])), r, r)
     struck = np.flatnonzero(visible & a.superseded)
     if len(struck):
-        r = radius[struck][:, None] + 2
-        start = xy[struck] + np.hstack([-r, r])
-        end = xy[struck] + np.hstack([r, -r])
+        reach = radius[struck][:, None] + 2
+        start = xy[struck] + np.hstack([-reach, reach])
+        end = xy[struck] + np.hstack([reach, -reach])
         pen = QPen(QColor(colours.GRAPH_MARK))
         pen.setWidthF(2.0)
         painter.setPen(pen)

@@ -138,10 +138,10 @@ class GraphWindow(QMainWindow):
         self.previous_page = a("Previous page", "Ctrl+PgUp", lambda: self._page(-1), "Back")
         self.badge = QLabel()
         self.badge.setObjectName("graph_badge")
-        self.depth = QSpinBox()
-        self.depth.setRange(1, 3)
-        self.depth.setPrefix("Depth ")
-        self.depth.setToolTip("Hops from the centre when the view opens on a node")
+        self.depth_box = QSpinBox()
+        self.depth_box.setRange(1, 3)
+        self.depth_box.setPrefix("Depth ")
+        self.depth_box.setToolTip("Hops from the centre when the view opens on a node")
         self.rank = QComboBox()
         self.rank.addItems([f"by {r}" for r in RANKS])
         self.rank.setToolTip("Which neighbours come first when there are too many")
@@ -156,7 +156,7 @@ class GraphWindow(QMainWindow):
         bar.setMovable(False)
         bar.addActions([self.fit_action, self.centre_action, self.expand_action, self.more_action])
         bar.addSeparator()
-        for widget in (self.depth, self.rank, self.colour_by):
+        for widget in (self.depth_box, self.rank, self.colour_by):
             bar.addWidget(widget)
         bar.addSeparator()
         bar.addActions(
@@ -193,10 +193,10 @@ class GraphWindow(QMainWindow):
         ctl.failed.connect(self.show_error)
         ctl.busy_changed.connect(lambda _busy: self._update_counts())
         self.panel.filter_changed.connect(self.canvas.set_filter)
-        self.depth.valueChanged.connect(lambda d: setattr(ctl, "depth", d))
+        self.depth_box.valueChanged.connect(lambda d: setattr(ctl, "depth", d))
         self.rank.currentIndexChanged.connect(lambda i: setattr(ctl, "rank", RANKS[i]))
         self.colour_by.currentIndexChanged.connect(self._on_colour_by)
-        self.search.returnPressed.connect(self.find)
+        self.search.returnPressed.connect(self.find_text)
         self.node_table.selectionModel().selectionChanged.connect(self._on_node_rows)
         self.node_table.activated.connect(lambda index: self.expand(_id_of(index)))
         self.edge_table.selectionModel().selectionChanged.connect(self._on_edge_rows)
@@ -264,7 +264,7 @@ class GraphWindow(QMainWindow):
         if self.selected:
             self.controller.open_on(self.selected[0])
 
-    def find(self) -> None:
+    def find_text(self) -> None:
         """Centre on the first shown node whose label holds the text; else search the
         brain and open the view on its best match."""
         text = self.search.text().strip()

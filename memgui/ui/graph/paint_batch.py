@@ -27,8 +27,9 @@ def polygon(xy: np.ndarray) -> QPolygonF:
     if not count:
         return out
     out.resize(count)
-    memory = shiboken6.VoidPtr(out.data(), count * 16, True)
-    np.frombuffer(memory, dtype=np.float64).reshape(count, 2)[:] = xy
+    # data() is the storage's address (the stubs call it a QPointF): written in place.
+    memory = shiboken6.VoidPtr(out.data(), count * 16, True)  # type: ignore[call-arg,arg-type]
+    np.frombuffer(memory, dtype=np.float64).reshape(count, 2)[:] = xy  # type: ignore[call-overload]
     return out
 
 

@@ -52,10 +52,10 @@ def test_strength_and_time_filters(graph, ids):
 
 def test_search_centres_on_a_shown_match_or_opens_on_one(qtbot, graph, ids):
     graph.search.setText("outage")
-    graph.find()
+    graph.find_text()
     assert graph.selected == [ids["cause"]]
     graph.search.setText("rota lives")
-    graph.find()
+    graph.find_text()
     qtbot.waitUntil(lambda: graph.scene.centre == ids["far"], timeout=WAIT_MS)
 
 
