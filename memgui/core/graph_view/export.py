@@ -21,12 +21,8 @@ from xml.sax.saxutils import quoteattr
 from memgui.core.errors import InvalidArgument
 from memgui.core.graph_view import rows
 from memgui.core.graph_view.shapes import (
-    GRAPH,
-    LINK,
     GraphEdge,
     GraphNode,
-    edge_key,
-    link_key,
 )
 from memgui.core.progress import Cancelled, Job, Progress
 
@@ -307,10 +303,7 @@ def _link_page(brain: Brain, after: int) -> Page:
     ).fetchall()
     if not page:
         return after, []
-    edges = [
-        GraphEdge(link_key(a, b, k), a, b, k, LINK, directed=k != "relates_to")
-        for _r, a, b, k in page
-    ]
+    edges = [rows.link_edge(a, b, k) for _r, a, b, k in page]
     return page[-1][0], edges
 
 
@@ -326,15 +319,8 @@ def _edge_page(brain: Brain, after: int) -> Page:
     ).fetchall()
     if not page:
         return after, []
-    edges = [
-        GraphEdge(edge_key(i), s, t, str(k), GRAPH, directed=not both, weight=_weight(w))
-        for _r, i, s, t, k, w, both in page
-    ]
+    edges = [rows.graph_edge(i, s, t, k, w, both) for _r, i, s, t, k, w, both in page]
     return page[-1][0], edges
-
-
-def _weight(value: object) -> float:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 1.0
 
 
 __all__ = ["FORMATS", "export_whole", "write_shown"]

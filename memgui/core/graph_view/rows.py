@@ -43,6 +43,20 @@ def _ids(ids: Iterable[str]) -> str:
     return orjson.dumps(list(ids)).decode()
 
 
+def link_edge(from_id: str, to_id: str, kind: str) -> GraphEdge:
+    """A memgui link as an edge: `relates_to` has no direction."""
+    key = link_key(from_id, to_id, kind)
+    return GraphEdge(key, from_id, to_id, kind, LINK, directed=kind != "relates_to")
+
+
+def graph_edge(
+    edge_id: str, source: str, target: str, kind: object, weight: object, both: object
+) -> GraphEdge:
+    """A knowledge edge as an edge: directed unless `bidirectional`."""
+    key = edge_key(edge_id)
+    return GraphEdge(key, source, target, str(kind), GRAPH, not both, _finite(weight, 1.0))
+
+
 def has_links(db: Database) -> bool:
     return "memory_links" in db.tables
 
@@ -64,14 +78,7 @@ def incident(db: Database, brain_id: str, ids: Iterable[str]) -> list[Incident]:
             f"JOIN memory_links l {BY_TARGET} ON l.brain_id = ?1 AND l.to_id = j.value",
             (brain_id, array),
         ):
-            edge = GraphEdge(
-                link_key(from_id, to_id, kind),
-                from_id,
-                to_id,
-                kind,
-                LINK,
-                directed=kind != "relates_to",
-            )
+            edge = link_edge(from_id, to_id, kind)
             out.append((owner, to_id if owner == from_id else from_id, edge))
     if has_graph(db):
         for owner, edge_id, source, target, kind, weight, both in conn.execute(
@@ -83,15 +90,7 @@ def incident(db: Database, brain_id: str, ids: Iterable[str]) -> list[Incident]:
             "ON e.brain_id = ?1 AND e.target_id = j.value",
             (brain_id, array),
         ):
-            edge = GraphEdge(
-                edge_key(edge_id),
-                source,
-                target,
-                str(kind),
-                GRAPH,
-                directed=not both,
-                weight=_finite(weight, 1.0),
-            )
+            edge = graph_edge(edge_id, source, target, kind, weight, both)
             if source == target:
                 continue  # a loop draws nothing useful
             out.append((owner, target if owner == source else source, edge))
@@ -114,14 +113,7 @@ def incident_within(db: Database, brain_id: str, node_id: str, others: set[str])
             "JOIN memory_links l ON l.brain_id = ?1 AND l.from_id = j.value AND l.to_id = ?2",
             (brain_id, node_id, array),
         ):
-            edge = GraphEdge(
-                link_key(from_id, to_id, kind),
-                from_id,
-                to_id,
-                kind,
-                LINK,
-                directed=kind != "relates_to",
-            )
+            edge = link_edge(from_id, to_id, kind)
             out.append((node_id, to_id if node_id == from_id else from_id, edge))
     if has_graph(db):
         for edge_id, source, target, kind, weight, both in conn.execute(
@@ -136,15 +128,7 @@ def incident_within(db: Database, brain_id: str, node_id: str, others: set[str])
         ):
             if source == target:
                 continue
-            edge = GraphEdge(
-                edge_key(edge_id),
-                source,
-                target,
-                str(kind),
-                GRAPH,
-                directed=not both,
-                weight=_finite(weight, 1.0),
-            )
+            edge = graph_edge(edge_id, source, target, kind, weight, both)
             out.append((node_id, target if node_id == source else source, edge))
     return out
 
@@ -163,8 +147,8 @@ def edges_among(db: Database, brain_id: str, ids: Iterable[str]) -> dict[str, Gr
         ):
             if to_id not in wanted:
                 continue
-            key = link_key(from_id, to_id, kind)
-            out[key] = GraphEdge(key, from_id, to_id, kind, LINK, directed=kind != "relates_to")
+            edge = link_edge(from_id, to_id, kind)
+            out[edge.key] = edge
     if has_graph(db):
         for edge_id, source, target, kind, weight, both in db.conn.execute(
             "SELECT e.id, e.source_id, e.target_id, e.type, e.weight, e.bidirectional "
@@ -175,10 +159,8 @@ def edges_among(db: Database, brain_id: str, ids: Iterable[str]) -> dict[str, Gr
         ):
             if target not in wanted or target == source:
                 continue
-            key = edge_key(edge_id)
-            out[key] = GraphEdge(
-                key, source, target, str(kind), GRAPH, not both, _finite(weight, 1.0)
-            )
+            edge = graph_edge(edge_id, source, target, kind, weight, both)
+            out[edge.key] = edge
     return out
 
 

@@ -54,6 +54,18 @@ class Painted:
     more_spots: list[tuple[str, QRectF]] = field(default_factory=list)
 
 
+@dataclass
+class Frame:
+    """One frame's facts, shared by its drawing steps."""
+
+    scene: GraphScene
+    view: View
+    xy: np.ndarray  # screen positions
+    radius: np.ndarray  # screen radii
+    visible: np.ndarray  # passed the filter and in sight
+    count: int  # how many are visible
+
+
 def screen_positions(scene: GraphScene, view: View) -> np.ndarray:
     moved: np.ndarray = scene.xy * view.scale + np.array([view.offset.x(), view.offset.y()])
     return moved
@@ -71,22 +83,21 @@ def paint(painter: QPainter, scene: GraphScene, view: View, rect: QRectF) -> Pai
         & (xy[:, 1] < rect.bottom() + margin)
     )
     visible = view.nodes & inside
-    count = int(visible.sum())
+    frame = Frame(scene, view, xy, radius, visible, int(visible.sum()))
     painted = Painted(xy, radius, visible)
-    _edges(painter, scene, view, xy, rect, count)
-    _nodes(painter, scene, view, xy, radius, visible, count)
-    if count <= DETAIL_BELOW:
-        _marks(painter, scene, xy, radius, visible)
-    _hubs(painter, scene, view, xy, radius, visible)
-    _selection(painter, scene, view, xy, radius)
-    _labels(painter, scene, view, xy, radius, visible, count)
-    painted.more_spots = _more(painter, scene, view, xy, radius, visible)
+    _edges(painter, frame, rect)
+    _nodes(painter, frame)
+    if frame.count <= DETAIL_BELOW:
+        _marks(painter, frame)
+    _hubs(painter, frame)
+    _selection(painter, frame)
+    _labels(painter, frame)
+    painted.more_spots = _more(painter, frame)
     return painted
 
 
-def _edges(
-    painter: QPainter, scene: GraphScene, view: View, xy: np.ndarray, rect: QRectF, count: int
-) -> None:
+def _edges(painter: QPainter, frame: Frame, rect: QRectF) -> None:
+    scene, view, xy, count = frame.scene, frame.view, frame.xy, frame.count
     e = scene.edge_arrays
     if not len(e.keys):
         return
@@ -142,15 +153,15 @@ def _arrow_heads(start: np.ndarray, end: np.ndarray, radius: np.ndarray) -> QPai
     return segments(np.concatenate([tip, tip]), np.concatenate([left, right]))
 
 
-def _nodes(
-    painter: QPainter,
-    scene: GraphScene,
-    view: View,
-    xy: np.ndarray,
-    radius: np.ndarray,
-    visible: np.ndarray,
-    count: int,
-) -> None:
+def _nodes(painter: QPainter, frame: Frame) -> None:
+    scene, view, xy, radius, visible, count = (
+        frame.scene,
+        frame.view,
+        frame.xy,
+        frame.radius,
+        frame.visible,
+        frame.count,
+    )
     rows = np.flatnonzero(visible)
     if not len(rows):
         return
@@ -179,9 +190,8 @@ def _nodes(
         painter.drawPoints(polygon(xy[rows[chunk]]))
 
 
-def _marks(
-    painter: QPainter, scene: GraphScene, xy: np.ndarray, radius: np.ndarray, visible: np.ndarray
-) -> None:
+def _marks(painter: QPainter, frame: Frame) -> None:
+    scene, xy, radius, visible = frame.scene, frame.xy, frame.radius, frame.visible
     a = scene.arrays
     faint = np.flatnonzero(visible & a.below_prune)
     if len(faint):
@@ -204,14 +214,8 @@ def _marks(
         painter.drawPath(segments(start, end))
 
 
-def _hubs(
-    painter: QPainter,
-    scene: GraphScene,
-    view: View,
-    xy: np.ndarray,
-    radius: np.ndarray,
-    visible: np.ndarray,
-) -> None:
+def _hubs(painter: QPainter, frame: Frame) -> None:
+    scene, view, xy, visible = frame.scene, frame.view, frame.xy, frame.visible
     a = scene.arrays
     hubs = np.flatnonzero(visible & (a.degree > view.hub_degree))
     if not len(hubs):
@@ -235,9 +239,8 @@ def _hubs(
     painter.setFont(QFont(font.family(), font.pointSize()))
 
 
-def _selection(
-    painter: QPainter, scene: GraphScene, view: View, xy: np.ndarray, radius: np.ndarray
-) -> None:
+def _selection(painter: QPainter, frame: Frame) -> None:
+    scene, view, xy, radius = frame.scene, frame.view, frame.xy, frame.radius
     if not view.selected:
         return
     pen = QPen(QColor(colours.GRAPH_SELECTED))
@@ -252,15 +255,15 @@ def _selection(
             painter.drawEllipse(QPointF(float(xy[row, 0]), float(xy[row, 1])), r, r)
 
 
-def _labels(
-    painter: QPainter,
-    scene: GraphScene,
-    view: View,
-    xy: np.ndarray,
-    radius: np.ndarray,
-    visible: np.ndarray,
-    count: int,
-) -> None:
+def _labels(painter: QPainter, frame: Frame) -> None:
+    scene, view, xy, radius, visible, count = (
+        frame.scene,
+        frame.view,
+        frame.xy,
+        frame.radius,
+        frame.visible,
+        frame.count,
+    )
     a = scene.arrays
     rows = np.flatnonzero(visible)
     if count > LABELS_BELOW and view.scale < 1.5:
@@ -279,14 +282,14 @@ def _labels(
         painter.drawText(QPointF(x, float(xy[row, 1]) + metrics.ascent() / 2 - 1), text)
 
 
-def _more(
-    painter: QPainter,
-    scene: GraphScene,
-    view: View,
-    xy: np.ndarray,
-    radius: np.ndarray,
-    visible: np.ndarray,
-) -> list[tuple[str, QRectF]]:
+def _more(painter: QPainter, frame: Frame) -> list[tuple[str, QRectF]]:
+    scene, view, xy, radius, visible = (
+        frame.scene,
+        frame.view,
+        frame.xy,
+        frame.radius,
+        frame.visible,
+    )
     spots: list[tuple[str, QRectF]] = []
     if not view.more:
         return spots

@@ -8,7 +8,7 @@ from PySide6.QtCore import Qt
 
 from memgui.core.brain import Brain
 from memgui.core.graph_view import edge_key, link_key
-from tests.support.graph import linked_brain, open_graph
+from tests.support.graph import open_graph
 from tests.support.window import open_window
 
 TABLES = ("memory_traces", "memory_links", "knowledge_nodes", "knowledge_edges")
@@ -28,12 +28,6 @@ def state(brain: Brain) -> dict[str, list]:
             conn.execute("SELECT id, source_id, target_id, type FROM knowledge_edges")
         ),
     }
-
-
-@pytest.fixture
-def ids(brain_path):
-    with Brain.open(brain_path, actor="test") as brain:
-        return linked_brain(brain)
 
 
 @pytest.fixture

@@ -7,18 +7,11 @@ from pathlib import Path
 import pytest
 from PySide6.QtGui import QImage
 
-from memgui.core.brain import Brain
 from memgui.ui.graph.graph_filters import GraphFilter, node_mask
 from memgui.ui.screenshot import render
-from tests.support.graph import linked_brain, open_graph, wait_graph
+from tests.support.graph import open_graph, wait_graph
 from tests.support.waiting import WAIT_MS
 from tests.support.window import open_window
-
-
-@pytest.fixture
-def ids(brain_path):
-    with Brain.open(brain_path, actor="test") as brain:
-        return linked_brain(brain)
 
 
 @pytest.fixture

@@ -8,15 +8,9 @@ from PySide6.QtCore import Qt
 from memgui.core.brain import Brain
 from memgui.core.graph_view import link_key
 from memgui.ui import commands as cmd
-from tests.support.graph import core_view, linked_brain, open_graph, wait_graph
+from tests.support.graph import core_view, open_graph, wait_graph
 from tests.support.waiting import WAIT_MS
 from tests.support.window import open_window
-
-
-@pytest.fixture
-def ids(brain_path):
-    with Brain.open(brain_path, actor="test") as brain:
-        return linked_brain(brain)
 
 
 @pytest.fixture
