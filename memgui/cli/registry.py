@@ -137,10 +137,11 @@ def write_wait_from_env() -> float | None:
     text = os.environ.get(WRITE_WAIT_ENV, "").strip()
     if not text:
         return None
+    value: float | str
     try:
         value = float(text)
     except ValueError:
-        value = text  # type: ignore[assignment]  (refused below, named)
+        value = text  # refused below, named
     return check_seconds(WRITE_WAIT_ENV, value, MAX_WRITE_WAIT_S)
 
 

@@ -62,8 +62,8 @@ def build(path: str | Path) -> Path:
                         MEMORIES[index][0][:40], "memory", {"trace_id": ids[index]}
                     )
                     brain.add_edge(memory, nodes[name], "mentions")
-            for source, target, type_ in EDGES:
-                brain.add_edge(nodes[source], nodes[target], type_)
+            for from_name, to_name, type_ in EDGES:
+                brain.add_edge(nodes[from_name], nodes[to_name], type_)
         # A little history: an edit by an agent, a recall-free correction, a trashed note.
         first = brain.get(ids[19])
         edited = brain.update(
