@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
 from memgui.cli.registry import CommandContext, command, opens_the_app
 from memgui.core.errors import InvalidArgument
@@ -87,7 +88,7 @@ def run_screenshot(ctx: CommandContext, args: argparse.Namespace) -> None:
         return
     from memgui.ui.screenshot import render
 
-    options: dict[str, object] = {"select_id": args.select}
+    options: dict[str, Any] = {"select_id": args.select}
     if args.size is not None:
         options["size"] = args.size
     render(str(brain_path), str(out_png), **options)

@@ -80,7 +80,7 @@ class WindowEdits(QObject):
         super().__init__(window)
         self.window = window
         self.ask = Asker(window)
-        a = window.actions
+        a = window.window_actions
         a.new_memory.triggered.connect(self.new_memory)
         a.save.triggered.connect(window.detail.editor.request_save)
         a.delete.triggered.connect(lambda: self.set_deleted(True))
