@@ -1,10 +1,11 @@
-# Two commands for a new user: `make run` and `make test`.
+# Two commands for a new user: `make run` and `make test`. While editing, `make check` (the
+# same without the slow tests); `pre-commit install` runs lint and types before each commit.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint types format bench resources clean
+.PHONY: run test check lint types format bench resources clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -18,6 +19,11 @@ run: $(STAMP)
 # Everything CI runs: the import contracts, ruff, the format, the type check, every test.
 test: lint types
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -rs -p no:cacheprovider
+
+# The edit loop: the same checks, the tests not marked slow (processes, npm, the fault
+# injection, soak and fuzz suites).
+check: lint types
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -p no:cacheprovider -m "not slow"
 
 lint: $(STAMP)
 	$(BIN)/lint-imports
