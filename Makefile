@@ -43,8 +43,11 @@ format: $(STAMP)
 resources: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python resources/build.py
 
+# Every benchmark at the sizes docs/performance.md quotes (hours); BENCH_ARGS=--quick runs
+# them small, `--only bench_core bench_ui` picks some (tests/bench/run_all.py).
+BENCH_ARGS ?=
 bench: $(STAMP)
-	QT_QPA_PLATFORM=offscreen $(BIN)/python -m tests.bench.run_all
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m tests.bench.run_all $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) .npm-cache .import_linter_cache .mypy_cache build *.egg-info
