@@ -17,6 +17,7 @@ the lines of `mypy-baseline.txt` beside this file:
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from collections import Counter
@@ -83,6 +84,7 @@ def run_mypy() -> tuple[str, int]:
     """mypy's report on the package (settings from pyproject.toml) and its exit status."""
     from mypy import api
 
+    os.chdir(ROOT)  # the settings name the package by its path from the project
     stdout, stderr, status = api.run(["--config-file", str(ROOT / "pyproject.toml")])
     if status not in (0, 1):  # 2: mypy itself failed (a syntax error, a bad setting)
         raise SystemExit(f"mypy failed:\n{stdout}{stderr}")
