@@ -223,7 +223,8 @@ def mark_reviewed(
 ) -> Changes:
     """Mark batches reviewed, and with `through` every change up to that journal id. The
     mark then moves over the reviewed batches and the people's own that follow it, so
-    it stays short. Journaled as one `review` row; a revert of the batch takes it back."""
+    it stays short. Journaled as one `review` row; a revert of the batch takes it back.
+    Nothing new to mark writes nothing (the answer has no batch id)."""
     ids = list(batch_ids) if not isinstance(batch_ids, str) else [batch_ids]
     for i, batch_id in enumerate(ids):
         check_id(f"batch_ids[{i}]", batch_id, "batch id")
@@ -233,16 +234,20 @@ def mark_reviewed(
         db, conn = brain.db, brain.db.conn
         before = review_rows.read(db, brain.brain_id)
         after = {"through": before["through"], "batches": dict(before["batches"])}
-        if through is not None:
-            after["through"] = max(after["through"], through)
+        news = through is not None and through > before["through"]
+        if news:
+            after["through"] = through
         for batch_id in ids:
             last = _batch_end(conn, batch_id, last=True)
             if not last:
                 raise NotFound(batch_id, "batch")
-            after["batches"][batch_id] = [_batch_end(conn, batch_id, last=False), last]
+            if last > after["through"] and batch_id not in after["batches"]:
+                after["batches"][batch_id] = [_batch_end(conn, batch_id, last=False), last]
+                news = True
+        if not news:
+            return Changes(kind="review")  # nothing new reviewed: no batch to take back
         _compact(conn, brain.brain_id, after)
-        if after != before:
-            review_rows.write(db, batch, brain.brain_id, before, after)
+        review_rows.write(db, batch, brain.brain_id, before, after)
         return batch.changes()
 
 

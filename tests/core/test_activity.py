@@ -186,8 +186,10 @@ def test_other_brains_of_the_file_are_not_listed(brain_path: Path) -> None:
         assert len(two.unreviewed_batches().batches) == 1
         assert two.unreviewed_count() == 1
         one.add("in one again")
-        two.mark_reviewed(through=0)  # the mark passes over the other brain's first batch
-        assert two.review_mark().through == 1 and two.unreviewed_count() == 1
+        two.mark_reviewed([two.unreviewed_batches().batches[0].batch_id])
+        # The mark passes over the other brain's batches, on both sides of its own.
+        assert two.review_mark() == activity.ReviewMark(through=3)
+        assert two.unreviewed_count() == 0
         assert one.unreviewed_count() == 2
 
 
@@ -257,3 +259,12 @@ def test_reads_use_the_journal_indexes_never_a_scan(agents) -> None:
             plan = " / ".join(plan_of(conn, sql, bindings))
             assert "SCAN memgui_journal" not in plan, (sql, plan)
             assert "INTEGER PRIMARY KEY" in plan or "idx_memgui_journal_batch" in plan, plan
+
+
+def test_marking_what_is_reviewed_already_writes_nothing(agents) -> None:
+    agents.add("x", actor="rest")
+    batch = agents.unreviewed_batches().batches[0]
+    assert agents.mark_reviewed([batch.batch_id]).batch_id
+    last = agents.last_journal_id()
+    again = agents.mark_reviewed([batch.batch_id], through=batch.last_id)
+    assert again.batch_id == "" and agents.last_journal_id() == last
