@@ -137,9 +137,7 @@ def test_a_cli_process_and_a_rest_server_raise_the_badge_live(qtbot, tmp_path, b
             qtbot.waitUntil(lambda: model.index(0, 1).data() == "rest", timeout=WAIT_MS)
             assert model.index(0, WHAT).data() == "1 change in 1 batch"
             table = window.model
-            assert "Stored over REST" in [
-                table.index(r, 0).data() for r in range(table.rowCount())
-            ]
+            assert "Stored over REST" in [table.index(r, 0).data() for r in range(table.rowCount())]
     finally:
         window.close()
 
