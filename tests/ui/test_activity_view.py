@@ -268,3 +268,23 @@ def test_the_detail_box_shows_before_and_after(window) -> None:
     assert "Written by the person" in shown and "Edited by an agent" in shown
     assert "mcp:claude-code" in shown
     assert edit.data(ActivityRole.KIND) == "batch" and edit.data(ActivityRole.STATE)
+
+
+def test_the_screenshot_opens_the_panel_on_its_first_change(qtbot, tmp_path, brain_path) -> None:
+    from PySide6.QtGui import QImage
+    from PySide6.QtWidgets import QApplication
+
+    from memgui.ui.screenshot import render, show_activity
+
+    window = open_window(qtbot, tmp_path, brain_path)
+    try:
+        show_activity(QApplication.instance(), window)
+        panel = window.activity.panel
+        assert window.activity.dock.isVisible()
+        assert panel.current().data(ActivityRole.KIND) in ("batch", "change")
+        assert "edited content of “Edited by an agent”" in panel.details.toPlainText()
+    finally:
+        window.close()
+    out = tmp_path / "activity.png"
+    render(str(brain_path), str(out), size=(1000, 700), activity=True)
+    assert QImage(str(out)).size().toTuple() == (1000, 700)

@@ -177,6 +177,10 @@ class ActivityService(QObject):
         job.failed.connect(lambda _exc: self._on_counted(session, None))
         job.cancelled.connect(lambda: self._on_counted(session, None))
 
+    @property
+    def counting(self) -> bool:
+        return self._count_job is not None or self._count_again
+
     def _on_counted(self, session: BrainSession, count: int | None) -> None:
         self._count_job = None
         if session is not self.session:

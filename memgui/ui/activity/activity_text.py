@@ -133,21 +133,29 @@ def details_html(entry: JournalEntry, state: str, brain: Brain | None = None) ->
         return head + _link_ends(link, brain)
     if before is None and after is None:
         return head
-    rows = []
-    fields = changed_fields(entry) if before and after else SHOWN_FIELDS
-    for name in fields:
-        old = "" if before is None else _value(before.get(name))
-        new = "" if after is None else _value(after.get(name))
-        if before is None and not new or after is None and not old:
-            continue
-        rows.append(f"<tr><th align=left>{name}</th><td>{old}</td><td>{new}</td></tr>")
-    table = (
+    if before is None or after is None:  # added, or removed for good: the memory as it was
+        shown = after if before is None else before
+        title = "Added" if before is None else "Removed"
+        rows = [
+            f"<tr><th align=left>{name}</th><td>{_value(shown.get(name))}</td></tr>"
+            for name in SHOWN_FIELDS
+            if shown.get(name) not in (None, "", [], False)
+        ]
+        return head + _table(("", title), rows)
+    rows = [
+        f"<tr><th align=left>{name}</th><td>{_value(before.get(name))}</td>"
+        f"<td>{_value(after.get(name))}</td></tr>"
+        for name in changed_fields(entry)
+    ]
+    return head + _table(("", "Before", "After"), rows)
+
+
+def _table(headers: tuple[str, ...], rows: list[str]) -> str:
+    cells = "".join(f"<th align=left>{h}</th>" for h in headers)
+    return (
         "<table border=1 cellspacing=0 cellpadding=4 width=100%>"
-        "<tr><th></th><th align=left>Before</th><th align=left>After</th></tr>"
-        + "".join(rows)
-        + "</table>"
+        f"<tr>{cells}</tr>{''.join(rows)}</table>"
     )
-    return head + table
 
 
 def _value(value: Any) -> str:
