@@ -125,7 +125,7 @@ def unreviewed_count(brain: Brain, exclude: Collection[str] = ()) -> int:
                 COUNT_CAP,
             ),
         ).fetchone()
-    return int(row[0])
+    return int(row[0]) if row else 0
 
 
 def unreviewed_batches(

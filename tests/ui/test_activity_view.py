@@ -83,6 +83,8 @@ def test_the_tree_groups_by_actor_then_batch_newest_first(window) -> None:
         "linked “Second of a batch” —relates_to→ “First of a batch”",
     )
     assert window.activity.badge.text() == "Agent activity: 6"
+    view = [a.menu() for a in window.menuBar().actions() if a.text() == "&View"][0]
+    assert window.activity.toggle_action in view.actions()
 
 
 def test_the_model_passes_the_model_tester_while_it_pages_and_changes(

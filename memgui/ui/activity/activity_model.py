@@ -104,7 +104,9 @@ class ActivityModel(QAbstractItemModel):
             node.complete = True
         return node
 
-    def _load_changes(self, node: BatchNode, limit: int = CHANGE_PAGE, notify=False) -> None:
+    def _load_changes(
+        self, node: BatchNode, limit: int = CHANGE_PAGE, notify: bool = False
+    ) -> None:
         """The next page of a batch's changes (inserted as rows with `notify`)."""
         after = node.changes[-1].entry.id if node.changes else 0
         entries = self._brain.batch_changes(node.batch.batch_id, after_id=after, limit=limit)

@@ -3,7 +3,9 @@ and after, and the buttons that act on it (each also a key on the tree)."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
+from collections.abc import Callable
+
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, QPoint, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -63,7 +65,7 @@ class ActivityPanel(QWidget):
         self.set_model(None, None)
 
     def _build_actions(self) -> None:
-        def action(label: str, key: str, tip: str, slot) -> QAction:
+        def action(label: str, key: str, tip: str, slot: Callable[[], object]) -> QAction:
             made = QAction(label, self)
             made.setShortcut(QKeySequence(key))
             made.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
@@ -127,7 +129,9 @@ class ActivityPanel(QWidget):
 
     # --- the model ---------------------------------------------------------------------------
 
-    def set_model(self, model: ActivityModel | None, brain: Brain | None, read_only=False) -> None:
+    def set_model(
+        self, model: ActivityModel | None, brain: Brain | None, read_only: bool = False
+    ) -> None:
         self.model, self.brain, self.read_only = model, brain, read_only
         self.tree.setModel(model)
         self.show_problem("")
@@ -243,11 +247,14 @@ class ActivityPanel(QWidget):
         batch_id = model.batch_ids_of(index)
         actor = index.siblingAtColumn(WHO).data() or (index.parent().siblingAtColumn(WHO).data())
         entry = model.entry_of(index)
-        if len(batch_id) != 1 or (not whole and entry is None):
+        if len(batch_id) != 1:
             return
-        self.revert_requested.emit(batch_id[0], actor or "", None if whole else [entry.id])
+        if whole:
+            self.revert_requested.emit(batch_id[0], actor or "", None)
+        elif entry is not None:
+            self.revert_requested.emit(batch_id[0], actor or "", [entry.id])
 
-    def _context_menu(self, point) -> None:
+    def _context_menu(self, point: QPoint) -> None:
         menu = QMenu(self)
         menu.addActions(self.actions_in_order)
         menu.exec(self.tree.viewport().mapToGlobal(point))

@@ -11,6 +11,7 @@ they are not listed after a restart either.
 
 from __future__ import annotations
 
+from collections.abc import Generator
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
@@ -25,6 +26,7 @@ from memgui.ui.activity.activity_commands import MarkReviewedCommand, RevertChan
 from memgui.ui.activity.activity_model import ActivityModel
 from memgui.ui.activity.activity_panel import ActivityPanel
 from memgui.ui.change_bus import EXTERNAL
+from memgui.ui.jobs import Job
 from memgui.ui.session import BrainSession
 
 if TYPE_CHECKING:
@@ -34,7 +36,7 @@ COUNT_JOB = "activity count"
 REFRESH_MS = 100  # changes within this are read as one
 
 
-def _count_job(session: BrainSession, exclude: frozenset[str]):
+def _count_job(session: BrainSession, exclude: frozenset[str]) -> Generator[Progress, None, int]:
     reader = session.open_reader()
     try:
         yield Progress(0, None, "counting unreviewed changes")
@@ -91,7 +93,7 @@ class ActivityService(QObject):
         self.badge = ActivityBadge()
         self.badge.clicked.connect(self.toggle_action.trigger)
         window.statusBar().addPermanentWidget(self.badge)
-        self._count_job = None
+        self._count_job: Job | None = None
         self._count_again = False
         self._refresh = QTimer(self)
         self._refresh.setSingleShot(True)
@@ -274,8 +276,8 @@ class ActivityService(QObject):
 def install_activity(window: MainWindow) -> ActivityService:
     """The Agent activity dock, its View menu entry and its status-bar badge."""
     service = ActivityService(window)
-    menus = [m for m in window.actions.trash_view.associatedObjects() if isinstance(m, QMenu)]
-    view_menu = menus[0] if menus else None
+    menus = [action.menu() for action in window.menuBar().actions()]
+    view_menu = next((m for m in menus if isinstance(m, QMenu) and m.title() == "&View"), None)
     if view_menu is not None:
         view_menu.addAction(service.toggle_action)
     else:

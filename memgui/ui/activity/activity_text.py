@@ -134,7 +134,7 @@ def details_html(entry: JournalEntry, state: str, brain: Brain | None = None) ->
     if before is None and after is None:
         return head
     if before is None or after is None:  # added, or removed for good: the memory as it was
-        shown = after if before is None else before
+        shown: dict[str, Any] = after or before or {}
         title = "Added" if before is None else "Removed"
         rows = [
             f"<tr><th align=left>{name}</th><td>{_value(shown.get(name))}</td></tr>"

@@ -125,8 +125,8 @@ class SemanticService(QObject):
 
     def interval_s(self) -> float:
         try:
-            value = float(self.settings.value(INTERVAL_KEY, DEFAULT_INTERVAL_S))
-        except (TypeError, ValueError):  # a settings file edited by hand
+            value = float(str(self.settings.value(INTERVAL_KEY, DEFAULT_INTERVAL_S)))
+        except ValueError:  # a settings file edited by hand
             return DEFAULT_INTERVAL_S
         return value if MIN_INTERVAL_S <= value <= MAX_INTERVAL_S else DEFAULT_INTERVAL_S
 
