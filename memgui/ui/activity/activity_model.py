@@ -32,6 +32,7 @@ from memgui.ui.activity.activity_nodes import (
     cell_text,
     renumber,
 )
+from memgui.ui.models.detail_models import header_text
 
 BATCH_PAGE = 50  # batches read per page
 CHANGE_PAGE = 200  # changes of one batch read per page
@@ -374,13 +375,7 @@ class ActivityModel(QAbstractItemModel):
     def headerData(
         self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
     ) -> Any:
-        if (
-            role == Qt.ItemDataRole.DisplayRole
-            and orientation == Qt.Orientation.Horizontal
-            and 0 <= section < len(COLUMNS)
-        ):
-            return COLUMNS[section]
-        return None
+        return header_text(COLUMNS, section, orientation, role)
 
     def flags(self, index: AnyIndex) -> Qt.ItemFlag:
         if not index.isValid():

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QDockWidget, QMenu, QToolButton
 
 from memgui.core.activity import COUNT_CAP, PERSON_ACTORS
 from memgui.core.errors import Conflict, MemguiError, NotFound
-from memgui.core.model import Changes
+from memgui.core.model import Changes, Trace
 from memgui.core.progress import Progress
 from memgui.ui import commands as cmd
 from memgui.ui.activity.activity_commands import MarkReviewedCommand, RevertChangesCommand
@@ -236,14 +236,19 @@ class ActivityService(QObject):
         if self._push(command):
             self.window.show_message(f"{command.text()} (Ctrl+Z undoes)")
 
-    def forget(self, trace_id: str) -> None:
-        session = self.session
-        if session is None:
-            return
+    def _trace(self, trace_id: str) -> Trace | None:
+        """The memory as it is now, or None (said in the panel) when it is gone."""
+        if self.session is None:
+            return None
         try:
-            trace = session.brain.get(trace_id)
+            return self.session.brain.get(trace_id)
         except NotFound:
             self.panel.show_problem(f"{trace_id} is no longer in the brain")
+            return None
+
+    def forget(self, trace_id: str) -> None:
+        session, trace = self.session, self._trace(trace_id)
+        if session is None or trace is None:
             return
         if trace.deleted:
             self.window.show_message(f"{trace_id} is in the trash already")
@@ -262,10 +267,8 @@ class ActivityService(QObject):
             return
         if not window.edits.settle_unsaved_edit():
             return
-        try:
-            trace = session.brain.get(trace_id)
-        except NotFound:
-            self.panel.show_problem(f"{trace_id} is no longer in the brain")
+        trace = self._trace(trace_id)
+        if trace is None:
             return
         window.table.clearSelection()
         window.detail.show_trace(session.brain, trace)
