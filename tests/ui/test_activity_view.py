@@ -123,7 +123,13 @@ def test_a_cli_process_and_a_rest_server_raise_the_badge_live(qtbot, tmp_path, b
             cwd=ROOT, env=env, check=True, timeout=120, capture_output=True,
         )  # fmt: skip
         qtbot.waitUntil(lambda: window.activity.count == 7, timeout=WAIT_MS)
-        window.activity.toggle_action.trigger()  # the panel open: its tree follows too
+        model = window.activity.model
+        assert model.index(0, 1).data() == "cli"  # the hidden panel's list is not followed…
+        assert model.index(0, WHAT).data() == "1 change in 1 batch"  # …(the older cli batch)
+        window.activity.toggle_action.trigger()  # …until the panel opens: read anew, then live
+        qtbot.waitUntil(
+            lambda: model.index(0, WHAT).data() == "2 changes in 2 batches", timeout=WAIT_MS
+        )
         import httpx
 
         args = ("--brain", str(brain_path), "serve-rest", "--addr", "127.0.0.1:0")
@@ -135,7 +141,6 @@ def test_a_cli_process_and_a_rest_server_raise_the_badge_live(qtbot, tmp_path, b
             )
             assert reply.status_code == 201, reply.text
             qtbot.waitUntil(lambda: window.activity.count == 8, timeout=WAIT_MS)
-            model = window.activity.model
             qtbot.waitUntil(lambda: model.index(0, 1).data() == "rest", timeout=WAIT_MS)
             assert model.index(0, WHAT).data() == "1 change in 1 batch"
             table = window.model
@@ -148,6 +153,7 @@ def test_mark_reviewed_survives_reopening_and_undo_takes_it_back(qtbot, tmp_path
     window = open_window(qtbot, tmp_path, brain_path)
     service = window.activity
     qtbot.waitUntil(lambda: service.count == 6, timeout=WAIT_MS)
+    service.toggle_action.trigger()
     panel = service.panel
     panel.select(service.model.index(1, 0))  # the rest batch's group
     panel.mark_action.trigger()
@@ -162,6 +168,8 @@ def test_mark_reviewed_survives_reopening_and_undo_takes_it_back(qtbot, tmp_path
     again = open_window(qtbot, tmp_path, brain_path)
     try:
         qtbot.waitUntil(lambda: again.activity.count == 3, timeout=WAIT_MS)
+        again.activity.toggle_action.trigger()
+        assert again.activity.model.rowCount() == 2
         again.activity.panel.mark_all_action.trigger()
         qtbot.waitUntil(lambda: again.activity.count == 0, timeout=WAIT_MS)
         assert again.activity.model.rowCount() == 0
@@ -198,21 +206,22 @@ def test_revert_one_change_and_a_batch_then_undo_to_the_exact_state(window, qtbo
 
 def test_a_revert_that_meets_a_later_change_is_shown_and_writes_nothing(window, qtbot) -> None:
     service, brain = window.activity, window.session.brain
-    agent = service.model.index(2, 0)
-    added = service.model.index(1, 0, agent)  # "added Stored by an agent"; cli forgot it since
+    model = service.model
+    agent = model.index(2, 0)
+    edited = model.index(0, 0, agent)  # "edited content of “Edited by an agent”"
+    assert model.index(0, NOW, agent).data() == "as written"
     with Brain.open(window.session.path, actor="mcp:other") as other:
-        trace_id = service.model.entry_of(added).trace_id
-        other.restore(trace_id)
-        other.update(trace_id, {"content": "Rewritten by another agent"})
+        other.update(model.entry_of(edited).trace_id, {"content": "Rewritten by another agent"})
     before = core_state(brain)
     last = brain.last_journal_id()
-    service.panel.select(added)
+    service.panel.select(edited)
     service.panel.revert_change_action.trigger()
     problem = service.panel.problem
     assert problem.isVisible() and "conflict" in problem.text()
     assert "Nothing was overwritten" in problem.text()
     assert core_state(brain) == before and brain.last_journal_id() == last
     assert window.session.undo_stack.count() == 0
+    assert model.index(0, NOW, agent).data() == "changed since"  # and the row says why
 
 
 def test_edit_opens_the_memory_and_forget_trashes_it_with_undo(window, qtbot) -> None:
@@ -234,6 +243,7 @@ def test_the_window_s_own_import_is_never_listed_even_after_reopening(
     window = open_window(qtbot, tmp_path, brain_path)
     service = window.activity
     qtbot.waitUntil(lambda: service.count == 6, timeout=WAIT_MS)
+    service.toggle_action.trigger()
     session = window.session
     # As the import job does: written under import:<format>, announced as this window's.
     with qtbot.waitSignal(session.bus.changed, timeout=WAIT_MS):

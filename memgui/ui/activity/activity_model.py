@@ -172,8 +172,9 @@ class ActivityModel(QAbstractItemModel):
                 renumber(self._groups)
             self.endInsertRows()
 
-    def refresh(self) -> None:
-        """Show what changed since the last look, in place where it can."""
+    def refresh(self, touched: Collection[str] | None = None) -> None:
+        """Show what changed since the last look, in place where it can; `touched` names the
+        memories changed meanwhile (None: any), whose changes' Now is read again."""
         mark = self._brain.review_mark()
         if self._went_back(mark):
             self.reload()  # a review taken back: batches come back between the shown ones
@@ -192,7 +193,7 @@ class ActivityModel(QAbstractItemModel):
         else:
             self.reload()
             return
-        self._restate()
+        self._restate(touched)
 
     def _went_back(self, mark: ReviewMark) -> bool:
         if mark.through < self._mark.through:
@@ -235,9 +236,15 @@ class ActivityModel(QAbstractItemModel):
         for change in node.changes:
             self._nodes.pop(change.key, None)
 
-    def _restate(self) -> None:
-        """Read again what each shown change's memory is like now."""
-        changes = [c for g in self._groups for b in g.batches for c in b.changes]
+    def _restate(self, touched: Collection[str] | None) -> None:
+        """Read again what each shown change of a `touched` memory is like now."""
+        changes = [
+            c
+            for g in self._groups
+            for b in g.batches
+            for c in b.changes
+            if touched is None or _about(c.entry) & set(touched)
+        ]
         if not changes:
             return
         states = self._brain.change_states([c.entry for c in changes])
@@ -409,3 +416,10 @@ class ActivityModel(QAbstractItemModel):
         if role == ActivityRole.STATE:
             return self.state_of(index)
         return None
+
+
+def _about(entry: JournalEntry) -> set[str]:
+    """The memories a change touched: its trace, or a link's two ends."""
+    if entry.op in ("link", "unlink"):
+        return set(text.link_ends(entry))
+    return {entry.trace_id}

@@ -95,6 +95,11 @@ class ActivityService(QObject):
         window.statusBar().addPermanentWidget(self.badge)
         self._count_job: Job | None = None
         self._count_again = False
+        # What changed since the list was last read: the memories (None: any), and whether
+        # the list must be read anew (it is not followed while the panel is hidden).
+        self._touched: set[str] | None = set()
+        self._stale = False
+        self.dock.visibilityChanged.connect(self._on_visibility)
         self._refresh = QTimer(self)
         self._refresh.setSingleShot(True)
         self._refresh.setInterval(REFRESH_MS)
@@ -116,6 +121,7 @@ class ActivityService(QObject):
     def _attach(self, session: BrainSession | None) -> None:
         self._refresh.stop()
         self.session, self.own_batches = session, set()
+        self._touched, self._stale = set(), False
         old, self.model = self.model, None
         if session is None:
             self.panel.set_model(None, None)
@@ -132,7 +138,15 @@ class ActivityService(QObject):
         if old is not None:
             old.deleteLater()
 
+    def _on_visibility(self, visible: bool) -> None:
+        if visible and self._stale:
+            self.refresh_now()
+
     def _on_changes(self, changes: Changes, initiator: object) -> None:
+        if changes.kind == "reset":
+            self._touched = None
+        elif self._touched is not None:
+            self._touched |= changes.traces
         own = initiator is not EXTERNAL and changes.batch_id
         if own and changes.actor not in PERSON_ACTORS and changes.kind != "review":
             # This window's import (written as import:<format>): its own, reviewed at once.
@@ -155,14 +169,23 @@ class ActivityService(QObject):
             self._refresh.start()
 
     def refresh_now(self) -> None:
+        """Read the count again, and the list while the panel shows it (else once it does)."""
         if self.model is None:
             return
+        self.recount()
+        if not self.dock.isVisible():
+            self._stale = True  # the hidden list is not followed: nothing on the GUI thread
+            return
+        touched, self._touched = self._touched, set()
         try:
-            self.model.refresh()
+            if self._stale:
+                self._stale = False
+                self.model.reload()
+            else:
+                self.model.refresh(touched)
         except MemguiError as exc:
             self.panel.show_problem(f"Could not read the activity: {exc}")
         self.panel.update_details()
-        self.recount()
 
     def recount(self) -> None:
         session = self.session
@@ -208,6 +231,8 @@ class ActivityService(QObject):
             cmd.push(self.session, command)
         except Conflict as exc:
             self.panel.show_problem(f"Not reverted: {exc}. Nothing was overwritten.")
+            if self._touched is not None:
+                self._touched.add(exc.trace_id)
             self.refresh_now()  # the change's row now says what changed since
             return False
         except MemguiError as exc:
