@@ -30,6 +30,7 @@ from memgui.core.brain import Brain
 from memgui.core.model import Changes, TraceFilter
 from memgui.core.progress import Progress
 from memgui.ui.actions import build_actions
+from memgui.ui.activity.activity_service import install_activity
 from memgui.ui.commands import SetDeletedCommand
 from memgui.ui.jobs import Job, JobRunner
 from memgui.ui.models.trace_queries import QueryOutcome
@@ -128,6 +129,7 @@ class MainWindow(QMainWindow):
         # File ▸ Import…/Export…, drag and drop onto the window, the close question.
         self.import_export = install_import_export(self)
         self.semantic = install_semantic(self)  # Ollama light, backfill, Search settings…
+        self.activity = install_activity(self)  # Agent activity: its dock and badge
         self.detail.set_runner(self.query_runner)  # "similar": never behind a long job
         self.detail.similar.open_requested.connect(self.edits.open_trace)
         self._set_brain_actions_enabled(False)
