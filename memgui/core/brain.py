@@ -42,7 +42,7 @@ from memgui.core.search.semantic import SemanticSearch
 from memgui.core.storage import reads, store
 from memgui.core.storage.db import Database, now_ms
 
-ORDER_COLUMNS = reads.ORDER_COLUMNS  # the sort keys of `list` and `list_ids`
+ORDER_COLUMNS = reads.ORDER_COLUMNS  # the sort keys of `list_traces` and `list_ids`
 
 
 MAX_JOURNAL_LIMIT = 10_000  # rows per journal_since call (the app pages by 200)
@@ -246,7 +246,7 @@ class Brain:
         check_filter(flt)
         return reads.where_sql(self.db, self.brain_id, flt)
 
-    def list(
+    def list_traces(
         self,
         flt: TraceFilter | None = None,
         limit: int | None = None,

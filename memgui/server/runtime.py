@@ -180,7 +180,7 @@ class ToolService:
     async def storage_check(self) -> None:
         """A one-row read through the worker: raises what a broken brain raises."""
         loop = asyncio.get_running_loop()
-        await loop.run_in_executor(self._worker, lambda: self.brain.list(limit=1))
+        await loop.run_in_executor(self._worker, lambda: self.brain.list_traces(limit=1))
 
     def close(self) -> None:
         self.maintainer.stop()

@@ -119,7 +119,7 @@ def test_a_failure_inside_a_batch_undoes_the_whole_batch(brain: Brain) -> None:
     with pytest.raises(InvalidArgument), brain.batch():
         brain.add("would be rolled back")
         brain.add("taken id", id=kept.id)
-    assert [t.id for t in brain.list()] == [kept.id]
+    assert [t.id for t in brain.list_traces()] == [kept.id]
     assert brain.add("next").id != kept.id
 
 

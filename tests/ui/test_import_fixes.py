@@ -84,7 +84,7 @@ def test_a_fix_survives_a_replan_and_is_filed_under_the_new_scope(
     replan(qtbot, dialog, lambda: review.options_bar.scope_box.setCurrentIndex(0))
     assert review.model.plan.records[row_of(review, "template.md")].verdict == "new"
     commit_and_wait(qtbot, dialog)
-    contents = {t.content for t in window.session.brain.list(TraceFilter(), limit=50)}
+    contents = {t.content for t in window.session.brain.list_traces(TraceFilter(), limit=50)}
     assert FIXED in contents
 
 

@@ -77,7 +77,7 @@ def test_unaccepting_records_changes_what_commit_writes(qtbot, window, notes):
     assert review.commit_button.text() == "Commit 1 record"
     result = commit_and_wait(qtbot, dialog)
     assert result.imported == 1
-    contents = {t.content for t in window.session.brain.list(TraceFilter(), limit=200)}
+    contents = {t.content for t in window.session.brain.list_traces(TraceFilter(), limit=200)}
     assert "Beta: the staging database is read-only on Sundays" in contents
     assert not any(c.startswith(("Alpha", "Gamma")) for c in contents)
 

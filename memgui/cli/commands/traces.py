@@ -91,7 +91,7 @@ def _configure_list(parser: argparse.ArgumentParser) -> None:
 def run_list(ctx: CommandContext, args: argparse.Namespace) -> None:
     if args.offset < 0:
         raise InvalidArgument("offset", f"must be 0 or more (got {args.offset})", args.offset)
-    traces = ctx.brain.list(
+    traces = ctx.brain.list_traces(
         _filter(args), limit=args.limit, offset=args.offset, order="created_at", descending=True
     )
     related: dict[str, list[RelatedSummary]] = {}

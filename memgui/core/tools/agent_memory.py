@@ -167,11 +167,11 @@ def _list(ctx: ToolContext, args: Args) -> ToolResult:
     page = args.get("limit", PAGE)
     after = decode_cursor(args["cursor"]) if "cursor" in args else None
     brain = ctx.brain
-    traces = brain.list(flt, limit=page, after=after)
+    traces = brain.list_traces(flt, limit=page, after=after)
     more = False
     if len(traces) == page:
         last = traces[-1]
-        more = bool(brain.list(flt, limit=1, after=(last.created_at, last.id)))
+        more = bool(brain.list_traces(flt, limit=1, after=(last.created_at, last.id)))
     related = {t.id: brain.related(t.id) for t in traces} if expand else None
     return ToolResult(
         views(ctx, traces, related), next_cursor=encode_cursor(traces[-1]) if more else None

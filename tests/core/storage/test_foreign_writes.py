@@ -99,7 +99,7 @@ def test_another_programs_rows_get_their_scope_id(migrated: Path) -> None:
     with Brain.open(migrated, actor="test") as brain:
         conn = agentos(migrated)
         agentos_add(conn, "mt_a", "an agent's note", "user-42")
-        scoped = {t.id for t in brain.list(TraceFilter(scope="user", scope_id="user-42"))}
+        scoped = {t.id for t in brain.list_traces(TraceFilter(scope="user", scope_id="user-42"))}
         assert "mt_a" in scoped
         brain.update("mt_a", {"tags": ["orchard"]})
         meta = json.loads(
