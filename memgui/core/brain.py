@@ -34,13 +34,14 @@ from memgui.core.model import (
     check_limit,
     check_seconds,
     check_text,
+    now_ms,
 )
 from memgui.core.progress import run_to_end
 from memgui.core.search import fulltext, hybrid, searching, vectors
 from memgui.core.search.embed import unpack_vector
 from memgui.core.search.semantic import SemanticSearch
 from memgui.core.storage import reads, store
-from memgui.core.storage.db import Database, now_ms
+from memgui.core.storage.db import Database
 
 ORDER_COLUMNS = reads.ORDER_COLUMNS  # the sort keys of `list_traces` and `list_ids`
 

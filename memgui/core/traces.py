@@ -6,7 +6,6 @@ rows and its index marks in one transaction; a rejection writes nothing.
 
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING, Any
 
 import apsw
@@ -25,6 +24,7 @@ from memgui.core.model import (
     check_tags,
     check_text,
     check_ttl,
+    new_trace_id,
 )
 from memgui.core.storage import store
 
@@ -99,17 +99,6 @@ def add(
         ) from exc
     brain._embed_soon(snap["id"])
     return brain.get(snap["id"]) if brain.auto_embed else store.snapshot_to_trace(snap, rowid, now)
-
-
-def new_trace_id() -> str:
-    """`mt_` and a random (version 4) UUID, as AgentOS names a trace.
-
-    Formatted from 16 random bytes by hand: building a `uuid.UUID` costs ~8 µs, a good part
-    of a whole add. The version nibble is set to 4 and the variant bits to 10.
-    """
-    h = os.urandom(16).hex()
-    variant = "89ab"[int(h[16], 16) & 3]
-    return f"mt_{h[:8]}-{h[8:12]}-4{h[13:16]}-{variant}{h[17:20]}-{h[20:]}"
 
 
 def update(

@@ -11,13 +11,13 @@ Purging is not a command: it cannot be undone, and the window says so before it 
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from PySide6.QtGui import QUndoCommand
 
 from memgui.core.errors import MemguiError
 from memgui.core.model import Trace
+from memgui.core.model import now_ms as model_now_ms
 from memgui.ui.session import ACTOR, BrainSession
 from memgui.ui.undo_revert import revert_batch
 
@@ -194,7 +194,7 @@ def patch_towards(
     patch: dict[str, Any] = {}
     if "expires_at" in snapshot and snapshot["expires_at"] != current.expires_at:
         wanted_expiry = snapshot["expires_at"]
-        now = int(time.time() * 1000) if now_ms is None else now_ms
+        now = model_now_ms() if now_ms is None else now_ms
         if wanted_expiry is None:
             patch["ttl_secs"] = None
         elif isinstance(wanted_expiry, int) and wanted_expiry > now:

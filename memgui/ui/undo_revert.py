@@ -11,11 +11,10 @@ A real change by someone else still refuses, and nothing is written.
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from memgui.core.errors import Conflict
-from memgui.core.model import MAX_TTL_SECS, JournalEntry, Trace
+from memgui.core.model import MAX_TTL_SECS, JournalEntry, Trace, now_ms
 from memgui.ui.session import ACTOR, BrainSession
 
 COMPARED = ("content", "tags", "type", "scope", "scope_id", "category", "deleted", "expires_at")
@@ -111,5 +110,5 @@ def _apply_inverse(session: BrainSession, entries: list[JournalEntry]) -> None:
 def _ttl_until(expires_at: int | None) -> int | None:
     if expires_at is None:
         return None
-    seconds = (expires_at - int(time.time() * 1000)) // 1000
+    seconds = (expires_at - now_ms()) // 1000
     return min(max(1, seconds), MAX_TTL_SECS)

@@ -10,8 +10,7 @@ import pytest
 
 from memgui.core.brain import Brain
 from memgui.core.errors import InvalidArgument
-from memgui.core.model import Trace, trace_from_fields
-from memgui.core.traces import new_trace_id
+from memgui.core.model import Trace, new_trace_id, trace_from_fields
 
 NOW = 1_767_225_600_000
 

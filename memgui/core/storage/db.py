@@ -37,7 +37,7 @@ from memgui.core.storage.transaction import (
     begin_immediate,
 )
 
-__all__ = ["DAMAGED", "Database", "WriteBatch", "WriteTransaction", "now_ms"]
+__all__ = ["DAMAGED", "Database", "WriteBatch", "WriteTransaction"]
 
 log = logging.getLogger(__name__)
 
@@ -71,10 +71,6 @@ def _check_brain_path(path: Path, missing: bool) -> None:
             raise InvalidArgument(
                 "brain", f"is below '{there}', which is not a folder (got '{path}')", str(path)
             )
-
-
-def now_ms() -> int:
-    return int(time.time() * 1000)
 
 
 class Database:

@@ -15,7 +15,8 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from memgui.core.errors import Conflict
-from memgui.core.storage.db import WriteBatch, now_ms
+from memgui.core.model import now_ms
+from memgui.core.storage.db import WriteBatch
 from memgui.core.storage.json_text import dumps
 
 if TYPE_CHECKING:

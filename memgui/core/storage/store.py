@@ -20,10 +20,10 @@ import orjson
 
 from memgui.core import decay
 from memgui.core.errors import InvalidArgument
-from memgui.core.model import Trace, trace_from_fields
+from memgui.core.model import Trace, now_ms, trace_from_fields
 from memgui.core.search import fulltext, vectors
 from memgui.core.storage import journal_rows, schema
-from memgui.core.storage.db import Database, WriteBatch, now_ms
+from memgui.core.storage.db import Database, WriteBatch
 from memgui.core.storage.journal_rows import journal
 from memgui.core.storage.json_text import dumps
 

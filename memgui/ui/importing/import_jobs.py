@@ -138,12 +138,12 @@ class ImportRun(QObject):
         source, opts = self.source, ImportOptions(**vars(self.options))
         holder: dict[str, Job] = {}
 
-        def stop_asked() -> bool:
+        def cancel_requested() -> bool:
             job = holder.get("job")
             return job is not None and job.cancel_requested
 
         def work(brain: Brain) -> Generator[Progress, None, ImportPlan]:
-            return plan(brain, source, options=opts, cancelled=stop_asked)
+            return plan(brain, source, options=opts, cancel_requested=cancel_requested)
 
         job = self._start("plan", PLAN_JOB, lambda: on_own_connection(self.session, work, False))
         holder["job"] = job
@@ -157,12 +157,12 @@ class ImportRun(QObject):
         planned = self.plan
         holder: dict[str, Job] = {}
 
-        def stop_asked() -> bool:
+        def cancel_requested() -> bool:
             job = holder.get("job")
             return job is not None and job.cancel_requested
 
         def work(brain: Brain) -> Generator[Progress, None, ImportResult]:
-            return commit(brain, planned, cancelled=stop_asked)
+            return commit(brain, planned, cancel_requested=cancel_requested)
 
         job = self._start("commit", COMMIT_JOB, lambda: on_own_connection(self.session, work, True))
         holder["job"] = job

@@ -151,7 +151,7 @@ def test_cancelling_a_commit_rolls_it_back(brain: Brain, tmp_path: Path) -> None
     source.write_text("content\n" + "".join(f"row {i}\n" for i in range(4500)), encoding="utf-8")
     the_plan = make_plan(brain, source)
     with pytest.raises(Cancelled):
-        run_to_end(commit(brain, the_plan, cancelled=lambda: True))
+        run_to_end(commit(brain, the_plan, cancel_requested=lambda: True))
     assert brain.count() == 0
     assert brain.db.conn.execute("SELECT count(*) FROM memgui_journal").fetchone()[0] == 0
 

@@ -62,7 +62,7 @@ def test_plan_is_a_job_of_progress_events(brain: Brain) -> None:
 
 def test_cancelling_a_plan_stops_it(brain: Brain) -> None:
     with pytest.raises(Cancelled):
-        run_to_end(plan(brain, AGENTOS / "export.json", cancelled=lambda: True))
+        run_to_end(plan(brain, AGENTOS / "export.json", cancel_requested=lambda: True))
 
 
 def test_duplicate_needs_the_same_scope_scope_id_and_user(brain: Brain, tmp_path: Path) -> None:

@@ -138,12 +138,13 @@ def plan(
     source: str | Path,
     format: str = "auto",
     options: ImportOptions | None = None,
-    cancelled: Callable[[], bool] | None = None,
+    cancel_requested: Callable[[], bool] | None = None,
 ) -> Job[ImportPlan]:
     """Read `source` and classify every record against `brain` (see the module docstring).
 
-    `format` overrides `options.format` when it is not "auto". Writes nothing. `cancelled`,
-    when given, is asked between records; a True stops the job with `Cancelled`.
+    `format` overrides `options.format` when it is not "auto". Writes nothing.
+    `cancel_requested`, when given, is asked between records; a True stops the job with
+    `Cancelled`.
     """
     if not isinstance(source, str | Path):
         raise InvalidArgument("path", f"must be a path (got {source!r:.80})", source)
@@ -164,7 +165,7 @@ def plan(
     yield Progress(0, None, f"reading {path.name} as {fmt}")
     read = READERS[fmt](path, options=replace(options, target_brain_id=brain.brain_id))
     for event in read:
-        if cancelled is not None and cancelled():
+        if cancel_requested is not None and cancel_requested():
             raise Cancelled(f"planning the import of {path.name} was cancelled")
         if isinstance(event, Progress):
             yield event

@@ -114,7 +114,7 @@ def commit(
     brain: Brain,
     plan: ImportPlan,
     accept: Iterable[int] | None = None,
-    cancelled: Callable[[], bool] | None = None,
+    cancel_requested: Callable[[], bool] | None = None,
 ) -> Job[ImportResult]:
     """Write the accepted records of `plan` (see the module docstring); returns ImportResult."""
     if not isinstance(plan, ImportPlan):
@@ -123,14 +123,14 @@ def commit(
     # Paused for the whole job, like its transaction: a cancel or a close unwinds both
     # (pausing step by step measured ~0.5 s more CPU per 100k records).
     with gc_paused():
-        return (yield from _commit(brain, plan, accept, cancelled))
+        return (yield from _commit(brain, plan, accept, cancel_requested))
 
 
 def _commit(
     brain: Brain,
     plan: ImportPlan,
     accept: Iterable[int] | None,
-    cancelled: Callable[[], bool] | None,
+    cancel_requested: Callable[[], bool] | None,
 ) -> Job[ImportResult]:
     if plan.brain_id != brain.brain_id:
         raise InvalidArgument(
@@ -150,7 +150,7 @@ def _commit(
             for done, i in enumerate(writer.ordered(chosen), start=1):
                 writer.write(i)
                 if done % PROGRESS_EVERY == 0:
-                    if cancelled is not None and cancelled():
+                    if cancel_requested is not None and cancel_requested():
                         raise Cancelled("the import was cancelled; nothing was written")
                     yield Progress(done, total, f"wrote {done} of {total} records")
             writer.finish()

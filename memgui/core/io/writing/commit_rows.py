@@ -15,7 +15,6 @@ import apsw
 from memgui.core.errors import InvalidArgument
 from memgui.core.io.planning import brain_index
 from memgui.core.io.planning.brain_index import sha256, user_of
-from memgui.core.io.planning.classify import new_trace_id
 from memgui.core.io.planning.validate import check_trace_fields, fresh_text, trace_snapshot
 from memgui.core.io.records import (
     CHUNK,
@@ -38,6 +37,7 @@ from memgui.core.io.writing.commit_links import (
     related_edge,
     write_trace_links,
 )
+from memgui.core.model import new_trace_id
 from memgui.core.search import vectors
 from memgui.core.search.vectors import VectorIndexUnavailable, sync_rows
 from memgui.core.storage import journal_rows, store
