@@ -9,6 +9,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+# Re-exported: what a mutation returns is part of every caller's vocabulary.
+from memgui.core.changes import Changes as Changes
+from memgui.core.changes import LinkKey as LinkKey
 from memgui.core.errors import InvalidArgument
 
 TYPES = ("episodic", "semantic", "procedural", "prospective", "relational")
@@ -27,6 +30,8 @@ INGEST_CATEGORIES = (
 )
 PINNED_CATEGORIES = frozenset({"DECISION", "ARCHITECTURE", "CONSTRAINT"})
 LINK_KINDS = ("relates_to", "supersedes", "caused_by")
+# What a person edits of a trace (an update's patch also takes `ttl_secs`: the expiry).
+EDITABLE_FIELDS = ("content", "tags", "type", "scope", "scope_id", "category")
 
 MIN_LIMIT, MAX_LIMIT = 1, 200
 MIN_TTL_SECS, MAX_TTL_SECS = 1, 3_155_760_000
@@ -59,6 +64,8 @@ class Trace:
     metadata: dict[str, Any] = field(default_factory=dict)
     emotions: dict[str, Any] = field(default_factory=dict)
     rowid: int = 0
+    # What the mutation that returned this trace changed; None on a trace that was read.
+    changes: Changes | None = field(default=None, compare=False, repr=False)
 
     def to_json(self) -> dict[str, Any]:
         """The wire shape of a trace (CLI `--json`, REST, MCP)."""
@@ -94,6 +101,13 @@ def new_trace_id() -> str:
     h = os.urandom(16).hex()
     variant = "89ab"[int(h[16], 16) & 3]
     return f"mt_{h[:8]}-{h[8:12]}-4{h[13:16]}-{variant}{h[17:20]}-{h[20:]}"
+
+
+def changes_of(trace: Trace) -> Changes:
+    """What the mutation that returned `trace` changed; a trace that was read has none."""
+    if trace.changes is None:
+        raise ValueError(f"trace {trace.id} was read, not returned by a mutation")
+    return trace.changes
 
 
 def trace_from_fields(fields: dict[str, Any]) -> Trace:
@@ -223,18 +237,6 @@ class JournalEntry:
             "before": self.before,
             "after": self.after,
         }
-
-
-@dataclass(frozen=True)
-class Changes:
-    """What one mutating call changed; the app routes it to every model."""
-
-    kind: str
-    traces: frozenset[str] = frozenset()
-    links: frozenset[str] = frozenset()
-    nodes: frozenset[str] = frozenset()
-    batch_id: str = ""
-    actor: str = ""
 
 
 @dataclass(frozen=True)

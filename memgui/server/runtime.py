@@ -149,9 +149,9 @@ class ToolService:
         finally:
             if self._timings is not None:
                 self._timings.setdefault(str(name), []).append(time.perf_counter() - start)
-        tool = self.profile.tools.get(name) if isinstance(name, str) else None
-        if tool is not None and tool.writes:
-            self.maintainer.backfill_soon()
+        changed = result.changes
+        if changed is not None and (changed.added or changed.edited):
+            self.maintainer.backfill_soon()  # a trace's text may wait for its vector
         return result
 
     async def call(self, name: object, arguments: object, actor: str) -> ToolResult:

@@ -87,6 +87,7 @@ class Database:
         self._batch: WriteBatch | None = None
         self._depth = 0
         self.pending_marks = 0  # rows marked for the full-text indexes since the last flush
+        self.meta_written: set[str] = set()  # brain ids whose first write here marked them
         self.created = not self.path.exists()
         self.readonly = False
         self.readonly_reason: str | None = None  # why, when not the file mode (ReadOnlyBrain)

@@ -96,7 +96,8 @@ class ImportDialog(QDialog):
     def replan(self, options: ImportOptions) -> None:
         self.working.start(f"Planning {self.source.name} again…")
         self.pages.setCurrentWidget(self.working)
-        self.run.start_plan(options)
+        # The person's fixes go with it: the plan job lays them over the new plan.
+        self.run.start_plan(options, self.review.collect_fixes())
 
     def commit(self) -> None:
         count = self.review.accepted_count()

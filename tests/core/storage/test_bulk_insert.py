@@ -65,7 +65,7 @@ def test_bulk_rows_journal_and_index_equal_one_by_one(tmp_path: Path) -> None:
             rowids = store.insert_traces(
                 bulk.db, batch, bulk.brain_id, snapshots("mt_", 12), "import"
             )
-        assert batch.traces == {f"mt_{i:04d}" for i in range(12)}
+        assert batch.changes().added == {f"mt_{i:04d}" for i in range(12)}
         rows = "SELECT rowid, * FROM memory_traces ORDER BY rowid"
         assert table(bulk, rows) == table(one, rows)
         assert rowids == [r[0] for r in table(bulk, rows)]

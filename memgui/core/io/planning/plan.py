@@ -35,6 +35,7 @@ from memgui.core.progress import Cancelled, Job, Progress
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
+    from memgui.core.io.planning.fixes import CarriedFixes
 
 COUNTED = (*VERDICTS, SKIPPED)
 FOLDER_FORMATS = ("markdown", "obsidian", "chatgpt")
@@ -60,6 +61,8 @@ class ImportPlan:
     journal_mark: int = 0
     rowid_mark: int = 0
     written: set[int] = field(default_factory=set)  # indexes a commit of this plan wrote
+    # A re-plan: the person's fixes of the plan before, laid over this one (`fixes.py`).
+    carried_fixes: CarriedFixes | None = None
 
     @property
     def counts(self) -> dict[str, int]:

@@ -32,6 +32,7 @@ from memgui.core.io.records import (
     ImportRecord,
 )
 from memgui.core.io.writing import commit_rows
+from memgui.core.model import Changes
 from memgui.core.progress import Cancelled, Job, Progress, gc_paused
 from memgui.core.search import fulltext
 
@@ -53,6 +54,9 @@ class ImportResult:
     counts: dict[str, int] = field(default_factory=dict)  # the plan's verdicts at commit
     batch_id: str | None = None
     format: str = ""
+    # What the commit wrote (traces added or edited, links, graph and other rows); None
+    # when it wrote nothing.
+    changes: Changes | None = field(default=None, compare=False, repr=False)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -144,7 +148,8 @@ def _commit(
     yield Progress(0, total, f"writing {total} records")
     written: set[int] = set()
     if chosen:
-        with brain.write("import", kind="import", actor=f"import:{plan.format}") as batch:
+        write = brain.write("import", kind="import", actor=f"import:{plan.format}")
+        with write as batch:
             recheck.refuse_outdated(brain, plan, chosen)
             writer = commit_rows.RowWriter(brain, plan, batch, result)
             for done, i in enumerate(writer.ordered(chosen), start=1):
@@ -158,6 +163,7 @@ def _commit(
             fulltext.flush_in_transaction(brain.db)
             result.batch_id = batch.batch_id if (written or writer.wrote_any) else None
         plan.written |= written  # after the transaction committed: a re-commit skips them
+        result.changes = write.changes if result.batch_id else None
     # No yield from here on: a job is cancelled at a yield, and one after the commit would be
     # reported as a cancelled import while every record is in the brain.
     count_verdicts(plan, written, result)

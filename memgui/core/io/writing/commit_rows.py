@@ -104,6 +104,7 @@ class RowWriter:
         self.db = brain.db
         self.now = brain.now()
         self.trace_ids: dict[str, str] = {}  # source trace id -> id in the brain
+        self.inserted: set[str] = set()  # ids of the traces this import wrote
         self.embedded: list[int] = []
         self.embedding_models: set[str | None] = set()  # what the sources say made them
         self.graph: brain_index.GraphIndex | None = None
@@ -205,6 +206,7 @@ class RowWriter:
             if isinstance(source_id, str):
                 trace_ids[source_id] = trace_id
             trace_ids.setdefault(trace_id, trace_id)
+            self.inserted.add(trace_id)
             if embedding is not None:
                 self.embedded.append(rowid)
                 self.embedding_models.add(record.embedding_model)
@@ -334,7 +336,7 @@ class RowWriter:
         self.wrote_any = True
 
     def _held(self, trace_id: str) -> bool:
-        return trace_id in self.batch.traces or trace_exists(self.brain, trace_id)
+        return trace_id in self.inserted or trace_exists(self.brain, trace_id)
 
     def finish(self) -> None:
         if self.pending:
