@@ -3,13 +3,23 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memgui.core import brain_info, conversations, graph, journal, links, scopes, traces, undo
+from memgui.core import (
+    activity,
+    brain_info,
+    conversations,
+    graph,
+    journal,
+    links,
+    scopes,
+    traces,
+    undo,
+)
 from memgui.core.brain_write import BrainWrite
 from memgui.core.changes import ChangesWithCount, ChangesWithId
 from memgui.core.errors import (
@@ -62,15 +72,21 @@ class SweepReport:
         return {"expired": self.expired, "embedded": self.embedded}
 
 
-class Batch:
-    """`Brain.batch()`: the open batch's journal id, and once it committed, what the calls
-    in it changed together (`changes`)."""
+class Batch(str):
+    """`Brain.batch()`: the open batch's journal id — a `str`, so code that takes the id
+    goes on as it was — and, once the batch committed, what its calls changed together
+    (`changes`)."""
 
-    __slots__ = ("batch_id", "changes")
+    changes: Changes
 
-    def __init__(self, batch_id: str, kind: str) -> None:
-        self.batch_id = batch_id
-        self.changes = Changes(kind=kind)
+    def __new__(cls, batch_id: str, kind: str) -> Batch:
+        handle = super().__new__(cls, batch_id)
+        handle.changes = Changes(kind=kind)
+        return handle
+
+    @property
+    def batch_id(self) -> str:
+        return str(self)
 
 
 class Brain:
@@ -486,6 +502,38 @@ class Brain:
     def batch_entries(self, batch_id: str) -> list[JournalEntry]:
         return journal.batch_entries(self, batch_id)
 
+    # --- agent activity: what others wrote, and what a person has reviewed ------------
+
+    def review_mark(self) -> activity.ReviewMark:
+        return activity.review_mark(self)
+
+    def unreviewed_count(self, exclude: Collection[str] = ()) -> int:
+        """Changes nobody has reviewed yet, up to `activity.COUNT_CAP`."""
+        return activity.unreviewed_count(self, exclude)
+
+    def unreviewed_batches(
+        self,
+        before: int | None = None,
+        limit: int = 50,
+        exclude: Collection[str] = (),
+        after: int = 0,
+    ) -> activity.ActivityPage:
+        """A page of unreviewed batches, newest first (`activity.py` says which)."""
+        return activity.unreviewed_batches(self, before, limit, exclude, after)
+
+    def batch_changes(
+        self, batch_id: str, after_id: int = 0, limit: int = 200
+    ) -> list[JournalEntry]:
+        return activity.batch_changes(self, batch_id, after_id, limit)
+
+    def change_states(self, entries: list[JournalEntry]) -> dict[int, str]:
+        return activity.change_states(self, entries)
+
+    def mark_reviewed(
+        self, batch_ids: Collection[str] = (), through: int | None = None, actor: str | None = None
+    ) -> Changes:
+        return activity.mark_reviewed(self, batch_ids, through, actor)
+
     # --- conversations -----------------------------------------------------------------
 
     def conversation(self, conversation_id: str) -> dict[str, Any]:
@@ -496,10 +544,13 @@ class Brain:
         """The conversation a trace was imported from, or None."""
         return conversations.conversation_of(self, trace_id)
 
-    def revert(self, batch_id: str, actor: str | None = None) -> Changes:
-        """Undo one journal batch as a new batch (which can be reverted in turn); a trace,
-        link or graph row changed since is a `Conflict`, and nothing changes."""
-        return self._embedded(journal.revert(self, batch_id, actor))
+    def revert(
+        self, batch_id: str, actor: str | None = None, entry_ids: list[int] | None = None
+    ) -> Changes:
+        """Undo a batch as a new batch (which can be reverted in turn); with `entry_ids`,
+        only those changes of it (a trace's removal with the links and rows that went with
+        it). A trace, link or graph row changed since is a `Conflict`: nothing changes."""
+        return self._embedded(journal.revert(self, batch_id, actor, entry_ids))
 
     def undo(self, batch_id: str, actor: str | None = None) -> Changes:
         """`revert`, tolerant of versions moved by undo steps alone (`core/undo.py`): what an

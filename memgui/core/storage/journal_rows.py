@@ -84,8 +84,9 @@ EXTRA = {
 }
 ROW_OPS = frozenset(TABLES)
 LINK_OPS = frozenset({"link", "unlink"})
-# Any other op is a trace's.
+# Any other op is a trace's (`review`: the mark of what a person reviewed, in brain_meta).
 _CATEGORIES = {op: NODE if op == "node" else EDGE if op == "edge" else ROW for op in TABLES}
+_CATEGORIES["review"] = ROW
 # Rows that other rows name: reverting one of them first needs its dependants gone.
 DEPENDANTS = {
     "node": ("knowledge_edges", "source_id = ?2 OR target_id = ?2"),
