@@ -20,14 +20,13 @@ from memgui.core import (
     traces,
     undo,
 )
-from memgui.core.brain_write import BrainWrite
+from memgui.core.brain_write import Batch, BrainWrite
 from memgui.core.changes import ChangesWithCount, ChangesWithId
 from memgui.core.errors import (
     BrainBusy,
     BrainFileLost,
     BrainIdRequired,
     EmbeddingUnavailable,
-    InvalidArgument,
     StorageError,
 )
 from memgui.core.model import (
@@ -38,13 +37,16 @@ from memgui.core.model import (
     SearchResult,
     Trace,
     TraceFilter,
+    changes_of,
+    check_after,
     check_filter,
     check_id,
     check_int_range,
     check_limit,
+    check_lookup_ids,
     check_seconds,
-    check_text,
     now_ms,
+    with_changes,
 )
 from memgui.core.progress import run_to_end
 from memgui.core.search import fulltext, hybrid, searching, vectors
@@ -70,23 +72,6 @@ class SweepReport:
 
     def to_json(self) -> dict[str, int]:
         return {"expired": self.expired, "embedded": self.embedded}
-
-
-class Batch(str):
-    """`Brain.batch()`: the open batch's journal id — a `str`, so code that takes the id
-    goes on as it was — and, once the batch committed, what its calls changed together
-    (`changes`)."""
-
-    changes: Changes
-
-    def __new__(cls, batch_id: str, kind: str) -> Batch:
-        handle = super().__new__(cls, batch_id)
-        handle.changes = Changes(kind=kind)
-        return handle
-
-    @property
-    def batch_id(self) -> str:
-        return str(self)
 
 
 class Brain:
@@ -239,15 +224,8 @@ class Brain:
             return store.row_to_trace(self._row(trace_id), self.now())
 
     def get_many(self, ids: list[str]) -> dict[str, Trace]:
-        if isinstance(ids, str) or not isinstance(ids, list | tuple):
-            raise InvalidArgument("ids", f"must be a list of trace ids (got {ids!r})", ids)
-        for i, trace_id in enumerate(ids):
-            # An unknown id is simply absent from the answer; a non-id is a caller's mistake.
-            if not isinstance(trace_id, str):
-                raise InvalidArgument(
-                    f"ids[{i}]", f"must be a trace id string (got {trace_id!r})", trace_id
-                )
-            check_text(f"ids[{i}]", trace_id)
+        """The traces of `ids` that exist (an unknown id is simply absent), by id."""
+        check_lookup_ids(ids)
         out: dict[str, Trace] = {}
         with self.db.lock:
             now = self.now()
@@ -276,22 +254,12 @@ class Brain:
         check_int_range("offset", offset, 0, 2**62)
         where = self._where(flt or TraceFilter())
         if after is not None:
-            where = reads.after_where(where, self._checked_after(after, order), descending)
+            where = reads.after_where(where, check_after(after, order), descending)
         order_by = reads.order_sql(self.db, order, descending)
         with self.db.lock:
             rows = reads.listed_rows(self.db, where, order_by, limit, offset)
             now = self.now()
             return [store.row_to_trace(r, now) for r in rows]
-
-    @staticmethod
-    def _checked_after(after: object, order: str) -> tuple[int, str]:
-        if order != "created_at":
-            raise InvalidArgument("after", f"needs order created_at (got {order!r})", order)
-        if not isinstance(after, tuple) or len(after) != 2 or not isinstance(after[1], str):
-            raise InvalidArgument("after", f"must be (created_at, id) (got {after!r})", after)
-        check_int_range("after[0]", after[0], -(2**63), 2**63 - 1)
-        check_text("after[1]", after[1])
-        return after[0], after[1]
 
     def list_ids(
         self, flt: TraceFilter | None = None, order: str = "created_at", descending: bool = True
@@ -368,7 +336,7 @@ class Brain:
         if self.auto_embed:
             self._embed_now([trace.id])
             # As stored after embedding (its embedding status), with what the add changed.
-            trace = traces.with_changes(self.get(trace.id), trace.changes or Changes("add"))
+            trace = with_changes(self.get(trace.id), changes_of(trace))
         return trace
 
     def update(
@@ -378,8 +346,7 @@ class Brain:
         expect_version: int | None = None,
         actor: str | None = None,
     ) -> Trace:
-        """Merge-patch a trace; with `expect_version`, compare-and-set on it. The trace as
-        updated; its `changes` name it as edited."""
+        """Merge-patch a trace; with `expect_version`, compare-and-set on it."""
         trace = traces.update(self, trace_id, patch, expect_version, actor)
         if isinstance(patch, dict) and "content" in patch:
             self._embed_now([trace_id])  # its text changed: embedded again (pending only)
@@ -388,8 +355,7 @@ class Brain:
     def forget(
         self, trace_id: str, expect_version: int | None = None, actor: str | None = None
     ) -> Trace:
-        """Into the trash (a soft delete). The trace as forgotten; forgetting a forgotten trace
-        changes nothing (empty `changes`)."""
+        """Into the trash (a soft delete); a forgotten trace is left as it is (no changes)."""
         return traces.set_deleted(self, trace_id, True, expect_version, actor)
 
     def restore(
@@ -405,9 +371,8 @@ class Brain:
         return traces.purge(self, trace_id, expect_version, actor)
 
     def merge(self, ids: list[str], content: str | None = None, actor: str | None = None) -> Trace:
-        """Merge live traces into the most retrieved one (tie: the first given). The
-        survivor; its `changes` name it and the merged traces (forgotten) as edited, and
-        the links carried over to it."""
+        """Merge live traces into the most retrieved one (tie: the first given); the survivor,
+        its `changes` naming the merged traces (forgotten) and the links carried over too."""
         survivor = traces.merge(self, ids, content, actor)
         self._embed_now([survivor.id])  # pending only: its text changed
         return survivor
@@ -566,11 +531,7 @@ class Brain:
     ) -> Trace:
         """Bring a trace back to a version from its history (a journal snapshot), as a new
         version; already equal, nothing changes (empty `changes`)."""
-        current = self.get(trace_id)
-        patch = undo.patch_towards(current, snapshot, self.now())
-        if not patch:
-            return traces.with_changes(current, Changes(kind="edit", actor=actor or self.actor))
-        return self.update(trace_id, patch, expect_version, actor)
+        return undo.restore_version(self, trace_id, snapshot, expect_version, actor)
 
     def _embedded(self, changes: Changes) -> Changes:
         # Text a revert brought back is embedded at once, as an edit's is; a big batch's

@@ -51,6 +51,23 @@ class BrainContext(Protocol):
     ) -> BrainWrite: ...
 
 
+class Batch(str):
+    """`Brain.batch()`: the open batch's journal id — a `str`, so code that takes the id
+    goes on as it was — and, once the batch committed, what its calls changed together
+    (`changes`)."""
+
+    changes: Changes
+
+    def __new__(cls, batch_id: str, kind: str) -> Batch:
+        handle = super().__new__(cls, batch_id)
+        handle.changes = Changes(kind=kind)
+        return handle
+
+    @property
+    def batch_id(self) -> str:
+        return str(self)
+
+
 class BrainWrite:
     __slots__ = (
         "brain", "operation", "kind", "actor", "outer", "transaction", "batch", "backup",

@@ -103,6 +103,12 @@ def new_trace_id() -> str:
     return f"mt_{h[:8]}-{h[8:12]}-4{h[13:16]}-{variant}{h[17:20]}-{h[20:]}"
 
 
+def with_changes(trace: Trace, changes: Changes) -> Trace:
+    """A trace a mutation just built, carrying what the mutation changed."""
+    object.__setattr__(trace, "changes", changes)
+    return trace
+
+
 def changes_of(trace: Trace) -> Changes:
     """What the mutation that returned `trace` changed; a trace that was read has none."""
     if trace.changes is None:
@@ -398,3 +404,28 @@ def check_link_kind(value: object) -> str:
             "kind", f"must be one of {', '.join(LINK_KINDS)} (got {value!r})", value
         )
     return value  # type: ignore[return-value]
+
+
+def check_lookup_ids(ids: object) -> list[str]:
+    """Ids to look up (`get_many`): an unknown id is simply absent from the answer, but a
+    value that is no id at all is the caller's mistake."""
+    if isinstance(ids, str) or not isinstance(ids, list | tuple):
+        raise InvalidArgument("ids", f"must be a list of trace ids (got {ids!r})", ids)
+    for i, trace_id in enumerate(ids):
+        if not isinstance(trace_id, str):
+            raise InvalidArgument(
+                f"ids[{i}]", f"must be a trace id string (got {trace_id!r})", trace_id
+            )
+        check_text(f"ids[{i}]", trace_id)
+    return list(ids)
+
+
+def check_after(after: object, order: str) -> tuple[int, str]:
+    """A keyset page's start: (created_at, id) of a trace already seen, in created_at order."""
+    if order != "created_at":
+        raise InvalidArgument("after", f"needs order created_at (got {order!r})", order)
+    if not isinstance(after, tuple) or len(after) != 2 or not isinstance(after[1], str):
+        raise InvalidArgument("after", f"must be (created_at, id) (got {after!r})", after)
+    check_int_range("after[0]", after[0], -(2**63), 2**63 - 1)
+    check_text("after[1]", after[1])
+    return after[0], after[1]

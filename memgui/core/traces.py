@@ -28,6 +28,7 @@ from memgui.core.model import (
     check_text,
     check_ttl,
     new_trace_id,
+    with_changes,
 )
 from memgui.core.storage import store
 
@@ -102,12 +103,6 @@ def add(
             str(brain.db.path), "add", "a constraint memgui did not make", str(exc)
         ) from exc
     return with_changes(store.snapshot_to_trace(snap, rowid, now), write.changes)
-
-
-def with_changes(trace: Trace, changes: Changes) -> Trace:
-    """A trace just built by a mutation, carrying what the mutation changed."""
-    object.__setattr__(trace, "changes", changes)
-    return trace
 
 
 def update(

@@ -17,7 +17,14 @@ from typing import TYPE_CHECKING, Any
 
 from memgui.core.changes import Changes
 from memgui.core.errors import Conflict
-from memgui.core.model import EDITABLE_FIELDS, MAX_TTL_SECS, JournalEntry, Trace, now_ms
+from memgui.core.model import (
+    EDITABLE_FIELDS,
+    MAX_TTL_SECS,
+    JournalEntry,
+    Trace,
+    now_ms,
+    with_changes,
+)
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
@@ -116,6 +123,21 @@ def _ttl_until(expires_at: int | None, now: int) -> int | None:
         return None
     seconds = (expires_at - now) // 1000
     return min(max(1, seconds), MAX_TTL_SECS)
+
+
+def restore_version(
+    brain: Brain,
+    trace_id: str,
+    snapshot: dict[str, Any],
+    expect_version: int | None,
+    actor: str | None,
+) -> Trace:
+    """`Brain.restore_version`: an update by `patch_towards`; none when nothing differs."""
+    current = brain.get(trace_id)
+    patch = patch_towards(current, snapshot, brain.now())
+    if not patch:
+        return with_changes(current, Changes(kind="edit", actor=actor or brain.actor))
+    return brain.update(trace_id, patch, expect_version, actor)
 
 
 def patch_towards(
