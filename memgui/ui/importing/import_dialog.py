@@ -117,7 +117,9 @@ class ImportDialog(QDialog):
         record = self.review.model.record(row)
         if record is None:
             return
-        editor = RecordEditor(record, lambda _record: self.run.revalidate(row), self)
+        editor = RecordEditor(
+            record, lambda _record, done, failed: self.run.check_record(row, done, failed), self
+        )
         editor.exec()
         self.review.record_fixed(row)
 

@@ -45,6 +45,7 @@ from memgui.ui.jobs import Job, JobRunner
 from memgui.ui.session import ACTOR, BrainSession
 
 PLAN_JOB = "import plan"
+CHECK_JOB = "import check"
 COMMIT_JOB = "import"
 APPLIED, UNDONE, REVERTED = "applied", "undone", "reverted"
 
@@ -184,11 +185,24 @@ class ImportRun(QObject):
         holder["job"] = job
         return job
 
-    def revalidate(self, row: int) -> ImportRecord:
-        """Check an edited record again (against the brain, as the commit will)."""
+    def check_record(
+        self, row: int, done: Callable[[ImportRecord], None], failed: Callable[[str], None]
+    ) -> Job:
+        """Check an edited record again against the brain, as the commit will: in a job on a
+        connection of its own (the lookups never on the GUI thread); `done(record)` or
+        `failed(why)` follows."""
         if self.plan is None:
             raise RuntimeError("nothing planned yet")
-        return revalidate(self.session.brain, self.plan, row)
+        planned = self.plan
+
+        def work(brain: Brain) -> Generator[Progress, None, ImportRecord]:
+            yield Progress(0, 1, "checking the record again")
+            return revalidate(brain, planned, row)
+
+        job = self.runner.start(CHECK_JOB, lambda: on_own_connection(self.session, work, False))
+        job.finished.connect(done)
+        job.failed.connect(lambda exc: failed(str(exc) or type(exc).__name__))
+        return job
 
     def cancel(self) -> None:
         if self.running and self.job is not None:
