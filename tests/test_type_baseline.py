@@ -15,6 +15,7 @@ REWORKED = {
     "memgui/core/graph.py",
     "memgui/core/scopes.py",
     "memgui/core/journal.py",
+    "memgui/core/io/planning/fixes.py",
     # `Brain.list` hides `list` in the facade's annotations; `purge` returns nothing yet.
     "memgui/cli/commands/admin.py",
     "memgui/cli/commands/embed.py",

@@ -125,8 +125,8 @@ def test_only_returned_results_are_recalled(ctx: ToolContext) -> None:
 
 
 def test_list_pages_never_repeat_or_skip_while_memories_are_added(ctx: ToolContext) -> None:
-    # A clock that moves at every reading: two memories stored within one millisecond
-    # would tie on created_at, and the tie-break by id could place the later one anywhere.
+    # Each memory a millisecond of its own: one added within the millisecond of a page's
+    # last memory may rightly sort after it (ties go by id), whatever the machine's speed.
     ticks = itertools.count(1_700_000_000_000)
     ctx.brain.clock = lambda: next(ticks)
     for i in range(7):
