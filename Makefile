@@ -30,7 +30,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check memgui tests resources
 	$(BIN)/ruff format --check memgui tests resources
 
-# mypy on the whole package; the UI's known errors are in tests/support/mypy-baseline.txt.
+# mypy, strict, on the whole package, against tests/support/mypy-baseline.txt (empty).
 types: $(STAMP)
 	$(BIN)/python -m tests.support.type_baseline
 

@@ -23,6 +23,7 @@ from memgui.core.model import check_id
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
+    from memgui.core.search.embed import OllamaEmbedder
 
 ACTOR = "cli"
 EMBED_MODEL_ENV = "MEMGUI_EMBED_MODEL"
@@ -106,7 +107,7 @@ class CommandContext:
             _warn_of(self._brain)
         return self._brain
 
-    def embedder(self, model: str | None = None) -> Any:
+    def embedder(self, model: str | None = None) -> OllamaEmbedder:
         """The Ollama embedder the options and environment name (nothing is contacted yet)."""
         from memgui.core.search.embed import OllamaEmbedder
 
