@@ -1,5 +1,5 @@
-"""The app's part of the `memgui` command: `memgui [BRAIN]` opens the window, and
-`memgui screenshot` draws it to a PNG.
+"""The app's part of the `memgui` command: `memgui [BRAIN]` opens the window,
+`memgui screenshot` draws it to a PNG, and `memgui --version` names the Qt it runs on.
 
 Registered with the command line's registry when the `memgui` program (`memgui.__main__`)
 imports this module. Qt loads only when one of them runs: every other command starts without it.
@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from memgui.cli.registry import CommandContext, command, opens_the_app
+from memgui.cli.registry import CommandContext, command, opens_the_app, reports_versions
 from memgui.core.errors import InvalidArgument
 from memgui.core.model import check_id
 
@@ -22,6 +22,17 @@ def open_app(brain_path: Path, brain_id: str | None) -> int | None:
     from memgui.ui.app import run_app
 
     return run_app(str(brain_path), brain_id)
+
+
+@reports_versions
+def qt_versions() -> dict[str, str]:
+    """Qt's version as the library loaded reports it, and PySide6's: no application is made."""
+    try:
+        import PySide6
+        from PySide6 import QtCore
+    except ImportError as error:  # a Qt library missing from the system or the build
+        return {"qt": f"unavailable: {error}"}
+    return {"qt": QtCore.qVersion(), "pyside6": PySide6.__version__}
 
 
 def _window_size(text: str) -> tuple[int, int]:
