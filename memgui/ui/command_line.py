@@ -15,6 +15,7 @@ from memgui.core.errors import InvalidArgument
 from memgui.core.model import check_id
 
 SIZE_MIN, SIZE_MAX = 200, 10_000  # what the window can be drawn at (ui/screenshot.py)
+TABS = ("memory", "links", "neighbours", "history", "metadata")  # the detail pane's tabs
 
 
 @opens_the_app
@@ -48,11 +49,15 @@ def _window_size(text: str) -> tuple[int, int]:
 
 def _configure_screenshot(parser: argparse.ArgumentParser) -> None:
     parser.usage = (
-        "memgui screenshot [BRAIN] OUT.png [--select ID] [--size WxH] [--import PATH [--show V]]"
+        "memgui screenshot [BRAIN] OUT.png [--select ID] [--search TEXT] [--tab TAB] [--trash]"
+        " [--size WxH] [--import PATH [--show V]]"
     )
     parser.add_argument("first", metavar="BRAIN", help="the brain, or OUT.png alone (then --brain)")
     parser.add_argument("second", nargs="?", metavar="OUT.png", help="the PNG to write")
     parser.add_argument("--select", metavar="ID", help="select this trace first")
+    parser.add_argument("--search", metavar="TEXT", help="search for TEXT first")
+    parser.add_argument("--tab", choices=TABS, help="show this tab of the detail pane")
+    parser.add_argument("--trash", action="store_true", help="show the trash")
     parser.add_argument("--size", type=_window_size, metavar="WxH", help="window size")
     parser.add_argument(
         "--import",
@@ -98,7 +103,12 @@ def run_screenshot(ctx: CommandContext, args: argparse.Namespace) -> None:
         return
     from memgui.ui.screenshot import render
 
-    options: dict[str, object] = {"select_id": args.select}
+    options: dict[str, object] = {
+        "select_id": args.select,
+        "search": args.search or "",
+        "tab": args.tab,
+        "trash": args.trash,
+    }
     if args.size is not None:
         options["size"] = args.size
     render(str(brain_path), str(out_png), **options)
