@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 PACKAGE_VENV := build/package/venv
 PACKAGE_STAMP := $(PACKAGE_VENV)/.installed
 APP := $(firstword $(wildcard dist/memgui/memgui) $(BIN)/memgui)
-LINTED := memgui tests resources packaging docs
+LINTED := memgui tests resources packaging docs/make_screenshots.py
 
 # Debian packages: appstreamcli, desktop-file-validate and gio check the desktop files; Xvfb
 # runs the app in a real X11 window; binutils strips the build; Qt's X11 plugin needs the
