@@ -40,7 +40,7 @@ def folder_bytes(folder: Path) -> int:
 def pack(folder: Path, archive: Path) -> None:
     """`folder` as a .tar.gz that unpacks to one `memgui/` folder (links kept as links)."""
     partial = archive.with_name(archive.name + ".partial")
-    with tarfile.open(partial, "w:gz", compresslevel=9) as tar:
+    with tarfile.open(partial, "w:gz", compresslevel=6) as tar:
         tar.add(folder, arcname=folder.name)
     partial.replace(archive)
 
