@@ -143,11 +143,13 @@ def allows_non_gpl_use(expression: str) -> bool:
 # --- tracing each file to its package -----------------------------------------------------
 
 
-def _python_index() -> dict[Path, metadata.Distribution]:
-    index: dict[Path, metadata.Distribution] = {}
+def _python_index() -> dict[Path, tuple[str, metadata.Distribution]]:
+    """Every file of the venv's distributions -> (the distribution's name, it)."""
+    index: dict[Path, tuple[str, metadata.Distribution]] = {}
     for dist in metadata.distributions():
+        name = dist.metadata["Name"]
         for file in dist.files or []:
-            index[Path(dist.locate_file(file)).resolve()] = dist
+            index[Path(dist.locate_file(file)).resolve()] = (name, dist)
     return index
 
 
@@ -161,16 +163,23 @@ def _python_licence(dist: metadata.Distribution) -> str:
     raise SystemExit(f"licence report: {name} names no licence the report can use")
 
 
-def _debian_package(source: Path) -> tuple[str, str] | None:
-    for path in (source.resolve(), source):
-        found = subprocess.run(["dpkg", "-S", str(path)], capture_output=True, text=True)
-        if found.returncode == 0:
-            package = found.stdout.split(":", 1)[0].strip()
-            version = subprocess.run(
-                ["dpkg-query", "-W", "-f=${Version}", package], capture_output=True, text=True
-            ).stdout.strip()
-            return package, version
-    return None
+def _debian_packages(sources: list[Path]) -> dict[Path, tuple[str, str]]:
+    """The Debian package (name, version) each file belongs to, in two calls to dpkg for
+    them all; a file is looked up by its resolved path and by the path it was found at
+    (Debian's /lib is /usr/lib)."""
+    asked = {str(p): source for source in sources for p in (source.resolve(), source)}
+    found = subprocess.run(["dpkg", "-S", *asked], capture_output=True, text=True)
+    owner: dict[Path, str] = {}
+    for line in found.stdout.splitlines():
+        packages, _, path = line.partition(": ")
+        if path in asked:
+            owner.setdefault(asked[path], packages.split(",")[0].split(":")[0].strip())
+    names = sorted(set(owner.values()))
+    listed = subprocess.run(
+        ["dpkg-query", "-W", "-f=${Package} ${Version}\n", *names], capture_output=True, text=True
+    ).stdout
+    versions = dict(line.split(" ", 1) for line in listed.splitlines() if " " in line)
+    return {source: (name, versions.get(name, "?")) for source, name in owner.items()}
 
 
 def _debian_licence(package: str) -> str:
@@ -186,64 +195,76 @@ def _debian_licence(package: str) -> str:
     )
 
 
-class _Tracer:
-    """Which component a file the build took from `source` belongs to."""
-
-    def __init__(self) -> None:
-        self.index = _python_index()
-        self.python_home = Path(sys.base_prefix).resolve()
-
-    def component(self, source: Path) -> Component:
-        path = source.resolve()
-        dist = self.index.get(path)
-        vendored = next((v for k, v in VENDORED.items() if path.name.startswith(k)), None)
-        if vendored is not None:  # the wheel's own licence files list what it bundles
-            name, licence = vendored
-            texts = _licence_texts(dist) if dist else []
-            if name.startswith("ICU") and ICU_NOTICE.is_file():
-                texts.append(ICU_NOTICE)
-            return Component(
-                name, dist.version if dist else "?", licence, "bundled in a wheel", texts=texts
-            )
-        if dist is not None:
-            name = dist.metadata["Name"]
-            texts = [MEMGUI_LICENCE] if name == "memgui" else _licence_texts(dist)
-            return Component(name, dist.version, _python_licence(dist), "Python package", texts)
-        stdlib_zip = path.name == "base_library.zip"  # PyInstaller packs it from the stdlib
-        if self.python_home in path.parents or path.name.startswith("libpython") or stdlib_zip:
-            return Component(
-                "CPython",
-                platform.python_version(),
-                "PSF-2.0",
-                "CPython",
-                texts=[_cpython_licence()],
-            )
-        debian = _debian_package(source)
-        if debian is None:
-            raise SystemExit(f"licence report: cannot tell which package {source} is from")
-        package, version = debian
-        copyright_file = Path("/usr/share/doc") / package / "copyright"
-        return Component(
-            package, version, _debian_licence(package), "Debian package", texts=[copyright_file]
-        )
-
-
 def _licence_texts(dist: metadata.Distribution) -> list[Path]:
     files = [Path(dist.locate_file(f)) for f in dist.files or []]
     return [f for f in files if LICENCE_FILE.search(f.name) and f.suffix != ".py"]
 
 
+class _Tracer:
+    """Which component a file the build took from `source` belongs to."""
+
+    def __init__(self, sources: list[Path]) -> None:
+        self.index = _python_index()
+        self.python_home = Path(sys.base_prefix).resolve()
+        self.made: dict[tuple[str, str], Component] = {}  # one per package, made once
+        self.debian = _debian_packages([s for s in sources if self._key(s.resolve()) is None])
+
+    def _key(self, path: Path) -> tuple[str, str] | None:
+        """What a file is part of, without the system's package database."""
+        vendored = next((k for k in VENDORED if path.name.startswith(k)), None)
+        if vendored is not None:
+            return ("vendored", vendored)
+        if path in self.index:
+            return ("python", self.index[path][0])
+        stdlib_zip = path.name == "base_library.zip"  # PyInstaller packs it from the stdlib
+        if self.python_home in path.parents or path.name.startswith("libpython") or stdlib_zip:
+            return ("cpython", "")
+        return None
+
+    def component(self, source: Path) -> Component:
+        path = source.resolve()
+        key = self._key(path)
+        if key is None:
+            if source not in self.debian:
+                raise SystemExit(f"licence report: cannot tell which package {source} is from")
+            key = ("debian", self.debian[source][0])
+        if key not in self.made:
+            self.made[key] = self._make(key, path, source)
+        return self.made[key]
+
+    def _make(self, key: tuple[str, str], path: Path, source: Path) -> Component:
+        kind, name = key
+        dist = self.index[path][1] if path in self.index else None
+        if kind == "vendored":  # the wheel's own licence files list what it bundles
+            title, licence = VENDORED[name]
+            texts = _licence_texts(dist) if dist else []
+            if title.startswith("ICU") and ICU_NOTICE.is_file():
+                texts.append(ICU_NOTICE)
+            version = dist.version if dist else "?"
+            return Component(title, version, licence, "bundled in a wheel", texts=texts)
+        if kind == "python" and dist is not None:
+            texts = [MEMGUI_LICENCE] if name == "memgui" else _licence_texts(dist)
+            return Component(name, dist.version, _python_licence(dist), "Python package", texts)
+        if kind == "cpython":
+            version = platform.python_version()
+            return Component("CPython", version, "PSF-2.0", "CPython", texts=[_cpython_licence()])
+        package, version = self.debian[source]
+        copyright_file = Path("/usr/share/doc") / package / "copyright"
+        licence = _debian_licence(package)
+        return Component(package, version, licence, "Debian package", texts=[copyright_file])
+
+
 def components(manifest: dict, bootloader_version: str) -> list[Component]:
     """Every component of the build, from the spec's manifest (run in the build's venv)."""
-    tracer = _Tracer()
-    found: dict[tuple[str, str], Component] = {}
-    for part in ("binaries", "datas", "modules"):
-        for dest, source, kind in manifest[part]:
-            if kind == "SYMLINK" or source in (None, "", "-"):  # a link; a namespace package
-                continue
-            made = tracer.component(Path(source))
-            kept = found.setdefault((made.origin, made.name.lower()), made)
-            kept.files.append(dest)
+    files = [
+        (dest, Path(source))
+        for part in ("binaries", "datas", "modules")
+        for dest, source, kind in manifest[part]
+        if kind != "SYMLINK" and source not in (None, "", "-")  # a link; a namespace package
+    ]
+    tracer = _Tracer([source for _dest, source in files])
+    for dest, source in files:
+        tracer.component(source).files.append(dest)
     bootloader = Component(
         "PyInstaller bootloader",
         bootloader_version,
@@ -252,7 +273,8 @@ def components(manifest: dict, bootloader_version: str) -> list[Component]:
         files=["memgui"],
         texts=_pyinstaller_licence(),
     )
-    return sorted([*found.values(), bootloader], key=lambda c: (c.origin, c.name.lower()))
+    found = [*tracer.made.values(), bootloader]
+    return sorted(found, key=lambda c: (c.origin, c.name.lower()))
 
 
 def _cpython_licence() -> Path:
@@ -281,10 +303,21 @@ GPL-3.0). They are shipped unmodified, as the shared libraries of the PySide6-Es
 shiboken6 wheels (`_internal/PySide6/`, `_internal/shiboken6/`), which the program loads at
 run time: anyone may replace them with their own build of the same version and memgui uses
 it. Their source is at https://download.qt.io/official_releases/QtForPython/ and
-https://code.qt.io/. The same holds for the other LGPL libraries below (GLib, systemd's
-libsystemd, libgcrypt, libgpg-error, libquadmath): each is a separate shared library in
-`_internal/`, and its source is the Debian package of the version named (or numpy's wheel).
+https://code.qt.io/.
 """
+
+
+def lgpl_note(found: list[Component]) -> str:
+    """The same said of the other LGPL libraries the build holds."""
+    others = [c for c in found if "LGPL" in c.licence and c.origin != "Python package"]
+    if not others:
+        return ""
+    names = ", ".join(f"{c.name} {c.version}" for c in others)
+    return (
+        f"The same holds for the other LGPL libraries below ({names}): each is a separate "
+        "shared library in `_internal/`, and its source is the Debian package of the version "
+        "named (or, for one bundled in a wheel, that wheel's project).\n"
+    )
 
 
 def _slug(text: str) -> str:
@@ -345,6 +378,8 @@ def write_report(found: list[Component], build_dir: Path) -> Path:
         "GPL-only: each GPL component is offered under another licence too, or carries an "
         "exception that allows shipping it with a program of any licence.\n\n"
         + QT_NOTE
+        + "\n"
+        + lgpl_note(found)
         + "\n| Package | Version | Licence (SPDX) | From | Files | Licence text |\n"
         "|---|---|---|---|---|---|\n" + "\n".join(rows) + "\n"
     )
