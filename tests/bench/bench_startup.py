@@ -8,6 +8,10 @@ has one. Cold: before each cold run the program's files and the brain are droppe
 page cache (posix_fadvise DONTNEED on every file), as after a reboot; the system's own
 libraries (libc, libGL, fonts) stay cached. Warm: the run right after. Each run has a fresh
 HOME (no saved settings: a first start). Prints JSON with the machine and its load.
+
+On a machine that other work keeps busy, `--nice -10` (root) runs the app and Xvfb ahead of
+that work, which is how they would run on a machine of one's own; the CPU seconds each
+start spent are printed either way, and do not depend on the load.
 """
 
 from __future__ import annotations
@@ -56,14 +60,19 @@ def cpu_seconds(pid: int) -> float:
 
 
 def time_to_paint(
-    argv: list[str], brain: Path, display: xserver.Display, home: Path
+    argv: list[str], brain: Path, display: xserver.Display, home: Path, nice: int = 0
 ) -> tuple[float, float]:
     """(seconds from start to a painted window, CPU seconds the process spent by then)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("QT_", "MEMGUI_", "XDG_"))}
     env.update(DISPLAY=display.name, HOME=str(home), MEMGUI_OLLAMA_URL="http://127.0.0.1:9")
     home.mkdir()
     started = time.monotonic()
-    process = subprocess.Popen([*argv, str(brain)], env=env, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [*argv, str(brain)],
+        env=env,
+        stderr=subprocess.DEVNULL,
+        preexec_fn=(lambda: os.nice(nice)) if nice else None,
+    )
     try:
         while xserver.screen_colours(display.framebuffer) < PAINTED_COLOURS:
             if process.poll() is not None or time.monotonic() - started > GIVE_UP_S:
@@ -79,6 +88,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--program", type=Path, default=ROOT / "dist" / "memgui" / "memgui")
+    parser.add_argument("--nice", type=int, default=0, help="the app's and Xvfb's niceness")
     args = parser.parse_args()
     venv_program = Path(sys.executable).with_name("memgui")
     programs = {
@@ -92,13 +102,13 @@ def main() -> None:
         subprocess.run(
             [str(args.program), "sample-brain", str(brain)], check=True, stdout=subprocess.DEVNULL
         )
-        with xserver.virtual_display() as display:
+        with xserver.virtual_display(nice=args.nice) as display:
             for run in range(args.runs):
                 for name, (argv, files) in programs.items():
                     evict([*files, brain])
                     for kind in ("cold", "warm"):
                         home = Path(scratch) / f"home-{name}-{kind}-{run}"
-                        seconds, cpu = time_to_paint(argv, brain, display, home)
+                        seconds, cpu = time_to_paint(argv, brain, display, home, args.nice)
                         results.setdefault(name, {}).setdefault(kind, []).append(seconds)
                         results[name].setdefault(f"{kind}_cpu", []).append(cpu)
     print(
@@ -111,6 +121,7 @@ def main() -> None:
                     "load_after": [round(x, 2) for x in os.getloadavg()],
                 },
                 "runs": args.runs,
+                "nice": args.nice,
                 "seconds": {
                     name: {
                         kind: {
