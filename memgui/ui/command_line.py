@@ -50,7 +50,7 @@ def _window_size(text: str) -> tuple[int, int]:
 def _configure_screenshot(parser: argparse.ArgumentParser) -> None:
     parser.usage = (
         "memgui screenshot [BRAIN] OUT.png [--select ID] [--search TEXT] [--tab TAB] [--trash]"
-        " [--size WxH] [--import PATH [--show V]]"
+        " [--activity] [--size WxH] [--import PATH [--show V]]"
     )
     parser.add_argument("first", metavar="BRAIN", help="the brain, or OUT.png alone (then --brain)")
     parser.add_argument("second", nargs="?", metavar="OUT.png", help="the PNG to write")
@@ -59,6 +59,11 @@ def _configure_screenshot(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tab", choices=TABS, help="show this tab of the detail pane")
     parser.add_argument("--trash", action="store_true", help="show the trash")
     parser.add_argument("--size", type=_window_size, metavar="WxH", help="window size")
+    parser.add_argument(
+        "--activity",
+        action="store_true",
+        help="show the Agent activity panel, its first change chosen",
+    )
     parser.add_argument(
         "--import",
         dest="import_path",
@@ -111,5 +116,7 @@ def run_screenshot(ctx: CommandContext, args: argparse.Namespace) -> None:
     }
     if args.size is not None:
         options["size"] = args.size
+    if args.activity:
+        options["activity"] = True
     render(str(brain_path), str(out_png), **options)
     ctx.emit({"screenshot": str(out_png), "brain": str(brain_path)}, f"wrote {out_png}")

@@ -31,9 +31,16 @@ def app_calls(monkeypatch: pytest.MonkeyPatch) -> list[tuple]:
     screenshot = types.ModuleType("memgui.ui.screenshot")
 
     def render(
-        brain_path, out_png, select_id=None, size=(1280, 800), search="", tab=None, trash=False
+        brain_path,
+        out_png,
+        select_id=None,
+        size=(1280, 800),
+        search="",
+        tab=None,
+        trash=False,
+        activity=False,
     ):
-        calls.append(("render", brain_path, out_png, select_id, size))
+        calls.append(("render", brain_path, out_png, select_id, size, *(["activity"] * activity)))
         if search or tab or trash:
             calls.append(("state", search, tab, trash))
 
@@ -88,6 +95,8 @@ def test_screenshot_renders_with_the_given_brain_size_and_selection(app_calls, c
     assert code == 0
     assert app_calls == [("render", brain, png, "mt_1", (800, 600))]
     assert '"screenshot"' in capsys.readouterr().out
+    assert main(["screenshot", brain, png, "--activity"]) == 0
+    assert app_calls[-1] == ("render", brain, png, None, (1280, 800), "activity")
 
 
 def test_screenshot_uses_the_brain_option_when_given_one_path(app_calls, tmp_path):
