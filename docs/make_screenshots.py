@@ -33,6 +33,7 @@ class Shot:
     options: tuple[str, ...] = ()  # `memgui screenshot BRAIN OUT.png OPTIONS`
     brain: str = "sample"  # "sample" (edited as below) or "empty"
     select: str = ""  # the words of the memory to select first (its id is looked up)
+    size: tuple[int, int] = SIZE
 
 
 SHOTS = (
@@ -58,6 +59,12 @@ SHOTS = (
         select="SQLite access goes through apsw",
     ),
     Shot("guide-trash.png", "the trash", ("--trash",)),
+    Shot(
+        "guide-activity.png",
+        "the Agent activity panel: what agents and the command line wrote",
+        ("--activity",),
+        size=(1280, 860),
+    ),
     Shot("guide-import-review.png", "the review of an import", ("--import", "{notes}")),
     Shot(
         "guide-import-refused.png",
@@ -129,7 +136,7 @@ def draw(memgui: Memgui, shot: Shot, made: dict[str, Path]) -> Path:
     options = [o.format(**{k: str(v) for k, v in made.items()}) for o in shot.options]
     if shot.select:
         options += ["--select", memgui.find(brain, shot.select)]
-    size = f"{SIZE[0]}x{SIZE[1]}"
+    size = f"{shot.size[0]}x{shot.size[1]}"
     memgui("screenshot", str(brain), str(out), "--size", size, *options)
     return out
 

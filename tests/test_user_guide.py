@@ -61,7 +61,7 @@ def test_every_picture_of_the_guide_is_made_by_make_screenshots() -> None:
 def test_each_picture_is_there_at_the_size_it_is_drawn(shot) -> None:
     data = (ROOT / "docs" / "screenshots" / shot.file).read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n", f"{shot.file}: run make screenshots"
-    assert struct.unpack(">II", data[16:24]) == screenshot_script().SIZE, shot.file
+    assert struct.unpack(">II", data[16:24]) == shot.size, shot.file
 
 
 @pytest.mark.parametrize("shot", screenshot_script().SHOTS, ids=lambda shot: shot.file)
