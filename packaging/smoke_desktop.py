@@ -71,10 +71,12 @@ def check_desktop_integration(app: Artefact) -> str:
     brain = app.scratch / "a brain from the file manager.sqlite"
     shutil.copyfile(app.scratch / "sample.sqlite", brain)
     subprocess.run(["gio", "open", str(brain)], env=env, check=True, timeout=WAIT_S)
-    wait_for(lambda: processes_running(app.program, str(brain)), "memgui to open the brain")
-    for pid in processes_running(app.program, str(brain)):
-        os.kill(pid, signal.SIGTERM)
-    wait_for(lambda: not processes_running(app.program, str(brain)), "memgui to close")
+    try:
+        wait_for(lambda: processes_running(app.program, str(brain)), "memgui to open the brain")
+    finally:  # whatever happened, no memgui of this check is left running
+        for pid in processes_running(app.program, str(brain)):
+            os.kill(pid, signal.SIGTERM)
+        wait_for(lambda: not processes_running(app.program, str(brain)), "memgui to close")
     app.ok("install-desktop", "--uninstall", env=env)
     assert not entry.exists() and not metainfo.exists(), "uninstall left files"
     return "installed, validated, `gio open` started the build on the brain, uninstalled"

@@ -114,15 +114,17 @@ def test_a_brain_opened_from_the_file_manager_opens_memgui(tmp_path: Path) -> No
     assert f"Default application for “{SQLITE}”: {APP_ID}.desktop" in default.stdout
     brain = build(tmp_path / "a brain, opened.sqlite")
     subprocess.run(["gio", "open", str(brain)], env=env, check=True, timeout=WAIT_S)
-    started = wait_for_process(str(brain), present=True)
-    for pid in started:
-        os.kill(pid, signal.SIGTERM)
-    wait_for_process(str(brain), present=False)
+    try:
+        assert wait_for_process(str(brain), present=True)
+    finally:  # whatever happened, no memgui of this test is left running
+        for pid in wait_for_process(str(brain), present=None):
+            os.kill(pid, signal.SIGTERM)
+        wait_for_process(str(brain), present=False)
 
 
-def wait_for_process(argument: str, *, present: bool) -> list[int]:
-    """The ids of this user's memgui processes started with `argument`, once there are some
-    (present) or none."""
+def wait_for_process(argument: str, *, present: bool | None) -> list[int]:
+    """The ids of the memgui processes started with `argument`, once there are some
+    (present), once there are none (not present), or now (None)."""
     deadline = time.monotonic() + WAIT_S
     while True:
         found = [
@@ -130,7 +132,7 @@ def wait_for_process(argument: str, *, present: bool) -> list[int]:
             for pid, argv in _processes()
             if argument in argv and any(Path(a).name == "memgui" for a in argv[:2])
         ]
-        if bool(found) == present:
+        if present is None or bool(found) == present:
             return found
         assert time.monotonic() < deadline, f"memgui on {argument}: still {found}"
         time.sleep(0.05)
