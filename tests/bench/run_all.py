@@ -37,6 +37,9 @@ BENCHMARKS: dict[str, tuple[list[str], list[str]]] = {
     "bench_ui": ([], ["--traces", "20000", "--runs", "1"]),
     "bench_servers": ([], ["--traces", "2000", "--adds", "100", "--queries", "50"]),
     "bench_ollama_calls": ([], ["--requests", "30", "--rounds", "1"]),
+    "bench_changes": ([], ["--ops", "300", "--rounds", "1"]),
+    # Needs the build (make package) and Xvfb: without them it reports why and exits non-zero.
+    "bench_startup": ([], ["--runs", "1"]),
 }
 OUTPUT_TAIL = 2000  # characters of a benchmark's output kept when it is not JSON
 
