@@ -28,6 +28,8 @@ UI_PUBLIC = (
     "memgui.core.search.embed",
     "memgui.core.sample_brain",
     "memgui.core.graph_view",
+    "memgui.core.activity",
+    "memgui.core.maintenance",
 )
 
 

@@ -20,10 +20,14 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memgui.core.errors import EmbeddingUnavailable
-from memgui.core.progress import Cancelled
+from memgui.core.progress import Cancelled, Progress
+
+if TYPE_CHECKING:
+    from memgui.core.brain import Brain
+    from memgui.core.search.hybrid import Embedder
 
 log = logging.getLogger("memgui.maintenance")
 
@@ -49,11 +53,15 @@ class Maintainer:
         path: str | Path,
         brain_id: str | None,
         *,
-        embedder_factory: Callable[[], Any] | None = None,
+        embedder_factory: Callable[[], Embedder | None] | None = None,
         interval: float = DEFAULT_INTERVAL_S,
         settle: float = DEFAULT_SETTLE_S,
         name: str = "memgui-maintenance",
+        on_report: Callable[[TickReport], None] | None = None,
+        on_progress: Callable[[Progress], None] | None = None,
     ) -> None:
+        """`on_report` hears each tick's and backfill's report, `on_progress` each embedded
+        batch; both are called on the maintenance thread (an app hands them on to its own)."""
         if not interval > 0:
             raise ValueError(f"interval must be positive (got {interval!r})")
         self.path = Path(path)
@@ -61,8 +69,10 @@ class Maintainer:
         self.interval = interval
         self.settle = settle
         self._make_embedder = embedder_factory
-        self._embedder: Any = None
-        self._brain: Any = None
+        self._on_report = on_report
+        self._on_progress = on_progress
+        self._embedder: Embedder | None = None
+        self._brain: Brain | None = None
         self._stop = threading.Event()
         self._wake = threading.Event()
         self._tick_due = True  # the first tick runs at start
@@ -96,11 +106,17 @@ class Maintainer:
         self._wake.set()
 
     def stop(self, timeout: float = 30.0) -> None:
-        """Stop after the batch in hand (a backfill stops between Ollama calls)."""
+        """Stop after the batch in hand (a backfill stops between Ollama calls); wait for
+        that at most `timeout` seconds (0: do not wait; the thread closes its connection
+        when it ends)."""
         self._stop.set()
         self._wake.set()
-        if self._thread.is_alive():
+        if self._thread.is_alive() and timeout > 0:
             self._thread.join(timeout)
+
+    @property
+    def running(self) -> bool:
+        return self._thread.is_alive()
 
     def wait_for_ticks(self, count: int, timeout: float) -> bool:
         """Block until `count` ticks have finished (for callers that need one done)."""
@@ -145,6 +161,14 @@ class Maintainer:
             if report is not None:
                 self.last = report
             self._ticked.notify_all()
+        if report is not None and self._on_report is not None:
+            self._tell(self._on_report, report)
+
+    def _tell(self, listener: Callable[[Any], None], value: Any) -> None:
+        try:
+            listener(value)
+        except Exception:  # a listener's fault never stops the upkeep
+            log.warning("%s: a maintenance listener failed", self.path, exc_info=True)
 
     def tick(self) -> TickReport:
         """One round of upkeep; never raises (a failure is logged and reported)."""
@@ -186,14 +210,15 @@ class Maintainer:
             return TickReport(expired=expired)
         if self._embedder is None:
             self._embedder = self._make_embedder()
-        known_down = getattr(self._embedder, "known_down", None)
-        if self._embedder is None or (known_down is not None and known_down()):
+        embedder = self._embedder
+        known_down = getattr(embedder, "known_down", None)
+        if embedder is None or (known_down is not None and known_down()):
             return TickReport(expired=expired, error=self._last_error)  # asked lately: down
         brain = self._open()
         if isinstance(brain, TickReport):
             return brain
         try:
-            embedded, pending, why = self._backfill(brain)
+            embedded, pending, why = self._backfill(brain, embedder)
         except Exception as error:
             return self._failed("embedding backfill", error, expired=expired)
         if embedded:
@@ -202,16 +227,19 @@ class Maintainer:
         self._recovered(why)
         return TickReport(expired=expired, embedded=embedded, pending=pending, error=why)
 
-    def _backfill(self, brain: Any) -> tuple[int, int | None, str | None]:
+    def _backfill(self, brain: Brain, embedder: Embedder) -> tuple[int, int | None, str | None]:
         from memgui.core.search.semantic import SemanticSearch
 
-        job = SemanticSearch(self._embedder).backfill(brain)
+        job = SemanticSearch(embedder).backfill(brain)
         embedded = 0
         try:
             while True:
                 if self._stop.is_set():
                     job.throw(Cancelled())
-                embedded = next(job).done
+                progress = next(job)
+                embedded = progress.done
+                if self._on_progress is not None:
+                    self._tell(self._on_progress, progress)
         except StopIteration as finished:
             return finished.value.embedded, finished.value.remaining, None
         except Cancelled:
@@ -219,7 +247,7 @@ class Maintainer:
         except EmbeddingUnavailable as down:  # Ollama down: normal, the next tick retries
             return embedded, None, str(down)
 
-    def _open(self) -> Any:
+    def _open(self) -> Brain | TickReport:
         """The brain, opened once and kept (reopened after a failure)."""
         if self._brain is None:
             from memgui.core.brain import Brain

@@ -11,6 +11,7 @@ import json
 import tempfile
 from pathlib import Path
 
+from memgui.core import graph_view
 from memgui.core.brain import Brain
 
 SAMPLE_BRAIN_ID = "sample"
@@ -55,13 +56,15 @@ def build(path: str | Path) -> Path:
                 ids.append(trace.id)
             for source, target, kind in LINKS:
                 brain.link(ids[source], ids[target], kind)
-            nodes = {name: brain.add_node(name, "entity") for name in ENTITIES}
+            nodes = {name: brain.add_node(name, "entity").id for name in ENTITIES}
             for name, mentioned in ENTITIES.items():
                 for index in mentioned:
                     # The memory stands in the graph as AgentOS has it: a node of its id.
-                    brain.connect(ids[index], nodes[name], "mentions")
-            for source, target, type_ in EDGES:
-                brain.add_edge(nodes[source], nodes[target], type_)
+                    graph_view.connect(brain, ids[index], nodes[name], "mentions")
+            for from_name, to_name, type_ in EDGES:
+                brain.add_edge(nodes[from_name], nodes[to_name], type_)
+        # Reviewed up to here by its person (the Agent activity view); what follows is not.
+        brain.mark_reviewed(through=brain.last_journal_id(), actor="gui")
         # A little history: an edit by an agent, a recall-free correction, a trashed note.
         first = brain.get(ids[19])
         edited = brain.update(

@@ -28,7 +28,7 @@ class ChangeBus(QObject):
             return
         if changes.batch_id:
             self._own_batches.add(changes.batch_id)
-        if changes.traces or changes.links or changes.nodes or changes.kind == "reset":
+        if changes or changes.kind == "reset":  # an edge alone is a change too
             self.changed.emit(changes, initiator)
 
     def publish_external(self, changes: Changes) -> None:

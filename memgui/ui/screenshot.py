@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -18,6 +18,7 @@ from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication, QWidget
 
 from memgui.core.errors import NotFound
+from memgui.ui.command_line import TABS
 from memgui.ui.session import BrainSession
 
 if TYPE_CHECKING:
@@ -25,11 +26,12 @@ if TYPE_CHECKING:
 
 DEFAULT_SIZE = (1280, 800)
 WAIT_S = 15.0
-TABS = ("memory", "links", "neighbours", "history", "metadata")
 VIEWS = ("main", "graph")
 
 
-def settle(app: QApplication, until=None, timeout_s: float = WAIT_S) -> None:
+def settle(
+    app: QApplication, until: Callable[[], object] | None = None, timeout_s: float = WAIT_S
+) -> None:
     """Run the event loop until `until()` holds (or, without one, for `timeout_s`)."""
     deadline = time.monotonic() + timeout_s
     while True:
@@ -65,6 +67,27 @@ def offscreen_window(path: Path) -> Iterator[tuple[QApplication, MainWindow]]:
             app.processEvents()
 
 
+def show_activity(app: QApplication, window: MainWindow) -> None:
+    """Open the Agent activity panel, every group expanded, its first edit chosen (it
+    shows a before and an after), else its first change."""
+    service = window.activity
+    service.toggle_action.trigger()
+    settle(app, lambda: not service.counting)
+    panel, model = service.panel, service.model
+    if model is None or not model.rowCount():
+        return
+    panel.tree.expandAll()
+    settle(app, timeout_s=0.2)
+    changes = []
+    for group in range(model.rowCount()):
+        for row in range(model.rowCount(model.index(group, 0))):
+            batch = model.index(row, 0, model.index(group, 0))
+            kids = [model.index(k, 0, batch) for k in range(model.rowCount(batch))]
+            changes += kids or [batch]
+    edits = [i for i in changes if (entry := model.entry_of(i)) and entry.op == "update"]
+    panel.select((edits or changes)[0])
+
+
 def save_png(widget: QWidget, out_png: str | Path) -> None:
     out = Path(out_png)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -81,13 +104,15 @@ def render(
     search: str = "",
     tab: str | None = None,
     trash: bool = False,
+    activity: bool = False,
     view: str = "main",
     depth: int = 1,
 ) -> None:
     """Write a PNG of the window showing `brain_path` (`select_id` selected, if given).
 
-    `search`, `tab` (one of TABS) and `trash` set up other states for the docs; `view`
-    "graph" draws the graph window opened on `select_id` (else on the first memory).
+    `search`, `tab` (one of TABS), `trash` and `activity` (the Agent activity panel open,
+    its first change chosen) set up other states for the docs; `view` "graph" draws the
+    graph window opened on `select_id` (else on the first memory), `depth` hops around it.
     """
     if view not in VIEWS:
         raise ValueError(f"view must be one of {', '.join(VIEWS)} (got {view!r})")
@@ -103,21 +128,27 @@ def render(
         window.resize(width, height)
         window.show()
         settle(app, lambda: window.model is not None and not window.model.busy)
+        model = window.model
+        if model is None:
+            raise RuntimeError(window.statusBar().currentMessage() or f"{path} did not open")
         if trash:
             window.filter_bar.trash_check.setChecked(True)
-            settle(app, lambda: not window.model.busy)
+            settle(app, lambda: not model.busy)
         if search:
             window.search_bar.set_query(search)
-            settle(app, lambda: not window.model.busy)
+            settle(app, lambda: not model.busy)
         if select_id is not None and not window.select_id(select_id):
             raise NotFound(select_id)
-        if select_id is None and window.model.rowCount() and (tab or search):
-            window.select_id(window.model.id_at(0))
+        first = model.id_at(0)
+        if select_id is None and first is not None and (tab or search):
+            window.select_id(first)
         if tab is not None:
             window.detail.setCurrentIndex(TABS.index(tab))
         if view == "graph":
             _save_graph(app, window, select_id or window.current_id(), size, depth, out_png)
             return
+        if activity:
+            show_activity(app, window)
         settle(app, timeout_s=0.2)
         save_png(window, out_png)
 

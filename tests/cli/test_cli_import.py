@@ -79,7 +79,9 @@ def test_options_reach_the_plan(capsys: pytest.CaptureFixture[str], brain_path: 
     assert again["result"]["imported"] == 7
     with Brain.open(brain_path) as brain:
         refiled = [
-            t for t in brain.list(TraceFilter(include_deleted=True), limit=50) if t.scope_id == "t9"
+            t
+            for t in brain.list_traces(TraceFilter(include_deleted=True), limit=50)
+            if t.scope_id == "t9"
         ]
     assert len(refiled) == 7 and {t.scope for t in refiled} == {"thread"}
 
@@ -124,6 +126,7 @@ def test_a_source_that_cannot_be_opened_exits_2_with_the_reason(
         shutil.rmtree(folder, ignore_errors=True)
 
 
+@pytest.mark.slow  # a real process
 @pytest.mark.skipif(honouring_permissions() is None, reason=NO_PERMISSIONS_REASON)
 @pytest.mark.parametrize("fmt", ["auto", "jsonl", "markdown"])
 def test_a_source_without_read_permission_exits_2(tmp_path: Path, fmt: str) -> None:

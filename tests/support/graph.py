@@ -3,6 +3,7 @@ questions, and waits for its jobs."""
 
 from __future__ import annotations
 
+from memgui.core import graph_view
 from memgui.core.brain import Brain
 from memgui.core.graph_view import neighbourhood
 from tests.support.waiting import WAIT_MS
@@ -46,9 +47,9 @@ def linked_brain(brain: Brain) -> dict[str, str]:
     brain.link(ids["centre"], ids["cause"], "caused_by")
     brain.link(ids["centre"], ids["peer"], "relates_to")
     brain.link(ids["peer"], ids["far"], "relates_to")
-    ids["concept"] = brain.add_node("Deploys", "concept")
-    ids["person"] = brain.add_node("Alice", "person")
-    brain.connect(ids["centre"], ids["concept"], "mentions")
+    ids["concept"] = brain.add_node("Deploys", "concept").id
+    ids["person"] = brain.add_node("Alice", "person").id
+    graph_view.connect(brain, ids["centre"], ids["concept"], "mentions")
     brain.add_edge(ids["concept"], ids["person"], "owned_by")
     return ids
 

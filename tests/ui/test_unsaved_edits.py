@@ -100,7 +100,7 @@ def test_an_edit_of_a_memory_purged_elsewhere_stays_and_saves_as_a_new_one(
     assert editor.save_new_button.isVisible() and editor.discard_button.isVisible()
     assert editor.isEnabled() and editor.revert_button.isEnabled()
     editor.save_new_button.click()
-    (saved,) = [t for t in window.session.brain.list(TraceFilter()) if t.content == typed]
+    (saved,) = [t for t in window.session.brain.list_traces(TraceFilter()) if t.content == typed]
     assert saved.id != trace_id
     assert (saved.tags, saved.scope_id, saved.type) == (before.tags, before.scope_id, before.type)
     assert not editor.dirty and not editor.banner.isVisible() and editor.trace.id == saved.id
@@ -114,11 +114,11 @@ def test_an_edit_of_a_memory_purged_elsewhere_can_be_discarded(qtbot, live_windo
     trace_id = select_row(window, 2)
     _type_at_end(qtbot, window, " -- not wanted after all")
     _purge_elsewhere(qtbot, window, brain_path, trace_id)
-    count = len(window.session.brain.list(TraceFilter()))
+    count = len(window.session.brain.list_traces(TraceFilter()))
     editor.discard_button.click()
     assert not editor.dirty and editor.trace is None and editor.content.toPlainText() == ""
     assert not editor.banner.isVisible() and not editor.is_gone
-    assert len(window.session.brain.list(TraceFilter())) == count  # nothing was written
+    assert len(window.session.brain.list_traces(TraceFilter())) == count  # nothing was written
 
 
 def test_a_memory_purged_elsewhere_with_nothing_typed_just_goes(qtbot, live_window, brain_path):
@@ -147,7 +147,7 @@ def test_cancel_puts_the_table_back_on_the_edited_memory(qtbot, window):
     assert editor.trace.id == edited and editor.content.toPlainText() == typed
     # The selection actions now act on the memory in the editor, not on the clicked one.
     window.edits.ask.tag_text = "which-one"
-    window.actions.add_tag.trigger()
+    window.window_actions.add_tag.trigger()
     tagged = window.session.brain.get_many([edited, other])
     assert "which-one" in tagged[edited].tags and "which-one" not in tagged[other].tags
     # Clicking the other row again asks again (the current row really changes).
@@ -178,20 +178,20 @@ def test_merge_settles_the_unsaved_edit_before_it_merges(qtbot, window):
     flags = QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows
     selection.select(window.model.index(1, 0), flags)
     window.edits.ask.unsaved = "cancel"
-    window.actions.merge.trigger()
+    window.window_actions.merge.trigger()
     assert window.edits.ask.asked == ["unsaved"] and window.session.undo_stack.count() == 0
     window.edits.ask.asked.clear()
     window.edits.ask.unsaved = "save"
-    window.actions.merge.trigger()
+    window.window_actions.merge.trigger()
     asked = window.edits.ask.asked
     assert asked[0] == "unsaved" and asked[1][0] == "merge" and len(asked) == 2
     assert typed in asked[1][1]  # the merge started from the saved edit
     wait_idle(qtbot, window)
-    merged = [t for t in window.session.brain.list(TraceFilter()) if typed in t.content]
+    merged = [t for t in window.session.brain.list_traces(TraceFilter()) if typed in t.content]
     assert len(merged) == 1
     qtbot.waitUntil(lambda: window.current_id() == merged[0].id, timeout=WAIT_MS)
     assert editor.stack.currentWidget() is editor.form_page and not editor.dirty
-    assert first in (merged[0].id, *[t.id for t in window.session.brain.list(TraceFilter())])
+    assert first in (merged[0].id, *[t.id for t in window.session.brain.list_traces(TraceFilter())])
 
 
 # --- 4. Revert after an outside change shows the stored version ---------------------------
@@ -216,7 +216,7 @@ def test_revert_after_an_outside_change_loads_the_current_version(qtbot, live_wi
     assert editor.content.toPlainText() == "Theirs" and editor.trace.version == theirs.version
     assert not editor.dirty and not editor.banner.isVisible()
     _type_at_end(qtbot, window, "!")
-    window.actions.save.trigger()
+    window.window_actions.save.trigger()
     assert editor.stack.currentWidget() is editor.form_page  # no conflict with a stale base
     assert window.session.brain.get(trace_id).content == "Theirs!"
 
@@ -257,15 +257,15 @@ def test_own_undo_while_typing_is_taken_in_without_a_conflict(qtbot, window):
     trace_id = select_row(window, 0)
     tags = window.detail.trace.tags
     editor.tags.add_tag("newtag")
-    window.actions.save.trigger()
+    window.window_actions.save.trigger()
     assert window.session.brain.get(trace_id).tags == (*tags, "newtag")
     typed = _type_at_end(qtbot, window, " typing, not saved")
-    window.actions.undo.trigger()
+    window.window_actions.undo.trigger()
     assert window.session.brain.get(trace_id).tags == tags
     assert editor.tags.tags() == list(tags)  # the undone tag leaves the editor too
     assert editor.content.toPlainText() == typed and editor.dirty  # the typing stays
     assert not editor.banner.isVisible()  # not announced as someone else's change
-    window.actions.save.trigger()
+    window.window_actions.save.trigger()
     assert editor.stack.currentWidget() is editor.form_page and not editor.dirty
     saved = window.session.brain.get(trace_id)
     assert (saved.content, saved.tags) == (typed, tags)
@@ -289,7 +289,7 @@ def test_a_five_minute_ttl_saved_in_the_editor_reads_back_as_5m(qtbot, window):
     editor = window.detail.editor
     select_row(window, 0)
     editor.ttl_edit.setText("5m")
-    window.actions.save.trigger()
+    window.window_actions.save.trigger()
     assert not editor.dirty and editor.ttl_edit.text() == "5m"
 
 
@@ -299,17 +299,17 @@ def test_a_five_minute_ttl_saved_in_the_editor_reads_back_as_5m(qtbot, window):
 def test_link_action_is_off_for_a_memory_in_the_trash(qtbot, window):
     trace_id = select_row(window, 2)
     target = window.model.id_at(3)
-    assert window.actions.add_link.isEnabled()
+    assert window.window_actions.add_link.isEnabled()
     window.table.setFocus()
     qtbot.keyClick(window.table, Qt.Key.Key_Delete)
-    window.actions.trash_view.trigger()
+    window.window_actions.trash_view.trigger()
     qtbot.waitUntil(lambda: window.model.rowCount() == 1 and not window.model.busy, timeout=WAIT_MS)
     window.table.selectionModel().clear()  # the restored current row is not shown: pick it
     assert window.select_id(trace_id)
     assert window.detail.trace.deleted
     window.detail.setCurrentWidget(window.detail.links)
     assert not window.detail.links.add_button.isEnabled()
-    assert not window.actions.add_link.isEnabled()
+    assert not window.window_actions.add_link.isEnabled()
     window.edits.ask.link = (target, "relates_to")
     window.table.setFocus()
     qtbot.keyClick(window.table, Qt.Key.Key_L, CTRL)
@@ -322,6 +322,6 @@ def test_purge_asks_about_an_unsaved_edit_first(qtbot, window):
     trace_id = select_row(window, 0)
     _type_at_end(qtbot, window, " not saved")
     window.edits.ask.unsaved = "cancel"
-    window.actions.purge.trigger()
+    window.window_actions.purge.trigger()
     assert window.edits.ask.asked == ["unsaved"] and window.session.brain.get(trace_id)
     assert window.detail.editor.dirty

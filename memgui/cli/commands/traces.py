@@ -10,7 +10,7 @@ import argparse
 from typing import Any
 
 from memgui.cli.format import results_lines, trace_details, trace_line
-from memgui.cli.registry import CommandContext, add_filter_options, command, identifier, jsonable
+from memgui.cli.registry import CommandContext, add_filter_options, command, identifier
 from memgui.core.errors import InvalidArgument
 from memgui.core.model import RelatedSummary, Trace, TraceFilter
 
@@ -91,7 +91,7 @@ def _configure_list(parser: argparse.ArgumentParser) -> None:
 def run_list(ctx: CommandContext, args: argparse.Namespace) -> None:
     if args.offset < 0:
         raise InvalidArgument("offset", f"must be 0 or more (got {args.offset})", args.offset)
-    traces = ctx.brain.list(
+    traces = ctx.brain.list_traces(
         _filter(args), limit=args.limit, offset=args.offset, order="created_at", descending=True
     )
     related: dict[str, list[RelatedSummary]] = {}
@@ -103,7 +103,12 @@ def run_list(ctx: CommandContext, args: argparse.Namespace) -> None:
 def _configure_search(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("query", help='words, or FTS5 syntax ("phrase", AND/OR/NOT, prefix*)')
     add_filter_options(parser, default_limit=20)
-    parser.add_argument("--mode", choices=("auto", "keyword", "semantic", "hybrid"), default="auto")
+    parser.add_argument(
+        "--mode",
+        choices=("auto", "keyword", "semantic", "hybrid"),
+        default="auto",
+        help="auto (default): by words and meaning once the brain has vectors, else by words",
+    )
 
 
 @command(
@@ -137,10 +142,10 @@ def _configure_update(parser: argparse.ArgumentParser) -> None:
         help="replace the tags; repeat for several",
     )
     tags.add_argument("--clear-tags", action="store_true", help="remove every tag")
-    parser.add_argument("--scope")
-    parser.add_argument("--scope-id")
+    parser.add_argument("--scope", help="thread, user, persona or organization")
+    parser.add_argument("--scope-id", metavar="ID", help="the scope's id (e.g. a user id)")
     category = parser.add_mutually_exclusive_group()
-    category.add_argument("--category")
+    category.add_argument("--category", help="DECISION, PATTERN, ERROR, TODO, ...")
     category.add_argument("--no-category", action="store_true", help="clear the category")
     ttl = parser.add_mutually_exclusive_group()
     ttl.add_argument(
@@ -194,14 +199,8 @@ def run_update(ctx: CommandContext, args: argparse.Namespace) -> None:
     ctx.emit(trace, f"updated {trace.id} (version {trace.version})")
 
 
-def _emit_state_change(ctx: CommandContext, trace_id: str, verb: str, result: Any) -> None:
-    if isinstance(result, Trace):
-        ctx.emit(result, f"{verb} {trace_id} (version {result.version})")
-        return
-    doc: dict[str, Any] = {"id": trace_id, "op": verb}
-    if result is not None:
-        doc["changes"] = jsonable(result)
-    ctx.emit(doc, f"{verb} {trace_id}")
+def _emit_state_change(ctx: CommandContext, trace_id: str, verb: str, result: Trace) -> None:
+    ctx.emit(result, f"{verb} {trace_id} (version {result.version})")
 
 
 @command("forget", "forget a trace (soft delete; restore brings it back)", configure=_configure_id)
@@ -216,7 +215,8 @@ def run_restore(ctx: CommandContext, args: argparse.Namespace) -> None:
 
 @command("purge", "delete a trace and its links for good", configure=_configure_id)
 def run_purge(ctx: CommandContext, args: argparse.Namespace) -> None:
-    _emit_state_change(ctx, args.id, "purged", ctx.brain.purge(args.id))
+    ctx.brain.purge(args.id)  # the trace is gone: only its id is left to print
+    ctx.emit({"id": args.id, "op": "purged"}, f"purged {args.id}")
 
 
 def _configure_merge(parser: argparse.ArgumentParser) -> None:

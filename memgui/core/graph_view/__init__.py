@@ -1,10 +1,12 @@
-"""The graph view's core: neighbourhoods by index lookups, their layout, export, positions.
+"""The graph view's core: neighbourhoods by index lookups, their layout, export, positions,
+and the edits only the graph offers (connect, remove an edge, delete or merge nodes).
 
 The app draws what this package answers (`memgui/ui/graph/`); nothing here knows Qt.
 """
 
 from __future__ import annotations
 
+from memgui.core.graph_view.edits import connect, delete_node, merge_nodes, remove_edge
 from memgui.core.graph_view.export import FORMATS as EXPORT_FORMATS
 from memgui.core.graph_view.export import export_whole, write_shown
 from memgui.core.graph_view.layout import EDGE_LENGTH, LayoutProgress, lay_out, refine, seed
@@ -37,6 +39,10 @@ from memgui.core.graph_view.shapes import (
 )
 
 __all__ = [
+    "connect",
+    "delete_node",
+    "merge_nodes",
+    "remove_edge",
     "Overview",
     "overview",
     "EXPORT_FORMATS",

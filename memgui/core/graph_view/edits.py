@@ -15,13 +15,20 @@ from __future__ import annotations
 import uuid
 from typing import TYPE_CHECKING, Any
 
+from memgui.core.changes import (
+    Changes,
+    ChangesWithCount,
+    ChangesWithId,
+    with_count,
+    with_id,
+)
 from memgui.core.errors import InvalidArgument, NotFound
 from memgui.core.graph import node_properties
 from memgui.core.model import check_id, check_text
 from memgui.core.storage import journal_rows, store
 
 if TYPE_CHECKING:
-    from memgui.core.brain import Brain
+    from memgui.core.brain_write import BrainContext
     from memgui.core.storage.db import WriteBatch
 
 MEMORY_GRAPH = "memory_graph"
@@ -34,7 +41,7 @@ def _edge_type(value: object) -> str:
     return check_text("type", value)
 
 
-def _node_row(brain: Brain, node_id: str) -> tuple[Any, ...] | None:
+def _node_row(brain: BrainContext, node_id: str) -> tuple[Any, ...] | None:
     row: tuple[Any, ...] | None = brain.db.conn.execute(
         "SELECT id, type, label, properties FROM knowledge_nodes WHERE brain_id = ? AND id = ?",
         (brain.brain_id, node_id),
@@ -42,7 +49,7 @@ def _node_row(brain: Brain, node_id: str) -> tuple[Any, ...] | None:
     return row
 
 
-def _graph_end(brain: Brain, batch: WriteBatch, end_id: str) -> None:
+def _graph_end(brain: BrainContext, batch: WriteBatch, end_id: str) -> None:
     """`end_id` as a node of the graph: a knowledge node, or a live trace's copy (made now)."""
     if _node_row(brain, end_id) is not None:
         return
@@ -72,23 +79,24 @@ def _graph_end(brain: Brain, batch: WriteBatch, end_id: str) -> None:
 
 
 def connect(
-    brain: Brain, source_id: str, target_id: str, type: str, actor: str | None = None
-) -> str:
-    """A knowledge edge `source → target` of `type`; returns its id (an existing one of the
-    same ends and type is returned as it is)."""
+    brain: BrainContext, source_id: str, target_id: str, type: str, actor: str | None = None
+) -> ChangesWithId:
+    """A knowledge edge `source → target` of `type`; `.id` is its id (an existing one of the
+    same ends and type is kept as it is: nothing changed)."""
     check_id("source_id", source_id, "trace or node id")
     check_id("target_id", target_id, "trace or node id")
     edge_type = _edge_type(type)
     if source_id == target_id:
         raise InvalidArgument("target_id", f"must differ from source_id (got {target_id!r})")
-    with brain.write("connect", actor=actor) as batch:
+    write = brain.write("connect", actor=actor)
+    with write as batch:
         existing = brain.db.conn.execute(
             "SELECT id FROM knowledge_edges WHERE brain_id = ? AND source_id = ? "
             "AND target_id = ? AND type = ?",
             (brain.brain_id, source_id, target_id, edge_type),
         ).fetchone()
         if existing is not None:
-            return str(existing[0])
+            return with_id(Changes(kind="edit", actor=batch.actor), str(existing[0]))
         for end in (source_id, target_id):
             _graph_end(brain, batch, end)
         edge = {
@@ -102,27 +110,24 @@ def connect(
             "created_at": brain.now(),
         }
         journal_rows.insert_row(brain.db, batch, brain.brain_id, "edge", edge)
-        batch.nodes.update((source_id, target_id))
-    return str(edge["id"])
+    return with_id(write.changes, str(edge["id"]))
 
 
-def remove_edge(brain: Brain, edge_id: str, actor: str | None = None) -> bool:
-    """Remove one knowledge edge; False when there was none of that id."""
+def remove_edge(brain: BrainContext, edge_id: str, actor: str | None = None) -> Changes:
+    """Remove one knowledge edge; nothing changed (false) when there was none of that id."""
     check_id("edge_id", edge_id, "edge id")
-    with brain.write("remove edge", actor=actor) as batch:
-        ends = _edge_ends(brain, edge_id)
-        if ends is None:
-            return False
+    write = brain.write("remove edge", actor=actor)
+    with write as batch:
         journal_rows.delete_rows(brain.db, batch, brain.brain_id, "edge", "id = ?2", (edge_id,))
-        batch.nodes.update(ends)
-    return True
+    return write.changes
 
 
-def delete_node(brain: Brain, node_id: str, actor: str | None = None) -> int:
-    """Delete a knowledge node and its edges; returns how many edges went with it. A live
-    trace's copy is not deleted here: forget the trace."""
+def delete_node(brain: BrainContext, node_id: str, actor: str | None = None) -> ChangesWithCount:
+    """Delete a knowledge node and its edges; `.count` is how many edges went with it. A
+    live trace's copy is not deleted here: forget the trace."""
     check_id("node_id", node_id, "node id")
-    with brain.write("delete node", actor=actor) as batch:
+    write = brain.write("delete node", actor=actor)
+    with write as batch:
         row = _node_row(brain, node_id)
         if row is None:
             raise NotFound(node_id, "node")
@@ -130,19 +135,18 @@ def delete_node(brain: Brain, node_id: str, actor: str | None = None) -> int:
             raise InvalidArgument(
                 "node_id", f"is a memory's copy in the graph (forget the memory instead): {node_id}"
             )
-        others = _neighbour_ids(brain, node_id)
         gone = journal_rows.delete_rows(
             brain.db, batch, brain.brain_id, "edge", "source_id = ?2 OR target_id = ?2", (node_id,)
         )
         journal_rows.delete_rows(brain.db, batch, brain.brain_id, "node", "id = ?2", (node_id,))
-        batch.nodes.update(others)
-    return gone
+    return with_count(write.changes, gone)
 
 
 def merge_nodes(
-    brain: Brain, ids: list[str], survivor: str, actor: str | None = None
-) -> dict[str, int]:
-    """Merge knowledge nodes into `survivor` (one of `ids`); returns {"moved", "dropped"}."""
+    brain: BrainContext, ids: list[str], survivor: str, actor: str | None = None
+) -> ChangesWithCount:
+    """Merge knowledge nodes into `survivor` (one of `ids`); `.count` is how many edges
+    moved to it (the others, already its own or joining it to itself, were dropped)."""
     if isinstance(ids, str) or not isinstance(ids, list | tuple):
         raise InvalidArgument("ids", f"must be a list of node ids (got {ids!r:.80})", ids)
     for i, node_id in enumerate(ids):
@@ -152,8 +156,9 @@ def merge_nodes(
         raise InvalidArgument("ids", f"must name at least 2 different nodes (got {list(ids)})")
     if survivor not in unique:
         raise InvalidArgument("survivor", f"must be one of ids (got {survivor!r})", survivor)
-    moved = dropped = 0
-    with brain.write("merge nodes", actor=actor) as batch:
+    moved = 0
+    write = brain.write("merge nodes", actor=actor)
+    with write as batch:
         for node_id in unique:
             if _node_row(brain, node_id) is None:
                 raise NotFound(node_id, "node")
@@ -162,14 +167,12 @@ def merge_nodes(
                     "ids", f"must name knowledge nodes, not memories (got {node_id})", node_id
                 )
         for gone in (i for i in unique if i != survivor):
-            m, d = _move_edges(brain, batch, gone, survivor, drop_within=set(unique))
-            moved, dropped = moved + m, dropped + d
+            moved += _move_edges(brain, batch, gone, survivor, drop_within=set(unique))
             journal_rows.delete_rows(brain.db, batch, brain.brain_id, "node", "id = ?2", (gone,))
-        batch.nodes.add(survivor)
-    return {"moved": moved, "dropped": dropped}
+    return with_count(write.changes, moved)
 
 
-def carry_edges(brain: Brain, batch: WriteBatch, merged: list[str], survivor: str) -> None:
+def carry_edges(brain: BrainContext, batch: WriteBatch, merged: list[str], survivor: str) -> None:
     """A trace merge: the merged traces' knowledge edges to other nodes are copied to the
     survivor (made a graph node when it is not one yet), journaled in the merge's batch.
     The merged traces keep theirs, hidden while they are forgotten, as their links."""
@@ -189,31 +192,28 @@ def carry_edges(brain: Brain, batch: WriteBatch, merged: list[str], survivor: st
             copy = dict(edge, id=f"ke_{uuid.uuid4()}", source_id=source, target_id=target)
             copy["metadata"] = node_properties(edge["metadata"] or "{}")
             journal_rows.insert_row(brain.db, batch, brain.brain_id, "edge", copy)
-            batch.nodes.update((source, target))
 
 
 def _move_edges(
-    brain: Brain, batch: WriteBatch, gone: str, survivor: str, drop_within: set[str]
-) -> tuple[int, int]:
-    moved = dropped = 0
+    brain: BrainContext, batch: WriteBatch, gone: str, survivor: str, drop_within: set[str]
+) -> int:
+    moved = 0
     for row in _edges_of(brain, gone):
         edge = dict(zip(EDGE_COLUMNS.split(", "), row, strict=True))
         source = survivor if edge["source_id"] == gone else edge["source_id"]
         target = survivor if edge["target_id"] == gone else edge["target_id"]
         journal_rows.delete_rows(brain.db, batch, brain.brain_id, "edge", "id = ?2", (edge["id"],))
-        batch.nodes.update((edge["source_id"], edge["target_id"]))
         loop = source in drop_within and target in drop_within
         if loop or _has_edge(brain, source, target, edge["type"]):
-            dropped += 1
             continue
         copy = dict(edge, source_id=source, target_id=target)
         copy["metadata"] = node_properties(edge["metadata"] or "{}")
         journal_rows.insert_row(brain.db, batch, brain.brain_id, "edge", copy)
         moved += 1
-    return moved, dropped
+    return moved
 
 
-def _edges_of(brain: Brain, node_id: str) -> list[tuple[Any, ...]]:
+def _edges_of(brain: BrainContext, node_id: str) -> list[tuple[Any, ...]]:
     return list(
         brain.db.conn.execute(
             f"SELECT {EDGE_COLUMNS} FROM knowledge_edges WHERE brain_id = ?1 AND source_id = ?2 "
@@ -224,7 +224,7 @@ def _edges_of(brain: Brain, node_id: str) -> list[tuple[Any, ...]]:
     )
 
 
-def _has_edge(brain: Brain, source: str, target: str, edge_type: str) -> bool:
+def _has_edge(brain: BrainContext, source: str, target: str, edge_type: str) -> bool:
     return (
         brain.db.conn.execute(
             "SELECT 1 FROM knowledge_edges WHERE brain_id = ? AND source_id = ? AND "
@@ -233,22 +233,3 @@ def _has_edge(brain: Brain, source: str, target: str, edge_type: str) -> bool:
         ).fetchone()
         is not None
     )
-
-
-def _edge_ends(brain: Brain, edge_id: str) -> tuple[str, str] | None:
-    row = brain.db.conn.execute(
-        "SELECT source_id, target_id FROM knowledge_edges WHERE brain_id = ? AND id = ?",
-        (brain.brain_id, edge_id),
-    ).fetchone()
-    return None if row is None else (str(row[0]), str(row[1]))
-
-
-def _neighbour_ids(brain: Brain, node_id: str) -> set[str]:
-    return {
-        str(r[0])
-        for r in brain.db.conn.execute(
-            "SELECT target_id FROM knowledge_edges WHERE brain_id = ?1 AND source_id = ?2 "
-            "UNION SELECT source_id FROM knowledge_edges WHERE brain_id = ?1 AND target_id = ?2",
-            (brain.brain_id, node_id),
-        )
-    }

@@ -37,7 +37,7 @@ from memgui.core.storage.transaction import (
     begin_immediate,
 )
 
-__all__ = ["DAMAGED", "Database", "WriteBatch", "WriteTransaction", "now_ms"]
+__all__ = ["DAMAGED", "Database", "WriteBatch", "WriteTransaction"]
 
 log = logging.getLogger(__name__)
 
@@ -73,10 +73,6 @@ def _check_brain_path(path: Path, missing: bool) -> None:
             )
 
 
-def now_ms() -> int:
-    return int(time.time() * 1000)
-
-
 class Database:
     """One apsw connection on one brain file, with the schema state it found."""
 
@@ -91,6 +87,7 @@ class Database:
         self._batch: WriteBatch | None = None
         self._depth = 0
         self.pending_marks = 0  # rows marked for the full-text indexes since the last flush
+        self.meta_written: set[str] = set()  # brain ids whose first write here marked them
         self.created = not self.path.exists()
         self.readonly = False
         self.readonly_reason: str | None = None  # why, when not the file mode (ReadOnlyBrain)
@@ -268,7 +265,9 @@ class Database:
 
     def refresh_schema_state(self) -> None:
         self._schema_cookie = self._read_schema_cookie()
-        tables, triggers, foreign = set(), set(), []
+        tables: set[str] = set()
+        triggers: set[str] = set()
+        foreign: list[str] = []
         for name, kind, table in self.conn.execute(
             "SELECT name, type, tbl_name FROM sqlite_master WHERE type IN ('table', 'trigger')"
         ):
@@ -285,7 +284,7 @@ class Database:
         self._current = self._schema_version >= schema.SCHEMA_VERSION
 
     def _read_schema_cookie(self) -> int:
-        return int(self.conn.execute("PRAGMA schema_version").fetchone()[0])
+        return int(self.conn.execute("PRAGMA schema_version").get)
 
     def _fresh(self) -> None:
         # An older brain may be migrated by another process while this connection has it
@@ -435,7 +434,7 @@ class Database:
 
     def data_version(self) -> int:
         with self.reading("checking for changes"):
-            return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
+            return int(self.conn.execute("PRAGMA data_version").get)
 
     def checkpoint(self) -> None:
         """Copy the WAL back into the file now, in this thread (under the writer lock)."""

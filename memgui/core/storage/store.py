@@ -14,16 +14,17 @@ import re
 import reprlib
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 
 from memgui.core import decay
-from memgui.core.errors import InvalidArgument
-from memgui.core.model import Trace, trace_from_fields
+from memgui.core.changes import TRACE
+from memgui.core.errors import InvalidArgument, NotFound
+from memgui.core.model import Trace, check_id, now_ms, trace_from_fields
 from memgui.core.search import fulltext, vectors
 from memgui.core.storage import journal_rows, schema
-from memgui.core.storage.db import Database, WriteBatch, now_ms
+from memgui.core.storage.db import Database, WriteBatch
 from memgui.core.storage.journal_rows import journal
 from memgui.core.storage.json_text import dumps
 
@@ -166,7 +167,10 @@ def _int_or_none(value: Any) -> int | None:
     return None if _float(value, None) is None else _int(value)
 
 
-def _float(value: Any, default: float | None) -> float | None:
+_Default = TypeVar("_Default", float, None)
+
+
+def _float(value: Any, default: _Default) -> float | _Default:
     """A finite number stored in a column (REAL, INTEGER or numeric text), else `default`."""
     if isinstance(value, bool) or value is None:
         return default
@@ -237,6 +241,19 @@ def fetch_row(db: Database, brain_id: str, trace_id: str) -> tuple[Any, ...] | N
         f"SELECT {select_columns(db)} FROM memory_traces WHERE brain_id = ? AND id = ?",
         (brain_id, trace_id),
     ).fetchone()
+
+
+def require_row(db: Database, brain_id: str, trace_id: str) -> tuple[Any, ...]:
+    """A trace's row; `NotFound` when there is none (an empty id is a mistake, not an id)."""
+    check_id("id", trace_id)
+    row = fetch_row(db, brain_id, trace_id)
+    if row is None:
+        raise NotFound(trace_id)
+    return row
+
+
+def row_to_trace(row: tuple[Any, ...], now: int) -> Trace:
+    return snapshot_to_trace(row_to_snapshot(row), row[0], now)
 
 
 # --- index maintenance ---------------------------------------------------------------------
@@ -311,7 +328,6 @@ def insert_trace(
     if embedding is not None:
         vectors.sync_rows(db.conn, brain_id, [rowid])
     journal(db, batch, brain_id, op, snap["id"], None, snap)
-    batch.traces.add(snap["id"])
     return rowid
 
 
@@ -337,7 +353,7 @@ def insert_traces(
         return []
     if embeddings is None:
         embeddings = [None] * len(snaps)
-    top = db.conn.execute("SELECT max(rowid) FROM memory_traces").fetchone()[0] or 0
+    top = db.conn.execute("SELECT max(rowid) FROM memory_traces").get or 0
     # The rowids SQLite would choose (max + 1, in order), given explicitly so that no
     # query has to read them back; near the end of the range SQLite picks its own.
     explicit = top + len(snaps) < _MAX_ROWID
@@ -356,7 +372,7 @@ def insert_traces(
         "VALUES (?, ?, ?, ?, ?, ?, NULL, ?)",
         [(brain_id, at, batch.actor, batch.batch_id, op, s["id"], dumps(s)) for s in snaps],
     )
-    batch.traces.update(snap["id"] for snap in snaps)
+    batch.events += [(TRACE, snap["id"], False, True) for snap in snaps]
     return rowids
 
 
@@ -392,7 +408,7 @@ def _rowids_of(db: Database, brain_id: str, snaps: list[dict[str, Any]]) -> list
             db.conn.execute(
                 f"SELECT id, rowid FROM memory_traces WHERE brain_id = ? AND id IN ({marks})",
                 (brain_id, *part),
-            ).fetchall()
+            )
         )
     return [found[i] for i in ids]
 
@@ -447,22 +463,22 @@ def update_trace(
         vectors.sync_rows(db.conn, brain_id, [rowid])
     if journaled:
         journal(db, batch, brain_id, op, after["id"], before, after)
-    batch.traces.add(after["id"])
 
 
 def delete_trace(
     db: Database, batch: WriteBatch, brain_id: str, rowid: int, before: dict[str, Any], op: str
 ) -> None:
     """Hard delete: the row, its index entries, its vector and its links, journaled."""
-    links = db.conn.execute(
-        "SELECT from_id, to_id, kind, created_at FROM memory_links "
-        "WHERE brain_id = ? AND (from_id = ? OR to_id = ?)",
-        (brain_id, before["id"], before["id"]),
-    ).fetchall()
+    links = list(
+        db.conn.execute(
+            "SELECT from_id, to_id, kind, created_at FROM memory_links "
+            "WHERE brain_id = ? AND (from_id = ? OR to_id = ?)",
+            (brain_id, before["id"], before["id"]),
+        )
+    )
     for from_id, to_id, kind, created_at in links:
         link = {"from_id": from_id, "to_id": to_id, "kind": kind, "created_at": created_at}
         journal(db, batch, brain_id, "unlink", from_id, link, None)
-        batch.links.add(f"{from_id}|{to_id}|{kind}")
     db.conn.execute(
         "DELETE FROM memory_links WHERE brain_id = ? AND (from_id = ? OR to_id = ?)",
         (brain_id, before["id"], before["id"]),
@@ -472,4 +488,3 @@ def delete_trace(
     db.conn.execute("DELETE FROM memory_traces WHERE rowid = ?", (rowid,))
     vectors.sync_rows(db.conn, brain_id, [rowid])
     journal(db, batch, brain_id, op, before["id"], before, None)
-    batch.traces.add(before["id"])

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from memgui.core import graph_view
+from memgui.core.model import Changes
 from memgui.ui.commands import CoreCommand, memories
 from memgui.ui.session import ACTOR, BrainSession
 
@@ -19,9 +21,11 @@ class ConnectCommand(CoreCommand):
         super().__init__(session, f"Connect ({edge_type})")
         self.source, self.target, self.edge_type = source, target, edge_type
 
-    def _perform(self) -> tuple[Any, str]:
+    def _perform(self) -> tuple[Any, Changes]:
         brain = self.session.brain
-        return self._batch(lambda: brain.connect(self.source, self.target, self.edge_type, ACTOR))
+        return self._batch(
+            lambda: graph_view.connect(brain, self.source, self.target, self.edge_type, ACTOR)
+        )
 
 
 class RemoveEdgeCommand(CoreCommand):
@@ -29,9 +33,9 @@ class RemoveEdgeCommand(CoreCommand):
         super().__init__(session, f"Remove edge ({kind})")
         self.edge_id = edge_id
 
-    def _perform(self) -> tuple[Any, str]:
+    def _perform(self) -> tuple[Any, Changes]:
         brain = self.session.brain
-        return self._batch(lambda: brain.remove_edge(self.edge_id, ACTOR))
+        return self._batch(lambda: graph_view.remove_edge(brain, self.edge_id, ACTOR))
 
 
 class DeleteNodeCommand(CoreCommand):
@@ -39,9 +43,9 @@ class DeleteNodeCommand(CoreCommand):
         super().__init__(session, f"Delete node “{label}”")
         self.node_id = node_id
 
-    def _perform(self) -> tuple[Any, str]:
+    def _perform(self) -> tuple[Any, Changes]:
         brain = self.session.brain
-        return self._batch(lambda: brain.delete_node(self.node_id, ACTOR))
+        return self._batch(lambda: graph_view.delete_node(brain, self.node_id, ACTOR))
 
 
 class MergeNodesCommand(CoreCommand):
@@ -49,9 +53,9 @@ class MergeNodesCommand(CoreCommand):
         super().__init__(session, f"Merge {len(ids)} nodes")
         self.ids, self.survivor = list(ids), survivor
 
-    def _perform(self) -> tuple[Any, str]:
+    def _perform(self) -> tuple[Any, Changes]:
         brain = self.session.brain
-        return self._batch(lambda: brain.merge_nodes(self.ids, self.survivor, ACTOR))
+        return self._batch(lambda: graph_view.merge_nodes(brain, self.ids, self.survivor, ACTOR))
 
 
 class MergeIntoCommand(CoreCommand):
@@ -62,6 +66,6 @@ class MergeIntoCommand(CoreCommand):
         super().__init__(session, f"Merge {memories(len(ids))}")
         self.ids, self.survivor = list(ids), survivor
 
-    def _perform(self) -> tuple[Any, str]:
+    def _perform(self) -> tuple[Any, Changes]:
         brain = self.session.brain
         return self._batch(lambda: brain.merge(self.ids, actor=ACTOR, survivor=self.survivor))

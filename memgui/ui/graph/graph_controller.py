@@ -262,9 +262,7 @@ class GraphController(QObject):
             elif scene.centre is not None:
                 self.open_on(scene.centre)
             return
-        ids = set(changes.traces) | set(changes.nodes)
-        for key in changes.links:
-            ids.update(part for part in key.split("|")[:2] if part and part != "*")
+        ids = set(changes.traces) | set(changes.nodes) | set(changes.edges)
         brain = self.session.brain
         try:
             for source, target in graph_view.ends_of(brain, ids).values():

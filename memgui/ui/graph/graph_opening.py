@@ -11,7 +11,7 @@ a file of their own, as in tests and screenshots).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from platformdirs import user_data_dir
 from PySide6.QtCore import QModelIndex, QObject, QSettings, Qt
@@ -24,7 +24,6 @@ from memgui.ui.graph.graph_window import GraphWindow
 from memgui.ui.theme.icons import icon
 
 if TYPE_CHECKING:
-    from memgui.ui.actions import WindowActions
     from memgui.ui.main_window import MainWindow
 
 
@@ -66,8 +65,7 @@ class GraphOpening(QObject):
             table.insertAction(first[0], self.action)
         else:
             table.addAction(self.action)
-        actions = cast("WindowActions", window.actions)  # the window's, not QWidget.actions()
-        for extra in (actions.add_link, actions.merge):
+        for extra in (window.window_actions.add_link, window.window_actions.merge):
             table.addAction(extra)
         window.session_changed.connect(self._on_session_changed)
 

@@ -13,6 +13,7 @@ from typing import Any, Generic, TypeVar
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, Qt
 
 from memgui.core.model import JournalEntry, Neighbour, RelatedSummary
+from memgui.ui.models import Index
 from memgui.ui.models.trace_columns import first_line, format_ms
 
 Row = TypeVar("Row")
@@ -21,6 +22,19 @@ Row = TypeVar("Row")
 class DetailRole(IntEnum):
     ITEM = Qt.ItemDataRole.UserRole + 1  # the core's value object of the row
     ITEM_ID = Qt.ItemDataRole.UserRole + 2  # the id a double-click opens
+
+
+def header_text(
+    headers: Sequence[str], section: int, orientation: Qt.Orientation, role: int
+) -> str | None:
+    """A model's column header: `headers[section]`, for the display role of the top header."""
+    if (
+        role == Qt.ItemDataRole.DisplayRole
+        and orientation == Qt.Orientation.Horizontal
+        and 0 <= section < len(headers)
+    ):
+        return headers[section]
+    return None
 
 
 class ListTableModel(QAbstractTableModel, Generic[Row]):
@@ -46,13 +60,13 @@ class ListTableModel(QAbstractTableModel, Generic[Row]):
     def item_id(self, item: Row) -> str | None:
         return None
 
-    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:
+    def rowCount(self, parent: Index = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self._items)
 
-    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:
+    def columnCount(self, parent: Index = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self.COLUMNS)
 
-    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or index.row() >= len(self._items):
             return None
         item = self._items[index.row()]
@@ -67,15 +81,9 @@ class ListTableModel(QAbstractTableModel, Generic[Row]):
     def headerData(
         self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
     ) -> Any:
-        if (
-            role == Qt.ItemDataRole.DisplayRole
-            and orientation == Qt.Orientation.Horizontal
-            and 0 <= section < len(self.COLUMNS)
-        ):
-            return self.COLUMNS[section][0]
-        return None
+        return header_text([c[0] for c in self.COLUMNS], section, orientation, role)
 
-    def flags(self, index: QModelIndex) -> Qt.ItemFlag:
+    def flags(self, index: Index) -> Qt.ItemFlag:
         if not index.isValid():
             return Qt.ItemFlag.NoItemFlags
         return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable

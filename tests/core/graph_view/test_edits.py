@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from memgui.core import graph_view
 from memgui.core.brain import Brain
 from memgui.core.errors import InvalidArgument, NotFound
 from memgui.core.io import ImportOptions, commit, plan
@@ -46,10 +47,13 @@ def graph_rows(brain: Brain) -> tuple[list, list, list]:
 
 def test_connect_makes_the_trace_a_graph_node_and_a_revert_removes_both(brain: Brain) -> None:
     trace = brain.add("a memory").id
-    concept = brain.add_node("Kyoto", "concept")
+    concept = brain.add_node("Kyoto", "concept").id
     before = graph_rows(brain)
-    edge = brain.connect(trace, concept, "mentions")
-    assert brain.connect(trace, concept, "mentions") == edge  # once
+    made = graph_view.connect(brain, trace, concept, "mentions")
+    edge = made.id
+    assert made.edges == {edge} and made.nodes == {trace}
+    again = graph_view.connect(brain, trace, concept, "mentions")
+    assert again.id == edge and not again  # once: nothing changed the second time
     nodes, edges, _ = graph_rows(brain)
     assert (trace, "memory_graph", trace) in nodes
     assert (edge, trace, concept, "mentions") in edges
@@ -59,13 +63,14 @@ def test_connect_makes_the_trace_a_graph_node_and_a_revert_removes_both(brain: B
 
 
 def test_delete_node_takes_its_edges_and_undoes_exactly(brain: Brain) -> None:
-    a, b = brain.add_node("A", "concept"), brain.add_node("B", "concept")
+    a, b = brain.add_node("A", "concept").id, brain.add_node("B", "concept").id
     trace = brain.add("memory").id
     brain.add_edge(a, b, "related_to")
-    brain.connect(trace, a, "mentions")
+    graph_view.connect(brain, trace, a, "mentions")
     before = graph_rows(brain)
     last = brain.last_journal_id()
-    assert brain.delete_node(a) == 2
+    deleted = graph_view.delete_node(brain, a)
+    assert deleted.count == 2 and deleted.nodes == {a} and len(deleted.edges) == 2
     assert orphans(brain) == []
     assert a not in {n[0] for n in graph_rows(brain)[0]}
     brain.revert(brain.journal_since(last)[0].batch_id)
@@ -74,23 +79,24 @@ def test_delete_node_takes_its_edges_and_undoes_exactly(brain: Brain) -> None:
 
 def test_a_trace_copy_is_not_deleted_as_a_node(brain: Brain) -> None:
     trace = brain.add("memory").id
-    brain.connect(trace, brain.add_node("C", "concept"), "mentions")
+    graph_view.connect(brain, trace, brain.add_node("C", "concept").id, "mentions")
     with pytest.raises(InvalidArgument, match="forget the memory"):
-        brain.delete_node(trace)
+        graph_view.delete_node(brain, trace)
     with pytest.raises(NotFound):
-        brain.delete_node("kn_nothing")
+        graph_view.delete_node(brain, "kn_nothing")
 
 
 def test_merge_nodes_moves_edges_to_the_survivor(brain: Brain) -> None:
-    a, b, c = (brain.add_node(x, "concept") for x in "ABC")
+    a, b, c = (brain.add_node(x, "concept").id for x in "ABC")
     trace = brain.add("memory").id
-    brain.connect(trace, a, "mentions")
-    brain.connect(trace, b, "mentions")  # the same edge once moved: dropped
+    graph_view.connect(brain, trace, a, "mentions")
+    graph_view.connect(brain, trace, b, "mentions")  # the same edge once moved: dropped
     brain.add_edge(b, c, "related_to")
     brain.add_edge(a, b, "related_to")  # within the merged: dropped
     before = graph_rows(brain)
     last = brain.last_journal_id()
-    assert brain.merge_nodes([a, b], survivor=a) == {"moved": 1, "dropped": 2}
+    merged = graph_view.merge_nodes(brain, [a, b], survivor=a)
+    assert merged.count == 1 and merged.nodes == {b}  # one moved, two dropped
     nodes, edges, _ = graph_rows(brain)
     assert b not in {n[0] for n in nodes}
     assert {(s, t, k) for _i, s, t, k in edges} == {(trace, a, "mentions"), (a, c, "related_to")}
@@ -98,14 +104,14 @@ def test_merge_nodes_moves_edges_to_the_survivor(brain: Brain) -> None:
     brain.revert(brain.journal_since(last)[0].batch_id)
     assert graph_rows(brain) == before
     with pytest.raises(InvalidArgument) as error:
-        brain.merge_nodes([a, b], survivor=c)
+        graph_view.merge_nodes(brain, [a, b], survivor=c)
     assert error.value.field == "survivor"
 
 
 def test_a_trace_merge_keeps_the_chosen_survivor_and_carries_its_edges(brain: Brain) -> None:
     keep, gone, other = brain.add("keep"), brain.add("gone"), brain.add("other")
-    concept = brain.add_node("Topic", "concept")
-    brain.connect(gone.id, concept, "mentions")
+    concept = brain.add_node("Topic", "concept").id
+    graph_view.connect(brain, gone.id, concept, "mentions")
     brain.link(gone.id, other.id, "caused_by")
     brain.update(gone.id, {"tags": ["x"]})
     last = brain.last_journal_id()
@@ -129,20 +135,20 @@ def test_no_delete_leaves_an_orphan_graph_row(brain: Brain, tmp_path) -> None:
     assert brain.nodes(limit=1000) and brain.edges(limit=1000)
     a, b, c, d = traces[:4]
     brain.link(a, b, "relates_to")
-    brain.connect(c, brain.add_node("X", "concept"), "mentions")
+    graph_view.connect(brain, c, brain.add_node("X", "concept").id, "mentions")
     brain.purge(a)
     assert orphans(brain) == []
     brain.merge([b, c], survivor=b)
     brain.purge(c)
     assert orphans(brain) == []
-    brain.delete_node(brain.add_node("Y", "concept"))
+    graph_view.delete_node(brain, brain.add_node("Y", "concept").id)
     brain.add(content="short lived", ttl_secs=1)
     brain.clock = lambda: 2**45
     brain.sweep()
     assert orphans(brain) == []
     brain.clock = Brain(brain.db, brain.brain_id, "x").clock
     scoped = brain.add("in a scope", scope_id="s1").id
-    brain.connect(scoped, d, "related_to")
+    graph_view.connect(brain, scoped, d, "related_to")
     brain.link(scoped, d, "supersedes")
     brain.delete_scope("user", "s1")
     assert orphans(brain) == []

@@ -25,8 +25,8 @@ def _brain(brain: Brain) -> dict[str, str]:
     brain.link(ids["a"], ids["b"], "relates_to")
     brain.link(ids["b"], ids["c"], "supersedes")
     brain.link(ids["a"], ids["gone"], "caused_by")
-    ids["concept"] = brain.add_node("Topic", "concept")
-    brain.connect(ids["a"], ids["concept"], "mentions")
+    ids["concept"] = brain.add_node("Topic", "concept").id
+    gv.connect(brain, ids["a"], ids["concept"], "mentions")
     brain.forget(ids["gone"])
     return ids
 

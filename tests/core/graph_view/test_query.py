@@ -23,7 +23,7 @@ def test_a_trace_its_links_and_knowledge_edges_are_one_neighbourhood(brain: Brai
     cause = brain.add("the incident", metadata={"title": "Incident 42"})
     brain.link(new.id, old.id, "supersedes")
     brain.link(new.id, cause.id, "caused_by")
-    person = brain.add_node("Alice", "person")
+    person = brain.add_node("Alice", "person").id
     brain.db.conn.execute(  # AgentOS's copy of the trace in its graph: the node's id is its id
         "INSERT INTO knowledge_nodes (brain_id, id, type, label, created_at) "
         "VALUES (?, ?, 'memory_graph', ?, 0)",
@@ -150,7 +150,7 @@ def test_bad_arguments_name_the_field(brain: Brain, call, field: str) -> None:
 
 def test_every_statement_is_an_index_lookup(brain: Brain) -> None:
     hub, leaves = _star(brain, 30)
-    node = brain.add_node("Concept", "concept")
+    node = brain.add_node("Concept", "concept").id
     brain.db.conn.execute(
         "INSERT INTO knowledge_nodes (brain_id, id, type, label, created_at) "
         "VALUES (?, ?, 'memory_graph', ?, 0)",
@@ -191,7 +191,7 @@ def test_a_neighbourhood_holds_every_edge_among_its_nodes(brain: Brain) -> None:
 
     rng = random.Random(5)
     traces = [brain.add(f"t{i}").id for i in range(60)]
-    concepts = [brain.add_node(f"c{i}", "concept") for i in range(6)]
+    concepts = [brain.add_node(f"c{i}", "concept").id for i in range(6)]
     with brain.batch():
         for i in range(60):
             for other in rng.sample(range(60), 2):
@@ -202,7 +202,7 @@ def test_a_neighbourhood_holds_every_edge_among_its_nodes(brain: Brain) -> None:
                 if other != hub:
                     brain.link(hub, other, "supersedes")
         for i in range(0, 60, 2):
-            brain.connect(traces[i], rng.choice(concepts), "mentions")
+            gv.connect(brain, traces[i], rng.choice(concepts), "mentions")
         brain.add_edge(concepts[0], concepts[1], "related_to")
     for centre in (traces[5], traces[1], concepts[0]):
         for depth in (1, 2, 3):

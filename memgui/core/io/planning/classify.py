@@ -16,7 +16,6 @@ one adds the tags of its tag line and the **Related:** links the trace lacks.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -43,6 +42,7 @@ from memgui.core.io.records import (
     ImportRecord,
     plain_fields,
 )
+from memgui.core.model import new_trace_id
 from memgui.core.progress import Progress, paused_steps
 
 if TYPE_CHECKING:
@@ -68,10 +68,6 @@ def fingerprint(fields: Mapping[str, Any]) -> str:
     return sha256(data.decode("utf-8", "replace"))
 
 
-def new_trace_id() -> str:
-    return f"mt_{uuid.uuid4()}"
-
-
 def apply_scope(record: ImportRecord, scope: str | None, scope_id: str | None) -> None:
     """The options' target scope / scope id replace the record's own."""
     fields = record.fields
@@ -86,7 +82,8 @@ def apply_scope(record: ImportRecord, scope: str | None, scope_id: str | None) -
 
 def trace_hashes(fields: dict[str, Any], fmt: str) -> list[str]:
     """The hashes a record is known by. JSONL keeps agent-memory's key (source, type, text)."""
-    metadata = fields.get("metadata") if isinstance(fields.get("metadata"), dict) else {}
+    metadata = fields.get("metadata")
+    metadata = metadata if isinstance(metadata, dict) else {}
     import_hash = metadata.get("import_hash")
     if fmt == "jsonl":
         text_hash = import_hash if isinstance(import_hash, str) else sha256(fields["content"])
@@ -180,9 +177,9 @@ class TracePlanner:
         }
         return brain_index.trace_rows(self.brain, named & self.index.ids)
 
-    def _classify(self, i: int, record: ImportRecord, own_notes: dict[str, dict]) -> None:
+    def _classify(self, i: int, record: ImportRecord, own_notes: dict[str, dict[str, Any]]) -> None:
         fields = plain_fields(record.fields)  # read here several times: built once
-        source_id = fields.get("id")
+        source_id: Any = fields.get("id")  # whatever the source held there
         scope, scope_id, user = AGENT_MEMORY_WHERE if self.fmt == "jsonl" else where_of(fields)
         own = own_notes.get(source_id) if own_notes and isinstance(source_id, str) else None
         obsidian = self.fmt == "obsidian"
@@ -249,7 +246,7 @@ class TracePlanner:
 
 
 def own_note(
-    trace: dict[str, Any], fields: dict, tail: str, where: tuple[str, str], obsidian: bool
+    trace: dict[str, Any], fields: dict[str, Any], tail: str, where: tuple[str, str], obsidian: bool
 ) -> Trailer | None:
     """What follows the trace's text in its own note, or None when the note is not its own.
 
@@ -296,4 +293,4 @@ def classify(brain: Brain, plan: ImportPlan) -> Iterator[Progress]:
             plan.fingerprints[i] = fingerprint(record.fields)
 
 
-__all__ = ["UPDATE", "classify", "file_of", "fingerprint", "new_trace_id"]
+__all__ = ["UPDATE", "classify", "file_of", "fingerprint"]

@@ -11,7 +11,6 @@ import base64
 import binascii
 import math
 import struct
-import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -30,6 +29,7 @@ from memgui.core.io.records import (
     REFUSED,
     TRACE,
     ImportRecord,
+    RecordKind,
 )
 from memgui.core.model import (
     SCOPES,
@@ -39,13 +39,10 @@ from memgui.core.model import (
     check_content,
     check_strength,
     check_tags,
+    now_ms,
 )
 
 INT64 = 2**63
-
-
-def now_ms() -> int:
-    return int(time.time() * 1000)
 
 
 def json_column(value: Any, field_name: str, kind: type, default: Any) -> Any:
@@ -155,7 +152,7 @@ def own_object(value: Any, field_name: str) -> tuple[dict[str, Any], str]:
         return {}, f"{field_name} {exc.problem}: stored with an object of its own"
 
 
-def _refusable(kind: str, source: str, build: Callable[[], dict[str, Any]]) -> ImportRecord:
+def _refusable(kind: RecordKind, source: str, build: Callable[[], dict[str, Any]]) -> ImportRecord:
     record = ImportRecord(source=source, kind=kind)
     try:
         record.fields = build()

@@ -11,6 +11,7 @@ ids the traces finally took.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from memgui.core.io.records import TRACE, ImportRecord
@@ -72,7 +73,7 @@ def related_edge(source: str, target: str, now: int) -> dict[str, Any]:
     }
 
 
-def note_path(fields: dict[str, Any]) -> str:
+def note_path(fields: Mapping[str, Any]) -> str:
     """The vault path of the note a trace record was read from ('' for other records)."""
     metadata = fields.get("metadata")
     path = metadata.get("source_file") if isinstance(metadata, dict) else None
@@ -105,10 +106,11 @@ def write_trace_links(
         for link in record.links:
             if "from_id" not in link:
                 continue
-            ends = [trace_ids.get(link[k]) for k in ("from_id", "to_id")]
-            if None in ends or ends[0] == ends[1] or not all(map(held, ends)):
+            from_id, to_id = trace_ids.get(link["from_id"]), trace_ids.get(link["to_id"])
+            if from_id is None or to_id is None or from_id == to_id:
                 continue
-            from_id, to_id = ends
+            if not (held(from_id) and held(to_id)):
+                continue
             if link["kind"] == "relates_to" and to_id < from_id:
                 from_id, to_id = to_id, from_id
             created_at = link.get("created_at") or now
@@ -125,6 +127,5 @@ def write_trace_links(
                     "created_at": created_at,
                 }
                 journal_rows.journal(db, batch, brain_id, "link", from_id, None, row)
-                batch.links.add(f"{from_id}|{to_id}|{link['kind']}")
                 wrote = True
     return wrote
