@@ -60,6 +60,12 @@ SHOTS = (
     ),
     Shot("guide-trash.png", "the trash", ("--trash",)),
     Shot(
+        "guide-graph.png",
+        "the graph window on a memory, three hops out",
+        ("--view", "graph", "--depth", "3"),
+        select="SQLite access goes through apsw",
+    ),
+    Shot(
         "guide-activity.png",
         "the Agent activity panel: what agents and the command line wrote",
         ("--activity",),

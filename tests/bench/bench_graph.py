@@ -23,8 +23,17 @@ It measures, in one process, on the real graph window (offscreen):
 - `filter_ms_20k`: applying a filter (mask, canvas and both lists) at 20,000 nodes;
 - `overview_ms`: from asking for the overview until its first page (2,000 nodes) is painted,
   on a brain of `--overview-traces` (100k) and on the big one.
-Targets: ≤ 150 ms, ≤ 50 ms, ≥ 10 frames/s, ≤ 100 ms, ≤ 2 s. Prints one JSON document with
-the machine and its load.
+Targets: ≤ 150 ms, ≤ 50 ms, ≥ 10 frames/s, ≤ 100 ms, ≤ 2 s.
+
+Each is set against a floor measured in the same run (`floors`, and `ratios`: ours over the
+floor, or the floor's frames over ours for the frame rate): the bare index lookups of the
+same neighbourhood's ids (`query_floor_ms`: what any neighbourhood of these tables pays, no
+degrees, ranking or rows), the plain way to paint the same 20,000 nodes and their edges
+into the same image (`plain_paint_fps`: one `drawLines`, one `drawPoints` with a round pen,
+no level of detail; a peer rather than a floor), the GUI thread's longest timer gap with
+nothing running (`idle_longest_gap_ms`: the machine's load alone), and the four `GROUP BY`
+statements an overview ranks by (`overview_floor_ms`). Prints one JSON document with the
+machine and its load.
 """
 
 from __future__ import annotations
@@ -40,8 +49,8 @@ from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from PySide6.QtCore import QElapsedTimer, Qt, QTimer  # noqa: E402
-from PySide6.QtGui import QImage  # noqa: E402
+from PySide6.QtCore import QElapsedTimer, QLineF, QPointF, Qt, QTimer  # noqa: E402
+from PySide6.QtGui import QColor, QImage, QPainter, QPen  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from memgui.core import graph_view  # noqa: E402
@@ -58,6 +67,7 @@ CACHE = Path(tempfile.gettempdir()) / "memgui-bench"
 CHUNK = 50_000
 START_MS = 1_700_000_000_000
 HUBS, HUB_LINKS = 50, 2_000
+HUB_DEGREE = graph_view.HUB_DEGREE
 CONCEPTS = 20_000
 TYPES = ("episodic", "semantic", "procedural", "prospective", "relational")
 SCOPES = ("user", "thread", "persona", "organization")
@@ -228,6 +238,76 @@ def frames_per_second(window: GraphWindow, frames: int = 30) -> float:
     return round(frames / (time.perf_counter() - start), 1)
 
 
+def plain_paint_fps(window: GraphWindow, frames: int = 30) -> float:
+    """Frames per second of the plain way to draw the shown graph: every edge in one
+    `drawLines`, every node in one `drawPoints` with a round 10 px pen, no level of detail."""
+    canvas, scene = window.canvas, window.scene
+    image = QImage(canvas.size(), QImage.Format.Format_ARGB32_Premultiplied)
+    xy = scene.xy * canvas.scale + [canvas.offset.x(), canvas.offset.y()]
+    points = [QPointF(float(x), float(y)) for x, y in xy]
+    e = scene.edge_arrays
+    lines = [QLineF(points[int(a)], points[int(b)]) for a, b in zip(e.src, e.dst, strict=True)]
+    edge_pen, node_pen = QPen(QColor("#888888")), QPen(QColor("#3366cc"))
+    node_pen.setWidthF(10.0)
+    start = time.perf_counter()
+    for _ in range(frames):
+        image.fill(0)
+        painter = QPainter(image)
+        painter.setPen(edge_pen)
+        painter.drawLines(lines)
+        painter.setPen(node_pen)
+        painter.drawPoints(points)
+        painter.end()
+    return round(frames / (time.perf_counter() - start), 1)
+
+
+def query_floor_ms(brain: Brain, centre: str, found: graph_view.Neighbourhood) -> float:
+    """The bare index lookups of a depth-2 neighbourhood's ids: the centre's links and
+    knowledge edges both ways, then those of each neighbour it walks on from (the hubs
+    aside, as the query leaves them), in the query's own statement shapes."""
+    conn, bid = brain.db.conn, brain.brain_id
+    walked = {
+        other
+        for e in found.edges.values()
+        for other in (e.source, e.target)
+        if centre in (e.source, e.target) and other != centre
+    }
+    walked = {i for i in walked if i in found.nodes and found.nodes[i].degree <= HUB_DEGREE}
+    array = "[" + ",".join(f'"{i}"' for i in sorted(walked)) + "]"
+    many = (
+        "SELECT l.to_id FROM json_each(?2) j CROSS JOIN memory_links l "
+        "ON l.brain_id = ?1 AND l.from_id = j.value "
+        "UNION ALL SELECT l.from_id FROM json_each(?2) j CROSS JOIN memory_links l "
+        "INDEXED BY idx_memory_links_to ON l.brain_id = ?1 AND l.to_id = j.value "
+        "UNION ALL SELECT e.target_id FROM json_each(?2) j CROSS JOIN knowledge_edges e "
+        "ON e.brain_id = ?1 AND e.source_id = j.value "
+        "UNION ALL SELECT e.source_id FROM json_each(?2) j CROSS JOIN knowledge_edges e "
+        "ON e.brain_id = ?1 AND e.target_id = j.value"
+    )
+    start = time.perf_counter()
+    for ids in (f'["{centre}"]', array):
+        for _row in conn.execute(many, (bid, ids)):
+            pass
+    return (time.perf_counter() - start) * 1000
+
+
+def overview_floor_ms(path: Path) -> float:
+    """The four GROUP BY statements over the link and edge indexes an overview ranks by."""
+    with Brain.open(path, "bench") as brain:
+        conn, bid = brain.db.conn, brain.brain_id
+        start = time.perf_counter()
+        for column, table in (
+            ("from_id", "memory_links"),
+            ("to_id", "memory_links"),
+            ("source_id", "knowledge_edges"),
+            ("target_id", "knowledge_edges"),
+        ):
+            sql = f"SELECT {column}, count(*) FROM {table} WHERE brain_id = ? GROUP BY {column}"
+            for _row in conn.execute(sql, (bid,)):
+                pass
+        return round((time.perf_counter() - start) * 1000, 1)
+
+
 def centre_of_size(brain: Brain, near: int, want: int = 1500) -> str:
     """A trace whose depth-2 neighbourhood holds about `want` nodes (≤ 2,000)."""
     for i in range(near, near + 5000, 5):
@@ -272,7 +352,7 @@ def run(traces: int, overview_traces: int, runs: int) -> dict:
     rng = random.Random(3)
     centres = [centre_of_size(brain, rng.randrange(5, traces - 6000) // 5 * 5) for _ in range(runs)]
     window.controller.depth = 2
-    sizes, clicks, queries, seeds, paints = [], [], [], [], []
+    sizes, clicks, queries, seeds, paints, floors = [], [], [], [], [], []
     for centre in centres:
         clicks.append(click_to_paint(app, window, painted, centre))
         sizes.append(len(window.scene.nodes))
@@ -280,6 +360,7 @@ def run(traces: int, overview_traces: int, runs: int) -> dict:
         t = time.perf_counter()
         found = graph_view.neighbourhood(brain, centre, 2)
         queries.append((time.perf_counter() - t) * 1000)
+        floors.append(query_floor_ms(brain, centre, found))
         edges = [(e.source, e.target) for e in found.edges.values()]
         t = time.perf_counter()
         graph_view.seed(found.nodes, edges, {}, centre)
@@ -302,6 +383,7 @@ def run(traces: int, overview_traces: int, runs: int) -> dict:
     shown = len(window.scene.nodes)
     window.canvas.fit()
     fps = frames_per_second(window)
+    plain_fps = plain_paint_fps(window)
     filters = []
     for flt in (
         GraphFilter(types=frozenset({"semantic", "concept"})),
@@ -314,6 +396,10 @@ def run(traces: int, overview_traces: int, runs: int) -> dict:
     overviews = {
         f"{overview_traces} traces": overview_ms(app, small, scratch),
         f"{traces} traces": overview_ms(app, path, scratch),
+    }
+    overview_floors = {
+        f"{overview_traces} traces": overview_floor_ms(small),
+        f"{traces} traces": overview_floor_ms(path),
     }
     window.close()
     session.close()
@@ -336,6 +422,20 @@ def run(traces: int, overview_traces: int, runs: int) -> dict:
         "pan_zoom_fps_20k": fps,
         "filter_ms_20k": [round(f, 1) for f in filters],
         "overview_ms": overviews,
+        "floors": {
+            "query_floor_ms": summary(floors),
+            "plain_paint_fps": plain_fps,
+            "idle_longest_gap_ms": idle_gap,
+            "overview_floor_ms": overview_floors,
+        },
+        "ratios": {
+            "query_over_floor": round(statistics.median(queries) / statistics.median(floors), 1),
+            "ours_fps_over_plain": round(fps / plain_fps, 1),
+            "layout_gap_over_idle_gap": round(layout_gap / max(idle_gap, 0.1), 1),
+            "overview_over_floor": {
+                k: round(overviews[k] / max(overview_floors[k], 0.1), 1) for k in overviews
+            },
+        },
         "targets": {
             "click_to_paint_ms": 150,
             "layout_20k_longest_gap_ms": 50,

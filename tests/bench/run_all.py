@@ -35,6 +35,7 @@ BENCHMARKS: dict[str, tuple[list[str], list[str]]] = {
     "bench_import_floor": ([], ["--records", "5000"]),
     "bench_import_ui": ([], ["--runs", "1"]),
     "bench_ui": ([], ["--traces", "20000", "--runs", "1"]),
+    "bench_graph": ([], ["--traces", "30000", "--overview-traces", "5000", "--runs", "1"]),
     "bench_servers": ([], ["--traces", "2000", "--adds", "100", "--queries", "50"]),
     "bench_ollama_calls": ([], ["--requests", "30", "--rounds", "1"]),
     "bench_changes": ([], ["--ops", "300", "--rounds", "1"]),
