@@ -25,7 +25,7 @@ def default_stability(category: str | None) -> float:
 def positive_number(value: object) -> float | None:
     """`value` as a finite positive float, or None (a bool, text, NaN, ∞, 0, a negative or
     an integer too large for a float, as another program may have written)."""
-    number = _number(value, 0.0)
+    number = finite_number(value, 0.0)
     return number if number > 0 else None
 
 
@@ -74,7 +74,7 @@ def merged_state(
     """A merge's strength and decay state (upstream-notes §B.4): the highest stored strength,
     the highest stability, access counts summed, the latest reinforcement interval and time.
     Returns (stored strength, the survivor's metadata with that `decay`)."""
-    strength = max(_number(s["strength"], 0.0) for s in snaps)
+    strength = max(finite_number(s["strength"], 0.0) for s in snaps)
     found = (s["metadata"].get("decay") for s in snaps if isinstance(s["metadata"], dict))
     decays = [d for d in found if isinstance(d, dict)]
     metadata = survivor["metadata"]
@@ -86,7 +86,7 @@ def merged_state(
         return strength, metadata
     merged = dict(_decay_of(metadata))
     merged["stability"] = stability
-    merged["accessCount"] = sum(int(_number(d.get("accessCount"), 0)) for d in decays)
+    merged["accessCount"] = sum(int(finite_number(d.get("accessCount"), 0)) for d in decays)
     for key in ("reinforcementInterval", "nextReinforcementAt"):
         values = [positive_number(d.get(key)) for d in decays]
         if any(v is not None for v in values):
@@ -94,7 +94,8 @@ def merged_state(
     return strength, dict(metadata, decay=merged)
 
 
-def _number(value: object, default: float) -> float:
+def finite_number(value: object, default: float) -> float:
+    """`value` as a finite float, else `default` (a bool, a non-number, inf, nan)."""
     if type(value) is float:  # the common case, first: this runs for every trace read
         return value if math.isfinite(value) else default
     if isinstance(value, bool) or not isinstance(value, int | float):
@@ -116,8 +117,8 @@ def current_strength(
 ) -> float:
     stability = stability_of(metadata, category)
     since = last_accessed if last_accessed is not None else created_at
-    elapsed = max(0.0, now - _number(since, float(now)))
-    return _number(stored, 0.0) * math.exp(-elapsed / stability)
+    elapsed = max(0.0, now - finite_number(since, float(now)))
+    return finite_number(stored, 0.0) * math.exp(-elapsed / stability)
 
 
 def agent_memory_stability(category: str | None) -> float:
@@ -141,7 +142,7 @@ def on_recall(
     difficulty_bonus = max(0.1, 1.0 - current)
     diminish = 1.0 / (1.0 + 0.1 * retrieval_count)
     intensity = emotions.get("intensity", 0) if isinstance(emotions, dict) else 0
-    emotional_bonus = 1.0 + 0.3 * _number(intensity, 0.0)
+    emotional_bonus = 1.0 + 0.3 * finite_number(intensity, 0.0)
     growth = (1.5 + 2.0 * difficulty_bonus) * diminish * emotional_bonus
     old = _decay_of(metadata)
     interval = int(positive_number(old.get("reinforcementInterval")) or DAY_MS) * 2
@@ -149,8 +150,8 @@ def on_recall(
     new_meta["decay"] = {
         **old,
         "stability": stability_of(metadata, category) * growth,
-        "accessCount": int(_number(old.get("accessCount"), 0)) + 1,
+        "accessCount": int(finite_number(old.get("accessCount"), 0)) + 1,
         "reinforcementInterval": interval,
         "nextReinforcementAt": now + interval,
     }
-    return min(1.0, _number(stored, 0.0) + 0.1), new_meta
+    return min(1.0, finite_number(stored, 0.0) + 0.1), new_meta

@@ -61,9 +61,8 @@ from memgui.core.storage import store  # noqa: E402
 from memgui.ui.graph.graph_filters import GraphFilter  # noqa: E402
 from memgui.ui.graph.graph_window import GraphWindow  # noqa: E402
 from memgui.ui.session import BrainSession  # noqa: E402
-from tests.bench.common import emit  # noqa: E402
+from tests.bench.common import cached_brain, emit  # noqa: E402
 
-CACHE = Path(tempfile.gettempdir()) / "memgui-bench"
 CHUNK = 50_000
 START_MS = 1_700_000_000_000
 HUBS, HUB_LINKS = 50, 2_000
@@ -81,23 +80,18 @@ def trace_id(i: int) -> str:
 
 def graph_brain(traces: int) -> Path:
     """A brain of `traces` traces with links and a knowledge graph, built once and reused."""
-    path = CACHE / f"graph-{traces}.sqlite"
-    done = path.with_suffix(".done")
-    if path.exists() and done.exists():
-        return path
-    CACHE.mkdir(parents=True, exist_ok=True)
-    for stale in CACHE.glob(f"graph-{traces}.sqlite*"):
-        stale.unlink()
-    rng = random.Random(11)
-    with Brain.open(path, "bench") as brain, gc_paused():
-        for start in range(0, traces, CHUNK):
-            snaps = [_snapshot(rng, i) for i in range(start, min(traces, start + CHUNK))]
-            with brain.write("import", kind="import") as batch:
-                store.insert_traces(brain.db, batch, brain.brain_id, snaps, "import")
-        _links(brain, traces, rng)
-        _knowledge(brain, traces, rng)
-    done.write_text(str(traces))
-    return path
+
+    def fill(path: Path) -> None:
+        rng = random.Random(11)
+        with Brain.open(path, "bench") as brain, gc_paused():
+            for start in range(0, traces, CHUNK):
+                snaps = [_snapshot(rng, i) for i in range(start, min(traces, start + CHUNK))]
+                with brain.write("import", kind="import") as batch:
+                    store.insert_traces(brain.db, batch, brain.brain_id, snaps, "import")
+            _links(brain, traces, rng)
+            _knowledge(brain, traces, rng)
+
+    return cached_brain(f"graph-{traces}", fill)
 
 
 def _snapshot(rng: random.Random, i: int) -> dict:

@@ -43,10 +43,9 @@ from memgui.core.storage import store  # noqa: E402
 from memgui.ui import heap  # noqa: E402
 from memgui.ui.main_window import MainWindow  # noqa: E402
 from memgui.ui.session import BrainSession  # noqa: E402
-from tests.bench.common import emit  # noqa: E402
+from tests.bench.common import cached_brain, emit  # noqa: E402
 
 PROBE_MS = 5
-CACHE = Path(tempfile.gettempdir()) / "memgui-bench"
 CHUNK = 50_000
 START_MS = 1_700_000_000_000
 TYPES = ("episodic", "semantic", "procedural", "prospective")
@@ -60,21 +59,16 @@ WORDS = (
 
 def bench_brain(traces: int) -> Path:
     """The path of a brain holding `traces` live traces, built once and reused."""
-    path = CACHE / f"ui-{traces}.sqlite"
-    done = path.with_suffix(".done")
-    if path.exists() and done.exists():
-        return path
-    CACHE.mkdir(parents=True, exist_ok=True)
-    for stale in CACHE.glob(f"ui-{traces}.sqlite*"):
-        stale.unlink()
-    rng = random.Random(7)
-    with Brain.open(path, "bench") as brain, gc_paused():
-        for start in range(0, traces, CHUNK):
-            snaps = [_snapshot(rng, i) for i in range(start, min(traces, start + CHUNK))]
-            with brain.write("import", kind="import") as batch:
-                store.insert_traces(brain.db, batch, brain.brain_id, snaps, "import")
-    done.write_text(str(traces))
-    return path
+
+    def fill(path: Path) -> None:
+        rng = random.Random(7)
+        with Brain.open(path, "bench") as brain, gc_paused():
+            for start in range(0, traces, CHUNK):
+                snaps = [_snapshot(rng, i) for i in range(start, min(traces, start + CHUNK))]
+                with brain.write("import", kind="import") as batch:
+                    store.insert_traces(brain.db, batch, brain.brain_id, snaps, "import")
+
+    return cached_brain(f"ui-{traces}", fill)
 
 
 def _snapshot(rng: random.Random, i: int) -> dict:

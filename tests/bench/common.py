@@ -7,9 +7,13 @@ import os
 import platform
 import statistics
 import sys
+import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
+
+CACHE = Path(tempfile.gettempdir()) / "memgui-bench"  # brains built once, kept between runs
 
 
 def machine() -> dict[str, Any]:
@@ -41,6 +45,21 @@ def timed(call: Callable[[], Any]) -> float:
     start = time.perf_counter()
     call()
     return time.perf_counter() - start
+
+
+def cached_brain(name: str, fill: Callable[[Path], None]) -> Path:
+    """CACHE/NAME.sqlite, made by `fill(path)` unless a finished one is there (a build that
+    did not finish is removed and made again)."""
+    path = CACHE / f"{name}.sqlite"
+    done = path.with_suffix(".done")
+    if path.exists() and done.exists():
+        return path
+    CACHE.mkdir(parents=True, exist_ok=True)
+    for stale in CACHE.glob(f"{name}.sqlite*"):
+        stale.unlink()
+    fill(path)
+    done.write_text(name)
+    return path
 
 
 def emit(name: str, results: dict[str, Any]) -> None:

@@ -16,6 +16,7 @@ from typing import Any
 import orjson
 
 from memgui.core import decay
+from memgui.core.decay import finite_number
 from memgui.core.graph_view.shapes import (
     GRAPH,
     LINK,
@@ -54,7 +55,7 @@ def graph_edge(
 ) -> GraphEdge:
     """A knowledge edge as an edge: directed unless `bidirectional`."""
     key = edge_key(edge_id)
-    return GraphEdge(key, source, target, str(kind), GRAPH, not both, _finite(weight, 1.0))
+    return GraphEdge(key, source, target, str(kind), GRAPH, not both, finite_number(weight, 1.0))
 
 
 def has_links(db: Database) -> bool:
@@ -260,11 +261,11 @@ def _trace_node(row: tuple[Any, ...], now: int) -> GraphNode:
         text,
         superseded,
     ) = row
-    created = int(_finite(created_at, 0.0))
-    accessed = None if last_accessed is None else int(_finite(last_accessed, created))
+    created = int(finite_number(created_at, 0.0))
+    accessed = None if last_accessed is None else int(finite_number(last_accessed, created))
     stability_ms = decay.positive_number(stability) or decay.default_stability(category)
     since = accessed if accessed is not None else created
-    strength = _finite(stored, 1.0) * math.exp(-max(0.0, now - since) / stability_ms)
+    strength = finite_number(stored, 1.0) * math.exp(-max(0.0, now - since) / stability_ms)
     return GraphNode(
         id=trace_id,
         kind=TRACE,
@@ -275,7 +276,7 @@ def _trace_node(row: tuple[Any, ...], now: int) -> GraphNode:
         category=category,
         tags=_tags(tags),
         strength=strength,
-        retrieval_count=int(_finite(retrievals, 0.0)),
+        retrieval_count=int(finite_number(retrievals, 0.0)),
         created_at=created,
         last_accessed=accessed,
         deleted=bool(deleted),
@@ -297,8 +298,8 @@ def knowledge_nodes(db: Database, brain_id: str, ids: Iterable[str]) -> dict[str
             kind=NODE,
             label=str(label or node_id),
             type=str(node_type),
-            strength=_finite(confidence, 1.0),
-            created_at=int(_finite(created_at, 0.0)),
+            strength=finite_number(confidence, 1.0),
+            created_at=int(finite_number(created_at, 0.0)),
         )
     return out
 
@@ -322,13 +323,3 @@ def _tags(raw: object) -> tuple[str, ...]:
     except orjson.JSONDecodeError:
         return ()
     return tuple(t for t in value if isinstance(t, str)) if isinstance(value, list) else ()
-
-
-def _finite(value: object, default: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return default
-    try:
-        number = float(value)
-    except OverflowError:
-        return default
-    return number if math.isfinite(number) else default

@@ -154,14 +154,8 @@ def _arrow_heads(start: np.ndarray, end: np.ndarray, radius: np.ndarray) -> QPai
 
 
 def _nodes(painter: QPainter, frame: Frame) -> None:
-    scene, view, xy, radius, visible, count = (
-        frame.scene,
-        frame.view,
-        frame.xy,
-        frame.radius,
-        frame.visible,
-        frame.count,
-    )
+    scene, view, xy = frame.scene, frame.view, frame.xy
+    radius, visible, count = frame.radius, frame.visible, frame.count
     rows = np.flatnonzero(visible)
     if not len(rows):
         return
@@ -256,14 +250,8 @@ def _selection(painter: QPainter, frame: Frame) -> None:
 
 
 def _labels(painter: QPainter, frame: Frame) -> None:
-    scene, view, xy, radius, visible, count = (
-        frame.scene,
-        frame.view,
-        frame.xy,
-        frame.radius,
-        frame.visible,
-        frame.count,
-    )
+    scene, view, xy = frame.scene, frame.view, frame.xy
+    radius, visible, count = frame.radius, frame.visible, frame.count
     a = scene.arrays
     rows = np.flatnonzero(visible)
     if count > LABELS_BELOW and view.scale < 1.5:
@@ -283,13 +271,8 @@ def _labels(painter: QPainter, frame: Frame) -> None:
 
 
 def _more(painter: QPainter, frame: Frame) -> list[tuple[str, QRectF]]:
-    scene, view, xy, radius, visible = (
-        frame.scene,
-        frame.view,
-        frame.xy,
-        frame.radius,
-        frame.visible,
-    )
+    scene, view, xy = frame.scene, frame.view, frame.xy
+    radius, visible = frame.radius, frame.visible
     spots: list[tuple[str, QRectF]] = []
     if not view.more:
         return spots
