@@ -27,7 +27,15 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from memgui.cli import registry
-from memgui.cli.commands import admin, embed, exports, imports, serve, traces  # noqa: F401
+from memgui.cli.commands import (  # noqa: F401
+    admin,
+    consolidation,
+    embed,
+    exports,
+    imports,
+    serve,
+    traces,
+)
 from memgui.cli.log import failures_logged_to_file
 from memgui.cli.registry import REGISTRY, CommandContext
 from memgui.core.errors import InvalidArgument, MemguiError, StorageError

@@ -308,8 +308,8 @@ class ConsolidationPlan:
 
     @property
     def counts(self) -> dict[str, int]:
-        """What the plan would change, by step (merge: traces merged away)."""
-        return {
+        """What the plan would change, by step planned (merge: traces merged away)."""
+        every = {
             PRUNE: len(self.prune),
             MERGE: sum(len(c.losers) for c in self.merge),
             STRENGTHEN: len(self.strengthen),
@@ -317,6 +317,7 @@ class ConsolidationPlan:
             COMPACT: len(self.compact),
             REINDEX: self.reindex_pending,
         }
+        return {step: n for step, n in every.items() if step in self.options.steps}
 
     def accepted_counts(self, keys: set[str] | None = None) -> dict[str, int]:
         """What applying would change with these candidates accepted (None: their flags)."""

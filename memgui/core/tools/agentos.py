@@ -2,12 +2,13 @@
 
 `memory_add`, `memory_update`, `memory_delete`, `memory_merge`, `memory_search` with
 AgentOS's inputs and outputs (`traceId`, `{updated}`, `{deleted}`, `survivorId` and
-`deletedIds`), and `rehydrate_memory` when the server is asked for it. An MCP client has no
-AgentOS execution context, so `memory_add` files traces under scope id "" (AgentOS's own
-default without a user). update, delete and merge read each trace first and write only
-while it is as read (compare-and-set on its version): a trace another writer changed in
-between fails the call with a conflict, and nothing changes. `memory_reflect` joins this
-profile with consolidation: it is one more `Tool` in `tools()`.
+`deletedIds`), `memory_reflect` (a consolidation run, `core/consolidate.py`), and
+`rehydrate_memory` when the server is asked for it. An MCP client has no AgentOS execution
+context, so `memory_add` files traces under scope id "" (AgentOS's own default without a
+user). update, delete and merge read each trace first and write only while it is as read
+(compare-and-set on its version): a trace another writer changed in between fails the call
+with a conflict, and nothing changes. `memory_reflect` plans and applies every candidate in
+one journal batch (actor `consolidation`) that a person can review and revert.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from memgui.core import archive
+from memgui.core.consolidate import ConsolidationOptions, reflect
 from memgui.core.errors import InvalidArgument
 from memgui.core.model import (
     SCOPES,
@@ -121,6 +123,12 @@ def _result(trace: Trace) -> dict[str, Any]:
     }
 
 
+def _reflect(ctx: ToolContext, args: Args) -> ToolResult:
+    # `topic` is read and, as in AgentOS, not used (reserved for topic-scoped runs).
+    result = reflect(ctx.brain, ConsolidationOptions(llm=ctx.llm))
+    return ToolResult(result.seed_counts())
+
+
 def _rehydrate(ctx: ToolContext, args: Args) -> ToolResult:
     found = archive.rehydrate(ctx.brain, checked_id("traceId", args["traceId"]))
     return ToolResult(
@@ -198,6 +206,14 @@ def tools() -> list[Tool]:
                 Param("limit", INTEGER, minimum=1, maximum=MAX_SEARCH_LIMIT, default=SEARCH_LIMIT),
             ),
             _search,
+        ),
+        Tool(
+            "memory_reflect",
+            "Consolidate memory now: prune weak traces, merge duplicates, strengthen co-used "
+            "ones, derive insights, compact old episodic ones, re-index (one revertible batch).",
+            (Param("topic", STRING, "reserved for topic-scoped consolidation (ignored)"),),
+            _reflect,
+            writes=True,
         ),
     ]
 
