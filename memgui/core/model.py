@@ -12,16 +12,16 @@ from memgui.core.errors import InvalidArgument
 TYPES = ("episodic", "semantic", "procedural", "prospective", "relational")
 SCOPES = ("thread", "user", "persona", "organization")
 CATEGORIES = ("DECISION", "PATTERN", "ERROR", "TODO", "ARCHITECTURE", "CONSTRAINT")
-# Auto-ingest fact categories (AgentOS) are accepted too.
+# Auto-ingest's fact categories (seed 000, Wunderland): the five its prompt asks for and the
+# two a personality can enable (emotional_context, action_item).
 INGEST_CATEGORIES = (
-    "PREFERENCE",
-    "FACT",
-    "EVENT",
-    "RELATIONSHIP",
-    "GOAL",
-    "OPINION",
-    "SKILL",
-    "CONTEXT",
+    "user_preference",
+    "episodic",
+    "goal",
+    "knowledge",
+    "correction",
+    "emotional_context",
+    "action_item",
 )
 PINNED_CATEGORIES = frozenset({"DECISION", "ARCHITECTURE", "CONSTRAINT"})
 LINK_KINDS = ("relates_to", "supersedes", "caused_by")

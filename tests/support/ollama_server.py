@@ -18,6 +18,7 @@ import re
 import socket
 import threading
 import zlib
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -135,6 +136,8 @@ class FakeOllama:
         self.chat_replies: list[str] = []  # answered first, in order, before the default
         self.chat_requests: list[dict[str, Any]] = []  # every /api/chat body, in order
         self.fail_next_chat = 0  # answer the next N chat calls with HTTP 500
+        # Called with each chat body before it is answered (a test looks at the world then).
+        self.chat_hook: Callable[[dict[str, Any]], None] | None = None
         self.port = port
         self.requests: dict[str, int] = {}
         self.embedded_texts: list[str] = []
@@ -235,6 +238,8 @@ class FakeOllama:
         }
 
     def _chat(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        if self.chat_hook is not None:
+            self.chat_hook(body)
         with self._lock:
             self.chat_requests.append(body)
             if self.fail_next_chat > 0:
