@@ -33,6 +33,7 @@ from memgui.cli.commands import (  # noqa: F401
     embed,
     exports,
     imports,
+    ingest,
     serve,
     traces,
 )

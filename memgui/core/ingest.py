@@ -184,6 +184,7 @@ class IngestResult:
     turn_batch_id: str | None = None  # the write that kept the raw turn
     batch_id: str | None = None  # the write that stored the facts
     error: str | None = None  # why nothing was extracted (the chat call failed, disabled)
+    failed: bool = False  # the chat model could not answer: the turn is kept, no fact
     dry_run: bool = False
 
     @property
@@ -204,6 +205,7 @@ class IngestResult:
             "turn_batch_id": self.turn_batch_id,
             "batch_id": self.batch_id,
             "error": self.error,
+            "failed": self.failed,
             "dry_run": self.dry_run,
         }
 
@@ -306,11 +308,14 @@ def ingest_turn(
         )
     if llm is None:
         result.error = "no chat model was given; the turn was kept, no fact extracted"
+        result.failed = True
         return result
     try:
         facts = extract(llm, user_message, assistant_message)  # never inside a transaction
     except LLMUnavailable as error:
-        result.error = f"{error}; the turn was kept, no fact stored"
+        kept = "nothing was written" if dry_run else "the turn was kept"
+        result.error = f"{error}; {kept}, no fact stored"
+        result.failed = True
         return result
     result.facts = facts
     kept = filter_facts(facts, config)
