@@ -64,3 +64,28 @@ def test_bad_input_names_the_field(capsys, brain_path, ollama_server, tmp_path):
     missing = run_cli(capsys, brain_path, "ingest", "--user", "x")
     assert missing.code == 2 and "--assistant" in missing.err
     assert not brain_path.exists()
+
+
+def test_import_extract_facts_adds_the_facts_to_the_import(
+    capsys, brain_path, ollama_server, tmp_path
+):
+    from tests.support.chatgpt_conversations import linear_conversation
+
+    export = tmp_path / "conversations.json"
+    chats = [linear_conversation(1, ["I prefer green tea.", "Noted."], "c1")]
+    export.write_text(json.dumps(chats))
+    done = run_cli(capsys, brain_path, "--ollama-url", ollama_server.url, "import", str(export),
+                   "--extract-facts")  # fmt: skip
+    assert done.code == 0, done.err
+    facts = [r for r in done.json()["records"] if "#fact-" in r["source"]]
+    assert [r["verdict"] for r in facts] == ["new"]
+    listed = run_cli(capsys, brain_path, "list", "--tag", "auto_ingest").json()["results"]
+    assert [t["content"] for t in listed] == ["I prefer green tea."]
+    refused = run_cli(capsys, brain_path, "import", str(export), "--chat-model", "x")
+    assert refused.code == 2 and "extract_facts is needed for --ingest-config" in refused.err
+    ollama_server.stop()
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps([linear_conversation(2, ["I like jazz.", "OK."], "c2")]))
+    down = run_text(capsys, brain_path, "--ollama-url", ollama_server.url, "import", str(other),
+                    "--extract-facts")  # fmt: skip
+    assert down.code == 0 and "facts not extracted: Ollama at" in down.out
