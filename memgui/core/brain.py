@@ -36,7 +36,7 @@ from memgui.core.model import (
     check_text,
 )
 from memgui.core.progress import run_to_end
-from memgui.core.search import fulltext, hybrid, searching, vectors
+from memgui.core.search import cognitive, fulltext, hybrid, searching, vectors
 from memgui.core.search.embed import unpack_vector
 from memgui.core.search.semantic import SemanticSearch
 from memgui.core.storage import reads, store
@@ -389,7 +389,17 @@ class Brain:
         mode: str = "auto",
         expand_links: bool = False,
         record_recall: bool = True,
+        mood: float | None = None,
     ) -> SearchResult:
+        """`mode`: auto, keyword, semantic, hybrid, or cognitive (AgentOS's composite score,
+        each hit with its `parts`; `mood`, −1 to 1, weighs emotional congruence)."""
+        if mode == cognitive.MODE:
+            flt = flt or TraceFilter()
+            return cognitive.search(self, query, flt, limit, mood, expand_links, record_recall)
+        if mood is not None:
+            raise InvalidArgument(
+                "mood", f"is for the cognitive mode only (got mode {mode!r})", mood
+            )
         return searching.search(
             self, query, flt or TraceFilter(), limit, mode, expand_links, record_recall
         )

@@ -224,6 +224,10 @@ class SearchHit:
     trace: Trace
     score: float
     related: tuple[RelatedSummary, ...] = ()
+    # The cognitive mode's score by part (similarity, strength, recency, emotionalCongruence,
+    # graphActivation, importance), `similaritySource` ("vector" | "keyword") and `why` (the
+    # score spelled out, a line for a person); None in the other modes.
+    parts: dict[str, Any] | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)

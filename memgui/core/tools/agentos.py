@@ -21,17 +21,19 @@ from memgui.core.errors import InvalidArgument
 from memgui.core.model import (
     SCOPES,
     TYPES,
+    SearchHit,
     Trace,
     TraceFilter,
     check_choice,
     check_content,
     check_int_range,
 )
-from memgui.core.tools.params import ID, IDS, INTEGER, STRING, STRINGS, Args, Param
+from memgui.core.tools.params import ID, IDS, INTEGER, NUMBER, STRING, STRINGS, Args, Param
 from memgui.core.tools.registry import Profile, Tool, ToolContext, ToolResult, make_profile
 from memgui.core.tools.shared import checked_id, forget_live, update_live
 
 SEARCH_LIMIT, MAX_SEARCH_LIMIT = 10, 100
+SEARCH_MODES = ("keyword", "cognitive")
 
 
 class ToolRefusal(InvalidArgument):
@@ -105,11 +107,36 @@ def _search(ctx: ToolContext, args: Args) -> ToolResult:
         scope=check_choice("scope", args["scope"], SCOPES) if "scope" in args else None,
     )
     query = args["query"]
+    mode = check_choice("mode", args.get("mode", "keyword"), SEARCH_MODES)
+    if "mood" in args and mode != "cognitive":
+        raise InvalidArgument("mood", f"is for mode cognitive only (got mode {mode!r})")
     if not query.strip():
         return ToolResult({"results": []})
-    # Keyword only and no recall noted: AgentOS's memory_search is an FTS5 read.
-    result = ctx.brain.search(query, flt, limit=limit, mode="keyword", record_recall=False)
-    return ToolResult({"results": [_result(hit.trace) for hit in result.hits]})
+    # No recall noted: AgentOS's memory_search is a read. Keyword (FTS5) by default; the
+    # cognitive mode ranks by AgentOS's composite score and says why, part by part.
+    result = ctx.brain.search(
+        query, flt, limit=limit, mode=mode, record_recall=False, mood=args.get("mood")
+    )
+    return ToolResult({"results": [_scored(hit) for hit in result.hits]})
+
+
+def _scored(hit: SearchHit) -> dict[str, Any]:
+    out = _result(hit.trace)
+    if hit.parts is not None:  # AgentOS's names (ScoredMemoryTrace)
+        out["retrievalScore"] = hit.score
+        out["scoreBreakdown"] = {
+            f"{name}Score": hit.parts[name]
+            for name in (
+                "strength",
+                "similarity",
+                "recency",
+                "emotionalCongruence",
+                "graphActivation",
+                "importance",
+            )
+        }
+        out["why"] = hit.parts["why"]
+    return out
 
 
 def _result(trace: Trace) -> dict[str, Any]:
@@ -204,6 +231,13 @@ def tools() -> list[Tool]:
                 _TYPE,
                 _SCOPE,
                 Param("limit", INTEGER, minimum=1, maximum=MAX_SEARCH_LIMIT, default=SEARCH_LIMIT),
+                Param(
+                    "mode",
+                    STRING,
+                    "keyword (FTS5, default) or cognitive (AgentOS's composite score)",
+                    enum=SEARCH_MODES,
+                ),
+                Param("mood", NUMBER, "cognitive: the mood's valence, -1 to 1"),
             ),
             _search,
         ),

@@ -179,3 +179,27 @@ def test_memory_reflect_while_another_runs_answers_zero_counts(ctx: ToolContext)
         ("pruned", "merged", "derived", "compacted", "durationMs", "personalityDecayed"), 0
     )
     assert ctx.brain.count() == 2
+
+
+def test_memory_search_in_the_cognitive_mode_says_why(ctx: ToolContext) -> None:
+    first = add(ctx, "The user likes green tea")
+    add(ctx, "Coffee machine is broken")
+    found = run(ctx, "memory_search", query="tea", mode="cognitive", mood=0.5).data["results"]
+    [hit] = found
+    assert hit["id"] == first and 0 < hit["retrievalScore"] <= 1
+    assert set(hit["scoreBreakdown"]) == {
+        "strengthScore", "similarityScore", "recencyScore",
+        "emotionalCongruenceScore", "graphActivationScore", "importanceScore",
+    }  # fmt: skip
+    assert hit["why"].startswith(f"{hit['retrievalScore']:.2f} = similarity 1.00×0.35")
+    plain = run(ctx, "memory_search", query="tea").data["results"]
+    assert "retrievalScore" not in plain[0]
+    assert ctx.brain.get(first).retrieval_count == 0  # a read: no recall noted
+    with pytest.raises(InvalidArgument, match="mood is for mode cognitive only"):
+        run(ctx, "memory_search", query="tea", mood=0.5)
+    with pytest.raises(InvalidArgument, match="mood must be between -1 and 1"):
+        run(ctx, "memory_search", query="tea", mode="cognitive", mood=3)
+    with pytest.raises(InvalidArgument, match="expected a number"):
+        run(ctx, "memory_search", query="tea", mode="cognitive", mood="sad")
+    with pytest.raises(InvalidArgument, match="mode must be one of keyword, cognitive"):
+        run(ctx, "memory_search", query="tea", mode="hybrid")
