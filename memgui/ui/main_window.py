@@ -30,6 +30,7 @@ from memgui.core.progress import Progress
 from memgui.ui.actions import build_actions
 from memgui.ui.activity.activity_service import install_activity
 from memgui.ui.commands import SetDeletedCommand
+from memgui.ui.consolidation.consolidation_dialog import install_consolidation
 from memgui.ui.jobs import JobRunner
 from memgui.ui.models.trace_table_model import TraceTableModel
 from memgui.ui.semantic.backfill import install_semantic
@@ -124,6 +125,7 @@ class MainWindow(QMainWindow):
         self._counts_timer.timeout.connect(self.update_counts)
         self._connect()
         install_import_export(self)  # File ▸ Import…/Export…, drag and drop onto the window
+        install_consolidation(self)  # Edit ▸ Consolidate…
         self.semantic = install_semantic(self)  # Ollama light, backfill, Search settings…
         self.activity = install_activity(self)  # Agent activity: its dock and badge
         self.detail.set_runner(self.query_runner)  # "similar": never behind a long job
