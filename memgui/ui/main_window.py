@@ -46,6 +46,7 @@ from memgui.ui.window.brain_files import BrainFiles
 from memgui.ui.window.import_export_actions import install_import_export
 from memgui.ui.window.live_refresh import LiveWatcher
 from memgui.ui.window.shown_trace import ShownTrace
+from memgui.ui.window.why_line import install_why_line
 from memgui.ui.window.window_edits import WindowEdits
 from memgui.ui.window.window_layout import WindowLayout
 
@@ -126,6 +127,7 @@ class MainWindow(QMainWindow):
         self._connect()
         install_import_export(self)  # File ▸ Import…/Export…, drag and drop onto the window
         install_consolidation(self)  # Edit ▸ Consolidate…
+        install_why_line(self)  # a cognitive search says why each result ranks where it does
         self.semantic = install_semantic(self)  # Ollama light, backfill, Search settings…
         self.activity = install_activity(self)  # Agent activity: its dock and badge
         self.detail.set_runner(self.query_runner)  # "similar": never behind a long job

@@ -34,13 +34,11 @@ from memgui.core.progress import Progress
 from memgui.ui.consolidation.consolidation_detail import CandidateDetail
 from memgui.ui.consolidation.consolidation_model import STEP_TITLES, ConsolidationPlanModel, Role
 from memgui.ui.consolidation.consolidation_run import APPLIED, ConsolidationRun, summary
-from memgui.ui.dialogs.settings_dialog import ollama_config
+from memgui.ui.dialogs.settings_dialog import CHAT_MODEL_KEY, ollama_config
 
 if TYPE_CHECKING:
     from memgui.core.consolidate import ConsolidationResult
     from memgui.ui.main_window import MainWindow
-
-CHAT_MODEL_KEY = "ollama/chat_model"
 
 
 class ConsolidateDialog(QDialog):

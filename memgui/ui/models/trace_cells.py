@@ -31,6 +31,7 @@ class TraceCells:
 
     _ids: list[str]
     _cache: dict[str, Any]
+    _why: dict[str, str]  # a cognitive search's "why this result", by id (tooltips)
     trace_at: Any  # the model's: (row) -> Trace | None, fetching its page on a miss
 
     def multiData(self, index: QModelIndex, roleDataSpan: QModelRoleDataSpan) -> None:
@@ -113,7 +114,7 @@ class TraceCells:
             return trace
         if role == _SORT_KEY:
             return COLUMNS[index.column()].sort_key(trace)
-        return _tooltip(trace, index.column())  # the tooltip role
+        return _tooltip(trace, index.column(), self._why)  # the tooltip role
 
     def headerData(
         self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
@@ -153,8 +154,10 @@ CHANGED_ROLES = sorted(_ROLES_NEEDING_TRACE | {_DECORATION})
 _ANSWERED_ROLES = _ROLES_NEEDING_TRACE | {_ALIGNMENT, _TRACE_ID, _DECORATION}
 
 
-def _tooltip(trace: Trace, column: int) -> str | None:
+def _tooltip(trace: Trace, column: int, why: dict[str, str]) -> str | None:
     if column != CONTENT_COLUMN:
         return None
     text = trace.content
-    return text if len(text) <= 600 else text[:600] + "…"
+    text = text if len(text) <= 600 else text[:600] + "…"
+    reason = why.get(trace.id)
+    return f"{text}\n\nWhy this result: {reason}" if reason else text
