@@ -88,8 +88,11 @@ class CandidateDetail(QWidget):
             if merge:
                 self.title.setText(f"Merge {len(candidate.merging)} memories into one")
                 for m in candidate.members:
+                    where = f"{m.scope}:{m.scope_id}" if m.scope_id else m.scope
+                    tags = f" · tags {', '.join(m.tags)}" if m.tags else ""
                     self.survivor.addItem(
-                        f"{m.trace_id} · {m.retrieval_count} retrievals", m.trace_id
+                        f"{m.trace_id} · {where} · {m.retrieval_count} retrievals{tags}",
+                        m.trace_id,
                     )
                 self.survivor.setCurrentIndex(self.survivor.findData(candidate.survivor_id))
                 if member_id is not None and member_id != candidate.survivor_id:

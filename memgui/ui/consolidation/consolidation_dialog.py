@@ -95,7 +95,7 @@ class ConsolidateDialog(QDialog):
         self.tree.setAccessibleName("Consolidation plan")
         self.tree.setModel(self.model)
         self.tree.setUniformRowHeights(True)
-        self.tree.setColumnWidth(0, 470)
+        self.tree.setColumnWidth(0, 430)
         self.detail = CandidateDetail()
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(self.tree)
