@@ -2,7 +2,7 @@
 
     .venv/bin/python -m tests.bench.bench_consolidate [--traces 20000] [--rounds 3]
 
-The brain holds traces of every age (a fifth weak enough to prune), exact copies (merge
+The brain holds traces of every age (about a third weak enough to prune), exact copies (merge
 clusters of 2–4), old episodic traces retrieved often (compact), agents' feedback on co-used
 traces (strengthen) and chains of linked traces (clusters for derive, skipped: no chat model
 is given). Each round times `plan_consolidation` alone, then the floor beside it: reading
