@@ -32,6 +32,7 @@ DEFAULT_MODEL = "nomic-embed-text"
 Configure = Callable[[argparse.ArgumentParser], None]
 Handler = Callable[["CommandContext", argparse.Namespace], "int | None"]
 AppOpener = Callable[[Path, "str | None"], "int | None"]
+VersionReporter = Callable[[], "dict[str, str]"]
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,9 @@ REGISTRY: dict[str, Command] = {}
 # What `memgui` without a command runs (`memgui [BRAIN]`): the app's window, registered by the
 # app's package with `@opens_the_app`; the command line itself never imports the app.
 app_opener: AppOpener | None = None
+# What `memgui --version` adds to the core's versions (the app adds Qt's), registered with
+# `@reports_versions`.
+version_reporters: list[VersionReporter] = []
 
 
 def command(
@@ -76,6 +80,12 @@ def opens_the_app(run: AppOpener) -> AppOpener:
         raise ValueError("the app of memgui is registered twice")
     app_opener = run
     return run
+
+
+def reports_versions(report: VersionReporter) -> VersionReporter:
+    """Register `report()` as a source of versions `memgui --version` prints."""
+    version_reporters.append(report)
+    return report
 
 
 @dataclass

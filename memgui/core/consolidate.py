@@ -69,7 +69,7 @@ def _never() -> bool:
 def plan_consolidation(
     brain: Brain,
     options: ConsolidationOptions | None = None,
-    cancelled: Callable[[], bool] | None = None,
+    cancel_requested: Callable[[], bool] | None = None,
 ) -> Job[ConsolidationPlan]:
     """Find every step's candidates (a job: yields Progress, returns the plan); writes
     nothing. While another consolidation of the brain runs, the plan is empty and `busy`
@@ -78,7 +78,7 @@ def plan_consolidation(
     with ConsolidationLock(brain.path) as holder:
         if holder is not None:
             return _busy_plan(brain, options, holder)
-        return (yield from _plan(brain, options, cancelled or _never))
+        return (yield from _plan(brain, options, cancel_requested or _never))
 
 
 def _options(options: ConsolidationOptions | None) -> ConsolidationOptions:
@@ -96,7 +96,7 @@ def _busy_plan(brain: Brain, options: ConsolidationOptions, holder: str) -> Cons
 
 
 def _plan(
-    brain: Brain, options: ConsolidationOptions, cancelled: Callable[[], bool]
+    brain: Brain, options: ConsolidationOptions, cancel_requested: Callable[[], bool]
 ) -> Job[ConsolidationPlan]:
     start = time.perf_counter()
     now = brain.now()
@@ -110,19 +110,21 @@ def _plan(
         gone |= {c.trace_id for c in plan.prune}
     yield Progress(0, None, f"{len(plan.prune)} to prune; looking for duplicates")
     if MERGE in steps:
-        for event in consolidate_steps.merge(brain, traces, options, gone, cancelled):
+        for event in consolidate_steps.merge(brain, traces, options, gone, cancel_requested):
             if isinstance(event, Progress):
                 yield event
             else:
                 plan.merge = event
         gone |= {i for c in plan.merge for i in c.losers}
-    if cancelled():
+    if cancel_requested():
         return _cancelled()
     if STRENGTHEN in steps:
         plan.strengthen, plan.seen_edges = consolidate_steps.strengthen(brain, traces, gone)
     if DERIVE in steps:
         yield Progress(0, None, "looking for clusters to derive insights from")
-        for item in consolidate_derive.derive(brain, traces, options, gone, plan.notes, cancelled):
+        for item in consolidate_derive.derive(
+            brain, traces, options, gone, plan.notes, cancel_requested
+        ):
             if isinstance(item, Progress):
                 yield item
             else:
@@ -162,7 +164,7 @@ def apply(
     brain: Brain,
     plan: ConsolidationPlan,
     accepted: Iterable[str] | None = None,
-    cancelled: Callable[[], bool] | None = None,
+    cancel_requested: Callable[[], bool] | None = None,
     actor: str = ACTOR,
 ) -> Job[ConsolidationResult]:
     """Write the plan's accepted candidates in one transaction and one journal batch (a
@@ -185,7 +187,7 @@ def apply(
             result = ConsolidationResult()
             result.busy = f"another consolidation of this brain is running ({holder})"
             return result
-        return (yield from write_plan(brain, plan, keys, cancelled or _never, actor))
+        return (yield from write_plan(brain, plan, keys, cancel_requested or _never, actor))
 
 
 def _checked_keys(plan: ConsolidationPlan, accepted: Iterable[str]) -> set[str]:

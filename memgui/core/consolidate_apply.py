@@ -53,7 +53,7 @@ class ConsolidationResult:
     busy: str | None = None  # another consolidation held the brain: nothing was done
     notes: list[str] = field(default_factory=list)
     derived_ids: list[str] = field(default_factory=list)
-    changes: Changes | None = None
+    changes: Changes | None = None  # what the run changed (None: nothing)
 
     def seed_counts(self) -> dict[str, int]:
         """As AgentOS reports a run: its `derived` counts insights and strengthened queries."""
@@ -87,7 +87,7 @@ def write_plan(
     brain: Brain,
     plan: ConsolidationPlan,
     keys: set[str] | None,
-    cancelled: Callable[[], bool],
+    cancel_requested: Callable[[], bool],
     actor: str,
     started: float | None = None,
 ) -> Job[ConsolidationResult]:
@@ -114,52 +114,48 @@ def write_plan(
     total = len(prunes) + len(merges) + len(strengthens) + len(derives) + len(compacts)
     yield Progress(0, total, f"writing {total} changes")
     done = 0
-    embedding, brain.auto_embed = brain.auto_embed, False  # not inside the transaction
-    try:
-        with brain.write("consolidate", kind="consolidation", actor=actor) as batch:
-            _refuse_outdated(brain, plan, prunes, merges, strengthens, derives, compacts)
-            for p in prunes:
-                traces.set_deleted(brain, p.trace_id, True, None, actor)
-                result.pruned += 1
-                done = yield from _step(done, total, cancelled)
-            for m in merges:
-                ids = [m.survivor_id, *m.losers]
-                traces.merge(brain, ids, m.content, actor, keep=m.survivor_id, verified=True)
-                result.merged += len(m.losers)
-                done = yield from _step(done, total, cancelled)
-            for s in strengthens:
-                _strengthen(brain, batch, s)
-                result.strengthened += 1
-                done = yield from _step(done, total, cancelled)
-            for n, d in enumerate(derives):
-                result.derived_ids.append(_derive(brain, d, actor, n))
-                result.derived += 1
-                done = yield from _step(done, total, cancelled)
-            for c in compacts:
-                traces.update(brain, c.trace_id, {"type": "semantic"}, None, actor)
-                result.compacted += 1
-                done = yield from _step(done, total, cancelled)
-            if REINDEX in plan.options.steps:
-                result.reindexed = fulltext.flush_in_transaction(brain.db)
-            result.duration_ms = round((time.perf_counter() - start) * 1000)
-            _log(brain, result)
-            changes = batch.changes()
-        # No yield from here on: the run is in the brain (a cancel now would misreport it).
-    finally:
-        brain.auto_embed = embedding
-    wrote = bool(changes.traces or changes.links or changes.nodes)
-    result.batch_id = changes.batch_id if wrote else None
-    result.changes = changes if wrote else None
+    write = brain.write("consolidate", kind="consolidation", actor=actor)
+    with write as batch:
+        _refuse_outdated(brain, plan, prunes, merges, strengthens, derives, compacts)
+        for p in prunes:
+            traces.set_deleted(brain, p.trace_id, True, None, actor)
+            result.pruned += 1
+            done = yield from _step(done, total, cancel_requested)
+        for m in merges:
+            ids = [m.survivor_id, *m.losers]
+            traces.merge(brain, ids, m.content, actor, keep=m.survivor_id, verified=True)
+            result.merged += len(m.losers)
+            done = yield from _step(done, total, cancel_requested)
+        for s in strengthens:
+            _strengthen(brain, batch, s)
+            result.strengthened += 1
+            done = yield from _step(done, total, cancel_requested)
+        for n, d in enumerate(derives):
+            result.derived_ids.append(_derive(brain, d, actor, n))
+            result.derived += 1
+            done = yield from _step(done, total, cancel_requested)
+        for c in compacts:
+            traces.update(brain, c.trace_id, {"type": "semantic"}, None, actor)
+            result.compacted += 1
+            done = yield from _step(done, total, cancel_requested)
+        if REINDEX in plan.options.steps:
+            result.reindexed = fulltext.flush_in_transaction(brain.db)
+        result.duration_ms = round((time.perf_counter() - start) * 1000)
+        _log(brain, result)
+    # No yield from here on: the run is in the brain (a cancel now would misreport it).
+    changes = write.changes
+    result.batch_id = changes.batch_id if changes else None
+    result.changes = changes if changes else None
     plan.applied_batch = result.batch_id or ""
     texts = [m.survivor_id for m in merges] + result.derived_ids
-    if embedding and texts:
+    if texts:
         brain._embed_now(texts)  # new text, embedded after the commit as an edit's is
     return result
 
 
-def _step(done: int, total: int, cancelled: Callable[[], bool]) -> Job[int]:
+def _step(done: int, total: int, cancel_requested: Callable[[], bool]) -> Job[int]:
     done += 1
-    if cancelled():
+    if cancel_requested():
         raise Cancelled("the consolidation was cancelled; nothing was written")
     if done % 200 == 0 or done == total:
         yield Progress(done, total, f"wrote {done} of {total} changes")
@@ -266,7 +262,6 @@ def _strengthen(brain: Brain, batch: WriteBatch, candidate: StrengthenCandidate)
         }
         before = {"id": pair.edge_id, "weight": weight, "metadata": metadata}
         journal_rows.update_row(db, batch, bid, "edge", before, after)
-        batch.nodes.add(pair.edge_id)
 
 
 def _derive(brain: Brain, candidate: DeriveCandidate, actor: str, n: int) -> str:

@@ -103,7 +103,7 @@ def derive(
     options: ConsolidationOptions,
     skip: set[str],
     notes: list[str],
-    cancelled: Callable[[], bool],
+    cancel_requested: Callable[[], bool],
 ) -> Iterator[Progress | list[DeriveCandidate]]:
     """Ask the chat model for one insight per cluster; yields progress, then the candidates."""
     llm = options.llm
@@ -133,7 +133,7 @@ def derive(
     from memgui.core.llm import LLMUnavailable
 
     for n, (centroid, ids) in enumerate(wanted, start=1):
-        if cancelled():
+        if cancel_requested():
             raise Cancelled("the consolidation plan was cancelled")
         yield Progress(n - 1, len(wanted), f"asking {llm.model} about cluster {n}")
         contents = [traces[i][1]["content"] for i in ids]

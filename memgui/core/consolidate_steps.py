@@ -46,13 +46,17 @@ def live_traces(brain: Brain) -> dict[str, tuple[int, Snap]]:
             "WHERE brain_id = ? AND deleted = 0 ORDER BY rowid",
             (brain.brain_id,),
         ).fetchall()
-    return {r[1]: (r[0], store.row_to_snapshot(r)) for r in rows}
+    return {
+        str(r[1]): (r[0] if isinstance(r[0], int) else 0, store.row_to_snapshot(r)) for r in rows
+    }
 
 
 # --- prune --------------------------------------------------------------------------------
 
 
-def prune(traces: dict[str, tuple[int, Snap]], options: ConsolidationOptions, now: int):
+def prune(
+    traces: dict[str, tuple[int, Snap]], options: ConsolidationOptions, now: int
+) -> list[PruneCandidate]:
     """Live traces whose current strength is below the threshold (emotion is not weighed,
     as in AgentOS's loop)."""
     out: list[PruneCandidate] = []
@@ -124,7 +128,7 @@ def merge(
     traces: dict[str, tuple[int, Snap]],
     options: ConsolidationOptions,
     skip: set[str],
-    cancelled: Callable[[], bool],
+    cancel_requested: Callable[[], bool],
 ) -> Iterator[Progress | list[MergeCluster]]:
     """Clusters of traces to merge: the same text (SHA-256) always; cosine similarity above
     the threshold on the brain's stored vectors when it has them. Never across scopes or
@@ -142,7 +146,7 @@ def merge(
                 union.union(first_of[digest], trace_id, None)
             else:
                 first_of[digest] = trace_id
-    yield from _similar(brain, traces, groups, options.merge_threshold, union, cancelled)
+    yield from _similar(brain, traces, groups, options.merge_threshold, union, cancel_requested)
     clusters: list[MergeCluster] = []
     order = {trace_id: i for i, trace_id in enumerate(traces)}
     for number, ids in enumerate(
@@ -193,7 +197,7 @@ def _similar(
     groups: dict[tuple[str, ...], list[str]],
     threshold: float,
     union: _Union,
-    cancelled: Callable[[], bool],
+    cancel_requested: Callable[[], bool],
 ) -> Iterator[Progress]:
     """Join traces whose stored vectors are closer than the threshold, group by group, a
     block of rows at a time (cancellable between blocks)."""
@@ -224,7 +228,7 @@ def _similar(
         names = [name for name, _ in inside]
         block = vectors_all[[p for _, p in inside]]
         for start in range(0, len(names), SIMILARITY_BLOCK):
-            if cancelled():
+            if cancel_requested():
                 raise Cancelled("the consolidation plan was cancelled")
             scores = block[start : start + SIMILARITY_BLOCK] @ block.T
             rows, cols = np.nonzero(scores > threshold)
@@ -350,4 +354,5 @@ def pending_index_rows(brain: Brain) -> int:
     if "memgui_fts_pending" not in brain.db.tables:
         return 0
     with brain.db.lock, brain.db.reading("reading the index marks"):
-        return int(brain.db.conn.execute("SELECT count(*) FROM memgui_fts_pending").fetchone()[0])
+        row = brain.db.conn.execute("SELECT count(*) FROM memgui_fts_pending").fetchone()
+    return int(row[0]) if row else 0

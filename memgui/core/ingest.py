@@ -313,23 +313,19 @@ def ingest_turn(
     try:
         facts = extract(llm, user_message, assistant_message)  # never inside a transaction
     except LLMUnavailable as error:
-        kept = "nothing was written" if dry_run else "the turn was kept"
-        result.error = f"{error}; {kept}, no fact stored"
+        held = "nothing was written" if dry_run else "the turn was kept"
+        result.error = f"{error}; {held}, no fact stored"
         result.failed = True
         return result
     result.facts = facts
     kept = filter_facts(facts, config)
     if dry_run or not kept:
         return result
-    embedding, brain.auto_embed = brain.auto_embed, False  # not inside the transaction
-    try:
-        with brain.write("store facts", kind="ingest", actor=actor) as batch:
-            for fact in kept:
-                fields = fact_fields(fact, result.conversation_id, scope_id)
-                fact.trace_id = traces.add(brain, **fields, actor=actor).id
-            result.batch_id = batch.batch_id
-    finally:
-        brain.auto_embed = embedding
-    if embedding:
-        brain._embed_now([f.trace_id for f in kept if f.trace_id])
+    write = brain.write("store facts", kind="ingest", actor=actor)
+    with write:
+        for fact in kept:
+            fields = fact_fields(fact, result.conversation_id, scope_id)
+            fact.trace_id = traces.add(brain, **fields, actor=actor).id
+    result.batch_id = write.changes.batch_id or None
+    brain._embed_now([f.trace_id for f in kept if f.trace_id])  # after the commit
     return result

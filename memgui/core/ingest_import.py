@@ -46,7 +46,7 @@ def turn_of(content: str) -> tuple[str, str] | None:
 
 
 def facts_into_plan(
-    brain: Brain, plan: ImportPlan, cancelled: Callable[[], bool] | None = None
+    brain: Brain, plan: ImportPlan, cancel_requested: Callable[[], bool] | None = None
 ) -> Iterator[Progress]:
     """Add the facts of the plan's new ChatGPT pairs to it (see the module docstring)."""
     options = plan.options
@@ -69,7 +69,7 @@ def facts_into_plan(
         return
     seen: dict[tuple[str, str, str], str] = {}  # (scope, scope id, text) -> where first
     for n, (_i, pair) in enumerate(pairs, start=1):
-        if cancelled is not None and cancelled():
+        if cancel_requested is not None and cancel_requested():
             raise Cancelled("planning the import was cancelled")
         yield Progress(n - 1, len(pairs), f"extracting facts: {n} of {len(pairs)} chats")
         _facts_of(brain, plan, pair, llm, config, seen)

@@ -109,7 +109,7 @@ class OllamaChat:
         except (ollama.ResponseError, ConnectionError, httpx.HTTPError, OSError, ValueError):
             return "down"
         finally:
-            asking.close()
+            asking.close()  # type: ignore[no-untyped-call]  # the client's close is untyped
         names = {m.model or "" for m in listing.models}
         wanted = self.model if ":" in self.model else f"{self.model}:latest"
         return "reachable" if self.model in names or wanted in names else "model missing"

@@ -18,6 +18,7 @@ from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication, QWidget
 
 from memgui.core.errors import NotFound
+from memgui.ui.command_line import TABS
 from memgui.ui.session import BrainSession
 
 if TYPE_CHECKING:
@@ -25,7 +26,6 @@ if TYPE_CHECKING:
 
 DEFAULT_SIZE = (1280, 800)
 WAIT_S = 15.0
-TABS = ("memory", "links", "neighbours", "history", "metadata")
 
 
 def settle(app: QApplication, until=None, timeout_s: float = WAIT_S) -> None:

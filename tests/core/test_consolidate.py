@@ -79,7 +79,7 @@ def test_merging_across_scopes_and_types_only_when_asked(aged):
 
 def test_apply_is_one_batch_of_soft_deletes_that_one_revert_undoes(aged):
     brain, ids = aged
-    before = {t.id: t for t in brain.list(TraceFilter(include_deleted=True))}
+    before = {t.id: t for t in brain.list_traces(TraceFilter(include_deleted=True))}
     p = plan(brain)
     result = run_to_end(apply(brain, p))
     assert (result.pruned, result.merged, result.derived, result.compacted) == (2, 1, 0, 0)
@@ -87,14 +87,14 @@ def test_apply_is_one_batch_of_soft_deletes_that_one_revert_undoes(aged):
     assert {e.actor for e in entries} == {"consolidation"}
     assert {e.op for e in entries} == {"forget", "merge"}
     # nothing is ever deleted for good: every row is still in the brain
-    everything = {t.id: t for t in brain.list(TraceFilter(include_deleted=True))}
+    everything = {t.id: t for t in brain.list_traces(TraceFilter(include_deleted=True))}
     assert set(everything) == set(before)
     assert everything[ids["weak"]].deleted and everything[ids["copy2"]].deleted
     survivor = everything[ids["copy1"]]
     assert survivor.tags == ("drinks", "alice") and survivor.metadata["verificationCount"] == 1
     assert brain.count() == len(before) - 3
     brain.revert(result.batch_id)
-    after = {t.id: t for t in brain.list(TraceFilter(include_deleted=True))}
+    after = {t.id: t for t in brain.list_traces(TraceFilter(include_deleted=True))}
     assert {i: (t.deleted, t.content, t.tags) for i, t in after.items()} == {
         i: (t.deleted, t.content, t.tags) for i, t in before.items()
     }

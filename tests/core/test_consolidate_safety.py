@@ -52,7 +52,7 @@ def noisy_brain(brain, seed: int) -> dict[str, tuple]:
 
 
 def live(brain) -> dict[str, tuple]:
-    return {t.id: (t.content, t.tags, t.scope_id, t.type) for t in brain.list(TraceFilter())}
+    return {t.id: (t.content, t.tags, t.scope_id, t.type) for t in brain.list_traces(TraceFilter())}
 
 
 def every_row(brain) -> int:

@@ -132,7 +132,7 @@ def test_the_personality_decides_what_is_kept(brain, chat, ollama_server):
         ("action_item", pytest.approx(0.45), "stored"),
         ("episodic", pytest.approx(0.4), "stored"),
     ]
-    assert {t.category for t in brain.list(TraceFilter())} == {
+    assert {t.category for t in brain.list_traces(TraceFilter())} == {
         "emotional_context",
         "action_item",
         "episodic",

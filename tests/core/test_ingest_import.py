@@ -45,10 +45,10 @@ def test_the_facts_join_the_plan_and_its_batch(brain, export, ollama_server):
     assert tea.reason.startswith("user_preference: importance 0.8 >= threshold 0.4")
     tea.accepted = False  # reviewed with the rest: this one is left out
     result = run_to_end(commit(brain, p))
-    stored = brain.list(TraceFilter(tag="auto_ingest"))
+    stored = brain.list_traces(TraceFilter(tag="auto_ingest"))
     assert [t.content for t in stored] == ["I want to learn Go."]
     assert {e.batch_id for e in brain.history(stored[0].id)} == {result.batch_id}
-    pairs = [t for t in brain.list(TraceFilter()) if t.content.startswith("[user]: ")]
+    pairs = [t for t in brain.list_traces(TraceFilter()) if t.content.startswith("[user]: ")]
     assert len(pairs) == 3
     # a second import of the same export asks nothing: its pairs are in the brain
     again = run_to_end(plan(brain, export, options=options(ollama_server.url)))

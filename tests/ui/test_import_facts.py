@@ -29,7 +29,7 @@ def test_extract_facts_adds_them_to_the_plan_and_the_commit(
     assert ollama_server.chat_requests[-1]["model"] == "llama3.2"
     facts[1].accepted = False
     result = commit_and_wait(qtbot, dialog)
-    stored = window.session.brain.list(TraceFilter(tag="auto_ingest"))
+    stored = window.session.brain.list_traces(TraceFilter(tag="auto_ingest"))
     assert [t.content for t in stored] == ["I prefer green tea."]
     assert {e.batch_id for e in window.session.brain.history(stored[0].id)} == {result.batch_id}
 

@@ -80,6 +80,25 @@ def check_mood(mood: object) -> float | None:
     return float(mood)
 
 
+def in_mode(
+    brain: Brain,
+    query: str,
+    flt: TraceFilter,
+    limit: int,
+    mode: str,
+    expand_links: bool,
+    record_recall: bool,
+    mood: float | None,
+) -> SearchResult:
+    """`Brain.search`: this mode, or another mode's search (which takes no mood: a mood
+    given there is a mistake, not something to ignore)."""
+    if mode == MODE:
+        return search(brain, query, flt, limit, mood, expand_links, record_recall)
+    if mood is not None:
+        raise InvalidArgument("mood", f"is for the cognitive mode only (got mode {mode!r})", mood)
+    return searching.search(brain, query, flt, limit, mode, expand_links, record_recall)
+
+
 def why(parts: dict[str, float], score: float) -> str:
     """The result's score spelled out: `0.82 = similarity 0.91×0.35 + …`."""
     terms = " + ".join(f"{LABELS[k]} {parts[k]:.2f}×{WEIGHTS[k]:g}" for k in WEIGHTS)
@@ -188,7 +207,8 @@ def _by_vector(
         vectors.check_pinned(bid, pinned, semantic.embedder.model, len(vector))
     except (EmbeddingUnavailable, vectors.EmbeddingModelMismatch):
         return None
-    where, params = (None, [])
+    where: str | None = None
+    params: list[Any] = []
     if flt != TraceFilter():
         where, params = filter_sql(db, bid, flt)
     with db.lock:
@@ -204,12 +224,11 @@ def _rowids(brain: Brain, ids: list[str]) -> dict[str, int]:
     for start in range(0, len(ids), 500):
         chunk = ids[start : start + 500]
         marks = ",".join("?" * len(chunk))
-        out.update(
-            brain.db.conn.execute(
-                f"SELECT id, rowid FROM memory_traces WHERE brain_id = ? AND id IN ({marks})",
-                (brain.brain_id, *chunk),
-            ).fetchall()
-        )
+        for trace_id, rowid in brain.db.conn.execute(
+            f"SELECT id, rowid FROM memory_traces WHERE brain_id = ? AND id IN ({marks})",
+            (brain.brain_id, *chunk),
+        ):
+            out[str(trace_id)] = int(rowid)
     return out
 
 
@@ -255,7 +274,7 @@ def _activation(brain: Brain, query: str) -> dict[str, float]:
         ).fetchall()
     # A trace naming a query word as an entity is a seed's self-match (AgentOS): 1.
     out: dict[str, float] = {f"label:{p}": 1.0 for p in phrases}
-    level: dict[str, float] = {node: 1.0 for node, _ in seeds}
+    level: dict[str, float] = {str(node): 1.0 for node, _ in seeds}
     wave = list(level)
     with db.lock:
         for _depth in range(MAX_DEPTH):
@@ -309,11 +328,10 @@ def _labels(brain: Brain, nodes: list[str]) -> dict[str, str]:
     for start in range(0, len(nodes), 500):
         chunk = nodes[start : start + 500]
         marks = ",".join("?" * len(chunk))
-        out.update(
-            brain.db.conn.execute(
-                f"SELECT id, label FROM knowledge_nodes WHERE brain_id = ? AND id IN ({marks}) "
-                "AND type != 'memory_graph'",
-                (brain.brain_id, *chunk),
-            ).fetchall()
-        )
+        for node, label in brain.db.conn.execute(
+            f"SELECT id, label FROM knowledge_nodes WHERE brain_id = ? AND id IN ({marks}) "
+            "AND type != 'memory_graph'",
+            (brain.brain_id, *chunk),
+        ):
+            out[str(node)] = str(label)
     return out

@@ -11,6 +11,8 @@ runs inside the caller's transaction; none commits on its own.
 
 from __future__ import annotations
 
+import importlib.util
+import os
 import re
 import weakref
 from collections.abc import Iterable, Iterator, Sequence
@@ -94,15 +96,23 @@ def _describe(pin: tuple[str | None, int | None]) -> str:
 # --- the extension ------------------------------------------------------------------------
 
 
+def sqlite_vec_path() -> str:
+    """The extension's file, without its suffix, as `sqlite_vec.loadable_path()` names it,
+    found without importing the package (its `__init__` imports numpy, ~0.1 s): beside the
+    package's `__init__`, in a frozen build too."""
+    spec = importlib.util.find_spec("sqlite_vec")
+    if spec is None or spec.origin is None:
+        raise ImportError("the sqlite-vec package is not installed")
+    return os.path.join(os.path.dirname(spec.origin), "vec0")
+
+
 def load_sqlite_vec(conn: apsw.Connection) -> None:
     """Load sqlite-vec on a connection once; VectorIndexUnavailable when it cannot be."""
     if _loaded.get(conn):
         return
     try:
-        import sqlite_vec
-
         conn.enable_load_extension(True)
-        conn.load_extension(sqlite_vec.loadable_path())
+        conn.load_extension(sqlite_vec_path())
         conn.enable_load_extension(False)
     except (ImportError, apsw.Error, AttributeError, OSError) as error:
         raise VectorIndexUnavailable(f"sqlite-vec cannot be loaded: {error}") from error

@@ -343,6 +343,9 @@ def install_consolidation(window: MainWindow) -> None:
         if isinstance(menu, QMenu):
             actions = menu.actions()
             after = actions.index(anchor) + 1
-            menu.insertAction(actions[after] if after < len(actions) else None, action)
+            if after < len(actions):
+                menu.insertAction(actions[after], action)
+            else:
+                menu.addAction(action)
             break
     window.consolidate_action = action  # type: ignore[attr-defined]

@@ -114,7 +114,8 @@ class ConsolidationPlanModel(QAbstractItemModel):
     # --- the tree ---------------------------------------------------------------------------
 
     def _node(self, index: Index) -> _Node:
-        return index.internalPointer() if index.isValid() else self._root  # type: ignore[return-value]
+        node: _Node = index.internalPointer() if index.isValid() else self._root
+        return node
 
     def index(self, row: int, column: int, parent: Index = QModelIndex()) -> QModelIndex:
         node = self._node(parent)
@@ -266,7 +267,7 @@ class ConsolidationPlanModel(QAbstractItemModel):
             self._changed(index, everything=True)
         return True
 
-    def _changed(self, index: QModelIndex, everything: bool = False) -> None:
+    def _changed(self, index: Index, everything: bool = False) -> None:
         """Repaint the row, its step and (for a step or a cluster) its children."""
         last = len(HEADERS) - 1
         rows = [index]
@@ -275,7 +276,8 @@ class ConsolidationPlanModel(QAbstractItemModel):
             rows.append(parent)
             parent = parent.parent()
         for row in rows:
-            self.dataChanged.emit(row.siblingAtColumn(0), row.siblingAtColumn(last))
+            first = self.index(row.row(), 0, row.parent())
+            self.dataChanged.emit(first, first.siblingAtColumn(last))
         count = self.rowCount(index)
         if count:
             self.dataChanged.emit(self.index(0, 0, index), self.index(count - 1, last, index))

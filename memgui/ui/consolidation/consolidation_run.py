@@ -76,19 +76,22 @@ class ConsolidationRun(QObject):
         self.cancel()
 
         def work(brain: Brain, stop: Callable[[], bool]) -> Generator[Progress, None, Any]:
-            return plan_consolidation(brain, options, cancelled=stop)
+            return plan_consolidation(brain, options, cancel_requested=stop)
 
-        return self._start("plan", PLAN_JOB, work, publish=False)
+        return self._start("plan", PLAN_JOB, work, writes=False)
 
     def start_apply(self) -> Job:
         if self.plan is None:
             raise RuntimeError("nothing planned yet")
-        planned = self.plan
+        planned, session = self.plan, self.session
 
         def work(brain: Brain, stop: Callable[[], bool]) -> Generator[Progress, None, Any]:
-            return apply(brain, planned, cancelled=stop)
+            result = yield from apply(brain, planned, cancel_requested=stop)
+            if result.changes is not None:
+                session.publish(result.changes, session)  # counted as this window's own
+            return result
 
-        return self._start("apply", APPLY_JOB, work, publish=True)
+        return self._start("apply", APPLY_JOB, work, writes=True)
 
     def cancel(self) -> None:
         if self.running and self.job is not None:
@@ -127,7 +130,7 @@ class ConsolidationRun(QObject):
 
     # --- the jobs -------------------------------------------------------------------------------
 
-    def _start(self, step: str, name: str, work: Any, publish: bool) -> Job:
+    def _start(self, step: str, name: str, work: Any, writes: bool) -> Job:
         holder: dict[str, Job] = {}
 
         def stop_asked() -> bool:
@@ -136,7 +139,7 @@ class ConsolidationRun(QObject):
 
         job = self.runner.start(
             name,
-            lambda: on_own_connection(self.session, lambda b: work(b, stop_asked), publish),
+            lambda: on_own_connection(self.session, lambda b: work(b, stop_asked), writes),
         )
         holder["job"] = job
         self.job, self.step = job, step
@@ -155,9 +158,9 @@ class ConsolidationRun(QObject):
             self.planned.emit(value)
             return
         self.result = value
-        if value.batch_id:
+        if value.batch_id and value.changes is not None:
             self.command = ImportBatchCommand(
-                self.session, value.batch_id, f"Consolidate ({summary(value)})"
+                self.session, value.changes, f"Consolidate ({summary(value)})"
             )
             self.session.undo_stack.push(self.command)  # already written: redo() is a no-op
             self.session.undo_stack.indexChanged.connect(self._follow_undo_stack)

@@ -18,7 +18,6 @@ from PySide6.QtWidgets import QWidget
 
 from memgui.core.errors import MemguiError
 from memgui.core.io import detect_format
-from memgui.ui.importing.import_review_parts import FORMAT_LABELS
 from memgui.ui.theme import colours
 
 
@@ -58,6 +57,10 @@ def check_drop(mime: QMimeData, brain_open: bool, read_only: bool = False) -> Dr
         reason = (getattr(exc, "problem", None) or str(exc)).split("; name one of")[0]
         return DropCheck(None, None, f"Cannot import {path.name}: {reason}")
     what = "folder" if path.is_dir() else "file"
+    # Here, not at the top: the review's module loads the import engine, which the window
+    # needs only once something is imported.
+    from memgui.ui.importing.import_review_parts import FORMAT_LABELS
+
     label = FORMAT_LABELS.get(fmt, fmt)
     return DropCheck(path, fmt, f"Drop to import the {what} {path.name} ({label})")
 

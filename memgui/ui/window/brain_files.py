@@ -15,8 +15,8 @@ from PySide6.QtWidgets import QFileDialog, QInputDialog
 
 from memgui.core import sample_brain
 from memgui.core.errors import BrainIdRequired, MemguiError
-from memgui.ui.importing.import_dialog import run_import_dialog
 from memgui.ui.session import BrainSession
+from memgui.ui.window.import_export_actions import run_import_dialog
 
 if TYPE_CHECKING:
     from memgui.ui.main_window import MainWindow

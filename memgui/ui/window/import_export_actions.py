@@ -17,17 +17,30 @@ from PySide6.QtCore import QEvent, QObject
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMenu, QMessageBox, QWidget
 
-from memgui.ui.exporting.export_dialog import open_export
-from memgui.ui.importing.import_dialog import ImportDialog, open_import, run_import_dialog
 from memgui.ui.importing.import_drop import DropFilter
 from memgui.ui.jobs import Job
 
 if TYPE_CHECKING:
+    from memgui.ui.importing.import_dialog import ImportDialog
     from memgui.ui.main_window import MainWindow
 
 # Jobs that lose nothing when cancelled (the window restarts them, or each step commits
 # on its own): closing never asks about them.
 QUIET_JOBS = ("query", "counts", "ollama status", "similar", "embedding")
+
+
+def run_import_dialog(window: MainWindow, folder: bool = False) -> None:
+    """File ▸ Import… / Import folder…; the import and export windows load when first used
+    (with the import engine: a quarter of the window's start-up otherwise)."""
+    from memgui.ui.importing.import_dialog import run_import_dialog as run
+
+    run(window, folder=folder)
+
+
+def open_export(window: MainWindow) -> None:
+    from memgui.ui.exporting.export_dialog import open_export as run
+
+    run(window)
 
 
 class ImportExport(QObject):
@@ -72,6 +85,8 @@ class ImportExport(QObject):
 
     def import_path(self, path: str | Path) -> ImportDialog | None:
         """Open the import window for `path` (a drop, a command line) and plan it."""
+        from memgui.ui.importing.import_dialog import open_import
+
         self.last_import = open_import(self.window, path)
         return self.last_import
 

@@ -76,7 +76,7 @@ def test_activation_spreads_from_the_nodes_the_query_names(brain):
     at(brain, NOW)
     a, b, c, d = (brain.add(f"note {n} about plans").id for n in "abcd")
     named = brain.add("plans", metadata={"entities": ["Bob"]}).id
-    node = brain.add_node("Alice", "person")
+    node = brain.add_node("Alice", "person").id
     with brain.db.lock:  # AgentOS's node of a trace, and its edge to the entity it mentions
         brain.db.conn.execute(
             "INSERT INTO knowledge_nodes (brain_id, id, type, label, created_at) "
