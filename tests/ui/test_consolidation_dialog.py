@@ -99,10 +99,10 @@ def test_review_apply_and_undo_from_the_edit_menu(qtbot, window):
     assert not dialog.apply_button.isEnabled() and dialog.undo_button.isVisible()
     qtbot.waitUntil(lambda: window.session.undo_stack.canUndo(), timeout=WAIT_MS)
     assert window.session.undo_stack.undoText().startswith("Consolidate (pruned 1, merged 1")
-    window.actions.undo.trigger()
+    window.window_actions.undo.trigger()
     assert brain.count() == 6 and brain.get(keep).content == "Alice prefers short answers"
     assert dialog.status.text().startswith("Undone:") and not dialog.undo_button.isEnabled()
-    window.actions.redo.trigger()
+    window.window_actions.redo.trigger()
     assert brain.count() == 4 and dialog.undo_button.isEnabled()
     dialog.undo_button.click()  # the latest step: the same as Edit ▸ Undo
     assert brain.count() == 6

@@ -335,10 +335,10 @@ def install_consolidation(window: MainWindow) -> None:
     action.setStatusTip(tip)
     action.triggered.connect(lambda: open_consolidation(window))
     # Enabled as File ▸ Import… is: a brain is open and can be written.
-    follows = window.actions.import_file
+    follows = window.window_actions.import_file
     follows.changed.connect(lambda: action.setEnabled(follows.isEnabled()))
     action.setEnabled(follows.isEnabled())
-    anchor = window.actions.merge
+    anchor = window.window_actions.merge
     for menu in anchor.associatedObjects():
         if isinstance(menu, QMenu):
             actions = menu.actions()
