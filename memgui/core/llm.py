@@ -13,7 +13,7 @@ import time
 from typing import TYPE_CHECKING, Literal
 
 from memgui.core.errors import MemguiError
-from memgui.core.search.embed import resolve_ollama_url
+from memgui.core.search.embed import LazyOllamaClient, resolve_ollama_url
 
 if TYPE_CHECKING:
     import ollama
@@ -38,7 +38,7 @@ def resolve_chat_model(value: str | None) -> str:
     return DEFAULT_CHAT_MODEL
 
 
-class OllamaChat:
+class OllamaChat(LazyOllamaClient):
     """One chat model of one Ollama: `chat(system, user) -> str`, `status()`."""
 
     def __init__(
@@ -53,19 +53,6 @@ class OllamaChat:
 
     def __repr__(self) -> str:
         return f"OllamaChat(url={self.url!r}, model={self.model!r})"
-
-    @property
-    def client(self) -> ollama.Client:
-        if self._client is None:  # the client's import costs ~0.3 s: only when used
-            import ollama
-
-            self._client = ollama.Client(host=self.url, timeout=self.timeout)
-        return self._client
-
-    def close(self) -> None:
-        close = getattr(self._client, "close", None)
-        if close is not None:
-            close()
 
     def chat(self, system: str | None, user: str) -> str:
         """The model's answer to one user message (after a system prompt, when given)."""
