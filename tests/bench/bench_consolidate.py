@@ -100,6 +100,8 @@ def main() -> None:
                 counts = plan.counts
                 floors.append(floor(brain))
     best = min(plans)
+    median = sorted(plans)[len(plans) // 2]
+    floor_median = sorted(floors)[len(floors) // 2]
     emit(
         "consolidate_plan",
         {
@@ -107,9 +109,11 @@ def main() -> None:
             "plan_counts": counts,
             "plan_s": [round(s, 3) for s in plans],
             "plan_best_s": round(best, 3),
-            "plan_median_s": round(sorted(plans)[len(plans) // 2], 3),
+            "plan_median_s": round(median, 3),
             "floor_read_and_decay_s": round(min(floors), 3),
-            "plan_over_floor": round(best / min(floors), 2),
+            "floor_median_s": round(floor_median, 3),
+            # Medians: under load one round of either can be the lucky one.
+            "plan_over_floor": round(median / floor_median, 2),
             "target_s": TARGET_S,
             "within_target": best <= TARGET_S,
         },
