@@ -32,7 +32,7 @@ from memgui.core.progress import Progress
 from memgui.ui.actions import build_actions
 from memgui.ui.activity.activity_service import install_activity
 from memgui.ui.commands import SetDeletedCommand
-from memgui.ui.consolidation.consolidation_dialog import install_consolidation
+from memgui.ui.consolidation.consolidation_action import install_consolidation
 from memgui.ui.jobs import Job, JobRunner
 from memgui.ui.models.trace_queries import QueryOutcome
 from memgui.ui.models.trace_table_model import TraceTableModel

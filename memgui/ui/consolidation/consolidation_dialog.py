@@ -320,32 +320,3 @@ def open_consolidation(window: MainWindow) -> ConsolidateDialog | None:
     dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     dialog.show()
     return dialog
-
-
-def install_consolidation(window: MainWindow) -> None:
-    """Edit ▸ Consolidate… (Ctrl+Shift+M), enabled with the window's Merge."""
-    from PySide6.QtGui import QAction, QKeySequence
-    from PySide6.QtWidgets import QMenu
-
-    action = QAction("&Consolidate…", window)
-    action.setObjectName("consolidate")
-    action.setShortcut(QKeySequence("Ctrl+Shift+M"))
-    tip = "Review and apply a consolidation: prune, merge, strengthen, derive, compact"
-    action.setToolTip(tip)
-    action.setStatusTip(tip)
-    action.triggered.connect(lambda: open_consolidation(window))
-    # Enabled as File ▸ Import… is: a brain is open and can be written.
-    follows = window.window_actions.import_file
-    follows.changed.connect(lambda: action.setEnabled(follows.isEnabled()))
-    action.setEnabled(follows.isEnabled())
-    anchor = window.window_actions.merge
-    for menu in anchor.associatedObjects():
-        if isinstance(menu, QMenu):
-            actions = menu.actions()
-            after = actions.index(anchor) + 1
-            if after < len(actions):
-                menu.insertAction(actions[after], action)
-            else:
-                menu.addAction(action)
-            break
-    window.consolidate_action = action  # type: ignore[attr-defined]
