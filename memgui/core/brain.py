@@ -40,6 +40,7 @@ from memgui.core.search import fulltext, hybrid, searching, vectors
 from memgui.core.search.embed import unpack_vector
 from memgui.core.search.semantic import SemanticSearch
 from memgui.core.storage import reads, store
+from memgui.core.storage.commit_count import CommitCounts, who_changed
 from memgui.core.storage.db import Database, now_ms
 
 ORDER_COLUMNS = reads.ORDER_COLUMNS  # the sort keys of `list` and `list_ids`
@@ -208,6 +209,16 @@ class Brain:
 
     def data_version(self) -> int:
         return self.db.data_version()
+
+    def commit_counts(self) -> CommitCounts:
+        """Commits to the file by anyone and by this process, now (`storage/commit_count`)."""
+        return self.db.commit_counts()
+
+    @staticmethod
+    def who_changed(then: CommitCounts, now: CommitCounts) -> str:
+        """Between two `commit_counts()`: "nobody" else (this process's own commits and
+        checkpoints), "others", or "unknown" (another program closed the file)."""
+        return who_changed(then, now)
 
     # --- reading traces --------------------------------------------------------------------
 
