@@ -47,6 +47,7 @@ from memgui.core.model import (
 from memgui.ui.models.trace_columns import format_ms
 from memgui.ui.theme import colours
 from memgui.ui.views.conflict_view import ConflictView
+from memgui.ui.views.field_words import in_field_words
 from memgui.ui.views.tag_editor import TagEditor
 
 UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 604_800, "y": 31_557_600}
@@ -417,7 +418,7 @@ class TraceEditor(QWidget):
             try:
                 check(value)
             except InvalidArgument as exc:
-                problems[field] = str(exc)
+                problems[field] = in_field_words(exc)
         for field, label in self.errors.items():
             label.setText(problems.get(field, ""))
             label.setVisible(field in problems)
@@ -428,7 +429,7 @@ class TraceEditor(QWidget):
         """Put an error the core raised on save under its field (or the content field)."""
         field = exc.field.split("[", 1)[0]
         label = self.errors.get(field, self.errors["content"])
-        label.setText(str(exc))
+        label.setText(in_field_words(exc))
         label.show()
 
     def changes(self) -> dict[str, Any]:
@@ -492,7 +493,9 @@ class TraceEditor(QWidget):
             self.rebase(self._theirs)
 
     def _on_edited(self, *_args: object) -> None:
-        if self._loading:
+        # Nothing loaded (no memory chosen): the empty form is no edit to check. The search
+        # highlighter restyling the empty text reports it as a change.
+        if self._loading or (self.trace is None and not self._new):
             return
         # Compare with what was loaded: format-only changes (the search highlighter) and
         # edits undone by hand leave the editor clean.
