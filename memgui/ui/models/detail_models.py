@@ -81,10 +81,20 @@ class ListTableModel(QAbstractTableModel, Generic[Row]):
         return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
 
 
+SYMMETRIC_KINDS = ("relates_to",)
+
+
+def link_direction(link: RelatedSummary) -> str:
+    """How the link reads from the shown memory: a symmetric kind goes both ways."""
+    if link.stored_kind in SYMMETRIC_KINDS:
+        return "↔ both ways"
+    return "→ to" if link.direction == "out" else "← from"
+
+
 class LinksModel(ListTableModel[RelatedSummary]):
     COLUMNS = (
         ("Kind", lambda r: r.kind),
-        ("Direction", lambda r: "→ to" if r.direction == "out" else "← from"),
+        ("Direction", lambda r: link_direction(r)),
         ("Linked", lambda r: format_ms(r.created_at)),
         ("Other memory", lambda r: first_line(r.snippet, 120)),
     )
