@@ -56,6 +56,9 @@ def mime_for(*paths: Path | str) -> QMimeData:
 
 _LEFT, _NO_KEYS = Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier
 _COPY = Qt.DropAction.CopyAction
+# What a file manager offers: copy or move (it moves the file away when the drop says move);
+# with Shift held, or by its own default, it proposes the move.
+_COPY_OR_MOVE = _COPY | Qt.DropAction.MoveAction
 
 
 def _sent(target: QWidget, event: QDropEvent) -> QDropEvent:
@@ -63,17 +66,20 @@ def _sent(target: QWidget, event: QDropEvent) -> QDropEvent:
     return event
 
 
-def drag_enter(target: QWidget, mime: QMimeData) -> QDragEnterEvent:
-    actions = _COPY | Qt.DropAction.MoveAction
-    return _sent(target, QDragEnterEvent(QPoint(50, 50), actions, mime, _LEFT, _NO_KEYS))
+def drag_enter(
+    target: QWidget, mime: QMimeData, actions=_COPY_OR_MOVE, keys=_NO_KEYS
+) -> QDragEnterEvent:
+    return _sent(target, QDragEnterEvent(QPoint(50, 50), actions, mime, _LEFT, keys))
 
 
-def drag_move(target: QWidget, mime: QMimeData) -> QDragMoveEvent:
-    return _sent(target, QDragMoveEvent(QPoint(60, 60), _COPY, mime, _LEFT, _NO_KEYS))
+def drag_move(
+    target: QWidget, mime: QMimeData, actions=_COPY_OR_MOVE, keys=_NO_KEYS
+) -> QDragMoveEvent:
+    return _sent(target, QDragMoveEvent(QPoint(60, 60), actions, mime, _LEFT, keys))
 
 
-def drop(target: QWidget, mime: QMimeData) -> QDropEvent:
-    return _sent(target, QDropEvent(QPointF(60, 60), _COPY, mime, _LEFT, _NO_KEYS))
+def drop(target: QWidget, mime: QMimeData, actions=_COPY_OR_MOVE, keys=_NO_KEYS) -> QDropEvent:
+    return _sent(target, QDropEvent(QPointF(60, 60), actions, mime, _LEFT, keys))
 
 
 def drop_and_plan(qtbot, window, path: Path) -> ImportDialog:
