@@ -10,6 +10,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLineEdit, QSizePolicy, QToolButton, QWidget
 
 from memgui.ui.views.flow_layout import FlowLayout
+from memgui.ui.views.undo_keys import is_redo, is_undo
 
 CHIP_STYLE = """
 QToolButton { border: 1px solid palette(mid); border-radius: 10px; padding: 1px 8px;
@@ -98,13 +99,22 @@ class TagEditor(QWidget):
     def _add_from_field(self) -> None:
         for part in self.field.text().split(","):
             self.add_tag(part)
-        self.field.clear()
+        self.field.setText("")  # and its undo history: the text became chips
 
     def _on_text_edited(self, text: str) -> None:
         if "," in text:
             self._add_from_field()
 
     def eventFilter(self, watched, event) -> bool:
+        if (
+            watched is self.field
+            and event.type() == event.Type.ShortcutOverride
+            and not self.field.text()
+            and (is_undo(event) or is_redo(event))
+        ):
+            # The empty field has nothing of its own to undo: the window's Undo and Redo
+            # (the last save) take the keys, as in the content box.
+            return True  # left unaccepted: the window's shortcut runs
         if event.type() != event.Type.KeyPress:
             return False
         key = event.key()

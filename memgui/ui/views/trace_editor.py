@@ -14,8 +14,6 @@ from typing import Any
 from PySide6.QtCore import QEvent, QObject, Signal
 from PySide6.QtGui import (
     QColor,
-    QKeyEvent,
-    QKeySequence,
     QSyntaxHighlighter,
     QTextCharFormat,
 )
@@ -49,11 +47,11 @@ from memgui.ui.theme import colours
 from memgui.ui.views.conflict_view import ConflictView
 from memgui.ui.views.field_words import in_field_words
 from memgui.ui.views.tag_editor import TagEditor
+from memgui.ui.views.undo_keys import is_redo, is_undo
 
 UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 604_800, "y": 31_557_600}
 _TTL = re.compile(r"^\s*(\d+)\s*([smhdwy]?)\s*$")
 ERROR_STYLE = f"color: {colours.ERROR};"
-REDO_KEYS = (QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y"))
 
 
 def parse_ttl(text: str) -> int | None:
@@ -223,9 +221,9 @@ class TraceEditor(QWidget):
         # load or a save): let the window's undo have the keys then.
         if watched is self.content and event.type() == QEvent.Type.ShortcutOverride:
             document = self.content.document()
-            if _is_undo(event) and not document.isUndoAvailable():
+            if is_undo(event) and not document.isUndoAvailable():
                 return True  # left unaccepted: the window's shortcut runs
-            if _is_redo(event) and not document.isRedoAvailable():
+            if is_redo(event) and not document.isRedoAvailable():
                 return True
         return super().eventFilter(watched, event)
 
@@ -524,19 +522,6 @@ def _label(text: str, buddy: QWidget) -> QLabel:
     label = QLabel(text)
     label.setBuddy(buddy)
     return label
-
-
-def _key_sequence(event: QKeyEvent) -> QKeySequence:
-    return QKeySequence(event.keyCombination())
-
-
-def _is_undo(event: QKeyEvent) -> bool:
-    return event.matches(QKeySequence.StandardKey.Undo)
-
-
-def _is_redo(event: QKeyEvent) -> bool:
-    pressed = _key_sequence(event)
-    return event.matches(QKeySequence.StandardKey.Redo) or pressed in REDO_KEYS
 
 
 def _now_ms() -> int:
