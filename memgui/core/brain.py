@@ -39,9 +39,10 @@ from memgui.core.progress import run_to_end
 from memgui.core.search import fulltext, hybrid, searching, vectors
 from memgui.core.search.embed import unpack_vector
 from memgui.core.search.semantic import SemanticSearch
-from memgui.core.storage import reads, store
+from memgui.core.storage import migration, reads, store
 from memgui.core.storage.commit_count import CommitCounts, who_changed
 from memgui.core.storage.db import Database, now_ms
+from memgui.core.storage.migration import MigrationPlan
 
 ORDER_COLUMNS = reads.ORDER_COLUMNS  # the sort keys of `list` and `list_ids`
 
@@ -164,6 +165,11 @@ class Brain:
     @property
     def path(self) -> Path:
         return self.db.path
+
+    def pending_migration(self) -> MigrationPlan | None:
+        """What this brain's first write will migrate (an AgentOS brain, an older memgui
+        brain), with the backup's path; None when nothing will."""
+        return migration.pending(self.db)
 
     def now(self) -> int:
         return self.clock()

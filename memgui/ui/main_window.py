@@ -274,6 +274,7 @@ class MainWindow(QMainWindow):
         self._undo_position = (session.undo_stack.index(), session.undo_stack.count())
         session.undo_stack.indexChanged.connect(self._say_undone_or_redone)
         session.error_reported.connect(self.show_error)
+        session.ask_migration = lambda plan: self.edits.ask.migration(plan)
         self.semantic.attach(session)  # Ollama light, backfill; the table's readers embed
         open_reader = self.semantic.reader_factory(session)
         self.model = TraceTableModel(

@@ -17,11 +17,21 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoStack
 
 from memgui.core.brain import Brain
+from memgui.core.errors import MemguiError
 from memgui.core.model import Changes
 from memgui.ui.change_bus import ChangeBus
 
 T = TypeVar("T")
 ACTOR = "gui"
+
+
+class MigrationDeclined(MemguiError):
+    """The person kept an older brain (an AgentOS brain) as it is: nothing was written."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "Nothing was changed: the brain stays as it is until you let memgui migrate it"
+        )
 
 
 class BrainSession(QObject):
@@ -41,6 +51,10 @@ class BrainSession(QObject):
         self._initiator: object = None
         self._writers = 0  # writes of this window running on connections of their own
         self._writers_lock = threading.Lock()
+        # Asked once before this window's first write migrates an older brain (an AgentOS
+        # brain): what changes and where the backup goes. None: the window asks nobody.
+        self.ask_migration: Callable[[Any], bool] | None = None
+        self._migration_settled = brain.read_only or brain.pending_migration() is None
         brain.subscribe(self._on_core_changes)
 
     @classmethod
@@ -90,9 +104,28 @@ class BrainSession(QObject):
 
     # --- mutations ----------------------------------------------------------------------
 
+    @property
+    def migration_pending(self) -> bool:
+        """This brain's first write will migrate it, and nobody has agreed to that yet."""
+        return not self._migration_settled
+
+    def agree_to_migration(self) -> bool:
+        """Before a write of this window: an older brain is migrated only once the person
+        has been told what changes and where the backup goes, and agreed (once per brain).
+        False when they keep it as it is."""
+        if self._migration_settled:
+            return True
+        plan = self.brain.pending_migration()
+        if plan is not None and self.ask_migration is not None and not self.ask_migration(plan):
+            return False
+        self._migration_settled = True
+        return True
+
     def record(self, call: Callable[[], T], initiator: object = None) -> tuple[T, list[Changes]]:
         """Run one core mutation; return its result and the `Changes` it committed."""
         outer = self._recording is None
+        if outer and not self.agree_to_migration():
+            raise MigrationDeclined()
         if outer:
             self._recording = []
             self._recording_thread = threading.get_ident()

@@ -30,6 +30,7 @@ from memgui.ui.importing.import_record_editor import RecordEditor
 from memgui.ui.importing.import_report import REPORT_FILTER, save_import_report
 from memgui.ui.importing.import_review import ImportReviewPage
 from memgui.ui.importing.import_working import WorkingPage
+from memgui.ui.session import MigrationDeclined
 
 if TYPE_CHECKING:
     from memgui.ui.main_window import MainWindow
@@ -99,6 +100,10 @@ class ImportDialog(QDialog):
         self.run.start_plan(options)
 
     def commit(self) -> None:
+        session = self.window_.session
+        if session is not None and not session.agree_to_migration():
+            self.window_.show_error(str(MigrationDeclined()))
+            return
         count = self.review.accepted_count()
         self.working.start(f"Writing {count} records from {self.source.name}…")
         self.pages.setCurrentWidget(self.working)

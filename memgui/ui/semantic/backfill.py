@@ -201,6 +201,8 @@ class SemanticService(QObject):
         session, embedder = self.session, self._embedder_maker()
         if session is None or embedder is None or self.backfill_job is not None:
             return None
+        if session.migration_pending:
+            return None  # a vector is a write: an older brain waits for the person's word
         job = self.runner.start(BACKFILL_JOB, lambda: _backfill_job(embedder, session.open_reader))
         self.backfill_job = job
         job.progress.connect(lambda event: self._on_backfill_progress(session, event))

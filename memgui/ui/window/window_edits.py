@@ -55,6 +55,29 @@ class Asker:
         )
         return answer == QMessageBox.StandardButton.Yes
 
+    def migration(self, plan: Any) -> bool:
+        """May memgui's first write migrate this older brain (what changes, the backup)?"""
+        box = QMessageBox(self.window)
+        box.setIcon(QMessageBox.Icon.Information)
+        box.setWindowTitle("Migrate this brain?")
+        what = (
+            "an AgentOS brain" if plan.agentos else f"a memgui brain of schema {plan.from_version}"
+        )
+        box.setText(
+            f"This is {what}. Your first change migrates it to memgui's schema "
+            f"{plan.to_version}, once; after that it opens as it is."
+        )
+        changes = "".join(f"<li>{change}</li>" for change in plan.changes)
+        box.setInformativeText(
+            f"<ul>{changes}</ul>Before anything changes, a backup of the whole file is "
+            f"written to<br><b>{plan.backup}</b>"
+        )
+        migrate = box.addButton("Migrate and save", QMessageBox.ButtonRole.AcceptRole)
+        box.addButton("Keep it as it is", QMessageBox.ButtonRole.RejectRole)
+        box.setDefaultButton(migrate)
+        box.exec()
+        return box.clickedButton() is migrate
+
     def tag(self, title: str, choices: list[str] | None) -> str | None:
         if choices:
             text, ok = QInputDialog.getItem(self.window, title, "Tag:", choices, 0, True)
