@@ -22,6 +22,7 @@ from memgui.core.errors import (
 )
 from memgui.core.model import (
     Changes,
+    Facets,
     JournalEntry,
     Neighbour,
     RelatedSummary,
@@ -47,6 +48,7 @@ from memgui.core.storage.migration import MigrationPlan
 ORDER_COLUMNS = reads.ORDER_COLUMNS  # the sort keys of `list` and `list_ids`
 
 
+MAX_FACET_TAGS = 2_000  # the tags a tag field completes, most used first
 MAX_JOURNAL_LIMIT = 10_000  # rows per journal_since call (the app pages by 200)
 EMBED_NOW_MAX = 32  # traces a revert embeds in the call; more wait for the backfill
 MAX_WRITE_WAIT_S = 86_400.0  # a day: a write waits for another's lock at most so long
@@ -549,3 +551,20 @@ class Brain:
 
     def info(self) -> dict[str, Any]:
         return brain_info.info(self)
+
+    def facets(self, deleted: bool = False, tag_limit: int = MAX_FACET_TAGS) -> Facets:
+        """The live (or trashed) memories counted by type, scope, category and tag. A scan
+        of the brain: run it off a GUI thread."""
+        check_int_range("tag_limit", tag_limit, 1, MAX_FACET_TAGS)
+        with self.db.lock:
+            groups, tags = reads.facet_counts(self.db, self.brain_id, bool(deleted), tag_limit)
+        types: dict[str, int] = {}
+        scopes: dict[str, int] = {}
+        categories: dict[str, int] = {}
+        for type_, scope, category, count in groups:
+            types[type_] = types.get(type_, 0) + count
+            scopes[scope] = scopes.get(scope, 0) + count
+            if category:
+                categories[category] = categories.get(category, 0) + count
+        total = sum(types.values())
+        return Facets(types, scopes, categories, dict(tags), total)

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memgui.core.errors import InvalidArgument
+from memgui.core.search import snippets
 
 TYPES = ("episodic", "semantic", "procedural", "prospective", "relational")
 SCOPES = ("thread", "user", "persona", "organization")
@@ -220,10 +221,28 @@ class Changes:
 
 
 @dataclass(frozen=True)
+class Facets:
+    """How many memories of a view (live, or in the trash) have each value of a filter:
+    what a filter list shows beside its choices, and the tags a tag field completes."""
+
+    types: dict[str, int] = field(default_factory=dict)
+    scopes: dict[str, int] = field(default_factory=dict)
+    categories: dict[str, int] = field(default_factory=dict)
+    tags: dict[str, int] = field(default_factory=dict)  # the most used, most used first
+    total: int = 0
+
+
+@dataclass(frozen=True)
 class SearchHit:
     trace: Trace
     score: float
     related: tuple[RelatedSummary, ...] = ()
+    query: str = field(default="", repr=False)  # what found it, for `snippet`
+
+    @property
+    def snippet(self) -> str:
+        """A line of the memory around where the query matched it (made when asked)."""
+        return snippets.snippet(self.trace.content, self.query)
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from memgui.core.brain import Brain
-from memgui.core.model import Changes
+from memgui.core.model import Changes, Facets, TraceFilter
 from memgui.core.progress import Progress
 from memgui.ui.actions import build_actions
 from memgui.ui.commands import SetDeletedCommand
@@ -44,6 +44,7 @@ from memgui.ui.window.brain_files import BrainFiles
 from memgui.ui.window.import_export_actions import install_import_export
 from memgui.ui.window.live_refresh import LiveWatcher
 from memgui.ui.window.shown_trace import ShownTrace
+from memgui.ui.window.view_summary import ViewSummary
 from memgui.ui.window.window_edits import WindowEdits
 from memgui.ui.window.window_layout import WindowLayout
 
@@ -56,11 +57,11 @@ GIL_SWITCH_INTERVAL_S = 0.001
 QUIET_JOBS = ("query", "counts", "ollama status", "similar")
 
 
-def _info_job(session: BrainSession):
+def _info_job(session: BrainSession, trash: bool):
     reader = session.open_reader()
     try:
         yield Progress(0, None, "counting")
-        return reader.info()
+        return reader.info(), reader.facets(deleted=trash)
     finally:
         reader.close()
 
@@ -114,6 +115,7 @@ class MainWindow(QMainWindow):
         self.actions = build_actions(self, self.undo_group)
         self._build_central()
         self._build_status_bar()
+        self.summary = ViewSummary(self)  # "12 of 340 memories", why a list is empty
         self.edits = WindowEdits(self)
         self.shown = ShownTrace(self)  # the detail pane follows the table and the changes
         self.files = BrainFiles(self)
@@ -226,6 +228,7 @@ class MainWindow(QMainWindow):
         self.search_bar.query_changed.connect(self._on_query_changed)
         self.search_bar.mode_changed.connect(lambda m: self.model and self.model.set_search_mode(m))
         self.filter_bar.filter_changed.connect(lambda f: self.model and self.model.set_filter(f))
+        self.filter_bar.trash_check.toggled.connect(lambda _on: self._counts_timer.start())
         self.runner.job_started.connect(self._on_jobs_changed)
         self.runner.job_ended.connect(self._on_jobs_changed)
         self.detail.editor.dirty_changed.connect(lambda _dirty: self.update_title())
@@ -300,6 +303,10 @@ class MainWindow(QMainWindow):
             self.watcher.start()
         self._set_brain_actions_enabled(True)
         self.welcome.set_brain_path(str(session.path))
+        # Another brain: the last brain's search would make this one look empty.
+        self.summary.info = None
+        self.search_bar.clear()
+        self._on_query_changed("")
         self.model.set_query(
             replace(
                 self.model.query,
@@ -370,14 +377,16 @@ class MainWindow(QMainWindow):
         if session is None:
             self.counts_label.setText("")
             return
-        job = self.query_runner.start("counts", lambda: _info_job(session))
-        job.finished.connect(lambda info: self._show_counts(session, info))
+        trash = self.filter_bar.trash_check.isChecked()
+        job = self.query_runner.start("counts", lambda: _info_job(session, trash))
+        job.finished.connect(lambda counted: self._show_counts(session, *counted))
         job.failed.connect(lambda exc: self.counts_label.setText(str(exc)))
 
-    def _show_counts(self, session: BrainSession, info: dict) -> None:
+    def _show_counts(self, session: BrainSession, info: dict, facets: Facets) -> None:
         if session is not self.session:
             return  # counted for a brain that is no longer open
-        self.counts_label.setText(f"{info['live']} memories · {info['deleted']} in trash")
+        self.summary.set_info(info)
+        self.filter_bar.set_facets(facets)
         empty = info["traces"] == 0
         self.pages.setCurrentWidget(self.welcome if empty else self.splitter)
 
@@ -393,6 +402,12 @@ class MainWindow(QMainWindow):
 
     # --- reactions ----------------------------------------------------------------------
 
+    def clear_search_and_filters(self) -> None:
+        """Back to every memory of the view (the trash stays the trash)."""
+        self.search_bar.set_query("")
+        trash = self.filter_bar.trash_check.isChecked()
+        self.filter_bar.set_filter(TraceFilter(deleted=trash))
+
     def focus_search(self) -> None:
         self.pages.setCurrentWidget(self.splitter)
         self.search_bar.field.setFocus()
@@ -406,6 +421,7 @@ class MainWindow(QMainWindow):
 
     def _on_query_finished(self, outcome) -> None:
         self.search_bar.show_result(outcome.search_mode, len(outcome.ids))
+        self.summary.update()
         self._restore_selection()
         pending, self._pending_select = self._pending_select, None
         if pending:

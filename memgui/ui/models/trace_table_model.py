@@ -79,6 +79,7 @@ class TraceTableModel(TraceCells, QAbstractTableModel):
         self._ids: list[str] = []
         self._rows: dict[str, int] | RowMap | None = None  # id -> row, built on first need
         self._cache: dict[str, Any] = {}
+        self._snippets: dict[str, str] = {}  # a search's lines around the match, by id
         self._search_mode: str | None = None
         self._generation = 0
         self._busy = False
@@ -204,6 +205,7 @@ class TraceTableModel(TraceCells, QAbstractTableModel):
         self._ids = [t.id for t in traces]
         self._rows = None
         self._cache = {t.id: t for t in traces}
+        self._snippets = {}
         self._search_mode = None
         self._first_page_of = generation
         self.endResetModel()
@@ -227,6 +229,7 @@ class TraceTableModel(TraceCells, QAbstractTableModel):
             self._ids = outcome.ids
             self._rows = outcome.rows
             self._cache = dict(outcome.traces)
+            self._snippets = outcome.snippets
             self._search_mode = outcome.search_mode
             if outcome.search_mode is not None and self._sort_column is not None:
                 self._sort_in_memory()
@@ -354,6 +357,7 @@ class TraceTableModel(TraceCells, QAbstractTableModel):
                 requery = True
                 continue
             self._cache[trace_id] = trace
+            self._snippets.pop(trace_id, None)  # a line of the old text
             self.dataChanged.emit(self.index(row, 0), self.index(row, last_column), CHANGED_ROLES)
         if requery:
             self.refresh()

@@ -95,6 +95,16 @@ class SearchBar(QWidget):
             raise ValueError(f"mode must be one of {', '.join(m for m, _, _ in MODES)} ({mode!r})")
         self.mode_box.setCurrentIndex(index)
 
+    def clear(self) -> None:
+        """Empty the field without searching (another brain was opened)."""
+        self._timer.stop()
+        self.field.blockSignals(True)
+        self.field.setText("")
+        self.field.blockSignals(False)
+        self._last_emitted = ""
+        self.status_label.setText("")
+        self.error_label.hide()
+
     def set_query(self, text: str) -> None:
         """Set the text and search at once (no debounce)."""
         self.field.setText(text)
