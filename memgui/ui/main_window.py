@@ -128,6 +128,9 @@ class MainWindow(QMainWindow):
         self.semantic = install_semantic(self)  # Ollama light, backfill, Search settings…
         self.detail.set_runner(self.query_runner)  # "similar": never behind a long job
         self.detail.similar.open_requested.connect(self.edits.open_trace)
+        self.search_bar.meaning_note.linkActivated.connect(
+            lambda _link: self.semantic.edit_settings(self)
+        )
         self._set_brain_actions_enabled(False)
         self.layout_state = WindowLayout(self, self.splitter, self.settings)
         self.layout_state.restore()
@@ -421,6 +424,8 @@ class MainWindow(QMainWindow):
 
     def _on_query_finished(self, outcome) -> None:
         self.search_bar.show_result(outcome.search_mode, len(outcome.ids))
+        if self.search_bar.mode() in ("semantic", "hybrid") and outcome.search_mode == "keyword":
+            self.search_bar.show_meaning_note(self.semantic.why_no_meaning())
         self.summary.update()
         self._restore_selection()
         pending, self._pending_select = self._pending_select, None

@@ -194,6 +194,26 @@ class SemanticService(QObject):
         self.light.show_status(status, pending, detail)
         self.status_changed.emit(status, pending)
 
+    def why_no_meaning(self) -> str:
+        """Why a search by meaning fell back to words, and what to do about it."""
+        url, model = self.config or ("", "")
+        settings = "Edit ▸ Search settings…"
+        if self.status == "down":
+            return (
+                f"Search by meaning could not run: Ollama does not answer at {url}. "
+                f"Start it (`ollama serve`) or set its URL in {settings}"
+            )
+        if self.status == "model missing":
+            return (
+                f"Search by meaning could not run: Ollama has no model {model}. "
+                f"Run `ollama pull {model}`, or choose another model in {settings}"
+            )
+        if self.status == "checking":
+            return "Search by meaning could not run yet: Ollama has not answered"
+        waiting = f" ({self.pending} waiting)" if self.pending else ""
+        how = self.refusal or "they are embedded in the background while Ollama answers"
+        return f"Search by meaning could not run: no memory has a vector yet; {how}{waiting}"
+
     # --- the backfill ---------------------------------------------------------------------
 
     def start_backfill(self) -> Job | None:
@@ -265,7 +285,7 @@ class SemanticService(QObject):
     # --- settings -------------------------------------------------------------------------
 
     def edit_settings(self, parent: Any = None) -> bool:
-        dialog = SettingsDialog(self.settings, parent)
+        dialog = SettingsDialog(self.settings, parent, runner=self.runner)
         if dialog.exec() != SettingsDialog.DialogCode.Accepted:
             return False
         self.apply_settings()
