@@ -13,6 +13,7 @@ from typing import Any, Generic, TypeVar
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, Qt
 
 from memgui.core.model import JournalEntry, Neighbour, RelatedSummary
+from memgui.ui.models.history_text import change_details, describe_change
 from memgui.ui.models.trace_columns import first_line, format_ms
 
 Row = TypeVar("Row")
@@ -115,35 +116,48 @@ class NeighboursModel(ListTableModel[Neighbour]):
         return item.node_id
 
 
-def describe_change(entry: JournalEntry) -> str:
-    """What a journal row changed, in a few words (fields that differ, or the operation)."""
-    if entry.op in ("link", "unlink"):
-        link = entry.after or entry.before or {}
-        return (
-            f"{entry.op} {link.get('kind', '')} {link.get('from_id', '')} → {link.get('to_id', '')}"
-        )
-    if entry.before is None:
-        return "created" if entry.op == "add" else f"{entry.op}: created"
-    if entry.after is None:
-        return f"{entry.op}: removed for good"
-    ignored = {"version", "updated_at", "metadata"}
-    fields = sorted(
-        key
-        for key in set(entry.before) | set(entry.after)
-        if key not in ignored and entry.before.get(key) != entry.after.get(key)
-    )
-    if not fields:
-        return entry.op
-    return f"{entry.op}: {', '.join(fields)}"
-
-
 class HistoryModel(ListTableModel[JournalEntry]):
+    """The journal rows of one memory; what each changed names the other memories (the
+    other end of a link, what a merge took in), looked up when the rows are set."""
+
     COLUMNS = (
         ("When", lambda e: format_ms(e.at)),
         ("Actor", lambda e: e.actor),
         ("Version", lambda e: str((e.after or {}).get("version", ""))),
-        ("What changed", describe_change),
+        ("What changed", lambda e: ""),  # by `describe`, which knows the names
     )
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.names: dict[str, str] = {}
+        self.absorbed: dict[str, list[str]] = {}
+        self.shown = ""  # the memory whose history this is
+
+    def set_history(
+        self,
+        shown: str,
+        entries: Sequence[JournalEntry],
+        names: dict[str, str],
+        absorbed: dict[str, list[str]],
+    ) -> None:
+        self.shown, self.names, self.absorbed = shown, names, absorbed
+        self.set_items(entries)
+
+    def describe(self, entry: JournalEntry) -> str:
+        return describe_change(entry, self.names, self.absorbed, self.shown)
+
+    def details(self, entry: JournalEntry) -> str:
+        return change_details(entry, self.names, self.absorbed, self.shown)
+
+    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if index.isValid() and index.column() == len(self.COLUMNS) - 1:
+            entry = self.item_at(index.row())
+            if entry is not None and role in (
+                Qt.ItemDataRole.DisplayRole,
+                Qt.ItemDataRole.ToolTipRole,
+            ):
+                return self.describe(entry)
+        return super().data(index, role)
 
     def item_id(self, item: JournalEntry) -> str:
         return item.trace_id

@@ -18,7 +18,9 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QPushButton,
     QSpinBox,
+    QSplitter,
     QTableView,
+    QTextBrowser,
     QVBoxLayout,
     QWidget,
 )
@@ -32,6 +34,7 @@ from memgui.ui.models.detail_models import (
     ListTableModel,
     NeighboursModel,
 )
+from memgui.ui.models.history_text import absorbed_by_merges, names_for
 
 
 def _table(model: ListTableModel, name: str) -> QTableView:
@@ -187,21 +190,40 @@ class HistoryTab(DetailTab):
         super().__init__(parent)
         self.model = HistoryModel(self)
         self.view = _table(self.model, "History")
+        # What the chosen row changed, in full: restoring a version is never blind.
+        self.details = QTextBrowser()
+        self.details.setObjectName("history_details")
+        self.details.setAccessibleName("What this change did")
+        self.details.setPlaceholderText("Choose a row to see what it changed")
         self.restore_button = QPushButton("&Restore this version")
         self.restore_button.setToolTip("Bring the memory back to the state after the chosen row")
         self.restore_button.clicked.connect(self._restore)
         buttons = QHBoxLayout()
         buttons.addStretch(1)
         buttons.addWidget(self.restore_button)
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(self.view)
+        split.addWidget(self.details)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
         layout = QVBoxLayout(self)
         layout.addWidget(self.message)
-        layout.addWidget(self.view, 1)
+        layout.addWidget(split, 1)
         layout.addLayout(buttons)
+        self.view.selectionModel().currentRowChanged.connect(self._show_details)
+        self.model.modelReset.connect(lambda: self._show_details(self.view.currentIndex()))
 
     def reload(self) -> None:
-        entries = self.brain.history(self.trace.id) if self.trace else []
-        self.model.set_items(list(reversed(entries)))  # newest first
+        entries = list(reversed(self.brain.history(self.trace.id))) if self.trace else []
+        shown = self.trace.id if self.trace else ""
+        names = names_for(entries, self.brain.get_many, shown)
+        absorbed = absorbed_by_merges(entries, self.brain.batch_entries)
+        self.model.set_history(shown, entries, names, absorbed)  # newest first
         self.restore_button.setEnabled(not _read_only(self.brain))
+
+    def _show_details(self, index: Any) -> None:
+        entry = self.model.item_at(index.row()) if index.isValid() else None
+        self.details.setHtml(self.model.details(entry) if entry is not None else "")
 
     def _restore(self) -> None:
         rows = self.view.selectionModel().selectedRows()
