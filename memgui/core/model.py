@@ -173,6 +173,8 @@ class Neighbour:
     node_type: str
     edge_type: str
     hop: int
+    via: str = ""  # the label of the node it was reached through (none at hop 1)
+    trace_id: str | None = None  # the memory the node stands for, if it stands for one
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -181,6 +183,8 @@ class Neighbour:
             "type": self.node_type,
             "edge_type": self.edge_type,
             "hop": self.hop,
+            "via": self.via,
+            "trace_id": self.trace_id,
         }
 
 

@@ -128,6 +128,7 @@ class MainWindow(QMainWindow):
         self.semantic = install_semantic(self)  # Ollama light, backfill, Search settings…
         self.detail.set_runner(self.query_runner)  # "similar": never behind a long job
         self.detail.similar.open_requested.connect(self.edits.open_trace)
+        self.detail.neighbours.open_requested.connect(self.edits.open_trace)
         self.search_bar.meaning_note.linkActivated.connect(
             lambda _link: self.semantic.edit_settings(self)
         )

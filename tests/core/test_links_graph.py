@@ -122,6 +122,20 @@ def test_graph_nodes_edges_and_neighbours(brain: Brain) -> None:
     assert len(brain.nodes()) == 3 and len(brain.edges()) == 2
 
 
+def test_neighbours_say_what_they_hang_off_and_which_memory_they_are(brain: Brain) -> None:
+    first = brain.add("The build uses Python 3.11")
+    second = brain.add("Scripts are Python, never Bash")
+    python = brain.add_node("Python", "entity")
+    for trace in (first, second):
+        node = brain.add_node(trace.content[:20], "memory", {"trace_id": trace.id})
+        brain.add_edge(node, python, "mentions")
+    found = brain.neighbours(first.id, depth=2)
+    assert [(n.label, n.hop, n.via, n.trace_id) for n in found] == [
+        ("Python", 1, "", None),
+        ("Scripts are Python, ", 2, "Python", second.id),
+    ]
+
+
 def test_neighbours_are_the_nearest_up_to_a_limit(brain: Brain) -> None:
     hub = brain.add_node("hub", "thing")
     near = [brain.add_node(f"near {i}", "thing") for i in range(3)]

@@ -12,8 +12,9 @@ from typing import Any, Generic, TypeVar
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, Qt
 
-from memgui.core.model import JournalEntry, Neighbour, RelatedSummary
+from memgui.core.model import JournalEntry, Neighbour, RelatedSummary, Trace
 from memgui.ui.models.history_text import change_details, describe_change
+from memgui.ui.models.memory_names import name_of
 from memgui.ui.models.trace_columns import first_line, format_ms
 
 Row = TypeVar("Row")
@@ -105,15 +106,46 @@ class LinksModel(ListTableModel[RelatedSummary]):
 
 
 class NeighboursModel(ListTableModel[Neighbour]):
+    """Knowledge-graph neighbours: memories by their name and type, concepts by label, and
+    for a node two hops away the concept it was reached through."""
+
     COLUMNS = (
         ("Hop", lambda n: str(n.hop)),
-        ("Node type", lambda n: n.node_type),
-        ("Edge type", lambda n: n.edge_type),
-        ("Label", lambda n: n.label),
+        ("Kind", lambda n: n.node_type),  # replaced by `kind`, which knows the memories
+        ("Name", lambda n: n.label),  # replaced by `name`
+        ("Through", lambda n: f"{n.edge_type} {n.via}".strip()),
     )
 
-    def item_id(self, item: Neighbour) -> str:
-        return item.node_id
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.memories: dict[str, Trace] = {}  # the memories the nodes stand for, by id
+
+    def set_neighbours(self, items: Sequence[Neighbour], memories: dict[str, Trace]) -> None:
+        self.memories = memories
+        self.set_items(items)
+
+    def memory_of(self, item: Neighbour) -> Trace | None:
+        return self.memories.get(item.trace_id) if item.trace_id else None
+
+    def kind(self, item: Neighbour) -> str:
+        memory = self.memory_of(item)
+        return f"memory · {memory.type}" if memory is not None else item.node_type
+
+    def name(self, item: Neighbour) -> str:
+        memory = self.memory_of(item)
+        return name_of(memory) if memory is not None else item.label
+
+    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        shown = (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole)
+        if index.isValid() and index.column() in (1, 2) and role in shown:
+            item = self.item_at(index.row())
+            if item is not None:
+                return self.kind(item) if index.column() == 1 else self.name(item)
+        return super().data(index, role)
+
+    def item_id(self, item: Neighbour) -> str | None:
+        """The memory a double-click opens (a concept node opens none)."""
+        return item.trace_id if self.memory_of(item) is not None else None
 
 
 class HistoryModel(ListTableModel[JournalEntry]):

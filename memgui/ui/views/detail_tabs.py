@@ -146,25 +146,33 @@ class LinksTab(DetailTab):
 
 
 class NeighboursTab(DetailTab):
+    open_requested = Signal(str)  # the trace id of a memory neighbour
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.model = NeighboursModel(self)
         self.view = _table(self.model, "Knowledge-graph neighbours")
+        self.view.setToolTip("Enter or a double-click opens a memory")
         self.depth = QSpinBox()
         self.depth.setRange(1, MAX_DEPTH)
         self.depth.setAccessibleName("Depth")
         self.depth.setToolTip("How many hops through the knowledge graph")
         caption = QLabel("De&pth")
         caption.setBuddy(self.depth)
+        # The concepts the memory hangs off: its nodes one hop away.
+        self.hangs_off = QLabel()
+        self.hangs_off.setObjectName("hangs_off")
+        self.hangs_off.setWordWrap(True)
         row = QHBoxLayout()
         row.addWidget(caption)
         row.addWidget(self.depth)
-        row.addStretch(1)
+        row.addWidget(self.hangs_off, 1)
         layout = QVBoxLayout(self)
         layout.addLayout(row)
         layout.addWidget(self.message)
         layout.addWidget(self.view, 1)
         self.depth.valueChanged.connect(lambda _v: self.show_trace(self.brain, self.trace))
+        self.view.activated.connect(self._open)  # Enter, and a double-click
 
     def reload(self) -> None:
         found, more = (
@@ -172,7 +180,10 @@ class NeighboursTab(DetailTab):
             if self.trace
             else ([], False)
         )
-        self.model.set_items(found)
+        ids = sorted({n.trace_id for n in found if n.trace_id})
+        self.model.set_neighbours(found, self.brain.get_many(ids) if ids else {})
+        concepts = [n.label for n in found if n.hop == 1 and self.model.memory_of(n) is None]
+        self.hangs_off.setText(f"Hangs off: {', '.join(concepts)}" if concepts else "")
         if self.trace is not None and not found:
             self.message.setText("No knowledge-graph nodes are connected to this memory.")
             self.message.show()
@@ -181,6 +192,20 @@ class NeighboursTab(DetailTab):
                 f"The {MAX_NEIGHBOURS} nearest nodes are shown; the graph holds more."
             )
             self.message.show()
+
+    def _open(self, index: Any) -> None:
+        item = self.model.item_at(index.row())
+        if item is None:
+            return
+        trace_id = self.model.item_id(item)
+        if trace_id is not None:
+            self.open_requested.emit(trace_id)
+            return
+        self.message.setText(
+            f"“{item.label}” is a concept ({item.node_type}), not a memory: the memories "
+            "linked to it are one hop further (Depth)."
+        )
+        self.message.show()
 
 
 class HistoryTab(DetailTab):

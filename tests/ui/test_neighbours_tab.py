@@ -1,0 +1,44 @@
+"""The Neighbours tab names memories by title or text with their type, says which concept
+a memory hangs off and through which a neighbour was reached, and opens a memory on Enter."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+
+from memgui.core.brain import Brain
+from tests.support.window import open_window, select_row, wait_idle
+
+
+def test_neighbours_name_memories_and_open_them(qtbot, tmp_path):
+    path = tmp_path / "graph.sqlite"
+    with Brain.open(path) as brain:
+        first = brain.add("The build uses Python 3.11 and a venv in the worktree")
+        second = brain.add(
+            "Scripts are written in Python, never Bash", type="procedural", tags=["ops"]
+        )
+        python = brain.add_node("Python", "entity")
+        for trace in (first, second):
+            node = brain.add_node(trace.content[:12], "memory", {"trace_id": trace.id})
+            brain.add_edge(node, python, "mentions")
+    window = open_window(qtbot, tmp_path, path)
+    tab = window.detail.neighbours
+    window.detail.setCurrentWidget(tab)
+    select_row(window, window.model.row_of(first.id))
+    tab.depth.setValue(2)
+    assert tab.hangs_off.text() == "Hangs off: Python"
+    cells = [[tab.model.index(r, c).data() for c in range(4)] for r in range(tab.model.rowCount())]
+    assert cells == [
+        ["1", "entity", "Python", "mentions"],
+        [
+            "2",
+            "memory · procedural",
+            "Scripts are written in Python, never Bash",
+            "mentions Python",
+        ],
+    ]
+    tab.view.setFocus()
+    tab.view.setCurrentIndex(tab.model.index(1, 0))
+    qtbot.keyClick(tab.view, Qt.Key.Key_Return)
+    wait_idle(qtbot, window)
+    assert window.current_id() == second.id
+    window.close()
