@@ -29,6 +29,7 @@ from memgui.core.model import Changes, Facets, TraceFilter
 from memgui.core.progress import Progress
 from memgui.ui.actions import build_actions
 from memgui.ui.commands import SetDeletedCommand
+from memgui.ui.dialogs.help_dialogs import install_help
 from memgui.ui.jobs import JobRunner
 from memgui.ui.models.trace_table_model import TraceTableModel
 from memgui.ui.semantic.backfill import install_semantic
@@ -41,6 +42,7 @@ from memgui.ui.views.search_bar import SearchBar
 from memgui.ui.views.trace_table_view import TraceTableView
 from memgui.ui.views.welcome_page import WelcomePage
 from memgui.ui.window.brain_files import BrainFiles
+from memgui.ui.window.context_menus import ContextMenus
 from memgui.ui.window.import_export_actions import install_import_export
 from memgui.ui.window.live_refresh import LiveWatcher
 from memgui.ui.window.shown_trace import ShownTrace
@@ -129,6 +131,8 @@ class MainWindow(QMainWindow):
         self.detail.set_runner(self.query_runner)  # "similar": never behind a long job
         self.detail.similar.open_requested.connect(self.edits.open_trace)
         self.detail.neighbours.open_requested.connect(self.edits.open_trace)
+        self.menus = ContextMenus(self)  # right-click on rows, links and neighbours
+        self.help_actions = install_help(self, self.actions.about)  # shortcuts, docs
         self.search_bar.meaning_note.linkActivated.connect(
             lambda _link: self.semantic.edit_settings(self)
         )

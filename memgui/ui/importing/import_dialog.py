@@ -30,6 +30,7 @@ from memgui.ui.importing.import_record_editor import RecordEditor
 from memgui.ui.importing.import_report import REPORT_FILTER, save_import_report
 from memgui.ui.importing.import_review import ImportReviewPage
 from memgui.ui.importing.import_working import WorkingPage
+from memgui.ui.importing.review_tools import field_changes, fix_alike, same_cause
 from memgui.ui.session import MigrationDeclined
 
 if TYPE_CHECKING:
@@ -83,6 +84,7 @@ class ImportDialog(QDialog):
         review.options_changed.connect(self.replan)
         review.commit_requested.connect(self.commit)
         review.fix_requested.connect(self.fix_record)
+        review.fix_alike_requested.connect(lambda row: self.fix_record(row, alike=True))
         review.save_report_requested.connect(self.save_report)
         review.revert_requested.connect(self.revert)
         review.close_requested.connect(self.close)
@@ -117,13 +119,34 @@ class ImportDialog(QDialog):
             return
         self.window_.show_message(f"Reverted the import of {self.source.name}")
 
-    def fix_record(self, row: int) -> None:
+    def fix_record(self, row: int, alike: bool = False) -> None:
+        """Fix one record in the editor; with `alike`, then the others refused for the same
+        reason, the same way (`review_tools.fix_alike`)."""
         record = self.review.model.record(row)
-        if record is None:
+        plan = self.run.plan
+        if record is None or plan is None:
             return
+        others = same_cause(plan, row) if alike else []
+        before = dict(record.fields)
         editor = RecordEditor(record, lambda _record: self.run.revalidate(row), self)
-        editor.exec()
+        if others:
+            editor.note_alike(len(others))
+        fixed = editor.exec() == RecordEditor.DialogCode.Accepted
         self.review.record_fixed(row)
+        if not (fixed and others):
+            return
+        changes = field_changes(before, record.fields)
+        passed, failed = fix_alike(plan, others, changes, plan.source, self.run.revalidate)
+        for other in others:
+            self.review.model.record_changed(other)
+        self.review.refresh_counts()
+        still = f"; {failed} still refused (fix them one by one)" if failed else ""
+        self.review.fixes_label.setText(
+            f"Fixed {passed + 1} records refused for “{record.reason or 'the same reason'}” "
+            f"the same way{still}."
+        )
+        self.review.fixes_label.setStyleSheet("")
+        self.review.fixes_label.show()
 
     def save_report(self, path: str | None = None) -> Path | None:
         plan = self.run.plan

@@ -153,6 +153,15 @@ class RecordEditor(QDialog):
         layout.addWidget(self.fields, 2)
         layout.addWidget(buttons)
 
+    def note_alike(self, others: int) -> None:
+        """Say that Apply fixes `others` more records refused for the same reason."""
+        self.apply_button.setText(f"Apply to this and {others} like it")
+        self.problem.setText(
+            self.problem.text() + f"\n\nApply fixes this record, then the {others} others "
+            "refused for the same reason the same way: your changes to the other fields, "
+            "and each one's own text where none was read."
+        )
+
     def _edited_fields(self) -> dict[str, Any] | None:
         try:
             others = json.loads(self.fields.toPlainText() or "{}")

@@ -1,0 +1,135 @@
+"""Parts of the import review that help with many records at once: the reason column cut at
+its end, the list of what was not read, the right-click menu of a record, and fixing every
+record refused for the same reason the way the person fixed one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QHeaderView,
+    QLabel,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from memgui.core.io import ImportPlan, ImportRecord, RecordKind, Verdict
+from memgui.ui.importing.import_record_editor import (
+    EDITABLE_VERDICTS,
+    body_after_front_matter,
+    raw_source,
+)
+
+REMOVED = object()  # a field the person deleted while fixing the first record
+
+
+class EndElideDelegate(QStyledItemDelegate):
+    """Cuts a cell's text at its end (a reason's start says what went wrong); the whole
+    text is the cell's tooltip and in the record's detail."""
+
+    def initStyleOption(self, option: QStyleOptionViewItem, index: QModelIndex) -> None:
+        super().initStyleOption(option, index)
+        option.textElideMode = Qt.TextElideMode.ElideRight
+
+
+class NotReadDialog(QDialog):
+    """What an import left unread (images, other files, embeds), as a list to scroll."""
+
+    def __init__(self, records: list[ImportRecord], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(f"Not read: {len(records)}")
+        intro = QLabel(
+            f"{len(records)} files or parts of the source are not imported: memgui reads "
+            "text only. They are listed here, and in the refusal report."
+        )
+        intro.setWordWrap(True)
+        self.table = QTableWidget(len(records), 2)
+        self.table.setObjectName("not_read_table")
+        self.table.setHorizontalHeaderLabels(["Source", "Why not"])
+        self.table.verticalHeader().hide()
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        for row, record in enumerate(records):
+            for column, text in enumerate((record.source, record.reason)):
+                item = QTableWidgetItem(text)
+                item.setToolTip(text)
+                self.table.setItem(row, column, item)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
+        header.resizeSection(0, 380)
+        header.setStretchLastSection(True)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(intro)
+        layout.addWidget(self.table, 1)
+        layout.addWidget(buttons)
+        self.resize(760, 480)
+
+
+def same_cause(plan: ImportPlan | None, row: int) -> list[int]:
+    """The other memory records refused (or in error) for exactly the reason `row` was."""
+    if plan is None or not 0 <= row < len(plan.records):
+        return []
+    first = plan.records[row]
+    if first.verdict not in EDITABLE_VERDICTS or first.kind != RecordKind.TRACE:
+        return []
+    return [
+        i
+        for i, record in enumerate(plan.records)
+        if i != row
+        and record.kind == RecordKind.TRACE
+        and record.verdict == first.verdict
+        and record.reason == first.reason
+        and record.problem_field == first.problem_field
+    ]
+
+
+def field_changes(before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str, Any]:
+    """What the person changed in the fields other than the text (`REMOVED` for a field
+    taken out): the part of a fix that applies to the others alike."""
+    changed = {
+        k: v for k, v in after.items() if k != "content" and (k not in before or before[k] != v)
+    }
+    changed.update({k: REMOVED for k in before if k not in after and k != "content"})
+    return changed
+
+
+def fix_alike(
+    plan: ImportPlan,
+    rows: list[int],
+    changes: Mapping[str, Any],
+    root: str | Path | None,
+    check: Callable[[int], ImportRecord],
+) -> tuple[int, int]:
+    """Fix `rows` as the first record was: the same field changes, and — where the reader
+    read no text (a note whose front matter did not parse) — the note's own text after its
+    front matter. Each is checked again; returns (now passing, still refused)."""
+    passed = failed = 0
+    for row in rows:
+        record = plan.records[row]
+        fields = dict(record.fields)
+        for key, value in changes.items():
+            if value is REMOVED:
+                fields.pop(key, None)
+            else:
+                fields[key] = value
+        if not str(fields.get("content") or "").strip():
+            raw = raw_source(record, root)
+            fields["content"] = body_after_front_matter(raw) if raw else ""
+        record.fields = fields
+        checked = check(row)
+        if checked.verdict in (Verdict.REFUSED, Verdict.ERROR):
+            failed += 1
+        else:
+            passed += 1
+    return passed, failed
