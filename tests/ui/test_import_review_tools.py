@@ -12,7 +12,13 @@ from PySide6.QtWidgets import QStyleOptionViewItem
 from memgui.ui.importing.import_record_editor import RecordEditor
 from memgui.ui.importing.review_tools import EndElideDelegate
 from memgui.ui.models.import_plan_model import Column
-from tests.support.import_export import commit_and_wait, open_and_plan, write_notes
+from tests.support.import_export import (
+    WAIT_MS,
+    commit_and_wait,
+    open_and_plan,
+    wait_for_plan,
+    write_notes,
+)
 
 TEMPLATE = "---\ncreated: {{{{date}}}}\ntags: [journal]\n---\n{body}\n"
 NOTES = {
@@ -107,4 +113,25 @@ def test_records_refused_for_one_reason_are_fixed_at_once(qtbot, window, tmp_pat
     verdicts = {review.model.index(r, Column.VERDICT).data() for r in templates}
     assert verdicts == {"imported"}
     assert review.toggles["new"].text() == "imported (new) 4"
+    dialog.close()
+
+
+def test_a_folder_with_wikilinks_is_offered_as_a_vault(qtbot, window, tmp_path):
+    folder = write_notes(
+        tmp_path / "linked",
+        {"a.md": "Alpha, see [[b]].\n", "b.md": "Beta, back to [[a]].\n"},
+    )
+    dialog = open_and_plan(qtbot, window, folder)
+    note = dialog.review.format_note
+    assert dialog.run.plan.format == "markdown"
+    assert "[[wikilinks]] and #tags stay in the text" in note.effect.text()
+    assert note.try_button.isVisible() and "Obsidian vault" in note.try_button.text()
+    note.try_button.click()
+    qtbot.waitUntil(
+        lambda: dialog.run.plan is not None and dialog.run.plan.format == "obsidian",
+        timeout=WAIT_MS,
+    )
+    wait_for_plan(qtbot, dialog)
+    assert "[[wikilinks]] become links" in note.effect.text()
+    assert not note.try_button.isVisible()
     dialog.close()

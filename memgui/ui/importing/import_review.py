@@ -13,6 +13,7 @@ which fixes it kept and which it had to drop (no single memory of that source an
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
@@ -35,7 +36,12 @@ from memgui.core.brain import Brain
 from memgui.core.io import ImportPlan, ImportRecord, RecordKind, Verdict, revalidate
 from memgui.ui.importing.import_record_editor import can_edit, why_not_editable
 from memgui.ui.importing.import_review_parts import ElidedLabel, PlanOptionsBar, RecordDetail
-from memgui.ui.importing.review_tools import EndElideDelegate, NotReadDialog, same_cause
+from memgui.ui.importing.review_tools import (
+    EndElideDelegate,
+    FormatNote,
+    NotReadDialog,
+    same_cause,
+)
 from memgui.ui.models.import_plan_model import (
     ALL_VERDICTS,
     Column,
@@ -76,6 +82,8 @@ class ImportReviewPage(QWidget):
         self.proxy.setSourceModel(self.model)
         self.options_bar = PlanOptionsBar()
         self.options_bar.options_changed.connect(self.options_changed)
+        self.format_note = FormatNote()
+        self.format_note.format_chosen.connect(self._read_as)
         self.source_label = QLabel()
         self.source_label.setObjectName("source_label")
         self.source_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -204,6 +212,7 @@ class ImportReviewPage(QWidget):
         layout = QVBoxLayout(self)
         layout.addWidget(self.source_label)
         layout.addWidget(self.options_bar)
+        layout.addWidget(self.format_note)
         layout.addLayout(banner)
         layout.addWidget(self.fixes_label)
         layout.addLayout(toggles)
@@ -232,6 +241,7 @@ class ImportReviewPage(QWidget):
         self.model.set_plan(plan)
         self.source_label.setText(f"<b>{plan.source}</b> — read as {plan.format}")
         self.options_bar.set_options(plan.options, detected=plan.format)
+        self.format_note.show_plan(plan)
         not_read = len(plan.not_read)
         self.not_read_label.setText(
             f'<a href="not-read">{not_read} not read…</a>' if not_read else ""
@@ -394,6 +404,11 @@ class ImportReviewPage(QWidget):
         row = self.current_row()
         if row >= 0 and can_edit(self.model.record(row)) and not self._committed:
             self.fix_alike_requested.emit(row)
+
+    def _read_as(self, fmt: str) -> None:
+        plan = self.model.plan
+        if plan is not None and fmt:
+            self.options_changed.emit(replace(plan.options, format=fmt))
 
     def show_only_refused(self) -> None:
         for verdict, button in self.toggles.items():

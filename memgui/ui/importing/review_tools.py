@@ -9,12 +9,14 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
+    QHBoxLayout,
     QHeaderView,
     QLabel,
+    QPushButton,
     QStyledItemDelegate,
     QStyleOptionViewItem,
     QTableWidget,
@@ -31,6 +33,61 @@ from memgui.ui.importing.import_record_editor import (
 )
 
 REMOVED = object()  # a field the person deleted while fixing the first record
+
+# What reading the source as each format makes of it (the review shows the one chosen).
+FORMAT_EFFECTS = {
+    "markdown": "Read as Markdown notes: each note's text is a memory and its front matter "
+    "its fields; [[wikilinks]] and #tags stay in the text as written.",
+    "obsidian": "Read as an Obsidian vault: as Markdown, and [[wikilinks]] become links "
+    "between the memories, #tags join their tags, and embeds are listed as not read.",
+    "chatgpt": "Read as a ChatGPT export: each conversation and its messages (the branch "
+    "shown in ChatGPT; All ChatGPT branches adds every edit and regeneration).",
+    "csv": "Read as CSV: one memory per row, its text from the content column.",
+    "json": "Read as an AgentOS JSON export: its memories, links and knowledge graph.",
+    "jsonl": "Read as agent-memory JSONL (v1, strictly): one memory per line.",
+    "sqlite": "Read as a brain file: its memories, links and knowledge graph.",
+    "gsd": "Read as a GSD STATE.md: its decisions, tasks and notes as memories.",
+}
+
+
+class FormatNote(QWidget):
+    """What the chosen format makes of the source, and a better one to try when the plan
+    suggests it (notes with [[wikilinks]] but no .obsidian folder: an Obsidian vault)."""
+
+    format_chosen = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.effect = QLabel()
+        self.effect.setObjectName("format_effect")
+        self.effect.setWordWrap(True)
+        self.suggestion = QLabel()
+        self.suggestion.setObjectName("format_suggestion")
+        self.suggestion.setWordWrap(True)
+        self.try_button = QPushButton()
+        self.try_button.setObjectName("try_format")
+        self._suggested = ""
+        self.try_button.clicked.connect(lambda: self.format_chosen.emit(self._suggested))
+        row = QHBoxLayout()
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.suggestion, 1)
+        row.addWidget(self.try_button)
+        column = QVBoxLayout(self)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(self.effect)
+        column.addLayout(row)
+
+    def show_plan(self, plan: ImportPlan) -> None:
+        self.effect.setText(FORMAT_EFFECTS.get(plan.format, ""))
+        self._suggested = plan.suggested_format or ""
+        if self._suggested == "obsidian":
+            self.suggestion.setText(
+                "These notes link to one another with [[wikilinks]], as an Obsidian vault's "
+                "do, though the folder has no .obsidian folder."
+            )
+            self.try_button.setText("Read it as an Obsidian vault")
+        self.suggestion.setVisible(bool(self._suggested))
+        self.try_button.setVisible(bool(self._suggested))
 
 
 class EndElideDelegate(QStyledItemDelegate):

@@ -61,6 +61,7 @@ class BrainFiles(QObject):
         window.welcome.open_requested.connect(self.choose_and_open)
         window.welcome.sample_requested.connect(self.open_sample)
         window.welcome.import_requested.connect(self.start_import)
+        window.welcome.import_folder_requested.connect(lambda: self.start_import(folder=True))
 
     # --- opening ------------------------------------------------------------------------
 
@@ -161,9 +162,9 @@ class BrainFiles(QObject):
             self.window.show_message(f"Opened a copy of the sample brain in {path.parent}")
         return opened
 
-    def start_import(self) -> None:
+    def start_import(self, folder: bool = False) -> None:
         if self.window.session is not None:
-            run_import_dialog(self.window)
+            run_import_dialog(self.window, folder=folder)
 
     # --- recent files -------------------------------------------------------------------
 
