@@ -12,7 +12,10 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	@touch $(STAMP)
 
+# First the libraries Qt's X11 plugin needs (installed when run as root, else the command
+# to run is printed): without them Qt aborts without naming them.
 run: $(STAMP)
+	$(BIN)/python -m memgui.ui.qt_platform --install
 	$(BIN)/memgui
 
 test: $(STAMP)

@@ -19,6 +19,9 @@ SIZE_MIN, SIZE_MAX = 200, 10_000  # what the window can be drawn at (ui/screensh
 
 @opens_the_app
 def open_app(brain_path: Path, brain_id: str | None) -> int | None:
+    from memgui.ui import qt_platform
+
+    qt_platform.check()  # Qt would abort on a missing library without naming it: we name it
     from memgui.ui.app import run_app
 
     return run_app(str(brain_path), brain_id)

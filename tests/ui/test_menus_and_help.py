@@ -66,3 +66,16 @@ def test_help_lists_the_shortcuts_and_shows_the_docs(qtbot, tmp_path, brain_path
     assert docs.pages.count() >= 2
     assert "The memgui app" in docs.browser.toPlainText()
     window.close()
+
+
+def test_toolbar_buttons_say_what_they_do_on_an_empty_brain(qtbot, tmp_path):
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QToolBar, QToolButton
+
+    window = open_window(qtbot, tmp_path, tmp_path / "empty.sqlite")
+    toolbar = window.findChild(QToolBar, "main_toolbar")
+    assert toolbar.toolButtonStyle() == Qt.ToolButtonStyle.ToolButtonTextUnderIcon
+    words = [b.text() for b in toolbar.findChildren(QToolButton) if b.defaultAction() is not None]
+    assert {"New", "Save", "Delete", "Restore", "Undo", "Merge", "Trash"} <= set(words)
+    assert not window.actions.delete.isEnabled()  # off, yet it says what it is
+    window.close()
