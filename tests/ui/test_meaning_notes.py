@@ -44,7 +44,7 @@ def test_ollama_down_is_said_beside_the_results(qtbot, tmp_path, notes_brain, ol
     note = search_by_meaning(qtbot, window)
     assert note.isVisible()
     assert f"Ollama does not answer at {ollama_server.url}" in note.text()
-    assert "ollama serve" in note.text() and "Search settings" in note.text()
+    assert "ollama serve" in note.text() and "Search settings…" in note.text()
     window.search_bar.set_mode("keyword")
     wait_idle(qtbot, window)
     assert not note.isVisible()  # words asked, words given: nothing to say

@@ -42,3 +42,24 @@ def test_neighbours_name_memories_and_open_them(qtbot, tmp_path):
     wait_idle(qtbot, window)
     assert window.current_id() == second.id
     window.close()
+
+
+def test_a_neighbour_in_the_trash_is_named_with_where_it_is(qtbot, tmp_path):
+    path = tmp_path / "graph.sqlite"
+    with Brain.open(path) as brain:
+        first = brain.add("The build uses Python 3.11")
+        old = brain.add("Old note: the build used Python 3.9")
+        python = brain.add_node("Python", "entity")
+        for trace in (first, old):
+            node = brain.add_node(trace.content[:12], "memory", {"trace_id": trace.id})
+            brain.add_edge(node, python, "mentions")
+        brain.forget(old.id)
+    window = open_window(qtbot, tmp_path, path)
+    window.edits.open_trace(old.id)
+    message = window.statusBar().currentMessage()
+    assert (
+        message
+        == "“Old note: the build used Python 3.9” is in the trash (Ctrl+Shift+D shows the trash)"
+    )
+    assert old.id not in message
+    window.close()

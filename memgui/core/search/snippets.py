@@ -15,7 +15,9 @@ import re
 import unicodedata
 
 SNIPPET_WIDTH = 120
-_LEAD = 0.3  # how much of the line goes before the match
+# How much of the line goes before the match: a few words, so that in a narrow column the
+# match shows near the start rather than past the cut.
+_LEAD = 0.15
 _OPERATORS = {"AND", "OR", "NOT", "NEAR"}
 _WORD = re.compile(r"[^\s\"'()*:^+{}\[\],]+")
 _SPACE = re.compile(r"\s+")

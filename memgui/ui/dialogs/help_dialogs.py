@@ -46,7 +46,7 @@ FIELD_KEYS = (
     ("Remove a tag", "Delete or Space (on its chip)"),
     ("Undo typing / the last save", "Ctrl+Z (in a field: its text first)"),
     ("Next tab of the memory's pane", "Ctrl+Tab"),
-    ("A menu of what a row can do", "right-click, or the Menu key"),
+    ("A menu of what a row can do", "right-click (table, Links, Neighbours, import review)"),
 )
 
 

@@ -197,16 +197,15 @@ class SemanticService(QObject):
     def why_no_meaning(self) -> str:
         """Why a search by meaning fell back to words, and what to do about it."""
         url, model = self.config or ("", "")
-        settings = "Edit ▸ Search settings…"
         if self.status == "down":
             return (
                 f"Search by meaning could not run: Ollama does not answer at {url}. "
-                f"Start it (`ollama serve`) or set its URL in {settings}"
+                "Start it (`ollama serve`) or set its URL"
             )
         if self.status == "model missing":
             return (
                 f"Search by meaning could not run: Ollama has no model {model}. "
-                f"Run `ollama pull {model}`, or choose another model in {settings}"
+                f"Run `ollama pull {model}`, or choose another model"
             )
         if self.status == "checking":
             return "Search by meaning could not run yet: Ollama has not answered"

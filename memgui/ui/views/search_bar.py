@@ -153,7 +153,7 @@ class SearchBar(QWidget):
         parts = html.escape(text).split("`")
         shown = "".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(parts))
         link = '<a href="settings">Search settings…</a>'
-        self.meaning_note.setText(f"⚠ {shown} · {link}")
+        self.meaning_note.setText(f"⚠ {shown} ({link})")
         self.meaning_note.show()
 
     def show_error(self, message: str) -> None:

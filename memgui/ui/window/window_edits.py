@@ -17,6 +17,7 @@ from memgui.core.model import JournalEntry, RelatedSummary
 from memgui.ui import commands as cmd
 from memgui.ui.dialogs.merge_dialog import MergeDialog
 from memgui.ui.dialogs.trace_picker import TracePicker
+from memgui.ui.models.memory_names import name_of
 
 if TYPE_CHECKING:
     from memgui.ui.main_window import MainWindow
@@ -267,8 +268,20 @@ class WindowEdits(QObject):
         self._push(cmd.LinkCommand(self.session, *ends, link.stored_kind, add=False))
 
     def open_trace(self, trace_id: str) -> None:
-        if not self.window.select_id(trace_id):
-            self.window.show_message(f"{trace_id} is not in the current list (check the filters)")
+        if self.window.select_id(trace_id):
+            return
+        found = self.session.brain.get_many([trace_id]).get(trace_id) if self.session else None
+        if found is None:
+            self.window.show_message("That memory is no longer in the brain")
+        elif found.deleted and not self.window.filter_bar.trash_check.isChecked():
+            self.window.show_message(
+                f"“{name_of(found)}” is in the trash (Ctrl+Shift+D shows the trash)"
+            )
+        else:
+            self.window.show_message(
+                f"“{name_of(found)}” is not in the list: the search or a filter hides it "
+                "(Esc in the filter bar clears them)"
+            )
 
     def restore_version(self, entry: JournalEntry) -> None:
         try:
