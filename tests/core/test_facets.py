@@ -30,3 +30,18 @@ def test_facets_count_the_live_and_the_trashed_apart(tmp_path):
 def test_an_empty_file_has_no_facets(tmp_path):
     with Brain.open(tmp_path / "empty.sqlite") as brain:
         assert brain.facets().total == 0
+
+
+def test_an_agentos_brain_not_migrated_yet_has_facets_too(tmp_path):
+    import shutil
+
+    from tests.support.paths import SHARED
+
+    path = tmp_path / "agentos.sqlite"
+    shutil.copyfile(SHARED / "fixtures" / "agentos" / "brain.sqlite", path)
+    path.chmod(0o644)
+    with Brain.open(path) as brain:
+        assert brain.pending_migration() is not None  # read as it is
+        facets = brain.facets()
+        assert facets.total == brain.info()["live"] and facets.categories == {}
+        assert brain.pending_migration() is not None  # and still not written

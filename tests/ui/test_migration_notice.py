@@ -23,6 +23,7 @@ def test_the_first_save_says_what_migrating_changes_and_where_the_backup_goes(qt
     path = agentos_copy(tmp_path)
     before = path.read_bytes()
     window = open_window(qtbot, tmp_path, path)
+    assert window.counts_label.text().endswith("in trash")  # counted as it is, unwritten
     answers = window.edits.ask
     answers.migrate = False
     trace_id = select_row(window, 0)

@@ -150,9 +150,11 @@ def facet_counts(
     if "memory_traces" not in db.tables:
         return [], []
     flag = 1 if deleted else 0
+    # An AgentOS brain memgui has not migrated yet has no category column.
+    category = "category" if "category" in db.trace_columns else "NULL"
     groups = db.conn.execute(
-        "SELECT type, scope, category, count(*) FROM memory_traces "
-        "WHERE brain_id = ? AND (deleted != 0) = ? GROUP BY type, scope, category",
+        f"SELECT type, scope, {category}, count(*) FROM memory_traces "
+        "WHERE brain_id = ? AND (deleted != 0) = ? GROUP BY 1, 2, 3",
         (brain_id, flag),
     ).fetchall()
     tags = db.conn.execute(
