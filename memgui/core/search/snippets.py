@@ -17,7 +17,7 @@ import unicodedata
 SNIPPET_WIDTH = 120
 # How much of the line goes before the match: a few words, so that in a narrow column the
 # match shows near the start rather than past the cut.
-_LEAD = 0.15
+LEAD_CHARS = 18
 _OPERATORS = {"AND", "OR", "NOT", "NEAR"}
 _WORD = re.compile(r"[^\s\"'()*:^+{}\[\],]+")
 _SPACE = re.compile(r"\s+")
@@ -70,17 +70,18 @@ def match_span(text: str, query: str) -> tuple[int, int] | None:
 
 def snippet(text: str, query: str, width: int = SNIPPET_WIDTH) -> str:
     """About `width` characters of `text` around the first match of `query`'s words, on
-    one line, with `…` where the text goes on; the beginning when no word matches."""
+    one line, with `…` where the text goes on; the beginning when no word matches. A match
+    further in than a few words starts the line a few words before it, however short the
+    text: a list shows only the start of each line."""
     flat = _SPACE.sub(" ", unicodedata.normalize("NFC", text)).strip()
     span = match_span(flat, query) if query.strip() else None
-    if span is None or len(flat) <= width:
+    if span is None or span[0] <= LEAD_CHARS:
         return flat if len(flat) <= width else flat[: width - 1].rstrip() + "…"
-    start = max(0, span[0] - int(width * _LEAD))
-    if start > 0:
-        space = flat.find(" ", start, span[0])
-        start = space + 1 if space >= 0 else start  # begin at a word
+    start = span[0] - LEAD_CHARS
+    space = flat.find(" ", start, span[0])
+    start = space + 1 if space >= 0 else start  # begin at a word
     end = min(len(flat), start + width)
     if end < len(flat):
         space = flat.rfind(" ", max(span[1], start + width // 2), end)
         end = space if space > 0 else end
-    return ("…" if start > 0 else "") + flat[start:end].strip() + ("…" if end < len(flat) else "")
+    return "…" + flat[start:end].strip() + ("…" if end < len(flat) else "")

@@ -31,7 +31,7 @@ def _choice_box(name: str, choices: tuple[str, ...], tip: str) -> QComboBox:
     box.setObjectName(f"filter_{name.lower().replace(' ', '_')}")
     # Shrink with the window instead of forcing a wide minimum.
     box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-    box.setMinimumContentsLength(6)
+    box.setMinimumContentsLength(8)  # "Any (22)"; the list shows each choice with its count
     return box
 
 

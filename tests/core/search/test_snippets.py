@@ -35,6 +35,12 @@ def test_a_words_other_forms_and_unspaced_scripts_are_found():
     assert match_span("redeploy later", "deploy") is None  # a word's start only
 
 
+def test_a_short_text_starts_a_few_words_before_a_late_match():
+    text = "SQLite access goes through apsw: the stdlib sqlite3 here cannot load extensions."
+    assert snippet(text, "extensions") == "…here cannot load extensions."
+    assert snippet(text, "access") == text  # early enough: from the start
+
+
 def test_no_word_of_the_query_shows_the_beginning():
     assert snippet(LONG, "automobile", width=30).startswith("Weekly notes.")
     assert snippet("short\n\ntext", "short") == "short text"
