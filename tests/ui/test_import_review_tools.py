@@ -23,6 +23,7 @@ from tests.support.import_export import (
 TEMPLATE = "---\ncreated: {{{{date}}}}\ntags: [journal]\n---\n{body}\n"
 NOTES = {
     "Templates/Daily.md": TEMPLATE.format(body="## Today\nWhat happened."),
+    "Templates/Album.md": "---\ncreated: {{date}}\nartist: \"\"\n---\n",  # a template only
     "Templates/Book.md": TEMPLATE.format(body="## Notes on the book"),
     "Templates/Trip.md": TEMPLATE.format(body="## Where we went"),
     "Ideas.md": "Ideas: a shelf for the records\n",
@@ -45,7 +46,7 @@ def test_only_refusals_in_one_click_and_reasons_whole_in_the_detail(qtbot, windo
     dialog = open_and_plan(qtbot, window, vault(tmp_path))
     review = dialog.review
     review.only_refused_button.click()
-    assert set(shown(review)) == {"refused"} and len(shown(review)) == 4
+    assert set(shown(review)) == {"refused"} and len(shown(review)) == 5
     review.show_all_button.click()
     assert "new" in shown(review)
     delegate = review.table.itemDelegateForColumn(Column.REASON)
@@ -86,10 +87,10 @@ def test_records_refused_for_one_reason_are_fixed_at_once(qtbot, window, tmp_pat
     templates = [
         i for i, r in enumerate(plan.records) if "Templates/" in r.source and r.verdict == "refused"
     ]
-    assert len(templates) == 3
+    assert len(templates) == 4
     review.table.selectRow(review.proxy.mapFromSource(review.model.index(templates[0], 0)).row())
     assert review.fix_alike_button.isVisible()
-    assert review.fix_alike_button.text() == "Fix all 3 like this…"
+    assert review.fix_alike_button.text() == "Fix all 4 like this…"
 
     def fix_first(editor: RecordEditor) -> int:
         fields = json.loads(editor.fields.toPlainText())
@@ -103,16 +104,19 @@ def test_records_refused_for_one_reason_are_fixed_at_once(qtbot, window, tmp_pat
         record = plan.records[row]
         assert record.verdict == "new", record.reason
         assert "template" in record.fields["tags"]
-        assert record.fields["content"].startswith("## ")  # each its own text
-    assert "Fixed 3 records" in review.fixes_label.text()
+        # Each its own text: after its front matter, or the whole of a template.
+        assert record.fields["content"].startswith(("## ", "---\ncreated: {{date}}"))
+    assert review.fixes_label.text().startswith(
+        "Fixed 4 records refused for “front matter is not valid YAML"
+    )
     odd = next(r for r in plan.records if r.source.startswith("Odd.md"))
     assert odd.verdict == "refused"  # another reason: left alone
 
     result = commit_and_wait(qtbot, dialog)
-    assert result.imported == 4
+    assert result.imported == 5
     verdicts = {review.model.index(r, Column.VERDICT).data() for r in templates}
     assert verdicts == {"imported"}
-    assert review.toggles["new"].text() == "imported (new) 4"
+    assert review.toggles["new"].text() == "imported (new) 5"
     dialog.close()
 
 

@@ -127,7 +127,7 @@ class ImportDialog(QDialog):
         if record is None or plan is None:
             return
         others = same_cause(plan, row) if alike else []
-        before = dict(record.fields)
+        before, reason = dict(record.fields), record.reason
         editor = RecordEditor(record, lambda _record: self.run.revalidate(row), self)
         if others:
             editor.note_alike(len(others))
@@ -142,8 +142,7 @@ class ImportDialog(QDialog):
         self.review.refresh_counts()
         still = f"; {failed} still refused (fix them one by one)" if failed else ""
         self.review.fixes_label.setText(
-            f"Fixed {passed + 1} records refused for “{record.reason or 'the same reason'}” "
-            f"the same way{still}."
+            f"Fixed {passed + 1} records refused for “{reason}” the same way{still}."
         )
         self.review.fixes_label.setStyleSheet("")
         self.review.fixes_label.show()

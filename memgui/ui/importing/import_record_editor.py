@@ -89,6 +89,13 @@ def body_after_front_matter(text: str) -> str:
     return text[fences[1].end() :].lstrip("\n") if len(fences) > 1 else text
 
 
+def text_to_start_from(raw: str) -> str:
+    """What a fix of a note the reader could not read starts from: the text after its front
+    matter, or — a template holds nothing else — the whole note as written."""
+    body = body_after_front_matter(raw)
+    return body if body.strip() else raw
+
+
 def _plan_root(parent: QWidget | None) -> str | None:
     # The import window opens the editor without the plan's root; it holds the run.
     plan = getattr(getattr(parent, "run", None), "plan", None)
@@ -130,7 +137,7 @@ class RecordEditor(QDialog):
         self.raw.setObjectName("raw_source")
         self.raw.setReadOnly(True)
         self.raw_label = QLabel(f"As written in {record.source}" + _where(record))
-        self.content = QPlainTextEdit(body_after_front_matter(raw) if raw else text)
+        self.content = QPlainTextEdit(text_to_start_from(raw) if raw else text)
         self.content.setObjectName("content_edit")
         others = {k: v for k, v in record.fields.items() if k not in ("content", "embedding")}
         self.fields = QPlainTextEdit(json.dumps(others, ensure_ascii=False, indent=2, default=str))

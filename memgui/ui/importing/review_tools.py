@@ -28,8 +28,8 @@ from PySide6.QtWidgets import (
 from memgui.core.io import ImportPlan, ImportRecord, RecordKind, Verdict
 from memgui.ui.importing.import_record_editor import (
     EDITABLE_VERDICTS,
-    body_after_front_matter,
     raw_source,
+    text_to_start_from,
 )
 
 REMOVED = object()  # a field the person deleted while fixing the first record
@@ -170,7 +170,8 @@ def fix_alike(
 ) -> tuple[int, int]:
     """Fix `rows` as the first record was: the same field changes, and — where the reader
     read no text (a note whose front matter did not parse) — the note's own text after its
-    front matter. Each is checked again; returns (now passing, still refused)."""
+    front matter, or the whole note when it holds nothing else (a template). Each is checked
+    again; returns (now passing, still refused)."""
     passed = failed = 0
     for row in rows:
         record = plan.records[row]
@@ -182,7 +183,7 @@ def fix_alike(
                 fields[key] = value
         if not str(fields.get("content") or "").strip():
             raw = raw_source(record, root)
-            fields["content"] = body_after_front_matter(raw) if raw else ""
+            fields["content"] = text_to_start_from(raw) if raw else ""
         record.fields = fields
         checked = check(row)
         if checked.verdict in (Verdict.REFUSED, Verdict.ERROR):
