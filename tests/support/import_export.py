@@ -15,7 +15,7 @@ from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
 from PySide6.QtWidgets import QApplication, QWidget
 
-from memgui.ui.exporting.export_dialog import ExportDialog
+from memgui.ui.exporting.export_dialog import EXPORT_JOB, ExportDialog
 from memgui.ui.importing.import_dialog import ImportDialog
 from tests.support.paths import SHARED
 from tests.support.waiting import WAIT_MS
@@ -126,6 +126,19 @@ def write_csv(path: Path, rows: int) -> Path:
     lines = ["content,tags"] + [f"Imported fact number {n},csv" for n in range(rows)]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
+
+
+def run_export(qtbot, dialog: ExportDialog, fmt: str, dest) -> None:
+    """Export as `fmt` to `dest` through the dialog and wait for the export job's end."""
+    dialog.format_box.setCurrentIndex(dialog.format_box.findData(fmt))
+    dialog.dest_edit.setText(str(dest))
+    # The export's own end: the window's background checks (Ollama, counts) end too.
+    with qtbot.waitSignal(
+        dialog.window_.runner.job_ended,
+        timeout=WAIT_MS,
+        check_params_cb=lambda job: job.name == EXPORT_JOB,
+    ):
+        dialog.export_button.click()
 
 
 def make_dialog(qtbot, window) -> ExportDialog:

@@ -6,20 +6,8 @@ from __future__ import annotations
 from memgui.core.brain import Brain
 from memgui.core.io import ExportOptions, export
 from memgui.ui.exporting import export_dialog
-from memgui.ui.exporting.export_dialog import EXPORT_JOB
-from tests.support.import_export import WAIT_MS, make_dialog
+from tests.support.import_export import WAIT_MS, make_dialog, run_export
 from tests.support.window import select_row, wait_idle
-
-
-def run_export(qtbot, dialog, fmt: str, dest) -> None:
-    dialog.format_box.setCurrentIndex(dialog.format_box.findData(fmt))
-    dialog.dest_edit.setText(str(dest))
-    with qtbot.waitSignal(
-        dialog.window_.runner.job_ended,
-        timeout=WAIT_MS,
-        check_params_cb=lambda job: job.name == EXPORT_JOB,
-    ):
-        dialog.export_button.click()
 
 
 def test_the_dialog_remembers_offers_the_folder_and_explains_the_trash(

@@ -23,7 +23,7 @@ from tests.support.import_export import (
 TEMPLATE = "---\ncreated: {{{{date}}}}\ntags: [journal]\n---\n{body}\n"
 NOTES = {
     "Templates/Daily.md": TEMPLATE.format(body="## Today\nWhat happened."),
-    "Templates/Album.md": "---\ncreated: {{date}}\nartist: \"\"\n---\n",  # a template only
+    "Templates/Album.md": '---\ncreated: {{date}}\nartist: ""\n---\n',  # a template only
     "Templates/Book.md": TEMPLATE.format(body="## Notes on the book"),
     "Templates/Trip.md": TEMPLATE.format(body="## Where we went"),
     "Ideas.md": "Ideas: a shelf for the records\n",

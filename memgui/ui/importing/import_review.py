@@ -40,6 +40,8 @@ from memgui.ui.importing.review_tools import (
     EndElideDelegate,
     FormatNote,
     NotReadDialog,
+    field_changes,
+    lay_over,
     same_cause,
 )
 from memgui.ui.models.import_plan_model import (
@@ -49,17 +51,6 @@ from memgui.ui.models.import_plan_model import (
     PlanFilterProxy,
 )
 from memgui.ui.theme import colours
-
-_REMOVED = object()  # a field the person deleted in "Fix record…"
-
-
-def _diff(before: Any, after: Any) -> dict[str, Any]:
-    """What the person changed: every field set to a new value, or removed (`_REMOVED`)."""
-    old, new = dict(before), dict(after)
-    changed: dict[str, Any] = {k: v for k, v in new.items() if k not in old or old[k] != v}
-    changed.update({k: _REMOVED for k in old if k not in new})
-    return changed
-
 
 COLUMN_WIDTHS = {Column.SOURCE: 260, Column.KIND: 96, Column.VERDICT: 80, Column.REASON: 300}
 
@@ -256,7 +247,9 @@ class ImportReviewPage(QWidget):
         for row, original in self._originals.items():
             record = plan.records[row]
             if record.fields is not original:
-                self._fixes.setdefault(record.source, {}).update(_diff(original, record.fields))
+                self._fixes.setdefault(record.source, {}).update(
+                    field_changes(original, record.fields, with_text=True)
+                )
 
     def _reapply_fixes(self, plan: ImportPlan) -> tuple[list[ImportRecord], list[str]]:
         """Lay each kept fix over the new plan's record of its source and check it again."""
@@ -274,12 +267,7 @@ class ImportReviewPage(QWidget):
                 continue
             record = plan.records[rows[0]]
             self._originals[rows[0]] = record.fields
-            fields = dict(record.fields)
-            for key, value in changed.items():
-                if value is _REMOVED:
-                    fields.pop(key, None)
-                else:
-                    fields[key] = value
+            fields = lay_over(record.fields, changed)
             # The plan's "file under" option wins over the source, as for the other records.
             for key in ("scope", "scope_id"):
                 if getattr(plan.options, key) is not None and key not in changed:

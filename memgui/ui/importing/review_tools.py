@@ -32,7 +32,7 @@ from memgui.ui.importing.import_record_editor import (
     text_to_start_from,
 )
 
-REMOVED = object()  # a field the person deleted while fixing the first record
+REMOVED = object()  # a field the person took out while fixing a record
 
 # What reading the source as each format makes of it (the review shows the one chosen).
 FORMAT_EFFECTS = {
@@ -151,14 +151,27 @@ def same_cause(plan: ImportPlan | None, row: int) -> list[int]:
     ]
 
 
-def field_changes(before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str, Any]:
-    """What the person changed in the fields other than the text (`REMOVED` for a field
-    taken out): the part of a fix that applies to the others alike."""
-    changed = {
-        k: v for k, v in after.items() if k != "content" and (k not in before or before[k] != v)
-    }
-    changed.update({k: REMOVED for k in before if k not in after and k != "content"})
+def field_changes(
+    before: Mapping[str, Any], after: Mapping[str, Any], with_text: bool = False
+) -> dict[str, Any]:
+    """What the person changed: every field set to a new value, or taken out (`REMOVED`).
+    Without `with_text`, the text is left out: the part of a fix that applies to others."""
+    changed = {k: v for k, v in after.items() if k not in before or before[k] != v}
+    changed.update({k: REMOVED for k in before if k not in after})
+    if not with_text:
+        changed.pop("content", None)
     return changed
+
+
+def lay_over(fields: Mapping[str, Any], changes: Mapping[str, Any]) -> dict[str, Any]:
+    """`fields` with `changes` (of `field_changes`) made to them."""
+    out = dict(fields)
+    for key, value in changes.items():
+        if value is REMOVED:
+            out.pop(key, None)
+        else:
+            out[key] = value
+    return out
 
 
 def fix_alike(
@@ -175,12 +188,7 @@ def fix_alike(
     passed = failed = 0
     for row in rows:
         record = plan.records[row]
-        fields = dict(record.fields)
-        for key, value in changes.items():
-            if value is REMOVED:
-                fields.pop(key, None)
-            else:
-                fields[key] = value
+        fields = lay_over(record.fields, changes)
         if not str(fields.get("content") or "").strip():
             raw = raw_source(record, root)
             fields["content"] = text_to_start_from(raw) if raw else ""
