@@ -3,7 +3,7 @@ memory of a link by name, what a merge took in — so that restoring is never bl
 
 from __future__ import annotations
 
-from tests.support.window import open_window, select_row
+from tests.support.window import open_window, select_row, wait_idle
 
 
 def history_of(window, trace_id):
@@ -28,7 +28,7 @@ def test_history_shows_diffs_link_names_and_what_a_merge_took_in(qtbot, tmp_path
     absorbed_name = brain.get(c).content.splitlines()[0]
     brain.merge([a, c], content="Merged: " + first.content)
     window.model.refresh()
-    qtbot.waitUntil(lambda: not window.model.busy)
+    wait_idle(qtbot, window)
     tab = history_of(window, a)
     rows = [tab.model.index(r, 3).data() for r in range(tab.model.rowCount())]
     assert rows[0].startswith("merge: content") and rows[0].endswith(f"took in “{absorbed_name}”")
