@@ -9,18 +9,25 @@ reverted.
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
 from memgui.core import decay
 from memgui.core.errors import Conflict, InvalidArgument, NotFound
-from memgui.core.model import Changes, JournalEntry, check_id
+from memgui.core.model import Changes, JournalEntry, check_id, check_int_range
 from memgui.core.search import vectors
-from memgui.core.storage import journal_rows, store
+from memgui.core.storage import journal_rows, review_rows, store
 
 if TYPE_CHECKING:
-    from memgui.core.brain import Brain
+    from memgui.core.brain_write import BrainContext
+    from memgui.core.storage.db import WriteBatch
 
 _COLUMNS = "id, at, actor, batch_id, op, trace_id, before, after"
+_LINK_ROW = "op IN ('link', 'unlink')"
+_COLUMNS_LINKS_ONLY = (
+    f"id, at, actor, batch_id, op, trace_id, CASE WHEN {_LINK_ROW} THEN before END, "
+    f"CASE WHEN {_LINK_ROW} THEN after END"
+)
 
 
 def check_version(snap: dict[str, Any], expected: int | None) -> None:
@@ -47,10 +54,11 @@ def _entry(row: tuple[Any, ...]) -> JournalEntry:
     )
 
 
-def history(brain: Brain, trace_id: str) -> list[JournalEntry]:
+def history(brain: BrainContext, trace_id: str) -> list[JournalEntry]:
     check_id("id", trace_id)
     if "memgui_journal" not in brain.db.tables:
-        brain.get(trace_id)  # NotFound for an unknown id
+        with brain.db.lock:
+            store.require_row(brain.db, brain.brain_id, trace_id)  # NotFound for an unknown id
         return []
     with brain.db.lock:
         # Link rows are filed under their first trace; the second finds them through an
@@ -68,11 +76,14 @@ def history(brain: Brain, trace_id: str) -> list[JournalEntry]:
     return [_entry(r) for r in rows]
 
 
-def since(brain: Brain, after_id: int, limit: int, states: bool = True) -> list[JournalEntry]:
-    """Journal rows after `after_id`; without `states`, before/after are not read (cheap)."""
+def since(
+    brain: BrainContext, after_id: int, limit: int, states: bool = True
+) -> list[JournalEntry]:
+    """Journal rows after `after_id`; without `states`, a trace's before/after are not read
+    (cheap). A link row keeps its link either way: it is small, and names the link."""
     if "memgui_journal" not in brain.db.tables:
         return []
-    columns = _COLUMNS if states else "id, at, actor, batch_id, op, trace_id, NULL, NULL"
+    columns = _COLUMNS if states else _COLUMNS_LINKS_ONLY
     with brain.db.lock:
         rows = brain.db.conn.execute(
             f"SELECT {columns} FROM memgui_journal WHERE brain_id = ? AND id > ? "
@@ -82,15 +93,15 @@ def since(brain: Brain, after_id: int, limit: int, states: bool = True) -> list[
     return [_entry(r) for r in rows]
 
 
-def last_id(brain: Brain) -> int:
+def last_id(brain: BrainContext) -> int:
     if "memgui_journal" not in brain.db.tables:
         return 0
     with brain.db.lock:
         row = brain.db.conn.execute("SELECT max(id) FROM memgui_journal").fetchone()
-    return int(row[0] or 0)
+    return int(row[0] or 0) if row is not None else 0
 
 
-def batch_entries(brain: Brain, batch_id: str) -> list[JournalEntry]:
+def batch_entries(brain: BrainContext, batch_id: str) -> list[JournalEntry]:
     check_id("batch_id", batch_id, "batch id")
     if "memgui_journal" not in brain.db.tables:
         return []
@@ -103,21 +114,95 @@ def batch_entries(brain: Brain, batch_id: str) -> list[JournalEntry]:
     return [_entry(r) for r in rows]
 
 
-def revert(brain: Brain, batch_id: str, actor: str | None) -> Changes:
+def batch_page(brain: BrainContext, batch_id: str, after_id: int, limit: int) -> list[JournalEntry]:
+    """A batch's rows after journal id `after_id`, in order, at most `limit`."""
+    with brain.db.lock:
+        rows = brain.db.conn.execute(
+            f"SELECT {_COLUMNS} FROM memgui_journal WHERE batch_id = ? AND id > ? "
+            "ORDER BY id LIMIT ?",
+            (batch_id, after_id, limit),
+        ).fetchall()
+    return [_entry(r) for r in rows]
+
+
+def revert(
+    brain: BrainContext,
+    batch_id: str,
+    actor: str | None,
+    entry_ids: Collection[int] | None = None,
+) -> Changes:
+    """Undo a batch, or with `entry_ids` only those of its journal rows, as a new batch."""
     if not isinstance(batch_id, str) or not batch_id:
         raise InvalidArgument("batch_id", f"must be a batch id (got {batch_id!r})", batch_id)
+    wanted = _check_entry_ids(entry_ids)
     with brain.db.reading("reading the batch"):  # a damaged file says so, as a write does
         entries = batch_entries(brain, batch_id)
     if not entries:
         raise NotFound(batch_id, "batch")
-    with brain.write("revert", kind="revert", actor=actor) as batch:
+    if wanted is not None:
+        missing = wanted - {e.id for e in entries}
+        if missing:
+            raise InvalidArgument(
+                "entry_ids",
+                f"must be journal ids of batch {batch_id} (got {sorted(missing)[:5]})",
+                sorted(missing),
+            )
+        wanted = _with_companions(entries, wanted)
+        entries = [e for e in entries if e.id in wanted]
+    write = brain.write("revert", kind="revert", actor=actor)
+    with write as batch:
         for entry in reversed(entries):
             _undo(brain, batch, entry)
-        changes = batch.changes()
-    return changes
+    return write.changes
 
 
-def _undo(brain: Brain, batch: Any, entry: JournalEntry) -> None:
+def _check_entry_ids(entry_ids: Collection[int] | None) -> set[int] | None:
+    if entry_ids is None:
+        return None
+    if isinstance(entry_ids, str) or not isinstance(entry_ids, Collection) or not entry_ids:
+        raise InvalidArgument(
+            "entry_ids", f"must be a non-empty list of journal ids (got {entry_ids!r})", entry_ids
+        )
+    for i, entry_id in enumerate(entry_ids):
+        check_int_range(f"entry_ids[{i}]", entry_id, 1, 2**63 - 1)
+    return set(entry_ids)
+
+
+def _with_companions(entries: list[JournalEntry], wanted: set[int]) -> set[int]:
+    """A trace's removal comes with the rows that went with it, written just before it (its
+    links, its document chunks' and feedback's references, its graph copy): reverting the
+    removal alone puts all of them back."""
+    out = set(wanted)
+    position = {e.id: i for i, e in enumerate(entries)}
+    for entry_id in wanted:
+        i = position[entry_id]
+        removed = entries[i]
+        if removed.after is not None or removed.op in ("link", "unlink", review_rows.OP):
+            continue
+        if removed.op in journal_rows.ROW_OPS:
+            continue
+        i -= 1
+        while i >= 0 and _went_with(entries[i], removed.trace_id):
+            out.add(entries[i].id)
+            i -= 1
+    return out
+
+
+def _went_with(entry: JournalEntry, trace_id: str) -> bool:
+    row = entry.before or {}
+    if entry.op == "unlink":
+        return trace_id in (row.get("from_id"), row.get("to_id"))
+    if entry.op in ("chunk", "feedback"):
+        return row.get("trace_id") == trace_id
+    if entry.op == "edge":
+        return trace_id in (row.get("source_id"), row.get("target_id"))
+    return entry.op == "node" and row.get("id") == trace_id
+
+
+def _undo(brain: BrainContext, batch: WriteBatch, entry: JournalEntry) -> None:
+    if entry.op == review_rows.OP:  # a review mark: the one it replaced comes back
+        review_rows.undo(brain.db, brain.brain_id, batch, entry)
+        return
     if entry.op in journal_rows.ROW_OPS:  # graph, document, conversation rows of an import
         journal_rows.undo(brain.db, brain.brain_id, batch, entry)
         return
@@ -139,12 +224,13 @@ def _undo(brain: Brain, batch: Any, entry: JournalEntry) -> None:
         raise Conflict(entry.trace_id, -1, current["version"])
     now = brain.now()
     if entry.before is None:
+        assert row is not None and current is not None  # the batch added it: still there
         if _has_links(brain, entry.trace_id):  # linked since: removing it would drop them
             raise Conflict.because(
                 entry.trace_id, f"trace {entry.trace_id} was linked since the batch"
             )
         store.delete_trace(db, batch, bid, row[0], current, "revert")
-    elif current is None:
+    elif row is None or current is None:
         restored = dict(entry.before, updated_at=now)
         restored["version"] = int(entry.before.get("version", 0)) + 1
         restored["tags"] = list(restored.get("tags", []))
@@ -153,16 +239,17 @@ def _undo(brain: Brain, batch: Any, entry: JournalEntry) -> None:
         rowid = store.insert_trace(db, batch, bid, restored, op="revert")
         vectors.sync_rows(db.conn, bid, [rowid])
     else:
+        after = entry.after or {}  # there, and as the batch left it (checked above)
         restored = dict(entry.before, version=current["version"] + 1, updated_at=now)
         for name in ACCESS_FIELDS:
             # Bookkeeping a recall changed since the batch stays as the recall left it.
-            if current.get(name) != entry.after.get(name):
+            if current.get(name) != after.get(name):
                 restored[name] = current.get(name)
         # Recalls since the batch add to the count the batch found (a merge summed it).
-        since = int(current["retrieval_count"]) - int(entry.after.get("retrieval_count", 0))
+        since = int(current["retrieval_count"]) - int(after.get("retrieval_count", 0))
         restored["retrieval_count"] = max(0, int(entry.before.get("retrieval_count", 0)) + since)
         now_decay = (current.get("metadata") or {}).get("decay")
-        if now_decay != (entry.after.get("metadata") or {}).get("decay"):
+        if now_decay != (after.get("metadata") or {}).get("decay"):
             restored["metadata"] = dict(restored.get("metadata") or {}, decay=now_decay)
             # A recall since kept the batch's pinning in its stability: undo that too.
             restored["metadata"] = decay.repinned(
@@ -175,7 +262,7 @@ def gone(trace_id: str, expected: int) -> Conflict:
     return Conflict.because(trace_id, f"trace {trace_id} no longer exists", expected, -1)
 
 
-def _has_links(brain: Brain, trace_id: str) -> bool:
+def _has_links(brain: BrainContext, trace_id: str) -> bool:
     return (
         brain.db.conn.execute(
             "SELECT 1 FROM memory_links WHERE brain_id = ?1 AND (from_id = ?2 OR to_id = ?2) "
@@ -191,6 +278,11 @@ ACCESS_FIELDS = ("strength", "last_accessed", "retrieval_count")
 _NOT_EDITS = frozenset({"version", "updated_at", "embedding_status", *ACCESS_FIELDS})
 
 
+def same_edits(snap: dict[str, Any], other: dict[str, Any]) -> bool:
+    """Whether two snapshots of a trace hold the same edits (recall bookkeeping aside)."""
+    return _edit_fields(snap) == _edit_fields(other)
+
+
 def _edit_fields(snap: dict[str, Any]) -> dict[str, Any]:
     out = {k: v for k, v in snap.items() if k not in _NOT_EDITS}
     meta = dict(out.get("metadata") or {})
@@ -201,7 +293,7 @@ def _edit_fields(snap: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _undo_link(brain: Brain, batch: Any, entry: JournalEntry) -> None:
+def _undo_link(brain: BrainContext, batch: WriteBatch, entry: JournalEntry) -> None:
     """Remove a link the batch made, or put back one it removed, if nobody touched it since."""
     db, bid = brain.db, brain.brain_id
     link = entry.after if entry.op == "link" else entry.before
@@ -237,11 +329,11 @@ def _undo_link(brain: Brain, batch: Any, entry: JournalEntry) -> None:
             (*key, link["created_at"]),
         )
         journal_rows.journal(db, batch, bid, "link", link["from_id"], None, link)
-    batch.links.add(f"{link['from_id']}|{link['to_id']}|{link['kind']}")
-    batch.traces.update((link["from_id"], link["to_id"]))
 
 
-def _link_changed_since(brain: Brain, batch: Any, entry: JournalEntry, link: dict) -> bool:
+def _link_changed_since(
+    brain: BrainContext, batch: WriteBatch, entry: JournalEntry, link: dict[str, Any]
+) -> bool:
     """A later batch linked or unlinked the same pair (a relink may keep the same time)."""
     return (
         brain.db.conn.execute(

@@ -55,15 +55,17 @@ def build(path: str | Path) -> Path:
                 ids.append(trace.id)
             for source, target, kind in LINKS:
                 brain.link(ids[source], ids[target], kind)
-            nodes = {name: brain.add_node(name, "entity") for name in ENTITIES}
+            nodes = {name: brain.add_node(name, "entity").id for name in ENTITIES}
             for name, mentioned in ENTITIES.items():
                 for index in mentioned:
                     memory = brain.add_node(
                         MEMORIES[index][0][:40], "memory", {"trace_id": ids[index]}
-                    )
+                    ).id
                     brain.add_edge(memory, nodes[name], "mentions")
             for source, target, type_ in EDGES:
                 brain.add_edge(nodes[source], nodes[target], type_)
+        # Reviewed up to here by its person (the Agent activity view); what follows is not.
+        brain.mark_reviewed(through=brain.last_journal_id(), actor="gui")
         # A little history: an edit by an agent, a recall-free correction, a trashed note.
         first = brain.get(ids[19])
         edited = brain.update(

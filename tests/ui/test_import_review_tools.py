@@ -95,11 +95,14 @@ def test_records_refused_for_one_reason_are_fixed_at_once(qtbot, window, tmp_pat
     def fix_first(editor: RecordEditor) -> int:
         fields = json.loads(editor.fields.toPlainText())
         editor.fields.setPlainText(json.dumps({**fields, "tags": ["template"]}))
-        assert editor.apply()
+        with qtbot.waitSignal(editor.applied, timeout=WAIT_MS) as applied:
+            editor.apply()  # checked again in a job
+        assert applied.args == [True]
         return RecordEditor.DialogCode.Accepted
 
     monkeypatch.setattr(RecordEditor, "exec", fix_first)
     review.fix_alike_button.click()
+    qtbot.waitUntil(lambda: review.fixes_label.text().startswith("Fixed"), timeout=WAIT_MS)
     for row in templates:
         record = plan.records[row]
         assert record.verdict == "new", record.reason

@@ -49,7 +49,7 @@ def test_own_save_merge_undo_and_restore_are_not_a_change_on_disk(qtbot, tmp_pat
         window.actions.merge.trigger()
         assert settle(qtbot, window) == []
         brain = window.session.brain
-        survivor = next(t for t in brain.list(limit=10) if t.content == "Merged by hand")
+        survivor = next(t for t in brain.list_traces(limit=10) if t.content == "Merged by hand")
         window.edits.restore_version(brain.history(survivor.id)[0])
         assert brain.get(survivor.id).content != "Merged by hand"
         assert settle(qtbot, window) == []

@@ -6,6 +6,7 @@ from PySide6.QtCore import QPoint
 from PySide6.QtGui import QGuiApplication
 
 from memgui.ui.dialogs.help_dialogs import DocsDialog, ShortcutsDialog
+from tests.support.waiting import WAIT_MS
 from tests.support.window import open_window, select_row, wait_idle
 
 
@@ -31,8 +32,8 @@ def test_a_rows_menu_acts_on_the_row_under_the_mouse(qtbot, tmp_path, brain_path
     assert QGuiApplication.clipboard().text() == window.model.id_at(2)
     delete = next(a for a in menu.actions() if a.text() == "&Delete to trash")
     delete.trigger()
+    qtbot.waitUntil(lambda: window.model.rowCount() == 4, timeout=WAIT_MS)
     wait_idle(qtbot, window)
-    assert window.model.rowCount() == 4
 
     brain = window.session.brain
     a, b = window.model.id_at(0), window.model.id_at(1)

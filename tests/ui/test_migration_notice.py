@@ -7,6 +7,7 @@ import shutil
 
 from memgui.core.brain import Brain
 from tests.support.paths import SHARED
+from tests.support.waiting import WAIT_MS
 from tests.support.window import open_window, select_row, wait_idle
 
 AGENTOS_BRAIN = SHARED / "fixtures" / "agentos" / "brain.sqlite"
@@ -53,9 +54,15 @@ def test_the_first_save_says_what_migrating_changes_and_where_the_backup_goes(qt
     window.close()
 
 
-def test_no_vector_is_written_to_an_agentos_brain_before_the_person_agreed(qtbot, tmp_path):
+def test_no_upkeep_writes_to_an_agentos_brain_before_the_person_agreed(qtbot, tmp_path):
+    # The upkeep's sweep and vectors are writes: they would migrate the brain unasked.
     path = agentos_copy(tmp_path)
     window = open_window(qtbot, tmp_path, path)
     assert window.session.migration_pending
-    assert window.semantic.start_backfill() is None
+    assert window.semantic.upkeep is None and window.semantic.start_backfill() is False
+    select_row(window, 0)
+    window.detail.editor.content.setPlainText("Edited, and migrated")
+    window.actions.save.trigger()
+    assert window.edits.ask.migrations_asked and not window.session.migration_pending
+    qtbot.waitUntil(lambda: window.semantic.upkeep is not None, timeout=WAIT_MS)
     window.close()

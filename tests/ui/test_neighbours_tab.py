@@ -16,9 +16,9 @@ def test_neighbours_name_memories_and_open_them(qtbot, tmp_path):
         second = brain.add(
             "Scripts are written in Python, never Bash", type="procedural", tags=["ops"]
         )
-        python = brain.add_node("Python", "entity")
+        python = brain.add_node("Python", "entity").id
         for trace in (first, second):
-            node = brain.add_node(trace.content[:12], "memory", {"trace_id": trace.id})
+            node = brain.add_node(trace.content[:12], "memory", {"trace_id": trace.id}).id
             brain.add_edge(node, python, "mentions")
     window = open_window(qtbot, tmp_path, path)
     tab = window.detail.neighbours
@@ -49,9 +49,9 @@ def test_a_neighbour_in_the_trash_is_named_with_where_it_is(qtbot, tmp_path):
     with Brain.open(path) as brain:
         first = brain.add("The build uses Python 3.11")
         old = brain.add("Old note: the build used Python 3.9")
-        python = brain.add_node("Python", "entity")
+        python = brain.add_node("Python", "entity").id
         for trace in (first, old):
-            node = brain.add_node(trace.content[:12], "memory", {"trace_id": trace.id})
+            node = brain.add_node(trace.content[:12], "memory", {"trace_id": trace.id}).id
             brain.add_edge(node, python, "mentions")
         brain.forget(old.id)
     window = open_window(qtbot, tmp_path, path)

@@ -24,13 +24,13 @@ from PySide6.QtWidgets import (
 )
 
 from memgui.core.errors import MemguiError
-from memgui.core.io import ImportOptions, ImportPlan, ImportResult
+from memgui.core.io import ImportOptions, ImportPlan, ImportResult, fix_changes
 from memgui.ui.importing.import_jobs import APPLIED, REVERTED, UNDONE, ImportRun
 from memgui.ui.importing.import_record_editor import RecordEditor
 from memgui.ui.importing.import_report import REPORT_FILTER, save_import_report
 from memgui.ui.importing.import_review import ImportReviewPage
 from memgui.ui.importing.import_working import WorkingPage
-from memgui.ui.importing.review_tools import field_changes, fix_alike, same_cause
+from memgui.ui.importing.review_tools import same_cause
 from memgui.ui.session import MigrationDeclined
 
 if TYPE_CHECKING:
@@ -99,7 +99,8 @@ class ImportDialog(QDialog):
     def replan(self, options: ImportOptions) -> None:
         self.working.start(f"Planning {self.source.name} again…")
         self.pages.setCurrentWidget(self.working)
-        self.run.start_plan(options)
+        # The person's fixes go with it: the plan job lays them over the new plan.
+        self.run.start_plan(options, self.review.collect_fixes())
 
     def commit(self) -> None:
         session = self.window_.session
@@ -121,31 +122,42 @@ class ImportDialog(QDialog):
 
     def fix_record(self, row: int, alike: bool = False) -> None:
         """Fix one record in the editor; with `alike`, then the others refused for the same
-        reason, the same way (`review_tools.fix_alike`)."""
+        reason, the same way, in a job (`review_tools.fix_alike`)."""
         record = self.review.model.record(row)
         plan = self.run.plan
         if record is None or plan is None:
             return
         others = same_cause(plan, row) if alike else []
         before, reason = dict(record.fields), record.reason
-        editor = RecordEditor(record, lambda _record: self.run.revalidate(row), self)
+        editor = RecordEditor(
+            record, lambda _record, done, failed: self.run.check_record(row, done, failed), self
+        )
         if others:
             editor.note_alike(len(others))
         fixed = editor.exec() == RecordEditor.DialogCode.Accepted
         self.review.record_fixed(row)
-        if not (fixed and others):
-            return
-        changes = field_changes(before, record.fields)
-        passed, failed = fix_alike(plan, others, changes, plan.source, self.run.revalidate)
-        for other in others:
-            self.review.model.record_changed(other)
-        self.review.refresh_counts()
-        still = f"; {failed} still refused (fix them one by one)" if failed else ""
-        self.review.fixes_label.setText(
-            f"Fixed {passed + 1} records refused for “{reason}” the same way{still}."
-        )
+        if fixed and others:
+            self._fix_others(others, fix_changes(before, record.fields), reason)
+
+    def _fix_others(self, rows: list[int], changes: dict, reason: str) -> None:
+        self.review.fixes_label.setText(f"Fixing {len(rows)} more records the same way…")
         self.review.fixes_label.setStyleSheet("")
         self.review.fixes_label.show()
+
+        def done(counts: tuple[int, int]) -> None:
+            passed, failed = counts
+            for row in rows:
+                self.review.model.record_changed(row)
+            self.review.refresh_counts()
+            still = f"; {failed} still refused (fix them one by one)" if failed else ""
+            self.review.fixes_label.setText(
+                f"Fixed {passed + 1} records refused for “{reason}” the same way{still}."
+            )
+
+        def failed(why: str) -> None:
+            self.review.fixes_label.setText(f"Could not fix the others: {why}")
+
+        self.run.fix_records(rows, changes, done, failed)
 
     def save_report(self, path: str | None = None) -> Path | None:
         plan = self.run.plan

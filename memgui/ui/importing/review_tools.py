@@ -1,13 +1,12 @@
 """Parts of the import review that help with many records at once: the reason column cut at
-its end, the list of what was not read, the right-click menu of a record, and fixing every
-record refused for the same reason the way the person fixed one.
+its end, the list of what was not read, what the format makes of the source, and which
+records were refused for the same reason (the core's `fix_alike` fixes them the way the
+person fixed one).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
 
 from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtWidgets import (
@@ -25,14 +24,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memgui.core.io import ImportPlan, ImportRecord, RecordKind, Verdict
+from memgui.core.io import ImportPlan, ImportRecord, RecordKind
 from memgui.ui.importing.import_record_editor import (
     EDITABLE_VERDICTS,
     raw_source,
     text_to_start_from,
 )
-
-REMOVED = object()  # a field the person took out while fixing a record
 
 # What reading the source as each format makes of it (the review shows the one chosen).
 FORMAT_EFFECTS = {
@@ -151,51 +148,8 @@ def same_cause(plan: ImportPlan | None, row: int) -> list[int]:
     ]
 
 
-def field_changes(
-    before: Mapping[str, Any], after: Mapping[str, Any], with_text: bool = False
-) -> dict[str, Any]:
-    """What the person changed: every field set to a new value, or taken out (`REMOVED`).
-    Without `with_text`, the text is left out: the part of a fix that applies to others."""
-    changed = {k: v for k, v in after.items() if k not in before or before[k] != v}
-    changed.update({k: REMOVED for k in before if k not in after})
-    if not with_text:
-        changed.pop("content", None)
-    return changed
-
-
-def lay_over(fields: Mapping[str, Any], changes: Mapping[str, Any]) -> dict[str, Any]:
-    """`fields` with `changes` (of `field_changes`) made to them."""
-    out = dict(fields)
-    for key, value in changes.items():
-        if value is REMOVED:
-            out.pop(key, None)
-        else:
-            out[key] = value
-    return out
-
-
-def fix_alike(
-    plan: ImportPlan,
-    rows: list[int],
-    changes: Mapping[str, Any],
-    root: str | Path | None,
-    check: Callable[[int], ImportRecord],
-) -> tuple[int, int]:
-    """Fix `rows` as the first record was: the same field changes, and — where the reader
-    read no text (a note whose front matter did not parse) — the note's own text after its
-    front matter, or the whole note when it holds nothing else (a template). Each is checked
-    again; returns (now passing, still refused)."""
-    passed = failed = 0
-    for row in rows:
-        record = plan.records[row]
-        fields = lay_over(record.fields, changes)
-        if not str(fields.get("content") or "").strip():
-            raw = raw_source(record, root)
-            fields["content"] = text_to_start_from(raw) if raw else ""
-        record.fields = fields
-        checked = check(row)
-        if checked.verdict in (Verdict.REFUSED, Verdict.ERROR):
-            failed += 1
-        else:
-            passed += 1
-    return passed, failed
+def note_text(record: ImportRecord, root: str | Path | None) -> str:
+    """The text a note the reader read none of is fixed with: after its front matter, or
+    the whole note when it holds nothing else (a template); '' when it cannot be read."""
+    raw = raw_source(record, root)
+    return text_to_start_from(raw) if raw else ""

@@ -8,7 +8,6 @@ changed against the version that was loaded; a conflict swaps in the `ConflictVi
 from __future__ import annotations
 
 import re
-import time
 from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, Signal
@@ -41,6 +40,7 @@ from memgui.core.model import (
     check_content,
     check_tags,
     check_ttl,
+    now_ms,
 )
 from memgui.ui.models.trace_columns import format_ms
 from memgui.ui.theme import colours
@@ -278,7 +278,7 @@ class TraceEditor(QWidget):
             self.category_box.setCurrentText((trace.category or "") if trace else "")
             self.scope_box.setCurrentText(trace.scope if trace else "user")
             self.scope_id_edit.setText(trace.scope_id if trace else "")
-            self.ttl_edit.setText(format_ttl(trace.expires_at, _now_ms()) if trace else "")
+            self.ttl_edit.setText(format_ttl(trace.expires_at, now_ms()) if trace else "")
             self._loaded_ttl_text = self.ttl_edit.text()
         finally:
             self._loading = False
@@ -359,7 +359,7 @@ class TraceEditor(QWidget):
             if "scope_id" not in touched:
                 self.scope_id_edit.setText(fresh.scope_id)
             if "ttl" not in touched:
-                self.ttl_edit.setText(format_ttl(fresh.expires_at, _now_ms()))
+                self.ttl_edit.setText(format_ttl(fresh.expires_at, now_ms()))
         finally:
             self._loading = False
         self.rebase(fresh)
@@ -462,7 +462,7 @@ class TraceEditor(QWidget):
 
     def show_conflict(self, theirs: Trace, actor: str) -> None:
         mine = self.values()
-        mine["theirs_ttl"] = format_ttl(theirs.expires_at, _now_ms())
+        mine["theirs_ttl"] = format_ttl(theirs.expires_at, now_ms())
         self._theirs = theirs
         self.conflict.show_conflict(theirs, mine, actor)
         self.stack.setCurrentWidget(self.conflict)
@@ -471,7 +471,7 @@ class TraceEditor(QWidget):
         """Keep the form's values but base the next save on `theirs` (its version)."""
         self.trace = theirs
         self._latest = None
-        self._loaded_ttl_text = format_ttl(theirs.expires_at, _now_ms())
+        self._loaded_ttl_text = format_ttl(theirs.expires_at, now_ms())
         self._hide_banner()
         self._show_info()
         self.stack.setCurrentWidget(self.form_page)
@@ -522,7 +522,3 @@ def _label(text: str, buddy: QWidget) -> QLabel:
     label = QLabel(text)
     label.setBuddy(buddy)
     return label
-
-
-def _now_ms() -> int:
-    return int(time.time() * 1000)

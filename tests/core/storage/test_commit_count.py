@@ -30,7 +30,7 @@ def test_own_writes_and_checkpoints_are_nobody_elses(tmp_path):
         fill(brain)
         then = brain.commit_counts()
         version = brain.data_version()
-        trace = brain.list(limit=1)[0]
+        trace = brain.list_traces(limit=1)[0]
         brain.update(trace.id, {"content": "edited here"}, expect_version=trace.version)
         reader = Brain.open(path, actor="gui", create=False)
         try:
