@@ -58,6 +58,8 @@ def test_only_refusals_in_one_click_and_reasons_whole_in_the_detail(qtbot, windo
     review.table.selectRow(review.proxy.mapFromSource(review.model.index(row, 0)).row())
     reason = review.model.plan.records[row].reason
     assert reason in review.detail.reason_label.text() and review.detail.reason_label.isVisible()
+    at = review.proxy.mapFromSource(review.model.index(row, Column.REASON))
+    assert at.data(Qt.ItemDataRole.ToolTipRole) == reason  # whole on hover too
     # Right-click on a record: what can be done with it.
     rect = review.table.visualRect(review.proxy.index(0, 0))
     review.table.customContextMenuRequested.emit(QPoint(rect.center()))
