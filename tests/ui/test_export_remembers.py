@@ -14,14 +14,14 @@ def test_the_dialog_remembers_offers_the_folder_and_explains_the_trash(
     qtbot, window, tmp_path, monkeypatch
 ):
     select_row(window, 0)
-    window.actions.delete.trigger()  # one memory in the trash
+    window.window_actions.delete.trigger()  # one memory in the trash
     wait_idle(qtbot, window)
     qtbot.waitUntil(lambda: window.counts_label.text().endswith("1 in trash"), timeout=WAIT_MS)
     out = tmp_path / "exports"
     out.mkdir()
     dialog = make_dialog(qtbot, window)
     run_export(qtbot, dialog, "obsidian", out / "vault")
-    assert dialog.result.exported == 4
+    assert dialog.export_result.exported == 4
     assert "The 1 memory in the trash is not exported" in dialog.status.text()
     assert dialog.open_button.isVisible()
     opened = []

@@ -47,7 +47,7 @@ def test_in_the_trash_the_keyboard_selects_the_row_it_reaches_and_restores_it(
     window = open_window(qtbot, tmp_path, brain_path)
     for _ in range(2):
         select_row(window, 0)
-        window.actions.delete.trigger()
+        window.window_actions.delete.trigger()
         wait_idle(qtbot, window)
     qtbot.keyClick(window, Qt.Key.Key_D, CTRL | Qt.KeyboardModifier.ShiftModifier)  # the Trash
     wait_idle(qtbot, window)
@@ -59,7 +59,7 @@ def test_in_the_trash_the_keyboard_selects_the_row_it_reaches_and_restores_it(
     assert window.selected_ids() == [first]  # the row the focus shows is the one chosen
     qtbot.keyClick(window.table, Qt.Key.Key_Home)
     assert window.selected_ids() == [first]
-    assert window.actions.restore.isEnabled()
+    assert window.window_actions.restore.isEnabled()
     qtbot.keyClick(window.table, Qt.Key.Key_R, CTRL | Qt.KeyboardModifier.ShiftModifier)
     wait_idle(qtbot, window)
     with Brain.open(brain_path) as brain:

@@ -40,13 +40,13 @@ def test_own_save_merge_undo_and_restore_are_not_a_change_on_disk(qtbot, tmp_pat
         version = window.session.brain.data_version()
         select_row(window, 0)
         window.detail.editor.content.setPlainText("Edited in the window")
-        window.actions.save.trigger()
+        window.window_actions.save.trigger()
         assert settle(qtbot, window) == []
         assert window.session.brain.data_version() != version  # the checkpoint moved it
-        window.actions.undo.trigger()
+        window.window_actions.undo.trigger()
         assert settle(qtbot, window) == []
         window.table.selectAll()
-        window.actions.merge.trigger()
+        window.window_actions.merge.trigger()
         assert settle(qtbot, window) == []
         brain = window.session.brain
         survivor = next(t for t in brain.list_traces(limit=10) if t.content == "Merged by hand")

@@ -78,5 +78,5 @@ def test_toolbar_buttons_say_what_they_do_on_an_empty_brain(qtbot, tmp_path):
     assert toolbar.toolButtonStyle() == Qt.ToolButtonStyle.ToolButtonTextUnderIcon
     words = [b.text() for b in toolbar.findChildren(QToolButton) if b.defaultAction() is not None]
     assert {"New", "Save", "Delete", "Restore", "Undo", "Merge", "Trash"} <= set(words)
-    assert not window.actions.delete.isEnabled()  # off, yet it says what it is
+    assert not window.window_actions.delete.isEnabled()  # off, yet it says what it is
     window.close()

@@ -30,7 +30,7 @@ def test_the_first_save_says_what_migrating_changes_and_where_the_backup_goes(qt
     trace_id = select_row(window, 0)
     editor = window.detail.editor
     editor.content.setPlainText("Edited before the migration")
-    window.actions.save.trigger()
+    window.window_actions.save.trigger()
     [plan] = answers.migrations_asked
     assert plan.agentos and plan.backup.parent == path.parent
     assert plan.backup.name.startswith("agentos.sqlite.backup-pre-2-")
@@ -41,7 +41,7 @@ def test_the_first_save_says_what_migrating_changes_and_where_the_backup_goes(qt
     assert editor.dirty  # the edit waits in the editor
 
     answers.migrate = True
-    window.actions.save.trigger()
+    window.window_actions.save.trigger()
     wait_idle(qtbot, window)
     assert len(answers.migrations_asked) == 2
     assert plan.backup.exists()
@@ -49,7 +49,7 @@ def test_the_first_save_says_what_migrating_changes_and_where_the_backup_goes(qt
         assert brain.get(trace_id).content == "Edited before the migration"
         assert brain.pending_migration() is None
     editor.content.setPlainText("A second edit")
-    window.actions.save.trigger()
+    window.window_actions.save.trigger()
     assert len(answers.migrations_asked) == 2  # once per brain
     window.close()
 
@@ -62,7 +62,7 @@ def test_no_upkeep_writes_to_an_agentos_brain_before_the_person_agreed(qtbot, tm
     assert window.semantic.upkeep is None and window.semantic.start_backfill() is False
     select_row(window, 0)
     window.detail.editor.content.setPlainText("Edited, and migrated")
-    window.actions.save.trigger()
+    window.window_actions.save.trigger()
     assert window.edits.ask.migrations_asked and not window.session.migration_pending
     qtbot.waitUntil(lambda: window.semantic.upkeep is not None, timeout=WAIT_MS)
     window.close()

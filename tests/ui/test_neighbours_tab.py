@@ -32,7 +32,7 @@ def test_neighbours_name_memories_and_open_them(qtbot, tmp_path):
     tab = window.detail.neighbours
     window.detail.setCurrentWidget(tab)
     select_row(window, window.model.row_of(first.id))
-    tab.depth.setValue(2)
+    tab.depth_box.setValue(2)
     assert tab.hangs_off.text() == "Hangs off: Python"
     cells = [[tab.model.index(r, c).data() for c in range(4)] for r in range(tab.model.rowCount())]
     assert cells == [
@@ -60,7 +60,7 @@ def test_a_neighbours_menu_and_a_double_click_open_it(qtbot, tmp_path):
     tab = window.detail.neighbours
     window.detail.setCurrentWidget(tab)
     select_row(window, window.model.row_of(first.id))
-    tab.depth.setValue(2)
+    tab.depth_box.setValue(2)
     qtbot.waitUntil(lambda: tab.model.rowCount() == 2)
     memory_rect = tab.view.visualRect(tab.model.index(1, 0))
     tab.view.customContextMenuRequested.emit(QPoint(memory_rect.center()))

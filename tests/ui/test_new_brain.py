@@ -27,7 +27,7 @@ def test_new_brain_proposes_a_free_name_beside_the_open_one(
     window = open_window(qtbot, tmp_path, brain_path)
     asked: list[str] = []
     answer_save_dialog(monkeypatch, lambda _proposed: "", asked)
-    window.actions.new_brain.trigger()
+    window.window_actions.new_brain.trigger()
     assert asked == [str(brain_path.parent / "brain-2.sqlite")]  # brain.sqlite is open
     window.close()
 
@@ -36,7 +36,7 @@ def test_the_open_brain_is_never_replaced_by_a_new_one(qtbot, tmp_path, brain_pa
     window = open_window(qtbot, tmp_path, brain_path)
     live = window.session.brain.count(TraceFilter())
     answer_save_dialog(monkeypatch, lambda _proposed: str(brain_path))  # "replace": yes
-    window.actions.new_brain.trigger()
+    window.window_actions.new_brain.trigger()
     assert "is the brain open now" in window.statusBar().currentMessage()
     assert window.session.path == brain_path
     with Brain.open(brain_path) as brain:
@@ -45,12 +45,12 @@ def test_the_open_brain_is_never_replaced_by_a_new_one(qtbot, tmp_path, brain_pa
     with Brain.open(other) as brain:
         brain.add("kept")
     answer_save_dialog(monkeypatch, lambda _proposed: str(other))
-    window.actions.new_brain.trigger()
+    window.window_actions.new_brain.trigger()
     assert "exists already" in window.statusBar().currentMessage()
     assert window.session.path == brain_path
     fresh = tmp_path / "fresh.sqlite"
     answer_save_dialog(monkeypatch, lambda _proposed: str(fresh))
-    window.actions.new_brain.trigger()
+    window.window_actions.new_brain.trigger()
     assert Path(window.session.path) == fresh and fresh.exists()
     window.close()
 

@@ -57,8 +57,9 @@ def action_shortcuts(window: QMainWindow) -> list[tuple[str, str]]:
 
     def walk(menu: QMenu) -> None:
         for action in menu.actions():
-            if action.menu() is not None:
-                walk(action.menu())
+            sub = action.menu()
+            if isinstance(sub, QMenu):
+                walk(sub)
                 continue
             keys = [k.toString(QKeySequence.SequenceFormat.NativeText) for k in action.shortcuts()]
             if keys and id(action) not in seen:
@@ -66,8 +67,9 @@ def action_shortcuts(window: QMainWindow) -> list[tuple[str, str]]:
                 found.append((action.text().replace("&", "").rstrip("…"), ", ".join(keys)))
 
     for top in window.menuBar().actions():
-        if top.menu() is not None:
-            walk(top.menu())
+        menu = top.menu()
+        if isinstance(menu, QMenu):
+            walk(menu)
     return found
 
 
@@ -95,10 +97,11 @@ class ShortcutsDialog(QDialog):
         self.resize(620, 560)
 
     def rows(self) -> list[tuple[str, str]]:
-        return [
-            (self.table.item(r, 0).text(), self.table.item(r, 1).text())
-            for r in range(self.table.rowCount())
-        ]
+        return [(self._text(r, 0), self._text(r, 1)) for r in range(self.table.rowCount())]
+
+    def _text(self, row: int, column: int) -> str:
+        item = self.table.item(row, column)
+        return item.text() if item is not None else ""
 
 
 class DocsDialog(QDialog):

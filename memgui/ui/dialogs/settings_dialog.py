@@ -7,6 +7,7 @@ it is set.
 from __future__ import annotations
 
 import os
+from collections.abc import Generator
 
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import (
@@ -25,6 +26,7 @@ from memgui.core.search.embed import (
     DEFAULT_EMBEDDING_MODEL,
     DEFAULT_OLLAMA_URL,
     OLLAMA_URL_ENV,
+    EmbedderStatus,
     OllamaEmbedder,
     resolve_ollama_url,
 )
@@ -46,7 +48,7 @@ def ollama_config(settings: QSettings) -> tuple[str, str]:
     return resolve_ollama_url(None, stored_url(settings)), model or DEFAULT_EMBEDDING_MODEL
 
 
-def _connection_job(url: str, model: str):
+def _connection_job(url: str, model: str) -> Generator[Progress, None, EmbedderStatus]:
     yield Progress(0, None, f"asking Ollama at {url}")
     return OllamaEmbedder(url, model).status()
 

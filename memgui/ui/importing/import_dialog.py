@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
@@ -139,7 +139,7 @@ class ImportDialog(QDialog):
         if fixed and others:
             self._fix_others(others, fix_changes(before, record.fields), reason)
 
-    def _fix_others(self, rows: list[int], changes: dict, reason: str) -> None:
+    def _fix_others(self, rows: list[int], changes: dict[str, Any], reason: str) -> None:
         self.review.fixes_label.setText(f"Fixing {len(rows)} more records the same way…")
         self.review.fixes_label.setStyleSheet("")
         self.review.fixes_label.show()

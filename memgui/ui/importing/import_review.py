@@ -15,6 +15,7 @@ more).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -143,13 +144,13 @@ class ImportReviewPage(QWidget):
         toggles = QHBoxLayout()
         toggles.addWidget(QLabel("Show:"))
         for verdict in ALL_VERDICTS:
-            button = QToolButton()
-            button.setObjectName(f"toggle_{verdict}")
-            button.setCheckable(True)
-            button.setChecked(True)
-            button.toggled.connect(lambda on, v=verdict: self.proxy.set_verdict_shown(v, on))
-            self.toggles[verdict] = button
-            toggles.addWidget(button)
+            toggle = QToolButton()
+            toggle.setObjectName(f"toggle_{verdict}")
+            toggle.setCheckable(True)
+            toggle.setChecked(True)
+            toggle.toggled.connect(lambda on, v=verdict: self.proxy.set_verdict_shown(v, on))
+            self.toggles[verdict] = toggle
+            toggles.addWidget(toggle)
         self.only_refused_button = QToolButton()
         self.only_refused_button.setObjectName("only_refused")
         self.only_refused_button.setText("Only refused")
@@ -210,7 +211,7 @@ class ImportReviewPage(QWidget):
         layout.addWidget(split, 1)
         layout.addLayout(buttons)
 
-    def _button(self, text: str, name: str, slot) -> QPushButton:
+    def _button(self, text: str, name: str, slot: Callable[[], object]) -> QPushButton:
         button = QPushButton(text)
         button.setObjectName(name)
         button.clicked.connect(lambda _checked=False: slot())
@@ -289,6 +290,10 @@ class ImportReviewPage(QWidget):
         return sum(
             1 for r in plan.records if r.accepted and r.verdict in (Verdict.NEW, Verdict.UPDATE)
         )
+
+    def _accept_chosen(self, accepted: bool) -> None:
+        self.model.set_accepted(self.selected_rows(), accepted)
+        self.update_commit_button()
 
     def update_commit_button(self) -> None:
         plan, accepted = self.model.plan, self.accepted_count()
@@ -407,12 +412,7 @@ class ImportReviewPage(QWidget):
         unaccept = menu.addAction("Un-accept chosen")
         for action, value in ((accept, True), (unaccept, False)):
             action.setEnabled(open_ and bool(rows))
-            action.triggered.connect(
-                lambda _c=False, v=value: (
-                    self.model.set_accepted(self.selected_rows(), v),
-                    self.update_commit_button(),
-                )
-            )
+            action.triggered.connect(lambda _c=False, v=value: self._accept_chosen(v))
         fix = menu.addAction("Fix record…")
         fix.setEnabled(self.fix_button.isEnabled())
         fix.triggered.connect(self._fix_current)

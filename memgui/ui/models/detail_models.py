@@ -13,6 +13,7 @@ from typing import Any, Generic, TypeVar
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, Qt
 
 from memgui.core.model import JournalEntry, Neighbour, RelatedSummary, Trace
+from memgui.ui.models import Index
 from memgui.ui.models.history_text import change_details, describe_change
 from memgui.ui.models.memory_names import name_of
 from memgui.ui.models.trace_columns import first_line, format_ms
@@ -61,13 +62,13 @@ class ListTableModel(QAbstractTableModel, Generic[Row]):
     def item_id(self, item: Row) -> str | None:
         return None
 
-    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:
+    def rowCount(self, parent: Index = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self._items)
 
-    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:
+    def columnCount(self, parent: Index = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self.COLUMNS)
 
-    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or index.row() >= len(self._items):
             return None
         item = self._items[index.row()]
@@ -84,7 +85,7 @@ class ListTableModel(QAbstractTableModel, Generic[Row]):
     ) -> Any:
         return header_text([c[0] for c in self.COLUMNS], section, orientation, role)
 
-    def flags(self, index: QModelIndex) -> Qt.ItemFlag:
+    def flags(self, index: Index) -> Qt.ItemFlag:
         if not index.isValid():
             return Qt.ItemFlag.NoItemFlags
         return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
@@ -142,7 +143,7 @@ class NeighboursModel(ListTableModel[Neighbour]):
         memory = self.memory_of(item)
         return name_of(memory) if memory is not None else item.label
 
-    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         shown = (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole)
         if index.isValid() and index.column() in (1, 2) and role in shown:
             item = self.item_at(index.row())
@@ -188,7 +189,7 @@ class HistoryModel(ListTableModel[JournalEntry]):
     def details(self, entry: JournalEntry) -> str:
         return change_details(entry, self.names, self.absorbed, self.shown)
 
-    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if index.isValid() and index.column() == len(self.COLUMNS) - 1:
             entry = self.item_at(index.row())
             if entry is not None and role in (

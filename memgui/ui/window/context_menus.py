@@ -6,6 +6,7 @@ or off, and says its keys, exactly as the Edit menu does), and copying the row's
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QPoint, Qt
@@ -41,7 +42,7 @@ class ContextMenus:
                 lambda pos, view=view, build=build: self._open(view, build, pos)
             )
 
-    def _open(self, view: QTableView, build, pos: QPoint) -> None:
+    def _open(self, view: QTableView, build: Callable[[int], QMenu], pos: QPoint) -> None:
         index = view.indexAt(pos)
         if index.isValid() and not view.selectionModel().isRowSelected(index.row()):
             view.selectRow(index.row())  # the menu acts on the row under the mouse
@@ -51,7 +52,7 @@ class ContextMenus:
             _popup(view, menu, pos)
 
     def table_menu(self, row: int) -> QMenu:
-        window, a = self.window, self.window.actions
+        window, a = self.window, self.window.window_actions
         menu = QMenu(window.table)
         trash = window.filter_bar.trash_check.isChecked()
         menu.addAction(a.restore if trash else a.delete)

@@ -124,7 +124,9 @@ def fix_alike(
     return passed, failed
 
 
-def _fixed(fields: Mapping[str, Any], changed: Mapping[str, Any], plan: ImportPlan) -> dict:
+def _fixed(
+    fields: Mapping[str, Any], changed: Mapping[str, Any], plan: ImportPlan
+) -> dict[str, Any]:
     out = dict(fields)
     for key, value in changed.items():
         if value is REMOVED:
