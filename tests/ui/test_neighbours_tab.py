@@ -8,6 +8,7 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QGuiApplication
 
 from memgui.core.brain import Brain
+from tests.support.waiting import WAIT_MS
 from tests.support.window import open_window, select_row, wait_idle
 
 
@@ -61,7 +62,7 @@ def test_a_neighbours_menu_and_a_double_click_open_it(qtbot, tmp_path):
     window.detail.setCurrentWidget(tab)
     select_row(window, window.model.row_of(first.id))
     tab.depth_box.setValue(2)
-    qtbot.waitUntil(lambda: tab.model.rowCount() == 2)
+    qtbot.waitUntil(lambda: tab.model.rowCount() == 2, timeout=WAIT_MS)
     memory_rect = tab.view.visualRect(tab.model.index(1, 0))
     tab.view.customContextMenuRequested.emit(QPoint(memory_rect.center()))
     actions = {a.text(): a for a in window.menus.last_menu.actions() if not a.isSeparator()}
@@ -73,7 +74,7 @@ def test_a_neighbours_menu_and_a_double_click_open_it(qtbot, tmp_path):
     assert window.current_id() == second.id
 
     select_row(window, window.model.row_of(first.id))
-    qtbot.waitUntil(lambda: tab.model.rowCount() == 2)
+    qtbot.waitUntil(lambda: tab.model.rowCount() == 2, timeout=WAIT_MS)
     entity_rect = tab.view.visualRect(tab.model.index(0, 0))
     tab.view.customContextMenuRequested.emit(QPoint(entity_rect.center()))
     entity_menu = {a.text(): a for a in window.menus.last_menu.actions()}
