@@ -7,6 +7,7 @@ import pytest
 from memgui.core.brain import Brain
 from memgui.core.errors import InvalidArgument, NotFound
 from memgui.core.links import SNIPPET_CHARS, snippet
+from tests.support.brains import mentioning
 
 
 def test_link_is_idempotent_and_relates_to_is_symmetric(brain: Brain) -> None:
@@ -125,10 +126,7 @@ def test_graph_nodes_edges_and_neighbours(brain: Brain) -> None:
 def test_neighbours_say_what_they_hang_off_and_which_memory_they_are(brain: Brain) -> None:
     first = brain.add("The build uses Python 3.11")
     second = brain.add("Scripts are Python, never Bash")
-    python = brain.add_node("Python", "entity").id
-    for trace in (first, second):
-        node = brain.add_node(trace.content[:20], "memory", {"trace_id": trace.id}).id
-        brain.add_edge(node, python, "mentions")
+    mentioning(brain, "Python", [first, second])
     found = brain.neighbours(first.id, depth=2)
     assert [(n.label, n.hop, n.via, n.trace_id) for n in found] == [
         ("Python", 1, "", None),

@@ -8,6 +8,7 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QGuiApplication
 
 from memgui.core.brain import Brain
+from tests.support.brains import mentioning
 from tests.support.waiting import WAIT_MS
 from tests.support.window import open_window, select_row, wait_idle
 
@@ -19,10 +20,7 @@ def two_memories_about_python(path):
         second = brain.add(
             "Scripts are written in Python, never Bash", type="procedural", tags=["ops"]
         )
-        python = brain.add_node("Python", "entity").id
-        for trace in (first, second):
-            node = brain.add_node(trace.content[:12], "memory", {"trace_id": trace.id}).id
-            brain.add_edge(node, python, "mentions")
+        mentioning(brain, "Python", [first, second])
     return first, second
 
 
@@ -93,10 +91,7 @@ def test_a_neighbour_in_the_trash_is_named_with_where_it_is(qtbot, tmp_path):
     with Brain.open(path) as brain:
         first = brain.add("The build uses Python 3.11")
         old = brain.add("Old note: the build used Python 3.9")
-        python = brain.add_node("Python", "entity").id
-        for trace in (first, old):
-            node = brain.add_node(trace.content[:12], "memory", {"trace_id": trace.id}).id
-            brain.add_edge(node, python, "mentions")
+        mentioning(brain, "Python", [first, old])
         brain.forget(old.id)
     window = open_window(qtbot, tmp_path, path)
     window.edits.open_trace(old.id)
