@@ -140,7 +140,13 @@ def search(
     ranked.sort(key=lambda r: (-r[0], r[2]["id"]))
     ranked = ranked[:limit]
     result = searching._finish(
-        brain, [(s, r, snap) for s, r, snap, _ in ranked], MODE, expand_links, record_recall, flt
+        brain,
+        query,
+        [(s, r, snap) for s, r, snap, _ in ranked],
+        MODE,
+        expand_links,
+        record_recall,
+        flt,
     )
     parts_of = {
         snap["id"]: dict(parts, similaritySource=source, why=why(parts, score))

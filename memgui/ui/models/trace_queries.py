@@ -40,6 +40,8 @@ class QueryOutcome:
     rows: dict[str, int] | RowMap | None = None  # id -> row, built off the GUI thread
     # The cognitive mode: why each result ranks where it does (the score spelled out).
     why: dict[str, str] = field(default_factory=dict)
+    # A search's line of each memory around where it matched (the content column shows it).
+    snippets: dict[str, str] = field(default_factory=dict)
 
 
 def run_query(brain: Brain, query: TraceQuery) -> QueryOutcome:
@@ -57,6 +59,7 @@ def run_query(brain: Brain, query: TraceQuery) -> QueryOutcome:
         traces=traces,
         search_mode=result.search_mode,
         why=why,
+        snippets={hit.trace.id: hit.snippet for hit in result.hits},
     )
 
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from memgui.core.errors import InvalidArgument
 from memgui.core.ingest_import import facts_into_plan
-from memgui.core.io.detect import detect_format
+from memgui.core.io.detect import detect_format, looks_like_vault
 from memgui.core.io.options import ImportOptions
 from memgui.core.io.planning import classify
 from memgui.core.io.readers import READERS
@@ -64,6 +64,9 @@ class ImportPlan:
     written: set[int] = field(default_factory=set)  # indexes a commit of this plan wrote
     # A re-plan: the person's fixes of the plan before, laid over this one (`fixes.py`).
     carried_fixes: CarriedFixes | None = None
+    # A format that would read the source better than the one detected (a folder of notes
+    # with [[wikilinks]] but no .obsidian folder: "obsidian"), for the person to choose.
+    suggested_format: str | None = None
 
     @property
     def counts(self) -> dict[str, int]:
@@ -170,6 +173,8 @@ def plan(
             "extract_facts", f"works on ChatGPT exports only (got format {fmt!r})", fmt
         )
     result = ImportPlan(source=str(path), format=fmt, brain_id=brain.brain_id, options=options)
+    if options.format == "auto" and fmt == "markdown" and looks_like_vault(path):
+        result.suggested_format = "obsidian"
     yield Progress(0, None, f"reading {path.name} as {fmt}")
     read = READERS[fmt](path, options=replace(options, target_brain_id=brain.brain_id))
     for event in read:
