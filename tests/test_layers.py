@@ -30,6 +30,9 @@ UI_PUBLIC = (
     "memgui.core.graph_view",
     "memgui.core.activity",
     "memgui.core.maintenance",
+    "memgui.core.consolidate",
+    "memgui.core.llm",
+    "memgui.core.ingest_config",
 )
 
 

@@ -20,6 +20,7 @@ from memgui.core import (
     traces,
     undo,
 )
+from memgui.core.brain_file import BrainFile
 from memgui.core.brain_write import Batch, BrainWrite
 from memgui.core.changes import ChangesWithCount, ChangesWithId
 from memgui.core.errors import (
@@ -50,7 +51,7 @@ from memgui.core.model import (
     with_changes,
 )
 from memgui.core.progress import run_to_end
-from memgui.core.search import fulltext, hybrid, searching, vectors
+from memgui.core.search import cognitive, fulltext, hybrid, searching, vectors
 from memgui.core.search.embed import unpack_vector
 from memgui.core.search.semantic import MeaningSearch, SemanticSearch
 from memgui.core.storage import reads, store
@@ -75,7 +76,7 @@ class SweepReport:
         return {"expired": self.expired, "embedded": self.embedded}
 
 
-class Brain:
+class Brain(BrainFile):
     """One brain (one `brain_id`) in one SQLite file."""
 
     def __init__(self, db: Database, brain_id: str, actor: str) -> None:
@@ -211,9 +212,6 @@ class Brain:
             handle = Batch(open_batch.batch_id, kind)
             yield handle
         handle.changes = write.changes
-
-    def data_version(self) -> int:
-        return self.db.data_version()
 
     # --- reading traces --------------------------------------------------------------------
 
@@ -376,11 +374,11 @@ class Brain:
         ids: list[str],
         content: str | None = None,
         actor: str | None = None,
-        survivor: str | None = None,
+        keep: str | None = None,
     ) -> Trace:
-        """Merge live traces into `survivor`, else the most retrieved one (tie: the first given);
+        """Merge live traces into `keep`, else the most retrieved one (tie: the first given);
         its `changes` name the merged (forgotten) and the links and edges carried over."""
-        kept = traces.merge(self, ids, content, actor, survivor)
+        kept = traces.merge(self, ids, content, actor, keep=keep)
         self._embed_now([kept.id])  # pending only: its text changed
         return kept
 
@@ -394,10 +392,11 @@ class Brain:
         mode: str = "auto",
         expand_links: bool = False,
         record_recall: bool = True,
+        mood: float | None = None,
     ) -> SearchResult:
-        return searching.search(
-            self, query, flt or TraceFilter(), limit, mode, expand_links, record_recall
-        )
+        """`mode` cognitive: AgentOS's composite score, its `parts` on each hit (`mood`)."""
+        flt = flt or TraceFilter()
+        return cognitive.in_mode(self, query, flt, limit, mode, expand_links, record_recall, mood)
 
     def note_recalls(self, traces: list[Trace], flt: TraceFilter | None = None) -> None:
         """Record that a search returned these traces (the spaced-repetition update), for a

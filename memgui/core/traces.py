@@ -192,11 +192,15 @@ def merge(
     ids: list[str],
     content: str | None = None,
     actor: str | None = None,
-    survivor: str | None = None,
+    *,
+    keep: str | None = None,
+    verified: bool = False,
 ) -> Trace:
-    """Merge live traces into `survivor` (one of `ids`), else into the most retrieved one
-    (tie: the first given). The others are forgotten; their links and knowledge edges to
-    other traces and nodes are carried over to the survivor."""
+    """Merge live traces into the most retrieved one (tie: the first given), or into `keep`
+    when it names one of them. `verified` counts the merge as AgentOS's consolidation does:
+    the survivor's `verificationCount` becomes the sum of the merged traces' plus one per
+    trace merged into it, and `lastVerifiedAt` now. The others are forgotten; their links and
+    knowledge edges to other traces and nodes are carried over to the survivor."""
     if isinstance(ids, list | tuple):
         for i, trace_id in enumerate(ids):
             check_id(f"ids[{i}]", trace_id)
@@ -209,9 +213,8 @@ def merge(
     if content is not None:
         check_content(content)
     ids = list(dict.fromkeys(ids))
-    chosen = survivor
-    if chosen is not None and chosen not in ids:
-        raise InvalidArgument("survivor", f"must be one of ids (got {chosen!r})", chosen)
+    if keep is not None and keep not in ids:
+        raise InvalidArgument("keep", f"must be one of ids (got {keep!r})", keep)
     write = brain.write("merge", actor=actor)
     with write as batch:
         rows = [store.require_row(brain.db, brain.brain_id, i) for i in ids]
@@ -220,45 +223,55 @@ def merge(
         if dead:
             raise InvalidArgument("ids", f"must name live traces only (deleted: {', '.join(dead)})")
         best = (
-            ids.index(chosen)
-            if chosen is not None
+            ids.index(keep)
+            if keep is not None
             else max(range(len(snaps)), key=lambda i: (snaps[i]["retrieval_count"], -i))
         )
-        kept, now = snaps[best], brain.now()
+        survivor, now = snaps[best], brain.now()
         tags: list[str] = []
         for s in snaps:
             tags.extend(t for t in s["tags"] if t not in tags)
         accessed = [s["last_accessed"] for s in snaps if s["last_accessed"] is not None]
-        strength, metadata = decay.merged_state(snaps, kept)
+        strength, metadata = decay.merged_state(snaps, survivor)
         after = dict(
-            kept,
+            survivor,
             content=content if content is not None else " | ".join(s["content"] for s in snaps),
             tags=tags,
             strength=strength,
             retrieval_count=sum(s["retrieval_count"] for s in snaps),
             last_accessed=max(accessed) if accessed else None,
-            version=kept["version"] + 1,
+            version=survivor["version"] + 1,
             updated_at=now,
-            metadata=dict(metadata, merged_from=[s["id"] for s in snaps]),
-            emotions=_averaged_emotions(snaps, kept),
+            metadata=dict(
+                metadata, merged_from=[s["id"] for s in snaps], **_verified(snaps, now, verified)
+            ),
+            emotions=_averaged_emotions(snaps, survivor),
             # What one merged trace keeps for good, the merge keeps: no expiry if one has
             # none (else the latest), and a category if the survivor has none.
             expires_at=None
             if any(s["expires_at"] is None for s in snaps)
             else max(s["expires_at"] for s in snaps),
-            category=kept["category"]
+            category=survivor["category"]
             or next((s["category"] for s in snaps if s["category"]), None),
         )
-        store.update_trace(brain.db, batch, brain.brain_id, rows[best][0], kept, after, "merge")
+        store.update_trace(brain.db, batch, brain.brain_id, rows[best][0], survivor, after, "merge")
         for row, snap in zip(rows, snaps, strict=True):
-            if snap is kept:
+            if snap is survivor:
                 continue
             gone = dict(snap, deleted=True, version=snap["version"] + 1, updated_at=now)
             store.update_trace(brain.db, batch, brain.brain_id, row[0], snap, gone, "forget")
-        merged = [s["id"] for s in snaps if s is not kept]
-        links.carry_over(brain, batch, merged, kept["id"])
-        graph_edits.carry_edges(brain, batch, merged, kept["id"])
+        merged = [s["id"] for s in snaps if s is not survivor]
+        links.carry_over(brain, batch, merged, survivor["id"])
+        graph_edits.carry_edges(brain, batch, merged, survivor["id"])
     return with_changes(store.snapshot_to_trace(after, rows[best][0], now), write.changes)
+
+
+def _verified(snaps: list[dict[str, Any]], now: int, verified: bool) -> dict[str, int]:
+    if not verified:
+        return {}
+    counts = [s["metadata"].get("verificationCount") for s in snaps]
+    total = sum(c for c in counts if isinstance(c, int) and not isinstance(c, bool))
+    return {"verificationCount": total + len(snaps) - 1, "lastVerifiedAt": now}
 
 
 def _averaged_emotions(snaps: list[dict[str, Any]], survivor: dict[str, Any]) -> dict[str, Any]:

@@ -68,4 +68,4 @@ class MergeIntoCommand(CoreCommand):
 
     def _perform(self) -> tuple[Any, Changes]:
         brain = self.session.brain
-        return self._batch(lambda: brain.merge(self.ids, actor=ACTOR, survivor=self.survivor))
+        return self._batch(lambda: brain.merge(self.ids, actor=ACTOR, keep=self.survivor))

@@ -1,8 +1,9 @@
 """The search field: plain words or FTS5 syntax, debounced, with its mode, count and errors.
 
-Beside it a mode selector asks the core for auto, keyword, semantic or hybrid search; the
-label after it shows the mode that actually ran (auto becomes hybrid or keyword, and a
-semantic search falls back to keyword while Ollama is down).
+Beside it a mode selector asks the core for auto, keyword, semantic, hybrid or cognitive
+search; the label after it shows the mode that actually ran (auto becomes hybrid or keyword,
+and a semantic search falls back to keyword while Ollama is down). A cognitive search says
+under the field why the chosen result ranks where it does.
 
 Search-as-you-type waits for a pause and for at least `MIN_QUERY_CHARS` characters (short
 prefixes match most of a big brain and cost the most); Enter searches at once. A query the
@@ -10,6 +11,8 @@ core rejects shows the core's own message under the field, never a dialog.
 """
 
 from __future__ import annotations
+
+import html
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
@@ -25,6 +28,12 @@ MODES = (
     ("keyword", "Keyword", "Full-text search: the words themselves (FTS5)"),
     ("semantic", "Semantic", "Nearest memories by meaning (embeddings from Ollama)"),
     ("hybrid", "Hybrid", "Keyword and meaning rankings fused, weighted by strength"),
+    (
+        "cognitive",
+        "Cognitive",
+        "AgentOS's composite score: meaning, strength, recency, mood, links and importance;"
+        " each result says why",
+    ),
 )
 
 
@@ -32,7 +41,9 @@ class SearchBar(QWidget):
     """Emits `query_changed(str)` ('' means: no search, show the filtered list)."""
 
     query_changed = Signal(str)
-    mode_changed = Signal(str)  # one of the core's modes: auto, keyword, semantic, hybrid
+    mode_changed = Signal(
+        str
+    )  # one of the core's modes: auto, keyword, semantic, hybrid, cognitive
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -62,6 +73,20 @@ class SearchBar(QWidget):
         self.error_label.setWordWrap(True)
         self.error_label.setStyleSheet(f"color: {colours.ERROR};")
         self.error_label.hide()
+        self.why_label = QLabel()
+        self.why_label.setObjectName("search_why")
+        self.why_label.setAccessibleName("Why this result")
+        self.why_label.setWordWrap(True)
+        self.why_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.why_label.hide()
+        # Why a search by meaning answered by words only, and what to do (beside the results).
+        self.meaning_note = QLabel()
+        self.meaning_note.setObjectName("meaning_note")
+        self.meaning_note.setAccessibleName("Search by meaning")
+        self.meaning_note.setWordWrap(True)
+        self.meaning_note.setTextFormat(Qt.TextFormat.RichText)
+        self.meaning_note.setOpenExternalLinks(False)
+        self.meaning_note.hide()
 
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)
@@ -73,6 +98,8 @@ class SearchBar(QWidget):
         layout.setSpacing(2)
         layout.addLayout(row)
         layout.addWidget(self.error_label)
+        layout.addWidget(self.why_label)
+        layout.addWidget(self.meaning_note)
 
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
@@ -95,6 +122,16 @@ class SearchBar(QWidget):
             raise ValueError(f"mode must be one of {', '.join(m for m, _, _ in MODES)} ({mode!r})")
         self.mode_box.setCurrentIndex(index)
 
+    def clear(self) -> None:
+        """Empty the field without searching (another brain was opened)."""
+        self._timer.stop()
+        self.field.blockSignals(True)
+        self.field.setText("")
+        self.field.blockSignals(False)
+        self._last_emitted = ""
+        self.status_label.setText("")
+        self.error_label.hide()
+
     def set_query(self, text: str) -> None:
         """Set the text and search at once (no debounce)."""
         self.field.setText(text)
@@ -103,6 +140,7 @@ class SearchBar(QWidget):
     def show_result(self, mode: str | None, count: int) -> None:
         """Show how the last query ran; `mode` None means no search is active."""
         self.error_label.hide()
+        self.meaning_note.hide()
         if mode is None:
             self.status_label.setText("")
         else:
@@ -122,6 +160,22 @@ class SearchBar(QWidget):
                     else ""
                 )
             )
+
+    def show_why(self, why: str | None) -> None:
+        """The chosen result's "why this result" line (a cognitive search), or none."""
+        self.why_label.setVisible(bool(why))
+        self.why_label.setText(f"Why this result: {why}" if why else "")
+
+    def show_meaning_note(self, text: str) -> None:
+        """Say why search by meaning did not run ('' hides it); `code` spans as code."""
+        if not text:
+            self.meaning_note.hide()
+            return
+        parts = html.escape(text).split("`")
+        shown = "".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(parts))
+        link = '<a href="settings">Search settings…</a>'
+        self.meaning_note.setText(f"⚠ {shown} ({link})")
+        self.meaning_note.show()
 
     def show_error(self, message: str) -> None:
         self.status_label.setText("")

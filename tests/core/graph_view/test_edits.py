@@ -115,7 +115,7 @@ def test_a_trace_merge_keeps_the_chosen_survivor_and_carries_its_edges(brain: Br
     brain.link(gone.id, other.id, "caused_by")
     brain.update(gone.id, {"tags": ["x"]})
     last = brain.last_journal_id()
-    merged = brain.merge([gone.id, keep.id], survivor=keep.id)
+    merged = brain.merge([gone.id, keep.id], keep=keep.id)
     assert merged.id == keep.id
     edges = graph_rows(brain)[1]
     assert any(s == keep.id and t == concept for _i, s, t, _k in edges)
@@ -123,8 +123,8 @@ def test_a_trace_merge_keeps_the_chosen_survivor_and_carries_its_edges(brain: Br
     brain.revert(brain.journal_since(last)[0].batch_id)
     assert not any(s == keep.id for _i, s, _t, _k in graph_rows(brain)[1])
     with pytest.raises(InvalidArgument) as error:
-        brain.merge([keep.id, other.id], survivor=concept)
-    assert error.value.field == "survivor"
+        brain.merge([keep.id, other.id], keep=concept)
+    assert error.value.field == "keep"
 
 
 def test_no_delete_leaves_an_orphan_graph_row(brain: Brain, tmp_path) -> None:
@@ -138,7 +138,7 @@ def test_no_delete_leaves_an_orphan_graph_row(brain: Brain, tmp_path) -> None:
     graph_view.connect(brain, c, brain.add_node("X", "concept").id, "mentions")
     brain.purge(a)
     assert orphans(brain) == []
-    brain.merge([b, c], survivor=b)
+    brain.merge([b, c], keep=b)
     brain.purge(c)
     assert orphans(brain) == []
     graph_view.delete_node(brain, brain.add_node("Y", "concept").id)
