@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QToolBar
 
 from memgui.core.brain import Brain
 from memgui.core.graph_view import link_key
@@ -28,6 +29,10 @@ def test_ctrl_g_opens_the_graph_on_the_selected_memory(qtbot, main, ids):
     assert link_key(ids["centre"], ids["old"], "supersedes") in graph.scene.edges
     assert graph.selected == [ids["centre"]]
     assert main.graph.action in main.table.actions()  # the table's context menu has it
+    toolbar = main.findChild(QToolBar, "main_toolbar")
+    assert main.graph.action in toolbar.actions()  # and the toolbar
+    view_menu = next(a.menu() for a in main.menuBar().actions() if a.text() == "&View")
+    assert main.graph.action in view_menu.actions()  # and View ▸ Graph
 
 
 def test_expand_brings_the_next_hop_without_moving_what_is_placed(qtbot, main, ids):
