@@ -56,12 +56,10 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 from memgui.core import graph_view  # noqa: E402
 from memgui.core.brain import Brain  # noqa: E402
 from memgui.core.io.planning.validate import trace_snapshot  # noqa: E402
-from memgui.core.progress import gc_paused  # noqa: E402
-from memgui.core.storage import store  # noqa: E402
 from memgui.ui.graph.graph_filters import GraphFilter  # noqa: E402
 from memgui.ui.graph.graph_window import GraphWindow  # noqa: E402
 from memgui.ui.session import BrainSession  # noqa: E402
-from tests.bench.common import cached_brain, emit  # noqa: E402
+from tests.bench.common import cached_brain, emit, fill_traces  # noqa: E402
 
 CHUNK = 50_000
 START_MS = 1_700_000_000_000
@@ -83,11 +81,7 @@ def graph_brain(traces: int) -> Path:
 
     def fill(path: Path) -> None:
         rng = random.Random(11)
-        with Brain.open(path, "bench") as brain, gc_paused():
-            for start in range(0, traces, CHUNK):
-                snaps = [_snapshot(rng, i) for i in range(start, min(traces, start + CHUNK))]
-                with brain.write("import", kind="import") as batch:
-                    store.insert_traces(brain.db, batch, brain.brain_id, snaps, "import")
+        with fill_traces(path, traces, lambda i: _snapshot(rng, i), CHUNK) as brain:
             _links(brain, traces, rng)
             _knowledge(brain, traces, rng)
 

@@ -35,15 +35,12 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from PySide6.QtCore import QElapsedTimer, QEvent, QObject, QSettings, Qt, QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from memgui.core.brain import Brain  # noqa: E402
 from memgui.core.io.planning.validate import trace_snapshot  # noqa: E402
 from memgui.core.model import TraceFilter  # noqa: E402
-from memgui.core.progress import gc_paused  # noqa: E402
-from memgui.core.storage import store  # noqa: E402
 from memgui.ui import heap  # noqa: E402
 from memgui.ui.main_window import MainWindow  # noqa: E402
 from memgui.ui.session import BrainSession  # noqa: E402
-from tests.bench.common import cached_brain, emit  # noqa: E402
+from tests.bench.common import cached_brain, emit, fill_traces  # noqa: E402
 
 PROBE_MS = 5
 CHUNK = 50_000
@@ -62,11 +59,7 @@ def bench_brain(traces: int) -> Path:
 
     def fill(path: Path) -> None:
         rng = random.Random(7)
-        with Brain.open(path, "bench") as brain, gc_paused():
-            for start in range(0, traces, CHUNK):
-                snaps = [_snapshot(rng, i) for i in range(start, min(traces, start + CHUNK))]
-                with brain.write("import", kind="import") as batch:
-                    store.insert_traces(brain.db, batch, brain.brain_id, snaps, "import")
+        fill_traces(path, traces, lambda i: _snapshot(rng, i), CHUNK).close()
 
     return cached_brain(f"ui-{traces}", fill)
 

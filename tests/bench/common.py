@@ -13,6 +13,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from memgui.core.brain import Brain
+from memgui.core.progress import gc_paused
+from memgui.core.storage import store
+
 CACHE = Path(tempfile.gettempdir()) / "memgui-bench"  # brains built once, kept between runs
 
 
@@ -60,6 +64,20 @@ def cached_brain(name: str, fill: Callable[[Path], None]) -> Path:
     fill(path)
     done.write_text(name)
     return path
+
+
+def fill_traces(
+    path: Path, count: int, snapshot: Callable[[int], dict[str, Any]], chunk: int = 50_000
+) -> Brain:
+    """Open a new brain at `path` and insert `count` traces, `snapshot(i)` each, in bulk
+    (`store.insert_traces`, `chunk` a write); the caller closes the brain it returns."""
+    brain = Brain.open(path, "bench")
+    with gc_paused():
+        for start in range(0, count, chunk):
+            snaps = [snapshot(i) for i in range(start, min(count, start + chunk))]
+            with brain.write("import", kind="import") as batch:
+                store.insert_traces(brain.db, batch, brain.brain_id, snaps, "import")
+    return brain
 
 
 def emit(name: str, results: dict[str, Any]) -> None:

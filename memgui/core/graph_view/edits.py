@@ -90,13 +90,9 @@ def connect(
         raise InvalidArgument("target_id", f"must differ from source_id (got {target_id!r})")
     write = brain.write("connect", actor=actor)
     with write as batch:
-        existing = brain.db.conn.execute(
-            "SELECT id FROM knowledge_edges WHERE brain_id = ? AND source_id = ? "
-            "AND target_id = ? AND type = ?",
-            (brain.brain_id, source_id, target_id, edge_type),
-        ).fetchone()
+        existing = _edge_id(brain, source_id, target_id, edge_type)
         if existing is not None:
-            return with_id(Changes(kind="edit", actor=batch.actor), str(existing[0]))
+            return with_id(Changes(kind="edit", actor=batch.actor), existing)
         for end in (source_id, target_id):
             _graph_end(brain, batch, end)
         edge = {
@@ -186,7 +182,7 @@ def carry_edges(brain: BrainContext, batch: WriteBatch, merged: list[str], survi
             target = survivor if edge["target_id"] == gone else edge["target_id"]
             if source in group and target in group:
                 continue
-            if _has_edge(brain, source, target, edge["type"]):
+            if _edge_id(brain, source, target, edge["type"]) is not None:
                 continue
             _graph_end(brain, batch, survivor)
             copy = dict(edge, id=f"ke_{uuid.uuid4()}", source_id=source, target_id=target)
@@ -204,7 +200,7 @@ def _move_edges(
         target = survivor if edge["target_id"] == gone else edge["target_id"]
         journal_rows.delete_rows(brain.db, batch, brain.brain_id, "edge", "id = ?2", (edge["id"],))
         loop = source in drop_within and target in drop_within
-        if loop or _has_edge(brain, source, target, edge["type"]):
+        if loop or _edge_id(brain, source, target, edge["type"]) is not None:
             continue
         copy = dict(edge, source_id=source, target_id=target)
         copy["metadata"] = node_properties(edge["metadata"] or "{}")
@@ -224,12 +220,11 @@ def _edges_of(brain: BrainContext, node_id: str) -> list[tuple[Any, ...]]:
     )
 
 
-def _has_edge(brain: BrainContext, source: str, target: str, edge_type: str) -> bool:
-    return (
-        brain.db.conn.execute(
-            "SELECT 1 FROM knowledge_edges WHERE brain_id = ? AND source_id = ? AND "
-            "target_id = ? AND type = ?",
-            (brain.brain_id, source, target, edge_type),
-        ).fetchone()
-        is not None
-    )
+def _edge_id(brain: BrainContext, source: str, target: str, edge_type: str) -> str | None:
+    """The id of the knowledge edge `source → target` of `edge_type`, if there is one."""
+    row = brain.db.conn.execute(
+        "SELECT id FROM knowledge_edges WHERE brain_id = ? AND source_id = ? AND "
+        "target_id = ? AND type = ?",
+        (brain.brain_id, source, target, edge_type),
+    ).fetchone()
+    return None if row is None else str(row[0])
