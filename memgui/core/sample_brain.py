@@ -11,7 +11,7 @@ import json
 import tempfile
 from pathlib import Path
 
-from memgui.core import graph_view
+from memgui.core import graph_edits
 from memgui.core.brain import Brain
 
 SAMPLE_BRAIN_ID = "sample"
@@ -60,7 +60,7 @@ def build(path: str | Path) -> Path:
             for name, mentioned in ENTITIES.items():
                 for index in mentioned:
                     # The memory stands in the graph as AgentOS has it: a node of its id.
-                    graph_view.connect(brain, ids[index], nodes[name], "mentions")
+                    graph_edits.connect(brain, ids[index], nodes[name], "mentions")
             for from_name, to_name, type_ in EDGES:
                 brain.add_edge(nodes[from_name], nodes[to_name], type_)
         # Reviewed up to here by its person (the Agent activity view); what follows is not.

@@ -11,9 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 import apsw
 
-from memgui.core import decay, journal, links
+from memgui.core import decay, graph_edits, journal, links
 from memgui.core.errors import InvalidArgument, RefusedByBrain
-from memgui.core.graph_view import edits as graph_edits
 from memgui.core.model import (
     EDITABLE_FIELDS,
     SCOPES,

@@ -6,7 +6,7 @@ The app draws what this package answers (`memgui/ui/graph/`); nothing here knows
 
 from __future__ import annotations
 
-from memgui.core.graph_view.edits import connect, delete_node, merge_nodes, remove_edge
+from memgui.core.graph_edits import connect, delete_node, merge_nodes, remove_edge
 from memgui.core.graph_view.export import FORMATS as EXPORT_FORMATS
 from memgui.core.graph_view.export import export_whole, write_shown
 from memgui.core.graph_view.layout import EDGE_LENGTH, LayoutProgress, lay_out, refine, seed
