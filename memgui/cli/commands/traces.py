@@ -42,7 +42,7 @@ def run_add(ctx: CommandContext, args: argparse.Namespace) -> None:
         "tags": args.tags,
         "ttl_secs": args.ttl_secs,
     }
-    trace = ctx.brain.add(args.content, **{k: v for k, v in given.items() if v is not None})
+    trace = ctx.store.add(args.content, **{k: v for k, v in given.items() if v is not None})
     ctx.emit(trace, f"added {trace.id} (version {trace.version})")
 
 
@@ -52,7 +52,7 @@ def _configure_id(parser: argparse.ArgumentParser) -> None:
 
 @command("get", "show one trace", configure=_configure_id)
 def run_get(ctx: CommandContext, args: argparse.Namespace) -> None:
-    trace = ctx.brain.get(args.id)
+    trace = ctx.store.get(args.id)
     ctx.emit(trace, trace_details(trace))
 
 
@@ -91,7 +91,7 @@ def _configure_list(parser: argparse.ArgumentParser) -> None:
 def run_list(ctx: CommandContext, args: argparse.Namespace) -> None:
     if args.offset < 0:
         raise InvalidArgument("offset", f"must be 0 or more (got {args.offset})", args.offset)
-    traces = ctx.brain.list_traces(
+    traces = ctx.store.list_traces(
         _filter(args), limit=args.limit, offset=args.offset, order="created_at", descending=True
     )
     related: dict[str, list[RelatedSummary]] = {}
@@ -117,7 +117,7 @@ def _configure_search(parser: argparse.ArgumentParser) -> None:
     configure=_configure_search,
 )
 def run_search(ctx: CommandContext, args: argparse.Namespace) -> None:
-    result = ctx.brain.search(
+    result = ctx.store.search(
         args.query, _filter(args), limit=args.limit, mode=args.mode, expand_links=args.expand_links
     )
     traces = [hit.trace for hit in result.hits]
@@ -195,7 +195,7 @@ def run_update(ctx: CommandContext, args: argparse.Namespace) -> None:
             "must change at least one field: --content, --type, --tag, --clear-tags, --scope, "
             "--scope-id, --category, --no-category, --ttl-secs or --no-ttl (got none)",
         )
-    trace = ctx.brain.update(args.id, patch, expect_version=args.expect_version)
+    trace = ctx.store.update(args.id, patch, expect_version=args.expect_version)
     ctx.emit(trace, f"updated {trace.id} (version {trace.version})")
 
 
@@ -205,17 +205,17 @@ def _emit_state_change(ctx: CommandContext, trace_id: str, verb: str, result: Tr
 
 @command("forget", "forget a trace (soft delete; restore brings it back)", configure=_configure_id)
 def run_forget(ctx: CommandContext, args: argparse.Namespace) -> None:
-    _emit_state_change(ctx, args.id, "forgot", ctx.brain.forget(args.id))
+    _emit_state_change(ctx, args.id, "forgot", ctx.store.forget(args.id))
 
 
 @command("restore", "restore a forgotten trace", configure=_configure_id)
 def run_restore(ctx: CommandContext, args: argparse.Namespace) -> None:
-    _emit_state_change(ctx, args.id, "restored", ctx.brain.restore(args.id))
+    _emit_state_change(ctx, args.id, "restored", ctx.store.restore(args.id))
 
 
 @command("purge", "delete a trace and its links for good", configure=_configure_id)
 def run_purge(ctx: CommandContext, args: argparse.Namespace) -> None:
-    ctx.brain.purge(args.id)  # the trace is gone: only its id is left to print
+    ctx.store.purge(args.id)  # the trace is gone: only its id is left to print
     ctx.emit({"id": args.id, "op": "purged"}, f"purged {args.id}")
 
 
