@@ -220,12 +220,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _guarded(ctx, lambda: _open_app(brain_path, args.brain_id), log_path)
         cmd = REGISTRY[args.command]
         ctx.operation = cmd.name
+        if shared_address is not None and not cmd.on_shared_brains:
+            # Refused before it runs: it would take the address for a file's path.
+            return _guarded(ctx, functools.partial(_not_on_postgres, cmd.name), log_path)
         with stopped_by_signals():
             return _guarded(ctx, lambda: cmd.run(ctx, args), log_path)
 
 
 def _app_not_on_postgres() -> int:
     raise NotOnPostgres("the app (memgui with no command)")
+
+
+def _not_on_postgres(name: str) -> int:
+    raise NotOnPostgres(f"memgui {name}")
 
 
 def _print_versions(*, json_output: bool) -> int:

@@ -44,6 +44,8 @@ class Command:
     configure: Configure
     run: Handler
     description: str = ""
+    # Whether it runs on a shared brain (postgresql://…) too, through `CommandContext.store`.
+    on_shared_brains: bool = False
 
 
 REGISTRY: dict[str, Command] = {}
@@ -56,9 +58,10 @@ version_reporters: list[VersionReporter] = []
 
 
 def command(
-    name: str, help: str, *, configure: Configure | None = None
+    name: str, help: str, *, configure: Configure | None = None, on_shared_brains: bool = False
 ) -> Callable[[Handler], Handler]:
-    """Register the decorated handler as the subcommand `name`."""
+    """Register the decorated handler as the subcommand `name`; `on_shared_brains`: it uses
+    the brain only through `ctx.store`, so it runs on a PostgreSQL brain too."""
 
     def register(run: Handler) -> Handler:
         if name in REGISTRY:
@@ -69,6 +72,7 @@ def command(
             configure=configure or (lambda parser: None),
             run=run,
             description=(run.__doc__ or help).strip(),
+            on_shared_brains=on_shared_brains,
         )
         return run
 

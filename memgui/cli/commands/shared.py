@@ -21,7 +21,12 @@ def _configure_copy(parser: argparse.ArgumentParser) -> None:
     )
 
 
-@command("copy", "copy a brain file into a shared brain on PostgreSQL", configure=_configure_copy)
+@command(
+    "copy",
+    "copy a brain file into a shared brain on PostgreSQL",
+    configure=_configure_copy,
+    on_shared_brains=True,
+)
 def run_copy(ctx: CommandContext, args: argparse.Namespace) -> None:
     """Copy every trace (with its embedding), link, journal row and meta row of a brain file
     into an empty PostgreSQL brain, in one transaction: on any failure nothing is copied."""

@@ -31,7 +31,7 @@ def _configure_add(parser: argparse.ArgumentParser) -> None:
     )
 
 
-@command("add", "add a trace", configure=_configure_add)
+@command("add", "add a trace", configure=_configure_add, on_shared_brains=True)
 def run_add(ctx: CommandContext, args: argparse.Namespace) -> None:
     """Add a trace and print it. Options left out take the core's defaults."""
     given = {
@@ -50,7 +50,7 @@ def _configure_id(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("id", type=identifier("id"), help="a trace id (mt_...)")
 
 
-@command("get", "show one trace", configure=_configure_id)
+@command("get", "show one trace", configure=_configure_id, on_shared_brains=True)
 def run_get(ctx: CommandContext, args: argparse.Namespace) -> None:
     trace = ctx.store.get(args.id)
     ctx.emit(trace, trace_details(trace))
@@ -87,7 +87,7 @@ def _configure_list(parser: argparse.ArgumentParser) -> None:
     )
 
 
-@command("list", "list traces, newest first", configure=_configure_list)
+@command("list", "list traces, newest first", configure=_configure_list, on_shared_brains=True)
 def run_list(ctx: CommandContext, args: argparse.Namespace) -> None:
     if args.offset < 0:
         raise InvalidArgument("offset", f"must be 0 or more (got {args.offset})", args.offset)
@@ -115,6 +115,7 @@ def _configure_search(parser: argparse.ArgumentParser) -> None:
     "search",
     "search traces by keyword (and meaning, when embeddings exist)",
     configure=_configure_search,
+    on_shared_brains=True,
 )
 def run_search(ctx: CommandContext, args: argparse.Namespace) -> None:
     result = ctx.store.search(
@@ -186,7 +187,12 @@ def update_patch(args: argparse.Namespace) -> dict[str, Any]:
     return patch
 
 
-@command("update", "change a trace (only the given fields)", configure=_configure_update)
+@command(
+    "update",
+    "change a trace (only the given fields)",
+    configure=_configure_update,
+    on_shared_brains=True,
+)
 def run_update(ctx: CommandContext, args: argparse.Namespace) -> None:
     patch = update_patch(args)
     if not patch:
@@ -203,17 +209,24 @@ def _emit_state_change(ctx: CommandContext, trace_id: str, verb: str, result: Tr
     ctx.emit(result, f"{verb} {trace_id} (version {result.version})")
 
 
-@command("forget", "forget a trace (soft delete; restore brings it back)", configure=_configure_id)
+@command(
+    "forget",
+    "forget a trace (soft delete; restore brings it back)",
+    configure=_configure_id,
+    on_shared_brains=True,
+)
 def run_forget(ctx: CommandContext, args: argparse.Namespace) -> None:
     _emit_state_change(ctx, args.id, "forgot", ctx.store.forget(args.id))
 
 
-@command("restore", "restore a forgotten trace", configure=_configure_id)
+@command("restore", "restore a forgotten trace", configure=_configure_id, on_shared_brains=True)
 def run_restore(ctx: CommandContext, args: argparse.Namespace) -> None:
     _emit_state_change(ctx, args.id, "restored", ctx.store.restore(args.id))
 
 
-@command("purge", "delete a trace and its links for good", configure=_configure_id)
+@command(
+    "purge", "delete a trace and its links for good", configure=_configure_id, on_shared_brains=True
+)
 def run_purge(ctx: CommandContext, args: argparse.Namespace) -> None:
     ctx.store.purge(args.id)  # the trace is gone: only its id is left to print
     ctx.emit({"id": args.id, "op": "purged"}, f"purged {args.id}")
