@@ -8,7 +8,6 @@ reverted.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
@@ -41,19 +40,6 @@ def check_version(snap: dict[str, Any], expected: int | None) -> None:
         raise Conflict(snap["id"], expected, snap["version"])
 
 
-def _entry(row: tuple[Any, ...]) -> JournalEntry:
-    return JournalEntry(
-        id=row[0],
-        at=row[1],
-        actor=row[2],
-        batch_id=row[3],
-        op=row[4],
-        trace_id=row[5],
-        before=json.loads(row[6]) if row[6] else None,
-        after=json.loads(row[7]) if row[7] else None,
-    )
-
-
 def history(brain: BrainContext, trace_id: str) -> list[JournalEntry]:
     check_id("id", trace_id)
     if "memgui_journal" not in brain.db.tables:
@@ -73,7 +59,7 @@ def history(brain: BrainContext, trace_id: str) -> list[JournalEntry]:
         ).fetchall()
     if not rows and store.fetch_row(brain.db, brain.brain_id, trace_id) is None:
         raise NotFound(trace_id)
-    return [_entry(r) for r in rows]
+    return [journal_rows.row_to_entry(r) for r in rows]
 
 
 def since(
@@ -90,7 +76,7 @@ def since(
             "ORDER BY id LIMIT ?",
             (brain.brain_id, after_id, limit),
         ).fetchall()
-    return [_entry(r) for r in rows]
+    return [journal_rows.row_to_entry(r) for r in rows]
 
 
 def last_id(brain: BrainContext) -> int:
@@ -111,7 +97,7 @@ def batch_entries(brain: BrainContext, batch_id: str) -> list[JournalEntry]:
             "ORDER BY id",
             (brain.brain_id, batch_id),
         ).fetchall()
-    return [_entry(r) for r in rows]
+    return [journal_rows.row_to_entry(r) for r in rows]
 
 
 def batch_page(brain: BrainContext, batch_id: str, after_id: int, limit: int) -> list[JournalEntry]:
@@ -122,7 +108,7 @@ def batch_page(brain: BrainContext, batch_id: str, after_id: int, limit: int) ->
             "ORDER BY id LIMIT ?",
             (batch_id, after_id, limit),
         ).fetchall()
-    return [_entry(r) for r in rows]
+    return [journal_rows.row_to_entry(r) for r in rows]
 
 
 def revert(

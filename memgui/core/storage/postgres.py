@@ -9,14 +9,13 @@ expiry, category and embedding status columns, the journal and the links. The fa
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
 from memgui.core.errors import PostgresUnavailable, SchemaTooNew
 from memgui.core.model import JournalEntry, TraceFilter
 from memgui.core.storage import store
 from memgui.core.storage.engine import PostgresAddress
-from memgui.core.storage.journal_rows import event
+from memgui.core.storage.journal_rows import event, row_to_entry
 from memgui.core.storage.json_text import dumps
 from memgui.core.storage.transaction import WriteBatch
 
@@ -85,6 +84,9 @@ CREATE TABLE IF NOT EXISTS memgui_journal (
 );
 CREATE INDEX IF NOT EXISTS idx_memgui_journal_trace ON memgui_journal (brain_id, trace_id, id);
 CREATE INDEX IF NOT EXISTS idx_memgui_journal_batch ON memgui_journal (batch_id);
+CREATE INDEX IF NOT EXISTS idx_memgui_journal_link_to
+  ON memgui_journal (brain_id, (coalesce(after, before)::jsonb ->> 'to_id'))
+  WHERE op IN ('link', 'unlink');
 """
 
 # The columns in the order `store.row_to_snapshot` reads (no rowid on Postgres: 0).
@@ -134,7 +136,7 @@ def _schema_current(conn: psycopg.Connection[tuple[Any, ...]]) -> bool:
     (or deadlock with) every writer of a busy shared brain on each open."""
     row = conn.execute(
         "SELECT to_regclass('memgui_journal') IS NOT NULL "
-        "AND to_regclass('idx_memgui_journal_batch') IS NOT NULL "
+        "AND to_regclass('idx_memgui_journal_link_to') IS NOT NULL "
         "AND to_regclass('idx_memory_traces_tsv') IS NOT NULL "
         "AND to_regclass('idx_memory_traces_created') IS NOT NULL "
         "AND to_regclass('memory_links') IS NOT NULL "
@@ -354,29 +356,32 @@ def journal(
     batch.events.append(event(op, trace_id, before, after))
 
 
-def journal_entries(
-    conn: psycopg.Connection[tuple[Any, ...]], brain_id: str, column: str, value: str
+def batch_entries(
+    conn: psycopg.Connection[tuple[Any, ...]], brain_id: str, batch_id: str
 ) -> list[JournalEntry]:
-    """A trace's (`column` trace_id) or a batch's (batch_id) journal rows, oldest first."""
-    assert column in ("trace_id", "batch_id")
     rows = conn.execute(
-        f"SELECT {_JOURNAL_COLUMNS} FROM memgui_journal WHERE brain_id = %s AND {column} = %s "
+        f"SELECT {_JOURNAL_COLUMNS} FROM memgui_journal WHERE brain_id = %s AND batch_id = %s "
         "ORDER BY id",
-        (brain_id, value),
+        (brain_id, batch_id),
     ).fetchall()
-    return [
-        JournalEntry(
-            id=r[0],
-            at=r[1],
-            actor=r[2],
-            batch_id=r[3],
-            op=r[4],
-            trace_id=r[5],
-            before=json.loads(r[6]) if r[6] else None,
-            after=json.loads(r[7]) if r[7] else None,
-        )
-        for r in rows
-    ]
+    return [row_to_entry(r) for r in rows]
+
+
+def trace_history(
+    conn: psycopg.Connection[tuple[Any, ...]], brain_id: str, trace_id: str
+) -> list[JournalEntry]:
+    """A trace's journal rows, oldest first. As on SQLite, a link row is filed under its
+    first trace, and the second finds it through an index on the link's to_id."""
+    rows = conn.execute(
+        f"SELECT {_JOURNAL_COLUMNS} FROM memgui_journal WHERE brain_id = %(b)s "
+        "AND trace_id = %(t)s "
+        f"UNION ALL SELECT {_JOURNAL_COLUMNS} FROM memgui_journal WHERE brain_id = %(b)s "
+        "AND op IN ('link', 'unlink') "
+        "AND coalesce(after, before)::jsonb ->> 'to_id' = %(t)s AND trace_id != %(t)s "
+        "ORDER BY id",
+        {"b": brain_id, "t": trace_id},
+    ).fetchall()
+    return [row_to_entry(r) for r in rows]
 
 
 def trace_counts(conn: psycopg.Connection[tuple[Any, ...]], brain_id: str) -> tuple[int, int]:

@@ -96,11 +96,13 @@ def test_a_memgui_brain_copies_with_its_links_journal_and_history(
     with psycopg.connect(parsed.conninfo) as conn:
         links = conn.execute("SELECT from_id, to_id, kind FROM memory_links").fetchall()
     assert links == [tuple(sorted((a.id, b.id))) + ("relates_to",)]
-    with Brain.open(path, "team") as file_brain:
-        file_history = [dataclasses.replace(e, id=0) for e in file_brain.history(a.id)]
+    with Brain.open(path, "team") as file_brain, SharedBrain.open(pg_address) as pg:
+        # A link row is filed under one of its traces: each finds it in its history.
+        for trace_id, ops in ((a.id, ["add", "link", "update"]), (b.id, ["add", "link", "forget"])):
+            file_history = [dataclasses.replace(e, id=0) for e in file_brain.history(trace_id)]
+            assert [dataclasses.replace(e, id=0) for e in pg.history(trace_id)] == file_history
+            assert [e.op for e in file_history] == ops
     with SharedBrain.open(pg_address) as pg:
-        assert [dataclasses.replace(e, id=0) for e in pg.history(a.id)] == file_history
-        assert [e.op for e in file_history] == ["add", "link", "update"]
         assert edit.changes is not None
         pg.revert(edit.changes.batch_id)  # a batch made in the file reverts in Postgres
         assert pg.get(a.id).content == "first memory about deployments"
