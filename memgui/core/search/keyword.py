@@ -68,8 +68,11 @@ class _Query:
     def ranked_first(self, match: str, want: int) -> list[tuple] | None:
         """(rowid, id, bm25, score columns...) of the best `want` matches that pass the
         filter: the index ranks the best `take`, their rows are read and checked; None when
-        too many fail even `RANKED_FIRST_MAX` (the joined statement answers then)."""
+        too many fail even `RANKED_FIRST_MAX`, or more are wanted (the joined statement
+        answers then)."""
         take = want + want // 4 + 16
+        if take > RANKED_FIRST_MAX:
+            return None
         table = self.table
         while True:
             best = self.db.conn.execute(

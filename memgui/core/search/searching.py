@@ -34,7 +34,7 @@ log = logging.getLogger(__name__)
 
 MODES = ("auto", "keyword", "semantic", "hybrid")
 
-OVERSAMPLE = 4
+OVERSAMPLE = 2  # the keyword mode ranks 2 × limit by bm25 first, 4 × as many when too few
 STRENGTH_MAX = 1.0  # a stored strength is checked to lie in [0, 1], and decay only lowers it
 
 
@@ -108,7 +108,7 @@ def keyword_hits(brain: Brain, query: str, flt: TraceFilter, limit: int) -> list
         hits = keyword_ranking(brain, query, flt, want)
         if holds_the_best(hits, limit, want):
             return hits
-        want *= OVERSAMPLE
+        want *= 4
 
 
 def holds_the_best(hits: list[KeywordHit], limit: int, want: int) -> bool:
