@@ -8,6 +8,8 @@ bench_servers builds it) answers bench_search_floor's 200 two-word queries (limi
 - `memgui_search`: `brain.search(…, mode="keyword", record_recall=False)`;
 - `memgui_tool`: the agentos profile's `memory_search` in process (`ToolService.call_now`),
   the counterpart of AgentOS's tool;
+- `memgui_ranking_statement`: the ranking statement alone on `memgui_fts` (FTS5's best 2 ×
+  limit by `ORDER BY bm25(…)`), through apsw with no memgui code around it;
 - `agentos_tool`: `tool.execute` of `@framers/agentos` 0.9.164's `memory_search` in process
   (tests/bench/agentos_tools_bench.mjs) on a copy of the same brain.
 The contenders take turns, the order alternated each round; each round's first 20 calls are
@@ -16,8 +18,9 @@ left out (warm-up). The ratio is AgentOS's p50 over memgui's (above 1: memgui is
 `--big N` builds a brain of N traces as bench_core does (or `--brain PATH` opens one, e.g.
 kept from bench_search_floor); there `brain.search(…, limit=20)` and the exact-bm25 floor
 (FTS5's best 20 by `ORDER BY bm25(…)`, no row read) run query by query, interleaved, so the
-machine's load falls on both alike. At every size each query's top k is checked against the
-exact ranking: every match by bm25 with its trace's strength (−bm25 + strength), best first.
+machine's load falls on both alike (wall time, and the thread's CPU time). At every size
+each query's top k is checked against the exact ranking: every match by bm25 with its
+trace's strength (−bm25 + strength), best first.
 """
 
 from __future__ import annotations
@@ -84,9 +87,14 @@ def memgui_rounds(path: Path, work: list[str]) -> dict[str, list[float]]:
 
     out: dict[str, list[float]] = {}
     with Brain.open(path) as brain:
-        search = brain.search
+        search, conn = brain.search, brain.db.conn
         out["memgui_search"] = timed_each(
             lambda q: search(q, limit=SMALL_LIMIT, mode="keyword", record_recall=False), work
+        )
+        # The ranking statement alone (the 2 × limit candidates), no memgui code around it.
+        out["memgui_ranking_statement"] = timed_each(
+            lambda q: conn.execute(FLOOR_SQL, (fts_query(q.split()), 2 * SMALL_LIMIT)).fetchall(),
+            work,
         )
     options = ServerOptions(path, None, "http://127.0.0.1:9", "nomic-embed-text",
                             profile="agentos", maintenance_interval=86_400)  # fmt: skip
@@ -133,7 +141,9 @@ def small(size: int, rounds: int, folder: Path, skip_agentos: bool) -> dict[str,
     shutil.copyfile(master, peer)
     work = asked()
     work = work[:WARMUP] + work  # the warm-up calls, left out of the samples
-    samples: dict[str, list[float]] = {"memgui_search": [], "memgui_tool": [], "agentos_tool": []}
+    samples: dict[str, list[float]] = {
+        "memgui_search": [], "memgui_ranking_statement": [], "memgui_tool": [], "agentos_tool": []
+    }  # fmt: skip
     skipped = None
     for n in range(rounds):
         order = ("memgui", "agentos") if n % 2 == 0 else ("agentos", "memgui")
@@ -166,8 +176,10 @@ def big(brain: Brain, rounds: int) -> dict[str, Any]:
     work = asked()
     ours: list[float] = []
     floor: list[float] = []
+    cpu: dict[str, list[float]] = {}
     for n in range(rounds):
         ours, floor = [], []
+        cpu = {"memgui": [], "floor": []}
         for query in work:
             pair = [
                 (ours, lambda q=query: brain.search(
@@ -176,9 +188,10 @@ def big(brain: Brain, rounds: int) -> dict[str, Any]:
                     FLOOR_SQL, (fts_query(q.split()), BIG_LIMIT)).fetchall()),
             ]  # fmt: skip
             for samples, call in pair if n % 2 == 0 else reversed(pair):
-                start = time.perf_counter()
+                start, cpu_start = time.perf_counter(), time.thread_time()
                 call()
                 samples.append(time.perf_counter() - start)
+                cpu["memgui" if samples is ours else "floor"].append(time.thread_time() - cpu_start)
     mine, base = percentiles(ours), percentiles(floor)  # the last round: warm cache
     out: dict[str, Any] = {
         "traces": conn.execute("SELECT count(*) FROM memory_traces").fetchone()[0],
@@ -188,6 +201,9 @@ def big(brain: Brain, rounds: int) -> dict[str, Any]:
             "p50": round(mine["p50_ms"] / base["p50_ms"], 2),
             "p95": round(mine["p95_ms"] / base["p95_ms"], 2),
         },
+        # The thread's CPU time: what the load on the machine does not add.
+        "cpu_memgui_search": percentiles(cpu["memgui"]),
+        "cpu_exact_bm25_floor": percentiles(cpu["floor"]),
     }
     out["targets_met"] = {
         "p50_ms_le_5": mine["p50_ms"] <= P50_TARGET_MS,
