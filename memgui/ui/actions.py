@@ -39,7 +39,13 @@ class WindowActions:
     columns_menu: QMenu
 
 
-def _action(window: QMainWindow, text: str, icon_name: str | None, shortcut, tip: str) -> QAction:
+def _action(
+    window: QMainWindow,
+    text: str,
+    icon_name: str | None,
+    shortcut: QKeySequence | QKeySequence.StandardKey | Qt.Key | str | None,
+    tip: str,
+) -> QAction:
     action = QAction(text, window)
     if icon_name:
         action.setIcon(icon(icon_name))
@@ -48,6 +54,21 @@ def _action(window: QMainWindow, text: str, icon_name: str | None, shortcut, tip
     action.setToolTip(tip)
     action.setStatusTip(tip)
     return action
+
+
+def toolbar_words(actions: WindowActions) -> list[tuple[QAction, str]]:
+    """The short word shown under each toolbar icon."""
+    return [
+        (actions.new_memory, "New"),
+        (actions.save, "Save"),
+        (actions.delete, "Delete"),
+        (actions.restore, "Restore"),
+        (actions.undo, "Undo"),
+        (actions.redo, "Redo"),
+        (actions.merge, "Merge"),
+        (actions.add_tag, "Tag"),
+        (actions.trash_view, "Trash"),
+    ]
 
 
 def build_actions(window: QMainWindow, undo_group: QUndoGroup) -> WindowActions:
@@ -149,7 +170,11 @@ def build_actions(window: QMainWindow, undo_group: QUndoGroup) -> WindowActions:
     toolbar = QToolBar("Main", window)
     toolbar.setObjectName("main_toolbar")
     toolbar.setMovable(False)
-    toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonIconOnly)
+    # A word under each icon: on an empty brain most buttons are off, and an icon alone
+    # (its tooltip waits for a hover) left a new user guessing what each would do.
+    toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextUnderIcon)
+    for action, word in toolbar_words(actions):
+        action.setIconText(word)
     toolbar.addActions([actions.new_memory, actions.save, actions.delete, actions.restore])
     toolbar.addSeparator()
     toolbar.addActions([actions.undo, actions.redo])

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import copy
 import weakref
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import apsw
 
@@ -65,7 +65,7 @@ class _Query:
             "THEN json_extract(metadata, '$.decay.stability') END"
         )
 
-    def ranked_first(self, match: str, want: int) -> list[tuple] | None:
+    def ranked_first(self, match: str, want: int) -> list[tuple[Any, ...]] | None:
         """(rowid, id, bm25, score columns...) of the best `want` matches that pass the
         filter: the index ranks the best `take`, their rows are read and checked; None when
         too many fail even `RANKED_FIRST_MAX`, or more are wanted (the joined statement
@@ -75,21 +75,25 @@ class _Query:
             return None
         table = self.table
         while True:
-            best = self.db.conn.execute(
-                f"SELECT bm25({table}) AS score, rowid FROM {table} WHERE {table} MATCH ? "
-                "ORDER BY score, rowid LIMIT ?",
-                (match, take),
-            ).fetchall()
+            best = list(
+                self.db.conn.execute(
+                    f"SELECT bm25({table}) AS score, rowid FROM {table} WHERE {table} MATCH ? "
+                    "ORDER BY score, rowid LIMIT ?",
+                    (match, take),
+                )
+            )
             if not best:
                 return []
             # NOT INDEXED: next to `brain_id = ?` and a list of rowids, SQLite's planner
             # prefers a brain_id index and walks every trace of the brain.
             marks = ",".join("?" * len(best))
-            rows = self.db.conn.execute(
-                f"SELECT rowid, id, {self.score_columns} FROM memory_traces AS t NOT INDEXED "
-                f"WHERE rowid IN ({marks}) AND {self.where}",
-                (*(rowid for _, rowid in best), *self.params),
-            ).fetchall()
+            rows = list(
+                self.db.conn.execute(
+                    f"SELECT rowid, id, {self.score_columns} FROM memory_traces AS t NOT INDEXED "
+                    f"WHERE rowid IN ({marks}) AND {self.where}",
+                    (*(rowid for _, rowid in best), *self.params),
+                )
+            )
             by_rowid = {row[0]: row for row in rows}
             out = []
             for rank, rowid in best:
@@ -102,7 +106,7 @@ class _Query:
                 return None
             take = min(take * SLICE_GROWTH, RANKED_FIRST_MAX)
 
-    def joined(self, match: str, want: int) -> list[tuple]:
+    def joined(self, match: str, want: int) -> list[tuple[Any, ...]]:
         """The best `want` matches that pass the filter, a trace row read per match."""
         table = self.table
         # CROSS JOIN keeps the full-text index outermost: the planner would otherwise walk a
@@ -113,7 +117,7 @@ class _Query:
             f"WHERE {table} MATCH ? AND {self.where} ORDER BY score, t.rowid LIMIT ?"
         )
         params = (match, *self.params, want)
-        return self.db.conn.execute(sql, params).fetchall()
+        return list(self.db.conn.execute(sql, params))
 
     def on(self, table: str) -> _Query:
         """The same search and filter over another full-text table."""
@@ -121,7 +125,7 @@ class _Query:
         other.table = table
         return other
 
-    def run(self, match: str, want: int) -> list[tuple]:
+    def run(self, match: str, want: int) -> list[tuple[Any, ...]]:
         rows = self.ranked_first(match, want)
         return rows if rows is not None else self.joined(match, want)
 
@@ -189,14 +193,17 @@ def _index_unflushed(db: Database) -> set[int]:
     if not pending:
         return set()
     marks = ",".join("?" * len(pending))
-    rows = db.conn.execute(
-        f"SELECT rowid, content, tags FROM memory_traces WHERE rowid IN ({marks})", list(pending)
-    ).fetchall()
+    rows = list(
+        db.conn.execute(
+            f"SELECT rowid, content, tags FROM memory_traces WHERE rowid IN ({marks})",
+            list(pending),
+        )
+    )
     fulltext.fill_temp_index(db, UNFLUSHED, rows)
     return pending
 
 
-def _ranked(ranking: _Query, match: str, want: int, unflushed: set[int]) -> list[tuple]:
+def _ranked(ranking: _Query, match: str, want: int, unflushed: set[int]) -> list[tuple[Any, ...]]:
     if not unflushed:
         return ranking.run(match, want)
     rows = [r for r in ranking.run(match, want + len(unflushed)) if r[0] not in unflushed]
@@ -224,9 +231,11 @@ def _index_unmigrated(db: Database) -> bool:
     if built is not None and built[0] is db.conn and built[1] == state:
         return built[2]
     with db.lock:
-        rows = db.conn.execute(
-            "SELECT rowid, content, tags FROM memory_traces LIMIT ?", (UNMIGRATED_MAX + 1,)
-        ).fetchall()
+        rows = list(
+            db.conn.execute(
+                "SELECT rowid, content, tags FROM memory_traces LIMIT ?", (UNMIGRATED_MAX + 1,)
+            )
+        )
         serves = len(rows) <= UNMIGRATED_MAX
         if serves:
             fulltext.fill_temp_index(db, UNMIGRATED, rows)

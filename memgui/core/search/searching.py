@@ -50,12 +50,14 @@ def snapshots_by_rowid(
     marks = ",".join("?" * len(ranked))
     where, params = filter_sql(brain.db, brain.brain_id, flt, alias="")
     with brain.db.lock:
-        rows = brain.db.conn.execute(
-            # NOT INDEXED: next to `brain_id = ?` the planner would walk a trace index.
-            f"SELECT {store.select_columns(brain.db)} FROM memory_traces NOT INDEXED "
-            f"WHERE rowid IN ({marks}) AND {where}",
-            [rowid for rowid, _ in ranked] + params,
-        ).fetchall()
+        # NOT INDEXED: next to `brain_id = ?` the planner would walk a trace index.
+        rows = list(
+            brain.db.conn.execute(
+                f"SELECT {store.select_columns(brain.db)} FROM memory_traces NOT INDEXED "
+                f"WHERE rowid IN ({marks}) AND {where}",
+                [rowid for rowid, _ in ranked] + params,
+            )
+        )
     expected = dict(ranked)
     snaps = {r[0]: store.row_to_snapshot(r) for r in rows}
     return {rowid: snap for rowid, snap in snaps.items() if snap["id"] == expected[rowid]}
@@ -93,11 +95,11 @@ def search(
         result = hybrid.search(brain, query, flt, limit, mode)
         if result is not None:
             scored, used = result
-            return _finish(brain, scored, used, expand_links, record_recall, flt)
+            return _finish(brain, query, scored, used, expand_links, record_recall, flt)
     if mode == "semantic" and hybrid is None:
         used = "keyword"
     scored = keyword_scored(brain, keyword_hits(brain, query, flt, limit), limit, flt)
-    return _finish(brain, scored, used, expand_links, record_recall, flt)
+    return _finish(brain, query, scored, used, expand_links, record_recall, flt)
 
 
 def keyword_hits(brain: Brain, query: str, flt: TraceFilter, limit: int) -> list[KeywordHit]:
@@ -133,6 +135,7 @@ def keyword_scored(
 
 def _finish(
     brain: Brain,
+    query: str,
     scored: list[tuple[float, int, dict[str, Any]]],
     mode: str,
     expand_links: bool,
@@ -151,7 +154,7 @@ def _finish(
     for score, rowid, snap in scored:
         trace = store.snapshot_to_trace(snap, rowid, now)
         related = tuple(links.related(brain, trace.id)) if expand_links else ()
-        hits.append(SearchHit(trace=trace, score=score, related=related))
+        hits.append(SearchHit(trace=trace, score=score, related=related, query=query))
     return SearchResult(hits=tuple(hits), search_mode=mode)
 
 

@@ -27,7 +27,7 @@ from memgui.core.errors import (
     StorageError,
 )
 from memgui.core.search import vectors
-from memgui.core.storage import migration, schema
+from memgui.core.storage import commit_count, migration, schema
 from memgui.core.storage.checkpoint import Checkpointer, file_identity
 from memgui.core.storage.transaction import (
     BUSY_TIMEOUT_MS,
@@ -265,7 +265,9 @@ class Database:
 
     def refresh_schema_state(self) -> None:
         self._schema_cookie = self._read_schema_cookie()
-        tables, triggers, foreign = set(), set(), []
+        tables: set[str] = set()
+        triggers: set[str] = set()
+        foreign: list[str] = []
         for name, kind, table in self.conn.execute(
             "SELECT name, type, tbl_name FROM sqlite_master WHERE type IN ('table', 'trigger')"
         ):
@@ -282,7 +284,7 @@ class Database:
         self._current = self._schema_version >= schema.SCHEMA_VERSION
 
     def _read_schema_cookie(self) -> int:
-        return int(self.conn.execute("PRAGMA schema_version").fetchone()[0])
+        return int(self.conn.execute("PRAGMA schema_version").get)
 
     def _fresh(self) -> None:
         # An older brain may be migrated by another process while this connection has it
@@ -432,7 +434,15 @@ class Database:
 
     def data_version(self) -> int:
         with self.reading("checking for changes"):
-            return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
+            return int(self.conn.execute("PRAGMA data_version").get)
+
+    def commit_counts(self) -> commit_count.CommitCounts:
+        """Commits to the file by anyone and by this process, to tell another program's
+        change from this process's own (`commit_count.who_changed`)."""
+        return commit_count.CommitCounts(
+            commit_count.commits_in_wal_index(Path(os.path.realpath(self.path))),
+            commit_count.local_commits(self._identity),
+        )
 
     def checkpoint(self) -> None:
         """Copy the WAL back into the file now, in this thread (under the writer lock)."""

@@ -107,7 +107,7 @@ def joined_ids(db: Database, where: tuple[str, list[Any]], order: str) -> tuple[
         f"SELECT count(*), coalesce(sum(instr(id, char(31)) > 0), 0), "
         f"group_concat(id, char(31) ORDER BY {order}) FROM memory_traces WHERE {sql}",
         params,
-    ).fetchone()
+    ).get
 
 
 def split_ids(text: str, count: int, size: int) -> Iterator[list[str]]:
@@ -123,13 +123,13 @@ def split_ids(text: str, count: int, size: int) -> Iterator[list[str]]:
 
 def count(db: Database, where: tuple[str, list[Any]]) -> int:
     sql, params = where
-    return db.conn.execute(f"SELECT count(*) FROM memory_traces WHERE {sql}", params).fetchone()[0]
+    return db.conn.execute(f"SELECT count(*) FROM memory_traces WHERE {sql}", params).get
 
 
 def embedding_blob(db: Database, brain_id: str, trace_id: str) -> Any:
     return db.conn.execute(
         "SELECT embedding FROM memory_traces WHERE brain_id = ? AND id = ?", (brain_id, trace_id)
-    ).fetchone()[0]
+    ).get
 
 
 def trace_counts(db: Database, brain_id: str) -> tuple[int, int]:
@@ -139,4 +139,30 @@ def trace_counts(db: Database, brain_id: str) -> tuple[int, int]:
     return db.conn.execute(
         "SELECT count(*), coalesce(sum(deleted != 0), 0) FROM memory_traces WHERE brain_id = ?",
         (brain_id,),
-    ).fetchone()
+    ).get
+
+
+def facet_counts(
+    db: Database, brain_id: str, deleted: bool, tag_limit: int
+) -> tuple[list[tuple[Any, ...]], list[tuple[str, int]]]:
+    """The live (or trashed) traces counted by (type, scope, category) in one pass, and
+    their `tag_limit` most used tags with counts (a file without the table has none)."""
+    if "memory_traces" not in db.tables:
+        return [], []
+    flag = 1 if deleted else 0
+    # An AgentOS brain memgui has not migrated yet has no category column.
+    category = "category" if "category" in db.trace_columns else "NULL"
+    groups = list(
+        db.conn.execute(
+            f"SELECT type, scope, {category}, count(*) FROM memory_traces "
+            "WHERE brain_id = ? AND (deleted != 0) = ? GROUP BY 1, 2, 3",
+            (brain_id, flag),
+        )
+    )
+    tags = db.conn.execute(
+        "SELECT j.value, count(*) FROM memory_traces t, json_each(t.tags) j "
+        "WHERE t.brain_id = ? AND (t.deleted != 0) = ? AND json_valid(t.tags) "
+        "AND j.type = 'text' GROUP BY j.value ORDER BY count(*) DESC, j.value LIMIT ?",
+        (brain_id, flag, tag_limit),
+    )
+    return groups, [(str(tag), int(n)) for tag, n in tags]

@@ -16,6 +16,7 @@ from memgui.core.errors import InvalidArgument
 from memgui.core.model import Trace, check_content
 from memgui.ui.models.trace_columns import first_line
 from memgui.ui.theme import colours
+from memgui.ui.views.field_words import in_field_words
 
 
 def survivor_of(traces: list[Trace]) -> Trace:
@@ -64,7 +65,9 @@ class MergeDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(intro)
         layout.addWidget(listing)
-        layout.addWidget(QLabel("Merged &content:", buddy=self.content))
+        caption = QLabel("Merged &content:")
+        caption.setBuddy(self.content)
+        layout.addWidget(caption)
         layout.addWidget(self.content, 1)
         layout.addWidget(self.error)
         layout.addWidget(buttons)
@@ -77,7 +80,7 @@ class MergeDialog(QDialog):
         try:
             check_content(self.merged_content())  # the core's own rule and message
         except InvalidArgument as exc:
-            self.error.setText(str(exc))
+            self.error.setText(in_field_words(exc, "Merged content"))
             self.error.show()
             return
         self.accept()

@@ -9,17 +9,23 @@ stays in the status bar after the drag leaves.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QMimeData, QObject, Qt
-from PySide6.QtGui import QColor, QPainter, QPaintEvent
+from PySide6.QtGui import QColor, QDropEvent, QPainter, QPaintEvent
 from PySide6.QtWidgets import QWidget
 
 from memgui.core.errors import MemguiError
 from memgui.core.io import detect_format
-from memgui.ui.importing.import_review_parts import FORMAT_LABELS
 from memgui.ui.theme import colours
+
+COPY = Qt.DropAction.CopyAction
+ONLY_MOVE = "This drag can only move what it carries: drop a copy (memgui only reads it)"
+if TYPE_CHECKING:
+    from memgui.ui.main_window import MainWindow
 
 
 @dataclass(frozen=True)
@@ -58,6 +64,10 @@ def check_drop(mime: QMimeData, brain_open: bool, read_only: bool = False) -> Dr
         reason = (getattr(exc, "problem", None) or str(exc)).split("; name one of")[0]
         return DropCheck(None, None, f"Cannot import {path.name}: {reason}")
     what = "folder" if path.is_dir() else "file"
+    # Here, not at the top: the review's module loads the import engine, which the window
+    # needs only once something is imported.
+    from memgui.ui.importing.import_review_parts import FORMAT_LABELS
+
     label = FORMAT_LABELS.get(fmt, fmt)
     return DropCheck(path, fmt, f"Drop to import the {what} {path.name} ({label})")
 
@@ -123,7 +133,7 @@ class DropFilter(QObject):
 
     DRAG_EVENTS = (QEvent.Type.DragEnter, QEvent.Type.DragMove, QEvent.Type.Drop)
 
-    def __init__(self, window, on_drop) -> None:
+    def __init__(self, window: MainWindow, on_drop: Callable[[Path], object]) -> None:
         super().__init__(window)
         self.window = window
         self.on_drop = on_drop  # called with the path to import
@@ -136,7 +146,7 @@ class DropFilter(QObject):
             if self.check is not None:
                 self._leave()
             return False
-        if kind not in self.DRAG_EVENTS:
+        if kind not in self.DRAG_EVENTS or not isinstance(event, QDropEvent):
             return False
         mime = event.mimeData()
         if not mime.hasUrls():
@@ -145,12 +155,14 @@ class DropFilter(QObject):
             session = self.window.session
             read_only = session is not None and session.read_only
             self.check = check_drop(mime, session is not None, read_only)
+            if self.check.ok and not event.possibleActions() & COPY:
+                self.check = DropCheck(None, None, ONLY_MOVE)
             self.overlay.show_check(self.check)
         if kind == QEvent.Type.Drop:
             self._dropped(event)
             return True
         if self.check.ok:
-            event.acceptProposedAction()
+            _accept_as_copy(event)
         elif kind == QEvent.Type.DragEnter:
             event.accept()  # keep receiving the drag so the overlay can say why not
         else:
@@ -163,12 +175,19 @@ class DropFilter(QObject):
         if check is not None and not check.ok:
             self.window.show_error(check.message)
 
-    def _dropped(self, event) -> None:
+    def _dropped(self, event: QDropEvent) -> None:
         check, self.check = self.check, None
         self.overlay.hide()
         if check is None or not check.ok or check.path is None:
             event.ignore()
             self.window.show_error(check.message if check else "Nothing to import")
             return
-        event.acceptProposedAction()
+        _accept_as_copy(event)
         self.on_drop(check.path)
+
+
+def _accept_as_copy(event: QDropEvent) -> None:
+    """Take the drag as a copy whatever it proposes: a file manager told "moved" may move
+    or delete what was dropped, and an import only reads it."""
+    event.setDropAction(COPY)
+    event.accept()

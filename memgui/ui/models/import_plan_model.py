@@ -24,9 +24,10 @@ from typing import Any
 
 from PySide6.QtCore import (
     QAbstractTableModel,
+    QByteArray,
     QModelIndex,
+    QModelRoleData,
     QModelRoleDataSpan,
-    QPersistentModelIndex,
     QRegularExpression,
     QSortFilterProxyModel,
     Qt,
@@ -34,13 +35,13 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QBrush, QColor
 
 from memgui.core.io import VERDICTS, ImportPlan, ImportRecord, RecordKind, Verdict
+from memgui.ui.models import Index
 from memgui.ui.theme import colours
 
 ACCEPTABLE = (Verdict.NEW, Verdict.UPDATE)
 ALL_VERDICTS = (*VERDICTS, Verdict.SKIPPED)  # the order of the review page's toggles
 FIRST_LINE_CHARS = 160
 VERDICT_COLOURS = colours.VERDICTS
-Index = QModelIndex | QPersistentModelIndex
 
 
 _BRUSHES: dict[str, QBrush] = {}
@@ -117,9 +118,21 @@ class ImportPlanModel(QAbstractTableModel):
         # Built on the first tick of a conversation or message: conversation id -> its row,
         # and -> the rows of its messages.
         self._conversations: tuple[dict[str, int], dict[str, list[int]]] | None = None
+        self.committed = False  # the verdicts of written records then read "imported"
+
+    def set_committed(self, committed: bool) -> None:
+        if committed != self.committed:
+            self.committed = committed
+            self.refresh_all()
+
+    def shown_verdict(self, row: int, record: ImportRecord) -> str:
+        if self.committed and self.plan is not None and row in self.plan.written:
+            return "imported"
+        return record.verdict
 
     def set_plan(self, plan: ImportPlan | None) -> None:
         self.beginResetModel()
+        self.committed = False
         self.plan = plan
         self._rows = {}
         self._conversations = None
@@ -237,12 +250,12 @@ class ImportPlanModel(QAbstractTableModel):
             return None
         return self._value(record, index.row(), index.column(), role)
 
-    def multiData(self, index: QModelIndex, roleDataSpan: QModelRoleDataSpan) -> None:
+    def multiData(self, index: Index, roleDataSpan: QModelRoleDataSpan | QModelRoleData) -> None:
         """All the roles a paint asks for one cell, in one call from C++ (each call into
         Python takes the GIL, which the commit's worker holds in bursts)."""
         record = self.record(index.row()) if index.isValid() else None
         row, column = index.row(), index.column()
-        for item in roleDataSpan:
+        for item in roleDataSpan:  # type: ignore[union-attr]  # a span iterates (not in the stubs)
             value = None if record is None else self._value(record, row, column, item.role())
             # The span is reused from cell to cell: an unanswered role is cleared.
             if value is None:
@@ -255,7 +268,7 @@ class ImportPlanModel(QAbstractTableModel):
             if column == Column.KIND:
                 return record.kind
             if column == Column.VERDICT:
-                return record.verdict
+                return self.shown_verdict(row, record)
             source, reason, line = self._texts(row, record)
             return (source, None, None, reason, line)[column]
         if role == PlanRole.VerdictRole:
@@ -265,7 +278,7 @@ class ImportPlanModel(QAbstractTableModel):
                 return None
             return Qt.CheckState.Checked if record.accepted else Qt.CheckState.Unchecked
         if role == Qt.ItemDataRole.ForegroundRole and column == Column.VERDICT:
-            return _brush(record.verdict)
+            return _brush(record.verdict)  # "imported" keeps its verdict's colour
         if role == Qt.ItemDataRole.ToolTipRole and column in (Column.SOURCE, Column.REASON):
             return record.source if column == Column.SOURCE else record.reason or None
         if role == PlanRole.RecordRole:
@@ -284,10 +297,10 @@ class ImportPlanModel(QAbstractTableModel):
         checked = Qt.CheckState(value) == Qt.CheckState.Checked
         return self.set_accepted([index.row()], checked) > 0
 
-    def roleNames(self) -> dict[int, bytes]:
+    def roleNames(self) -> dict[int, QByteArray]:
         names = super().roleNames()
         for role in PlanRole:
-            names[int(role)] = role.name[0].lower().encode() + role.name[1:].encode()
+            names[int(role)] = QByteArray(role.name[0].lower().encode() + role.name[1:].encode())
         return names
 
 
@@ -299,7 +312,7 @@ class PlanFilterProxy(QSortFilterProxyModel):
         self._shown: set[str] = set(ALL_VERDICTS)
         self.setFilterRole(PlanRole.VerdictRole)
 
-    def multiData(self, index: QModelIndex, roleDataSpan: QModelRoleDataSpan) -> None:
+    def multiData(self, index: Index, roleDataSpan: QModelRoleDataSpan | QModelRoleData) -> None:
         # Qt's proxy asks the source one role at a time; pass the whole span on instead.
         self.sourceModel().multiData(self.mapToSource(index), roleDataSpan)
 

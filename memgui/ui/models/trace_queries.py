@@ -11,10 +11,13 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 from memgui.core.model import MAX_LIMIT, Trace, TraceFilter
 from memgui.ui.models.row_lists import RowMap
+
+if TYPE_CHECKING:
+    from memgui.core.brain import Brain
 
 
 @dataclass(frozen=True)
@@ -34,9 +37,11 @@ class QueryOutcome:
     traces: dict[str, Trace]  # prefetched rows (search hits come with their traces)
     search_mode: str | None  # None: a plain list, else the core's search mode
     rows: dict[str, int] | RowMap | None = None  # id -> row, built off the GUI thread
+    # A search's line of each memory around where it matched (the content column shows it).
+    snippets: dict[str, str] = field(default_factory=dict)
 
 
-def run_query(brain: Any, query: TraceQuery) -> QueryOutcome:
+def run_query(brain: Brain, query: TraceQuery) -> QueryOutcome:
     """Ask the core for the ids of `query` (search never counts as a recall here)."""
     if not query.search:
         ids = brain.list_ids(query.filter, order=query.order, descending=query.descending)
@@ -46,7 +51,10 @@ def run_query(brain: Any, query: TraceQuery) -> QueryOutcome:
     )
     traces = {hit.trace.id: hit.trace for hit in result.hits}
     return QueryOutcome(
-        ids=[hit.trace.id for hit in result.hits], traces=traces, search_mode=result.search_mode
+        ids=[hit.trace.id for hit in result.hits],
+        traces=traces,
+        search_mode=result.search_mode,
+        snippets={hit.trace.id: hit.snippet for hit in result.hits},
     )
 
 
@@ -64,19 +72,19 @@ class ReaderPool:
     a 1M-trace brain. A job takes one, or opens one when all are busy (a filter change while
     the last list is still being read), and gives it back; after `close`, it is closed."""
 
-    def __init__(self, open_reader: Callable[[], Any]) -> None:
+    def __init__(self, open_reader: Callable[[], Brain]) -> None:
         self._open = open_reader
-        self.idle: list[Any] = []
+        self.idle: list[Brain] = []
         self._lock = threading.Lock()
         self._closed = False
 
-    def take(self) -> Any:
+    def take(self) -> Brain:
         with self._lock:
             if self.idle:
                 return self.idle.pop()
         return self._open()
 
-    def give_back(self, reader: Any) -> None:
+    def give_back(self, reader: Brain) -> None:
         with self._lock:
             if not self._closed:
                 self.idle.append(reader)
@@ -91,7 +99,7 @@ class ReaderPool:
             reader.close()
 
 
-def read_gently(reader: Any, ids: list[str], burst: int = 20) -> dict[str, Trace]:
+def read_gently(reader: Brain, ids: list[str], burst: int = 20) -> dict[str, Trace]:
     """`reader.get_many(ids)` a few rows at a time with a pause between: building traces is
     Python that holds the GIL, which a paint on the GUI thread (the import window's review
     page after a commit) would wait for."""

@@ -15,7 +15,7 @@ for the upkeep: closing a brain asks it to stop and goes on.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, QSettings, Qt, QTimer, Signal
@@ -26,7 +26,7 @@ from memgui.core.brain import Brain
 from memgui.core.maintenance import SWEEP_ACTOR, Maintainer, TickReport
 from memgui.core.model import Changes
 from memgui.core.progress import Progress
-from memgui.core.search.embed import OllamaEmbedder
+from memgui.core.search.embed import EmbedderStatus, OllamaEmbedder
 from memgui.ui.dialogs.settings_dialog import SettingsDialog, ollama_config
 from memgui.ui.jobs import Job, JobRunner
 from memgui.ui.semantic.ollama_status import OllamaStatusLight
@@ -46,7 +46,9 @@ READ_ONLY_REFUSAL = "the file is read-only: its memories cannot be embedded here
 BACKGROUND_JOBS = (STATUS_JOB, "similar", "counts")
 
 
-def _status_job(make_embedder: Callable[[], OllamaEmbedder], open_reader):
+def _status_job(
+    make_embedder: Callable[[], OllamaEmbedder], open_reader: Callable[[], Brain]
+) -> Generator[Progress, None, tuple[EmbedderStatus, int]]:
     yield Progress(0, None, "asking Ollama")
     status = make_embedder().status()
     reader = open_reader()
@@ -84,6 +86,7 @@ class SemanticService(QObject):
         self.upkeep: Maintainer | None = None
         self.backfilling = False  # a backfill was asked for and has not reported yet
         self.refusal = ""  # why the backfill may not run with these settings
+        self.settings_action: QAction | None = None  # Search settings… in the window's menu
         queued = Qt.ConnectionType.QueuedConnection
         self._upkeep_reported.connect(self._on_upkeep_report, queued)
         self._upkeep_progressed.connect(self._on_upkeep_progress, queued)
@@ -112,6 +115,8 @@ class SemanticService(QObject):
     def _on_changes(self, changes: Changes, _initiator: object) -> None:
         if changes.actor != "embedding":  # not the backfill's own announcement
             self._soon.start()
+        if self.upkeep is None:
+            self._start_upkeep()  # the first write migrated an AgentOS brain: upkeep now
 
     def detach(self) -> None:
         """Before the session closes: stop the timer and the upkeep (never waiting for it)."""
@@ -134,6 +139,8 @@ class SemanticService(QObject):
         session, embedder = self.session, self._embedder_maker()
         if session is None or session.read_only or self.upkeep is not None:
             return
+        if session.migration_pending:
+            return  # its sweep and vectors are writes: an AgentOS brain waits for the person
         upkeep: Maintainer | None = None
 
         def reported(report: TickReport) -> None:  # on the upkeep thread
@@ -258,6 +265,25 @@ class SemanticService(QObject):
         self.light.show_status(status, pending, detail)
         self.status_changed.emit(status, pending)
 
+    def why_no_meaning(self) -> str:
+        """Why a search by meaning fell back to words, and what to do about it."""
+        url, model = self.config or ("", "")
+        if self.status == "down":
+            return (
+                f"Search by meaning could not run: Ollama does not answer at {url}. "
+                "Start it (`ollama serve`) or set its URL"
+            )
+        if self.status == "model missing":
+            return (
+                f"Search by meaning could not run: Ollama has no model {model}. "
+                f"Run `ollama pull {model}`, or choose another model"
+            )
+        if self.status == "checking":
+            return "Search by meaning could not run yet: Ollama has not answered"
+        waiting = f" ({self.pending} waiting)" if self.pending else ""
+        how = self.refusal or "they are embedded in the background while Ollama answers"
+        return f"Search by meaning could not run: no memory has a vector yet; {how}{waiting}"
+
     # --- the backfill ---------------------------------------------------------------------
 
     def start_backfill(self) -> bool:
@@ -289,7 +315,7 @@ class SemanticService(QObject):
     # --- settings -------------------------------------------------------------------------
 
     def edit_settings(self, parent: Any = None) -> bool:
-        dialog = SettingsDialog(self.settings, parent)
+        dialog = SettingsDialog(self.settings, parent, runner=self.runner)
         if dialog.exec() != SettingsDialog.DialogCode.Accepted:
             return False
         self.apply_settings()
@@ -305,10 +331,10 @@ def install_semantic(window: MainWindow) -> SemanticService:
     settings_action.setStatusTip("The Ollama URL and embedding model for search by meaning")
     settings_action.triggered.connect(lambda: service.edit_settings(window))
     service.light.clicked.connect(settings_action.trigger)
-    menus = [m for m in window.actions.find.associatedObjects() if isinstance(m, QMenu)]
+    menus = [m for m in window.window_actions.find.associatedObjects() if isinstance(m, QMenu)]
     if menus:
         menus[0].addAction(settings_action)
     else:
         window.menuBar().addAction(settings_action)
-    window.search_settings_action = settings_action
+    service.settings_action = settings_action
     return service
