@@ -143,6 +143,7 @@ class SharedBrain:
         mode: str = "auto",
         expand_links: bool = False,
         record_recall: bool = True,
+        mood: float | None = None,
     ) -> SearchResult:
         """By keyword: the `_tsv` column matched by `websearch_to_tsquery`, best `ts_rank`
         first. A search does not note recalls on Postgres yet (`record_recall` is ignored)."""
@@ -153,6 +154,8 @@ class SharedBrain:
             raise NotOnPostgres(f"search by {mode!r}")
         if expand_links:
             raise NotOnPostgres("search with links expanded")
+        if mood is not None:
+            raise NotOnPostgres("search with a mood")
         where = self._where(flt or TraceFilter())
         if not query.strip():
             return SearchResult(hits=(), search_mode="keyword")

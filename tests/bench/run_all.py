@@ -28,6 +28,7 @@ BENCHMARKS: dict[str, tuple[list[str], list[str]]] = {
     "bench_add_floor": ([], ["--adds", "2000"]),
     "bench_core": ([], ["--adds", "2000", "--big", "0"]),
     "bench_search_floor": ([], ["--big", "50000"]),
+    "bench_keyword": (["--big", "1000000"], ["--sizes", "2000", "--rounds", "1"]),
     "bench_vectors": ([], ["--sizes", "20000"]),
     "bench_hybrid": ([], ["--size", "20000", "--queries", "10"]),
     "bench_backfill": ([], ["--traces", "1000"]),
@@ -38,6 +39,7 @@ BENCHMARKS: dict[str, tuple[list[str], list[str]]] = {
     "bench_servers": ([], ["--traces", "2000", "--adds", "100", "--queries", "50"]),
     "bench_ollama_calls": ([], ["--requests", "30", "--rounds", "1"]),
     "bench_changes": ([], ["--ops", "300", "--rounds", "1"]),
+    "bench_consolidate": ([], ["--traces", "2000", "--rounds", "1"]),
     # Needs the build (make package) and Xvfb: without them it reports why and exits non-zero.
     "bench_startup": ([], ["--runs", "1"]),
 }

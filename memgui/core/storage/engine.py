@@ -139,6 +139,7 @@ class BrainStore(Protocol):
         mode: str = "auto",
         expand_links: bool = False,
         record_recall: bool = True,
+        mood: float | None = None,
     ) -> SearchResult: ...
 
     def history(self, trace_id: str) -> list[JournalEntry]: ...
