@@ -50,6 +50,8 @@ from memgui.core.io.records import (
     UNREAD,
     ImportRecord,
 )
+from memgui.core.io.source_files import walk_folder
+from memgui.core.io.text_utils import unread_record
 from memgui.core.progress import Progress
 
 Event = Progress | ImportRecord
@@ -316,15 +318,18 @@ def read_chatgpt(
     if source.is_file():
         yield from _read_file(reader, source, strict=True)
         return
-    files = sorted(
-        p
-        for p in source.rglob("*")
-        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(source).parts)
-    )
-    for number, file in enumerate(files, start=1):
-        yield Progress(number - 1, len(files), f"reading {file.relative_to(source)}")
-        if file.suffix.lower() == ".json":
-            yield from _read_file(reader, file, strict=False)
-        else:
-            yield _not_read(file, f"a {file.suffix or 'extensionless'} file, not JSON", False)
-    yield Progress(len(files), len(files), f"read {len(files)} files")
+    entries = list(walk_folder(source, _is_json, "JSON file"))
+    total = sum(1 for entry in entries if entry.wanted)
+    done = 0
+    for entry in entries:
+        if not entry.wanted:
+            yield unread_record(str(source / entry.relative), entry.why_unread)
+            continue
+        yield Progress(done, total, f"reading {entry.relative}")
+        yield from _read_file(reader, Path(entry.path), strict=False)
+        done += 1
+    yield Progress(done, total, f"read {total} files")
+
+
+def _is_json(name: str) -> bool:
+    return name.lower().endswith(".json")

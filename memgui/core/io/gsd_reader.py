@@ -23,12 +23,14 @@ says for memories that come from agent-memory.
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from memgui.core.errors import InvalidArgument
 from memgui.core.io.records import TRACE, UNREAD, ImportRecord
+from memgui.core.io.source_files import MAX_NOTE_BYTES, FileRefused, read_bounded
 from memgui.core.io.text_utils import (
     content_hash,
     decode_text,
@@ -165,7 +167,11 @@ def read_gsd(path: str | Path, *, options: Any = None) -> Iterator[Progress | Im
     scope_id = str(option(options, "scope_id", project_name(file_path)))
     yield Progress(0, 1, f"reading {name}")
     try:
-        text = normalize_newlines(decode_text(file_path.read_bytes()))
+        data = read_bounded(os.path.realpath(file_path), MAX_NOTE_BYTES)
+        text = normalize_newlines(decode_text(data))
+    except FileRefused as refused:
+        yield ImportRecord(f"{name}:1", UNREAD).fail(refused.reason)
+        return
     except OSError as error:
         yield ImportRecord(f"{name}:1", UNREAD).fail(f"could not be read: {error.strerror}")
         return

@@ -24,11 +24,18 @@ from frontmatter.default_handlers import YAMLHandler
 
 from memgui.core.errors import InvalidArgument
 from memgui.core.io.records import SKIPPED, TRACE, ImportRecord
+from memgui.core.io.source_files import (
+    MAX_NOTE_BYTES,
+    FileRefused,
+    WalkEntry,
+    count_wanted,
+    named_file,
+    read_bounded,
+    walk_folder,
+)
 from memgui.core.io.text_utils import (
     PROGRESS_EVERY,
-    WalkEntry,
     content_hash,
-    count_wanted,
     decode_text,
     describe_decode_error,
     json_safe,
@@ -36,7 +43,6 @@ from memgui.core.io.text_utils import (
     refuse_invalid,
     to_epoch_ms,
     unread_record,
-    walk_folder,
 )
 from memgui.core.model import (
     SCOPES,
@@ -255,8 +261,9 @@ def load_note(entry: WalkEntry) -> Note | ImportRecord:
     """Read one file: its Note, or an error/refused record saying why it could not be read."""
     source = f"{entry.relative}:1"
     try:
-        with open(entry.path, "rb") as file:
-            data = file.read()
+        data = read_bounded(entry.path, MAX_NOTE_BYTES, entry.identity)
+    except FileRefused as refused:
+        return ImportRecord(source, TRACE).refuse("content", refused.reason, refused.size)
     except OSError as error:
         return ImportRecord(source, TRACE).fail(f"could not be read: {error.strerror}")
     try:
@@ -277,7 +284,7 @@ def read_notes(
     """Walk a folder (or read one note) and turn each note into records, one file at a time."""
     root = Path(path)
     if root.is_file():
-        entries: Iterable[WalkEntry] = [WalkEntry(str(root), root.name, is_markdown(root.name))]
+        entries: Iterable[WalkEntry] = [named_file(root, is_markdown)]
         total = 1
     elif root.is_dir():
         total = count_wanted(root, is_markdown)

@@ -1,4 +1,4 @@
-"""Helpers the text-format readers share: walking a folder, line endings, hashes, times.
+"""Helpers the text-format readers share: line endings, hashes, times, unread records.
 
 Nothing here touches a brain. Every function is pure or reads one file at a time, so the
 readers built on them stream and can be cancelled between files.
@@ -7,11 +7,8 @@ readers built on them stream and can be cancelled between files.
 from __future__ import annotations
 
 import hashlib
-import os
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 from datetime import UTC, date, datetime, time
-from pathlib import Path
 from typing import Any
 
 from memgui.core.errors import InvalidArgument
@@ -108,56 +105,6 @@ def describe_decode_error(error: UnicodeDecodeError) -> str:
     return f"is not UTF-8 text (byte 0x{bad} at offset {error.start})"
 
 
-@dataclass(frozen=True)
-class WalkEntry:
-    path: str
-    relative: str  # POSIX path below the root, what a person sees
-    wanted: bool  # a file of the reader's format (else listed as unread)
-    why_unread: str = ""
-
-
-def walk_folder(root: Path, wanted: Callable[[str], bool]) -> Iterator[WalkEntry]:
-    """Every entry below `root` in a stable order, one directory read at a time.
-
-    Hidden files and folders (`.obsidian`, `.git`, `.DS_Store`) and links to folders are
-    listed once, unread, and not entered: a vault's settings are not notes, and a linked
-    folder may loop or lead outside the vault.
-    """
-    top = os.fspath(root)
-    cut = len(os.path.join(top, ""))
-    stack = [top]
-    while stack:
-        folder = stack.pop()
-        try:
-            with os.scandir(folder) as scan:
-                entries = sorted(scan, key=lambda e: e.name)
-        except OSError as error:
-            relative = folder[cut:].replace(os.sep, "/")
-            yield WalkEntry(folder, relative, False, f"folder could not be read: {error.strerror}")
-            continue
-        subfolders: list[str] = []
-        for entry in entries:
-            relative = entry.path[cut:].replace(os.sep, "/")
-            if entry.name.startswith("."):
-                kind = "folder" if entry.is_dir() else "file"
-                yield WalkEntry(entry.path, relative, False, f"hidden {kind}, not read")
-            elif entry.is_dir(follow_symlinks=False):
-                subfolders.append(entry.path)
-            elif entry.is_dir():
-                yield WalkEntry(entry.path, relative, False, "link to a folder, not followed")
-            elif wanted(entry.name):
-                yield WalkEntry(entry.path, relative, True)
-            else:
-                suffix = os.path.splitext(entry.name)[1].lower() or "no extension"
-                yield WalkEntry(entry.path, relative, False, f"not a note ({suffix}), not read")
-        stack.extend(reversed(subfolders))
-
-
 def unread_record(source: str, reason: str, **fields: Any) -> ImportRecord:
     """A thing the reader saw and did not read, listed so the person knows."""
     return ImportRecord(source=source, kind=UNREAD, fields=fields, verdict=SKIPPED, reason=reason)
-
-
-def count_wanted(root: Path, wanted: Callable[[str], bool]) -> int:
-    """How many files a walk will read: the total of the Progress events."""
-    return sum(1 for entry in walk_folder(root, wanted) if entry.wanted)
