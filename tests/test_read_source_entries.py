@@ -1,8 +1,7 @@
 """What a folder import reads: regular files inside the folder, within a size bound.
 
 A vault is someone else's folder: a link in it may name any file of the machine, a device
-or a pipe. Planning runs in a thread here so that a reader that waits on a pipe fails the
-test instead of hanging the suite.
+or a pipe.
 """
 
 from __future__ import annotations
@@ -10,48 +9,18 @@ from __future__ import annotations
 import os
 import socket
 import stat
-import threading
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from memgui.core.brain import Brain
-from memgui.core.io.plan import ImportOptions, ImportPlan, plan
-from memgui.core.io.records import DUPLICATE, NEW, REFUSED, TRACE
+from memgui.core.io.plan import ImportPlan
+from memgui.core.io.records import DUPLICATE, NEW, REFUSED
 from memgui.core.io.source_files import MAX_NOTE_BYTES
-from memgui.core.progress import run_to_end
-
-WAIT_S = 120  # far beyond what planning a few files takes, however busy the machine
-
-
-def plan_in_thread(brain_path: Path, source: Path, **options: Any) -> ImportPlan:
-    """Plan `source` on its own connection in a thread; fail if it never ends."""
-    outcome: dict[str, Any] = {}
-
-    def work() -> None:
-        try:
-            with Brain.open(brain_path) as brain:
-                job = plan(brain, source, options=ImportOptions(**options))
-                outcome["plan"] = run_to_end(job)
-        except BaseException as exc:  # reported to the test below
-            outcome["error"] = exc
-
-    thread = threading.Thread(target=work, daemon=True)
-    thread.start()
-    thread.join(WAIT_S)
-    assert not thread.is_alive(), f"planning {source} never ended (a read that blocks)"
-    if "error" in outcome:
-        raise outcome["error"]
-    return outcome["plan"]
+from tests.planning import plan_in_thread, traces_by_file
 
 
 def not_read(the_plan: ImportPlan) -> dict[str, str]:
     return {r.source: r.reason for r in the_plan.not_read}
-
-
-def traces(the_plan: ImportPlan) -> dict[str, Any]:
-    return {r.source.rsplit(":", 1)[0]: r for r in the_plan.records if r.kind == TRACE}
 
 
 def make_device(path: Path) -> bool:
@@ -89,7 +58,7 @@ def test_a_vault_reads_only_its_own_regular_files(
     hostile_vault: Path, brain_path: Path, fmt: str
 ) -> None:
     the_plan = plan_in_thread(brain_path, hostile_vault, format=fmt)
-    read = traces(the_plan)
+    read = traces_by_file(the_plan)
     assert set(read) == {"ok.md", "inside.md", "sub/real.md"}
     assert read["ok.md"].verdict == NEW
     assert read["inside.md"].fields["content"] == "a note in a subfolder"  # the same note
@@ -111,7 +80,7 @@ def test_a_device_inside_the_vault_is_not_read(tmp_path: Path, brain_path: Path)
     if not make_device(vault / "dev.md"):
         pytest.skip("making a device file needs privileges this run lacks")
     the_plan = plan_in_thread(brain_path, vault, format="markdown")
-    assert set(traces(the_plan)) == {"ok.md"}
+    assert set(traces_by_file(the_plan)) == {"ok.md"}
     assert not_read(the_plan)["dev.md"] == "a device, not read"
 
 
@@ -125,7 +94,7 @@ def test_a_note_over_the_size_bound_is_refused_unread(tmp_path: Path, brain_path
         fits.write(b"x" * 100)
         fits.truncate(MAX_NOTE_BYTES)
     the_plan = plan_in_thread(brain_path, vault, format="markdown")
-    read = traces(the_plan)
+    read = traces_by_file(the_plan)
     assert read["ok.md"].verdict == NEW and read["fits.md"].verdict == NEW
     huge = read["huge.md"]
     assert huge.verdict == REFUSED and huge.value == MAX_NOTE_BYTES + 1

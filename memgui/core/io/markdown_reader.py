@@ -1,7 +1,8 @@
 """Reader of a folder of Markdown notes with YAML front matter (one trace per note).
 
-Front matter is data, never code: it is read with python-frontmatter's YAML handler, which
-uses the C safe loader, and a block marked with another language (`---js`) gives no fields
+Front matter is data, never code: it is read with the safe YAML loader within bounds
+(`front_matter_yaml`: an alias bomb, an alias inside its own anchor or deep nesting refuses
+the note, naming why), and a block marked with another language (`---js`) gives no fields
 and is never evaluated. Fields and defaults follow the AgentOS Markdown import: `id`, `type`
 (episodic), `scope` (user), `scopeId` (''), `turnUserId`, `tags` ([]), `strength` (1.0),
 `createdAt` (now, set by the brain), plus `category`; Obsidian's and Dendron's `created` (a
@@ -20,9 +21,9 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from frontmatter.default_handlers import YAMLHandler
 
 from memgui.core.errors import InvalidArgument
+from memgui.core.io.front_matter_yaml import FrontMatterRefused, load_front_matter
 from memgui.core.io.records import SKIPPED, TRACE, ImportRecord
 from memgui.core.io.source_files import (
     MAX_NOTE_BYTES,
@@ -62,7 +63,6 @@ KNOWN_KEYS = frozenset(
     | {"createdAt", "created_at", "category"}
 )
 
-_YAML = YAMLHandler()  # python-frontmatter's handler: yaml.CSafeLoader when libyaml is there
 _OPENING = re.compile(r"---[ \t]*(?:([A-Za-z][\w-]*)[ \t]*)?")
 _CLOSING = re.compile(r"^---[ \t]*$", re.MULTILINE)
 _TOP_KEY = re.compile(r"^([^\s#:][^:]*?)[ \t]*:", re.MULTILINE)
@@ -113,7 +113,9 @@ def parse_note(text: str, relative: str) -> Note:
         m.group(1): front_text.count("\n", 0, m.start()) + 2 for m in _TOP_KEY.finditer(front_text)
     }
     try:
-        front = _YAML.load(front_text)
+        front = load_front_matter(front_text)
+    except FrontMatterRefused as refused:
+        raise FrontMatterError(refused.reason, refused.line + 1 if refused.line else 1) from None
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         line = mark.line + 2 if mark is not None else 1
