@@ -32,6 +32,7 @@ from memgui.core.errors import InvalidArgument
 from memgui.core.io import chatgpt_tree as tree
 from memgui.core.io import json_stream
 from memgui.core.io.agentos_reader import file_error, load_json
+from memgui.core.io.agentos_rows import INT64
 from memgui.core.io.chatgpt_fields import (
     SOURCE_TAG,
     Conversation,
@@ -51,7 +52,8 @@ from memgui.core.io.records import (
     ImportRecord,
 )
 from memgui.core.io.source_files import walk_folder
-from memgui.core.io.text_utils import unread_record
+from memgui.core.io.text_utils import unexpected, unread_record
+from memgui.core.model import shown as shown_value
 from memgui.core.progress import Progress
 
 Event = Progress | ImportRecord
@@ -79,12 +81,25 @@ def _export_id(conversation: dict[str, Any]) -> str | None:
     return None
 
 
-def _ms(seconds: float | None, fallback: int) -> int:
-    return fallback if seconds is None else round(seconds * 1000)
+def time_ms(value: Any, field_name: str, fallback: int) -> int:
+    """Epoch milliseconds of a time the export gives in seconds; no number gives `fallback`.
 
-
-def _seconds(value: Any) -> float | None:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+    A number whose milliseconds do not fit in 64 bits (SQLite's integers), or is not finite,
+    raises InvalidArgument: the planner would take it and the commit could not write it.
+    """
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return fallback
+    try:
+        ms = round(value * 1000)
+    except (OverflowError, ValueError):  # infinity, NaN
+        ms = INT64
+    if not -INT64 <= ms < INT64:
+        raise InvalidArgument(
+            field_name,
+            f"must be seconds since 1970 within ±2**63 milliseconds (got {shown_value(value)})",
+            value,
+        )
+    return ms
 
 
 class _Reader:
@@ -96,6 +111,15 @@ class _Reader:
         self.seen_nodes: dict[str, set[str]] = {}
         self.seen_traces: dict[str, str] = {}  # trace id -> where it was first read
 
+    def guarded(self, value: Any, where: str) -> list[ImportRecord]:
+        """The records of one conversation; one the reader cannot take is lost alone."""
+        try:
+            return list(self.conversation(value, where))
+        except Exception as exc:
+            key = _export_id(value) if isinstance(value, dict) else None
+            record = ImportRecord(source=f"{where}#{key}" if key else where, kind=CONVERSATION)
+            return [unexpected(record, exc)]
+
     def conversation(self, value: Any, where: str) -> Iterator[ImportRecord]:
         if not isinstance(value, dict):
             yield ImportRecord(source=where, kind=CONVERSATION).fail(
@@ -105,9 +129,6 @@ class _Reader:
         row_id = conversation_row_id(value)
         key = _export_id(value) or row_id
         source = f"{where}#{key}"
-        now = int(time.time() * 1000)
-        created = _ms(_seconds(value.get("create_time")), now)
-        updated = _ms(_seconds(value.get("update_time")), created)
         title = value.get("title")
         record = ImportRecord(
             source=source,
@@ -115,8 +136,6 @@ class _Reader:
             fields={
                 "id": row_id,
                 "title": title if isinstance(title, str) and title else "Untitled",
-                "created_at": created,
-                "updated_at": updated,
                 "metadata": {
                     "source": SOURCE_TAG,
                     "chatgpt_id": _export_id(value),
@@ -125,13 +144,21 @@ class _Reader:
             },
         )
         mapping = value.get("mapping")
-        if not isinstance(mapping, dict) or not mapping:
-            yield record.refuse("mapping", 'the conversation has no "mapping": no messages')
-            return
-        order, children = self._walk(mapping, value.get("current_node"))
-        shown = {n: s for n in order if (s := tree.render(mapping[n] or {})) is not None}
-        if not shown:
-            yield record.refuse("mapping", "mapping holds no message a person saw")
+        try:
+            created = time_ms(value.get("create_time"), "create_time", int(time.time() * 1000))
+            record.fields["created_at"] = created
+            record.fields["updated_at"] = time_ms(value.get("update_time"), "update_time", created)
+            if not isinstance(mapping, dict) or not mapping:
+                raise InvalidArgument("mapping", 'the conversation has no "mapping": no messages')
+            order, children = self._walk(mapping, value.get("current_node"))
+            shown = {n: s for n in order if (s := tree.render(mapping[n], n)) is not None}
+            if not shown:
+                raise InvalidArgument("mapping", "mapping holds no message a person saw")
+            for node_id, message in shown.items():  # checked before anything is remembered
+                time_ms(message.create_time, f"mapping[{node_id!r}].message.create_time", 0)
+        except InvalidArgument as exc:
+            reason = exc.problem if exc.field == "mapping" else f"{exc.field} {exc.problem}"
+            yield record.refuse(exc.field, reason, exc.value)
             return
         if row_id in self.seen_conversations:
             record.verdict, record.existing_id = DUPLICATE, row_id
@@ -173,7 +200,7 @@ class _Reader:
         held: dict[str, MessageFields] = {}
         last_time = created
         for (node_id, message), span in zip(ordered, spans, strict=True):
-            last_time = _ms(message.create_time, last_time)
+            last_time = time_ms(message.create_time, "create_time", last_time)  # checked
             fields = MessageFields(
                 conversation,
                 span,
@@ -266,7 +293,7 @@ def _read_file(reader: _Reader, path: Path, *, strict: bool) -> Iterator[Event]:
     total = len(conversations)
     for index in range(total):
         value, conversations[index] = conversations[index], None  # free as we go
-        yield from reader.conversation(value, str(path))
+        yield from reader.guarded(value, str(path))
         yield Progress(index + 1, total, f"{path.name}: conversation {index + 1} of {total}")
 
 
@@ -280,7 +307,7 @@ def _read_array(reader: _Reader, path: Path, *, strict: bool) -> Iterator[Event]
                 yield _not_read(path, f"holds {_describe(value)} first, not a conversation", False)
                 return
             count += 1
-            yield from reader.conversation(value, str(path))
+            yield from reader.guarded(value, str(path))
             yield Progress(end, size, f"{path.name}: {count} conversations read")
     except json_stream.JsonStreamError as exc:
         yield _not_read(path, f"is not valid JSON ({exc})", strict)

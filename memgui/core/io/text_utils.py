@@ -108,3 +108,13 @@ def describe_decode_error(error: UnicodeDecodeError) -> str:
 def unread_record(source: str, reason: str, **fields: Any) -> ImportRecord:
     """A thing the reader saw and did not read, listed so the person knows."""
     return ImportRecord(source=source, kind=UNREAD, fields=fields, verdict=SKIPPED, reason=reason)
+
+
+UNEXPECTED = "could not be read: its reader did not expect what it holds"
+
+
+def unexpected(record: ImportRecord, error: Exception) -> ImportRecord:
+    """The record of a unit (a conversation, a note, a row) whose reading raised what no rule
+    of its reader foresaw: that unit alone is lost, with what went wrong, and reading goes
+    on. The tests keep every reader from coming here (see tests/fuzz)."""
+    return record.fail(f"{UNEXPECTED} ({type(error).__name__}: {str(error)[:200]})")
