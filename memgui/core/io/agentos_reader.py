@@ -184,7 +184,13 @@ def open_read_only(path: Path) -> apsw.Connection:
 
 
 def read_agentos_sqlite(path: str | Path, *, brain_id: str | None = None) -> Iterator[Event]:
-    """Read an AgentOS brain file (`brain.sqlite`, a `.db`, a SQLite export)."""
+    """Read an AgentOS brain file (`brain.sqlite`, a `.db`, a SQLite export).
+
+    A damaged file is the source's problem, never the brain's: what SQLite cannot read
+    (`CorruptError`, a schema that is not UTF-8) is an `error` record of kind `unread`
+    naming it, and the rows read before it stay in the plan; a row whose text is not UTF-8
+    is an `error` of its own and the rows after it are read.
+    """
     source = source_file(path)
     yield Progress(0, None, f"opening {source.name}")
     try:
@@ -192,18 +198,33 @@ def read_agentos_sqlite(path: str | Path, *, brain_id: str | None = None) -> Ite
     except apsw.Error as exc:
         yield file_error(source, f"cannot be opened as SQLite: {exc}")
         return
+    state = {"rows": 0}
     try:
-        yield from _read_brain(connection, source, brain_id)
+        yield from _read_brain(connection, source, brain_id, state)
+    except (apsw.Error, UnicodeDecodeError) as exc:
+        read = state["rows"]
+        rest = "" if not read else "; the row before it was read" if read == 1 else ""
+        rest = rest or (f"; the {read} rows before it were read" if read else "")
+        yield file_error(source, f"{_damage(exc)}{rest}")
     finally:
         connection.close()
 
 
-def _read_brain(connection: apsw.Connection, source: Path, brain_id: str | None) -> Iterator[Event]:
-    try:
-        tables = _columns_by_table(connection)
-    except apsw.Error as exc:
-        yield file_error(source, f"is not a SQLite database: {exc}")
-        return
+def _damage(exc: Exception) -> str:
+    """Why SQLite could not read the file, as the person reads it."""
+    if isinstance(exc, apsw.NotADBError):
+        return f"is not a SQLite database: {exc}"
+    if isinstance(exc, UnicodeDecodeError):
+        return f"is damaged: its schema is not UTF-8 text ({exc.reason} at byte {exc.start})"
+    if isinstance(exc, apsw.CorruptError):
+        return f"is damaged: {exc}"
+    return f"cannot be read as SQLite: {exc or type(exc).__name__}"
+
+
+def _read_brain(
+    connection: apsw.Connection, source: Path, brain_id: str | None, state: dict[str, int]
+) -> Iterator[Event]:
+    tables = _columns_by_table(connection)
     if "memory_traces" not in tables:
         yield file_error(source, "holds no memory_traces table: it is not an AgentOS brain")
         return
@@ -228,15 +249,31 @@ def _read_brain(connection: apsw.Connection, source: Path, brain_id: str | None)
     for key, table, where, params, order in plans:
         cursor = connection.execute(f'SELECT * FROM "{table}"{where}{order}', params)
         names: list[str] | None = None
-        for values in cursor:
-            if names is None:
-                names = [column[0] for column in cursor.get_description()]
-            row = dict(zip(names, values, strict=True))
+        for position, values in enumerate(_rows(cursor)):
             done += 1
             if done % PROGRESS_EVERY == 0:
                 yield Progress(done, total, f"{table}: {done} of {total} rows")
+            if isinstance(values, UnicodeDecodeError):
+                reason = f"holds text that is not UTF-8 ({values.reason} at byte {values.start})"
+                yield file_error(f"{source}#{table}[{position}]", reason)
+                continue
+            if names is None:  # asked while a row is there (none: no description to ask)
+                names = [column[0] for column in cursor.get_description()]
+            row = dict(zip(names, values, strict=True))
             yield converter.convert(key, row, f"{source}#{table}/{row.get('id')}")
+            state["rows"] = done
     yield Progress(total, total, f"read {total} rows from {source.name}")
+
+
+def _rows(cursor: apsw.Cursor) -> Iterator[tuple[Any, ...] | UnicodeDecodeError]:
+    """A cursor's rows; a row whose text is not UTF-8 as its error (the next rows still read)."""
+    while True:
+        try:
+            yield next(cursor)
+        except StopIteration:
+            return
+        except UnicodeDecodeError as exc:
+            yield exc
 
 
 def _pinned_model(
