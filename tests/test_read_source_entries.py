@@ -90,9 +90,7 @@ def test_a_note_over_the_size_bound_is_refused_unread(tmp_path: Path, brain_path
     (vault / "ok.md").write_text("a normal note\n")
     with open(vault / "huge.md", "wb") as huge:  # sparse: no disk is used
         huge.truncate(MAX_NOTE_BYTES + 1)
-    with open(vault / "fits.md", "wb") as fits:
-        fits.write(b"x" * 100)
-        fits.truncate(MAX_NOTE_BYTES)
+    (vault / "fits.md").write_bytes(b"x" * MAX_NOTE_BYTES)
     the_plan = plan_in_thread(brain_path, vault, format="markdown")
     read = traces_by_file(the_plan)
     assert read["ok.md"].verdict == NEW and read["fits.md"].verdict == NEW

@@ -15,9 +15,8 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-import orjson
-
 from memgui.core.errors import BrainIdRequired, InvalidArgument
+from memgui.core.io.json_bounds import check_nesting, load_value
 from memgui.core.io.records import (
     CHUNK,
     CONVERSATION,
@@ -55,10 +54,9 @@ def json_column(value: Any, field_name: str, kind: type, default: Any) -> Any:
     if isinstance(value, bytes | bytearray | memoryview):
         value = bytes(value).decode("utf-8", errors="replace")
     if isinstance(value, str):
-        try:
-            value = orjson.loads(value)
-        except orjson.JSONDecodeError as exc:
-            raise InvalidArgument(field_name, f"is not valid JSON ({exc})", value) from None
+        value = load_value(field_name, value)
+    else:
+        check_nesting(field_name, value)
     if not isinstance(value, kind):
         want = "an object" if kind is dict else "an array"
         raise InvalidArgument(field_name, f"must be {want} (got {value!r:.80})", value)

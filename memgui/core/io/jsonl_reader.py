@@ -26,6 +26,7 @@ whose `existing_id` is that memory's id, and its links move to it. Expired memor
 
 from __future__ import annotations
 
+import functools
 import time
 import uuid
 from collections.abc import Iterator
@@ -61,10 +62,25 @@ from memgui.core.io.records import (
 from memgui.core.io.text_utils import content_hash
 from memgui.core.progress import Progress
 
+MAX_LINE_BYTES = 64 * 1024 * 1024  # a long document is still one memory
 
-def _lines(source: Path) -> Iterator[tuple[int, bytes]]:
+
+def _lines(source: Path) -> Iterator[tuple[int, bytes | None]]:
+    """Each line and its number; None for a line over MAX_LINE_BYTES, which is never held
+    whole (a file of one endless line would take all the memory there is)."""
     with source.open("rb") as handle:
-        yield from enumerate(handle, start=1)
+        read_line = functools.partial(handle.readline, MAX_LINE_BYTES + 1)
+        for number, line in enumerate(iter(read_line, b""), start=1):
+            if len(line) > MAX_LINE_BYTES and not line.endswith(b"\n"):
+                for rest in iter(functools.partial(handle.readline, _SKIP_BYTES), b""):
+                    if rest.endswith(b"\n"):
+                        break
+                yield number, None
+            else:
+                yield number, line
+
+
+_SKIP_BYTES = 1024 * 1024
 
 
 class _Ids:
@@ -107,6 +123,9 @@ def _read(source: Path, state: _Check, built: _Built) -> Iterator[Progress]:
             total = state.header["exported_rows"] if state.header else None
             yield Progress(state.memories, total, f"reading line {line}")
         try:
+            if raw is None:
+                state.untagged += 1
+                raise _Defect(line, f"longer than {MAX_LINE_BYTES:,} bytes: not read")
             try:
                 obj = orjson.loads(raw)
             except orjson.JSONDecodeError as exc:

@@ -13,6 +13,9 @@ from typing import Any
 
 from memgui.core.errors import InvalidArgument
 from memgui.core.io.records import SKIPPED, UNREAD, ImportRecord
+from memgui.core.model import shown
+
+INT64 = 2**63  # SQLite's integers are 64-bit
 
 PROGRESS_EVERY = 100  # files (or rows) between two Progress events
 
@@ -51,10 +54,20 @@ def refuse_invalid(record: ImportRecord, error: InvalidArgument) -> ImportRecord
 def to_epoch_ms(field_name: str, value: object) -> int:
     """Epoch milliseconds from an int, a numeric string, a date or an ISO 8601 text.
 
-    A naive date or time is read as UTC. Anything else raises InvalidArgument: a time that
-    cannot be read is refused, never silently replaced by "now".
+    A naive date or time is read as UTC. Anything else, and a time past SQLite's 64-bit
+    integers, raises InvalidArgument: a time that cannot be read is refused, never silently
+    replaced by "now", and never taken by the plan only to fail the commit.
     """
-    problem = f"must be epoch milliseconds or an ISO 8601 date (got {value!r})"
+    ms = _epoch_ms(field_name, value)
+    if not -INT64 <= ms < INT64:
+        raise InvalidArgument(
+            field_name, f"must be epoch milliseconds within ±2**63 (got {shown(value)})", value
+        )
+    return ms
+
+
+def _epoch_ms(field_name: str, value: object) -> int:
+    problem = f"must be epoch milliseconds or an ISO 8601 date (got {shown(value)})"
     if isinstance(value, bool):
         raise InvalidArgument(field_name, problem, value)
     if isinstance(value, int):
@@ -67,15 +80,15 @@ def to_epoch_ms(field_name: str, value: object) -> int:
         moment = value if value.tzinfo else value.replace(tzinfo=UTC)
         return int(moment.timestamp() * 1000)
     if isinstance(value, date):
-        return to_epoch_ms(field_name, datetime.combine(value, time()))
+        return _epoch_ms(field_name, datetime.combine(value, time()))
     if isinstance(value, str):
         text = value.strip()
         try:
-            return to_epoch_ms(field_name, float(text) if "." in text else int(text))
+            return _epoch_ms(field_name, float(text) if "." in text else int(text))
         except ValueError:
             pass
         try:
-            return to_epoch_ms(field_name, datetime.fromisoformat(text))
+            return _epoch_ms(field_name, datetime.fromisoformat(text))
         except ValueError:
             pass
     raise InvalidArgument(field_name, problem, value)
@@ -95,14 +108,21 @@ def json_safe(value: Any) -> Any:
 
 
 def decode_text(data: bytes) -> str:
-    """UTF-8 text without a leading BOM; raises UnicodeDecodeError for other encodings."""
+    """UTF-8 text without a leading BOM; raises UnicodeDecodeError for other encodings.
+
+    A NUL byte counts as not text: UTF-8 text never holds one, while UTF-16 text and
+    binary files are full of them (and UTF-16 without a BOM would decode as UTF-8)."""
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        raise UnicodeDecodeError("utf-8", data, nul, nul + 1, "a NUL byte: not text")
     text = data.decode("utf-8")
     return text[1:] if text.startswith("\ufeff") else text
 
 
 def describe_decode_error(error: UnicodeDecodeError) -> str:
     bad = error.object[error.start : error.start + 1].hex()
-    return f"is not UTF-8 text (byte 0x{bad} at offset {error.start})"
+    what = " (a NUL byte)" if bad == "00" else ""
+    return f"is not UTF-8 text (byte 0x{bad}{what} at offset {error.start})"
 
 
 def unread_record(source: str, reason: str, **fields: Any) -> ImportRecord:
