@@ -237,3 +237,48 @@ def test_a_note_or_state_holding_a_nul_byte_is_not_text(brain: Brain, tmp_path: 
     assert planned(brain, state, "gsd").unreadable == (
         "STATE.md:1: the file is not UTF-8 text (byte 0x00 (a NUL byte) at offset 17)"
     )
+
+
+# --- vectors ---------------------------------------------------------------------------------
+
+
+def test_vectors_the_commit_could_not_write_are_refused_at_planning(
+    brain: Brain, tmp_path: Path
+) -> None:
+    traces = [
+        agentos_trace("fine", embedding=[0.5, 0.25]),
+        agentos_trace("too-big-a-number", embedding=[1e308, 1.0]),  # struct.pack raised
+        agentos_trace("no-vector", embedding=[]),
+    ]
+    source = tmp_path / "export.json"
+    source.write_text(json.dumps({"traces": traces}), encoding="utf-8")
+    the_plan = planned(brain, source, "json")
+    verdicts = {r.fields.get("id"): (r.verdict, r.reason) for r in the_plan.records}
+    assert verdicts["fine"] == (NEW, "")
+    assert verdicts["no-vector"] == (NEW, "")
+    assert verdicts[None] == (
+        REFUSED,
+        "embedding holds a number no 32-bit float holds (got 1e+308)",
+    )
+    assert committed(brain, the_plan) == 2
+
+
+def test_a_vector_wider_than_sqlite_vec_indexes_is_refused(brain: Brain, tmp_path: Path) -> None:
+    source = tmp_path / "wide.sqlite"
+    with Brain.open(source) as other:
+        other.add("a memory with a vector too wide")
+        other.add("a memory with an empty vector")
+    connection = apsw.Connection(str(source))
+    connection.execute(  # the commit died creating the vector index (vec0: at most 8192)
+        "UPDATE memory_traces SET embedding = zeroblob(4 * 37500) WHERE content LIKE '%wide'"
+    )
+    connection.execute("UPDATE memory_traces SET embedding = x'' WHERE content LIKE '%empty%'")
+    connection.close()
+    the_plan = planned(brain, source, "sqlite")
+    wide, empty = the_plan.records
+    assert (wide.verdict, wide.reason) == (
+        REFUSED,
+        "embedding must hold at most 8,192 floats, as sqlite-vec indexes (got 37,500)",
+    )
+    assert empty.verdict == NEW and empty.fields["embedding"] is None
+    assert committed(brain, the_plan) == 1
