@@ -20,7 +20,20 @@ import orjson
 
 from memgui.core.errors import InvalidArgument
 from memgui.core.io import agentos_rows as rows
-from memgui.core.io.records import NEW, UNREAD, ImportRecord
+from memgui.core.io.records import (
+    CHUNK,
+    CONVERSATION,
+    DOCUMENT,
+    EDGE,
+    IMAGE,
+    MESSAGE,
+    NEW,
+    NODE,
+    TRACE,
+    UNREAD,
+    ImportRecord,
+)
+from memgui.core.io.text_utils import unexpected
 from memgui.core.progress import Progress
 from memgui.core.vectors import MODEL_KEY
 
@@ -38,6 +51,16 @@ SECTIONS = (
     ("messages", "messages"),
 )
 PROGRESS_EVERY = 250
+KINDS = {
+    "traces": TRACE,
+    "nodes": NODE,
+    "edges": EDGE,
+    "documents": DOCUMENT,
+    "chunks": CHUNK,
+    "images": IMAGE,
+    "conversations": CONVERSATION,
+    "messages": MESSAGE,
+}
 
 
 def file_error(path: Path | str, reason: str, problem_field: str | None = None) -> ImportRecord:
@@ -89,7 +112,10 @@ class _RowConverter:
             "conversations": lambda: rows.conversation_record(row, source),
             "messages": lambda: rows.message_record(row, source, ids["conversations"]),
         }
-        record = converters[key]()
+        try:
+            record = converters[key]()
+        except Exception as exc:  # a row no rule foresaw is lost alone, never the import
+            return unexpected(ImportRecord(source=source, kind=KINDS[key]), exc)
         if record.verdict == NEW and record.fields.get("id") is not None:
             ids[key].add(record.fields["id"])
         if key == "traces" and record.fields.get("embedding") is not None:

@@ -31,6 +31,7 @@ from memgui.core.io.text_utils import (
     option,
     refuse_invalid,
     to_epoch_ms,
+    unexpected,
 )
 from memgui.core.model import (
     SCOPES,
@@ -196,6 +197,13 @@ def read_csv(path: str | Path, *, options: Any = None) -> Iterator[Progress | Im
 
 
 def _row_record(source: str, row: list[str], meanings: list[str]) -> ImportRecord:
+    try:
+        return _read_row(source, row, meanings)
+    except Exception as exc:  # a row no rule foresaw is lost alone, never the import
+        return unexpected(ImportRecord(source=source, kind=TRACE), exc)
+
+
+def _read_row(source: str, row: list[str], meanings: list[str]) -> ImportRecord:
     record = ImportRecord(source=source, kind=TRACE)
     if len(row) > len(meanings) and any(cell.strip() for cell in row[len(meanings) :]):
         return _row_error(record, None, f"has {len(row)} cells, the header {len(meanings)}", row)

@@ -37,6 +37,7 @@ from memgui.core.io.text_utils import (
     describe_decode_error,
     normalize_newlines,
     option,
+    unexpected,
 )
 from memgui.core.model import DAY_MS, PINNED_CATEGORIES, SCOPES, check_choice
 from memgui.core.progress import Progress
@@ -178,5 +179,9 @@ def read_gsd(path: str | Path, *, options: Any = None) -> Iterator[Progress | Im
     except UnicodeDecodeError as error:
         yield ImportRecord(f"{name}:1", UNREAD).fail(f"the file {describe_decode_error(error)}")
         return
-    yield from scan_state(text, _Drafts(name, name, scope, scope_id))
+    try:
+        found = list(scan_state(text, _Drafts(name, name, scope, scope_id)))
+    except Exception as exc:  # a shape no rule foresaw: said, never a crash of the import
+        found = [unexpected(ImportRecord(f"{name}:1", UNREAD), exc)]
+    yield from found
     yield Progress(1, 1, f"read {name}")

@@ -59,7 +59,7 @@ from memgui.core.io.records import (
     UNREAD,
     ImportRecord,
 )
-from memgui.core.io.text_utils import content_hash
+from memgui.core.io.text_utils import content_hash, unexpected_reason
 from memgui.core.progress import Progress
 
 MAX_LINE_BYTES = 64 * 1024 * 1024  # a long document is still one memory
@@ -143,6 +143,8 @@ def _read(source: Path, state: _Check, built: _Built) -> Iterator[Progress]:
                 _add_memory(built, _trace(where, line, obj, now, new_id()), obj, line)
         except _Defect as defect:
             state.defects.append(defect)
+        except Exception as exc:  # a line no rule foresaw: a defect like any other
+            state.defects.append(_Defect(line, unexpected_reason(exc)))
     if state.newer_version is not None:
         return
     if line == 0:

@@ -43,6 +43,7 @@ from memgui.core.io.text_utils import (
     normalize_newlines,
     refuse_invalid,
     to_epoch_ms,
+    unexpected,
     unread_record,
 )
 from memgui.core.model import (
@@ -299,11 +300,12 @@ def read_notes(
         if not entry.wanted:
             yield unread_record(entry.relative, entry.why_unread, file=entry.relative)
             continue
-        loaded = load_note(entry)
-        if isinstance(loaded, ImportRecord):
-            yield loaded
-        else:
-            yield from to_records(loaded)
+        try:
+            loaded = load_note(entry)
+            notes = [loaded] if isinstance(loaded, ImportRecord) else list(to_records(loaded))
+        except Exception as exc:  # a note no rule foresaw is lost alone, never the import
+            notes = [unexpected(ImportRecord(f"{entry.relative}:1", TRACE), exc)]
+        yield from notes
         done += 1
         if done % PROGRESS_EVERY == 0:
             yield Progress(done, total, f"read {done} of {total} {what}")

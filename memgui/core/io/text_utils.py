@@ -137,4 +137,8 @@ def unexpected(record: ImportRecord, error: Exception) -> ImportRecord:
     """The record of a unit (a conversation, a note, a row) whose reading raised what no rule
     of its reader foresaw: that unit alone is lost, with what went wrong, and reading goes
     on. The tests keep every reader from coming here (see tests/fuzz)."""
-    return record.fail(f"{UNEXPECTED} ({type(error).__name__}: {str(error)[:200]})")
+    return record.fail(unexpected_reason(error))
+
+
+def unexpected_reason(error: Exception) -> str:
+    return f"{UNEXPECTED} ({type(error).__name__}: {str(error)[:200]})"
