@@ -22,8 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from memgui.core.errors import InvalidArgument
+from memgui.core.io.csv_fields import CsvTraceFields
 from memgui.core.io.json_bounds import load_value
-from memgui.core.io.records import SKIPPED, TRACE, UNREAD, ImportRecord
+from memgui.core.io.records import NO_LINKS, SKIPPED, TRACE, UNREAD, ImportRecord
 from memgui.core.io.text_utils import (
     PROGRESS_EVERY,
     content_hash,
@@ -204,7 +205,7 @@ def _row_record(source: str, row: list[str], meanings: list[str]) -> ImportRecor
 
 
 def _read_row(source: str, row: list[str], meanings: list[str]) -> ImportRecord:
-    record = ImportRecord(source=source, kind=TRACE)
+    record = ImportRecord(source=source, kind=TRACE, links=NO_LINKS)  # a CSV row links none
     if len(row) > len(meanings) and any(cell.strip() for cell in row[len(meanings) :]):
         return _row_error(record, None, f"has {len(row)} cells, the header {len(meanings)}", row)
     if "\x00" in "".join(row):  # UTF-8 text holds none: a binary or UTF-16 file
@@ -213,7 +214,7 @@ def _read_row(source: str, row: list[str], meanings: list[str]) -> ImportRecord:
         return _row_error(record, None, reason, row[column])
     cells = {meaning: cell for meaning, cell in zip(meanings, row, strict=False) if meaning}
     try:
-        record.fields = row_fields(cells)
+        record.fields = CsvTraceFields(row_fields(cells))  # held compactly: see csv_fields
     except InvalidArgument as error:
         record.fields = {"content": cells.get("content", "")}
         if isinstance(error, BlankContent):

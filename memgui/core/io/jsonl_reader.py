@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import functools
 import time
-import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -59,7 +58,7 @@ from memgui.core.io.records import (
     UNREAD,
     ImportRecord,
 )
-from memgui.core.io.text_utils import content_hash, unexpected_reason
+from memgui.core.io.text_utils import TraceIds, content_hash, unexpected_reason
 from memgui.core.progress import Progress
 
 MAX_LINE_BYTES = 64 * 1024 * 1024  # a long document is still one memory
@@ -83,23 +82,6 @@ def _lines(source: Path) -> Iterator[tuple[int, bytes | None]]:
 _SKIP_BYTES = 1024 * 1024
 
 
-class _Ids:
-    """Fresh trace ids, cheaply: one random UUID per file, its last 48 bits counting up.
-
-    `uuid4()` per memory costs ~10 µs; counting keeps the ids unique (74 random bits per
-    file) and in order, so the brain's id index grows at one end instead of at random.
-    """
-
-    def __init__(self) -> None:
-        head = str(uuid.uuid4())
-        self.head = f"mt_{head[:24]}"
-        self.next = int(head[24:], 16) & (2**47 - 1)  # room to count without wrapping
-
-    def __call__(self) -> str:
-        self.next += 1
-        return f"{self.head}{self.next:012x}"
-
-
 @dataclass
 class _Built:
     """The records of a file read so far (while it has no defect)."""
@@ -116,7 +98,7 @@ def _read(source: Path, state: _Check, built: _Built) -> Iterator[Progress]:
     """Check every line; build the records of a memory until the first defect."""
     now = int(time.time() * 1000)
     where = f"{source}:"
-    new_id = _Ids()
+    new_id = TraceIds()
     line = 0
     for line, raw in _lines(source):
         if line % 5000 == 0:
