@@ -1,4 +1,5 @@
-"""Planning an import where a reader that waits forever fails the test, not the suite."""
+"""Planning an import in tests; in a thread, where a reader that waits forever fails the
+test, not the suite."""
 
 from __future__ import annotations
 
@@ -12,6 +13,11 @@ from memgui.core.io.records import TRACE
 from memgui.core.progress import run_to_end
 
 WAIT_S = 120  # far beyond what planning a few small files takes, however busy the machine
+
+
+def planned(brain: Brain, source: Path, fmt: str, **options: Any) -> ImportPlan:
+    """The plan of `source` read as `fmt`, against `brain`."""
+    return run_to_end(plan(brain, source, options=ImportOptions(format=fmt, **options)))
 
 
 def plan_in_thread(brain_path: Path, source: Path, **options: Any) -> ImportPlan:

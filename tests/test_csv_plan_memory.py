@@ -11,10 +11,10 @@ from pathlib import Path
 from memgui.core.brain import Brain
 from memgui.core.io.commit import commit
 from memgui.core.io.csv_fields import CsvTraceFields
-from memgui.core.io.plan import ImportOptions, ImportPlan, plan
 from memgui.core.io.records import NEW, plain_fields
 from memgui.core.io.text_utils import content_hash
 from memgui.core.progress import run_to_end
+from tests.planning import planned
 
 ROWS = 10_000
 
@@ -31,10 +31,6 @@ def generated_csv(path: Path, rows: int) -> Path:
     return path
 
 
-def make_plan(brain: Brain, source: Path) -> ImportPlan:
-    return run_to_end(plan(brain, source, options=ImportOptions(format="csv")))
-
-
 def test_a_csv_plan_holds_a_few_times_the_file(brain: Brain, tmp_path: Path) -> None:
     source = generated_csv(tmp_path / "rows.csv", ROWS)
     size = source.stat().st_size
@@ -43,7 +39,7 @@ def test_a_csv_plan_holds_a_few_times_the_file(brain: Brain, tmp_path: Path) -> 
     try:
         before = tracemalloc.get_traced_memory()[0]
         tracemalloc.reset_peak()
-        the_plan = make_plan(brain, source)
+        the_plan = planned(brain, source, "csv")
         gc.collect()
         held, peak = (value - before for value in tracemalloc.get_traced_memory())
     finally:
@@ -66,7 +62,7 @@ def test_compact_rows_read_edit_and_write_as_before(brain: Brain, tmp_path: Path
         "Bare row,,,,,,,,,,,,\n",
         encoding="utf-8",
     )
-    the_plan = make_plan(brain, source)
+    the_plan = planned(brain, source, "csv")
     full, meta, bare = the_plan.records
     assert all(isinstance(r.fields, CsvTraceFields) and r.verdict == NEW for r in the_plan.records)
     assert plain_fields(full.fields) == {

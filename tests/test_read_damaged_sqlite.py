@@ -11,15 +11,10 @@ import apsw
 import pytest
 
 from memgui.core.brain import Brain
-from memgui.core.io.plan import ImportOptions, ImportPlan, plan
 from memgui.core.io.records import ERROR, NEW, TRACE, UNREAD
-from memgui.core.progress import run_to_end
 from tests.conftest import AGENTOS
+from tests.planning import planned
 from tests.test_cli import run_text
-
-
-def planned(brain: Brain, source: Path) -> ImportPlan:
-    return run_to_end(plan(brain, source, options=ImportOptions(format="sqlite")))
 
 
 def overwrite_page(path: Path, page: int, data: bytes) -> None:
@@ -59,7 +54,7 @@ def damaged_export(tmp_path: Path) -> Path:
 
 
 def test_a_damaged_source_cannot_be_read(brain: Brain, damaged_export: Path) -> None:
-    the_plan = planned(brain, damaged_export)  # raised apsw.CorruptError
+    the_plan = planned(brain, damaged_export, "sqlite")  # raised apsw.CorruptError
     assert the_plan.unreadable == f"{damaged_export}: is damaged: database disk image is malformed"
 
 
@@ -85,7 +80,7 @@ def test_a_schema_that_is_not_utf8_cannot_be_read(brain: Brain, tmp_path: Path) 
         "WHERE name = 'extra'"
     )
     connection.close()
-    the_plan = planned(brain, source)  # raised UnicodeDecodeError
+    the_plan = planned(brain, source, "sqlite")  # raised UnicodeDecodeError
     assert the_plan.unreadable == (
         f"{source}: is damaged: its schema is not UTF-8 text (invalid start byte at byte 0)"
     )
@@ -102,7 +97,7 @@ def test_damage_met_midway_keeps_the_rows_before_it(brain: Brain, tmp_path: Path
     connection.close()
     overflow = pages(source, "conversations", "overflow")
     overwrite_page(source, overflow[0], b"\xff\xff\xff\xff")  # points past the file
-    the_plan = planned(brain, source)
+    the_plan = planned(brain, source, "sqlite")
     read = [(r.kind, r.verdict) for r in the_plan.records]
     assert read == [(TRACE, NEW), (UNREAD, ERROR)]
     assert the_plan.records[0].fields["content"] == "the first memory"
@@ -123,7 +118,7 @@ def test_a_row_of_text_that_is_not_utf8_is_an_error_alone(brain: Brain, tmp_path
         "WHERE content = 'the second memory'"
     )
     connection.close()
-    the_plan = planned(brain, source)
+    the_plan = planned(brain, source, "sqlite")
     assert [(r.source.split("#")[1], r.verdict) for r in the_plan.records] == [
         (f"memory_traces/{the_plan.records[0].fields['id']}", NEW),
         ("memory_traces[1]", ERROR),

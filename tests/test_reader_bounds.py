@@ -17,16 +17,13 @@ from memgui.core.brain import Brain
 from memgui.core.io import jsonl_reader
 from memgui.core.io.commit import commit
 from memgui.core.io.json_bounds import MAX_JSON_DEPTH
-from memgui.core.io.plan import ImportOptions, ImportPlan, plan
+from memgui.core.io.plan import ImportPlan
 from memgui.core.io.records import ERROR, LINE, NEW, REFUSED, TRACE, UNREAD
 from memgui.core.progress import run_to_end
+from tests.planning import planned
 from tests.test_read_jsonl import VALID
 
 HEADER = "content,metadata,tags,created_at\n"
-
-
-def planned(brain: Brain, source: Path, fmt: str) -> ImportPlan:
-    return run_to_end(plan(brain, source, options=ImportOptions(format=fmt)))
 
 
 def committed(brain: Brain, the_plan: ImportPlan) -> int:

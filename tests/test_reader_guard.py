@@ -22,11 +22,11 @@ from memgui.core.io import (
     jsonl_reader,
     markdown_reader,
 )
-from memgui.core.io.plan import ImportOptions, ImportPlan, plan
+from memgui.core.io.plan import ImportPlan
 from memgui.core.io.records import ERROR, NEW
 from memgui.core.io.text_utils import UNEXPECTED
-from memgui.core.progress import run_to_end
 from tests.chatgpt_conversations import linear_conversation
+from tests.planning import planned
 from tests.test_read_jsonl import VALID
 
 FAILURE = f"{UNEXPECTED} (RuntimeError: an unforeseen shape)"
@@ -42,10 +42,6 @@ def fail_on(monkeypatch: pytest.MonkeyPatch, module: Any, name: str, marker: str
         return original(*args, **kwargs)
 
     monkeypatch.setattr(module, name, failing)
-
-
-def planned(brain: Brain, source: Path, fmt: str) -> ImportPlan:
-    return run_to_end(plan(brain, source, options=ImportOptions(format=fmt)))
 
 
 def verdicts(the_plan: ImportPlan) -> list[tuple[str, str]]:

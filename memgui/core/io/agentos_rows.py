@@ -29,7 +29,7 @@ from memgui.core.io.records import (
     TRACE,
     ImportRecord,
 )
-from memgui.core.io.text_utils import content_hash
+from memgui.core.io.text_utils import INT64, content_hash
 from memgui.core.model import (
     SCOPES,
     TYPES,
@@ -41,7 +41,6 @@ from memgui.core.model import (
     shown,
 )
 
-INT64 = 2**63
 MAX_DIMENSIONS = 8192  # the most floats a sqlite-vec index (vec0) takes in one vector
 FLOAT32_MAX = 3.4028234663852886e38
 

@@ -32,7 +32,6 @@ from memgui.core.errors import InvalidArgument
 from memgui.core.io import chatgpt_tree as tree
 from memgui.core.io import json_stream
 from memgui.core.io.agentos_reader import file_error, load_json
-from memgui.core.io.agentos_rows import INT64
 from memgui.core.io.chatgpt_fields import (
     SOURCE_TAG,
     Conversation,
@@ -52,7 +51,7 @@ from memgui.core.io.records import (
     ImportRecord,
 )
 from memgui.core.io.source_files import walk_folder
-from memgui.core.io.text_utils import unexpected, unread_record
+from memgui.core.io.text_utils import INT64, unexpected, unread_record
 from memgui.core.model import shown as shown_value
 from memgui.core.progress import Progress
 

@@ -12,6 +12,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from memgui.core.io.text_utils import INT64
 from memgui.core.model import CATEGORIES, DAY_MS, LINK_KINDS, PINNED_CATEGORIES
 
 FORMAT = "agent-memory-export"
@@ -28,7 +29,6 @@ CATEGORY_TYPES = {
     "TODO": "prospective",  # something to do later
 }
 TAGS = ("header", "memory", "link")
-INT64 = 2**63  # SQLite's integers: a time in seconds must fit once in milliseconds
 MEMORY_TIMES = ("created_at", "last_accessed", "expires_at")
 
 # field -> (required, allowed JSON types); the wire order of format v1.
