@@ -229,8 +229,8 @@ def read_agentos_sqlite(path: str | Path, *, brain_id: str | None = None) -> Ite
         yield from _read_brain(connection, source, brain_id, state)
     except (apsw.Error, UnicodeDecodeError) as exc:
         read = state["rows"]
-        rest = "" if not read else "; the row before it was read" if read == 1 else ""
-        rest = rest or (f"; the {read} rows before it were read" if read else "")
+        before = {0: "", 1: "; the row before it was read"}
+        rest = before.get(read, f"; the {read} rows before it were read")
         yield file_error(source, f"{_damage(exc)}{rest}")
     finally:
         connection.close()
