@@ -110,3 +110,26 @@ def test_a_time_past_64_bits_refuses_its_conversation_alone(
     assert {r.source.split("#")[1].split("/")[0] for r in the_plan.records} == {"good", "odd"}
     result = run_to_end(commit(brain, the_plan))
     assert result.imported == 4 and not result.errors  # the good conversation, whole
+
+
+def test_a_conversation_nested_past_what_json_parsers_read_is_lost_alone(
+    brain: Brain, tmp_path: Path
+) -> None:
+    tricky = json.dumps('brackets ] } and a quote " in a string [ {')  # not counted
+    deep = '{"title": ' + tricky + ', "mapping": {"x": ' + "[" * 10_000 + "]" * 10_000 + "}}"
+    later = linear_conversation(2, ["Which region?", "eu-west-1."], "later")
+    text = "[" + json.dumps(GOOD) + ", " + deep + ", " + json.dumps(later) + "]"
+    source = tmp_path / "conversations.json"
+    source.write_text(text, encoding="utf-8")
+    the_plan = run_to_end(plan(brain, source, options=ImportOptions(format="chatgpt")))
+    conversations = [r for r in the_plan.records if r.kind == CONVERSATION]
+    assert [(r.source.rsplit("#", 1)[1], r.verdict) for r in conversations] == [
+        ("good", NEW),
+        ("[1]", "error"),
+        ("later", NEW),
+    ]
+    at = len(json.dumps(GOOD)) + 3
+    assert conversations[1].reason == (
+        f"the item at byte {at} nests deeper than 1,024 levels: not read"
+    )
+    assert the_plan.counts["new"] == 2 * 4

@@ -306,7 +306,11 @@ def _read_array(reader: _Reader, path: Path, *, strict: bool) -> Iterator[Event]
                 yield _not_read(path, f"holds {_describe(value)} first, not a conversation", False)
                 return
             count += 1
-            yield from reader.guarded(value, str(path))
+            if isinstance(value, json_stream.NestedTooDeep):  # that one alone is not read
+                where = f"{path}#[{count - 1}]"
+                yield ImportRecord(source=where, kind=CONVERSATION).fail(f"{value}: not read")
+            else:
+                yield from reader.guarded(value, str(path))
             yield Progress(end, size, f"{path.name}: {count} conversations read")
     except json_stream.JsonStreamError as exc:
         yield _not_read(path, f"is not valid JSON ({exc})", strict)
