@@ -161,6 +161,9 @@ DEFECTS = [
     (3, {"access_count": 2**63}, "line 3: access_count must be between 0 and 2**63 - 1"),
     (7, {"created_at": 2**62}, "line 7: `created_at` must be seconds within ±2**63"),
     (3, {"tags": ["ok", 3]}, "line 3: tags must be an array of strings"),
+    # Read by the plan, refused by the commit: memgui holds no blank tag.
+    (3, {"tags": ["ok", ""]}, "line 3: tags[1] must be a non-empty string (got '')"),
+    (3, {"tags": [" "]}, "line 3: tags[0] must be a non-empty string (got ' ')"),
     (3, {"key": 1}, "line 3: duplicate key 1 (first on line 2)"),
     (7, {"kind": "likes"}, "line 7: unknown kind 'likes'"),
     (7, {"to": 1}, "line 7: a link from key 1 to itself"),

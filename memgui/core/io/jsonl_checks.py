@@ -197,6 +197,10 @@ def _check_line(state: _Check, line: int, obj: Any) -> None:
             raise _Defect(line, "content must not be empty", "content", obj["content"])
         if not all(isinstance(tag, str) for tag in obj["tags"]):
             raise _Defect(line, "tags must be an array of strings", "tags", obj["tags"])
+        for index, tag in enumerate(obj["tags"]):
+            if not tag or tag.isspace():  # memgui holds no blank tag: the commit would refuse it
+                where = f"tags[{index}]"
+                raise _Defect(line, f"{where} must be a non-empty string (got {tag!r})", where, tag)
         if not 0 <= obj["access_count"] < INT64:
             raise _Defect(
                 line, f"access_count must be between 0 and 2**63 - 1 (got {obj['access_count']})"
