@@ -45,9 +45,7 @@ from memgui.core.io.records import (
     MESSAGE,
     NEW,
     NO_LINKS,
-    SKIPPED,
     TRACE,
-    UNREAD,
     ImportRecord,
 )
 from memgui.core.io.source_files import walk_folder
@@ -320,9 +318,7 @@ def _not_read(path: Path, reason: str, strict: bool) -> ImportRecord:
     """A named file that cannot be read is an error; a file met in a folder is skipped."""
     if strict:
         return file_error(path, reason)
-    return ImportRecord(
-        source=str(path), kind=UNREAD, verdict=SKIPPED, reason=f"not read: {reason}"
-    )
+    return unread_record(str(path), f"not read: {reason}")
 
 
 def _describe(payload: Any) -> str:
