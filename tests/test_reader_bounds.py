@@ -20,7 +20,7 @@ from memgui.core.io.json_bounds import MAX_JSON_DEPTH
 from memgui.core.io.plan import ImportPlan
 from memgui.core.io.records import ERROR, LINE, NEW, REFUSED, TRACE, UNREAD
 from memgui.core.progress import run_to_end
-from tests.planning import planned
+from tests.planning import plan_in_thread, planned
 from tests.test_read_jsonl import VALID
 
 HEADER = "content,metadata,tags,created_at\n"
@@ -279,3 +279,28 @@ def test_a_vector_wider_than_sqlite_vec_indexes_is_refused(brain: Brain, tmp_pat
     )
     assert empty.verdict == NEW and empty.fields["embedding"] is None
     assert committed(brain, the_plan) == 1
+
+
+# --- work that grows with the input, not with its square -------------------------------------
+# Each input below took minutes or more (time squared in its size) and now takes about a
+# second; `plan_in_thread` fails a plan still running after two minutes.
+
+
+def test_a_front_matter_of_many_lines_is_read_in_one_pass(tmp_path: Path, brain_path: Path) -> None:
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    lines = "a\n" * 131_000  # 262,000 characters, no key: each line was matched to the end
+    (folder / "long.md").write_text(f"---\n{lines}---\nbody\n")
+    (record,) = plan_in_thread(brain_path, folder, format="markdown").records
+    assert record.verdict == REFUSED
+    assert record.reason == "front matter must be a mapping of keys (got a str)"
+
+
+def test_a_note_of_many_tags_is_read_in_one_pass(tmp_path: Path, brain_path: Path) -> None:
+    vault = tmp_path / "vault"
+    (vault / ".obsidian").mkdir(parents=True)
+    tags = " ".join(f"#tag{n}" for n in range(300_000))  # on one line, each one different
+    (vault / "tags.md").write_text(f"A note of many tags [[Link]] {tags}\n")
+    (record,) = plan_in_thread(brain_path, vault, format="obsidian").records
+    assert record.verdict == NEW and len(record.fields["tags"]) == 300_000
+    assert record.fields["tags"][:2] == ["tag0", "tag1"]

@@ -331,13 +331,12 @@ def check_tags(value: object) -> tuple[str, ...]:
         return ()
     if isinstance(value, str) or not isinstance(value, list | tuple):
         raise InvalidArgument("tags", f"must be a list of strings (got {value!r})", value)
-    out: list[str] = []
+    out: dict[str, None] = {}  # in order, each once (a list's `in` took time squared)
     for i, tag in enumerate(value):
         if not isinstance(tag, str) or not tag.strip():
             raise InvalidArgument(f"tags[{i}]", f"must be a non-empty string (got {tag!r})", tag)
         check_text(f"tags[{i}]", tag)
-        if tag not in out:
-            out.append(tag)
+        out[tag] = None
     return tuple(out)
 
 

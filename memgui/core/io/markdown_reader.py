@@ -66,7 +66,7 @@ KNOWN_KEYS = frozenset(
 
 _OPENING = re.compile(r"---[ \t]*(?:([A-Za-z][\w-]*)[ \t]*)?")
 _CLOSING = re.compile(r"^---[ \t]*$", re.MULTILINE)
-_TOP_KEY = re.compile(r"^([^\s#:][^:]*?)[ \t]*:", re.MULTILINE)
+_TOP_KEY = re.compile(r"^([^\s#:][^:\n]*?)[ \t]*:", re.MULTILINE)  # within its line
 
 
 def is_markdown(name: str) -> bool:
@@ -110,9 +110,6 @@ def parse_note(text: str, relative: str) -> Note:
     language = (opening.group(1) or "yaml").lower()
     if language not in ("yaml", "yml"):
         return Note(relative, {}, text[body_start:], body_line, ignored_language=language)
-    key_lines = {
-        m.group(1): front_text.count("\n", 0, m.start()) + 2 for m in _TOP_KEY.finditer(front_text)
-    }
     try:
         front = load_front_matter(front_text)
     except FrontMatterRefused as refused:
@@ -132,9 +129,19 @@ def parse_note(text: str, relative: str) -> Note:
     if not isinstance(front, dict):
         kind = type(front).__name__
         raise FrontMatterError(f"front matter must be a mapping of keys (got a {kind})", 1)
-    return Note(
-        relative, {str(k): v for k, v in front.items()}, text[body_start:], body_line, key_lines
-    )
+    front = {str(k): v for k, v in front.items()}
+    return Note(relative, front, text[body_start:], body_line, _key_lines(front_text))
+
+
+def _key_lines(front_text: str) -> dict[str, int]:
+    """The file line of each top-level key (counted as the keys come: once over the text)."""
+    lines: dict[str, int] = {}
+    line, counted = 2, 0  # the block starts on the file's second line
+    for match in _TOP_KEY.finditer(front_text):
+        line += front_text.count("\n", counted, match.start())
+        counted = match.start()
+        lines[match.group(1)] = line
+    return lines
 
 
 def front_tags(value: object, keep_hash: bool = False) -> list[str]:
