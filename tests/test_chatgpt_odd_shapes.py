@@ -16,6 +16,7 @@ from memgui.core.io.plan import ImportOptions, ImportPlan, plan
 from memgui.core.io.records import CONVERSATION, NEW, REFUSED
 from memgui.core.progress import run_to_end
 from tests.chatgpt_conversations import linear_conversation
+from tests.planning import plan_in_thread
 
 GOOD = linear_conversation(0, ["What is the build tool?", "Gradle."], "good")
 
@@ -133,3 +134,29 @@ def test_a_conversation_nested_past_what_json_parsers_read_is_lost_alone(
         f"the item at byte {at} nests deeper than 1,024 levels: not read"
     )
     assert the_plan.counts["new"] == 2 * 4
+
+
+def test_many_messages_under_one_long_hidden_stretch(tmp_path: Path, brain_path: Path) -> None:
+    """Each message looked for its shown ancestor up the whole stretch: 8,000 took two
+    minutes, time squared; 15,000 take seconds (`plan_in_thread` stops at two minutes)."""
+    question = {"author": {"role": "user"}, "content": {"content_type": "text", "parts": ["Q?"]}}
+    mapping: dict[str, Any] = {
+        "root": {"parent": None, "children": ["q"], "message": None},
+        "q": {"parent": "root", "children": ["h0"], "message": question},
+    }
+    stretch = 15_000
+    for n in range(stretch):  # nodes the person never saw (no message)
+        children = [f"h{n + 1}"] if n + 1 < stretch else [f"a{k}" for k in range(stretch)]
+        mapping[f"h{n}"] = {"parent": "q" if n == 0 else f"h{n - 1}", "children": children}
+    for k in range(stretch):  # as many replies, each under the end of the stretch
+        text = {"content_type": "text", "parts": [f"answer {k}"]}
+        message = {"author": {"role": "assistant"}, "content": text}
+        mapping[f"a{k}"] = {"parent": f"h{stretch - 1}", "children": [], "message": message}
+    source = tmp_path / "conversations.json"
+    source.write_text(json.dumps([{"title": "t", "conversation_id": "c", "mapping": mapping}]))
+    the_plan = plan_in_thread(brain_path, source, format="chatgpt", all_branches=True)
+    messages = [r for r in the_plan.records if r.kind == "message"]
+    assert len(messages) == 1 + stretch
+    question_id = messages[0].fields["id"]
+    assert all(m.fields["metadata"]["parent_id"] == question_id for m in messages[1:])
+    assert the_plan.counts["error"] == 0

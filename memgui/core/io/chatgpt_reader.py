@@ -195,6 +195,7 @@ class _Reader:
         spans = conversation.hold([message.content for _, message in ordered])
         seen = self.seen_nodes.setdefault(conversation.row_id, set())
         held: dict[str, MessageFields] = {}
+        nearest: dict[str, MessageFields | None] = {}  # a hidden node -> its shown ancestor
         last_time = created
         for (node_id, message), span in zip(ordered, spans, strict=True):
             last_time = time_ms(message.create_time, "create_time", last_time)  # checked
@@ -205,7 +206,7 @@ class _Reader:
                 sys.intern(message.role),  # a few names, held once per plan
                 last_time,
                 sys.intern(message.content_type),
-                self._shown_parent(node_id, mapping, held),
+                self._shown_parent(node_id, mapping, held, nearest),
             )
             held[node_id] = fields
             record = ImportRecord(
@@ -219,17 +220,33 @@ class _Reader:
 
     @staticmethod
     def _shown_parent(
-        node_id: str, mapping: dict[str, Any], held: dict[str, MessageFields]
+        node_id: str,
+        mapping: dict[str, Any],
+        held: dict[str, MessageFields],
+        nearest: dict[str, MessageFields | None],
     ) -> MessageFields | None:
-        """The nearest shown ancestor's message, so the app can draw branches."""
+        """The nearest shown ancestor's message, so the app can draw branches.
+
+        The hidden nodes walked on the way remember what they lead to (`nearest`): many
+        messages under one long hidden stretch walked it each, in time squared.
+        """
         seen = {node_id}
+        walked: list[str] = []
+        found: MessageFields | None = None
         parent = tree._parent(mapping, node_id)
         while parent is not None and parent not in seen:
             if parent in held:
-                return held[parent]
+                found = held[parent]
+                break
+            if parent in nearest:
+                found = nearest[parent]
+                break
             seen.add(parent)
+            walked.append(parent)
             parent = tree._parent(mapping, parent)
-        return None
+        for hidden in walked:
+            nearest[hidden] = found
+        return found
 
     def _traces(
         self,

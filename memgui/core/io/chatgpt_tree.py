@@ -206,7 +206,10 @@ def _replies(
 ) -> list[tuple[Shown, ...]]:
     """Each reply the question got: answer messages down to the next question or a leaf."""
     replies: list[tuple[Shown, ...]] = []
-    stack: list[tuple[str, tuple[Shown, ...]]] = [(user_id, ())]
+    # A reply so far is a chain (message, the chain before it): extending one is a step,
+    # where copying a tuple at each message took time squared in a long reply.
+    Chain = tuple[Shown, Any] | None
+    stack: list[tuple[str, Chain]] = [(user_id, None)]
     visited: set[str] = {user_id}
     while stack and len(replies) < MAX_REPLY_VARIANTS:
         node_id, answers = stack.pop()
@@ -218,12 +221,24 @@ def _replies(
             visited.add(child)
             ends_here = False
             if message is not None and message.is_answer:
-                stack.append((child, (*answers, message)))
+                stack.append((child, (message, answers)))
             else:  # a tool call, tool output, reasoning: the reply is further down
                 stack.append((child, answers))
-        if ends_here and answers and answers not in replies:
-            replies.append(answers)
+        if ends_here and answers is not None:
+            reply = _unchained(answers)
+            if reply not in replies:
+                replies.append(reply)
     return replies
+
+
+def _unchained(chain: tuple[Shown, Any]) -> tuple[Shown, ...]:
+    messages: list[Shown] = []
+    link: tuple[Shown, Any] | None = chain
+    while link is not None:
+        messages.append(link[0])
+        link = link[1]
+    messages.reverse()
+    return tuple(messages)
 
 
 def pairs(
