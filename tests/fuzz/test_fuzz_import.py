@@ -35,6 +35,8 @@ from tests.fuzz.mutate import (
     utf8,
 )
 
+# pytest's own limit for a test (5 minutes), raised for a longer run: ~40 ms a case here.
+pytestmark = pytest.mark.timeout(max(300, CASES // 5))
 FUZZ = settings(
     max_examples=CASES,
     derandomize=not LONG_RUN,
