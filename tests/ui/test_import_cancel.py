@@ -189,19 +189,23 @@ def test_cancel_returns_at_once_however_stuck_the_reader(qtbot, window):
 
 
 def test_stuck_plans_left_behind_never_hold_up_the_next_import(qtbot, window, tmp_path):
-    releases = []
+    releases, stuck_jobs = [], []
     try:
         for _ in range(2):  # as many as the window's job threads
             stuck = ImportDialog(window, CORPORA / "obsidian-help")
             qtbot.addWidget(stuck)
             stuck.show()
             stuck.start()
+            stuck_jobs.append(stuck.run.job)
             held, release = hold_worker(stuck.run.job)
             releases.append(release)
             qtbot.waitUntil(held.is_set, timeout=WAIT_MS)
             stuck.working.cancel_button.click()
         dialog = open_and_plan(qtbot, window, write_csv(tmp_path / "rows.csv", 10))
         assert dialog.run.plan.counts["new"] == 10
+        # Closing now asks about nothing: the plans still stopping were cancelled already.
+        assert window.import_export.running_jobs() == []
     finally:
         for release in releases:
             release.set()
+    qtbot.waitUntil(lambda: not set(stuck_jobs) & set(window.runner.active_jobs), timeout=WAIT_MS)
