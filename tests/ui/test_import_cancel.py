@@ -183,3 +183,60 @@ def test_closing_asks_about_an_unsaved_edit_before_a_running_import(qtbot, windo
     finally:
         release.set()
     qtbot.waitUntil(lambda: job.done, timeout=WAIT_MS)
+
+
+def hold_worker(job) -> tuple[threading.Event, threading.Event]:
+    """Hold `job`'s worker at its next progress report, as a reader inside one endless read
+    holds it: it cannot see the cancel flag. Returns (held, release); the test releases it
+    (the bound only keeps a failing test from leaving a thread behind for good)."""
+    held, release = threading.Event(), threading.Event()
+    job._worker_progress.connect(
+        lambda _event: (held.set(), release.wait(6 * WAIT_MS / 1000)),
+        Qt.ConnectionType.DirectConnection,
+    )
+    return held, release
+
+
+def test_cancel_returns_at_once_however_stuck_the_reader(qtbot, window):
+    before = brain_digest(window.session.path)
+    dialog = ImportDialog(window, CORPORA / "obsidian-help")
+    qtbot.addWidget(dialog)
+    dialog.show()
+    dialog.start()
+    job = dialog.run.job
+    held, release = hold_worker(job)
+    qtbot.waitUntil(held.is_set, timeout=WAIT_MS)
+    try:
+        # The worker is still held: the window stops waiting for it all the same.
+        with qtbot.waitSignal(dialog.run.cancelled, timeout=WAIT_MS) as blocker:
+            qtbot.mouseClick(dialog.working.cancel_button, Qt.MouseButton.LeftButton)
+        assert blocker.args == ["plan"] and not dialog.run.running
+        assert "cancelled; nothing written" in window.statusBar().currentMessage()
+        assert not job.done and job.cancel_requested
+    finally:
+        release.set()
+    qtbot.waitUntil(lambda: job not in window.runner.active_jobs, timeout=WAIT_MS)
+    assert job.done and brain_digest(window.session.path) == before
+
+
+def test_stuck_plans_left_behind_never_hold_up_the_next_import(qtbot, window, tmp_path):
+    releases, stuck_jobs = [], []
+    try:
+        for _ in range(2):  # as many as the window's job threads
+            stuck = ImportDialog(window, CORPORA / "obsidian-help")
+            qtbot.addWidget(stuck)
+            stuck.show()
+            stuck.start()
+            stuck_jobs.append(stuck.run.job)
+            held, release = hold_worker(stuck.run.job)
+            releases.append(release)
+            qtbot.waitUntil(held.is_set, timeout=WAIT_MS)
+            stuck.working.cancel_button.click()
+        dialog = open_and_plan(qtbot, window, write_csv(tmp_path / "rows.csv", 10))
+        assert dialog.run.plan.counts["new"] == 10
+        # Closing now asks about nothing: the plans still stopping were cancelled already.
+        assert window.import_export.running_jobs() == []
+    finally:
+        for release in releases:
+            release.set()
+    qtbot.waitUntil(lambda: not set(stuck_jobs) & set(window.runner.active_jobs), timeout=WAIT_MS)
