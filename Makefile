@@ -1,4 +1,5 @@
-# Two commands for a new user: `make run` and `make test`.
+# Two commands for a new user: `make run` and `make test`. While editing, `make check` (the
+# same without the slow tests); `pre-commit install` runs lint and types before each commit.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -17,8 +18,8 @@ SYSTEM_PACKAGES := appstream desktop-file-utils libglib2.0-bin shared-mime-info 
 	libxcb-icccm4 libxcb-image0 libxcb-keysyms1 libxcb-randr0 libxcb-render-util0 \
 	libxcb-shape0 libxcb-xkb1
 
-.PHONY: run test lint format bench resources clean package package-test install-desktop \
-	screenshots system-packages
+.PHONY: run test check lint types format bench resources clean package package-test \
+	install-desktop screenshots system-packages
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -29,17 +30,25 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(BIN)/memgui
 
-test: $(STAMP)
+# Everything CI runs: the import contracts, ruff, the format, the type check, every test.
+test: lint types
 	@$(MAKE) --no-print-directory system-packages REQUIRED=no
-	$(BIN)/lint-imports
-	$(BIN)/ruff check $(LINTED)
-	$(BIN)/ruff format --check $(LINTED)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -rs -p no:cacheprovider
+
+# The edit loop: the same checks, the tests not marked slow (processes, npm, the fault
+# injection, soak and fuzz suites).
+check: lint types
+	@$(MAKE) --no-print-directory system-packages REQUIRED=no
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -p no:cacheprovider -m "not slow"
 
 lint: $(STAMP)
 	$(BIN)/lint-imports
 	$(BIN)/ruff check $(LINTED)
 	$(BIN)/ruff format --check $(LINTED)
+
+# mypy, strict, on the whole package, against tests/support/mypy-baseline.txt (empty).
+types: $(STAMP)
+	$(BIN)/python -m tests.support.type_baseline
 
 format: $(STAMP)
 	$(BIN)/ruff format $(LINTED)
@@ -93,8 +102,11 @@ install-desktop: $(STAMP)
 screenshots: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python docs/make_screenshots.py
 
+# Every benchmark at the sizes docs/performance.md quotes (hours); BENCH_ARGS=--quick runs
+# them small, `--only bench_core bench_ui` picks some (tests/bench/run_all.py).
+BENCH_ARGS ?=
 bench: $(STAMP)
-	QT_QPA_PLATFORM=offscreen $(BIN)/python -m tests.bench.run_all
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m tests.bench.run_all $(BENCH_ARGS)
 
 clean:
-	rm -rf $(VENV) .npm-cache .import_linter_cache build dist *.egg-info
+	rm -rf $(VENV) .npm-cache .import_linter_cache .mypy_cache build dist *.egg-info

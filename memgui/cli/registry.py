@@ -23,6 +23,7 @@ from memgui.core.model import check_id
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
+    from memgui.core.search.embed import OllamaEmbedder
 
 ACTOR = "cli"
 EMBED_MODEL_ENV = "MEMGUI_EMBED_MODEL"
@@ -116,7 +117,7 @@ class CommandContext:
             _warn_of(self._brain)
         return self._brain
 
-    def embedder(self, model: str | None = None) -> Any:
+    def embedder(self, model: str | None = None) -> OllamaEmbedder:
         """The Ollama embedder the options and environment name (nothing is contacted yet)."""
         from memgui.core.search.embed import OllamaEmbedder
 
@@ -147,10 +148,11 @@ def write_wait_from_env() -> float | None:
     text = os.environ.get(WRITE_WAIT_ENV, "").strip()
     if not text:
         return None
+    value: float | str
     try:
         value = float(text)
     except ValueError:
-        value = text  # type: ignore[assignment]  (refused below, named)
+        value = text  # refused below, named
     return check_seconds(WRITE_WAIT_ENV, value, MAX_WRITE_WAIT_S)
 
 

@@ -22,7 +22,7 @@ def sqlite_vec_version() -> str:
     conn = apsw.Connection(":memory:")  # asks the extension its version; holds no data
     try:
         load_sqlite_vec(conn)
-        return str(conn.execute("SELECT vec_version()").fetchone()[0])
+        return str(conn.execute("SELECT vec_version()").get)
     except (VectorIndexUnavailable, apsw.Error) as error:
         return f"unavailable: {error}"
     finally:

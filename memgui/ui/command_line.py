@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
 from memgui.cli.registry import CommandContext, command, opens_the_app, reports_versions
 from memgui.core.errors import InvalidArgument
@@ -108,7 +109,7 @@ def run_screenshot(ctx: CommandContext, args: argparse.Namespace) -> None:
         return
     from memgui.ui.screenshot import render
 
-    options: dict[str, object] = {
+    options: dict[str, Any] = {
         "select_id": args.select,
         "search": args.search or "",
         "tab": args.tab,

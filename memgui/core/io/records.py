@@ -182,3 +182,8 @@ class ImportRecord:
         self.verdict = ERROR
         self.reason = reason
         return self
+
+    def add_link(self, link: dict[str, Any]) -> None:
+        if isinstance(self.links, tuple):  # the shared NO_LINKS
+            self.links = []
+        self.links.append(link)

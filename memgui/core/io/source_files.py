@@ -59,7 +59,7 @@ def _inside(path: str, root: str) -> bool:
 
 
 def _entry(
-    entry: os.DirEntry, relative: str, root: str, wanted: Callable[[str], bool], what: str
+    entry: os.DirEntry[str], relative: str, root: str, wanted: Callable[[str], bool], what: str
 ) -> WalkEntry:
     """The walk's verdict on one entry that is not a folder (see the module docstring)."""
     try:
@@ -148,7 +148,8 @@ def read_bounded(path: str, limit: int, identity: tuple[int, int] | None = None)
             raise FileRefused("replaced by another file while the folder was read, not read")
         if info.st_size > limit:
             raise FileRefused(too_big(info.st_size, limit), info.st_size)
-        chunks, total = [], 0
+        chunks: list[bytes] = []
+        total = 0
         while True:
             chunk = os.read(descriptor, min(_READ_CHUNK, limit + 1 - total))
             if not chunk:

@@ -15,7 +15,7 @@ import importlib.util
 import os
 import re
 import weakref
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Generator, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 import apsw
@@ -189,7 +189,7 @@ def pinned_model(conn: apsw.Connection, brain_id: str) -> tuple[str | None, int 
         conn.execute(
             "SELECT key, value FROM brain_meta WHERE brain_id = ? AND key IN (?, ?)",
             (brain_id, MODEL_KEY, DIMENSIONS_KEY),
-        ).fetchall()
+        )
     )
     dims = rows.get(DIMENSIONS_KEY)
     return rows.get(MODEL_KEY), int(dims) if dims not in (None, "") else None
@@ -305,7 +305,9 @@ def sync_rows(conn: apsw.Connection, brain_id: str, rowids: Iterable[int]) -> No
     log_changes(conn, brain_id, rowids)
 
 
-def reindex(conn: apsw.Connection, brain_id: str, chunk: int = 2000) -> Iterator[Progress]:
+def reindex(
+    conn: apsw.Connection, brain_id: str, chunk: int = 2000
+) -> Generator[Progress, None, int]:
     """Rebuild this brain's part of `memory_traces_vec` from the BLOBs (`--reindex`).
 
     A generator for one write transaction: yields progress, returns the number indexed.
@@ -315,7 +317,7 @@ def reindex(conn: apsw.Connection, brain_id: str, chunk: int = 2000) -> Iterator
     total = conn.execute(
         f"SELECT count(*) FROM memory_traces WHERE brain_id = ? AND deleted = 0 AND {EMBEDDED_SQL}",
         (brain_id,),
-    ).fetchone()[0]
+    ).get
     yield Progress(0, total, "rebuilding the vector index")
     if index_dimensions(conn) is not None:
         conn.execute(
@@ -327,11 +329,13 @@ def reindex(conn: apsw.Connection, brain_id: str, chunk: int = 2000) -> Iterator
     done = indexed = 0
     last = 0
     while True:
-        rows = conn.execute(
-            f"SELECT rowid, embedding FROM memory_traces WHERE brain_id = ? AND deleted = 0 "
-            f"AND {EMBEDDED_SQL} AND rowid > ? ORDER BY rowid LIMIT ?",
-            (brain_id, last, chunk),
-        ).fetchall()
+        rows = list(
+            conn.execute(
+                f"SELECT rowid, embedding FROM memory_traces WHERE brain_id = ? AND deleted = 0 "
+                f"AND {EMBEDDED_SQL} AND rowid > ? ORDER BY rowid LIMIT ?",
+                (brain_id, last, chunk),
+            )
+        )
         if not rows:
             break
         for rowid, blob in rows:
@@ -366,7 +370,7 @@ def clear_embeddings(conn: apsw.Connection, brain_id: str) -> int:
             "(SELECT rowid FROM memory_traces WHERE brain_id = ?)",
             (brain_id,),
         )
-        if conn.execute(f"SELECT count(*) FROM {VEC_TABLE}").fetchone()[0] == 0:
+        if conn.execute(f"SELECT count(*) FROM {VEC_TABLE}").get == 0:
             drop_index(conn)  # the next model may have another dimension
     conn.execute(
         "UPDATE memory_traces SET embedding = NULL, embedding_status = 0 WHERE brain_id = ?",
@@ -396,5 +400,5 @@ def knn_vec0(
         f"(SELECT t.rowid FROM memory_traces AS t WHERE t.brain_id = ? AND ({where})) "
         "ORDER BY v.distance, t.id",
         (pack_vector(query), int(k), brain_id, *params),
-    ).fetchall()
+    )
     return [(trace_id, float(distance)) for trace_id, distance in rows]

@@ -9,16 +9,21 @@ stays in the status bar after the drag leaves.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QMimeData, QObject, Qt
-from PySide6.QtGui import QColor, QPainter, QPaintEvent
+from PySide6.QtGui import QColor, QDropEvent, QPainter, QPaintEvent
 from PySide6.QtWidgets import QWidget
 
 from memgui.core.errors import MemguiError
 from memgui.core.io import detect_format
 from memgui.ui.theme import colours
+
+if TYPE_CHECKING:
+    from memgui.ui.main_window import MainWindow
 
 
 @dataclass(frozen=True)
@@ -126,7 +131,7 @@ class DropFilter(QObject):
 
     DRAG_EVENTS = (QEvent.Type.DragEnter, QEvent.Type.DragMove, QEvent.Type.Drop)
 
-    def __init__(self, window, on_drop) -> None:
+    def __init__(self, window: MainWindow, on_drop: Callable[[Path], object]) -> None:
         super().__init__(window)
         self.window = window
         self.on_drop = on_drop  # called with the path to import
@@ -139,7 +144,7 @@ class DropFilter(QObject):
             if self.check is not None:
                 self._leave()
             return False
-        if kind not in self.DRAG_EVENTS:
+        if kind not in self.DRAG_EVENTS or not isinstance(event, QDropEvent):
             return False
         mime = event.mimeData()
         if not mime.hasUrls():
@@ -166,7 +171,7 @@ class DropFilter(QObject):
         if check is not None and not check.ok:
             self.window.show_error(check.message)
 
-    def _dropped(self, event) -> None:
+    def _dropped(self, event: QDropEvent) -> None:
         check, self.check = self.check, None
         self.overlay.hide()
         if check is None or not check.ok or check.path is None:

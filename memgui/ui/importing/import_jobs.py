@@ -41,7 +41,7 @@ from memgui.core.io import (
 from memgui.core.model import Changes
 from memgui.core.progress import Progress
 from memgui.ui.commands import CoreCommand
-from memgui.ui.jobs import Job, JobRunner
+from memgui.ui.jobs import Job, JobFactory, JobRunner
 from memgui.ui.session import ACTOR, BrainSession
 
 PLAN_JOB = "import plan"
@@ -267,7 +267,7 @@ class ImportRun(QObject):
 
     # --- the job ------------------------------------------------------------------------
 
-    def _start(self, step: str, name: str, factory, own_thread: bool = False) -> Job:
+    def _start(self, step: str, name: str, factory: JobFactory, own_thread: bool = False) -> Job:
         job = self.runner.start(name, factory, own_thread=own_thread)
         self.job, self.step = job, step
         self._listening = [

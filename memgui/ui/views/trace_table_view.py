@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QByteArray, QModelIndex, QPoint, QSettings, Qt
+from PySide6.QtCore import QAbstractItemModel, QByteArray, QModelIndex, QPoint, QSettings, Qt
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QMenu, QTableView, QWidget
 
@@ -47,7 +47,7 @@ class TraceTableView(QTableView):
         # scroll bar's new range, not a repaint. The row count they left, else -1.
         self._appended_unseen = -1
 
-    def setModel(self, model) -> None:
+    def setModel(self, model: QAbstractItemModel | None) -> None:
         old = self.model()
         old_selection = self.selectionModel()
         if old is not None:
@@ -94,7 +94,8 @@ class TraceTableView(QTableView):
         self.highlight_delegate.set_query(query)
         delegate = self.highlight_delegate if self.highlight_delegate.terms else None
         if self.itemDelegateForColumn(CONTENT_COLUMN) is not delegate:
-            self.setItemDelegateForColumn(CONTENT_COLUMN, delegate)
+            # None: the view's own delegate again (Qt takes it; the stubs say it may not).
+            self.setItemDelegateForColumn(CONTENT_COLUMN, delegate)  # type: ignore[arg-type]
         self.viewport().update()
 
     # --- column chooser and remembered state -------------------------------------------

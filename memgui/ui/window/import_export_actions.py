@@ -61,8 +61,8 @@ class ImportExport(QObject):
         self.export.triggered.connect(lambda: open_export(window))
         self._add_to_file_menu()
         # A read-only brain takes no import: the action follows the window's own Import….
-        window.actions.import_file.changed.connect(
-            lambda: self.import_folder.setEnabled(window.actions.import_file.isEnabled())
+        window.window_actions.import_file.changed.connect(
+            lambda: self.import_folder.setEnabled(window.window_actions.import_file.isEnabled())
         )
         self.drops = DropFilter(window, self.import_path)
         window.setAcceptDrops(True)
@@ -73,13 +73,15 @@ class ImportExport(QObject):
         window.installEventFilter(self.drops)
 
     def _add_to_file_menu(self) -> None:
-        anchor = self.window.actions.import_file
+        anchor = self.window.window_actions.import_file
         for menu in anchor.associatedObjects():
             if isinstance(menu, QMenu):
                 actions = menu.actions()
                 after = actions.index(anchor) + 1
-                before = actions[after] if after < len(actions) else None
-                menu.insertActions(before, [self.import_folder, self.export])
+                if after < len(actions):
+                    menu.insertActions(actions[after], [self.import_folder, self.export])
+                else:
+                    menu.addActions([self.import_folder, self.export])
                 return
         self.window.menuBar().addActions([self.import_folder, self.export])
 
@@ -130,7 +132,6 @@ class ImportExport(QObject):
         return False
 
 
-def install_import_export(window: MainWindow) -> None:
+def install_import_export(window: MainWindow) -> ImportExport:
     """Add import (menu and drops), export and the close-while-running question to `window`."""
-    if getattr(window, "import_export", None) is None:  # once per window
-        window.import_export = ImportExport(window)  # type: ignore[attr-defined]
+    return ImportExport(window)

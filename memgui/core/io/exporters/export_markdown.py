@@ -199,7 +199,7 @@ def export_markdown(
         refuse_missing(refusals, selected)
         total = conn.execute(
             f"SELECT count(*) FROM memory_traces WHERE {selected.where}", selected.params
-        ).fetchone()[0]
+        ).get
         yield Progress(0, total, f"exporting {total} traces as {what} notes")
         related = _RELATED_SQL if obsidian and _graph_ready(conn, brain.brain_id) else "NULL"
         sql = (
@@ -244,8 +244,8 @@ def export_markdown(
                 exported += 1
             # The last chance to cancel, before any note takes its place; no yield after.
             yield Progress(total, total, f"exported {exported} {what} notes")
-            for trace_id, skip in folder.finish():
-                refusals.add(trace_id, skip.field, skip.problem)
+            for trace_id, refused in folder.finish():
+                refusals.add(trace_id, refused.field, refused.problem)
                 exported -= 1
     finally:
         close_snapshot(conn)

@@ -252,7 +252,7 @@ def _damage(exc: Exception) -> str:
         return f"is damaged: its schema is not UTF-8 text ({exc.reason} at byte {exc.start})"
     if isinstance(exc, apsw.CorruptError):
         return f"is damaged: {exc}"
-    return f"cannot be read as SQLite: {exc or type(exc).__name__}"
+    return f"cannot be read as SQLite: {str(exc) or type(exc).__name__}"
 
 
 def _read_brain(
@@ -267,13 +267,14 @@ def _read_brain(
     chosen = rows.choose_brain(str(source), _brain_ids(connection, tables), brain_id)
     plans = []
     for key, table in present:
-        where, params = "", ()
+        where: str = ""
+        params: tuple[str, ...] = ()
         if chosen is not None and "brain_id" in tables[table]:
             where, params = " WHERE brain_id = ?", (chosen,)
         order = " ORDER BY deleted, rowid" if "deleted" in tables[table] else ""
         plans.append((key, table, where, params, order))
     total = sum(
-        connection.execute(f'SELECT count(*) FROM "{table}"{where}', params).fetchall()[0][0]
+        connection.execute(f'SELECT count(*) FROM "{table}"{where}', params).get
         for _key, table, where, params, _order in plans
     )
 
