@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from memgui.core.brain import Brain
+from memgui.core.model import Trace
 
 SAMPLE = [
     ("The build uses Python 3.11", "semantic", "user", "u1", "DECISION", ["build"]),
@@ -30,3 +31,13 @@ def fill(brain: Brain, extra: int = 0) -> list[str]:
     for n in range(extra):
         ids.append(brain.add(f"Filler memory number {n}", tags=["filler"]).id)
     return ids
+
+
+def mentioning(brain: Brain, concept: str, traces: list[Trace]) -> str:
+    """A knowledge-graph entity `concept` that each of `traces` mentions through a memory
+    node of its own (labelled by its text's start); returns the entity's node id."""
+    entity = brain.add_node(concept, "entity").id
+    for trace in traces:
+        node = brain.add_node(trace.content[:20], "memory", {"trace_id": trace.id}).id
+        brain.add_edge(node, entity, "mentions")
+    return entity
