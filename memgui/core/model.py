@@ -33,6 +33,32 @@ MAX_NEIGHBOURS = 500  # the default; a caller may ask for up to NEIGHBOURS_CAP
 NEIGHBOURS_CAP = 5_000
 DAY_MS = 86_400_000
 DEFAULT_STABILITY_MS = DAY_MS
+TITLE_KEY = "title"  # a memory's title lives in its metadata, where AgentOS reads it too
+MAX_TITLE_CHARS = 500
+SUMMARY_CHARS = 80  # how much of its text names a memory that has no title
+
+
+def title_of(metadata: object) -> str | None:
+    """The title a trace's metadata holds (`metadata.title`), or None: absent, not text, or
+    only whitespace (another program may have written anything there)."""
+    if not isinstance(metadata, dict):
+        return None
+    value = metadata.get(TITLE_KEY)
+    if not isinstance(value, str):
+        return None
+    value = value.strip()
+    return value or None
+
+
+def summary_of(content: str, limit: int = SUMMARY_CHARS) -> str:
+    """A short summary of a text: its first non-empty line, cut at a word near `limit`
+    characters with `…` (and `…` when more lines follow)."""
+    line = next((part.strip() for part in content.splitlines() if part.strip()), "")
+    if len(line) > limit:
+        cut = line.rfind(" ", limit // 2, limit)
+        return line[: cut if cut > 0 else limit - 1].rstrip() + "…"
+    more = "…" if line and content.strip() != line else ""
+    return line + more
 
 
 @dataclass(frozen=True)
@@ -58,10 +84,21 @@ class Trace:
     emotions: dict[str, Any] = field(default_factory=dict)
     rowid: int = 0
 
+    @property
+    def title(self) -> str | None:
+        """Its title (a note's, a chat's), kept in `metadata.title`; None when it has none."""
+        return title_of(self.metadata)
+
+    @property
+    def label(self) -> str:
+        """What names it to a person: its title, else a short summary of its text."""
+        return title_of(self.metadata) or summary_of(self.content)
+
     def to_json(self) -> dict[str, Any]:
         """The wire shape of a trace (CLI `--json`, REST, MCP)."""
         return {
             "id": self.id,
+            "title": self.title,
             "type": self.type,
             "scope": self.scope,
             "scope_id": self.scope_id,

@@ -43,6 +43,7 @@ def test_add_then_get_round_trips_every_field(brain: Brain) -> None:
     assert got.metadata["scopeId"] == "acme"  # mirrored for AgentOS
     assert set(got.to_json()) == {
         "id",
+        "title",
         "type",
         "scope",
         "scope_id",

@@ -30,12 +30,13 @@ def message_row_id(conversation_row_id: str, node_id: str) -> str:
 
 
 class Conversation:
-    """What the messages of one conversation share: its row id and their texts."""
+    """What the messages of one conversation share: its row id, title and their texts."""
 
-    __slots__ = ("row_id", "_block")
+    __slots__ = ("row_id", "title", "_block")
 
-    def __init__(self, row_id: str) -> None:
+    def __init__(self, row_id: str, title: str | None = None) -> None:
         self.row_id = row_id
+        self.title = title  # the conversation's own title (None: it has none)
         self._block = b""
 
     def hold(self, texts: list[str]) -> list[int]:
@@ -178,12 +179,16 @@ class TraceFields(LazyFields):
         return digest
 
     def _metadata(self) -> dict[str, Any]:
-        return {
+        conversation = self.parts[0].conversation
+        metadata = {
             "import_hash": self.import_hash,
             "source": SOURCE_TAG,
-            "conversation_id": self.parts[0].conversation.row_id,
+            "conversation_id": conversation.row_id,
             "chatgpt_node_ids": [m.node_id for m in self.parts],
         }
+        if conversation.title:
+            metadata["title"] = conversation.title
+        return metadata
 
     def build(self) -> dict[str, Any]:
         if self._own is not None:

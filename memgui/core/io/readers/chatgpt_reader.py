@@ -51,6 +51,7 @@ from memgui.core.io.records import (
     UNREAD,
     ImportRecord,
 )
+from memgui.core.model import MAX_TITLE_CHARS
 from memgui.core.progress import Progress
 
 Event = Progress | ImportRecord
@@ -137,7 +138,8 @@ class _Reader:
             record.reason = "the same conversation appears earlier in this export"
         self.seen_conversations.add(row_id)
 
-        texts = Conversation(row_id)  # the messages' texts, held once as UTF-8
+        own_title = " ".join(title.split())[:MAX_TITLE_CHARS] if isinstance(title, str) else ""
+        texts = Conversation(row_id, own_title or None)  # the texts, held once as UTF-8
         messages = list(self._messages(order, shown, mapping, texts, source, created))
         # node id -> its message record: a trace is made of its messages' fields
         by_node = {m.fields.node_id: m for m in messages}  # type: ignore[union-attr]

@@ -59,6 +59,8 @@ OPS = {
     MESSAGE: "message",
 }
 BULK_ROWS = 5000  # traces per bulk insert
+# Formats whose sources say nothing of when a memory was last used.
+ACCESS_UNKNOWN = frozenset({"markdown", "obsidian", "chatgpt", "csv", "gsd"})
 # A new trace queued for the bulk insert: record index, snapshot, embedding.
 Pending = tuple[int, dict[str, Any], bytes | None]
 
@@ -181,6 +183,10 @@ class RowWriter:
         else:
             wanted = resolved.get("id") or new_trace_id()
         snapshot = trace_snapshot(fields, wanted, self.now, afresh)
+        if snapshot["last_accessed"] is None and self.plan.format in ACCESS_UNKNOWN:
+            # A note or a chat of last year would arrive with its strength decayed to 0:
+            # it starts decaying when it arrives, as if recalled then (AgentOS reads it so).
+            snapshot["last_accessed"] = self.now
         self.pending.append((i, snapshot, fields.get("embedding")))
         if len(self.pending) >= BULK_ROWS:
             self._flush_traces()
