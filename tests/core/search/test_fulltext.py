@@ -185,7 +185,7 @@ def test_rows_indexed_decomposed_before_are_found_in_either_form(brain: Brain, w
     # As a build before composing wrote it: the text as stored, decomposed.
     brain.db.conn.execute("DELETE FROM memgui_fts WHERE rowid = ?", (rowid,))
     brain.db.conn.execute(
-        "INSERT INTO memgui_fts(rowid, content, tags) VALUES (?, ?, '')",
+        "INSERT INTO memgui_fts(rowid, content, tags, title) VALUES (?, ?, '', '')",
         (rowid, f"before {nfd} after"),
     )
     for query in (nfc, nfd):
