@@ -375,9 +375,16 @@ class Brain:
     ) -> None:
         traces.purge(self, trace_id, expect_version, actor)
 
-    def merge(self, ids: list[str], content: str | None = None, actor: str | None = None) -> Trace:
-        """Merge live traces into the most retrieved one (tie: the first given)."""
-        return traces.merge(self, ids, content, actor)
+    def merge(
+        self,
+        ids: list[str],
+        content: str | None = None,
+        actor: str | None = None,
+        survivor: str | None = None,
+    ) -> Trace:
+        """Merge live traces into `survivor` (default: the most retrieved; tie: the first
+        given), which takes the others' links and knowledge-graph edges."""
+        return traces.merge(self, ids, content, actor, survivor)
 
     # --- search ----------------------------------------------------------------------------
 

@@ -6,7 +6,7 @@ import unicodedata
 from typing import TYPE_CHECKING
 
 from memgui.core.errors import InvalidArgument, NotFound
-from memgui.core.model import RelatedSummary, check_id, check_link_kind
+from memgui.core.model import RelatedSummary, check_id, check_link_kind, title_of
 from memgui.core.storage import journal_rows, store
 
 if TYPE_CHECKING:
@@ -68,19 +68,20 @@ def _insert(brain: Brain, batch: WriteBatch, a: str, b: str, kind: str) -> None:
 
 
 def carry_over(brain: Brain, batch: WriteBatch, merged: list[str], survivor: str) -> None:
-    """A merge: the survivor gets the links the merged traces have to other traces, journaled
-    in the merge's batch. The merged traces keep theirs, hidden while they are forgotten;
-    links among the merged traces themselves are not carried (they would link the survivor
-    to itself)."""
+    """A merge: the links the merged traces have to other traces move to the survivor, in
+    the merge's batch (each journaled as unlinked, then linked from the survivor), so a
+    revert puts them back. A link the survivor has already is not made twice; a link among
+    the merged traces themselves (it would link the survivor to itself) only goes."""
     conn, bid = brain.db.conn, brain.brain_id
     group = {survivor, *merged}
     for gone in merged:
         rows = conn.execute(
-            "SELECT from_id, to_id, kind FROM memory_links WHERE brain_id = ?1 AND "
+            "SELECT from_id, to_id, kind, created_at FROM memory_links WHERE brain_id = ?1 AND "
             "(from_id = ?2 OR to_id = ?2) ORDER BY created_at, rowid",
             (bid, gone),
         ).fetchall()
-        for from_id, to_id, kind in rows:
+        for from_id, to_id, kind, created_at in rows:
+            _remove(brain, batch, from_id, to_id, kind, created_at)
             if from_id in group and to_id in group:
                 continue
             a, b = _normalised(
@@ -97,6 +98,17 @@ def carry_over(brain: Brain, batch: WriteBatch, merged: list[str], survivor: str
                 _insert(brain, batch, a, b, kind)
 
 
+def _remove(brain: Brain, batch: WriteBatch, a: str, b: str, kind: str, created_at: int) -> None:
+    brain.db.conn.execute(
+        "DELETE FROM memory_links WHERE brain_id = ? AND from_id = ? AND to_id = ? AND kind = ?",
+        (brain.brain_id, a, b, kind),
+    )
+    before = {"from_id": a, "to_id": b, "kind": kind, "created_at": created_at}
+    journal_rows.journal(brain.db, batch, brain.brain_id, "unlink", a, before, None)
+    batch.links.add(f"{a}|{b}|{kind}")
+    batch.traces.update((a, b))
+
+
 def unlink(brain: Brain, from_id: str, to_id: str, kind: str, actor: str | None) -> bool:
     check_link_kind(kind)
     with brain.write("unlink", actor=actor) as batch:
@@ -108,15 +120,7 @@ def unlink(brain: Brain, from_id: str, to_id: str, kind: str, actor: str | None)
         ).fetchone()
         if row is None:
             return False
-        brain.db.conn.execute(
-            "DELETE FROM memory_links WHERE brain_id = ? AND from_id = ? AND to_id = ? "
-            "AND kind = ?",
-            (brain.brain_id, a, b, kind),
-        )
-        before = {"from_id": a, "to_id": b, "kind": kind, "created_at": row[0]}
-        journal_rows.journal(brain.db, batch, brain.brain_id, "unlink", a, before, None)
-        batch.links.add(f"{a}|{b}|{kind}")
-        batch.traces.update((a, b))
+        _remove(brain, batch, a, b, kind, row[0])
     return True
 
 
@@ -153,7 +157,8 @@ def related(brain: Brain, trace_id: str, limit: int = MAX_RELATED) -> list[Relat
         return []
     with db.lock:
         rows = db.conn.execute(
-            "SELECT l.from_id, l.to_id, l.kind, l.created_at, t.content FROM memory_links l "
+            "SELECT l.from_id, l.to_id, l.kind, l.created_at, t.content, t.metadata "
+            "FROM memory_links l "
             "JOIN memory_traces t ON t.brain_id = l.brain_id AND t.deleted = 0 AND "
             "t.id = CASE WHEN l.from_id = ?1 THEN l.to_id ELSE l.from_id END "
             "WHERE l.brain_id = ?2 AND (l.from_id = ?1 OR l.to_id = ?1) "
@@ -161,7 +166,7 @@ def related(brain: Brain, trace_id: str, limit: int = MAX_RELATED) -> list[Relat
             (trace_id, brain.brain_id, limit),
         ).fetchall()
     out = []
-    for from_id, to_id, kind, created_at, content in rows:
+    for from_id, to_id, kind, created_at, content, metadata in rows:
         outgoing = from_id == trace_id
         other = to_id if outgoing else from_id
         if kind == "relates_to":
@@ -170,7 +175,8 @@ def related(brain: Brain, trace_id: str, limit: int = MAX_RELATED) -> list[Relat
         else:
             direction = "out" if outgoing else "in"
             seen = kind if outgoing else _INVERSE[kind]
-        out.append(RelatedSummary(other, seen, direction, snippet(content), created_at))
+        title = title_of(store._loads(metadata, {})) if metadata and "title" in metadata else None
+        out.append(RelatedSummary(other, seen, direction, snippet(content), created_at, title))
     return out
 
 

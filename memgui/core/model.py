@@ -52,13 +52,22 @@ def title_of(metadata: object) -> str | None:
 
 def summary_of(content: str, limit: int = SUMMARY_CHARS) -> str:
     """A short summary of a text: its first non-empty line, cut at a word near `limit`
-    characters with `…` (and `…` when more lines follow)."""
-    line = next((part.strip() for part in content.splitlines() if part.strip()), "")
+    characters with `…` (and `…` when more text follows). Reads only the start of a long
+    text: the app asks it of every row it paints."""
+    start, end, size = 0, 0, len(content)
+    line = ""
+    while start < size:
+        end = content.find("\n", start)
+        end = size if end < 0 else end
+        line = content[start:end].strip()
+        if line:
+            break
+        start = end + 1
     if len(line) > limit:
         cut = line.rfind(" ", limit // 2, limit)
         return line[: cut if cut > 0 else limit - 1].rstrip() + "…"
-    more = "…" if line and content.strip() != line else ""
-    return line + more
+    more = bool(line) and (size > end + 200 or bool(content[end : end + 200].strip()))
+    return line + ("…" if more else "")
 
 
 @dataclass(frozen=True)
@@ -185,6 +194,12 @@ class RelatedSummary:
     direction: str  # "in" | "out"
     snippet: str
     created_at: int
+    title: str | None = None  # the other trace's title, when it has one
+
+    @property
+    def label(self) -> str:
+        """What names the other trace: its title, else a short summary of its text."""
+        return self.title or summary_of(self.snippet)
 
     @property
     def stored_kind(self) -> str:
@@ -199,6 +214,7 @@ class RelatedSummary:
             "direction": self.direction,
             "snippet": self.snippet,
             "created_at": self.created_at,
+            "title": self.title,
         }
 
 

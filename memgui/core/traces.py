@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import apsw
 
-from memgui.core import decay, journal, links
+from memgui.core import decay, journal, links, merge_moves
 from memgui.core.errors import InvalidArgument, RefusedByBrain
 from memgui.core.model import (
     SCOPES,
@@ -183,9 +183,15 @@ def purge(
 
 
 def merge(
-    brain: Brain, ids: list[str], content: str | None = None, actor: str | None = None
+    brain: Brain,
+    ids: list[str],
+    content: str | None = None,
+    actor: str | None = None,
+    survivor: str | None = None,
 ) -> Trace:
-    """Merge live traces into the most retrieved one (tie: the first given)."""
+    """Merge live traces into `survivor` (one of `ids`; by default the most retrieved, on a
+    tie the first given). The survivor takes the others' links and knowledge-graph edges
+    (`merge_moves`); the others go to the trash."""
     if isinstance(ids, list | tuple):
         for i, trace_id in enumerate(ids):
             check_id(f"ids[{i}]", trace_id)
@@ -198,49 +204,56 @@ def merge(
     if content is not None:
         check_content(content)
     ids = list(dict.fromkeys(ids))
+    if survivor is not None and survivor not in ids:
+        raise InvalidArgument(
+            "survivor", f"must be one of the merged ids (got {survivor!r})", survivor
+        )
     with brain.write("merge", actor=actor) as batch:
         rows = [brain._row(i) for i in ids]
         snaps = [store.row_to_snapshot(r) for r in rows]
         dead = [s["id"] for s in snaps if s["deleted"]]
         if dead:
             raise InvalidArgument("ids", f"must name live traces only (deleted: {', '.join(dead)})")
-        best = max(range(len(snaps)), key=lambda i: (snaps[i]["retrieval_count"], -i))
-        survivor, now = snaps[best], brain.now()
+        if survivor is not None:
+            best = ids.index(survivor)
+        else:
+            best = max(range(len(snaps)), key=lambda i: (snaps[i]["retrieval_count"], -i))
+        kept, now = snaps[best], brain.now()
         tags: list[str] = []
         for s in snaps:
             tags.extend(t for t in s["tags"] if t not in tags)
         accessed = [s["last_accessed"] for s in snaps if s["last_accessed"] is not None]
-        strength, metadata = decay.merged_state(snaps, survivor)
+        strength, metadata = decay.merged_state(snaps, kept)
         after = dict(
-            survivor,
+            kept,
             content=content if content is not None else " | ".join(s["content"] for s in snaps),
             tags=tags,
             strength=strength,
             retrieval_count=sum(s["retrieval_count"] for s in snaps),
             last_accessed=max(accessed) if accessed else None,
-            version=survivor["version"] + 1,
+            version=kept["version"] + 1,
             updated_at=now,
             metadata=dict(metadata, merged_from=[s["id"] for s in snaps]),
-            emotions=_averaged_emotions(snaps, survivor),
+            emotions=_averaged_emotions(snaps, kept),
             # What one merged trace keeps for good, the merge keeps: no expiry if one has
             # none (else the latest), and a category if the survivor has none.
             expires_at=None
             if any(s["expires_at"] is None for s in snaps)
             else max(s["expires_at"] for s in snaps),
-            category=survivor["category"]
+            category=kept["category"]
             or next((s["category"] for s in snaps if s["category"]), None),
         )
-        store.update_trace(brain.db, batch, brain.brain_id, rows[best][0], survivor, after, "merge")
+        store.update_trace(brain.db, batch, brain.brain_id, rows[best][0], kept, after, "merge")
         for row, snap in zip(rows, snaps, strict=True):
-            if snap is survivor:
+            if snap is kept:
                 continue
             gone = dict(snap, deleted=True, version=snap["version"] + 1, updated_at=now)
             store.update_trace(brain.db, batch, brain.brain_id, row[0], snap, gone, "forget")
-        links.carry_over(
-            brain, batch, [s["id"] for s in snaps if s is not survivor], survivor["id"]
-        )
-    if after["content"] != survivor["content"]:
-        brain._embed_soon(survivor["id"])  # its text changed, as by an update
+        absorbed = [s["id"] for s in snaps if s is not kept]
+        links.carry_over(brain, batch, absorbed, kept["id"])
+        merge_moves.move_edges(brain, batch, absorbed, kept)
+    if after["content"] != kept["content"]:
+        brain._embed_soon(kept["id"])  # its text changed, as by an update
     return store.snapshot_to_trace(after, rows[best][0], now)
 
 

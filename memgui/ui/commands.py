@@ -128,13 +128,23 @@ class SetDeletedCommand(CoreCommand):
 
 
 class MergeCommand(CoreCommand):
-    def __init__(self, session: BrainSession, ids: list[str], content: str | None) -> None:
+    def __init__(
+        self,
+        session: BrainSession,
+        ids: list[str],
+        content: str | None,
+        survivor: str | None = None,
+    ) -> None:
         super().__init__(session, f"Merge {memories(len(ids))}")
         self.ids = list(ids)
         self.content = content
+        self.survivor = survivor  # None: the core's rule (the most recalled)
 
     def _perform(self) -> tuple[Trace, str]:
-        return self._batch(lambda: self.session.brain.merge(self.ids, content=self.content))
+        brain = self.session.brain
+        return self._batch(
+            lambda: brain.merge(self.ids, content=self.content, survivor=self.survivor)
+        )
 
 
 class TagCommand(CoreCommand):

@@ -34,10 +34,10 @@ from memgui.core.io.writing.commit_links import (
     CONCEPT,
     RELATED_TO,
     concept_node,
-    memory_graph_node,
     related_edge,
     write_trace_links,
 )
+from memgui.core.merge_moves import memory_graph_node
 from memgui.core.search import vectors
 from memgui.core.search.vectors import VectorIndexUnavailable, sync_rows
 from memgui.core.storage import journal_rows, store
