@@ -13,7 +13,7 @@ from typing import Any, Generic, TypeVar
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, Qt
 
 from memgui.core.model import JournalEntry, Neighbour, RelatedSummary
-from memgui.ui.models.trace_columns import first_line, format_ms
+from memgui.ui.models.trace_columns import format_ms
 
 Row = TypeVar("Row")
 
@@ -86,7 +86,7 @@ class LinksModel(ListTableModel[RelatedSummary]):
         ("Kind", lambda r: r.kind),
         ("Direction", lambda r: "→ to" if r.direction == "out" else "← from"),
         ("Linked", lambda r: format_ms(r.created_at)),
-        ("Other memory", lambda r: first_line(r.snippet, 120)),
+        ("Other memory", lambda r: r.label),
     )
 
     def item_id(self, item: RelatedSummary) -> str:
@@ -105,13 +105,29 @@ class NeighboursModel(ListTableModel[Neighbour]):
         return item.node_id
 
 
-def describe_change(entry: JournalEntry) -> str:
-    """What a journal row changed, in a few words (fields that differ, or the operation)."""
+def named_ids(entries: Sequence[JournalEntry]) -> set[str]:
+    """The other traces journal rows name (a link's ends, what a merge absorbed)."""
+    found: set[str] = set()
+    for entry in entries:
+        if entry.op in ("link", "unlink"):
+            link = entry.after or entry.before or {}
+            found.update(str(link.get(end, "")) for end in ("from_id", "to_id"))
+        elif entry.op == "merge":
+            merged = ((entry.after or {}).get("metadata") or {}).get("merged_from") or []
+            found.update(str(i) for i in merged if isinstance(i, str))
+    found.discard("")
+    return found
+
+
+def describe_change(entry: JournalEntry, names: dict[str, str] | None = None) -> str:
+    """What a journal row changed, in a few words (fields that differ, or the operation);
+    another trace is named by `names` (its title or the start of its text) when known."""
+    names = names or {}
     if entry.op in ("link", "unlink"):
         link = entry.after or entry.before or {}
-        return (
-            f"{entry.op} {link.get('kind', '')} {link.get('from_id', '')} → {link.get('to_id', '')}"
-        )
+        ends = [str(link.get(end, "")) for end in ("from_id", "to_id")]
+        shown = [f"“{names[e]}”" if e in names else e for e in ends]
+        return f"{entry.op} {link.get('kind', '')} {shown[0]} → {shown[1]}"
     if entry.before is None:
         return "created" if entry.op == "add" else f"{entry.op}: created"
     if entry.after is None:
@@ -122,18 +138,29 @@ def describe_change(entry: JournalEntry) -> str:
         for key in set(entry.before) | set(entry.after)
         if key not in ignored and entry.before.get(key) != entry.after.get(key)
     )
-    if not fields:
-        return entry.op
-    return f"{entry.op}: {', '.join(fields)}"
+    said = f"{entry.op}: {', '.join(fields)}" if fields else entry.op
+    merged = (entry.after.get("metadata") or {}).get("merged_from") if entry.op == "merge" else None
+    if isinstance(merged, list):
+        others = [names.get(i, i) for i in merged if isinstance(i, str) and i != entry.trace_id]
+        if others:
+            said += " (absorbed " + ", ".join(f"“{name}”" for name in others) + ")"
+    return said
 
 
 class HistoryModel(ListTableModel[JournalEntry]):
-    COLUMNS = (
-        ("When", lambda e: format_ms(e.at)),
-        ("Actor", lambda e: e.actor),
-        ("Version", lambda e: str((e.after or {}).get("version", ""))),
-        ("What changed", describe_change),
-    )
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.names: dict[str, str] = {}  # other traces' ids -> what names them
+        self.COLUMNS = (
+            ("When", lambda e: format_ms(e.at)),
+            ("Actor", lambda e: e.actor),
+            ("Version", lambda e: str((e.after or {}).get("version", ""))),
+            ("What changed", lambda e: describe_change(e, self.names)),
+        )
+
+    def set_entries(self, entries: Sequence[JournalEntry], names: dict[str, str]) -> None:
+        self.names = dict(names)
+        self.set_items(entries)
 
     def item_id(self, item: JournalEntry) -> str:
         return item.trace_id

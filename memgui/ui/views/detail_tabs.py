@@ -7,6 +7,7 @@ the lists are short, so they come in one call each.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
@@ -31,6 +32,7 @@ from memgui.ui.models.detail_models import (
     LinksModel,
     ListTableModel,
     NeighboursModel,
+    named_ids,
 )
 
 
@@ -169,7 +171,14 @@ class NeighboursTab(DetailTab):
             if self.trace
             else ([], False)
         )
-        self.model.set_items(found)
+        # A node that stands for a memory (its id is the trace's) is named as the memory is.
+        memories = self.brain.get_many([n.node_id for n in found]) if found else {}
+        self.model.set_items(
+            [
+                replace(n, label=memories[n.node_id].label) if n.node_id in memories else n
+                for n in found
+            ]  # fmt: skip
+        )
         if self.trace is not None and not found:
             self.message.setText("No knowledge-graph nodes are connected to this memory.")
             self.message.show()
@@ -200,7 +209,9 @@ class HistoryTab(DetailTab):
 
     def reload(self) -> None:
         entries = self.brain.history(self.trace.id) if self.trace else []
-        self.model.set_items(list(reversed(entries)))  # newest first
+        others = sorted(named_ids(entries))
+        names = {i: t.label for i, t in self.brain.get_many(others).items()} if others else {}
+        self.model.set_entries(list(reversed(entries)), names)  # newest first
         self.restore_button.setEnabled(not _read_only(self.brain))
 
     def _restore(self) -> None:
