@@ -6,9 +6,11 @@ records can be accepted; the others are written by nobody and show no box. The d
 text of each row is computed the first time a view asks and kept, so `data()` stays a
 lookup even for a plan of tens of thousands of records.
 
-A conversation's messages follow its check box: un-ticking a new conversation un-ticks its
-messages (written without it, each would end as an error), ticking a message ticks its
-conversation again, and ticking the conversation ticks its messages.
+A conversation's messages and the memories made of it follow its check box: un-ticking a
+new conversation un-ticks them (a message written without it would end as an error, and a
+memory would point at a chat that is not there), ticking the conversation ticks them again,
+ticking a message ticks its conversation, and ticking a memory ticks its conversation and
+the conversation's messages (its Conversation tab shows them).
 
 `PlanFilterProxy` hides the verdicts switched off in the review page. It filters with a
 regular expression on `VerdictRole`, matched in C++: when every verdict is shown the
@@ -33,10 +35,11 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QBrush, QColor
 
-from memgui.core.io import VERDICTS, ImportPlan, ImportRecord, RecordKind, Verdict
+from memgui.core.io import VERDICTS, ImportPlan, ImportRecord, RecordKind, Verdict, conversation_of
 from memgui.ui.theme import colours
 
 ACCEPTABLE = (Verdict.NEW, Verdict.UPDATE)
+_CHAT_KINDS = frozenset({RecordKind.CONVERSATION, RecordKind.MESSAGE, RecordKind.TRACE})
 ALL_VERDICTS = (*VERDICTS, Verdict.SKIPPED)  # the order of the review page's toggles
 FIRST_LINE_CHARS = 160
 VERDICT_COLOURS = colours.VERDICTS
@@ -114,9 +117,10 @@ class ImportPlanModel(QAbstractTableModel):
         super().__init__(parent)
         self.plan: ImportPlan | None = None
         self._rows: dict[int, tuple[str, str, str]] = {}  # row -> (source, reason, first line)
-        # Built on the first tick of a conversation or message: conversation id -> its row,
-        # and -> the rows of its messages.
-        self._conversations: tuple[dict[str, int], dict[str, list[int]]] | None = None
+        # Built on the first tick of a chat's record: see `_conversation_rows`.
+        self._conversations: (
+            tuple[dict[str, int], dict[str, list[int]], dict[str, list[int]]] | None
+        ) = None
 
     def set_plan(self, plan: ImportPlan | None) -> None:
         self.beginResetModel()
@@ -161,36 +165,52 @@ class ImportPlanModel(QAbstractTableModel):
         return len(changed)
 
     def _with_conversations(self, rows: list[int], accepted: bool) -> list[int]:
-        """`rows`, plus the messages of a conversation among them; when accepting, plus
-        the conversation of a message among them."""
-        kinds = {RecordKind.CONVERSATION, RecordKind.MESSAGE}
-        records = [self.record(row) for row in rows]
-        if not any(r is not None and r.kind in kinds for r in records):
+        """`rows`, plus what goes with a chat's records among them (see the module)."""
+        records = [(row, self.record(row)) for row in rows]
+        chats = [
+            (record, of)
+            for _row, record in records
+            if record is not None
+            and record.verdict in ACCEPTABLE
+            and record.kind in _CHAT_KINDS
+            and (of := conversation_of(record)) is not None
+        ]
+        if not chats:
             return rows
-        by_id, messages = self._conversation_rows()
+        by_id, messages, memories = self._conversation_rows()
         extra: list[int] = []
-        for record in records:
-            if record is None or record.verdict not in ACCEPTABLE:
-                continue
+        for record, of in chats:
+            conversation = by_id.get(of)
             if record.kind == RecordKind.CONVERSATION:
-                extra.extend(messages.get(str(record.fields.get("id")), ()))
-            elif record.kind == RecordKind.MESSAGE and accepted:
-                row = by_id.get(str(record.fields.get("conversation_id")))
-                if row is not None:
-                    extra.append(row)
+                extra += messages.get(of, ())
+                extra += memories.get(of, ())
+            elif accepted and conversation is not None:
+                extra.append(conversation)
+                if record.kind == RecordKind.TRACE:
+                    extra += messages.get(of, ())
         return list(dict.fromkeys([*rows, *extra]))
 
-    def _conversation_rows(self) -> tuple[dict[str, int], dict[str, list[int]]]:
+    def _conversation_rows(
+        self,
+    ) -> tuple[dict[str, int], dict[str, list[int]], dict[str, list[int]]]:
+        """Conversation id -> its row, -> the rows of its messages, -> of its memories
+        (built on the first tick of a chat's record)."""
         if self._conversations is None:
             by_id: dict[str, int] = {}
             messages: dict[str, list[int]] = {}
+            memories: dict[str, list[int]] = {}
             for row, record in enumerate(self.plan.records if self.plan else ()):
+                if record.kind not in _CHAT_KINDS:
+                    continue
+                of = conversation_of(record)
+                if of is None:
+                    continue
                 if record.kind == RecordKind.CONVERSATION:
-                    by_id[str(record.fields.get("id"))] = row
-                elif record.kind == RecordKind.MESSAGE:
-                    key = str(record.fields.get("conversation_id"))
-                    messages.setdefault(key, []).append(row)
-            self._conversations = (by_id, messages)
+                    by_id[of] = row
+                else:
+                    group = messages if record.kind == RecordKind.MESSAGE else memories
+                    group.setdefault(of, []).append(row)
+            self._conversations = (by_id, messages, memories)
         return self._conversations
 
     # --- Qt model ---------------------------------------------------------------------------

@@ -146,6 +146,10 @@ class TraceFields(LazyFields):
         self.trace_id = trace_id
         self.parts = parts  # the question, then the messages of its reply
 
+    @property
+    def conversation_id(self) -> str:
+        return self.parts[0].conversation.row_id
+
     @staticmethod
     def text_of(question: str, reply: list[str]) -> str:
         content = f"[user]: {question}"
