@@ -79,3 +79,48 @@ def test_a_real_export_unticked_conversation_by_conversation(qtbot, window):
     for trace in chats:
         assert kept[trace.metadata["conversation_id"]], trace.title
         assert brain.conversation_of(trace.id) is not None
+
+
+def test_the_conversations_are_listed_searched_and_shown_one_at_a_time(
+    qtbot, window, qtmodeltester
+):
+    dialog = open_and_plan(qtbot, window, CHATLORE)
+    review = dialog.review
+    listing = review.conversations
+    qtmodeltester.check(listing.model)
+    assert listing.isVisibleTo(review)
+    assert review.table.textElideMode() == Qt.TextElideMode.ElideRight
+    rows = {
+        listing.proxy.index(r, 0).data(): [listing.proxy.index(r, c).data() for c in (1, 2, 3)]
+        for r in range(listing.proxy.rowCount())
+    }
+    assert rows["Postgres indexing"][1:] == ["6", "2"]  # messages, memories
+    assert rows["Trip ideas"][1:] == ["2", "1"]
+    assert rows["Trip ideas"][0].startswith("20")  # its date
+    assert "Broken record" in rows  # refused (no messages), still listed
+    assert listing.count.text() == f"{len(rows)} conversations"
+
+    listing.search.setText("trip")
+    assert listing.proxy.rowCount() == 1
+    assert listing.count.text() == f"1 of {len(rows)} conversations"
+    listing.table.selectRow(0)
+    shown = [review.model.index(r, Column.SOURCE).data() for r in review.proxy.source_rows()]
+    assert shown == ["Trip ideas", "Trip ideas › message 1", "Trip ideas › message 2",
+                     "Trip ideas › memory 1"]  # fmt: skip
+    # Its check box is the conversation's: the messages and the memory follow it.
+    box = listing.proxy.index(0, 0)
+    assert listing.proxy.setData(box, Qt.CheckState.Unchecked.value, Qt.CheckStateRole)
+    assert not any(review.model.record(r).accepted for r in review.proxy.source_rows())
+    listing.show_all()
+    assert review.proxy.rowCount() == len(review.model.plan.records)
+
+
+def test_a_file_plan_shows_no_conversations_and_keeps_its_sources(qtbot, window, tmp_path):
+    from tests.support.import_export import write_notes
+
+    notes = write_notes(tmp_path / "notes", {"a.md": "Alpha\n", "b.md": "Beta\n"})
+    review = open_and_plan(qtbot, window, notes).review
+    assert not review.conversations.isVisibleTo(review)
+    assert review.table.textElideMode() == Qt.TextElideMode.ElideMiddle
+    sources = {review.model.index(r, Column.SOURCE).data() for r in range(2)}
+    assert sources == {"a.md:1", "b.md:1"}

@@ -6,6 +6,9 @@ would write. Selecting a record shows its detail (`RecordDetail`). The person ca
 records one by one or every shown one at once, fix a refused record, save the refusal
 report, change the options (which re-plans), and commit.
 
+A chat export's conversations are listed beside the table (`ConversationList`): searched by
+title, each with its date and counts; choosing one shows only its records.
+
 Fixes made by hand survive a re-plan: what the person changed in a record's fields is laid
 over the record of the same source in the new plan, which is checked again; the page says
 which fixes it kept and which it had to drop (no single memory of that source any more).
@@ -31,6 +34,8 @@ from PySide6.QtWidgets import (
 
 from memgui.core.brain import Brain
 from memgui.core.io import ImportPlan, ImportRecord, RecordKind, Verdict, revalidate
+from memgui.ui.importing.import_conversations import WIDTH as CONVERSATIONS_WIDTH
+from memgui.ui.importing.import_conversations import ConversationList
 from memgui.ui.importing.import_record_editor import can_edit, why_not_editable
 from memgui.ui.importing.import_review_parts import ElidedLabel, PlanOptionsBar, RecordDetail
 from memgui.ui.models.import_plan_model import (
@@ -53,6 +58,8 @@ def _diff(before: Any, after: Any) -> dict[str, Any]:
 
 
 COLUMN_WIDTHS = {Column.SOURCE: 260, Column.KIND: 96, Column.VERDICT: 80, Column.REASON: 300}
+# Beside the conversations: a chat's records seldom have a reason, and their text says most.
+CHAT_COLUMN_WIDTHS = {Column.SOURCE: 250, Column.KIND: 96, Column.VERDICT: 70, Column.REASON: 140}
 
 
 class ImportReviewPage(QWidget):
@@ -97,6 +104,8 @@ class ImportReviewPage(QWidget):
         # the object on Apply, so a different object there means an edit).
         self._originals: dict[int, Any] = {}
         self.table = self._build_table()
+        self.conversations = ConversationList(self.model)
+        self.conversations.conversation_chosen.connect(self.proxy.set_conversation)
         self.detail = RecordDetail()
         self._build_layout()
         self.set_committed(None)
@@ -159,8 +168,14 @@ class ImportReviewPage(QWidget):
         buttons.addWidget(self.fix_hint, 1)
         buttons.addWidget(self.close_button)
         buttons.addWidget(self.commit_button)
+        records = QSplitter(Qt.Orientation.Horizontal)
+        records.addWidget(self.conversations)
+        records.addWidget(self.table)
+        records.setStretchFactor(0, 1)
+        records.setStretchFactor(1, 3)
+        records.setSizes([CONVERSATIONS_WIDTH, 880])
         split = QSplitter(Qt.Orientation.Vertical)
-        split.addWidget(self.table)
+        split.addWidget(records)
         split.addWidget(self.detail)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
@@ -192,7 +207,17 @@ class ImportReviewPage(QWidget):
             if r.kind == RecordKind.TRACE and can_edit(r)
         }
         self._show_fixes(*self._reapply_fixes(plan))
+        self.proxy.set_conversation(None)
         self.model.set_plan(plan)
+        chats = bool(self.model.chats.row_of)
+        self.conversations.setVisible(chats)
+        # A chat's records are named by its title, which says most at its start; a file's
+        # differ at their end (`…/Note.md:12`).
+        mode = Qt.TextElideMode.ElideRight if chats else Qt.TextElideMode.ElideMiddle
+        self.table.setTextElideMode(mode)
+        widths = CHAT_COLUMN_WIDTHS if chats else COLUMN_WIDTHS
+        for column, width in widths.items():
+            self.table.horizontalHeader().resizeSection(column, width)
         self.source_label.setText(f"<b>{plan.source}</b> — read as {plan.format}")
         self.options_bar.set_options(plan.options, detected=plan.format)
         not_read = len(plan.not_read)

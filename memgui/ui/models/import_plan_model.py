@@ -12,9 +12,10 @@ memory would point at a chat that is not there), ticking the conversation ticks 
 ticking a message ticks its conversation, and ticking a memory ticks its conversation and
 the conversation's messages (its Conversation tab shows them).
 
-`PlanFilterProxy` hides the verdicts switched off in the review page. It filters with a
-regular expression on `VerdictRole`, matched in C++: when every verdict is shown the
-expression is empty and no row is asked at all.
+`PlanFilterProxy` hides the verdicts switched off in the review page, and the records of
+other conversations while one conversation is chosen. It filters with a regular expression
+on `FilterRole` (the verdict and the record's conversation), matched in C++: when every
+verdict and conversation is shown the expression is empty and no row is asked at all.
 """
 
 from __future__ import annotations
@@ -35,11 +36,13 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QBrush, QColor
 
-from memgui.core.io import VERDICTS, ImportPlan, ImportRecord, RecordKind, Verdict, conversation_of
+from memgui.core.io import VERDICTS, ImportPlan, ImportRecord, RecordKind, Verdict
+from memgui.ui.models.plan_chats import PlanChats
 from memgui.ui.theme import colours
 
 ACCEPTABLE = (Verdict.NEW, Verdict.UPDATE)
 _CHAT_KINDS = frozenset({RecordKind.CONVERSATION, RecordKind.MESSAGE, RecordKind.TRACE})
+CHAT_FORMATS = frozenset({"chatgpt", "json", "sqlite"})  # plans that may hold conversations
 ALL_VERDICTS = (*VERDICTS, Verdict.SKIPPED)  # the order of the review page's toggles
 FIRST_LINE_CHARS = 160
 VERDICT_COLOURS = colours.VERDICTS
@@ -62,6 +65,7 @@ class PlanRole(IntEnum):
     VerdictRole = Qt.ItemDataRole.UserRole + 3
     AcceptedRole = Qt.ItemDataRole.UserRole + 4
     KindRole = Qt.ItemDataRole.UserRole + 5
+    FilterRole = Qt.ItemDataRole.UserRole + 6  # "verdict\x1fconversation id" (see the proxy)
 
 
 class Column(IntEnum):
@@ -117,16 +121,13 @@ class ImportPlanModel(QAbstractTableModel):
         super().__init__(parent)
         self.plan: ImportPlan | None = None
         self._rows: dict[int, tuple[str, str, str]] = {}  # row -> (source, reason, first line)
-        # Built on the first tick of a chat's record: see `_conversation_rows`.
-        self._conversations: (
-            tuple[dict[str, int], dict[str, list[int]], dict[str, list[int]]] | None
-        ) = None
+        self._chats: PlanChats | None = None
 
     def set_plan(self, plan: ImportPlan | None) -> None:
         self.beginResetModel()
         self.plan = plan
         self._rows = {}
-        self._conversations = None
+        self._chats = None
         self.endResetModel()
 
     def record(self, row: int) -> ImportRecord | None:
@@ -164,54 +165,33 @@ class ImportPlanModel(QAbstractTableModel):
             self.dataChanged.emit(first, self.index(max(changed), Column.SOURCE), roles)
         return len(changed)
 
+    @property
+    def chats(self) -> PlanChats:
+        """The plan's conversations and their records (built on first use)."""
+        if self._chats is None:
+            plan = self.plan
+            self._chats = PlanChats.of(plan if plan and plan.format in CHAT_FORMATS else None)
+        return self._chats
+
     def _with_conversations(self, rows: list[int], accepted: bool) -> list[int]:
         """`rows`, plus what goes with a chat's records among them (see the module)."""
         records = [(row, self.record(row)) for row in rows]
-        chats = [
-            (record, of)
-            for _row, record in records
-            if record is not None
-            and record.verdict in ACCEPTABLE
-            and record.kind in _CHAT_KINDS
-            and (of := conversation_of(record)) is not None
-        ]
-        if not chats:
+        if not any(r is not None and r.kind in _CHAT_KINDS for _row, r in records):
             return rows
-        by_id, messages, memories = self._conversation_rows()
+        chats = self.chats
         extra: list[int] = []
-        for record, of in chats:
-            conversation = by_id.get(of)
+        for row, record in records:
+            of = chats.of_row.get(row)
+            if of is None or record is None or record.verdict not in ACCEPTABLE:
+                continue
             if record.kind == RecordKind.CONVERSATION:
-                extra += messages.get(of, ())
-                extra += memories.get(of, ())
-            elif accepted and conversation is not None:
-                extra.append(conversation)
+                extra += chats.messages.get(of, ())
+                extra += chats.memories.get(of, ())
+            elif accepted and of in chats.row_of:
+                extra.append(chats.row_of[of])
                 if record.kind == RecordKind.TRACE:
-                    extra += messages.get(of, ())
+                    extra += chats.messages.get(of, ())
         return list(dict.fromkeys([*rows, *extra]))
-
-    def _conversation_rows(
-        self,
-    ) -> tuple[dict[str, int], dict[str, list[int]], dict[str, list[int]]]:
-        """Conversation id -> its row, -> the rows of its messages, -> of its memories
-        (built on the first tick of a chat's record)."""
-        if self._conversations is None:
-            by_id: dict[str, int] = {}
-            messages: dict[str, list[int]] = {}
-            memories: dict[str, list[int]] = {}
-            for row, record in enumerate(self.plan.records if self.plan else ()):
-                if record.kind not in _CHAT_KINDS:
-                    continue
-                of = conversation_of(record)
-                if of is None:
-                    continue
-                if record.kind == RecordKind.CONVERSATION:
-                    by_id[of] = row
-                else:
-                    group = messages if record.kind == RecordKind.MESSAGE else memories
-                    group.setdefault(of, []).append(row)
-            self._conversations = (by_id, messages, memories)
-        return self._conversations
 
     # --- Qt model ---------------------------------------------------------------------------
 
@@ -243,8 +223,9 @@ class ImportPlanModel(QAbstractTableModel):
         cached = self._rows.get(row)
         if cached is None:
             assert self.plan is not None
+            named = self.chats.source(row, record.kind) if record.kind in _CHAT_KINDS else None
             cached = (
-                short_source(record.source, self.plan.source),
+                named or short_source(record.source, self.plan.source),
                 record.reason,
                 first_line(record),
             )
@@ -296,6 +277,8 @@ class ImportPlanModel(QAbstractTableModel):
             return record.accepted and record.verdict in ACCEPTABLE
         if role == PlanRole.KindRole:
             return record.kind
+        if role == PlanRole.FilterRole:
+            return f"{record.verdict}\x1f{self.chats.of_row.get(row, '')}"
         return None
 
     def setData(self, index: Index, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:
@@ -317,7 +300,8 @@ class PlanFilterProxy(QSortFilterProxyModel):
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
         self._shown: set[str] = set(ALL_VERDICTS)
-        self.setFilterRole(PlanRole.VerdictRole)
+        self._conversation: str | None = None
+        self.setFilterRole(PlanRole.FilterRole)
 
     def multiData(self, index: QModelIndex, roleDataSpan: QModelRoleDataSpan) -> None:
         # Qt's proxy asks the source one role at a time; pass the whole span on instead.
@@ -334,11 +318,24 @@ class PlanFilterProxy(QSortFilterProxyModel):
 
     def set_shown_verdicts(self, verdicts: set[str]) -> None:
         self._shown = set(verdicts)
-        if self._shown >= set(ALL_VERDICTS):
+        self._refilter()
+
+    @property
+    def conversation(self) -> str | None:
+        return self._conversation
+
+    def set_conversation(self, conversation_id: str | None) -> None:
+        """Show only the records of this conversation (None: of every one)."""
+        self._conversation = conversation_id
+        self._refilter()
+
+    def _refilter(self) -> None:
+        if self._shown >= set(ALL_VERDICTS) and self._conversation is None:
             pattern = ""  # everything shown: no row needs looking at
         else:
             alternatives = "|".join(re.escape(v) for v in sorted(self._shown)) or "(?!)"
-            pattern = f"^({alternatives})$"
+            chat = ".*" if self._conversation is None else re.escape(self._conversation)
+            pattern = f"^({alternatives})\x1f{chat}$"
         self.setFilterRegularExpression(QRegularExpression(pattern))
 
     def source_rows(self) -> list[int]:
