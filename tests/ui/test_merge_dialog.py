@@ -39,7 +39,7 @@ def test_the_person_picks_the_survivor_and_the_text_follows(qtbot, tmp_path):
     qtbot.addWidget(dialog)
     shown = [dialog.listing.item(r).text() for r in range(dialog.listing.count())]
     assert shown == [
-        "Deploy rule  (recalled 1×, the most recalled)",
+        "Deploy rule — Deploys go through staging  (recalled 1×, the most recalled)",
         "Staging needs green checks  (recalled 0×)",
     ]
     assert dialog.survivor_id() == first.id

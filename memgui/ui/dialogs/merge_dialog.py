@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
 )
 
 from memgui.core.errors import InvalidArgument
-from memgui.core.model import Trace, check_content
+from memgui.core.model import Trace, check_content, summary_of
 from memgui.ui.theme import colours
 
 
@@ -36,10 +36,13 @@ def default_content(traces: list[Trace], survivor: Trace | None = None) -> str:
 
 
 def _describe(trace: Trace, default: Trace) -> str:
+    """Its title and the start of its text (two chats of one conversation share a title)."""
     recalled = f"recalled {trace.retrieval_count}×"
     if trace is default:
         recalled += ", the most recalled"
-    return f"{trace.label}  ({recalled})"
+    start = summary_of(trace.content, 60)
+    named = f"{trace.title} — {start}" if trace.title else start
+    return f"{named}  ({recalled})"
 
 
 class MergeDialog(QDialog):
@@ -86,7 +89,7 @@ class MergeDialog(QDialog):
         layout.addWidget(self.content, 1)
         layout.addWidget(self.error)
         layout.addWidget(buttons)
-        self.resize(600, 460)
+        self.resize(640, 460)
 
     def survivor(self) -> Trace:
         return self.traces[max(0, self.listing.currentRow())]
