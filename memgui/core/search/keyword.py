@@ -34,7 +34,7 @@ import apsw
 from memgui.core import decay
 from memgui.core.errors import QuerySyntaxError
 from memgui.core.model import TraceFilter
-from memgui.core.search import fulltext, textindex
+from memgui.core.search import fulltext, textindex, word_forms
 from memgui.core.search.filters import filter_sql
 
 if TYPE_CHECKING:
@@ -138,10 +138,12 @@ class _Query:
             phrase = textindex.rewrite_query(word).strip()
             if not phrase.startswith('"'):
                 phrase = '"' + phrase.replace('"', '""') + '"'
+            # The word in any of its forms, as the query asks for it.
+            match = " OR ".join([phrase, *(f'"{form}"' for form in word_forms.forms(word))])
             try:
                 rows = self.db.conn.execute(
                     f"SELECT rowid FROM {self.table} WHERE {self.table} MATCH ? LIMIT ?",
-                    (phrase, RARE_MATCHES_MAX + 1),
+                    (match, RARE_MATCHES_MAX + 1),
                 ).fetchall()
             except apsw.SQLError:
                 continue  # a word FTS5 cannot take alone
@@ -219,10 +221,10 @@ def keyword_ranking(brain: Brain, query: str, flt: TraceFilter, want: int) -> li
     either = textindex.either
     if "memgui_fts" in db.tables or ("memory_traces" in db.tables and _index_unmigrated(db)):
         table = "memgui_fts" if "memgui_fts" in db.tables else UNMIGRATED
-        match = either([textindex.rewrite_query(f) for f in forms])
+        match = either([textindex.rewrite_query(word_forms.expand(f)) for f in forms])
         fallback = either([textindex.natural_language_query(f) for f in forms])
     elif db.has_agentos_fts:
-        table, match = "memory_traces_fts", either(forms)
+        table, match = "memory_traces_fts", either([word_forms.expand(f) for f in forms])
         fallback = either([textindex.natural_language_query(f).replace('"', "") for f in forms])
     else:
         return []
@@ -270,7 +272,7 @@ def _index_unflushed(db: Database) -> set[int]:
         return set()
     marks = ",".join("?" * len(pending))
     rows = db.conn.execute(
-        f"SELECT rowid, content, tags FROM memory_traces WHERE rowid IN ({marks})", list(pending)
+        f"{fulltext.ROW_TEXT_SQL} WHERE rowid IN ({marks})", list(pending)
     ).fetchall()
     fulltext.fill_temp_index(db, UNFLUSHED, rows)
     return pending
@@ -304,9 +306,7 @@ def _index_unmigrated(db: Database) -> bool:
     if built is not None and built[0] is db.conn and built[1] == state:
         return built[2]
     with db.lock:
-        rows = db.conn.execute(
-            "SELECT rowid, content, tags FROM memory_traces LIMIT ?", (UNMIGRATED_MAX + 1,)
-        ).fetchall()
+        rows = db.conn.execute(f"{fulltext.ROW_TEXT_SQL} LIMIT ?", (UNMIGRATED_MAX + 1,)).fetchall()
         serves = len(rows) <= UNMIGRATED_MAX
         if serves:
             fulltext.fill_temp_index(db, UNMIGRATED, rows)
