@@ -30,3 +30,14 @@ def fill(brain: Brain, extra: int = 0) -> list[str]:
     for n in range(extra):
         ids.append(brain.add(f"Filler memory number {n}", tags=["filler"]).id)
     return ids
+
+
+def agentos_index_ids(brain: Brain, query: str) -> set[str]:
+    """The live traces AgentOS's own index (`porter ascii`, external content) matches, read
+    directly: what AgentOS's search would find."""
+    rows = brain.db.conn.execute(
+        "SELECT t.id FROM memory_traces_fts f JOIN memory_traces t ON t.rowid = f.rowid "
+        "WHERE memory_traces_fts MATCH ? AND t.deleted = 0",
+        (query,),
+    ).fetchall()
+    return {r[0] for r in rows}

@@ -29,7 +29,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memgui.ui.models.import_plan_model import ACCEPTABLE, ImportPlanModel
+from memgui.ui.models.import_plan_model import (
+    ACCEPTABLE,
+    ImportPlanModel,
+    header_label,
+    record_flags,
+)
 from memgui.ui.models.trace_columns import format_ms
 
 Index = QModelIndex | QPersistentModelIndex
@@ -71,18 +76,11 @@ class ConversationsModel(QAbstractTableModel):
     def headerData(
         self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
     ) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return HEADERS[section] if 0 <= section < len(HEADERS) else None
-        return None
+        return header_label(HEADERS, section, orientation, role)
 
     def flags(self, index: Index) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        flags = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
-        record = self._record(index.row())
-        if index.column() == 0 and record is not None and record.verdict in ACCEPTABLE:
-            flags |= Qt.ItemFlag.ItemIsUserCheckable
-        return flags
+        record = self._record(index.row()) if index.isValid() else None
+        return record_flags(index, record, 0)
 
     def _record(self, row: int) -> Any:
         of = self.conversation_id(row)

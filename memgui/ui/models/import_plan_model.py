@@ -114,6 +114,26 @@ def short_source(source: str, plan_source: str) -> str:
     return shown
 
 
+def header_label(
+    headers: tuple[str, ...], section: int, orientation: Qt.Orientation, role: int
+) -> str | None:
+    """A horizontal header's text from `headers`."""
+    if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+        return headers[section] if 0 <= section < len(headers) else None
+    return None
+
+
+def record_flags(index: Index, record: ImportRecord | None, box_column: int) -> Qt.ItemFlag:
+    """A cell of a record's row: selectable, with a check box in `box_column` when the
+    commit could write the record."""
+    if not index.isValid():
+        return Qt.ItemFlag.NoItemFlags
+    flags = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+    if index.column() == box_column and record is not None and record.verdict in ACCEPTABLE:
+        flags |= Qt.ItemFlag.ItemIsUserCheckable
+    return flags
+
+
 class ImportPlanModel(QAbstractTableModel):
     """One row per record of `plan.records`, in the plan's order."""
 
@@ -206,18 +226,11 @@ class ImportPlanModel(QAbstractTableModel):
     def headerData(
         self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
     ) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return HEADERS[section] if 0 <= section < len(HEADERS) else None
-        return None
+        return header_label(HEADERS, section, orientation, role)
 
     def flags(self, index: Index) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        flags = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
-        record = self.record(index.row())
-        if index.column() == Column.SOURCE and record and record.verdict in ACCEPTABLE:
-            flags |= Qt.ItemFlag.ItemIsUserCheckable
-        return flags
+        record = self.record(index.row()) if index.isValid() else None
+        return record_flags(index, record, Column.SOURCE)
 
     def _texts(self, row: int, record: ImportRecord) -> tuple[str, str, str]:
         cached = self._rows.get(row)

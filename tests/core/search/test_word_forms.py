@@ -12,6 +12,7 @@ import pytest
 from memgui.core.brain import Brain
 from memgui.core.search import word_forms
 from memgui.core.storage import schema
+from tests.support.brains import agentos_index_ids
 
 ENGLISH = {
     "a": "The deployment of the billing service failed twice",
@@ -46,16 +47,6 @@ def ids(brain: Brain, query: str) -> set[str]:
     return {t.id for t in brain.search(query, limit=200, record_recall=False).traces}
 
 
-def agentos_ids(brain: Brain, query: str) -> set[str]:
-    """What AgentOS's own `porter ascii` index of the same brain matches."""
-    rows = brain.db.conn.execute(
-        "SELECT t.id FROM memory_traces_fts f JOIN memory_traces t ON t.rowid = f.rowid "
-        "WHERE memory_traces_fts MATCH ? AND t.deleted = 0",
-        (query,),
-    ).fetchall()
-    return {r[0] for r in rows}
-
-
 @pytest.fixture
 def english(brain: Brain) -> dict[str, str]:
     return {key: brain.add(text).id for key, text in ENGLISH.items()}
@@ -71,7 +62,7 @@ def test_a_word_finds_its_other_forms(brain: Brain, english: dict[str, str]) -> 
     # Porter stems `deploy` to `deploi` and `deployment` to `deploy`: AgentOS's own index
     # misses one for the other; memgui finds them all.
     brain.flush_index()
-    assert english["a"] not in agentos_ids(brain, "deploy")
+    assert english["a"] not in agentos_index_ids(brain, "deploy")
 
 
 @pytest.mark.parametrize("word", sorted({w.split()[0].lower() for w in ENGLISH.values()}))
@@ -80,7 +71,7 @@ def test_memgui_finds_whatever_agentos_porter_index_finds(
 ) -> None:
     brain.flush_index()
     for query in [word, *[w.lower() for t in ENGLISH.values() for w in t.split()]][:40]:
-        assert agentos_ids(brain, query) <= ids(brain, query), query
+        assert agentos_index_ids(brain, query) <= ids(brain, query), query
 
 
 def test_phrases_prefixes_and_operators_keep_their_meaning(
