@@ -263,7 +263,8 @@ def test_a_row_another_program_replaces_leaves_no_old_words(migrated: Path) -> N
             (own.id,),
         )
         conn.close()
-        assert found(brain, "zqreplaced") == []
+        # A phrase: the word as written (a bare one finds its forms, "zqreplacement" too).
+        assert found(brain, '"zqreplaced"') == []
         assert found(brain, "zqreplacement") == [own.id]
         assert_index_holds_each_row_once(brain)
 
