@@ -27,6 +27,8 @@ UI_PUBLIC = (
     "memgui.core.io",
     "memgui.core.search.embed",
     "memgui.core.sample_brain",
+    "memgui.core.activity",
+    "memgui.core.maintenance",
 )
 
 

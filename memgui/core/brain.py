@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memgui.core import brain_info, conversations, graph, journal, links, scopes, traces
+from memgui.core import activity, brain_info, conversations, graph, journal, links, scopes, traces
 from memgui.core.brain_write import BrainWrite
 from memgui.core.errors import (
     BrainBusy,
@@ -467,6 +467,38 @@ class Brain:
     def batch_entries(self, batch_id: str) -> list[JournalEntry]:
         return journal.batch_entries(self, batch_id)
 
+    # --- agent activity: what others wrote, and what a person has reviewed ------------
+
+    def review_mark(self) -> activity.ReviewMark:
+        return activity.review_mark(self)
+
+    def unreviewed_count(self, exclude: Collection[str] = ()) -> int:
+        """Changes nobody has reviewed yet, up to `activity.COUNT_CAP`."""
+        return activity.unreviewed_count(self, exclude)
+
+    def unreviewed_batches(
+        self,
+        before: int | None = None,
+        limit: int = 50,
+        exclude: Collection[str] = (),
+        after: int = 0,
+    ) -> activity.ActivityPage:
+        """A page of unreviewed batches, newest first (`activity.py` says which)."""
+        return activity.unreviewed_batches(self, before, limit, exclude, after)
+
+    def batch_changes(
+        self, batch_id: str, after_id: int = 0, limit: int = 200
+    ) -> list[JournalEntry]:
+        return activity.batch_changes(self, batch_id, after_id, limit)
+
+    def change_states(self, entries: list[JournalEntry]) -> dict[int, str]:
+        return activity.change_states(self, entries)
+
+    def mark_reviewed(
+        self, batch_ids: Collection[str] = (), through: int | None = None, actor: str | None = None
+    ) -> Changes:
+        return activity.mark_reviewed(self, batch_ids, through, actor)
+
     # --- conversations -----------------------------------------------------------------
 
     def conversation(self, conversation_id: str) -> dict[str, Any]:
@@ -477,8 +509,12 @@ class Brain:
         """The conversation a trace was imported from, or None."""
         return conversations.conversation_of(self, trace_id)
 
-    def revert(self, batch_id: str, actor: str | None = None) -> Changes:
-        changes = journal.revert(self, batch_id, actor)
+    def revert(
+        self, batch_id: str, actor: str | None = None, entry_ids: list[int] | None = None
+    ) -> Changes:
+        """Undo a batch as a new batch; with `entry_ids`, only those changes of it (a
+        trace's removal with the links and rows that went with it)."""
+        changes = journal.revert(self, batch_id, actor, entry_ids)
         # Text a revert brought back is embedded at once, as an edit's is; a big batch's
         # (an import's) waits for the backfill rather than hold this call up.
         if self.auto_embed and 0 < len(changes.traces) <= EMBED_NOW_MAX:

@@ -9,13 +9,14 @@ reverted.
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
 from memgui.core import decay
 from memgui.core.errors import Conflict, InvalidArgument, NotFound
-from memgui.core.model import Changes, JournalEntry, check_id
+from memgui.core.model import Changes, JournalEntry, check_id, check_int_range
 from memgui.core.search import vectors
-from memgui.core.storage import journal_rows, store
+from memgui.core.storage import journal_rows, review_rows, store
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
@@ -103,13 +104,38 @@ def batch_entries(brain: Brain, batch_id: str) -> list[JournalEntry]:
     return [_entry(r) for r in rows]
 
 
-def revert(brain: Brain, batch_id: str, actor: str | None) -> Changes:
+def batch_page(brain: Brain, batch_id: str, after_id: int, limit: int) -> list[JournalEntry]:
+    """A batch's rows after journal id `after_id`, in order, at most `limit`."""
+    with brain.db.lock:
+        rows = brain.db.conn.execute(
+            f"SELECT {_COLUMNS} FROM memgui_journal WHERE batch_id = ? AND id > ? "
+            "ORDER BY id LIMIT ?",
+            (batch_id, after_id, limit),
+        ).fetchall()
+    return [_entry(r) for r in rows]
+
+
+def revert(
+    brain: Brain, batch_id: str, actor: str | None, entry_ids: Collection[int] | None = None
+) -> Changes:
+    """Undo a batch, or with `entry_ids` only those of its journal rows, as a new batch."""
     if not isinstance(batch_id, str) or not batch_id:
         raise InvalidArgument("batch_id", f"must be a batch id (got {batch_id!r})", batch_id)
+    wanted = _check_entry_ids(entry_ids)
     with brain.db.reading("reading the batch"):  # a damaged file says so, as a write does
         entries = batch_entries(brain, batch_id)
     if not entries:
         raise NotFound(batch_id, "batch")
+    if wanted is not None:
+        missing = wanted - {e.id for e in entries}
+        if missing:
+            raise InvalidArgument(
+                "entry_ids",
+                f"must be journal ids of batch {batch_id} (got {sorted(missing)[:5]})",
+                sorted(missing),
+            )
+        wanted = _with_companions(entries, wanted)
+        entries = [e for e in entries if e.id in wanted]
     with brain.write("revert", kind="revert", actor=actor) as batch:
         for entry in reversed(entries):
             _undo(brain, batch, entry)
@@ -117,7 +143,53 @@ def revert(brain: Brain, batch_id: str, actor: str | None) -> Changes:
     return changes
 
 
+def _check_entry_ids(entry_ids: Collection[int] | None) -> set[int] | None:
+    if entry_ids is None:
+        return None
+    if isinstance(entry_ids, str) or not isinstance(entry_ids, Collection) or not entry_ids:
+        raise InvalidArgument(
+            "entry_ids", f"must be a non-empty list of journal ids (got {entry_ids!r})", entry_ids
+        )
+    for i, entry_id in enumerate(entry_ids):
+        check_int_range(f"entry_ids[{i}]", entry_id, 1, 2**63 - 1)
+    return set(entry_ids)
+
+
+def _with_companions(entries: list[JournalEntry], wanted: set[int]) -> set[int]:
+    """A trace's removal comes with the rows that went with it, written just before it (its
+    links, its document chunks' and feedback's references, its graph copy): reverting the
+    removal alone puts all of them back."""
+    out = set(wanted)
+    position = {e.id: i for i, e in enumerate(entries)}
+    for entry_id in wanted:
+        i = position[entry_id]
+        removed = entries[i]
+        if removed.after is not None or removed.op in ("link", "unlink", review_rows.OP):
+            continue
+        if removed.op in journal_rows.ROW_OPS:
+            continue
+        i -= 1
+        while i >= 0 and _went_with(entries[i], removed.trace_id):
+            out.add(entries[i].id)
+            i -= 1
+    return out
+
+
+def _went_with(entry: JournalEntry, trace_id: str) -> bool:
+    row = entry.before or {}
+    if entry.op == "unlink":
+        return trace_id in (row.get("from_id"), row.get("to_id"))
+    if entry.op in ("chunk", "feedback"):
+        return row.get("trace_id") == trace_id
+    if entry.op == "edge":
+        return trace_id in (row.get("source_id"), row.get("target_id"))
+    return entry.op == "node" and row.get("id") == trace_id
+
+
 def _undo(brain: Brain, batch: Any, entry: JournalEntry) -> None:
+    if entry.op == review_rows.OP:  # a review mark: the one it replaced comes back
+        review_rows.undo(brain.db, brain.brain_id, batch, entry)
+        return
     if entry.op in journal_rows.ROW_OPS:  # graph, document, conversation rows of an import
         journal_rows.undo(brain.db, brain.brain_id, batch, entry)
         return
@@ -189,6 +261,11 @@ def _has_links(brain: Brain, trace_id: str) -> bool:
 # What a recall changes without it being an edit.
 ACCESS_FIELDS = ("strength", "last_accessed", "retrieval_count")
 _NOT_EDITS = frozenset({"version", "updated_at", "embedding_status", *ACCESS_FIELDS})
+
+
+def same_edits(snap: dict[str, Any], other: dict[str, Any]) -> bool:
+    """Whether two snapshots of a trace hold the same edits (recall bookkeeping aside)."""
+    return _edit_fields(snap) == _edit_fields(other)
 
 
 def _edit_fields(snap: dict[str, Any]) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from memgui.core.errors import EmbeddingUnavailable
-from memgui.core.progress import Cancelled
+from memgui.core.progress import Cancelled, Progress
 
 log = logging.getLogger("memgui.maintenance")
 
@@ -53,7 +53,11 @@ class Maintainer:
         interval: float = DEFAULT_INTERVAL_S,
         settle: float = DEFAULT_SETTLE_S,
         name: str = "memgui-maintenance",
+        on_report: Callable[[TickReport], None] | None = None,
+        on_progress: Callable[[Progress], None] | None = None,
     ) -> None:
+        """`on_report` hears each tick's and backfill's report, `on_progress` each embedded
+        batch; both are called on the maintenance thread (an app hands them on to its own)."""
         if not interval > 0:
             raise ValueError(f"interval must be positive (got {interval!r})")
         self.path = Path(path)
@@ -61,6 +65,8 @@ class Maintainer:
         self.interval = interval
         self.settle = settle
         self._make_embedder = embedder_factory
+        self._on_report = on_report
+        self._on_progress = on_progress
         self._embedder: Any = None
         self._brain: Any = None
         self._stop = threading.Event()
@@ -96,11 +102,17 @@ class Maintainer:
         self._wake.set()
 
     def stop(self, timeout: float = 30.0) -> None:
-        """Stop after the batch in hand (a backfill stops between Ollama calls)."""
+        """Stop after the batch in hand (a backfill stops between Ollama calls); wait for
+        that at most `timeout` seconds (0: do not wait; the thread closes its connection
+        when it ends)."""
         self._stop.set()
         self._wake.set()
-        if self._thread.is_alive():
+        if self._thread.is_alive() and timeout > 0:
             self._thread.join(timeout)
+
+    @property
+    def running(self) -> bool:
+        return self._thread.is_alive()
 
     def wait_for_ticks(self, count: int, timeout: float) -> bool:
         """Block until `count` ticks have finished (for callers that need one done)."""
@@ -145,6 +157,14 @@ class Maintainer:
             if report is not None:
                 self.last = report
             self._ticked.notify_all()
+        if report is not None and self._on_report is not None:
+            self._tell(self._on_report, report)
+
+    def _tell(self, listener: Callable[[Any], None], value: Any) -> None:
+        try:
+            listener(value)
+        except Exception:  # a listener's fault never stops the upkeep
+            log.warning("%s: a maintenance listener failed", self.path, exc_info=True)
 
     def tick(self) -> TickReport:
         """One round of upkeep; never raises (a failure is logged and reported)."""
@@ -211,7 +231,10 @@ class Maintainer:
             while True:
                 if self._stop.is_set():
                     job.throw(Cancelled())
-                embedded = next(job).done
+                progress = next(job)
+                embedded = progress.done
+                if self._on_progress is not None:
+                    self._tell(self._on_progress, progress)
         except StopIteration as finished:
             return finished.value.embedded, finished.value.remaining, None
         except Cancelled:

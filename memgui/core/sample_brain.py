@@ -64,6 +64,8 @@ def build(path: str | Path) -> Path:
                     brain.add_edge(memory, nodes[name], "mentions")
             for source, target, type_ in EDGES:
                 brain.add_edge(nodes[source], nodes[target], type_)
+        # Reviewed up to here by its person (the Agent activity view); what follows is not.
+        brain.mark_reviewed(through=brain.last_journal_id(), actor="gui")
         # A little history: an edit by an agent, a recall-free correction, a trashed note.
         first = brain.get(ids[19])
         edited = brain.update(

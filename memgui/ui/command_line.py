@@ -37,12 +37,18 @@ def _window_size(text: str) -> tuple[int, int]:
 
 def _configure_screenshot(parser: argparse.ArgumentParser) -> None:
     parser.usage = (
-        "memgui screenshot [BRAIN] OUT.png [--select ID] [--size WxH] [--import PATH [--show V]]"
+        "memgui screenshot [BRAIN] OUT.png [--select ID] [--size WxH] [--activity] "
+        "[--import PATH [--show V]]"
     )
     parser.add_argument("first", metavar="BRAIN", help="the brain, or OUT.png alone (then --brain)")
     parser.add_argument("second", nargs="?", metavar="OUT.png", help="the PNG to write")
     parser.add_argument("--select", metavar="ID", help="select this trace first")
     parser.add_argument("--size", type=_window_size, metavar="WxH", help="window size")
+    parser.add_argument(
+        "--activity",
+        action="store_true",
+        help="show the Agent activity panel, its first change chosen",
+    )
     parser.add_argument(
         "--import",
         dest="import_path",
@@ -90,5 +96,7 @@ def run_screenshot(ctx: CommandContext, args: argparse.Namespace) -> None:
     options: dict[str, object] = {"select_id": args.select}
     if args.size is not None:
         options["size"] = args.size
+    if args.activity:
+        options["activity"] = True
     render(str(brain_path), str(out_png), **options)
     ctx.emit({"screenshot": str(out_png), "brain": str(brain_path)}, f"wrote {out_png}")

@@ -28,6 +28,7 @@ from memgui.core.brain import Brain
 from memgui.core.model import Changes
 from memgui.core.progress import Progress
 from memgui.ui.actions import build_actions
+from memgui.ui.activity.activity_service import install_activity
 from memgui.ui.commands import SetDeletedCommand
 from memgui.ui.jobs import JobRunner
 from memgui.ui.models.trace_table_model import TraceTableModel
@@ -124,6 +125,7 @@ class MainWindow(QMainWindow):
         self._connect()
         install_import_export(self)  # File ▸ Import…/Export…, drag and drop onto the window
         self.semantic = install_semantic(self)  # Ollama light, backfill, Search settings…
+        self.activity = install_activity(self)  # Agent activity: its dock and badge
         self.detail.set_runner(self.query_runner)  # "similar": never behind a long job
         self.detail.similar.open_requested.connect(self.edits.open_trace)
         self._set_brain_actions_enabled(False)

@@ -64,6 +64,27 @@ def offscreen_window(path: Path) -> Iterator[tuple[QApplication, MainWindow]]:
             app.processEvents()
 
 
+def show_activity(app: QApplication, window: MainWindow) -> None:
+    """Open the Agent activity panel, every group expanded, its first edit chosen (it
+    shows a before and an after), else its first change."""
+    service = window.activity
+    service.toggle_action.trigger()
+    settle(app, lambda: not service.counting)
+    panel, model = service.panel, service.model
+    if model is None or not model.rowCount():
+        return
+    panel.tree.expandAll()
+    settle(app, timeout_s=0.2)
+    changes = []
+    for group in range(model.rowCount()):
+        for row in range(model.rowCount(model.index(group, 0))):
+            batch = model.index(row, 0, model.index(group, 0))
+            kids = [model.index(k, 0, batch) for k in range(model.rowCount(batch))]
+            changes += kids or [batch]
+    edits = [i for i in changes if (entry := model.entry_of(i)) and entry.op == "update"]
+    panel.select((edits or changes)[0])
+
+
 def save_png(widget: QWidget, out_png: str | Path) -> None:
     out = Path(out_png)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -80,10 +101,12 @@ def render(
     search: str = "",
     tab: str | None = None,
     trash: bool = False,
+    activity: bool = False,
 ) -> None:
     """Write a PNG of the window showing `brain_path` (`select_id` selected, if given).
 
-    `search`, `tab` (one of TABS) and `trash` set up other states for the docs.
+    `search`, `tab` (one of TABS), `trash` and `activity` (the Agent activity panel open,
+    its first change chosen) set up other states for the docs.
     """
     path = Path(brain_path).expanduser()
     if not path.is_file():
@@ -109,5 +132,7 @@ def render(
             window.select_id(window.model.id_at(0))
         if tab is not None:
             window.detail.setCurrentIndex(TABS.index(tab))
+        if activity:
+            show_activity(app, window)
         settle(app, timeout_s=0.2)
         save_png(window, out_png)

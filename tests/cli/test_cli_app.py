@@ -30,8 +30,8 @@ def app_calls(monkeypatch: pytest.MonkeyPatch) -> list[tuple]:
     app.run_app = lambda brain_path, brain_id: calls.append(("app", brain_path, brain_id)) or 0
     screenshot = types.ModuleType("memgui.ui.screenshot")
 
-    def render(brain_path, out_png, select_id=None, size=(1280, 800)):
-        calls.append(("render", brain_path, out_png, select_id, size))
+    def render(brain_path, out_png, select_id=None, size=(1280, 800), activity=False):
+        calls.append(("render", brain_path, out_png, select_id, size, *(["activity"] * activity)))
 
     screenshot.render = render
     monkeypatch.setitem(sys.modules, "memgui.ui.app", app)
@@ -84,6 +84,8 @@ def test_screenshot_renders_with_the_given_brain_size_and_selection(app_calls, c
     assert code == 0
     assert app_calls == [("render", brain, png, "mt_1", (800, 600))]
     assert '"screenshot"' in capsys.readouterr().out
+    assert main(["screenshot", brain, png, "--activity"]) == 0
+    assert app_calls[-1] == ("render", brain, png, None, (1280, 800), "activity")
 
 
 def test_screenshot_uses_the_brain_option_when_given_one_path(app_calls, tmp_path):

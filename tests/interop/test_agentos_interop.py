@@ -253,6 +253,8 @@ def test_agentos_reads_a_brain_memgui_created(agentos: NpmEnv, tmp_path: Path) -
             scope="persona",
             scope_id="ada",
         )
+        # memgui's review mark (Agent activity) is a brain_meta row AgentOS must read past.
+        assert brain.mark_reviewed(through=brain.last_journal_id()).batch_id
     finally:
         brain.close()
 

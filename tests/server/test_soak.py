@@ -1,9 +1,13 @@
-"""Soak: four MCP servers, the REST server and CLI writers on one brain file at once.
+"""Soak: four MCP servers, the REST server, CLI writers and the open app on one brain file.
 
 About 10,000 mixed operations (store, update, search, list, link, forget), bounded in time
 (`MEMGUI_SOAK_SECONDS`, default 35 s of operations; `MEMGUI_SOAK_OPS` for the total): every
-call must succeed — no SQLITE_BUSY, no "database is locked" reaches a client or a log — and
-at the end the brain holds exactly what the clients were told: zero lost writes.
+call must succeed — no SQLITE_BUSY, no "database is locked" reaches a client, a log or the
+window — and at the end the brain holds exactly what the clients were told: zero lost
+writes. The app is a real main window in this process, following the journal live and
+saving memories of its own as a person would (its undo commands, on the GUI thread, while
+the clients run on another thread); at the end its table holds exactly the brain's memories
+as they are, and its Agent activity badge counts every change the others made.
 """
 
 from __future__ import annotations
@@ -21,9 +25,22 @@ from typing import Any
 import anyio
 import httpx
 import pytest
+from PySide6.QtCore import QTimer
 
 from memgui.core.brain import Brain
-from tests.support.servers import mcp_session, memgui_argv, rest_server, server_env, tool_json
+from memgui.core.errors import MemguiError
+from memgui.ui import commands as cmd
+from memgui.ui.dialogs.settings_dialog import URL_KEY
+from tests.support.servers import (
+    DEAD_OLLAMA,
+    mcp_session,
+    memgui_argv,
+    rest_server,
+    server_env,
+    tool_json,
+)
+from tests.support.waiting import WAIT_MS
+from tests.support.window import open_window
 
 pytestmark = pytest.mark.slow
 
@@ -149,6 +166,41 @@ class RestClient(Client):
         assert (await self.ok(await self.http.delete(f"/api/memories/{trace_id}")))["deleted"]
 
 
+class AppWriter:
+    """A person in the window: a new memory or an edit of one of theirs every `EVERY_MS`,
+    through the window's undo commands, on the GUI thread."""
+
+    EVERY_MS = 150
+
+    def __init__(self, window: Any, ledger: Ledger, seed: int) -> None:
+        self.window, self.ledger = window, ledger
+        self.rng = random.Random(seed)
+        self.timer = QTimer()
+        self.timer.setInterval(self.EVERY_MS)
+        self.timer.timeout.connect(self.step)
+
+    def step(self) -> None:
+        session, n = self.window.session, self.ledger.ops
+        live = self.ledger.live()
+        try:
+            if live and self.rng.random() < 0.3:
+                target = self.rng.choice(live)
+                current = session.brain.get(target)
+                text = f"app edit {n} of a widget note"
+                command = cmd.SaveTraceCommand(session, target, {"content": text}, current.version)
+                cmd.push(session, command)
+                self.ledger.content[target] = text
+            else:
+                text = f"app memory {n} about widgets"
+                trace = cmd.push(session, cmd.NewTraceCommand(session, {"content": text}))
+                self.ledger.content[trace.id] = text
+        except MemguiError as exc:
+            self.ledger.errors.append(f"app: {exc}")
+            self.timer.stop()
+            return
+        self.ledger.ops += 1
+
+
 def cli_writer(env: dict[str, str], brain: Path, ledger: Ledger, stop: threading.Event) -> None:
     """`memgui add` as a shell script would run it, CLI_WRITES times (or until told to stop)."""
     while not stop.is_set() and ledger.ops < CLI_WRITES:
@@ -164,11 +216,16 @@ def cli_writer(env: dict[str, str], brain: Path, ledger: Ledger, stop: threading
         ledger.ops += 1
 
 
-def test_servers_and_shell_writers_share_one_brain(tmp_path: Path) -> None:
+def test_servers_shell_writers_and_the_app_share_one_brain(qtbot, tmp_path: Path) -> None:
     brain = tmp_path / "brain.sqlite"
     env = server_env(tmp_path)
     with Brain.open(brain) as b:
         b.add("made before the servers start")
+    window = open_window(qtbot, tmp_path, brain, live=True, **{URL_KEY: DEAD_OLLAMA})
+    messages: list[str] = []
+    window.statusBar().messageChanged.connect(messages.append)
+    app_ledger = Ledger("app")
+    person = AppWriter(window, app_ledger, 7)
     mcp_ledgers = [Ledger(f"mcp{k}") for k in range(MCP_SERVERS)]
     rest_ledger = Ledger("rest")
     cli_ledgers = [Ledger(f"cli{k}") for k in range(CLI_WRITERS)]
@@ -218,21 +275,38 @@ def test_servers_and_shell_writers_share_one_brain(tmp_path: Path) -> None:
                 group.start_soon(rest_worker)
             return time.monotonic() - started[0]
 
-        elapsed = anyio.run(run_all)
+        # The clients on a thread of their own; this thread runs the window's event loop.
+        outcome: dict[str, Any] = {}
+
+        def clients() -> None:
+            try:
+                outcome["elapsed"] = anyio.run(run_all)
+            except BaseException as exc:  # handed to the test's thread
+                outcome["error"] = exc
+
+        running = threading.Thread(target=clients)
+        running.start()
+        person.timer.start()
+        qtbot.waitUntil(lambda: not running.is_alive(), timeout=int(BUDGET_S * 1000) + WAIT_MS * 5)
+        person.timer.stop()
         stop_cli.set()
         for writer in writers:
             writer.join(timeout=180)
+    if "error" in outcome:
+        raise outcome["error"]
+    elapsed = outcome["elapsed"]
     server_logs = rest.log() + "".join(log.read_text() for log in logs)
 
-    ledgers = [*mcp_ledgers, rest_ledger, *cli_ledgers]
+    ledgers = [*mcp_ledgers, rest_ledger, *cli_ledgers, app_ledger]
     total = sum(ledger.ops for ledger in ledgers)
-    print(f"soak: {total} operations in {elapsed:.1f} s")  # shown with -s
+    print(f"soak: {total} operations in {elapsed:.1f} s, {app_ledger.ops} of them in the app")
     assert not [e for ledger in ledgers for e in ledger.errors]
     assert all(ledger.ops > 0 for ledger in ledgers), [(lg.name, lg.ops) for lg in ledgers]
     assert total >= min(TOTAL_OPS, 1_000)
     for word in ("locked", "SQLITE_BUSY", "BusyError", "Traceback"):
         assert word not in server_logs, server_logs[-3000:]
-    with Brain.open(brain) as b:
+        assert not [m for m in messages if word in m or "busy" in m], messages
+    with Brain.open(brain, actor="gui") as b:
         everyone = [i for ledger in ledgers for i in ledger.content]
         found = b.get_many(everyone)
         assert set(found) == set(everyone)  # zero lost writes
@@ -244,3 +318,14 @@ def test_servers_and_shell_writers_share_one_brain(tmp_path: Path) -> None:
         assert b.count() == 1 + sum(len(ledger.live()) for ledger in ledgers)
         actors = {e.actor for e in b.journal_since(0, limit=10_000, states=False)}
         assert {f"mcp:soak-{k}" for k in range(MCP_SERVERS)} | {"rest", "cli"} <= actors
+        live_ids = b.list_ids()
+        contents = {t.id: t.content for t in b.get_many(live_ids).values()}
+        unreviewed = b.unreviewed_count()
+    # The app caught up with everything and shows it as it is.
+    model = window.model
+    qtbot.waitUntil(lambda: not model.busy and model.ids() == live_ids, timeout=WAIT_MS)
+    shown = {model.id_at(r): model.trace_at(r).content for r in range(model.rowCount())}
+    assert shown == contents
+    qtbot.waitUntil(lambda: window.activity.count == unreviewed, timeout=WAIT_MS)
+    assert unreviewed > 0
+    window.close()

@@ -45,6 +45,13 @@ def test_sample_brain_is_built_fresh_and_never_overwritten(tmp_path):
     with Brain.open(first) as brain:
         info = brain.info()
         assert info["brain_id"] == "sample" and info["live"] >= 20 and info["deleted"] == 1
+        # The import reviewed; the agents' edits after it wait for review.
+        assert [b.actor for b in brain.unreviewed_batches().batches] == [
+            "mcp:planner",
+            "consolidate",
+            "cli",
+            "mcp:planner",
+        ]
     with pytest.raises(FileExistsError):
         sample_brain.build(first)
 

@@ -42,7 +42,7 @@ def wait_status(qtbot, window: MainWindow, status: str) -> None:
 
 def wait_backfilled(qtbot, window: MainWindow) -> None:
     qtbot.waitUntil(
-        lambda: window.semantic.pending == 0 and window.semantic.backfill_job is None,
+        lambda: window.semantic.pending == 0 and not window.semantic.backfilling,
         timeout=WAIT_MS,
     )
     wait_idle(qtbot, window)
@@ -112,7 +112,7 @@ def test_light_says_model_missing(qtbot, tmp_path, semantic_brain, ollama_server
     window = open_semantic_window(qtbot, tmp_path, path, ollama_server.url, "no-such-model")
     wait_status(qtbot, window, "model missing")
     assert window.semantic.light.label.text().startswith("Ollama: model missing")
-    assert window.semantic.backfill_job is None
+    assert not window.semantic.backfilling
     window.close()
 
 
@@ -138,24 +138,22 @@ def test_backfill_embeds_pending_traces_when_the_server_returns(
     window.close()
 
 
-def test_backfill_is_cancellable_and_keeps_the_gui_free(
+def test_closing_never_waits_for_a_backfill_that_ollama_holds(
     qtbot, tmp_path, semantic_brain, ollama_server
 ):
     path, _ids = semantic_brain
-    ollama_server.stop()
+    ollama_server.hold_embeds()  # every embed call waits until released
     window = open_semantic_window(qtbot, tmp_path, path, ollama_server.url)
-    wait_status(qtbot, window, "down")
-    ollama_server.hold_embeds()  # the backfill's embed call waits until cancel was asked
-    ollama_server.start()
-    job = window.semantic.start_backfill()
-    assert job is not None and window.semantic.start_backfill() is None  # one at a time
-    qtbot.waitUntil(lambda: job.last_progress is not None, timeout=WAIT_MS)
-    window.semantic.cancel_backfill()
+    upkeep = window.semantic.upkeep
+    assert upkeep is not None and upkeep.running
+    # The first round, at start: its embed call is under way, held by Ollama.
+    qtbot.waitUntil(lambda: ollama_server.embed_count() >= 1, timeout=WAIT_MS)
+    window.close()  # returns while the call is held: nothing waits for the upkeep
+    assert window.semantic.upkeep is None and upkeep.running
     ollama_server.release_embeds()
-    with qtbot.waitSignal(job.cancelled, timeout=WAIT_MS):
-        pass
-    assert window.semantic.backfill_job is None
-    window.close()
+    qtbot.waitUntil(lambda: not upkeep.running, timeout=WAIT_MS)  # it ends on its own
+    with Brain.open(path, actor="test") as brain:
+        assert brain.embedding_info()["pending"] < len(TEXTS)  # the batch in hand was kept
 
 
 def test_similar_tab_lists_neighbours_and_opens_one(qtbot, tmp_path, semantic_brain, ollama_server):

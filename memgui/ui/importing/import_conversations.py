@@ -29,12 +29,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memgui.ui.models.import_plan_model import (
-    ACCEPTABLE,
-    ImportPlanModel,
-    header_label,
-    record_flags,
-)
+from memgui.ui.models.detail_models import header_text
+from memgui.ui.models.import_plan_model import ACCEPTABLE, ImportPlanModel, record_flags
 from memgui.ui.models.trace_columns import format_ms
 
 Index = QModelIndex | QPersistentModelIndex
@@ -76,7 +72,7 @@ class ConversationsModel(QAbstractTableModel):
     def headerData(
         self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
     ) -> Any:
-        return header_label(HEADERS, section, orientation, role)
+        return header_text(HEADERS, section, orientation, role)
 
     def flags(self, index: Index) -> Qt.ItemFlag:
         record = self._record(index.row()) if index.isValid() else None

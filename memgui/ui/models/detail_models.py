@@ -23,6 +23,19 @@ class DetailRole(IntEnum):
     ITEM_ID = Qt.ItemDataRole.UserRole + 2  # the id a double-click opens
 
 
+def header_text(
+    headers: Sequence[str], section: int, orientation: Qt.Orientation, role: int
+) -> str | None:
+    """A model's column header: `headers[section]`, for the display role of the top header."""
+    if (
+        role == Qt.ItemDataRole.DisplayRole
+        and orientation == Qt.Orientation.Horizontal
+        and 0 <= section < len(headers)
+    ):
+        return headers[section]
+    return None
+
+
 class ListTableModel(QAbstractTableModel, Generic[Row]):
     """A table over a Python list; `COLUMNS` maps headers to cell formatters."""
 
@@ -67,13 +80,7 @@ class ListTableModel(QAbstractTableModel, Generic[Row]):
     def headerData(
         self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
     ) -> Any:
-        if (
-            role == Qt.ItemDataRole.DisplayRole
-            and orientation == Qt.Orientation.Horizontal
-            and 0 <= section < len(self.COLUMNS)
-        ):
-            return self.COLUMNS[section][0]
-        return None
+        return header_text([c[0] for c in self.COLUMNS], section, orientation, role)
 
     def flags(self, index: QModelIndex) -> Qt.ItemFlag:
         if not index.isValid():

@@ -37,6 +37,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QBrush, QColor
 
 from memgui.core.io import VERDICTS, ImportPlan, ImportRecord, RecordKind, Verdict
+from memgui.ui.models.detail_models import header_text
 from memgui.ui.models.plan_chats import PlanChats
 from memgui.ui.theme import colours
 
@@ -112,15 +113,6 @@ def short_source(source: str, plan_source: str) -> str:
         base = str(Path(plan_source).parent) + "/"
         shown = source[len(base) :] if source.startswith(base) else source
     return shown
-
-
-def header_label(
-    headers: tuple[str, ...], section: int, orientation: Qt.Orientation, role: int
-) -> str | None:
-    """A horizontal header's text from `headers`."""
-    if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-        return headers[section] if 0 <= section < len(headers) else None
-    return None
 
 
 def record_flags(index: Index, record: ImportRecord | None, box_column: int) -> Qt.ItemFlag:
@@ -226,7 +218,7 @@ class ImportPlanModel(QAbstractTableModel):
     def headerData(
         self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
     ) -> Any:
-        return header_label(HEADERS, section, orientation, role)
+        return header_text(HEADERS, section, orientation, role)
 
     def flags(self, index: Index) -> Qt.ItemFlag:
         record = self.record(index.row()) if index.isValid() else None

@@ -1,11 +1,15 @@
-"""Search by meaning in the app: the embedder, the Ollama light and the background backfill.
+"""Search by meaning in the app: the embedder, the Ollama light and the background upkeep.
 
 The app never embeds on the GUI thread and never while saving (`auto_embed` stays off): a
-memory is stored pending, and a backfill job embeds pending memories on a connection of its
-own while the window is open. Every `CHECK_INTERVAL_MS` a small job asks Ollama whether it
-answers and has the model, and counts the pending memories; when Ollama answers and memories
-wait, the backfill starts. Stopping Ollama mid-backfill stops the job (the batches already
-written stay); the next check that finds Ollama back starts it again.
+memory is stored pending, and the upkeep the servers run (`core.maintenance.Maintainer`, on a
+thread and a connection of its own) embeds pending memories and removes those whose TTL
+passed while the window is open: a first round when a brain opens, then one every
+`interval` seconds (`maintenance/interval_s`, default 60), a failure logged and tried again
+at the next round. Every `CHECK_INTERVAL_MS` a small job asks Ollama whether it answers and
+has the model, and counts the pending memories; when Ollama answers and memories wait, the
+upkeep embeds them at once. Stopping Ollama mid-backfill stops it between batches (those
+written stay); the next check that finds Ollama back starts it again. Nothing here waits
+for the upkeep: closing a brain asks it to stop and goes on.
 """
 
 from __future__ import annotations
@@ -14,12 +18,12 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QCoreApplication, QEvent, QObject, QSettings, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu
 
 from memgui.core.brain import Brain
-from memgui.core.errors import EmbeddingUnavailable
+from memgui.core.maintenance import SWEEP_ACTOR, Maintainer, TickReport
 from memgui.core.model import Changes
 from memgui.core.progress import Progress
 from memgui.core.search.embed import OllamaEmbedder
@@ -34,10 +38,12 @@ if TYPE_CHECKING:
 CHECK_INTERVAL_MS = 30_000
 AFTER_EDIT_MS = 2_000
 STATUS_JOB = "ollama status"
-BACKFILL_JOB = "embedding"
+INTERVAL_KEY = "maintenance/interval_s"
+DEFAULT_INTERVAL_S = 60.0  # the TTL sweep and a backfill round: once a minute
+MIN_INTERVAL_S, MAX_INTERVAL_S = 0.1, 86_400.0
 READ_ONLY_REFUSAL = "the file is read-only: its memories cannot be embedded here"
 # Jobs nobody needs to be asked about when the window closes.
-BACKGROUND_JOBS = (STATUS_JOB, BACKFILL_JOB, "similar", "counts")
+BACKGROUND_JOBS = (STATUS_JOB, "similar", "counts")
 
 
 def _status_job(make_embedder: Callable[[], OllamaEmbedder], open_reader):
@@ -51,21 +57,15 @@ def _status_job(make_embedder: Callable[[], OllamaEmbedder], open_reader):
     return status, pending
 
 
-def _backfill_job(make_embedder: Callable[[], OllamaEmbedder], open_reader):
-    reader = open_reader()
-    try:
-        reader.use_embedder(make_embedder())
-        # Each batch commits on its own; a cancel at a yield keeps what was written.
-        return (yield from reader.semantic.backfill(reader))
-    finally:
-        reader.close()
-
-
 class SemanticService(QObject):
-    """One per window: follows the open session, owns the embedder and the light."""
+    """One per window: follows the open session, owns the embedder, the light and the
+    upkeep thread."""
 
     status_changed = Signal(str, object)  # status, pending count (None when unknown)
-    backfill_finished = Signal(object)  # hybrid.BackfillReport
+    backfill_finished = Signal(object)  # core.maintenance.TickReport (a round with vectors)
+    # The upkeep thread's news, handed to the GUI thread (queued to this object's slots).
+    _upkeep_reported = Signal(object, object)  # (Maintainer, TickReport)
+    _upkeep_progressed = Signal(object, object)  # (Maintainer, Progress)
 
     def __init__(self, runner: JobRunner, settings: QSettings, parent: QObject | None = None):
         super().__init__(parent)
@@ -81,8 +81,12 @@ class SemanticService(QObject):
         self.status = "off"
         self.pending: int | None = None
         self.status_job: Job | None = None
-        self.backfill_job: Job | None = None
+        self.upkeep: Maintainer | None = None
+        self.backfilling = False  # a backfill was asked for and has not reported yet
         self.refusal = ""  # why the backfill may not run with these settings
+        queued = Qt.ConnectionType.QueuedConnection
+        self._upkeep_reported.connect(self._on_upkeep_report, queued)
+        self._upkeep_progressed.connect(self._on_upkeep_progress, queued)
         self._timer = QTimer(self)
         self._timer.setInterval(CHECK_INTERVAL_MS)
         self._timer.timeout.connect(self.check_now)
@@ -101,6 +105,7 @@ class SemanticService(QObject):
         self._install_embedder()
         self._show("checking", None)
         session.bus.changed.connect(self._on_changes)
+        self._start_upkeep()
         self._timer.start()
         self.check_now()
 
@@ -109,12 +114,70 @@ class SemanticService(QObject):
             self._soon.start()
 
     def detach(self) -> None:
-        """Before the session closes: stop the timer and cancel the backfill."""
+        """Before the session closes: stop the timer and the upkeep (never waiting for it)."""
         self._timer.stop()
         self._soon.stop()
-        self.cancel_backfill()
+        self._stop_upkeep()
         self.session = None
         self._show("off", None)
+
+    # --- the upkeep thread ----------------------------------------------------------------
+
+    def interval_s(self) -> float:
+        try:
+            value = float(str(self.settings.value(INTERVAL_KEY, DEFAULT_INTERVAL_S)))
+        except ValueError:  # a settings file edited by hand
+            return DEFAULT_INTERVAL_S
+        return value if MIN_INTERVAL_S <= value <= MAX_INTERVAL_S else DEFAULT_INTERVAL_S
+
+    def _start_upkeep(self) -> None:
+        session, embedder = self.session, self._embedder_maker()
+        if session is None or session.read_only or self.upkeep is not None:
+            return
+        upkeep: Maintainer | None = None
+
+        def reported(report: TickReport) -> None:  # on the upkeep thread
+            self._upkeep_reported.emit(upkeep, report)
+
+        def progressed(progress: Progress) -> None:
+            self._upkeep_progressed.emit(upkeep, progress)
+
+        upkeep = Maintainer(
+            session.path,
+            session.brain_id,
+            embedder_factory=None if self.refusal else embedder,
+            interval=self.interval_s(),
+            name="memgui-app-upkeep",
+            on_report=reported,
+            on_progress=progressed,
+        )
+        self.upkeep = upkeep.start()
+
+    def _stop_upkeep(self) -> None:
+        upkeep, self.upkeep = self.upkeep, None
+        self.backfilling = False
+        if upkeep is not None:
+            upkeep.stop(timeout=0)  # it ends after the batch in hand, on its own
+
+    def _on_upkeep_report(self, upkeep: Maintainer, report: TickReport) -> None:
+        session = self.session
+        if upkeep is not self.upkeep or session is None:
+            return  # a report of a brain no longer open
+        self.backfilling = False
+        if report.expired:
+            # Written on the upkeep's connection: the views read their rows again.
+            session.bus.publish_external(Changes(kind="reset", actor=SWEEP_ACTOR))
+        if report.pending is not None:
+            self._show(self.status, report.pending)
+        if report.embedded:
+            session.bus.publish_external(Changes(kind="reset", actor="embedding"))
+        if report.error and "failed (" in report.error:  # not Ollama away: the brain refused
+            self._show(self.status, self.pending, f"Embedding stopped: {report.error}")
+        self.backfill_finished.emit(report)
+
+    def _on_upkeep_progress(self, upkeep: Maintainer, progress: Progress) -> None:
+        if upkeep is self.upkeep and progress.total is not None:
+            self._show(self.status, max(progress.total - progress.done, 0))
 
     def reader_factory(self, session: BrainSession) -> Callable[[], Brain]:
         """Opens second connections on `session`'s file that search by meaning (the table's
@@ -146,11 +209,12 @@ class SemanticService(QObject):
         return None if config is None else lambda: self.embedder_for(config)
 
     def apply_settings(self) -> None:
-        """The URL or model changed: a new embedder, and a fresh check."""
-        self.cancel_backfill()
+        """The URL or model changed: a new embedder, a new upkeep, and a fresh check."""
+        self._stop_upkeep()
         self.refusal = READ_ONLY_REFUSAL if self.session and self.session.read_only else ""
         self._install_embedder()
         if self.session is not None:
+            self._start_upkeep()
             self._show("checking", self.pending)
             self.check_now()
 
@@ -178,7 +242,7 @@ class SemanticService(QObject):
             return  # asked for a brain that is no longer open
         status, pending = result
         self._show(status, pending)
-        if status == "reachable" and pending and self.backfill_job is None and not self.refusal:
+        if status == "reachable" and pending and not self.backfilling and not self.refusal:
             self.start_backfill()
 
     def _on_status_failed(self, job: Job, session: BrainSession, exc: BaseException) -> None:
@@ -196,26 +260,17 @@ class SemanticService(QObject):
 
     # --- the backfill ---------------------------------------------------------------------
 
-    def start_backfill(self) -> Job | None:
-        """Embed pending memories in the background (cancellable; one at a time)."""
-        session, embedder = self.session, self._embedder_maker()
-        if session is None or embedder is None or self.backfill_job is not None:
-            return None
-        job = self.runner.start(BACKFILL_JOB, lambda: _backfill_job(embedder, session.open_reader))
-        self.backfill_job = job
-        job.progress.connect(lambda event: self._on_backfill_progress(session, event))
-        job.finished.connect(lambda report: self._on_backfill_done(job, session, report))
-        job.failed.connect(lambda exc: self._on_backfill_failed(job, session, exc))
-        job.cancelled.connect(lambda: self._clear_backfill_job(job))
-        return job
-
-    def cancel_backfill(self) -> None:
-        if self.backfill_job is not None:
-            self.backfill_job.cancel()
+    def start_backfill(self) -> bool:
+        """Have the upkeep embed pending memories now (False: it is not running)."""
+        if self.upkeep is None or self.refusal:
+            return False
+        self.backfilling = True
+        self.upkeep.backfill_soon()
+        return True
 
     def stop_jobs(self, timeout_s: float = 2.0) -> None:
-        """Cancel the background reads and the backfill and wait for them, so closing the
-        window never asks about them (a batch in flight finishes or is dropped whole)."""
+        """Cancel the background reads and wait for them, so closing the window never asks
+        about them; the upkeep is asked to stop (it ends after the batch in hand)."""
         for job in self.runner.active_jobs:
             if job.name not in BACKGROUND_JOBS:
                 continue
@@ -223,42 +278,13 @@ class SemanticService(QObject):
             if job.wait(timeout_s):
                 # Deliver the job's queued end now: the runner forgets it before the close.
                 QCoreApplication.sendPostedEvents(job, 0)
+        if self.upkeep is not None:
+            self.upkeep.stop(timeout=0)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if event.type() == QEvent.Type.Close and watched is self.parent():
             self.stop_jobs()
         return False
-
-    def _clear_backfill_job(self, job: Job) -> None:
-        if self.backfill_job is job:
-            self.backfill_job = None
-
-    def _on_backfill_progress(self, session: BrainSession, event: Progress) -> None:
-        if session is self.session and event.total is not None:
-            self._show(self.status, max(event.total - event.done, 0))
-
-    def _on_backfill_done(self, job: Job, session: BrainSession, report: Any) -> None:
-        self._clear_backfill_job(job)
-        if session is not self.session:
-            return
-        self._show(self.status, report.remaining)
-        if report.embedded:
-            # Written on another connection: tell the views to read the rows again.
-            session.bus.publish_external(Changes(kind="reset", actor="embedding"))
-        self.backfill_finished.emit(report)
-
-    def _on_backfill_failed(self, job: Job, session: BrainSession, exc: BaseException) -> None:
-        self._clear_backfill_job(job)
-        if session is not self.session:
-            return
-        if isinstance(exc, EmbeddingUnavailable):
-            # Ollama went away mid-way: the batches written stay; the next check retries.
-            self._show("down", self.pending, str(exc))
-            return
-        # The model does not match the brain's vectors (only a re-embed fixes that) or the
-        # job broke: say why and do not start again until the settings change.
-        self.refusal = str(exc)
-        self._show(self.status, self.pending, f"Embedding stopped: {exc}")
 
     # --- settings -------------------------------------------------------------------------
 

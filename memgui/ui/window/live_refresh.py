@@ -65,8 +65,13 @@ def changes_of(entries: list[JournalEntry]) -> Changes:
     return Changes(kind="external", traces=frozenset(traces), links=frozenset(links), actor=actor)
 
 
+# Journal rows that change no memory: a person's review mark (core.activity).
+NOT_MEMORY_OPS = frozenset({"review"})
+
+
 class LiveWatcher(QObject):
     external_changed = Signal(object, str)  # (Changes, summary)
+    journal_moved = Signal()  # another connection wrote journal rows (or wrote unjournaled)
     file_lost = Signal(str)  # why the open file can no longer be written (then it stops)
 
     def __init__(self, session: BrainSession, parent: QObject | None = None) -> None:
@@ -123,6 +128,7 @@ class LiveWatcher(QObject):
             # Another program wrote without a journal (an AgentOS agent): re-read all.
             self.session.bus.publish_external(Changes(kind="reset", actor="another program"))
             self.external_changed.emit(Changes(kind="reset"), "the brain changed on disk")
+            self.journal_moved.emit()
             return
         self._last_id = entries[-1].id
         if len(entries) == PAGE:
@@ -133,9 +139,12 @@ class LiveWatcher(QObject):
             self._next_page.start()
         by_actor: dict[str, list[JournalEntry]] = defaultdict(list)
         for entry in entries:
+            if entry.op in NOT_MEMORY_OPS:
+                continue
             if not self.session.bus.is_own_batch(entry.batch_id):
                 by_actor[entry.actor].append(entry)
         for actor, own_entries in by_actor.items():
             changes = changes_of(own_entries)
             self.session.bus.publish_external(changes)
             self.external_changed.emit(changes, summarize(actor, own_entries))
+        self.journal_moved.emit()

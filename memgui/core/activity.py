@@ -1,0 +1,315 @@
+"""Agent activity: the journal's changes nobody has reviewed yet, and marking them reviewed.
+
+A change is *unreviewed* when it belongs to this brain, was made by an actor other than a
+person in memgui's window (`gui`), comes after the brain's review mark (`through`) and its
+batch was not marked reviewed one by one since (`storage/review_rows.py`). The mark is the
+brain's, not a window's: whoever reviews, in any window on any machine, reviews for all.
+
+Reads are bounded whatever the journal's size. A batch is one transaction, and SQLite lets
+one writer in at a time, so a batch's rows are one run of journal ids: walking the journal
+newest first jumps from batch to batch with two index lookups each (the primary key, then
+the batch index), never reading the rows of a batch it skips. A count stops at
+`COUNT_CAP` and reads only the rows after the mark.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from memgui.core import journal
+from memgui.core.errors import InvalidArgument, NotFound
+from memgui.core.model import Changes, JournalEntry, check_id, check_int_range
+from memgui.core.storage import journal_rows, review_rows, store
+
+if TYPE_CHECKING:
+    from memgui.core.brain import Brain
+
+PERSON_ACTORS = frozenset({"gui"})  # a person in memgui's window: never listed for review
+# Rows that come along with a change and are not one to a person (an import's graph rows).
+COMPANION_OPS = frozenset(journal_rows.ROW_OPS | {review_rows.OP})
+COUNT_CAP = 10_000  # an unreviewed count stops here ("10,000 or more")
+SUMMARY_ROWS = 1_000  # a batch's ops are counted over its first rows only
+MAX_BATCHES = 200  # batches in one page
+MAX_STEPS = 2_000  # batches a page walks past (skipped ones included) before it stops
+MAX_CHANGES = 1_000  # changes of one batch in one call
+
+# What a change's trace (or link) is like now, against what the change left.
+AS_WRITTEN = "as written"
+UNDONE = "undone"  # back as it was before the change
+CHANGED = "changed since"
+GONE = "gone"
+
+
+@dataclass(frozen=True)
+class ReviewMark:
+    """Every change up to journal id `through` is reviewed, and so are `batches` (with their
+    first and last journal ids) after it."""
+
+    through: int = 0
+    batches: dict[str, tuple[int, int]] = field(default_factory=dict)
+
+    def reviewed(self, batch_id: str, last_id: int) -> bool:
+        return last_id <= self.through or batch_id in self.batches
+
+
+@dataclass(frozen=True)
+class ActivityBatch:
+    """One unreviewed batch: who wrote it, when, and how many changes of which kind."""
+
+    batch_id: str
+    actor: str
+    first_id: int
+    last_id: int
+    at: int  # epoch ms of its last row
+    size: int  # its journal rows, at most COUNT_CAP + 1 (more: "10,000 or more")
+    ops: dict[str, int]  # op -> rows, over its first SUMMARY_ROWS rows
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "batch_id": self.batch_id,
+            "actor": self.actor,
+            "first_id": self.first_id,
+            "last_id": self.last_id,
+            "at": self.at,
+            "size": self.size,
+            "ops": dict(self.ops),
+        }
+
+
+@dataclass(frozen=True)
+class ActivityPage:
+    batches: list[ActivityBatch]
+    next_before: int | None  # pass as `before` for the next (older) page; None: no more
+
+
+def review_mark(brain: Brain) -> ReviewMark:
+    with brain.db.lock, brain.db.reading("reading the review mark"):
+        return _mark(review_rows.read(brain.db, brain.brain_id))
+
+
+def _mark(stored: dict[str, Any]) -> ReviewMark:
+    spans = {b: (span[0], span[1]) for b, span in stored["batches"].items()}
+    return ReviewMark(stored["through"], spans)
+
+
+def _check_exclude(exclude: Collection[str]) -> list[str]:
+    if isinstance(exclude, str) or not isinstance(exclude, Collection):
+        raise InvalidArgument("exclude", f"must be a collection of batch ids (got {exclude!r})")
+    return [check_id("exclude", b, "batch id") for b in exclude]
+
+
+def unreviewed_count(brain: Brain, exclude: Collection[str] = ()) -> int:
+    """Unreviewed changes (companion rows aside), at most `COUNT_CAP`; `exclude` names
+    batches not to count (the window's own)."""
+    skip = _check_exclude(exclude)
+    if "memgui_journal" not in brain.db.tables:
+        return 0
+    with brain.db.lock, brain.db.reading("counting unreviewed changes"):
+        mark = review_rows.read(brain.db, brain.brain_id)
+        skip = [*skip, *mark["batches"]]
+        # `+brain_id`: the id range is the index to use, never the brain's whole journal.
+        row = brain.db.conn.execute(
+            "SELECT count(*) FROM (SELECT 1 FROM memgui_journal WHERE id > ?1 AND +brain_id = ?2 "
+            "AND actor NOT IN (SELECT value FROM json_each(?3)) "
+            "AND op NOT IN (SELECT value FROM json_each(?4)) "
+            "AND batch_id NOT IN (SELECT value FROM json_each(?5)) LIMIT ?6)",
+            (
+                mark["through"],
+                brain.brain_id,
+                json.dumps(sorted(PERSON_ACTORS)),
+                json.dumps(sorted(COMPANION_OPS)),
+                json.dumps(skip),
+                COUNT_CAP,
+            ),
+        ).fetchone()
+    return int(row[0]) if row else 0
+
+
+def unreviewed_batches(
+    brain: Brain,
+    before: int | None = None,
+    limit: int = 50,
+    exclude: Collection[str] = (),
+    after: int = 0,
+) -> ActivityPage:
+    """Unreviewed batches newest first, from journal id `before` down (exclusive; None: the
+    end) to `after` (exclusive) or the review mark, at most `limit` of them."""
+    check_int_range("limit", limit, 1, MAX_BATCHES)
+    if before is not None:
+        check_int_range("before", before, 1, 2**63 - 1)
+    check_int_range("after", after, 0, 2**63 - 1)
+    skip = frozenset(_check_exclude(exclude))
+    if "memgui_journal" not in brain.db.tables:
+        return ActivityPage([], None)
+    conn = brain.db.conn
+    with brain.db.lock, brain.db.reading("reading agent activity"):
+        mark = _mark(review_rows.read(brain.db, brain.brain_id))
+        floor = max(mark.through, after)
+        top = 2**63 - 1 if before is None else before - 1
+        found: list[ActivityBatch] = []
+        for _ in range(MAX_STEPS):
+            if top <= floor or len(found) >= limit:
+                break
+            row = conn.execute(
+                "SELECT id, brain_id, actor, batch_id, at FROM memgui_journal "
+                "WHERE id <= ? AND id > ? ORDER BY id DESC LIMIT 1",
+                (top, floor),
+            ).fetchone()
+            if row is None:
+                top = floor
+                break
+            last_id, row_brain, actor, batch_id, at = row
+            first_id = _batch_end(conn, batch_id, last=False)
+            if (
+                row_brain == brain.brain_id
+                and actor not in PERSON_ACTORS
+                and batch_id not in skip
+                and not mark.reviewed(batch_id, last_id)
+            ):
+                summary = _summary(conn, batch_id, actor, first_id, last_id, at)
+                if set(summary.ops) - {review_rows.OP}:
+                    found.append(summary)
+            top = min(first_id, last_id) - 1
+    return ActivityPage(found, top + 1 if top > floor else None)
+
+
+def _batch_end(conn: Any, batch_id: str, last: bool) -> int:
+    order = "DESC" if last else ""
+    row = conn.execute(
+        f"SELECT id FROM memgui_journal WHERE batch_id = ? ORDER BY id {order} LIMIT 1",
+        (batch_id,),
+    ).fetchone()
+    return int(row[0]) if row else 0
+
+
+def _summary(
+    conn: Any, batch_id: str, actor: str, first_id: int, last_id: int, at: int
+) -> ActivityBatch:
+    size = conn.execute(
+        "SELECT count(*) FROM (SELECT 1 FROM memgui_journal WHERE batch_id = ? LIMIT ?)",
+        (batch_id, COUNT_CAP + 1),
+    ).fetchone()[0]
+    ops = dict(
+        conn.execute(
+            "SELECT op, count(*) FROM (SELECT op FROM memgui_journal WHERE batch_id = ? "
+            "ORDER BY id LIMIT ?) GROUP BY op",
+            (batch_id, SUMMARY_ROWS),
+        ).fetchall()
+    )
+    return ActivityBatch(batch_id, actor, first_id, last_id, at, int(size), ops)
+
+
+def batch_changes(
+    brain: Brain, batch_id: str, after_id: int = 0, limit: int = 200
+) -> list[JournalEntry]:
+    """A batch's journal rows after `after_id`, in order, at most `limit` (a page)."""
+    check_id("batch_id", batch_id, "batch id")
+    check_int_range("after_id", after_id, 0, 2**63 - 1)
+    check_int_range("limit", limit, 1, MAX_CHANGES)
+    if "memgui_journal" not in brain.db.tables:
+        return []
+    with brain.db.lock, brain.db.reading("reading a batch"):
+        return journal.batch_page(brain, batch_id, after_id, limit)
+
+
+def mark_reviewed(
+    brain: Brain,
+    batch_ids: Iterable[str] = (),
+    through: int | None = None,
+    actor: str | None = None,
+) -> Changes:
+    """Mark batches reviewed, and with `through` every change up to that journal id. The
+    mark then moves over the reviewed batches and the people's own that follow it, so
+    it stays short. Journaled as one `review` row; a revert of the batch takes it back.
+    Nothing new to mark writes nothing (the answer has no batch id)."""
+    ids = list(batch_ids) if not isinstance(batch_ids, str) else [batch_ids]
+    for i, batch_id in enumerate(ids):
+        check_id(f"batch_ids[{i}]", batch_id, "batch id")
+    if through is not None:
+        check_int_range("through", through, 0, 2**63 - 1)
+    with brain.write("review", kind="review", actor=actor) as batch:
+        db, conn = brain.db, brain.db.conn
+        before = review_rows.read(db, brain.brain_id)
+        after = {"through": before["through"], "batches": dict(before["batches"])}
+        news = through is not None and through > before["through"]
+        if news:
+            after["through"] = through
+        for batch_id in ids:
+            last = _batch_end(conn, batch_id, last=True)
+            if not last:
+                raise NotFound(batch_id, "batch")
+            if last > after["through"] and batch_id not in after["batches"]:
+                after["batches"][batch_id] = [_batch_end(conn, batch_id, last=False), last]
+                news = True
+        if not news:
+            return Changes(kind="review")  # nothing new reviewed: no batch to take back
+        _compact(conn, brain.brain_id, after)
+        review_rows.write(db, batch, brain.brain_id, before, after)
+        return batch.changes()
+
+
+def _compact(conn: Any, brain_id: str, mark: dict[str, Any]) -> None:
+    """Move `through` over what follows it and needs no review (batches reviewed one by
+    one, a person's, another brain's), then forget the batches it has passed."""
+    batches = mark["batches"]
+    for _ in range(MAX_STEPS):
+        row = conn.execute(
+            "SELECT id, brain_id, actor, batch_id FROM memgui_journal WHERE id > ? "
+            "ORDER BY id LIMIT 1",
+            (mark["through"],),
+        ).fetchone()
+        if row is None:
+            break
+        _id, row_brain, actor, batch_id = row
+        if batch_id in batches:
+            mark["through"] = max(mark["through"], batches[batch_id][1])
+        elif row_brain != brain_id or actor in PERSON_ACTORS:
+            mark["through"] = max(mark["through"], _batch_end(conn, batch_id, last=True))
+        else:
+            break
+    mark["batches"] = {b: span for b, span in batches.items() if span[1] > mark["through"]}
+
+
+def change_states(brain: Brain, entries: list[JournalEntry]) -> dict[int, str]:
+    """What each change's trace or link is like now: `AS_WRITTEN` (as the change left it),
+    `UNDONE` (as it was before), `CHANGED` (since, by anyone) or `GONE`; companion rows
+    are left out."""
+    out: dict[int, str] = {}
+    db, bid = brain.db, brain.brain_id
+    with brain.db.lock, brain.db.reading("reading what changed since"):
+        for entry in entries:
+            if entry.op in COMPANION_OPS:
+                continue
+            if entry.op in ("link", "unlink"):
+                out[entry.id] = _link_state(brain, entry)
+                continue
+            row = store.fetch_row(db, bid, entry.trace_id)
+            now = store.row_to_snapshot(row) if row is not None else None
+            out[entry.id] = _trace_state(now, entry)
+    return out
+
+
+def _trace_state(now: dict[str, Any] | None, entry: JournalEntry) -> str:
+    if now is None:
+        return AS_WRITTEN if entry.after is None else GONE
+    if entry.after is not None and journal.same_edits(now, entry.after):
+        return AS_WRITTEN
+    if entry.before is not None and journal.same_edits(now, entry.before):
+        return UNDONE
+    return CHANGED
+
+
+def _link_state(brain: Brain, entry: JournalEntry) -> str:
+    link = entry.after or entry.before or {}
+    exists = (
+        brain.db.conn.execute(
+            "SELECT 1 FROM memory_links WHERE brain_id = ? AND from_id = ? AND to_id = ? "
+            "AND kind = ?",
+            (brain.brain_id, link.get("from_id"), link.get("to_id"), link.get("kind")),
+        ).fetchone()
+        is not None
+    )
+    return AS_WRITTEN if exists == (entry.op == "link") else UNDONE

@@ -1,0 +1,1 @@
+"""The Agent activity view: what agents and other programs wrote, for a person to review."""
