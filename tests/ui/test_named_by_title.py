@@ -80,3 +80,19 @@ def test_the_link_picker_names_memories_by_title(qtbot, tmp_path):
         qtbot.waitUntil(lambda: picker.results.count() == 1, timeout=WAIT_MS)
         shown = picker.results.item(0).text()
         assert shown == "Harbour plan — Moorings move in May. See [[Tides]]."
+
+
+def test_the_agent_activity_names_memories_by_title(tmp_path):
+    from memgui.ui.activity.activity_text import describe, details_html
+
+    with Brain.open(tmp_path / "brain.sqlite", actor="mcp:planner") as brain:
+        titled = brain.add("Moorings move in May.", metadata={"title": "Harbour plan"})
+        plain = brain.add("An agent's note without a title")
+        brain.link(titled.id, plain.id, "caused_by")
+        added, _, link = brain.journal_since(0)
+        assert describe(added) == "added “Harbour plan”"
+        labels = {titled.id: titled.label, plain.id: plain.label}
+        assert "“Harbour plan” —caused_by→ “An agent's note without a title”" in describe(
+            link, labels
+        )
+        assert "“Harbour plan”" in details_html(link, "", brain)
