@@ -230,7 +230,8 @@ def mark_reviewed(
         check_id(f"batch_ids[{i}]", batch_id, "batch id")
     if through is not None:
         check_int_range("through", through, 0, 2**63 - 1)
-    with brain.write("review", kind="review", actor=actor) as batch:
+    write = brain.write("review", kind="review", actor=actor)
+    with write as batch:
         db, conn = brain.db, brain.db.conn
         before = review_rows.read(db, brain.brain_id)
         after = {"through": before["through"], "batches": dict(before["batches"])}
@@ -248,7 +249,7 @@ def mark_reviewed(
             return Changes(kind="review")  # nothing new reviewed: no batch to take back
         _compact(conn, brain.brain_id, after)
         review_rows.write(db, batch, brain.brain_id, before, after)
-        return batch.changes()
+    return write.changes
 
 
 def _compact(conn: Any, brain_id: str, mark: dict[str, Any]) -> None:

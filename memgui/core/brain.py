@@ -5,19 +5,28 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memgui.core import activity, brain_info, conversations, graph, journal, links, scopes, traces
-from memgui.core.brain_write import BrainWrite
+from memgui.core import (
+    activity,
+    brain_info,
+    conversations,
+    graph,
+    journal,
+    links,
+    scopes,
+    traces,
+    undo,
+)
+from memgui.core.brain_write import Batch, BrainWrite
+from memgui.core.changes import ChangesWithCount, ChangesWithId
 from memgui.core.errors import (
     BrainBusy,
     BrainFileLost,
     BrainIdRequired,
     EmbeddingUnavailable,
-    InvalidArgument,
-    NotFound,
     StorageError,
 )
 from memgui.core.model import (
@@ -28,21 +37,25 @@ from memgui.core.model import (
     SearchResult,
     Trace,
     TraceFilter,
+    changes_of,
+    check_after,
     check_filter,
     check_id,
     check_int_range,
     check_limit,
+    check_lookup_ids,
     check_seconds,
-    check_text,
+    now_ms,
+    with_changes,
 )
 from memgui.core.progress import run_to_end
 from memgui.core.search import fulltext, hybrid, searching, vectors
 from memgui.core.search.embed import unpack_vector
 from memgui.core.search.semantic import SemanticSearch
 from memgui.core.storage import reads, store
-from memgui.core.storage.db import Database, now_ms
+from memgui.core.storage.db import Database
 
-ORDER_COLUMNS = reads.ORDER_COLUMNS  # the sort keys of `list` and `list_ids`
+ORDER_COLUMNS = reads.ORDER_COLUMNS  # the sort keys of `list_traces` and `list_ids`
 
 
 MAX_JOURNAL_LIMIT = 10_000  # rows per journal_since call (the app pages by 200)
@@ -54,6 +67,8 @@ MAX_WRITE_WAIT_S = 86_400.0  # a day: a write waits for another's lock at most s
 class SweepReport:
     expired: int
     embedded: int = 0
+    # What the expiry changed (the traces removed, their links and graph rows).
+    changes: Changes = field(default=Changes(kind="expire"), compare=False, repr=False)
 
     def to_json(self) -> dict[str, int]:
         return {"expired": self.expired, "embedded": self.embedded}
@@ -67,8 +82,6 @@ class Brain:
         self.brain_id = brain_id
         self.actor = actor
         self.clock: Callable[[], int] = now_ms
-        self._listeners: list[Callable[[Changes], None]] = []
-        self._meta_written = False
         # Search by meaning (memgui.core.search.semantic.SemanticSearch), set by `use_embedder`.
         self.semantic: Any = None
         self.auto_embed = False  # embed each add/edit right away (the CLI); the app backfills
@@ -108,9 +121,6 @@ class Brain:
         """Turn on search by meaning with an embedder (`core.search.embed.OllamaEmbedder`)."""
         self.semantic = SemanticSearch(embedder) if embedder is not None else None
         self.auto_embed = auto_embed and embedder is not None
-
-    def _embed_soon(self, trace_id: str) -> None:
-        self._embed_now([trace_id])
 
     def _embed_now(self, trace_ids: list[str]) -> None:
         # Best effort, after the write committed: Ollama down leaves the traces pending.
@@ -177,7 +187,8 @@ class Brain:
         wait_s: float | None = None,
     ) -> BrainWrite:
         """A transaction with one journal batch; migrates an older brain first. `wait_s`:
-        how long to wait for another connection's write lock (default `write_wait_s`)."""
+        how long to wait for another connection's write lock (default `write_wait_s`).
+        Once it ended, the write's `changes` say what it changed."""
         return BrainWrite(self, operation, kind, actor, wait_s)
 
     @property
@@ -190,21 +201,15 @@ class Brain:
         self.db.write_wait_s = check_seconds("write_wait_s", seconds, MAX_WRITE_WAIT_S)
 
     @contextmanager
-    def batch(self, actor: str | None = None, kind: str = "batch") -> Iterator[str]:
-        """Group several calls in one transaction and one journal batch (revertible as one)."""
-        with self.write("batch", kind=kind, actor=actor) as b:
-            yield b.batch_id
-
-    def _mark_brain(self, batch: Any) -> None:
-        # A new brain id in this file gets its meta rows on its first write, never on open.
-        store.mark_brain(self.db, self.brain_id, self.now())
-
-    def subscribe(self, callback: Callable[[Changes], None]) -> None:
-        self._listeners.append(callback)
-
-    def _notify(self, changes: Changes) -> None:
-        for callback in list(self._listeners):
-            callback(changes)
+    def batch(self, actor: str | None = None, kind: str = "batch") -> Iterator[Batch]:
+        """Group several calls in one transaction and one journal batch (revertible as one).
+        Each call in it returns what it changed itself; once the batch committed, its
+        `changes` hold what they changed together (empty, with no batch id, if nothing)."""
+        write = self.write("batch", kind=kind, actor=actor)
+        with write as open_batch:
+            handle = Batch(open_batch.batch_id, kind)
+            yield handle
+        handle.changes = write.changes
 
     def data_version(self) -> int:
         return self.db.data_version()
@@ -212,33 +217,20 @@ class Brain:
     # --- reading traces --------------------------------------------------------------------
 
     def _row(self, trace_id: str) -> tuple[Any, ...]:
-        check_id("id", trace_id)  # an empty id is a mistake, not an id to look up
-        row = store.fetch_row(self.db, self.brain_id, trace_id)
-        if row is None:
-            raise NotFound(trace_id)
-        return row
-
-    def _trace(self, row: tuple[Any, ...]) -> Trace:
-        return store.snapshot_to_trace(store.row_to_snapshot(row), row[0], self.now())
+        return store.require_row(self.db, self.brain_id, trace_id)
 
     def get(self, trace_id: str) -> Trace:
         with self.db.lock:
-            return self._trace(self._row(trace_id))
+            return store.row_to_trace(self._row(trace_id), self.now())
 
     def get_many(self, ids: list[str]) -> dict[str, Trace]:
-        if isinstance(ids, str) or not isinstance(ids, list | tuple):
-            raise InvalidArgument("ids", f"must be a list of trace ids (got {ids!r})", ids)
-        for i, trace_id in enumerate(ids):
-            # An unknown id is simply absent from the answer; a non-id is a caller's mistake.
-            if not isinstance(trace_id, str):
-                raise InvalidArgument(
-                    f"ids[{i}]", f"must be a trace id string (got {trace_id!r})", trace_id
-                )
-            check_text(f"ids[{i}]", trace_id)
+        """The traces of `ids` that exist (an unknown id is simply absent), by id."""
+        check_lookup_ids(ids)
         out: dict[str, Trace] = {}
         with self.db.lock:
+            now = self.now()
             for row in reads.rows_of_ids(self.db, self.brain_id, ids):
-                trace = self._trace(row)
+                trace = store.row_to_trace(row, now)
                 out[trace.id] = trace
         return out
 
@@ -246,7 +238,7 @@ class Brain:
         check_filter(flt)
         return reads.where_sql(self.db, self.brain_id, flt)
 
-    def list(
+    def list_traces(
         self,
         flt: TraceFilter | None = None,
         limit: int | None = None,
@@ -262,21 +254,12 @@ class Brain:
         check_int_range("offset", offset, 0, 2**62)
         where = self._where(flt or TraceFilter())
         if after is not None:
-            where = reads.after_where(where, self._checked_after(after, order), descending)
+            where = reads.after_where(where, check_after(after, order), descending)
         order_by = reads.order_sql(self.db, order, descending)
         with self.db.lock:
             rows = reads.listed_rows(self.db, where, order_by, limit, offset)
-            return [self._trace(r) for r in rows]
-
-    @staticmethod
-    def _checked_after(after: object, order: str) -> tuple[int, str]:
-        if order != "created_at":
-            raise InvalidArgument("after", f"needs order created_at (got {order!r})", order)
-        if not isinstance(after, tuple) or len(after) != 2 or not isinstance(after[1], str):
-            raise InvalidArgument("after", f"must be (created_at, id) (got {after!r})", after)
-        check_int_range("after[0]", after[0], -(2**63), 2**63 - 1)
-        check_text("after[1]", after[1])
-        return after[0], after[1]
+            now = self.now()
+            return [store.row_to_trace(r, now) for r in rows]
 
     def list_ids(
         self, flt: TraceFilter | None = None, order: str = "created_at", descending: bool = True
@@ -335,7 +318,8 @@ class Brain:
         id: str | None = None,
         actor: str | None = None,
     ) -> Trace:
-        return traces.add(
+        """A new trace; its `changes` name it as added."""
+        trace = traces.add(
             self,
             content,
             type=type,
@@ -349,6 +333,11 @@ class Brain:
             id=id,
             actor=actor,
         )
+        if self.auto_embed:
+            self._embed_now([trace.id])
+            # As stored after embedding (its embedding status), with what the add changed.
+            trace = with_changes(self.get(trace.id), changes_of(trace))
+        return trace
 
     def update(
         self,
@@ -358,22 +347,28 @@ class Brain:
         actor: str | None = None,
     ) -> Trace:
         """Merge-patch a trace; with `expect_version`, compare-and-set on it."""
-        return traces.update(self, trace_id, patch, expect_version, actor)
+        trace = traces.update(self, trace_id, patch, expect_version, actor)
+        if isinstance(patch, dict) and "content" in patch:
+            self._embed_now([trace_id])  # its text changed: embedded again (pending only)
+        return trace
 
     def forget(
         self, trace_id: str, expect_version: int | None = None, actor: str | None = None
     ) -> Trace:
+        """Into the trash (a soft delete); a forgotten trace is left as it is (no changes)."""
         return traces.set_deleted(self, trace_id, True, expect_version, actor)
 
     def restore(
         self, trace_id: str, expect_version: int | None = None, actor: str | None = None
     ) -> Trace:
+        """Out of the trash; as `forget`, a live trace is left as it is."""
         return traces.set_deleted(self, trace_id, False, expect_version, actor)
 
     def purge(
         self, trace_id: str, expect_version: int | None = None, actor: str | None = None
-    ) -> None:
-        traces.purge(self, trace_id, expect_version, actor)
+    ) -> Changes:
+        """Remove for good, with its links and the rows naming it (journaled: revertible)."""
+        return traces.purge(self, trace_id, expect_version, actor)
 
     def merge(
         self,
@@ -383,8 +378,11 @@ class Brain:
         survivor: str | None = None,
     ) -> Trace:
         """Merge live traces into `survivor` (default: the most retrieved; tie: the first
-        given), which takes the others' links and knowledge-graph edges."""
-        return traces.merge(self, ids, content, actor, survivor)
+        given), which takes the others' links and knowledge-graph edges; the survivor, its
+        `changes` naming the merged traces (forgotten) and the links and edges moved too."""
+        kept = traces.merge(self, ids, content, actor, survivor)
+        self._embed_now([kept.id])  # pending only: its text changed
+        return kept
 
     # --- search ----------------------------------------------------------------------------
 
@@ -412,10 +410,12 @@ class Brain:
 
     # --- links, graph, journal, scopes ------------------------------------------------------
 
-    def link(self, from_id: str, to_id: str, kind: str, actor: str | None = None) -> bool:
+    def link(self, from_id: str, to_id: str, kind: str, actor: str | None = None) -> Changes:
+        """Link two traces. What changed: the link, or nothing (false) if it was there."""
         return links.link(self, from_id, to_id, kind, actor)
 
-    def unlink(self, from_id: str, to_id: str, kind: str, actor: str | None = None) -> bool:
+    def unlink(self, from_id: str, to_id: str, kind: str, actor: str | None = None) -> Changes:
+        """Remove a link. What changed: the link, or nothing (false) if there was none."""
         return links.unlink(self, from_id, to_id, kind, actor)
 
     def related(self, trace_id: str, limit: int = 10) -> list[RelatedSummary]:
@@ -424,10 +424,16 @@ class Brain:
             self._row(trace_id)  # an unknown trace is NotFound, as for get, not "no links"
         return links.related(self, trace_id, limit)
 
-    def add_node(self, label: str, type: str, properties: dict[str, Any] | None = None) -> str:
+    def add_node(
+        self, label: str, type: str, properties: dict[str, Any] | None = None
+    ) -> ChangesWithId:
+        """A knowledge-graph node; `.id` is the new node's."""
         return graph.add_node(self, label, type, properties)
 
-    def add_edge(self, source_id: str, target_id: str, type: str, weight: float = 1.0) -> str:
+    def add_edge(
+        self, source_id: str, target_id: str, type: str, weight: float = 1.0
+    ) -> ChangesWithId:
+        """A knowledge-graph edge between two nodes; `.id` is the new edge's."""
         return graph.add_edge(self, source_id, target_id, type, weight)
 
     def nodes(self, limit: int = 200, offset: int = 0) -> list[dict[str, Any]]:
@@ -453,7 +459,8 @@ class Brain:
     def journal_since(
         self, after_id: int, limit: int = 1000, states: bool = True
     ) -> list[JournalEntry]:
-        """Journal rows after `after_id`, oldest first; `states=False` skips before/after."""
+        """Journal rows after `after_id`, oldest first; `states=False` skips a trace's
+        before/after (a link row keeps its link)."""
         check_int_range("after_id", after_id, 0, 2**63 - 1)
         # Bounded like every limit: -1 would read the whole journal in one call.
         check_int_range("limit", limit, 1, MAX_JOURNAL_LIMIT)
@@ -512,23 +519,45 @@ class Brain:
     def revert(
         self, batch_id: str, actor: str | None = None, entry_ids: list[int] | None = None
     ) -> Changes:
-        """Undo a batch as a new batch; with `entry_ids`, only those changes of it (a
-        trace's removal with the links and rows that went with it)."""
-        changes = journal.revert(self, batch_id, actor, entry_ids)
+        """Undo a batch as a new batch (which can be reverted in turn); with `entry_ids`,
+        only those changes of it (a trace's removal with the links and rows that went with
+        it). A trace, link or graph row changed since is a `Conflict`: nothing changes."""
+        return self._embedded(journal.revert(self, batch_id, actor, entry_ids))
+
+    def undo(self, batch_id: str, actor: str | None = None) -> Changes:
+        """`revert`, tolerant of versions moved by undo steps alone (`core/undo.py`): what an
+        undo stack, the CLI or an agent's undo calls. A real change since still conflicts."""
+        return undo.undo_batch(self, batch_id, actor)
+
+    def restore_version(
+        self,
+        trace_id: str,
+        snapshot: dict[str, Any],
+        expect_version: int | None = None,
+        actor: str | None = None,
+    ) -> Trace:
+        """Bring a trace back to a version from its history (a journal snapshot), as a new
+        version; already equal, nothing changes (empty `changes`)."""
+        return undo.restore_version(self, trace_id, snapshot, expect_version, actor)
+
+    def _embedded(self, changes: Changes) -> Changes:
         # Text a revert brought back is embedded at once, as an edit's is; a big batch's
         # (an import's) waits for the backfill rather than hold this call up.
-        if self.auto_embed and 0 < len(changes.traces) <= EMBED_NOW_MAX:
-            self._embed_now(sorted(changes.traces))
+        written = changes.added | changes.edited
+        if self.auto_embed and 0 < len(written) <= EMBED_NOW_MAX:
+            self._embed_now(sorted(written))
         return changes
 
     def delete_scope(
         self, scope: str, scope_id: str, user_id: str | None = None, actor: str | None = None
-    ) -> int:
+    ) -> ChangesWithCount:
+        """Remove one scope id's traces for good; `.count` is how many."""
         return scopes.delete_scope(self, scope, scope_id, user_id, actor)
 
     def refile_scope(
         self, scope: str, from_scope_id: str, to_scope_id: str, actor: str | None = None
-    ) -> int:
+    ) -> ChangesWithCount:
+        """Move one scope id's traces to another scope id; `.count` is how many."""
         return scopes.refile_scope(self, scope, from_scope_id, to_scope_id, actor)
 
     def sweep(self, actor: str = "sweep") -> SweepReport:
@@ -540,7 +569,7 @@ class Brain:
                 embedded = run_to_end(self.semantic.backfill(self)).embedded
             except (EmbeddingUnavailable, vectors.EmbeddingModelMismatch):
                 embedded = 0
-        return SweepReport(expired=expired, embedded=embedded)
+        return SweepReport(expired=expired.count, embedded=embedded, changes=expired)
 
     # --- embeddings --------------------------------------------------------------------
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import apsw
 
+from memgui.core.changes import ChangesWithId, with_id
 from memgui.core.errors import InvalidArgument, NotFound
 from memgui.core.model import (
     MAX_NEIGHBOURS,
@@ -23,7 +24,7 @@ from memgui.core.model import (
 from memgui.core.storage import journal_rows, store
 
 if TYPE_CHECKING:
-    from memgui.core.brain import Brain
+    from memgui.core.brain_write import BrainContext
 
 MAX_PAGE = 10_000  # nodes/edges per page: the graph view pages through a large graph
 MAX_OFFSET = 2**62
@@ -35,7 +36,9 @@ def _text(field: str, value: object) -> str:
     return check_text(field, value)
 
 
-def add_node(brain: Brain, label: str, type: str, properties: dict[str, Any] | None) -> str:
+def add_node(
+    brain: BrainContext, label: str, type: str, properties: dict[str, Any] | None
+) -> ChangesWithId:
     _text("label", label)
     _text("type", type)
     if properties is not None and not isinstance(properties, dict):
@@ -50,13 +53,14 @@ def add_node(brain: Brain, label: str, type: str, properties: dict[str, Any] | N
         "properties": properties or {},
         "created_at": brain.now(),
     }
-    with brain.write("add node") as batch:
+    write = brain.write("add node")
+    with write as batch:
         # Journaled as an import's nodes are, so `revert` removes it the same way.
         journal_rows.insert_row(brain.db, batch, brain.brain_id, "node", row)
-    return node_id
+    return with_id(write.changes, node_id)
 
 
-def _node_exists(brain: Brain, node_id: str) -> bool:
+def _node_exists(brain: BrainContext, node_id: str) -> bool:
     return (
         brain.db.conn.execute(
             "SELECT 1 FROM knowledge_nodes WHERE brain_id = ? AND id = ?",
@@ -66,13 +70,16 @@ def _node_exists(brain: Brain, node_id: str) -> bool:
     )
 
 
-def add_edge(brain: Brain, source_id: str, target_id: str, type: str, weight: float) -> str:
+def add_edge(
+    brain: BrainContext, source_id: str, target_id: str, type: str, weight: float
+) -> ChangesWithId:
     _text("source_id", source_id)
     _text("target_id", target_id)
     _text("type", type)
     weight = _weight(weight)
     edge_id = f"ke_{uuid.uuid4()}"
-    with brain.write("add edge") as batch:
+    write = brain.write("add edge")
+    with write as batch:
         for node_id in (source_id, target_id):
             if not _node_exists(brain, node_id):
                 raise NotFound(node_id, "node")
@@ -85,8 +92,7 @@ def add_edge(brain: Brain, source_id: str, target_id: str, type: str, weight: fl
             "created_at": brain.now(),
         }
         journal_rows.insert_row(brain.db, batch, brain.brain_id, "edge", row)
-        batch.nodes.update((source_id, target_id))
-    return edge_id
+    return with_id(write.changes, edge_id)
 
 
 def _weight(value: object) -> float:
@@ -103,7 +109,7 @@ def _weight(value: object) -> float:
     return number
 
 
-def _rows(brain: Brain, sql: str, params: tuple[Any, ...]) -> list[dict[str, Any]]:
+def _rows(brain: BrainContext, sql: str, params: tuple[Any, ...]) -> list[dict[str, Any]]:
     with brain.db.lock:
         cursor = brain.db.conn.execute(sql, params)
         try:
@@ -118,7 +124,7 @@ def _page(limit: object, offset: object) -> None:
     check_int_range("offset", offset, 0, MAX_OFFSET)
 
 
-def nodes(brain: Brain, limit: int, offset: int) -> list[dict[str, Any]]:
+def nodes(brain: BrainContext, limit: int, offset: int) -> list[dict[str, Any]]:
     _page(limit, offset)
     return _rows(
         brain,
@@ -128,7 +134,7 @@ def nodes(brain: Brain, limit: int, offset: int) -> list[dict[str, Any]]:
     )
 
 
-def edges(brain: Brain, limit: int, offset: int) -> list[dict[str, Any]]:
+def edges(brain: BrainContext, limit: int, offset: int) -> list[dict[str, Any]]:
     _page(limit, offset)
     return _rows(
         brain,
@@ -138,7 +144,7 @@ def edges(brain: Brain, limit: int, offset: int) -> list[dict[str, Any]]:
     )
 
 
-def _start_nodes(brain: Brain, start_id: str) -> list[str]:
+def _start_nodes(brain: BrainContext, start_id: str) -> list[str]:
     """A node id, or a trace id: its memory_graph node, nodes naming it, or itself as an
     edge endpoint (AgentOS writes edges whose source is the trace id)."""
     conn, bid = brain.db.conn, brain.brain_id
@@ -158,7 +164,7 @@ def _start_nodes(brain: Brain, start_id: str) -> list[str]:
 
 
 def neighbours(
-    brain: Brain, start_id: str, depth: int, limit: int = MAX_NEIGHBOURS
+    brain: BrainContext, start_id: str, depth: int, limit: int = MAX_NEIGHBOURS
 ) -> list[Neighbour]:
     """Breadth-first over edges in both directions, up to `depth` hops (1–3), nearest first,
     at most `limit` (1–5,000) of them."""
@@ -166,7 +172,7 @@ def neighbours(
 
 
 def neighbours_and_more(
-    brain: Brain, start_id: str, depth: int, limit: int = MAX_NEIGHBOURS
+    brain: BrainContext, start_id: str, depth: int, limit: int = MAX_NEIGHBOURS
 ) -> tuple[list[Neighbour], bool]:
     """`neighbours`, and whether the graph holds more within `depth` than `limit` gave."""
     check_depth(depth)
@@ -176,7 +182,7 @@ def neighbours_and_more(
     return found[:limit], len(found) > limit
 
 
-def _walk(brain: Brain, start_id: str, depth: int, limit: int) -> list[Neighbour]:
+def _walk(brain: BrainContext, start_id: str, depth: int, limit: int) -> list[Neighbour]:
     with brain.db.lock:
         frontier = _start_nodes(brain, start_id)
         seen = set(frontier)
@@ -185,7 +191,7 @@ def _walk(brain: Brain, start_id: str, depth: int, limit: int) -> list[Neighbour
         for hop in range(1, depth + 1):
             next_frontier: list[str] = []
             for node_id in frontier:
-                rows = conn.execute(
+                rows: list[tuple[Any, ...]] = conn.execute(
                     "SELECT CASE WHEN e.source_id = ?1 THEN e.target_id ELSE e.source_id END, "
                     "e.type, n.label, n.type FROM knowledge_edges e LEFT JOIN knowledge_nodes n "
                     "ON n.brain_id = e.brain_id AND n.id = CASE WHEN e.source_id = ?1 "

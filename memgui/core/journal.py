@@ -19,9 +19,15 @@ from memgui.core.search import vectors
 from memgui.core.storage import journal_rows, review_rows, store
 
 if TYPE_CHECKING:
-    from memgui.core.brain import Brain
+    from memgui.core.brain_write import BrainContext
+    from memgui.core.storage.db import WriteBatch
 
 _COLUMNS = "id, at, actor, batch_id, op, trace_id, before, after"
+_LINK_ROW = "op IN ('link', 'unlink')"
+_COLUMNS_LINKS_ONLY = (
+    f"id, at, actor, batch_id, op, trace_id, CASE WHEN {_LINK_ROW} THEN before END, "
+    f"CASE WHEN {_LINK_ROW} THEN after END"
+)
 
 
 def check_version(snap: dict[str, Any], expected: int | None) -> None:
@@ -48,10 +54,11 @@ def _entry(row: tuple[Any, ...]) -> JournalEntry:
     )
 
 
-def history(brain: Brain, trace_id: str) -> list[JournalEntry]:
+def history(brain: BrainContext, trace_id: str) -> list[JournalEntry]:
     check_id("id", trace_id)
     if "memgui_journal" not in brain.db.tables:
-        brain.get(trace_id)  # NotFound for an unknown id
+        with brain.db.lock:
+            store.require_row(brain.db, brain.brain_id, trace_id)  # NotFound for an unknown id
         return []
     with brain.db.lock:
         # Link rows are filed under their first trace; the second finds them through an
@@ -69,11 +76,14 @@ def history(brain: Brain, trace_id: str) -> list[JournalEntry]:
     return [_entry(r) for r in rows]
 
 
-def since(brain: Brain, after_id: int, limit: int, states: bool = True) -> list[JournalEntry]:
-    """Journal rows after `after_id`; without `states`, before/after are not read (cheap)."""
+def since(
+    brain: BrainContext, after_id: int, limit: int, states: bool = True
+) -> list[JournalEntry]:
+    """Journal rows after `after_id`; without `states`, a trace's before/after are not read
+    (cheap). A link row keeps its link either way: it is small, and names the link."""
     if "memgui_journal" not in brain.db.tables:
         return []
-    columns = _COLUMNS if states else "id, at, actor, batch_id, op, trace_id, NULL, NULL"
+    columns = _COLUMNS if states else _COLUMNS_LINKS_ONLY
     with brain.db.lock:
         rows = brain.db.conn.execute(
             f"SELECT {columns} FROM memgui_journal WHERE brain_id = ? AND id > ? "
@@ -83,15 +93,15 @@ def since(brain: Brain, after_id: int, limit: int, states: bool = True) -> list[
     return [_entry(r) for r in rows]
 
 
-def last_id(brain: Brain) -> int:
+def last_id(brain: BrainContext) -> int:
     if "memgui_journal" not in brain.db.tables:
         return 0
     with brain.db.lock:
         row = brain.db.conn.execute("SELECT max(id) FROM memgui_journal").fetchone()
-    return int(row[0] or 0)
+    return int(row[0] or 0) if row is not None else 0
 
 
-def batch_entries(brain: Brain, batch_id: str) -> list[JournalEntry]:
+def batch_entries(brain: BrainContext, batch_id: str) -> list[JournalEntry]:
     check_id("batch_id", batch_id, "batch id")
     if "memgui_journal" not in brain.db.tables:
         return []
@@ -104,7 +114,7 @@ def batch_entries(brain: Brain, batch_id: str) -> list[JournalEntry]:
     return [_entry(r) for r in rows]
 
 
-def batch_page(brain: Brain, batch_id: str, after_id: int, limit: int) -> list[JournalEntry]:
+def batch_page(brain: BrainContext, batch_id: str, after_id: int, limit: int) -> list[JournalEntry]:
     """A batch's rows after journal id `after_id`, in order, at most `limit`."""
     with brain.db.lock:
         rows = brain.db.conn.execute(
@@ -116,7 +126,10 @@ def batch_page(brain: Brain, batch_id: str, after_id: int, limit: int) -> list[J
 
 
 def revert(
-    brain: Brain, batch_id: str, actor: str | None, entry_ids: Collection[int] | None = None
+    brain: BrainContext,
+    batch_id: str,
+    actor: str | None,
+    entry_ids: Collection[int] | None = None,
 ) -> Changes:
     """Undo a batch, or with `entry_ids` only those of its journal rows, as a new batch."""
     if not isinstance(batch_id, str) or not batch_id:
@@ -136,11 +149,11 @@ def revert(
             )
         wanted = _with_companions(entries, wanted)
         entries = [e for e in entries if e.id in wanted]
-    with brain.write("revert", kind="revert", actor=actor) as batch:
+    write = brain.write("revert", kind="revert", actor=actor)
+    with write as batch:
         for entry in reversed(entries):
             _undo(brain, batch, entry)
-        changes = batch.changes()
-    return changes
+    return write.changes
 
 
 def _check_entry_ids(entry_ids: Collection[int] | None) -> set[int] | None:
@@ -186,7 +199,7 @@ def _went_with(entry: JournalEntry, trace_id: str) -> bool:
     return entry.op == "node" and row.get("id") == trace_id
 
 
-def _undo(brain: Brain, batch: Any, entry: JournalEntry) -> None:
+def _undo(brain: BrainContext, batch: WriteBatch, entry: JournalEntry) -> None:
     if entry.op == review_rows.OP:  # a review mark: the one it replaced comes back
         review_rows.undo(brain.db, brain.brain_id, batch, entry)
         return
@@ -211,12 +224,13 @@ def _undo(brain: Brain, batch: Any, entry: JournalEntry) -> None:
         raise Conflict(entry.trace_id, -1, current["version"])
     now = brain.now()
     if entry.before is None:
+        assert row is not None and current is not None  # the batch added it: still there
         if _has_links(brain, entry.trace_id):  # linked since: removing it would drop them
             raise Conflict.because(
                 entry.trace_id, f"trace {entry.trace_id} was linked since the batch"
             )
         store.delete_trace(db, batch, bid, row[0], current, "revert")
-    elif current is None:
+    elif row is None or current is None:
         restored = dict(entry.before, updated_at=now)
         restored["version"] = int(entry.before.get("version", 0)) + 1
         restored["tags"] = list(restored.get("tags", []))
@@ -225,16 +239,17 @@ def _undo(brain: Brain, batch: Any, entry: JournalEntry) -> None:
         rowid = store.insert_trace(db, batch, bid, restored, op="revert")
         vectors.sync_rows(db.conn, bid, [rowid])
     else:
+        after = entry.after or {}  # there, and as the batch left it (checked above)
         restored = dict(entry.before, version=current["version"] + 1, updated_at=now)
         for name in ACCESS_FIELDS:
             # Bookkeeping a recall changed since the batch stays as the recall left it.
-            if current.get(name) != entry.after.get(name):
+            if current.get(name) != after.get(name):
                 restored[name] = current.get(name)
         # Recalls since the batch add to the count the batch found (a merge summed it).
-        since = int(current["retrieval_count"]) - int(entry.after.get("retrieval_count", 0))
+        since = int(current["retrieval_count"]) - int(after.get("retrieval_count", 0))
         restored["retrieval_count"] = max(0, int(entry.before.get("retrieval_count", 0)) + since)
         now_decay = (current.get("metadata") or {}).get("decay")
-        if now_decay != (entry.after.get("metadata") or {}).get("decay"):
+        if now_decay != (after.get("metadata") or {}).get("decay"):
             restored["metadata"] = dict(restored.get("metadata") or {}, decay=now_decay)
             # A recall since kept the batch's pinning in its stability: undo that too.
             restored["metadata"] = decay.repinned(
@@ -247,7 +262,7 @@ def gone(trace_id: str, expected: int) -> Conflict:
     return Conflict.because(trace_id, f"trace {trace_id} no longer exists", expected, -1)
 
 
-def _has_links(brain: Brain, trace_id: str) -> bool:
+def _has_links(brain: BrainContext, trace_id: str) -> bool:
     return (
         brain.db.conn.execute(
             "SELECT 1 FROM memory_links WHERE brain_id = ?1 AND (from_id = ?2 OR to_id = ?2) "
@@ -278,7 +293,7 @@ def _edit_fields(snap: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _undo_link(brain: Brain, batch: Any, entry: JournalEntry) -> None:
+def _undo_link(brain: BrainContext, batch: WriteBatch, entry: JournalEntry) -> None:
     """Remove a link the batch made, or put back one it removed, if nobody touched it since."""
     db, bid = brain.db, brain.brain_id
     link = entry.after if entry.op == "link" else entry.before
@@ -314,11 +329,11 @@ def _undo_link(brain: Brain, batch: Any, entry: JournalEntry) -> None:
             (*key, link["created_at"]),
         )
         journal_rows.journal(db, batch, bid, "link", link["from_id"], None, link)
-    batch.links.add(f"{link['from_id']}|{link['to_id']}|{link['kind']}")
-    batch.traces.update((link["from_id"], link["to_id"]))
 
 
-def _link_changed_since(brain: Brain, batch: Any, entry: JournalEntry, link: dict) -> bool:
+def _link_changed_since(
+    brain: BrainContext, batch: WriteBatch, entry: JournalEntry, link: dict[str, Any]
+) -> bool:
     """A later batch linked or unlinked the same pair (a relink may keep the same time)."""
     return (
         brain.db.conn.execute(

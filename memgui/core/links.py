@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import unicodedata
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from memgui.core.errors import InvalidArgument, NotFound
-from memgui.core.model import RelatedSummary, check_id, check_link_kind, title_of
+from memgui.core.model import Changes, RelatedSummary, check_id, check_link_kind, title_of
 from memgui.core.storage import journal_rows, store
 
 if TYPE_CHECKING:
-    from memgui.core.brain import Brain
+    from memgui.core.brain_write import BrainContext
     from memgui.core.storage.db import WriteBatch
 
 SNIPPET_CHARS = 160
@@ -26,7 +26,7 @@ def _normalised(from_id: str, to_id: str, kind: str) -> tuple[str, str]:
     return from_id, to_id
 
 
-def _check(brain: Brain, from_id: str, to_id: str, kind: str) -> tuple[str, str]:
+def _check(brain: BrainContext, from_id: str, to_id: str, kind: str) -> tuple[str, str]:
     check_link_kind(kind)
     check_id("from_id", from_id)
     check_id("to_id", to_id)
@@ -38,23 +38,24 @@ def _check(brain: Brain, from_id: str, to_id: str, kind: str) -> tuple[str, str]
     return _normalised(from_id, to_id, kind)
 
 
-def link(brain: Brain, from_id: str, to_id: str, kind: str, actor: str | None) -> bool:
-    """Create a link; linking twice is a no-op. Returns whether a link was created."""
+def link(brain: BrainContext, from_id: str, to_id: str, kind: str, actor: str | None) -> Changes:
+    """Create a link; linking twice is a no-op. Returns what changed: the link made, or
+    nothing (false) when it was there."""
     check_link_kind(kind)
-    with brain.write("link", actor=actor) as batch:
+    write = brain.write("link", actor=actor)
+    with write as batch:
         a, b = _check(brain, from_id, to_id, kind)
         exists = brain.db.conn.execute(
             "SELECT 1 FROM memory_links WHERE brain_id = ? AND from_id = ? AND to_id = ? "
             "AND kind = ?",
             (brain.brain_id, a, b, kind),
         ).fetchone()
-        if exists:
-            return False
-        _insert(brain, batch, a, b, kind)
-    return True
+        if not exists:
+            _insert(brain, batch, a, b, kind)
+    return write.changes
 
 
-def _insert(brain: Brain, batch: WriteBatch, a: str, b: str, kind: str) -> None:
+def _insert(brain: BrainContext, batch: WriteBatch, a: str, b: str, kind: str) -> None:
     now = brain.now()
     brain.db.conn.execute(
         "INSERT INTO memory_links (brain_id, from_id, to_id, kind, created_at) "
@@ -63,11 +64,9 @@ def _insert(brain: Brain, batch: WriteBatch, a: str, b: str, kind: str) -> None:
     )
     row = {"from_id": a, "to_id": b, "kind": kind, "created_at": now}
     journal_rows.journal(brain.db, batch, brain.brain_id, "link", a, None, row)
-    batch.links.add(f"{a}|{b}|{kind}")
-    batch.traces.update((a, b))
 
 
-def carry_over(brain: Brain, batch: WriteBatch, merged: list[str], survivor: str) -> None:
+def carry_over(brain: BrainContext, batch: WriteBatch, merged: list[str], survivor: str) -> None:
     """A merge: the links the merged traces have to other traces move to the survivor, in
     the merge's batch (each journaled as unlinked, then linked from the survivor), so a
     revert puts them back. A link the survivor has already is not made twice; a link among
@@ -75,13 +74,13 @@ def carry_over(brain: Brain, batch: WriteBatch, merged: list[str], survivor: str
     conn, bid = brain.db.conn, brain.brain_id
     group = {survivor, *merged}
     for gone in merged:
-        rows = conn.execute(
+        rows: list[tuple[Any, ...]] = conn.execute(
             "SELECT from_id, to_id, kind, created_at FROM memory_links WHERE brain_id = ?1 AND "
             "(from_id = ?2 OR to_id = ?2) ORDER BY created_at, rowid",
             (bid, gone),
         ).fetchall()
         for from_id, to_id, kind, created_at in rows:
-            _remove(brain, batch, from_id, to_id, kind, created_at)
+            _delete(brain, batch, from_id, to_id, kind, created_at)
             if from_id in group and to_id in group:
                 continue
             a, b = _normalised(
@@ -98,30 +97,32 @@ def carry_over(brain: Brain, batch: WriteBatch, merged: list[str], survivor: str
                 _insert(brain, batch, a, b, kind)
 
 
-def _remove(brain: Brain, batch: WriteBatch, a: str, b: str, kind: str, created_at: int) -> None:
-    brain.db.conn.execute(
-        "DELETE FROM memory_links WHERE brain_id = ? AND from_id = ? AND to_id = ? AND kind = ?",
-        (brain.brain_id, a, b, kind),
-    )
-    before = {"from_id": a, "to_id": b, "kind": kind, "created_at": created_at}
-    journal_rows.journal(brain.db, batch, brain.brain_id, "unlink", a, before, None)
-    batch.links.add(f"{a}|{b}|{kind}")
-    batch.traces.update((a, b))
-
-
-def unlink(brain: Brain, from_id: str, to_id: str, kind: str, actor: str | None) -> bool:
+def unlink(brain: BrainContext, from_id: str, to_id: str, kind: str, actor: str | None) -> Changes:
+    """Remove a link. Returns what changed: the link removed, or nothing (false) when there
+    was no such link."""
     check_link_kind(kind)
-    with brain.write("unlink", actor=actor) as batch:
+    write = brain.write("unlink", actor=actor)
+    with write as batch:
         a, b = _check(brain, from_id, to_id, kind)
         row = brain.db.conn.execute(
             "SELECT created_at FROM memory_links WHERE brain_id = ? AND from_id = ? "
             "AND to_id = ? AND kind = ?",
             (brain.brain_id, a, b, kind),
         ).fetchone()
-        if row is None:
-            return False
-        _remove(brain, batch, a, b, kind, row[0])
-    return True
+        if row is not None:
+            _delete(brain, batch, a, b, kind, row[0])
+    return write.changes
+
+
+def _delete(
+    brain: BrainContext, batch: WriteBatch, a: str, b: str, kind: str, created_at: int
+) -> None:
+    brain.db.conn.execute(
+        "DELETE FROM memory_links WHERE brain_id = ? AND from_id = ? AND to_id = ? AND kind = ?",
+        (brain.brain_id, a, b, kind),
+    )
+    before = {"from_id": a, "to_id": b, "kind": kind, "created_at": created_at}
+    journal_rows.journal(brain.db, batch, brain.brain_id, "unlink", a, before, None)
 
 
 def snippet(text: str) -> str:
@@ -150,13 +151,13 @@ def _continues(char: str) -> bool:
     )
 
 
-def related(brain: Brain, trace_id: str, limit: int = MAX_RELATED) -> list[RelatedSummary]:
+def related(brain: BrainContext, trace_id: str, limit: int = MAX_RELATED) -> list[RelatedSummary]:
     """Links of a trace to live traces, newest first, each read from this trace's side."""
     db = brain.db
     if "memory_links" not in db.tables:
         return []
     with db.lock:
-        rows = db.conn.execute(
+        rows: list[tuple[Any, ...]] = db.conn.execute(
             "SELECT l.from_id, l.to_id, l.kind, l.created_at, t.content, t.metadata "
             "FROM memory_links l "
             "JOIN memory_traces t ON t.brain_id = l.brain_id AND t.deleted = 0 AND "
@@ -180,7 +181,7 @@ def related(brain: Brain, trace_id: str, limit: int = MAX_RELATED) -> list[Relat
     return out
 
 
-def links_of(brain: Brain, trace_id: str) -> list[dict[str, object]]:
+def links_of(brain: BrainContext, trace_id: str) -> list[dict[str, object]]:
     """Every link row of a trace (live or not), for exports and the app's links tab."""
     db = brain.db
     if "memory_links" not in db.tables:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from memgui.core.storage import journal_rows
 
 if TYPE_CHECKING:
-    from memgui.core.brain import Brain
+    from memgui.core.brain_write import BrainContext
     from memgui.core.storage.db import WriteBatch
 
 MEMORY_GRAPH = "memory_graph"
@@ -41,7 +41,7 @@ def memory_graph_node(trace: dict[str, Any], now: int) -> dict[str, Any]:
     }
 
 
-def _nodes_of(brain: Brain, trace_ids: list[str]) -> set[str]:
+def _nodes_of(brain: BrainContext, trace_ids: list[str]) -> set[str]:
     """The ids that stand for these traces in the graph: each trace's own id (AgentOS's
     memory-graph node, or an edge naming the trace itself) and every node whose
     `properties.trace_id` names one of them."""
@@ -54,7 +54,7 @@ def _nodes_of(brain: Brain, trace_ids: list[str]) -> set[str]:
     return set(trace_ids) | {r[0] for r in rows}
 
 
-def _node_exists(brain: Brain, node_id: str) -> bool:
+def _node_exists(brain: BrainContext, node_id: str) -> bool:
     row = brain.db.conn.execute(
         "SELECT 1 FROM knowledge_nodes WHERE brain_id = ? AND id = ?", (brain.brain_id, node_id)
     ).fetchone()
@@ -62,7 +62,7 @@ def _node_exists(brain: Brain, node_id: str) -> bool:
 
 
 def move_edges(
-    brain: Brain, batch: WriteBatch, merged: list[str], survivor: dict[str, Any]
+    brain: BrainContext, batch: WriteBatch, merged: list[str], survivor: dict[str, Any]
 ) -> None:
     """Give the survivor the knowledge-graph edges of the `merged` traces (see the module)."""
     if not {"knowledge_edges", "knowledge_nodes"} <= brain.db.tables:
@@ -106,4 +106,3 @@ def move_edges(
             {"id": edge_id, "source_id": source, "target_id": target},
             {"id": edge_id, "source_id": new_source, "target_id": new_target},
         )
-        batch.nodes.update((edge_id, source, target, new_source, new_target))

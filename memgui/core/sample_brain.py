@@ -55,12 +55,12 @@ def build(path: str | Path) -> Path:
                 ids.append(trace.id)
             for source, target, kind in LINKS:
                 brain.link(ids[source], ids[target], kind)
-            nodes = {name: brain.add_node(name, "entity") for name in ENTITIES}
+            nodes = {name: brain.add_node(name, "entity").id for name in ENTITIES}
             for name, mentioned in ENTITIES.items():
                 for index in mentioned:
                     memory = brain.add_node(
                         MEMORIES[index][0][:40], "memory", {"trace_id": ids[index]}
-                    )
+                    ).id
                     brain.add_edge(memory, nodes[name], "mentions")
             for source, target, type_ in EDGES:
                 brain.add_edge(nodes[source], nodes[target], type_)

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from memgui.core.changes import ChangesWithCount, with_count
 from memgui.core.errors import InvalidArgument
 from memgui.core.graph import node_properties
 from memgui.core.model import SCOPES, check_choice, check_text
 from memgui.core.storage import journal_rows, store
 
 if TYPE_CHECKING:
-    from memgui.core.brain import Brain
+    from memgui.core.brain_write import BrainContext
     from memgui.core.storage.db import WriteBatch
 
 # Where a trace names the users it came from (AgentOS turnUserId / contributors).
@@ -33,9 +34,10 @@ def _scope_id(field: str, value: object) -> str:
 
 
 def delete_scope(
-    brain: Brain, scope: str, scope_id: str, user_id: str | None, actor: str | None
-) -> int:
-    """Delete for good every trace of one scope id (soft-deleted ones included)."""
+    brain: BrainContext, scope: str, scope_id: str, user_id: str | None, actor: str | None
+) -> ChangesWithCount:
+    """Delete for good every trace of one scope id (soft-deleted ones included); the count
+    is of the traces deleted."""
     check_choice("scope", scope, SCOPES)
     _scope_id("scope_id", scope_id)
     if user_id is not None and (not isinstance(user_id, str) or not user_id):
@@ -43,7 +45,8 @@ def delete_scope(
     if user_id is not None:
         check_text("user_id", user_id)
     count = 0
-    with brain.write("delete scope", kind="scope", actor=actor) as batch:
+    write = brain.write("delete scope", kind="scope", actor=actor)
+    with write as batch:
         sql = (
             f"SELECT {store.select_columns(brain.db)} FROM memory_traces "
             "WHERE brain_id = ?2 AND scope = ?3 AND scope_id = ?4"
@@ -51,30 +54,33 @@ def delete_scope(
         params: tuple[object, ...] = (user_id or "", brain.brain_id, scope, scope_id)
         if user_id is not None:
             sql += f" AND json_valid(metadata) AND {_USER_MATCH}"
-        for row in brain.db.conn.execute(sql, params).fetchall():
+        rows: list[tuple[Any, ...]] = brain.db.conn.execute(sql, params).fetchall()
+        for row in rows:
             store.delete_trace(
                 brain.db, batch, brain.brain_id, row[0], store.row_to_snapshot(row), "purge"
             )
             count += 1
-    return count
+    return with_count(write.changes, count)
 
 
 def refile_scope(
-    brain: Brain, scope: str, from_scope_id: str, to_scope_id: str, actor: str | None
-) -> int:
+    brain: BrainContext, scope: str, from_scope_id: str, to_scope_id: str, actor: str | None
+) -> ChangesWithCount:
     """Move one scope id's traces, soft-deleted ones included, to another scope id.
 
-    Returns how many traces moved: 0 when `from_scope_id == to_scope_id` (nothing is written).
+    The count is of the traces moved: 0 when `from_scope_id == to_scope_id` (nothing is
+    written).
     """
     check_choice("scope", scope, SCOPES)
     _scope_id("from_scope_id", from_scope_id)
     _scope_id("to_scope_id", to_scope_id)
     if from_scope_id == to_scope_id:
         # Nothing moves: no write at all, so no version bump makes other writers' reads stale.
-        return 0
+        return ChangesWithCount(kind="scope", actor=actor or brain.actor)
     count = 0
-    with brain.write("refile scope", kind="scope", actor=actor) as batch:
-        rows = brain.db.conn.execute(
+    write = brain.write("refile scope", kind="scope", actor=actor)
+    with write as batch:
+        rows: list[tuple[Any, ...]] = brain.db.conn.execute(
             f"SELECT {store.select_columns(brain.db)} FROM memory_traces "
             "WHERE brain_id = ? AND scope = ? AND scope_id = ?",
             (brain.brain_id, scope, from_scope_id),
@@ -89,10 +95,12 @@ def refile_scope(
             if not before["deleted"]:
                 _refile_graph_copy(brain, batch, before["id"], to_scope_id)
             count += 1
-    return count
+    return with_count(write.changes, count)
 
 
-def _refile_graph_copy(brain: Brain, batch: WriteBatch, trace_id: str, scope_id: str) -> None:
+def _refile_graph_copy(
+    brain: BrainContext, batch: WriteBatch, trace_id: str, scope_id: str
+) -> None:
     """A live trace's knowledge-graph copy (AgentOS's memory_graph node, whose id is the
     trace's) is recorded under the new scope id too (seed 004, refileScope), journaled."""
     if "knowledge_nodes" not in brain.db.tables:
@@ -114,22 +122,25 @@ def _refile_graph_copy(brain: Brain, batch: WriteBatch, trace_id: str, scope_id:
     )
 
 
-def expire(brain: Brain, actor: str) -> int:
-    """Remove traces whose TTL has passed (`expires_at < now`, strictly) and their links."""
+def expire(brain: BrainContext, actor: str) -> ChangesWithCount:
+    """Remove traces whose TTL has passed (`expires_at < now`, strictly) and their links;
+    the count is of the traces removed."""
+    nothing = ChangesWithCount(kind="expire", actor=actor)
     if "expires_at" not in brain.db.trace_columns:
-        return 0
+        return nothing
     now = brain.now()
     with brain.db.lock:
-        due = brain.db.conn.execute(
+        due: tuple[Any, ...] | None = brain.db.conn.execute(
             "SELECT count(*) FROM memory_traces WHERE brain_id = ? AND expires_at IS NOT NULL "
             "AND expires_at < ?",
             (brain.brain_id, now),
-        ).fetchone()[0]
-    if not due:
-        return 0
+        ).fetchone()
+    if due is None or not due[0]:
+        return nothing
     count = 0
-    with brain.write("sweep", kind="expire", actor=actor) as batch:
-        rows = brain.db.conn.execute(
+    write = brain.write("sweep", kind="expire", actor=actor)
+    with write as batch:
+        rows: list[tuple[Any, ...]] = brain.db.conn.execute(
             f"SELECT {store.select_columns(brain.db)} FROM memory_traces "
             "WHERE brain_id = ? AND expires_at IS NOT NULL AND expires_at < ?",
             (brain.brain_id, now),
@@ -139,4 +150,4 @@ def expire(brain: Brain, actor: str) -> int:
                 brain.db, batch, brain.brain_id, row[0], store.row_to_snapshot(row), "expire"
             )
             count += 1
-    return count
+    return with_count(write.changes, count)

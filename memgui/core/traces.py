@@ -1,12 +1,12 @@
 """Writing traces: add, merge-patch update, forget, restore, purge, merge (DESIGN.md §4).
 
 Every call validates all of its input before it writes, then changes the row, its journal
-rows and its index marks in one transaction; a rejection writes nothing.
+rows and its index marks in one transaction; a rejection writes nothing. Each returns what
+it changed: the trace it leaves, carrying its `changes`, or the `Changes` alone.
 """
 
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING, Any
 
 import apsw
@@ -14,8 +14,10 @@ import apsw
 from memgui.core import decay, journal, links, merge_moves
 from memgui.core.errors import InvalidArgument, RefusedByBrain
 from memgui.core.model import (
+    EDITABLE_FIELDS,
     SCOPES,
     TYPES,
+    Changes,
     Trace,
     check_category,
     check_choice,
@@ -25,17 +27,19 @@ from memgui.core.model import (
     check_tags,
     check_text,
     check_ttl,
+    new_trace_id,
+    with_changes,
 )
 from memgui.core.storage import store
 
 if TYPE_CHECKING:
-    from memgui.core.brain import Brain
+    from memgui.core.brain_write import BrainContext
 
-PATCH_FIELDS = frozenset({"content", "tags", "scope", "scope_id", "category", "ttl_secs", "type"})
+PATCH_FIELDS = frozenset({*EDITABLE_FIELDS, "ttl_secs"})
 
 
 def add(
-    brain: Brain,
+    brain: BrainContext,
     content: str,
     *,
     type: str = "episodic",
@@ -87,33 +91,22 @@ def add(
         "updated_at": now,
         "embedding_status": 0,
     }
+    write = brain.write("add", actor=actor)
     try:
-        with brain.write("add", actor=actor) as batch:
+        with write as batch:
             rowid = store.insert_trace(brain.db, batch, brain.brain_id, snap)
     except apsw.ConstraintError as exc:
-        if exc.extendedresult == apsw.SQLITE_CONSTRAINT_PRIMARYKEY:
+        if getattr(exc, "extendedresult", None) == apsw.SQLITE_CONSTRAINT_PRIMARYKEY:
             raise InvalidArgument("id", f"already exists (got {snap['id']!r})", snap["id"]) from exc
         # Not memgui's key: a constraint of another program's (a UNIQUE index of its own).
         raise RefusedByBrain(
-            str(brain.path), "add", "a constraint memgui did not make", str(exc)
+            str(brain.db.path), "add", "a constraint memgui did not make", str(exc)
         ) from exc
-    brain._embed_soon(snap["id"])
-    return brain.get(snap["id"]) if brain.auto_embed else store.snapshot_to_trace(snap, rowid, now)
-
-
-def new_trace_id() -> str:
-    """`mt_` and a random (version 4) UUID, as AgentOS names a trace.
-
-    Formatted from 16 random bytes by hand: building a `uuid.UUID` costs ~8 µs, a good part
-    of a whole add. The version nibble is set to 4 and the variant bits to 10.
-    """
-    h = os.urandom(16).hex()
-    variant = "89ab"[int(h[16], 16) & 3]
-    return f"mt_{h[:8]}-{h[8:12]}-4{h[13:16]}-{variant}{h[17:20]}-{h[20:]}"
+    return with_changes(store.snapshot_to_trace(snap, rowid, now), write.changes)
 
 
 def update(
-    brain: Brain,
+    brain: BrainContext,
     trace_id: str,
     patch: dict[str, Any],
     expect_version: int | None = None,
@@ -130,60 +123,71 @@ def update(
             # Sorted by repr: the keys may mix types (1 and "a") that do not compare.
             f"may only set {', '.join(sorted(PATCH_FIELDS))} (got {sorted(unknown, key=repr)})",
         )
-    changes = _validated_patch(patch)
-    with brain.write("update", actor=actor) as batch:
-        row = brain._row(trace_id)
+    wanted = _validated_patch(patch)
+    write = brain.write("update", actor=actor)
+    with write as batch:
+        row = store.require_row(brain.db, brain.brain_id, trace_id)
         before = store.row_to_snapshot(row)
         journal.check_version(before, expect_version)
         after = dict(before, metadata=dict(before["metadata"]))
         now = brain.now()
-        for key, value in changes.items():
+        for key, value in wanted.items():
             if key == "ttl_secs":
                 after["expires_at"] = None if value is None else now + value * 1000
             else:
                 after[key] = value
-        if "category" in changes:
+        if "category" in wanted:
             after["metadata"] = decay.repinned(
                 after["metadata"], before["category"], after["category"]
             )
         after["version"] = before["version"] + 1
         after["updated_at"] = now
         store.update_trace(brain.db, batch, brain.brain_id, row[0], before, after, "update")
-    if after["content"] != before["content"]:
-        brain._embed_soon(trace_id)
-    return store.snapshot_to_trace(after, row[0], now)
+    return with_changes(store.snapshot_to_trace(after, row[0], now), write.changes)
 
 
 def set_deleted(
-    brain: Brain, trace_id: str, deleted: bool, expect_version: int | None, actor: str | None
+    brain: BrainContext,
+    trace_id: str,
+    deleted: bool,
+    expect_version: int | None,
+    actor: str | None,
 ) -> Trace:
     check_id("id", trace_id)
     op = "forget" if deleted else "restore"
-    with brain.write(op, actor=actor) as batch:
-        row = brain._row(trace_id)
+    write = brain.write(op, actor=actor)
+    with write as batch:
+        row = store.require_row(brain.db, brain.brain_id, trace_id)
         before = store.row_to_snapshot(row)
         journal.check_version(before, expect_version)
-        if before["deleted"] == deleted:
-            return brain._trace(row)  # already there: idempotent, nothing journaled
         now = brain.now()
-        after = dict(before, deleted=deleted, version=before["version"] + 1, updated_at=now)
-        store.update_trace(brain.db, batch, brain.brain_id, row[0], before, after, op)
-    return store.snapshot_to_trace(after, row[0], now)
+        if before["deleted"] == deleted:  # already there: idempotent, nothing journaled
+            trace = store.snapshot_to_trace(before, row[0], now)
+        else:
+            after = dict(before, deleted=deleted, version=before["version"] + 1, updated_at=now)
+            store.update_trace(brain.db, batch, brain.brain_id, row[0], before, after, op)
+            trace = store.snapshot_to_trace(after, row[0], now)
+    return with_changes(trace, write.changes)
 
 
 def purge(
-    brain: Brain, trace_id: str, expect_version: int | None = None, actor: str | None = None
-) -> None:
+    brain: BrainContext,
+    trace_id: str,
+    expect_version: int | None = None,
+    actor: str | None = None,
+) -> Changes:
     check_id("id", trace_id)
-    with brain.write("purge", actor=actor) as batch:
-        row = brain._row(trace_id)
+    write = brain.write("purge", actor=actor)
+    with write as batch:
+        row = store.require_row(brain.db, brain.brain_id, trace_id)
         before = store.row_to_snapshot(row)
         journal.check_version(before, expect_version)
         store.delete_trace(brain.db, batch, brain.brain_id, row[0], before, "purge")
+    return write.changes
 
 
 def merge(
-    brain: Brain,
+    brain: BrainContext,
     ids: list[str],
     content: str | None = None,
     actor: str | None = None,
@@ -208,8 +212,9 @@ def merge(
         raise InvalidArgument(
             "survivor", f"must be one of the merged ids (got {survivor!r})", survivor
         )
-    with brain.write("merge", actor=actor) as batch:
-        rows = [brain._row(i) for i in ids]
+    write = brain.write("merge", actor=actor)
+    with write as batch:
+        rows = [store.require_row(brain.db, brain.brain_id, i) for i in ids]
         snaps = [store.row_to_snapshot(r) for r in rows]
         dead = [s["id"] for s in snaps if s["deleted"]]
         if dead:
@@ -252,9 +257,7 @@ def merge(
         absorbed = [s["id"] for s in snaps if s is not kept]
         links.carry_over(brain, batch, absorbed, kept["id"])
         merge_moves.move_edges(brain, batch, absorbed, kept)
-    if after["content"] != kept["content"]:
-        brain._embed_soon(kept["id"])  # its text changed, as by an update
-    return store.snapshot_to_trace(after, rows[best][0], now)
+    return with_changes(store.snapshot_to_trace(after, rows[best][0], now), write.changes)
 
 
 def _averaged_emotions(snaps: list[dict], survivor: dict) -> dict:

@@ -149,9 +149,9 @@ class ToolService:
         finally:
             if self._timings is not None:
                 self._timings.setdefault(str(name), []).append(time.perf_counter() - start)
-        tool = self.profile.tools.get(name) if isinstance(name, str) else None
-        if tool is not None and tool.writes:
-            self.maintainer.backfill_soon()
+        changed = result.changes
+        if changed is not None and (changed.added or changed.edited):
+            self.maintainer.backfill_soon()  # a trace's text may wait for its vector
         return result
 
     async def call(self, name: object, arguments: object, actor: str) -> ToolResult:
@@ -180,7 +180,7 @@ class ToolService:
     async def storage_check(self) -> None:
         """A one-row read through the worker: raises what a broken brain raises."""
         loop = asyncio.get_running_loop()
-        await loop.run_in_executor(self._worker, lambda: self.brain.list(limit=1))
+        await loop.run_in_executor(self._worker, lambda: self.brain.list_traces(limit=1))
 
     def close(self) -> None:
         self.maintainer.stop()

@@ -1,29 +1,32 @@
 """Undoable edits: one `QUndoCommand` per mutation, each a call on the core.
 
 A command does its work once in `execute()` (before it is pushed, so a refused edit — a
-bad value, a conflict — never reaches the stack) and remembers the journal batch it wrote.
-Undo reverts that batch through the core (`Brain.revert`), which restores the exact prior
-rows — content, tags, links and a version chain that keeps counting up — and fails with a
-`Conflict`, changing nothing, if someone else changed the trace since (see
-`undo_revert.py` for versions moved only by this stack). Redo reverts the revert.
-Purging is not a command: it cannot be undone, and the window says so before it runs.
+bad value, a conflict — never reaches the stack) and keeps the journal batch from what the
+core call returned. Undo reverts that batch through the core (`Brain.undo`), which restores
+the exact prior rows — content, tags, links and a version chain that keeps counting up —
+and fails with a `Conflict`, changing nothing, if someone else changed the trace since
+(versions moved only by this stack's own steps are tolerated: `core/undo.py`). Redo reverts
+the revert. Each step publishes what it changed on the session's bus, the command as its
+initiator. Purging is not a command: it cannot be undone, and the window says so before it
+runs.
 """
 
 from __future__ import annotations
 
-import time
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from PySide6.QtGui import QUndoCommand
 
 from memgui.core.errors import MemguiError
-from memgui.core.model import Trace
+from memgui.core.model import Changes, Trace, changes_of
 from memgui.ui.session import ACTOR, BrainSession
-from memgui.ui.undo_revert import revert_batch
+
+T = TypeVar("T")
 
 
 class CoreCommand(QUndoCommand):
-    """Base: subclasses implement `_perform()` returning (result, batch id)."""
+    """Base: subclasses implement `_perform()` returning (result, what it changed)."""
 
     def __init__(self, session: BrainSession, text: str) -> None:
         super().__init__(text)
@@ -34,14 +37,16 @@ class CoreCommand(QUndoCommand):
 
     def execute(self) -> Any:
         """Apply the edit now; raises the core's error (and writes nothing) when refused."""
-        result, self.batch_id = self._perform()
+        result, changes = self._perform()
+        self.batch_id = changes.batch_id
+        self.session.publish(changes, self)
         return result
 
     @property
     def changed_something(self) -> bool:
         return bool(self.batch_id)
 
-    def _perform(self) -> tuple[Any, str]:
+    def _perform(self) -> tuple[Any, Changes]:
         raise NotImplementedError
 
     def redo(self) -> None:
@@ -55,14 +60,16 @@ class CoreCommand(QUndoCommand):
 
     def _revert(self, batch_id: str, verb: str) -> str:
         try:
-            return revert_batch(self.session, batch_id, self)
+            changes = self.session.brain.undo(batch_id, actor=ACTOR)
         except MemguiError as exc:
             self.session.error_reported.emit(f"Could not {verb} “{self.text()}”: {exc}")
             self.setObsolete(True)  # the stack drops a step it cannot replay
             return batch_id
+        self.session.publish(changes, self)
+        return changes.batch_id
 
-    def _batch(self, call) -> tuple[Any, str]:
-        return self.session.record_batch(call, self)
+    def _batch(self, call: Callable[[], T]) -> tuple[T, Changes]:
+        return self.session.batched(call)
 
 
 def push(session: BrainSession, command: CoreCommand) -> Any:
@@ -77,16 +84,20 @@ def memories(count: int) -> str:
     return "1 memory" if count == 1 else f"{count} memories"
 
 
+def _with_changes(trace: Trace) -> tuple[Trace, Changes]:
+    return trace, changes_of(trace)
+
+
 class NewTraceCommand(CoreCommand):
     def __init__(self, session: BrainSession, fields: dict[str, Any]) -> None:
         super().__init__(session, "New memory")
         self.fields = dict(fields)
         self.trace_id = ""
 
-    def _perform(self) -> tuple[Trace, str]:
-        trace, batch = self._batch(lambda: self.session.brain.add(**self.fields))
+    def _perform(self) -> tuple[Trace, Changes]:
+        trace = self.session.brain.add(**self.fields, actor=ACTOR)
         self.trace_id = trace.id
-        return trace, batch
+        return _with_changes(trace)
 
 
 class SaveTraceCommand(CoreCommand):
@@ -100,11 +111,10 @@ class SaveTraceCommand(CoreCommand):
         self.patch = dict(patch)
         self.expect_version = expect_version
 
-    def _perform(self) -> tuple[Trace, str]:
+    def _perform(self) -> tuple[Trace, Changes]:
         brain = self.session.brain
-        return self._batch(
-            lambda: brain.update(self.trace_id, self.patch, expect_version=self.expect_version)
-        )
+        trace = brain.update(self.trace_id, self.patch, self.expect_version, actor=ACTOR)
+        return _with_changes(trace)
 
 
 class SetDeletedCommand(CoreCommand):
@@ -116,7 +126,7 @@ class SetDeletedCommand(CoreCommand):
         self.ids = list(ids)
         self.deleted = deleted
 
-    def _perform(self) -> tuple[None, str]:
+    def _perform(self) -> tuple[None, Changes]:
         brain = self.session.brain
         call = brain.forget if self.deleted else brain.restore
 
@@ -140,10 +150,10 @@ class MergeCommand(CoreCommand):
         self.content = content
         self.survivor = survivor  # None: the core's rule (the most recalled)
 
-    def _perform(self) -> tuple[Trace, str]:
+    def _perform(self) -> tuple[Trace, Changes]:
         brain = self.session.brain
-        return self._batch(
-            lambda: brain.merge(self.ids, content=self.content, survivor=self.survivor)
+        return _with_changes(
+            brain.merge(self.ids, self.content, actor=ACTOR, survivor=self.survivor)
         )
 
 
@@ -157,7 +167,7 @@ class TagCommand(CoreCommand):
         self.tag = tag
         self.add = add
 
-    def _perform(self) -> tuple[int, str]:
+    def _perform(self) -> tuple[int, Changes]:
         brain = self.session.brain
 
         def apply_all() -> int:
@@ -184,51 +194,26 @@ class LinkCommand(CoreCommand):
         super().__init__(session, f"{'Link' if add else 'Unlink'} ({kind})")
         self.from_id, self.to_id, self.kind, self.add = from_id, to_id, kind, add
 
-    def _perform(self) -> tuple[bool, str]:
+    def _perform(self) -> tuple[bool, Changes]:
         brain = self.session.brain
         call = brain.link if self.add else brain.unlink
-        return self._batch(lambda: call(self.from_id, self.to_id, self.kind))
+        changes = call(self.from_id, self.to_id, self.kind, actor=ACTOR)
+        return bool(changes), changes
 
 
-RESTORABLE_FIELDS = ("content", "tags", "type", "scope", "scope_id", "category")
-
-
-def patch_towards(
-    current: Trace, snapshot: dict[str, Any], now_ms: int | None = None
-) -> dict[str, Any]:
-    """The update patch that brings `current` back to a journal snapshot's fields.
-
-    The expiry travels as a TTL from now: no expiry comes back as none, a future one as the
-    seconds left until it; one already past is left as it is (it would expire at once).
-    """
-    patch: dict[str, Any] = {}
-    if "expires_at" in snapshot and snapshot["expires_at"] != current.expires_at:
-        wanted_expiry = snapshot["expires_at"]
-        now = int(time.time() * 1000) if now_ms is None else now_ms
-        if wanted_expiry is None:
-            patch["ttl_secs"] = None
-        elif isinstance(wanted_expiry, int) and wanted_expiry > now:
-            patch["ttl_secs"] = -(-(wanted_expiry - now) // 1000)  # whole seconds, rounded up
-    for name in RESTORABLE_FIELDS:
-        if name not in snapshot:
-            continue
-        wanted = snapshot[name]
-        have = getattr(current, name)
-        if name == "tags":
-            wanted, have = list(wanted or []), list(have)
-        if wanted != have:
-            patch[name] = wanted
-    return patch
-
-
-class RestoreVersionCommand(SaveTraceCommand):
-    """Bring a trace back to a version from its history (as a new version)."""
+class RestoreVersionCommand(CoreCommand):
+    """Bring a trace back to a version from its history (as a new version); a version the
+    trace already holds changes nothing and stays off the stack."""
 
     def __init__(self, session: BrainSession, current: Trace, snapshot: dict[str, Any]) -> None:
-        super().__init__(session, current.id, patch_towards(current, snapshot), current.version)
-        self.setText(f"Restore version {snapshot.get('version', '?')}")
+        super().__init__(session, f"Restore version {snapshot.get('version', '?')}")
+        self.trace_id = current.id
+        self.snapshot = dict(snapshot)
+        self.expect_version = current.version
 
-    def _perform(self) -> tuple[Trace | None, str]:
-        if not self.patch:
-            return None, ""  # already equal: nothing to do, nothing on the stack
-        return super()._perform()
+    def _perform(self) -> tuple[Trace, Changes]:
+        brain = self.session.brain
+        trace = brain.restore_version(
+            self.trace_id, self.snapshot, self.expect_version, actor=ACTOR
+        )
+        return _with_changes(trace)

@@ -1,8 +1,8 @@
 """One open brain in the window: the core facade, the change bus and the undo stack.
 
-Every mutation goes through `record()`, which notes the `Changes` the core reports for the
-call (the core tells its subscribers after each commit) so an undo command knows the
-journal batch it made; each `Changes` is also published on the bus for the views.
+Every core mutation returns what it changed (`Changes`: the traces, links and graph rows,
+and the journal batch). An undo command keeps the batch id from that return, and whoever
+made the change publishes the same `Changes` on the bus for the views.
 """
 
 from __future__ import annotations
@@ -36,12 +36,8 @@ class BrainSession(QObject):
         self.temporary = temporary  # a copy (the sample brain): not added to Open Recent
         self.bus = ChangeBus(self)
         self.undo_stack = QUndoStack(self)
-        self._recording: list[Changes] | None = None
-        self._recording_thread: int | None = None
-        self._initiator: object = None
         self._writers = 0  # writes of this window running on connections of their own
         self._writers_lock = threading.Lock()
-        brain.subscribe(self._on_core_changes)
 
     @classmethod
     def open(
@@ -90,37 +86,14 @@ class BrainSession(QObject):
 
     # --- mutations ----------------------------------------------------------------------
 
-    def record(self, call: Callable[[], T], initiator: object = None) -> tuple[T, list[Changes]]:
-        """Run one core mutation; return its result and the `Changes` it committed."""
-        outer = self._recording is None
-        if outer:
-            self._recording = []
-            self._recording_thread = threading.get_ident()
-        previous_initiator, self._initiator = self._initiator, initiator
-        try:
+    def batched(self, call: Callable[[], T]) -> tuple[T, Changes]:
+        """Run several core calls as one journal batch of this window: the result, and what
+        they changed together (a batch that changed nothing — a tag nobody had — has no
+        batch id: nothing to revert)."""
+        with self.brain.batch(actor=ACTOR, kind="edit") as batch:
             result = call()
-            recorded = list(self._recording)
-        finally:
-            self._initiator = previous_initiator
-            if outer:
-                self._recording = None
-                self._recording_thread = None
-        return result, recorded
+        return result, batch.changes
 
-    def record_batch(self, call: Callable[[], T], initiator: object = None) -> tuple[T, str]:
-        """Run several core calls as one journal batch; return the result and the batch id."""
-
-        def in_batch() -> T:
-            with self.brain.batch(actor=ACTOR, kind="edit"):
-                return call()
-
-        result, recorded = self.record(in_batch, initiator)
-        # A batch that touched nothing (a tag nobody had) has no journal rows to revert.
-        touched = [c for c in recorded if c.traces or c.links or c.nodes]
-        return result, touched[-1].batch_id if touched else ""
-
-    def _on_core_changes(self, changes: Changes) -> None:
-        # Called by the core after each commit, in the thread that wrote.
-        if self._recording is not None and self._recording_thread == threading.get_ident():
-            self._recording.append(changes)
-        self.bus.publish(changes, self._initiator)
+    def publish(self, changes: Changes, initiator: object = None) -> None:
+        """Tell the views what a mutation of this window changed (its return)."""
+        self.bus.publish(changes, initiator)

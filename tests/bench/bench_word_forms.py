@@ -38,7 +38,7 @@ def searches(brain: Brain, rounds: int = 2) -> dict[str, float]:
 def cells(brain: Brain) -> dict[str, object]:
     from memgui.ui.models.trace_columns import COLUMNS, CONTENT_COLUMN, TITLE_COLUMN
 
-    traces = brain.list(limit=200) * 100  # 20,000 cells of real rows
+    traces = brain.list_traces(limit=200) * 100  # 20,000 cells of real rows
     out: dict[str, object] = {}
     for name, column in (("content", CONTENT_COLUMN), ("title", TITLE_COLUMN)):
         display = COLUMNS[column].display

@@ -77,9 +77,9 @@ def test_neighbours_prints_the_graph_around_a_trace(capsys, brain):
 
 def test_neighbours_say_when_more_were_left_out(capsys, brain):
     with Brain.open(brain) as opened:
-        hub = opened.add_node("hub", "thing")
+        hub = opened.add_node("hub", "thing").id
         for i in range(4):
-            opened.add_edge(hub, opened.add_node(f"leaf {i}", "thing"), "has")
+            opened.add_edge(hub, opened.add_node(f"leaf {i}", "thing").id, "has")
     doc = run_cli(capsys, brain, "neighbours", hub, "--limit", "3").json()
     assert len(doc["neighbours"]) == 3
     assert doc["truncated"] is True
@@ -217,7 +217,7 @@ def test_neighbours_walk_the_knowledge_graph(capsys, agentos_brain):
 
 def test_neighbours_limit_takes_its_largest_value(capsys, brain):
     with Brain.open(brain) as opened:
-        hub = opened.add_node("hub", "thing")
-        opened.add_edge(hub, opened.add_node("leaf", "thing"), "has")
+        hub = opened.add_node("hub", "thing").id
+        opened.add_edge(hub, opened.add_node("leaf", "thing").id, "has")
     doc = run_cli(capsys, brain, "neighbours", hub, "--limit", "5000").json()
     assert len(doc["neighbours"]) == 1 and doc["truncated"] is False

@@ -79,7 +79,9 @@ def test_options_reach_the_plan(capsys: pytest.CaptureFixture[str], brain_path: 
     assert again["result"]["imported"] == 7
     with Brain.open(brain_path) as brain:
         refiled = [
-            t for t in brain.list(TraceFilter(include_deleted=True), limit=50) if t.scope_id == "t9"
+            t
+            for t in brain.list_traces(TraceFilter(include_deleted=True), limit=50)
+            if t.scope_id == "t9"
         ]
     assert len(refiled) == 7 and {t.scope for t in refiled} == {"thread"}
 

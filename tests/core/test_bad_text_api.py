@@ -59,7 +59,7 @@ def test_a_blank_brain_id_is_refused_and_makes_no_file(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("field", "call"),
     [
-        ("filter", lambda b, _p: b.list("user")),
+        ("filter", lambda b, _p: b.list_traces("user")),
         ("filter", lambda b, _p: b.count({"scope": "user"})),
         ("filter", lambda b, _p: b.search("kept", "user")),
         ("ids", lambda b, _p: b.merge(5)),

@@ -15,7 +15,7 @@ from tests.support.paths import CORPORA
 def test_imported_chatgpt_trace_shows_its_conversation(brain: Brain) -> None:
     source = CORPORA / "chatgpt" / "librechat__chatgpt-export.json"
     run_to_end(commit(brain, run_to_end(plan(brain, source, format="chatgpt"))))
-    trace = next(t for t in brain.list(limit=200) if t.metadata.get("conversation_id"))
+    trace = next(t for t in brain.list_traces(limit=200) if t.metadata.get("conversation_id"))
     conv = brain.conversation_of(trace.id)
     assert conv is not None and conv["messages"]
     roles = {m["role"] for m in conv["messages"]}

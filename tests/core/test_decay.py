@@ -32,7 +32,7 @@ def test_time_counts_from_creation_even_at_epoch_zero() -> None:
 def test_a_huge_stability_in_added_metadata_leaves_the_brain_usable(brain: Brain) -> None:
     trace = brain.add("odd metadata", metadata={"decay": {"stability": 10**400}})
     assert trace.strength == pytest.approx(1.0)
-    assert [t.id for t in brain.list(TraceFilter())] == [trace.id]
+    assert [t.id for t in brain.list_traces(TraceFilter())] == [trace.id]
     assert [t.id for t in brain.search("odd").traces] == [trace.id]
 
 
@@ -50,7 +50,7 @@ def test_one_row_with_odd_numbers_never_stops_a_list(brain: Brain, column, value
     odd = brain.add("odd row")
     fine = brain.add("fine row")
     brain.db.conn.execute(f"UPDATE memory_traces SET {column} = ? WHERE id = ?", (value, odd.id))
-    assert {t.id for t in brain.list(TraceFilter())} == {odd.id, fine.id}
+    assert {t.id for t in brain.list_traces(TraceFilter())} == {odd.id, fine.id}
     assert {t.id for t in brain.search("row").traces} == {odd.id, fine.id}
     assert brain.get(odd.id).id == odd.id
 
@@ -156,7 +156,7 @@ def test_an_imported_pinned_memory_and_a_merge_without_decay_state_keep_the_pin(
     source = tmp_path / "pinned.csv"
     source.write_text("content,category\nimported decision,DECISION\nimported pattern,PATTERN\n")
     run_to_end(commit(brain, run_to_end(plan(brain, source, format="csv"))))
-    by_text = {t.content: t for t in brain.list(TraceFilter())}
+    by_text = {t.content: t for t in brain.list_traces(TraceFilter())}
     decision, pattern = by_text["imported decision"], by_text["imported pattern"]
     assert decision.metadata["decay"]["stability"] == DAY_MS * PINNED_STABILITY_FACTOR
     assert "decay" not in pattern.metadata

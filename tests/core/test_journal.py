@@ -32,12 +32,12 @@ def test_every_change_is_journaled_with_before_and_after(brain: Brain) -> None:
 def test_revert_a_batch_and_revert_the_revert(brain: Brain) -> None:
     keep = brain.add("keep")
     before = state(brain)
-    with brain.batch(actor="import:test") as batch_id:
+    with brain.batch(actor="import:test") as batch:
         new = brain.add("imported")
         brain.update(keep.id, {"tags": ["touched"]})
         brain.link(new.id, keep.id, "relates_to")
     assert state(brain) != before
-    changes = brain.revert(batch_id)
+    changes = brain.revert(batch.batch_id)
     assert changes.kind == "revert" and new.id in changes.traces
     assert state(brain) == before
     redo_batch = brain.journal_since(0)[-1].batch_id
@@ -82,13 +82,15 @@ def test_failed_batch_writes_nothing(brain: Brain) -> None:
     assert state(brain) == before
 
 
-def test_changes_reach_subscribers_once_per_commit(brain: Brain) -> None:
-    seen = []
-    brain.subscribe(seen.append)
-    with brain.batch(actor="gui"):
+def test_a_batch_returns_what_its_calls_changed_together(brain: Brain) -> None:
+    with brain.batch(actor="gui") as batch:
         a = brain.add("a")
         b = brain.add("b")
-    assert len(seen) == 1 and seen[0].traces == {a.id, b.id} and seen[0].actor == "gui"
+    assert batch.changes.added == {a.id, b.id} and batch.changes.actor == "gui"
+    assert batch.changes.batch_id == batch.batch_id
+    # Each call names what it did itself, in the batch it joined.
+    assert a.changes is not None and a.changes.added == {a.id}
+    assert a.changes.batch_id == batch.batch_id
 
 
 def test_undo_twice_in_a_row_reverts_older_batches_after_newer_ones(brain: Brain) -> None:

@@ -28,7 +28,7 @@ def vault_brain(brain: Brain, tmp_path: Path) -> dict[str, str]:
         (folder / name).write_text(text, encoding="utf-8")
     the_plan = run_to_end(plan(brain, folder, options=ImportOptions(format="obsidian")))
     run_to_end(commit(brain, the_plan))
-    return {t.title: t.id for t in brain.list(limit=10)}
+    return {t.title: t.id for t in brain.list_traces(limit=10)}
 
 
 def rows(brain: Brain) -> dict[str, list[tuple]]:

@@ -18,9 +18,9 @@ def graph(brain: Brain) -> tuple[list, list]:
 
 def test_add_node_and_edge_are_journaled_and_revertible(brain: Brain) -> None:
     start = brain.last_journal_id()
-    alice = brain.add_node("Alice", "person", {"age": 3})
-    bob = brain.add_node("Bob", "person")
-    edge = brain.add_edge(alice, bob, "knows", 0.5)
+    alice = brain.add_node("Alice", "person", {"age": 3}).id
+    bob = brain.add_node("Bob", "person").id
+    edge = brain.add_edge(alice, bob, "knows", 0.5).id
     rows = brain.journal_since(start)
     assert [(e.op, e.trace_id, e.actor) for e in rows] == [
         ("node", alice, "test"),
@@ -37,9 +37,9 @@ def test_add_node_and_edge_are_journaled_and_revertible(brain: Brain) -> None:
 
 
 def test_revert_add_node_used_by_a_later_edge_is_a_conflict(brain: Brain) -> None:
-    alice = brain.add_node("Alice", "person")
+    alice = brain.add_node("Alice", "person").id
     node_batch = brain.journal_since(0)[-1].batch_id
-    brain.add_edge(alice, brain.add_node("Bob", "person"), "knows")
+    brain.add_edge(alice, brain.add_node("Bob", "person").id, "knows")
     before, journal_before = graph(brain), brain.last_journal_id()
     with pytest.raises(Conflict):
         brain.revert(node_batch)
@@ -58,7 +58,7 @@ def test_revert_add_node_twice_is_a_conflict(brain: Brain) -> None:
 
 @pytest.mark.parametrize("weight", ["x", float("nan"), float("inf"), -float("inf"), 10**400, True])
 def test_add_edge_rejects_a_weight_that_is_not_a_finite_number(brain: Brain, weight) -> None:
-    a, b = brain.add_node("a", "t"), brain.add_node("b", "t")
+    a, b = brain.add_node("a", "t").id, brain.add_node("b", "t").id
     journal_before = brain.last_journal_id()
     with pytest.raises(InvalidArgument) as err:
         brain.add_edge(a, b, "knows", weight)

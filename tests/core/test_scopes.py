@@ -16,8 +16,8 @@ def test_delete_scope_removes_live_and_forgotten_traces_of_that_id_only(brain: B
     user = brain.add("d", scope="user", scope_id="t1")
     brain.forget(b.id)
     brain.link(a.id, other.id, "relates_to")
-    assert brain.delete_scope("thread", "t1") == 2
-    left = {t.id for t in brain.list(TraceFilter(include_deleted=True))}
+    assert brain.delete_scope("thread", "t1").count == 2
+    left = {t.id for t in brain.list_traces(TraceFilter(include_deleted=True))}
     assert left == {other.id, user.id}
     assert brain.related(other.id) == []
 
@@ -26,9 +26,9 @@ def test_delete_scope_for_one_user(brain: Brain) -> None:
     mine = brain.add("mine", scope="thread", scope_id="t", metadata={"turnUserId": "u1"})
     shared = brain.add("shared", scope="thread", scope_id="t", metadata={"contributors": ["u1"]})
     theirs = brain.add("theirs", scope="thread", scope_id="t", metadata={"userId": "u2"})
-    assert brain.delete_scope("thread", "t", user_id="u1") == 2
-    assert [t.id for t in brain.list()] == [theirs.id]
-    assert {mine.id, shared.id}.isdisjoint(t.id for t in brain.list())
+    assert brain.delete_scope("thread", "t", user_id="u1").count == 2
+    assert [t.id for t in brain.list_traces()] == [theirs.id]
+    assert {mine.id, shared.id}.isdisjoint(t.id for t in brain.list_traces())
 
 
 def test_delete_scope_is_revertible(brain: Brain) -> None:
@@ -42,20 +42,20 @@ def test_refile_scope_moves_deleted_rows_and_metadata(brain: Brain) -> None:
     a = brain.add("a", scope="persona", scope_id="old")
     b = brain.add("b", scope="persona", scope_id="old")
     brain.forget(b.id)
-    assert brain.refile_scope("persona", "old", "new") == 2
+    assert brain.refile_scope("persona", "old", "new").count == 2
     assert brain.get(a.id).scope_id == "new" and brain.get(b.id).scope_id == "new"
     assert brain.get(a.id).metadata["scopeId"] == "new"
-    assert brain.delete_scope("persona", "new") == 2
+    assert brain.delete_scope("persona", "new").count == 2
 
 
 def test_refile_scope_to_the_same_id_writes_nothing(brain: Brain) -> None:
     a = brain.add("a", scope="user", scope_id="alice")
     brain.forget(brain.add("b", scope="user", scope_id="alice").id)
     journal_before = brain.last_journal_id()
-    versions = {t.id: t.version for t in brain.list(TraceFilter(include_deleted=True))}
-    assert brain.refile_scope("user", "alice", "alice") == 0
+    versions = {t.id: t.version for t in brain.list_traces(TraceFilter(include_deleted=True))}
+    assert brain.refile_scope("user", "alice", "alice").count == 0
     assert brain.last_journal_id() == journal_before
-    after = {t.id: t.version for t in brain.list(TraceFilter(include_deleted=True))}
+    after = {t.id: t.version for t in brain.list_traces(TraceFilter(include_deleted=True))}
     assert after == versions  # no bump: another writer's expect_version still holds
     assert brain.update(a.id, {"content": "a2"}, expect_version=1).version == 2
 
@@ -88,7 +88,7 @@ def test_refile_records_a_live_traces_graph_copy_under_the_new_id(agentos_copy) 
 
     with Brain.open(agentos_copy, actor="test") as brain:
         before = node_scope_ids(brain)
-        live = {t.id for t in brain.list(TraceFilter(scope="user", scope_id="user-42"))}
+        live = {t.id for t in brain.list_traces(TraceFilter(scope="user", scope_id="user-42"))}
         moved = {n for n in before if n in live}
         assert moved
         start = brain.last_journal_id()

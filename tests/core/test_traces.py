@@ -100,7 +100,7 @@ def test_ttl_bounds_are_inclusive(brain: Brain) -> None:
 @pytest.mark.parametrize("limit", [0, -1, 201, 2**63 - 1, -(2**63)])
 def test_list_limit_out_of_bounds(brain: Brain, limit: int) -> None:
     with pytest.raises(InvalidArgument, match=rf"limit must be between 1 and 200 \(got {limit}\)"):
-        brain.list(limit=limit)
+        brain.list_traces(limit=limit)
 
 
 def test_list_filters_and_tag_is_exact_and_case_sensitive(brain: Brain) -> None:
@@ -108,13 +108,13 @@ def test_list_filters_and_tag_is_exact_and_case_sensitive(brain: Brain) -> None:
     b = brain.add("beta", type="episodic", scope="thread", scope_id="t1", tags=["red"])
     c = brain.add("gamma", category="TODO", tags=["redder"])
     brain.forget(c.id)
-    assert [t.id for t in brain.list(TraceFilter(tag="red"))] == [b.id]
-    assert [t.id for t in brain.list(TraceFilter(tag="Red"))] == [a.id]
-    assert [t.id for t in brain.list(TraceFilter(scope_id="u1"))] == [a.id]
-    assert [t.id for t in brain.list(TraceFilter(type="episodic"))] == [b.id]
-    assert brain.list(TraceFilter(category="TODO")) == []
-    assert [t.id for t in brain.list(TraceFilter(deleted=True))] == [c.id]
-    assert len(brain.list(TraceFilter(include_deleted=True))) == 3
+    assert [t.id for t in brain.list_traces(TraceFilter(tag="red"))] == [b.id]
+    assert [t.id for t in brain.list_traces(TraceFilter(tag="Red"))] == [a.id]
+    assert [t.id for t in brain.list_traces(TraceFilter(scope_id="u1"))] == [a.id]
+    assert [t.id for t in brain.list_traces(TraceFilter(type="episodic"))] == [b.id]
+    assert brain.list_traces(TraceFilter(category="TODO")) == []
+    assert [t.id for t in brain.list_traces(TraceFilter(deleted=True))] == [c.id]
+    assert len(brain.list_traces(TraceFilter(include_deleted=True))) == 3
     assert brain.count(TraceFilter()) == 2
     assert brain.list_ids(TraceFilter(), order="content", descending=False) == [a.id, b.id]
 
@@ -218,7 +218,7 @@ def test_empty_ids_are_invalid_not_missing(brain: Brain, call, field: str) -> No
 
 def test_filter_tag_message_shows_the_value(brain: Brain) -> None:
     with pytest.raises(InvalidArgument, match=r"tag must be a non-empty string \(got ''\)"):
-        brain.list(TraceFilter(tag=""))
+        brain.list_traces(TraceFilter(tag=""))
 
 
 def test_merge_refuses_deleted_and_unknown(brain: Brain) -> None:

@@ -41,7 +41,7 @@ REFUSALS: list[tuple[str, Call, str, list[str]]] = [
     ("merge content", lambda b, ids: b.merge([ids["a"], ids["b"]], content=BAD), "content", []),
     ("get id", lambda b, ids: b.get(BAD), "id", [UNICODE]),
     ("search query", lambda b, ids: b.search(BAD), "query", [UNICODE]),
-    ("filter tag", lambda b, ids: b.list(TraceFilter(tag=BAD)), "tag", [UNICODE]),
+    ("filter tag", lambda b, ids: b.list_traces(TraceFilter(tag=BAD)), "tag", [UNICODE]),
     ("filter scope_id", lambda b, ids: b.count(TraceFilter(scope_id=BAD)), "scope_id", [UNICODE]),
     ("get_many id", lambda b, ids: b.get_many([ids["a"], BAD]), "ids[1]", [UNICODE]),
     # 2. a number too large for a float
@@ -54,10 +54,15 @@ REFUSALS: list[tuple[str, Call, str, list[str]]] = [
     # 4. patch keys of mixed types
     ("patch mixed keys", lambda b, ids: b.update(ids["a"], {1: 2, "a": 3}), "patch", ["['a', 1]"]),
     # 5. an unhashable order
-    ("order list", lambda b, ids: b.list(order=["id"]), "order", ["created_at", "['id']"]),
+    ("order list", lambda b, ids: b.list_traces(order=["id"]), "order", ["created_at", "['id']"]),
     ("order list ids", lambda b, ids: b.list_ids(order=["id"]), "order", ["created_at"]),
     # 6. filter fields of the wrong type
-    ("filter scope_id int", lambda b, ids: b.list(TraceFilter(scope_id=FIVE)), "scope_id", ["5"]),
+    (
+        "filter scope_id int",
+        lambda b, ids: b.list_traces(TraceFilter(scope_id=FIVE)),
+        "scope_id",
+        ["5"],
+    ),
     ("search scope_id", lambda b, ids: b.search("t", TraceFilter(scope_id=FIVE)), "scope_id", []),
     ("filter deleted str", lambda b, ids: b.count(TraceFilter(deleted=YES)), "deleted", ["'yes'"]),
     ("filter type list", lambda b, ids: b.count(TraceFilter(type=LIST)), "type", ["episodic"]),

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 
 from memgui.ui.exporting.export_dialog import ExportDialog
 from memgui.ui.importing.import_dialog import ImportDialog
+from memgui.ui.importing.import_record_editor import RecordEditor
 from tests.support.paths import SHARED
 from tests.support.waiting import WAIT_MS
 
@@ -127,3 +128,10 @@ def make_dialog(qtbot, window) -> ExportDialog:
     qtbot.addWidget(dialog)
     dialog.show()
     return dialog
+
+
+def apply_and_wait(qtbot, editor: RecordEditor) -> bool:
+    """Click "Apply and check again" and wait for the check (a job): does the record pass?"""
+    with qtbot.waitSignal(editor.applied, timeout=WAIT_MS) as blocker:
+        editor.apply()
+    return bool(blocker.args[0])

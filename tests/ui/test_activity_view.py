@@ -9,6 +9,7 @@ import sys
 import pytest
 
 from memgui.core.brain import Brain
+from memgui.core.model import changes_of
 from memgui.ui.activity import activity_model
 from memgui.ui.activity.activity_model import NOW, WHAT, ActivityModel, ActivityRole
 from memgui.ui.session import BrainSession
@@ -199,7 +200,7 @@ def test_revert_one_change_and_a_batch_then_undo_to_the_exact_state(window, qtbo
     rest = service.model.index(0, 0, service.model.index(1, 0))
     service.panel.select(rest)
     service.panel.revert_batch_action.trigger()
-    assert [t.content for t in brain.list()] == ["Edited by an agent"]
+    assert [t.content for t in brain.list_traces()] == ["Edited by an agent"]
     window.actions.undo.trigger()
     assert core_state(brain) == before
 
@@ -247,7 +248,8 @@ def test_the_window_s_own_import_is_never_listed_even_after_reopening(
     session = window.session
     # As the import job does: written under import:<format>, announced as this window's.
     with qtbot.waitSignal(session.bus.changed, timeout=WAIT_MS):
-        session.record(lambda: session.brain.add("Imported here", actor="import:jsonl"))
+        added = session.brain.add("Imported here", actor="import:jsonl")
+        session.publish(changes_of(added), session)
     qtbot.waitUntil(lambda: session.brain.review_mark().batches != {}, timeout=WAIT_MS)
     qtbot.waitUntil(lambda: not service._refresh.isActive(), timeout=WAIT_MS)
     assert service.count == 6 and "import:jsonl" not in rows(service.model)

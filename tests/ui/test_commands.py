@@ -146,7 +146,8 @@ def test_restore_version_brings_back_its_expiry(session):
     # A version already held: nothing to restore, nothing on the stack.
     steps = session.undo_stack.count()
     latest = session.brain.history(first.id)[-1].after
-    assert cmd.patch_towards(again, latest) == {}
+    held = cmd.RestoreVersionCommand(session, again, latest)
+    assert cmd.push(session, held).version == again.version and not held.changed_something
     assert session.undo_stack.count() == steps
 
 
@@ -172,3 +173,30 @@ def test_new_then_edit_undone_twice_removes_the_new_trace(session):
     session.undo_stack.undo()
     with pytest.raises(NotFound):
         session.brain.get(trace.id)
+
+
+def test_a_command_keeps_the_batch_its_core_call_returned_and_publishes_it(session):
+    heard = []
+    session.bus.changed.connect(lambda changes, initiator: heard.append((changes, initiator)))
+    command = cmd.NewTraceCommand(session, {"content": "Kept by its return"})
+    trace = cmd.push(session, command)
+    (entry,) = session.brain.history(trace.id)
+    assert command.batch_id == entry.batch_id == trace.changes.batch_id
+    assert heard == [(trace.changes, command)]
+    session.undo_stack.undo()
+    (undone, by), *_ = heard[1:]
+    assert by is command and undone.removed == {trace.id}
+    assert command._undo_batch_id == undone.batch_id == session.brain.journal_since(0)[-1].batch_id
+
+
+def test_no_capture_of_changes_by_thread_remains():
+    from memgui.core.brain import Brain
+    from memgui.ui.session import BrainSession
+    from tests.support.paths import ROOT
+
+    assert not hasattr(BrainSession, "record") and not hasattr(BrainSession, "record_batch")
+    assert not hasattr(Brain, "subscribe")
+    for path in (ROOT / "memgui").rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        for word in ("get_ident", "_recording", ".subscribe("):
+            assert word not in text, f"{path} holds {word}"

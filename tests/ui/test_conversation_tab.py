@@ -22,7 +22,9 @@ def chat_brain(tmp_path):
     path = tmp_path / "chats.sqlite"
     with Brain.open(path, actor="test") as brain:
         run_to_end(commit(brain, run_to_end(plan(brain, CHAT_EXPORT, format="chatgpt"))))
-        from_chat = next(t for t in brain.list(limit=200) if t.metadata.get("conversation_id"))
+        from_chat = next(
+            t for t in brain.list_traces(limit=200) if t.metadata.get("conversation_id")
+        )
         expected = brain.conversation_of(from_chat.id)
         plain = brain.add("A memory typed by hand").id
     return path, from_chat.id, expected, plain

@@ -51,7 +51,9 @@ def test_unticking_a_conversation_leaves_out_its_memories(qtbot, window):
 
     commit_and_wait(qtbot, dialog)
     brain = window.session.brain
-    imported = [t for t in brain.list(TraceFilter(), limit=200) if "conversation_id" in t.metadata]
+    imported = [
+        t for t in brain.list_traces(TraceFilter(), limit=200) if "conversation_id" in t.metadata
+    ]
     assert imported and {t.title for t in imported} == {"Postgres indexing"}
     for trace in imported:  # each memory's Conversation tab has its chat
         assert brain.conversation_of(trace.id) is not None
@@ -74,7 +76,9 @@ def test_a_real_export_unticked_conversation_by_conversation(qtbot, window):
                 )
     commit_and_wait(qtbot, dialog)
     brain = window.session.brain
-    chats = [t for t in brain.list(TraceFilter(), limit=200) if "conversation_id" in t.metadata]
+    chats = [
+        t for t in brain.list_traces(TraceFilter(), limit=200) if "conversation_id" in t.metadata
+    ]
     assert chats
     for trace in chats:
         assert kept[trace.metadata["conversation_id"]], trace.title

@@ -4,6 +4,8 @@ record cannot be fixed."""
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 from memgui.core.model import TraceFilter
@@ -11,6 +13,7 @@ from memgui.ui.importing.import_record_editor import RecordEditor
 from tests.support.import_export import (
     CORPORA,
     WAIT_MS,
+    apply_and_wait,
     commit_and_wait,
     open_and_plan,
     wait_for_plan,
@@ -55,7 +58,7 @@ def fix_by_hand(qtbot, review, monkeypatch, row: int, text: str) -> None:
 
     def exec_(editor: RecordEditor) -> int:
         editor.content.setPlainText(text)
-        return int(editor.apply())
+        return int(apply_and_wait(qtbot, editor))
 
     monkeypatch.setattr(RecordEditor, "exec", exec_)
     select(review, row)
@@ -84,7 +87,7 @@ def test_a_fix_survives_a_replan_and_is_filed_under_the_new_scope(
     replan(qtbot, dialog, lambda: review.options_bar.scope_box.setCurrentIndex(0))
     assert review.model.plan.records[row_of(review, "template.md")].verdict == "new"
     commit_and_wait(qtbot, dialog)
-    contents = {t.content for t in window.session.brain.list(TraceFilter(), limit=50)}
+    contents = {t.content for t in window.session.brain.list_traces(TraceFilter(), limit=50)}
     assert FIXED in contents
 
 
@@ -162,3 +165,28 @@ def test_a_refused_conversation_says_why_it_cannot_be_fixed(qtbot, window):
     select(review, new)
     assert "Only refused or error records" in review.fix_button.toolTip()
     assert review.fix_hint.full_text() == ""
+
+
+def test_records_are_checked_against_the_brain_off_the_gui_thread(
+    qtbot, window, notes, monkeypatch
+):
+    from memgui.core.io.planning import fixes
+    from memgui.ui.importing import import_jobs
+
+    on_gui_thread: list[bool] = []
+
+    def watched(real):
+        def check(*args, **kwargs):
+            on_gui_thread.append(threading.current_thread() is threading.main_thread())
+            return real(*args, **kwargs)
+
+        return check
+
+    monkeypatch.setattr(import_jobs, "revalidate", watched(import_jobs.revalidate))
+    monkeypatch.setattr(fixes, "revalidate", watched(fixes.revalidate))
+    dialog = open_and_plan(qtbot, window, notes)
+    review = dialog.review
+    fix_by_hand(qtbot, review, monkeypatch, row_of(review, "template.md"), FIXED)
+    replan(qtbot, dialog, lambda: review.options_bar.scope_box.setCurrentIndex(1))
+    assert on_gui_thread == [False, False]  # "Fix record…", then the re-plan's carried fix
+    assert review.model.plan.records[row_of(review, "template.md")].verdict == "new"

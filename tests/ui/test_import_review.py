@@ -13,6 +13,7 @@ from memgui.ui.importing.import_record_editor import RecordEditor
 from memgui.ui.models.import_plan_model import Column, ImportPlanModel, PlanFilterProxy
 from tests.support.import_export import (
     WAIT_MS,
+    apply_and_wait,
     commit_and_wait,
     open_and_plan,
     wait_for_plan,
@@ -79,7 +80,7 @@ def test_unaccepting_records_changes_what_commit_writes(qtbot, window, notes):
     assert review.commit_button.text() == "Commit 1 record"
     result = commit_and_wait(qtbot, dialog)
     assert result.imported == 1
-    contents = {t.content for t in window.session.brain.list(TraceFilter(), limit=200)}
+    contents = {t.content for t in window.session.brain.list_traces(TraceFilter(), limit=200)}
     assert "Beta: the staging database is read-only on Sundays" in contents
     assert not any(c.startswith(("Alpha", "Gamma")) for c in contents)
 
@@ -89,19 +90,23 @@ def test_fixing_a_refused_record_revalidates_it(qtbot, window, notes):
     review = dialog.review
     plan = review.model.plan
     row = next(i for i, r in enumerate(plan.records) if r.verdict == "refused")
-    editor = RecordEditor(plan.records[row], lambda _r: dialog.run.revalidate(row), dialog)
+    editor = RecordEditor(
+        plan.records[row],
+        lambda _r, done, failed: dialog.run.check_record(row, done, failed),
+        dialog,
+    )
     qtbot.addWidget(editor)
     assert "id must be a text" in editor.problem.text()
     editor.fields.setPlainText("[1, 2]")
-    assert not editor.apply()
+    assert not apply_and_wait(qtbot, editor)
     assert "must be a JSON object" in editor.problem.text()
     editor.fields.setPlainText('{"type": "bogus"}')
     editor.content.setPlainText("Delta: the pager rota changes on Mondays")
-    assert not editor.apply()
+    assert not apply_and_wait(qtbot, editor)
     assert plan.records[row].verdict == "refused"
     assert "type" in editor.problem.text() and "bogus" in editor.problem.text()
     editor.fields.setPlainText('{"type": "semantic", "tags": ["ops"]}')
-    assert editor.apply()
+    assert apply_and_wait(qtbot, editor)
     review.record_fixed(row)
     assert plan.records[row].verdict == "new"
     assert review.toggles["new"].text() == "new 4"
@@ -233,10 +238,10 @@ def test_a_chatgpt_plan_shows_and_writes_its_texts(qtbot, window):
     assert detail.record_text.toPlainText() == plan.records[row].fields["content"]
     shown = json.loads(detail.fields_text.toPlainText())
     assert shown["fields"]["metadata"]["source"] == "chatgpt_export"
-    editor = RecordEditor(plan.records[row], lambda record: record, dialog)
+    editor = RecordEditor(plan.records[row], lambda record, done, _failed: done(record), dialog)
     qtbot.addWidget(editor)
     editor.content.setPlainText("[user]: Where should we swim?")
-    assert editor.apply()
+    assert apply_and_wait(qtbot, editor)
     commit_and_wait(qtbot, dialog)
     assert window.session.brain.get(plan.trace_id(row)).content == "[user]: Where should we swim?"
 

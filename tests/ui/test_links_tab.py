@@ -61,13 +61,13 @@ def test_the_neighbours_tab_says_when_it_shows_only_the_nearest(qtbot, window, m
     monkeypatch.setattr(detail_tabs, "MAX_NEIGHBOURS", 3)
     brain = window.session.brain
     trace_id = window.model.id_at(0)
-    memory = brain.add_node("memory", "memory", {"trace_id": trace_id})
+    memory = brain.add_node("memory", "memory", {"trace_id": trace_id}).id
     tab = window.detail.neighbours
     for count in (3, 4):
-        brain.add_edge(memory, brain.add_node(f"topic {count}", "topic"), "mentions")
+        brain.add_edge(memory, brain.add_node(f"topic {count}", "topic").id, "mentions")
         if count == 3:
             for i in range(2):
-                brain.add_edge(memory, brain.add_node(f"topic {i}", "topic"), "mentions")
+                brain.add_edge(memory, brain.add_node(f"topic {i}", "topic").id, "mentions")
         tab.show_trace(brain, brain.get(trace_id))
         assert tab.model.rowCount() == 3
         assert tab.message.isHidden() == (count == 3)

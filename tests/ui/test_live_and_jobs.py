@@ -180,8 +180,8 @@ def test_detail_models_pass_the_model_tester(qtmodeltester, session):
     a, b = session.brain.list_ids()[:2]
     session.brain.link(a, b, "relates_to")
     session.brain.update(a, {"content": "edited"}, expect_version=1)
-    node = session.brain.add_node("Python", "entity")
-    memory = session.brain.add_node("memory", "memory", {"trace_id": a})
+    node = session.brain.add_node("Python", "entity").id
+    memory = session.brain.add_node("memory", "memory", {"trace_id": a}).id
     session.brain.add_edge(memory, node, "mentions")
     links, history, neighbours = LinksModel(), HistoryModel(), NeighboursModel()
     links.set_items(session.brain.related(a))

@@ -43,7 +43,7 @@ def test_empty_brain_shows_welcome_then_new_memory_by_keyboard(qtbot, tmp_path):
     qtbot.keyClick(window, Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)
     wait_idle(qtbot, window)
     with Brain.open(empty) as brain:
-        (trace,) = brain.list(TraceFilter())
+        (trace,) = brain.list_traces(TraceFilter())
     assert (trace.content, trace.tags) == ("First memory, typed by hand", ("manual",))
     qtbot.waitUntil(lambda: window.current_id() == trace.id, timeout=WAIT_MS)
     assert window.pages.currentWidget() is window.splitter
@@ -219,7 +219,7 @@ def test_merge_and_bulk_tag_selected(qtbot, window):
         )
     window.actions.merge.trigger()
     qtbot.waitUntil(lambda: window.model.rowCount() == 4, timeout=WAIT_MS)
-    live = window.session.brain.list(TraceFilter())
+    live = window.session.brain.list_traces(TraceFilter())
     assert "Merged by hand" in [t.content for t in live]
     window.actions.undo.trigger()
     assert window.statusBar().currentMessage().startswith("Undone: Merge 2 memories")
@@ -229,7 +229,7 @@ def test_merge_and_bulk_tag_selected(qtbot, window):
     window.actions.undo.trigger()
     qtbot.waitUntil(lambda: window.model.rowCount() == 5, timeout=WAIT_MS)
     window.actions.undo.trigger()
-    assert not any("reviewed" in t.tags for t in window.session.brain.list(TraceFilter()))
+    assert not any("reviewed" in t.tags for t in window.session.brain.list_traces(TraceFilter()))
 
 
 def test_table_shows_with_its_first_rows_before_the_count_and_readers_close(

@@ -64,7 +64,7 @@ def test_a_merge_keeps_the_picked_memory_with_its_neighbours_and_undo_restores(q
     with Brain.open(path, actor="test") as brain:
         options = ImportOptions(format="obsidian")
         run_to_end(commit(brain, run_to_end(plan(brain, vault, options=options))))
-        ids = {t.title: t.id for t in brain.list()}
+        ids = {t.title: t.id for t in brain.list_traces()}
         brain.search("alpha")  # Alpha is the default survivor
     window = open_window(qtbot, tmp_path, path)
     window.edits.ask.keep = ids["Beta"]

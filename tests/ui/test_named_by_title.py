@@ -20,7 +20,7 @@ def _brain(tmp_path):
     with Brain.open(path, actor="test") as brain:
         options = ImportOptions(format="obsidian")
         run_to_end(commit(brain, run_to_end(plan(brain, vault, options=options))))
-        ids = {t.title: t.id for t in brain.list()}
+        ids = {t.title: t.id for t in brain.list_traces()}
         untitled = brain.add("An agent's note without a title, about the harbour").id
         brain.link(ids["Harbour plan"], ids["Tides"], "relates_to")
         brain.link(ids["Harbour plan"], untitled, "caused_by")

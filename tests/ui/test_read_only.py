@@ -66,7 +66,7 @@ def test_a_read_only_brain_is_browsed_and_searched_never_changed(qtbot, tmp_path
     assert read_only_path.read_bytes() == before
     with Brain.open(read_only_path) as brain:
         assert brain.count() == 5  # nothing forgotten by the Delete key
-        assert all(t.retrieval_count == 0 for t in brain.list())  # a search is no recall
+        assert all(t.retrieval_count == 0 for t in brain.list_traces())  # a search is no recall
 
 
 def test_a_writable_brain_opened_after_it_is_editable_again(qtbot, tmp_path, read_only_path):

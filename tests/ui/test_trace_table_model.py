@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
-from memgui.core.model import Changes, TraceFilter
+from memgui.core.model import Changes, TraceFilter, changes_of
 from memgui.ui.models import row_lists
 from memgui.ui.models import trace_table_model as ttm
 from memgui.ui.models.trace_columns import COLUMNS, TraceRole, first_line
@@ -104,16 +104,17 @@ def test_changes_refresh_rows_and_requery(session, qtbot):
     session.bus.changed.connect(model.apply_changes)
     row = 0
     trace = model.trace_at(row)
+    brain = session.brain
+    # Whoever changes the brain publishes what the core call returned.
     with qtbot.waitSignal(model.dataChanged, timeout=WAIT_MS):
-        session.brain.update(
-            trace.id, {"content": "Edited elsewhere"}, expect_version=trace.version
-        )
+        edited = brain.update(trace.id, {"content": "Edited elsewhere"}, trace.version)
+        session.publish(changes_of(edited))
     assert model.index(row, 0).data() == "Edited elsewhere"
     with qtbot.waitSignal(model.modelReset, timeout=WAIT_MS):
-        session.brain.add("A brand new memory")
+        session.publish(changes_of(brain.add("A brand new memory")))
     assert model.rowCount() == 6
     with qtbot.waitSignal(model.modelReset, timeout=WAIT_MS):
-        session.brain.forget(trace.id)
+        session.publish(changes_of(brain.forget(trace.id)))
     assert model.row_of(trace.id) == -1 and model.rowCount() == 5
     model.apply_changes(Changes(kind="edit"))  # nothing named: nothing happens
     assert model.rowCount() == 5

@@ -100,7 +100,7 @@ def test_an_edit_of_a_memory_purged_elsewhere_stays_and_saves_as_a_new_one(
     assert editor.save_new_button.isVisible() and editor.discard_button.isVisible()
     assert editor.isEnabled() and editor.revert_button.isEnabled()
     editor.save_new_button.click()
-    (saved,) = [t for t in window.session.brain.list(TraceFilter()) if t.content == typed]
+    (saved,) = [t for t in window.session.brain.list_traces(TraceFilter()) if t.content == typed]
     assert saved.id != trace_id
     assert (saved.tags, saved.scope_id, saved.type) == (before.tags, before.scope_id, before.type)
     assert not editor.dirty and not editor.banner.isVisible() and editor.trace.id == saved.id
@@ -114,11 +114,11 @@ def test_an_edit_of_a_memory_purged_elsewhere_can_be_discarded(qtbot, live_windo
     trace_id = select_row(window, 2)
     _type_at_end(qtbot, window, " -- not wanted after all")
     _purge_elsewhere(qtbot, window, brain_path, trace_id)
-    count = len(window.session.brain.list(TraceFilter()))
+    count = len(window.session.brain.list_traces(TraceFilter()))
     editor.discard_button.click()
     assert not editor.dirty and editor.trace is None and editor.content.toPlainText() == ""
     assert not editor.banner.isVisible() and not editor.is_gone
-    assert len(window.session.brain.list(TraceFilter())) == count  # nothing was written
+    assert len(window.session.brain.list_traces(TraceFilter())) == count  # nothing was written
 
 
 def test_a_memory_purged_elsewhere_with_nothing_typed_just_goes(qtbot, live_window, brain_path):
@@ -187,11 +187,11 @@ def test_merge_settles_the_unsaved_edit_before_it_merges(qtbot, window):
     assert asked[0] == "unsaved" and asked[1][0] == "merge" and len(asked) == 2
     assert typed in asked[1][1]  # the merge started from the saved edit
     wait_idle(qtbot, window)
-    merged = [t for t in window.session.brain.list(TraceFilter()) if typed in t.content]
+    merged = [t for t in window.session.brain.list_traces(TraceFilter()) if typed in t.content]
     assert len(merged) == 1
     qtbot.waitUntil(lambda: window.current_id() == merged[0].id, timeout=WAIT_MS)
     assert editor.stack.currentWidget() is editor.form_page and not editor.dirty
-    assert first in (merged[0].id, *[t.id for t in window.session.brain.list(TraceFilter())])
+    assert first in (merged[0].id, *[t.id for t in window.session.brain.list_traces(TraceFilter())])
 
 
 # --- 4. Revert after an outside change shows the stored version ---------------------------

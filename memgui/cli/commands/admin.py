@@ -22,7 +22,7 @@ def _link_doc(args: argparse.Namespace) -> dict[str, Any]:
 
 @command("link", "link two traces (idempotent)", configure=_configure_link)
 def run_link(ctx: CommandContext, args: argparse.Namespace) -> None:
-    ctx.brain.link(args.from_id, args.to_id, args.kind)
+    ctx.brain.link(args.from_id, args.to_id, args.kind)  # linked either way: idempotent
     ctx.emit(dict(_link_doc(args), linked=True), f"linked {args.from_id} {args.kind} {args.to_id}")
 
 
@@ -30,7 +30,7 @@ def run_link(ctx: CommandContext, args: argparse.Namespace) -> None:
 def run_unlink(ctx: CommandContext, args: argparse.Namespace) -> None:
     """Remove a link; a link that does not exist (in that direction) is reported, not an error."""
     edge = f"{args.from_id} {args.kind} {args.to_id}"
-    if ctx.brain.unlink(args.from_id, args.to_id, args.kind):
+    if ctx.brain.unlink(args.from_id, args.to_id, args.kind):  # what changed: the link, if any
         ctx.emit(dict(_link_doc(args), unlinked=True), f"unlinked {edge}")
     else:
         # As agent-memory's memory_unlink: a normal result, so a retried unlink is safe.
@@ -98,11 +98,8 @@ def _configure_revert(parser: argparse.ArgumentParser) -> None:
 )
 def run_revert(ctx: CommandContext, args: argparse.Namespace) -> None:
     changes = ctx.brain.revert(args.batch)
-    doc = jsonable(changes)
-    traces = doc.get("traces", []) if isinstance(doc, dict) else []
-    new_batch = doc.get("batch_id", "") if isinstance(doc, dict) else ""
-    text = f"reverted batch {args.batch}: {len(traces)} trace(s) changed"
-    ctx.emit(doc, text + (f" (batch {new_batch})" if new_batch else ""))
+    text = f"reverted batch {args.batch}: {len(changes.traces)} trace(s) changed"
+    ctx.emit(changes.to_json(), text + (f" (batch {changes.batch_id})" if changes else ""))
 
 
 @command("sweep", "remove traces whose TTL has passed, with their links")
@@ -129,9 +126,10 @@ def _configure_scope_delete(parser: argparse.ArgumentParser) -> None:
     "scope-delete", "delete every trace of one scope for good", configure=_configure_scope_delete
 )
 def run_scope_delete(ctx: CommandContext, args: argparse.Namespace) -> None:
-    count = ctx.brain.delete_scope(args.scope, args.scope_id, user_id=args.user)
-    doc = {"scope": args.scope, "scope_id": args.scope_id, "user": args.user, "deleted": count}
-    ctx.emit(doc, f"deleted {count} trace(s) of {args.scope}:{args.scope_id}")
+    deleted = ctx.brain.delete_scope(args.scope, args.scope_id, user_id=args.user)
+    doc = {"scope": args.scope, "scope_id": args.scope_id, "user": args.user}
+    doc["deleted"] = deleted.count
+    ctx.emit(doc, f"deleted {deleted.count} trace(s) of {args.scope}:{args.scope_id}")
 
 
 def _configure_scope_refile(parser: argparse.ArgumentParser) -> None:
@@ -144,9 +142,9 @@ def _configure_scope_refile(parser: argparse.ArgumentParser) -> None:
     "scope-refile", "move a scope's traces to another scope id", configure=_configure_scope_refile
 )
 def run_scope_refile(ctx: CommandContext, args: argparse.Namespace) -> None:
-    count = ctx.brain.refile_scope(args.scope, args.from_id, args.to_id)
-    doc = {"scope": args.scope, "from": args.from_id, "to": args.to_id, "refiled": count}
-    text = f"re-filed {count} trace(s) from {args.scope}:{args.from_id} to {args.to_id}"
+    refiled = ctx.brain.refile_scope(args.scope, args.from_id, args.to_id)
+    doc = {"scope": args.scope, "from": args.from_id, "to": args.to_id, "refiled": refiled.count}
+    text = f"re-filed {refiled.count} trace(s) from {args.scope}:{args.from_id} to {args.to_id}"
     if args.from_id == args.to_id:
         text += " (the same scope id: nothing changed)"
     ctx.emit(doc, text)

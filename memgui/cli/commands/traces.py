@@ -10,7 +10,7 @@ import argparse
 from typing import Any
 
 from memgui.cli.format import results_lines, trace_details, trace_line
-from memgui.cli.registry import CommandContext, add_filter_options, command, identifier, jsonable
+from memgui.cli.registry import CommandContext, add_filter_options, command, identifier
 from memgui.core.errors import InvalidArgument
 from memgui.core.model import RelatedSummary, Trace, TraceFilter
 
@@ -91,7 +91,7 @@ def _configure_list(parser: argparse.ArgumentParser) -> None:
 def run_list(ctx: CommandContext, args: argparse.Namespace) -> None:
     if args.offset < 0:
         raise InvalidArgument("offset", f"must be 0 or more (got {args.offset})", args.offset)
-    traces = ctx.brain.list(
+    traces = ctx.brain.list_traces(
         _filter(args), limit=args.limit, offset=args.offset, order="created_at", descending=True
     )
     related: dict[str, list[RelatedSummary]] = {}
@@ -194,14 +194,8 @@ def run_update(ctx: CommandContext, args: argparse.Namespace) -> None:
     ctx.emit(trace, f"updated {trace.id} (version {trace.version})")
 
 
-def _emit_state_change(ctx: CommandContext, trace_id: str, verb: str, result: Any) -> None:
-    if isinstance(result, Trace):
-        ctx.emit(result, f"{verb} {trace_id} (version {result.version})")
-        return
-    doc: dict[str, Any] = {"id": trace_id, "op": verb}
-    if result is not None:
-        doc["changes"] = jsonable(result)
-    ctx.emit(doc, f"{verb} {trace_id}")
+def _emit_state_change(ctx: CommandContext, trace_id: str, verb: str, result: Trace) -> None:
+    ctx.emit(result, f"{verb} {trace_id} (version {result.version})")
 
 
 @command("forget", "forget a trace (soft delete; restore brings it back)", configure=_configure_id)
@@ -216,7 +210,8 @@ def run_restore(ctx: CommandContext, args: argparse.Namespace) -> None:
 
 @command("purge", "delete a trace and its links for good", configure=_configure_id)
 def run_purge(ctx: CommandContext, args: argparse.Namespace) -> None:
-    _emit_state_change(ctx, args.id, "purged", ctx.brain.purge(args.id))
+    ctx.brain.purge(args.id)  # the trace is gone: only its id is left to print
+    ctx.emit({"id": args.id, "op": "purged"}, f"purged {args.id}")
 
 
 def _configure_merge(parser: argparse.ArgumentParser) -> None:

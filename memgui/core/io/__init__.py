@@ -3,7 +3,9 @@
 An import is two steps. `plan(brain, source, options=ImportOptions(...))` reads the source
 with its format's reader and classifies every record against the brain (an `ImportPlan`;
 each record has a `Verdict`), writing nothing; `commit(brain, plan)` writes the accepted
-records in one transaction and one journal batch (an `ImportResult`). `export(brain, path,
+records in one transaction and one journal batch (an `ImportResult`, whose `changes` say
+what it wrote). A person's fixes of a plan's records carry over to a new plan of the same
+source (`Fixes`: collected from the old plan, laid over the new one). `export(brain, path,
 format, ExportOptions(...))` writes the brain out (an `ExportResult`). All three are jobs:
 generators that yield `Progress` and return their result.
 
@@ -34,6 +36,7 @@ if TYPE_CHECKING:
         ExportResult,
         Refusal,
     )
+    from memgui.core.io.planning.fixes import CarriedFixes, Fixes
     from memgui.core.io.planning.plan import ImportPlan, plan
     from memgui.core.io.readers import READERS, Reader
     from memgui.core.io.writing.commit import ImportResult, commit, count_verdicts, revalidate
@@ -41,6 +44,8 @@ if TYPE_CHECKING:
 _ENGINES = {
     "plan": "memgui.core.io.planning.plan",
     "ImportPlan": "memgui.core.io.planning.plan",
+    "Fixes": "memgui.core.io.planning.fixes",
+    "CarriedFixes": "memgui.core.io.planning.fixes",
     "commit": "memgui.core.io.writing.commit",
     "revalidate": "memgui.core.io.writing.commit",
     "count_verdicts": "memgui.core.io.writing.commit",
@@ -55,12 +60,14 @@ _ENGINES = {
 }
 
 __all__ = [
+    "CarriedFixes",
     "EXPORT_FORMATS",
     "IMPORT_FORMATS",
     "VERDICTS",
     "ExportIncomplete",
     "ExportOptions",
     "ExportResult",
+    "Fixes",
     "ImportOptions",
     "ImportPlan",
     "ImportRecord",

@@ -252,7 +252,7 @@ def backfill(
     embedder: Embedder,
     batch: int = BACKFILL_BATCH,
     transaction: Transaction | None = None,
-    should_cancel: Callable[[], bool] | None = None,
+    cancel_requested: Callable[[], bool] | None = None,
 ) -> Job[BackfillReport]:
     """Embed the brain's pending traces, `batch` per Ollama call; yields Progress.
 
@@ -266,7 +266,7 @@ def backfill(
     yield Progress(0, total, f"embedding {total} traces")
     last = 0
     while rows := _pending(conn, brain_id, last, batch):
-        if should_cancel is not None and should_cancel():
+        if cancel_requested is not None and cancel_requested():
             raise Cancelled()
         last = rows[-1][0]
         texts = [content for _, content in rows]
@@ -309,7 +309,7 @@ def rebuild(
     embedder: Embedder,
     batch: int = BACKFILL_BATCH,
     transaction: Transaction | None = None,
-    should_cancel: Callable[[], bool] | None = None,
+    cancel_requested: Callable[[], bool] | None = None,
 ) -> Job[BackfillReport]:
     """`memgui embed --rebuild --model M`: drop every vector and the pin, re-embed all.
 
@@ -318,4 +318,4 @@ def rebuild(
     embedder.embed(["dimension probe"])
     with (transaction or (lambda: conn))():
         vectors.clear_embeddings(conn, brain_id)
-    return (yield from backfill(conn, brain_id, embedder, batch, transaction, should_cancel))
+    return (yield from backfill(conn, brain_id, embedder, batch, transaction, cancel_requested))

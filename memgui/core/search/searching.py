@@ -169,5 +169,4 @@ def record_recalls(
                 brain.db, batch, brain.brain_id, rowid, snap, after, "recall", journaled=False
             )
             out.append((score, rowid, after))
-        batch.traces.clear()
     return out

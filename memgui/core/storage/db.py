@@ -37,7 +37,7 @@ from memgui.core.storage.transaction import (
     begin_immediate,
 )
 
-__all__ = ["DAMAGED", "Database", "WriteBatch", "WriteTransaction", "now_ms"]
+__all__ = ["DAMAGED", "Database", "WriteBatch", "WriteTransaction"]
 
 log = logging.getLogger(__name__)
 
@@ -73,10 +73,6 @@ def _check_brain_path(path: Path, missing: bool) -> None:
             )
 
 
-def now_ms() -> int:
-    return int(time.time() * 1000)
-
-
 class Database:
     """One apsw connection on one brain file, with the schema state it found."""
 
@@ -91,6 +87,7 @@ class Database:
         self._batch: WriteBatch | None = None
         self._depth = 0
         self.pending_marks = 0  # rows marked for the full-text indexes since the last flush
+        self.meta_written: set[str] = set()  # brain ids whose first write here marked them
         self.created = not self.path.exists()
         self.readonly = False
         self.readonly_reason: str | None = None  # why, when not the file mode (ReadOnlyBrain)

@@ -14,8 +14,10 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from memgui.core.changes import EDGE, LINK, NODE, ROW, TRACE, Event, LinkKey
 from memgui.core.errors import Conflict
-from memgui.core.storage.db import WriteBatch, now_ms
+from memgui.core.model import now_ms
+from memgui.core.storage.db import WriteBatch
 from memgui.core.storage.json_text import dumps
 
 if TYPE_CHECKING:
@@ -81,6 +83,10 @@ EXTRA = {
     "image": ("embedding",),
 }
 ROW_OPS = frozenset(TABLES)
+LINK_OPS = frozenset({"link", "unlink"})
+# Any other op is a trace's (`review`: the mark of what a person reviewed, in brain_meta).
+_CATEGORIES = {op: NODE if op == "node" else EDGE if op == "edge" else ROW for op in TABLES}
+_CATEGORIES["review"] = ROW
 # Rows that other rows name: reverting one of them first needs its dependants gone.
 DEPENDANTS = {
     "node": ("knowledge_edges", "source_id = ?2 OR target_id = ?2"),
@@ -98,7 +104,8 @@ def journal(
     before: dict[str, Any] | None,
     after: dict[str, Any] | None,
 ) -> None:
-    """One journal row: `op` on `trace_id` (a trace's id, or another row's), before and after."""
+    """One journal row: `op` on `trace_id` (a trace's id, or another row's), before and after;
+    noted on the batch as what it changed."""
     db.conn.execute(
         "INSERT INTO memgui_journal (brain_id, at, actor, batch_id, op, trace_id, before, after) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -113,6 +120,20 @@ def journal(
             dumps(after) if after is not None else None,
         ),
     )
+    batch.events.append(event(op, trace_id, before, after))
+
+
+def event(
+    op: str, row_id: str, before: dict[str, Any] | None, after: dict[str, Any] | None
+) -> Event:
+    """What one journal row changed, as `WriteBatch.events` keeps it."""
+    if op in LINK_OPS:
+        link = after or before or {}
+        key: Any = LinkKey(link["from_id"], link["to_id"], link["kind"])
+        return (LINK, key, before is not None, after is not None)
+    category = _CATEGORIES.get(op, TRACE)
+    key = (op, row_id) if category == ROW else row_id
+    return (category, key, before is not None, after is not None)
 
 
 def columns(op: str) -> tuple[str, ...]:
@@ -132,8 +153,6 @@ def insert_row(db: Any, batch: WriteBatch, brain_id: str, op: str, row: dict[str
     if db.conn.changes() == 0:
         return False
     journal(db, batch, brain_id, op, row["id"], None, journal_row(op, row))
-    if op in ("node", "edge"):
-        batch.nodes.add(row["id"])
     return True
 
 
@@ -160,8 +179,10 @@ def insert_new_rows(
         "VALUES (?, ?, ?, ?, ?, ?, NULL, ?)",
         [(*entry, row["id"], dumps(journal_row(op, row))) for row in rows],
     )
-    if op in ("node", "edge"):
-        batch.nodes.update(row["id"] for row in rows)
+    category = _CATEGORIES[op]
+    batch.events += [
+        (category, (op, row["id"]) if category == ROW else row["id"], False, True) for row in rows
+    ]
 
 
 def delete_rows(
@@ -180,8 +201,6 @@ def delete_rows(
     for values in found:
         row = {c: _json(v) if c in json_cols else v for c, v in zip(names, values, strict=True)}
         journal(db, batch, brain_id, op, row["id"], row, None)
-        if op in ("node", "edge"):
-            batch.nodes.add(row["id"])
     if found:
         db.conn.execute(
             f"DELETE FROM {table} WHERE brain_id = ?1 AND ({where})", (brain_id, *params)
@@ -286,8 +305,6 @@ def undo(db: Any, bid: str, batch: WriteBatch, entry: JournalEntry) -> None:
                 if _current(db, bid, "node", node_id, {"id": node_id}) is None:
                     raise Conflict.because(row_id, f"node {node_id} of edge {row_id} is gone")
         insert_row(db, batch, bid, op, _with_blobs(op, dict(entry.before)))
-    if op in ("node", "edge"):
-        batch.nodes.add(row_id)
 
 
 def _current(

@@ -19,11 +19,12 @@ from typing import Any
 import orjson
 
 from memgui.core import decay
-from memgui.core.errors import InvalidArgument
-from memgui.core.model import Trace, trace_from_fields
+from memgui.core.changes import TRACE
+from memgui.core.errors import InvalidArgument, NotFound
+from memgui.core.model import Trace, check_id, now_ms, trace_from_fields
 from memgui.core.search import fulltext, vectors
 from memgui.core.storage import journal_rows, schema
-from memgui.core.storage.db import Database, WriteBatch, now_ms
+from memgui.core.storage.db import Database, WriteBatch
 from memgui.core.storage.journal_rows import journal
 from memgui.core.storage.json_text import dumps
 
@@ -239,6 +240,19 @@ def fetch_row(db: Database, brain_id: str, trace_id: str) -> tuple[Any, ...] | N
     ).fetchone()
 
 
+def require_row(db: Database, brain_id: str, trace_id: str) -> tuple[Any, ...]:
+    """A trace's row; `NotFound` when there is none (an empty id is a mistake, not an id)."""
+    check_id("id", trace_id)
+    row = fetch_row(db, brain_id, trace_id)
+    if row is None:
+        raise NotFound(trace_id)
+    return row
+
+
+def row_to_trace(row: tuple[Any, ...], now: int) -> Trace:
+    return snapshot_to_trace(row_to_snapshot(row), row[0], now)
+
+
 # --- index maintenance ---------------------------------------------------------------------
 
 
@@ -311,7 +325,6 @@ def insert_trace(
     if embedding is not None:
         vectors.sync_rows(db.conn, brain_id, [rowid])
     journal(db, batch, brain_id, op, snap["id"], None, snap)
-    batch.traces.add(snap["id"])
     return rowid
 
 
@@ -356,7 +369,7 @@ def insert_traces(
         "VALUES (?, ?, ?, ?, ?, ?, NULL, ?)",
         [(brain_id, at, batch.actor, batch.batch_id, op, s["id"], dumps(s)) for s in snaps],
     )
-    batch.traces.update(snap["id"] for snap in snaps)
+    batch.events += [(TRACE, snap["id"], False, True) for snap in snaps]
     return rowids
 
 
@@ -447,7 +460,6 @@ def update_trace(
         vectors.sync_rows(db.conn, brain_id, [rowid])
     if journaled:
         journal(db, batch, brain_id, op, after["id"], before, after)
-    batch.traces.add(after["id"])
 
 
 def delete_trace(
@@ -462,7 +474,6 @@ def delete_trace(
     for from_id, to_id, kind, created_at in links:
         link = {"from_id": from_id, "to_id": to_id, "kind": kind, "created_at": created_at}
         journal(db, batch, brain_id, "unlink", from_id, link, None)
-        batch.links.add(f"{from_id}|{to_id}|{kind}")
     db.conn.execute(
         "DELETE FROM memory_links WHERE brain_id = ? AND (from_id = ? OR to_id = ?)",
         (brain_id, before["id"], before["id"]),
@@ -472,4 +483,3 @@ def delete_trace(
     db.conn.execute("DELETE FROM memory_traces WHERE rowid = ?", (rowid,))
     vectors.sync_rows(db.conn, brain_id, [rowid])
     journal(db, batch, brain_id, op, before["id"], before, None)
-    batch.traces.add(before["id"])

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import apsw
 
+from memgui.core.changes import Changes, Event, changes_from
 from memgui.core.errors import (
     BrainBusy,
     BrainFileLost,
@@ -19,7 +20,6 @@ from memgui.core.errors import (
     RefusedByBrain,
     StorageError,
 )
-from memgui.core.model import Changes
 from memgui.core.storage import busy
 
 if TYPE_CHECKING:
@@ -41,24 +41,18 @@ STORAGE_FAILURES = (
 
 @dataclass(slots=True)
 class WriteBatch:
-    """The open transaction: its journal batch id, actor and what it changed so far."""
+    """The open transaction: its journal batch id, actor, and what it changed so far (one
+    event per journal row, noted where the row is written: `core/changes.py`)."""
 
     batch_id: str
     actor: str
-    traces: set[str] = field(default_factory=set)
-    links: set[str] = field(default_factory=set)
-    nodes: set[str] = field(default_factory=set)
     kind: str = "edit"
+    events: list[Event] = field(default_factory=list)
 
-    def changes(self) -> Changes:
-        return Changes(
-            kind=self.kind,
-            traces=frozenset(self.traces),
-            links=frozenset(self.links),
-            nodes=frozenset(self.nodes),
-            batch_id=self.batch_id,
-            actor=self.actor,
-        )
+    def changes(self, since: int = 0) -> Changes:
+        """The net effect of the events from `since` on (a call joined the batch there)."""
+        events = self.events[since:] if since else self.events
+        return changes_from(events, self.kind, self.batch_id, self.actor)
 
 
 class WriteTransaction:

@@ -21,6 +21,7 @@ from memgui.core.model import (
     MAX_LIMIT,
     MAX_TTL_SECS,
     MIN_TTL_SECS,
+    Changes,
     RelatedSummary,
     Trace,
     TraceFilter,
@@ -135,7 +136,7 @@ def _store(ctx: ToolContext, args: Args) -> ToolResult:
         metadata=metadata,
         actor=ctx.actor,
     )
-    return ToolResult({"id": trace.id}, text=trace.id, created=True)
+    return ToolResult({"id": trace.id}, text=trace.id, created=True, changes=trace.changes)
 
 
 def _search(ctx: ToolContext, args: Args) -> ToolResult:
@@ -167,11 +168,11 @@ def _list(ctx: ToolContext, args: Args) -> ToolResult:
     page = args.get("limit", PAGE)
     after = decode_cursor(args["cursor"]) if "cursor" in args else None
     brain = ctx.brain
-    traces = brain.list(flt, limit=page, after=after)
+    traces = brain.list_traces(flt, limit=page, after=after)
     more = False
     if len(traces) == page:
         last = traces[-1]
-        more = bool(brain.list(flt, limit=1, after=(last.created_at, last.id)))
+        more = bool(brain.list_traces(flt, limit=1, after=(last.created_at, last.id)))
     related = {t.id: brain.related(t.id) for t in traces} if expand else None
     return ToolResult(
         views(ctx, traces, related), next_cursor=encode_cursor(traces[-1]) if more else None
@@ -201,7 +202,8 @@ def _update(ctx: ToolContext, args: Args) -> ToolResult:
         return ToolResult({"id": args["id"], "updated": False, "reason": "not_found"}, found=False)
     if "content" in patch and brain.auto_embed:
         updated = brain.get(trace_id)  # embedded after the write, when Ollama answered
-    return ToolResult(dict(memory_view(updated), embedding_status=updated.embedding_status))
+    view = dict(memory_view(updated), embedding_status=updated.embedding_status)
+    return ToolResult(view, changes=updated.changes)
 
 
 def _link_ids(args: Args) -> tuple[str, str, str]:
@@ -227,41 +229,43 @@ def _link(ctx: ToolContext, args: Args) -> ToolResult:
     from_id, to_id, kind = _link_ids(args)
     echo = {"from_id": args["from_id"], "to_id": args["to_id"], "kind": kind}
     missing = _missing(ctx, args, from_id, to_id)
+    changes = None
     if missing is None:
         try:
-            ctx.brain.link(from_id, to_id, kind, actor=ctx.actor)
+            changes = ctx.brain.link(from_id, to_id, kind, actor=ctx.actor)
         except NotFound as gone:  # purged since the read
             missing = args["from_id"] if gone.missing_id == from_id else args["to_id"]
     if missing is not None:
         return ToolResult(
             dict(echo, linked=False, reason="not_found", missing_id=missing), found=False
         )
-    return ToolResult(dict(echo, linked=True))
+    return ToolResult(dict(echo, linked=True), changes=changes)  # linked either way
 
 
 def _unlink(ctx: ToolContext, args: Args) -> ToolResult:
     from_id, to_id, kind = _link_ids(args)
     echo = {"from_id": args["from_id"], "to_id": args["to_id"], "kind": kind}
     missing = _missing(ctx, args, from_id, to_id)
-    removed = False
+    removed: Changes | None = None
     if missing is None:
         try:
             removed = ctx.brain.unlink(from_id, to_id, kind, actor=ctx.actor)
         except NotFound:
-            removed = False
-    if not removed:
+            removed = None
+    if not removed:  # no such link (its changes are empty), or no such trace
         body = dict(echo, unlinked=False, reason="not_found")
         if missing is not None:
             body["missing_id"] = missing
         return ToolResult(body, found=False)
-    return ToolResult(dict(echo, unlinked=True))
+    return ToolResult(dict(echo, unlinked=True), changes=removed)
 
 
 def _forget(ctx: ToolContext, args: Args) -> ToolResult:
     trace_id = checked_id("id", args["id"])
-    if not forget_live(ctx, trace_id, args.get("expect_version")):
+    forgotten = forget_live(ctx, trace_id, args.get("expect_version"))
+    if forgotten is None:
         return ToolResult({"id": args["id"], "deleted": False, "reason": "not_found"}, found=False)
-    return ToolResult({"id": args["id"], "deleted": True})
+    return ToolResult({"id": args["id"], "deleted": True}, changes=forgotten.changes)
 
 
 # --- parameters ------------------------------------------------------------------------------

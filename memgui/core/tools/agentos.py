@@ -51,7 +51,7 @@ def _add(ctx: ToolContext, args: Args) -> ToolResult:
         tags=args.get("tags"),
         actor=ctx.actor,
     )
-    return ToolResult({"traceId": trace.id}, created=True)
+    return ToolResult({"traceId": trace.id}, created=True, changes=trace.changes)
 
 
 def _update(ctx: ToolContext, args: Args) -> ToolResult:
@@ -63,14 +63,20 @@ def _update(ctx: ToolContext, args: Args) -> ToolResult:
         patch["tags"] = args["tags"]
     if not patch:
         return ToolResult({"updated": False}, found=False)  # AgentOS: nothing to change
-    done = update_live(ctx, trace_id, patch, None, as_read=True) is not None
-    return ToolResult({"updated": done}, found=done)
+    updated = update_live(ctx, trace_id, patch, None, as_read=True)
+    done = updated is not None
+    return ToolResult(
+        {"updated": done}, found=done, changes=updated.changes if updated is not None else None
+    )
 
 
 def _delete(ctx: ToolContext, args: Args) -> ToolResult:
     trace_id = checked_id("traceId", args["traceId"])
-    done = forget_live(ctx, trace_id, None, as_read=True)
-    return ToolResult({"deleted": done}, found=done)
+    forgotten = forget_live(ctx, trace_id, None, as_read=True)
+    done = forgotten is not None
+    return ToolResult(
+        {"deleted": done}, found=done, changes=forgotten.changes if forgotten is not None else None
+    )
 
 
 def _merge(ctx: ToolContext, args: Args) -> ToolResult:
@@ -93,7 +99,7 @@ def _merge(ctx: ToolContext, args: Args) -> ToolResult:
         )
     survivor = ctx.brain.merge([t.id for t in live], content=content, actor=ctx.actor)
     gone = [t.id for t in live if t.id != survivor.id]
-    return ToolResult({"survivorId": survivor.id, "deletedIds": gone})
+    return ToolResult({"survivorId": survivor.id, "deletedIds": gone}, changes=survivor.changes)
 
 
 def _search(ctx: ToolContext, args: Args) -> ToolResult:

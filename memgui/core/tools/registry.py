@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from memgui.core.errors import InvalidArgument
+from memgui.core.model import Changes
 from memgui.core.tools.params import Args, Param, input_schema, read_params
 
 if TYPE_CHECKING:
@@ -31,6 +32,8 @@ class ToolResult:
     next_cursor: str | None = None  # a page with more after it
     # Bookkeeping the answer does not wait for (a search's recall), run after it is sent.
     after: Callable[[], None] | None = field(default=None, compare=False, repr=False)
+    # What a write changed (the core's return); None for a read or a write that found nothing.
+    changes: Changes | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)

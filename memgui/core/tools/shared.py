@@ -83,17 +83,16 @@ def update_live(
 
 def forget_live(
     ctx: ToolContext, trace_id: str, expect_version: int | None, *, as_read: bool = False
-) -> bool:
-    """`on_live_trace` for a forget: whether a live trace was forgotten."""
+) -> Trace | None:
+    """`on_live_trace` for a forget: the trace forgotten, or None if there was no live one."""
     brain = ctx.brain
-    done = on_live_trace(
+    return on_live_trace(
         brain,
         trace_id,
         expect_version,
         lambda version: brain.forget(trace_id, expect_version=version, actor=ctx.actor),
         as_read=as_read,
     )
-    return done is not None
 
 
 def checked_id(field: str, value: int | str) -> str:

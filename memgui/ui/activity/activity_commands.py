@@ -8,7 +8,6 @@ revert: a later change is a conflict, nothing is overwritten), redone by reverti
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from memgui.core.model import Changes
 from memgui.ui.activity.activity_text import changes_word
@@ -31,13 +30,10 @@ class RevertChangesCommand(CoreCommand):
         self.reverted_batch = batch_id
         self.entry_ids = list(entry_ids) if entry_ids is not None else None
 
-    def _perform(self) -> tuple[Changes, str]:
+    def _perform(self) -> tuple[Changes, Changes]:
         brain = self.session.brain
-        changes, _ = self.session.record(
-            lambda: brain.revert(self.reverted_batch, actor=ACTOR, entry_ids=self.entry_ids),
-            self,
-        )
-        return changes, changes.batch_id
+        changes = brain.revert(self.reverted_batch, actor=ACTOR, entry_ids=self.entry_ids)
+        return changes, changes
 
 
 class MarkReviewedCommand(CoreCommand):
@@ -55,9 +51,6 @@ class MarkReviewedCommand(CoreCommand):
         self.batch_ids = list(batch_ids)
         self.through = through
 
-    def _perform(self) -> tuple[Any, str]:
-        brain = self.session.brain
-        changes, _ = self.session.record(
-            lambda: brain.mark_reviewed(self.batch_ids, self.through, actor=ACTOR), self
-        )
-        return changes, changes.batch_id
+    def _perform(self) -> tuple[Changes, Changes]:
+        changes = self.session.brain.mark_reviewed(self.batch_ids, self.through, actor=ACTOR)
+        return changes, changes

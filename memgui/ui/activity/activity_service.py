@@ -159,9 +159,11 @@ class ActivityService(QObject):
         if session is None or session.read_only:
             return
         try:
-            session.brain.mark_reviewed([batch_id])
+            changes = session.brain.mark_reviewed([batch_id])
         except MemguiError as exc:  # a busy brain: it shows up for review, no harm done
             self.window.show_error(f"Could not mark this window's own import reviewed: {exc}")
+            return
+        session.publish(changes, self)  # this window's own: live refresh passes it by
 
     def schedule(self) -> None:
         """Read the list and the count again soon (changes close together: once)."""

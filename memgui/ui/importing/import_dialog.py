@@ -96,7 +96,8 @@ class ImportDialog(QDialog):
     def replan(self, options: ImportOptions) -> None:
         self.working.start(f"Planning {self.source.name} again…")
         self.pages.setCurrentWidget(self.working)
-        self.run.start_plan(options)
+        # The person's fixes go with it: the plan job lays them over the new plan.
+        self.run.start_plan(options, self.review.collect_fixes())
 
     def commit(self) -> None:
         count = self.review.accepted_count()
@@ -116,7 +117,9 @@ class ImportDialog(QDialog):
         record = self.review.model.record(row)
         if record is None:
             return
-        editor = RecordEditor(record, lambda _record: self.run.revalidate(row), self)
+        editor = RecordEditor(
+            record, lambda _record, done, failed: self.run.check_record(row, done, failed), self
+        )
         editor.exec()
         self.review.record_fixed(row)
 

@@ -3,9 +3,14 @@
 The plan and the commit run on a connection of their own to the brain file (opened in the
 worker, closed there), so the window's own connection never waits for a long transaction:
 its reads and the live-refresh poll go on while a large import is written (WAL readers do
-not block the writer). What the commit wrote reaches the views through the session's change
-bus, published from the worker right after the transaction commits, so the live-refresh
-watcher knows the batch as this window's own.
+not block the writer). What the commit wrote (its result's `changes`) reaches the views
+through the session's change bus, published from the worker as soon as the commit returns
+and while the session still counts the write as its own, so the live-refresh watcher knows
+the batch as this window's own.
+
+A re-plan carries the person's fixes over (`core.io.planning.fixes`): they are collected
+from the old plan on the GUI thread (no brain needed), and laid over the new plan and
+checked against the brain in the plan job, off the GUI thread.
 
 The commit goes onto the window's undo stack as `ImportBatchCommand`: undo reverts the
 import's journal batch through the core, redo reverts that revert. `ImportRun` follows the
@@ -24,6 +29,7 @@ from PySide6.QtCore import QObject, Signal
 from memgui.core.brain import Brain
 from memgui.core.errors import PlanOutdated
 from memgui.core.io import (
+    Fixes,
     ImportOptions,
     ImportPlan,
     ImportRecord,
@@ -32,12 +38,14 @@ from memgui.core.io import (
     plan,
     revalidate,
 )
+from memgui.core.model import Changes
 from memgui.core.progress import Progress
 from memgui.ui.commands import CoreCommand
 from memgui.ui.jobs import Job, JobRunner
 from memgui.ui.session import ACTOR, BrainSession
 
 PLAN_JOB = "import plan"
+CHECK_JOB = "import check"
 COMMIT_JOB = "import"
 APPLIED, UNDONE, REVERTED = "applied", "undone", "reverted"
 
@@ -45,12 +53,13 @@ APPLIED, UNDONE, REVERTED = "applied", "undone", "reverted"
 class ImportBatchCommand(CoreCommand):
     """The import a commit wrote, on the undo stack: undo reverts its batch."""
 
-    def __init__(self, session: BrainSession, batch_id: str, text: str) -> None:
+    def __init__(self, session: BrainSession, changes: Changes, text: str) -> None:
         super().__init__(session, text)
-        self.batch_id = batch_id
+        self.changes = changes
+        self.batch_id = changes.batch_id
 
-    def _perform(self) -> tuple[None, str]:
-        return None, self.batch_id  # the commit job already wrote it
+    def _perform(self) -> tuple[None, Changes]:
+        return None, self.changes  # the commit job already wrote it
 
 
 class RevertImportCommand(CoreCommand):
@@ -60,19 +69,18 @@ class RevertImportCommand(CoreCommand):
         super().__init__(session, text)
         self.import_batch_id = import_batch_id
 
-    def _perform(self) -> tuple[Any, str]:
-        changes, _ = self.session.record(
-            lambda: self.session.brain.revert(self.import_batch_id, actor=ACTOR), self
-        )
-        return changes, changes.batch_id
+    def _perform(self) -> tuple[Changes, Changes]:
+        changes = self.session.brain.revert(self.import_batch_id, actor=ACTOR)
+        return changes, changes
 
 
 def on_own_connection(
-    session: BrainSession, work: Callable[[Brain], Generator[Progress, None, Any]], publish: bool
+    session: BrainSession, work: Callable[[Brain], Generator[Progress, None, Any]], writes: bool
 ) -> Generator[Progress, None, Any]:
     """Run `work` on a fresh connection to the session's brain, closed when it ends. With
-    `publish`, what it writes is announced on the session's bus as this window's own."""
-    if not publish:
+    `writes`, the session counts it as a write of this window while it runs (`work`
+    publishes what it changed before it returns)."""
+    if not writes:
         brain = session.open_reader()
         try:
             return (yield from work(brain))
@@ -80,7 +88,6 @@ def on_own_connection(
             brain.close()
     with session.writing():
         brain = session.open_reader()
-        brain.subscribe(lambda changes: session.bus.publish(changes, session))
         try:
             return (yield from work(brain))
         finally:
@@ -130,20 +137,27 @@ class ImportRun(QObject):
 
     # --- planning -----------------------------------------------------------------------
 
-    def start_plan(self, options: ImportOptions | None = None) -> Job:
-        """Plan (again) in the background; a plan still running is cancelled first."""
+    def start_plan(self, options: ImportOptions | None = None, fixes: Fixes | None = None) -> Job:
+        """Plan (again) in the background; a plan still running is cancelled first. `fixes`
+        (the person's, from the plan before) are laid over the new plan in the job."""
         if options is not None:
             self.options = options
         self.cancel()
         source, opts = self.source, ImportOptions(**vars(self.options))
+        carried = fixes.copy() if fixes else None  # the job's own: nothing shared across threads
         holder: dict[str, Job] = {}
 
-        def stop_asked() -> bool:
+        def cancel_requested() -> bool:
             job = holder.get("job")
             return job is not None and job.cancel_requested
 
         def work(brain: Brain) -> Generator[Progress, None, ImportPlan]:
-            return plan(brain, source, options=opts, cancelled=stop_asked)
+            planned = yield from plan(
+                brain, source, options=opts, cancel_requested=cancel_requested
+            )
+            if carried:
+                planned.carried_fixes = carried.reapply(brain, planned)  # checks the brain
+            return planned
 
         job = self._start("plan", PLAN_JOB, lambda: on_own_connection(self.session, work, False))
         holder["job"] = job
@@ -154,25 +168,41 @@ class ImportRun(QObject):
     def start_commit(self) -> Job:
         if self.plan is None:
             raise RuntimeError("nothing planned yet")
-        planned = self.plan
+        planned, session = self.plan, self.session
         holder: dict[str, Job] = {}
 
-        def stop_asked() -> bool:
+        def cancel_requested() -> bool:
             job = holder.get("job")
             return job is not None and job.cancel_requested
 
         def work(brain: Brain) -> Generator[Progress, None, ImportResult]:
-            return commit(brain, planned, cancelled=stop_asked)
+            result = yield from commit(brain, planned, cancel_requested=cancel_requested)
+            if result.changes is not None:
+                session.publish(result.changes, session)  # still counted as this window's
+            return result
 
         job = self._start("commit", COMMIT_JOB, lambda: on_own_connection(self.session, work, True))
         holder["job"] = job
         return job
 
-    def revalidate(self, row: int) -> ImportRecord:
-        """Check an edited record again (against the brain, as the commit will)."""
+    def check_record(
+        self, row: int, done: Callable[[ImportRecord], None], failed: Callable[[str], None]
+    ) -> Job:
+        """Check an edited record again against the brain, as the commit will: in a job on a
+        connection of its own (the lookups never on the GUI thread); `done(record)` or
+        `failed(why)` follows."""
         if self.plan is None:
             raise RuntimeError("nothing planned yet")
-        return revalidate(self.session.brain, self.plan, row)
+        planned = self.plan
+
+        def work(brain: Brain) -> Generator[Progress, None, ImportRecord]:
+            yield Progress(0, 1, "checking the record again")
+            return revalidate(brain, planned, row)
+
+        job = self.runner.start(CHECK_JOB, lambda: on_own_connection(self.session, work, False))
+        job.finished.connect(done)
+        job.failed.connect(lambda exc: failed(str(exc) or type(exc).__name__))
+        return job
 
     def cancel(self) -> None:
         if self.running and self.job is not None:
@@ -181,10 +211,10 @@ class ImportRun(QObject):
     # --- the undo stack -----------------------------------------------------------------
 
     def _record_on_undo_stack(self, result: ImportResult) -> None:
-        if not result.batch_id:
+        if not result.batch_id or result.changes is None:
             return
         command = ImportBatchCommand(
-            self.session, result.batch_id, f"Import {result.imported} from {self.source.name}"
+            self.session, result.changes, f"Import {result.imported} from {self.source.name}"
         )
         self.command = command
         self._steps = [[command, True]]

@@ -2,7 +2,8 @@
 
 The editor shows why the record was refused, its text and its other fields (as JSON). Apply
 writes the edits into the record and has it checked again with the core's rules
-(`ImportRun.revalidate`): a record that now passes becomes `new` (or a duplicate, when the
+(`ImportRun.check_record`: a job, so the brain's lookups never run on the GUI thread; Apply
+waits, greyed, meanwhile): a record that now passes becomes `new` (or a duplicate, when the
 brain holds its text already) and the editor closes; one that still fails stays open with
 the new reason. A record the reader could not turn into text (a note whose front matter is
 not valid YAML) shows the source as written, with the body after its front matter as the
@@ -17,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -104,13 +106,22 @@ def _where(record: ImportRecord) -> str:
     return f" — the problem: {record.value}" if isinstance(record.value, str) else ""
 
 
+# check(record, done, failed): checks the record again, then calls done(record) or
+# failed(why) (later, from a job, or at once).
+Check = Callable[[ImportRecord, Callable[[ImportRecord], None], Callable[[str], None]], None]
+
+
 class RecordEditor(QDialog):
-    """Edit `record` in place; `check(record)` re-validates it and returns it."""
+    """Edit `record` in place; `check` re-validates it (see `Check`)."""
+
+    # Apply has run: True when the record now passes (the editor then closes), False when it
+    # stays open saying why.
+    applied = Signal(bool)
 
     def __init__(
         self,
         record: ImportRecord,
-        check: Callable[[ImportRecord], ImportRecord],
+        check: Check,
         parent: QWidget | None = None,
         source_root: str | Path | None = None,
     ) -> None:
@@ -168,15 +179,27 @@ class RecordEditor(QDialog):
         fields["content"] = self.content.toPlainText()
         return fields
 
-    def apply(self) -> bool:
-        """Write the edits into the record and check it; True when it now passes."""
+    def apply(self) -> None:
+        """Write the edits into the record and have it checked; `applied` says how it went."""
         fields = self._edited_fields()
         if fields is None:
-            return False
+            self.applied.emit(False)
+            return
         self.record.fields = fields
-        checked = self._check(self.record)
+        self.apply_button.setEnabled(False)
+        self.problem.setText("Checking the record again…")
+        self._check(self.record, self._checked, self._not_checked)
+
+    def _checked(self, checked: ImportRecord) -> None:
+        self.apply_button.setEnabled(True)
         if checked.verdict in EDITABLE_VERDICTS:
             self.problem.setText(_problem_text(checked))
-            return False
+            self.applied.emit(False)
+            return
         self.accept()
-        return True
+        self.applied.emit(True)
+
+    def _not_checked(self, why: str) -> None:
+        self.apply_button.setEnabled(True)
+        self.problem.setText(f"Could not check the record: {why}")
+        self.applied.emit(False)

@@ -9,9 +9,11 @@ report, change the options (which re-plans), and commit.
 A chat export's conversations are listed beside the table (`ConversationList`): searched by
 title, each with its date and counts; choosing one shows only its records.
 
-Fixes made by hand survive a re-plan: what the person changed in a record's fields is laid
-over the record of the same source in the new plan, which is checked again; the page says
-which fixes it kept and which it had to drop (no single memory of that source any more).
+Fixes made by hand survive a re-plan (`core.io.Fixes`): before the re-plan, the page
+collects what the person changed in each record's fields; the plan job lays it over the
+record of the same source in the new plan and checks that again against the brain; the page
+then says which fixes it kept and which it had to drop (no single memory of that source any
+more).
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from PySide6.QtWidgets import (
 )
 
 from memgui.core.brain import Brain
-from memgui.core.io import ImportPlan, ImportRecord, RecordKind, Verdict, revalidate
+from memgui.core.io import Fixes, ImportPlan, ImportRecord, RecordKind, Verdict
 from memgui.ui.importing.import_conversations import WIDTH as CONVERSATIONS_WIDTH
 from memgui.ui.importing.import_conversations import ConversationList
 from memgui.ui.importing.import_record_editor import can_edit, why_not_editable
@@ -45,17 +47,6 @@ from memgui.ui.models.import_plan_model import (
     PlanFilterProxy,
 )
 from memgui.ui.theme import colours
-
-_REMOVED = object()  # a field the person deleted in "Fix record…"
-
-
-def _diff(before: Any, after: Any) -> dict[str, Any]:
-    """What the person changed: every field set to a new value, or removed (`_REMOVED`)."""
-    old, new = dict(before), dict(after)
-    changed: dict[str, Any] = {k: v for k, v in new.items() if k not in old or old[k] != v}
-    changed.update({k: _REMOVED for k in old if k not in new})
-    return changed
-
 
 COLUMN_WIDTHS = {Column.SOURCE: 260, Column.KIND: 96, Column.VERDICT: 80, Column.REASON: 300}
 # Beside the conversations: a chat's records seldom have a reason, and their text says most.
@@ -99,7 +90,7 @@ class ImportReviewPage(QWidget):
         self.fix_hint.setObjectName("fix_hint")
         self.fix_hint.setStyleSheet("color: palette(placeholder-text);")
         # Per source: the fields the person changed by hand, laid over each new plan.
-        self._fixes: dict[str, dict[str, Any]] = {}
+        self._fixes = Fixes()
         # Per plan row: the fields the plan gave an editable record (the editor replaces
         # the object on Apply, so a different object there means an edit).
         self._originals: dict[int, Any] = {}
@@ -197,16 +188,20 @@ class ImportReviewPage(QWidget):
     # --- showing a plan -----------------------------------------------------------------
 
     def set_plan(self, plan: ImportPlan, brain: Brain | None) -> None:
+        """Show a plan; a re-plan's fixes were laid over it in its job (`collect_fixes`)."""
         self.brain = brain
-        previous = self.model.plan
-        if previous is not None and previous is not plan:
-            self._collect_fixes(previous)
         self._originals = {
             i: r.fields
             for i, r in enumerate(plan.records)
             if r.kind == RecordKind.TRACE and can_edit(r)
         }
-        self._show_fixes(*self._reapply_fixes(plan))
+        carried = plan.carried_fixes
+        if carried is None:
+            self._show_fixes([], [])
+        else:
+            self._originals.update(carried.originals)  # a later edit is measured from these
+            self._fixes = carried.fixes
+            self._show_fixes([plan.records[row] for row in carried.kept], list(carried.dropped))
         self.proxy.set_conversation(None)
         self.model.set_plan(plan)
         chats = bool(self.model.chats.row_of)
@@ -231,41 +226,11 @@ class ImportReviewPage(QWidget):
 
     # --- fixes across a re-plan ---------------------------------------------------------
 
-    def _collect_fixes(self, plan: ImportPlan) -> None:
-        for row, original in self._originals.items():
-            record = plan.records[row]
-            if record.fields is not original:
-                self._fixes.setdefault(record.source, {}).update(_diff(original, record.fields))
-
-    def _reapply_fixes(self, plan: ImportPlan) -> tuple[list[ImportRecord], list[str]]:
-        """Lay each kept fix over the new plan's record of its source and check it again."""
-        by_source: dict[str, list[int]] = {}
-        for row, record in enumerate(plan.records):
-            if record.kind == RecordKind.TRACE and record.source in self._fixes:
-                by_source.setdefault(record.source, []).append(row)
-        kept: list[ImportRecord] = []
-        dropped: list[str] = []
-        for source, changed in list(self._fixes.items()):
-            rows = by_source.get(source, [])
-            if len(rows) != 1 or self.brain is None:
-                dropped.append(source)
-                del self._fixes[source]  # told once; not laid over a later plan
-                continue
-            record = plan.records[rows[0]]
-            self._originals[rows[0]] = record.fields
-            fields = dict(record.fields)
-            for key, value in changed.items():
-                if value is _REMOVED:
-                    fields.pop(key, None)
-                else:
-                    fields[key] = value
-            # The plan's "file under" option wins over the source, as for the other records.
-            for key in ("scope", "scope_id"):
-                if getattr(plan.options, key) is not None and key not in changed:
-                    fields[key] = getattr(plan.options, key)
-            record.fields = fields
-            kept.append(revalidate(self.brain, plan, rows[0]))
-        return kept, dropped
+    def collect_fixes(self) -> Fixes:
+        """The person's fixes so far, for the re-plan to lay over its plan (no brain read)."""
+        if self.model.plan is not None:
+            self._fixes.collect(self.model.plan, self._originals)
+        return self._fixes
 
     def _show_fixes(self, kept: list[ImportRecord], dropped: list[str]) -> None:
         parts = []

@@ -142,7 +142,7 @@ class TraceTableModel(TraceCells, QAbstractTableModel):
             # the first page on this connection, an indexed LIMIT that does not grow with
             # the brain (~10 ms at 1M), and leave only the full list to the job.
             try:
-                traces = self._brain.list(
+                traces = self._brain.list_traces(
                     query.filter, limit=FIRST_PAGE, order=query.order, descending=query.descending
                 )
             except MemguiError as exc:
@@ -165,7 +165,7 @@ class TraceTableModel(TraceCells, QAbstractTableModel):
         reader = self._readers.take()
         try:
             if first_page:
-                traces = reader.list(
+                traces = reader.list_traces(
                     query.filter,
                     limit=min(FIRST_PAGE, MAX_LIMIT),
                     order=query.order,

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import html
 import re
-import time
 from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, Signal
@@ -44,6 +43,7 @@ from memgui.core.model import (
     check_content,
     check_tags,
     check_ttl,
+    now_ms,
 )
 from memgui.ui.models.trace_columns import format_ms
 from memgui.ui.theme import colours
@@ -280,7 +280,7 @@ class TraceEditor(QWidget):
             self.category_box.setCurrentText((trace.category or "") if trace else "")
             self.scope_box.setCurrentText(trace.scope if trace else "user")
             self.scope_id_edit.setText(trace.scope_id if trace else "")
-            self.ttl_edit.setText(format_ttl(trace.expires_at, _now_ms()) if trace else "")
+            self.ttl_edit.setText(format_ttl(trace.expires_at, now_ms()) if trace else "")
             self._loaded_ttl_text = self.ttl_edit.text()
         finally:
             self._loading = False
@@ -363,7 +363,7 @@ class TraceEditor(QWidget):
             if "scope_id" not in touched:
                 self.scope_id_edit.setText(fresh.scope_id)
             if "ttl" not in touched:
-                self.ttl_edit.setText(format_ttl(fresh.expires_at, _now_ms()))
+                self.ttl_edit.setText(format_ttl(fresh.expires_at, now_ms()))
         finally:
             self._loading = False
         self.rebase(fresh)
@@ -466,7 +466,7 @@ class TraceEditor(QWidget):
 
     def show_conflict(self, theirs: Trace, actor: str) -> None:
         mine = self.values()
-        mine["theirs_ttl"] = format_ttl(theirs.expires_at, _now_ms())
+        mine["theirs_ttl"] = format_ttl(theirs.expires_at, now_ms())
         self._theirs = theirs
         self.conflict.show_conflict(theirs, mine, actor)
         self.stack.setCurrentWidget(self.conflict)
@@ -475,7 +475,7 @@ class TraceEditor(QWidget):
         """Keep the form's values but base the next save on `theirs` (its version)."""
         self.trace = theirs
         self._latest = None
-        self._loaded_ttl_text = format_ttl(theirs.expires_at, _now_ms())
+        self._loaded_ttl_text = format_ttl(theirs.expires_at, now_ms())
         self._hide_banner()
         self._show_info()
         self.stack.setCurrentWidget(self.form_page)
@@ -537,7 +537,3 @@ def _is_undo(event: QKeyEvent) -> bool:
 def _is_redo(event: QKeyEvent) -> bool:
     pressed = _key_sequence(event)
     return event.matches(QKeySequence.StandardKey.Redo) or pressed in REDO_KEYS
-
-
-def _now_ms() -> int:
-    return int(time.time() * 1000)

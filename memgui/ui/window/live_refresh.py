@@ -15,7 +15,7 @@ from collections import Counter, defaultdict
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from memgui.core.errors import BrainFileLost, MemguiError
-from memgui.core.model import Changes, JournalEntry
+from memgui.core.model import Changes, JournalEntry, LinkKey
 from memgui.ui.session import BrainSession
 
 POLL_MS = 300
@@ -47,22 +47,48 @@ def summarize(actor: str, entries: list[JournalEntry]) -> str:
     return f"{actor or 'another program'} {', '.join(parts)}"
 
 
+_ADDS, _REMOVES = frozenset({"add"}), frozenset({"purge", "expire"})
+_OTHER_ROWS = frozenset(
+    {"document", "chunk", "image", "conversation", "message", "feedback", "review"}
+)
+
+
 def changes_of(entries: list[JournalEntry]) -> Changes:
-    traces: set[str] = set()
-    links: set[str] = set()
+    """What another process's journal rows changed. They are read without a trace's states
+    (`journal_since(states=False)`), so an op that may add or edit (an import, a revert)
+    names its trace as edited: a view reads it again by id either way."""
+    added: set[str] = set()
+    edited: set[str] = set()
+    removed: set[str] = set()
+    links: dict[bool, set[LinkKey]] = {True: set(), False: set()}
+    rows: dict[str, set[str]] = {"node": set(), "edge": set()}
+    others: set[tuple[str, str]] = set()
     for entry in entries:
-        if entry.op in ("link", "unlink"):
-            link = entry.after or entry.before or {}
-            if link:
-                links.add(f"{link.get('from_id')}|{link.get('to_id')}|{link.get('kind')}")
-                traces.update(x for x in (link.get("from_id"), link.get("to_id")) if x)
-            else:  # read without states: the link's first trace is known
-                links.add(f"{entry.trace_id}|*")
-                traces.add(entry.trace_id)
+        link = entry.after or entry.before
+        if entry.op in ("link", "unlink") and link:
+            key = LinkKey(link["from_id"], link["to_id"], link["kind"])
+            links[entry.op == "link"].add(key)
+        elif entry.op in rows:
+            rows[entry.op].add(entry.trace_id)
+        elif entry.op in _OTHER_ROWS:
+            others.add((entry.op, entry.trace_id))
         elif entry.trace_id:
-            traces.add(entry.trace_id)
+            (added if entry.op in _ADDS else removed if entry.op in _REMOVES else edited).add(
+                entry.trace_id
+            )
     actor = entries[-1].actor if entries else ""
-    return Changes(kind="external", traces=frozenset(traces), links=frozenset(links), actor=actor)
+    return Changes(
+        kind="external",
+        actor=actor,
+        added=frozenset(added),
+        edited=frozenset(edited - added - removed),
+        removed=frozenset(removed - added),
+        links_added=frozenset(links[True]),
+        links_removed=frozenset(links[False]),
+        nodes=frozenset(rows["node"]),
+        edges=frozenset(rows["edge"]),
+        rows=frozenset(others),
+    )
 
 
 # Journal rows that change no memory: a person's review mark (core.activity).

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QModelIndex, QObject, QTimer
 
-from memgui.core.model import Changes, Trace
-from memgui.ui.commands import RESTORABLE_FIELDS, CoreCommand
+from memgui.core.model import EDITABLE_FIELDS, Changes, Trace
+from memgui.ui.commands import CoreCommand
 
 if TYPE_CHECKING:
     from memgui.ui.main_window import MainWindow
@@ -110,4 +110,4 @@ class ShownTrace(QObject):
 
 def _edited_fields(trace: Trace) -> tuple:
     """What an edit changes (strength is computed at each read, so it is left out)."""
-    return tuple(getattr(trace, name) for name in (*RESTORABLE_FIELDS, "expires_at", "deleted"))
+    return tuple(getattr(trace, name) for name in (*EDITABLE_FIELDS, "expires_at", "deleted"))

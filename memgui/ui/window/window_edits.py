@@ -195,10 +195,11 @@ class WindowEdits(QObject):
         brain = self.session.brain
         try:
             # Not a command: a purge leaves the brain for good and the undo stack with it.
-            self.session.record_batch(lambda: [brain.purge(i) for i in ids])
+            _, changes = self.session.batched(lambda: [brain.purge(i) for i in ids])
         except MemguiError as exc:
             self.window.show_error(str(exc))
             return
+        self.session.publish(changes, self)
         self.window.show_message(f"Purged {len(ids)} for good (this cannot be undone)")
 
     def merge_selected(self) -> None:
@@ -257,8 +258,10 @@ class WindowEdits(QObject):
             return
         snapshot = entry.after or {}
         version = snapshot.get("version", "?")
-        if not cmd.patch_towards(current, snapshot):
-            self.window.show_message(f"The memory already holds version {version} as it was")
-            return
-        if self._push(cmd.RestoreVersionCommand(self.session, current, snapshot)):
+        command = cmd.RestoreVersionCommand(self.session, current, snapshot)
+        if self._push(command) is None:
+            return  # refused: the status bar says why
+        if command.changed_something:
             self.window.show_message(f"Restored version {version}")
+        else:
+            self.window.show_message(f"The memory already holds version {version} as it was")

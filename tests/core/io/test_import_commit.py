@@ -57,7 +57,7 @@ def test_revert_of_an_import_restores_the_brain(brain: Brain) -> None:
     assert {k: v for k, v in after.items() if k != "memgui_journal"} == {
         k: v for k, v in before.items() if k != "memgui_journal"
     }
-    assert [t.content for t in brain.list()] == ["was here before"]
+    assert [t.content for t in brain.list_traces()] == ["was here before"]
 
 
 def test_revert_removes_graph_document_and_conversation_rows(brain: Brain) -> None:
@@ -77,7 +77,7 @@ def test_only_accepted_records_are_written(brain: Brain) -> None:
     the_plan.records[second].accepted = False
     result = run_to_end(commit(brain, the_plan, accept={first, second}))
     assert result.imported == 1
-    assert [t.id for t in brain.list()] == [the_plan.trace_id(first)]
+    assert [t.id for t in brain.list_traces()] == [the_plan.trace_id(first)]
     assert result.imported + result.skipped + result.refused + len(result.errors) == len(
         the_plan.records
     )
@@ -124,7 +124,7 @@ def test_jsonl_links_and_stability_are_written(brain: Brain) -> None:
     the_plan = make_plan(brain, JSONL / "valid.jsonl")
     result = run_to_end(commit(brain, the_plan))
     assert result.imported >= 1
-    traces = brain.list(limit=50)
+    traces = brain.list_traces(limit=50)
     decisions = [t for t in traces if t.category == "DECISION"]
     assert decisions and all("stability" in t.metadata["decay"] for t in decisions)
     links = brain.db.conn.execute("SELECT from_id, to_id, kind FROM memory_links").fetchall()
@@ -151,7 +151,7 @@ def test_cancelling_a_commit_rolls_it_back(brain: Brain, tmp_path: Path) -> None
     source.write_text("content\n" + "".join(f"row {i}\n" for i in range(4500)), encoding="utf-8")
     the_plan = make_plan(brain, source)
     with pytest.raises(Cancelled):
-        run_to_end(commit(brain, the_plan, cancelled=lambda: True))
+        run_to_end(commit(brain, the_plan, cancel_requested=lambda: True))
     assert brain.count() == 0
     assert brain.db.conn.execute("SELECT count(*) FROM memgui_journal").fetchone()[0] == 0
 
@@ -215,7 +215,7 @@ def test_kill_9_mid_commit_leaves_the_brain_as_it_was(tmp_path: Path) -> None:
         assert Path(path + "-wal").stat().st_size > 0  # the transaction had written pages
     reopened = Brain.open(path, actor="test")
     try:
-        assert [t.content for t in reopened.list()] == ["before the import"]
+        assert [t.content for t in reopened.list_traces()] == ["before the import"]
         conn = reopened.db.conn
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         assert conn.execute("SELECT count(*) FROM memgui_journal").fetchone()[0] == 1

@@ -129,7 +129,7 @@ def test_chatgpt_fixture_writes_conversations_messages_and_seed_ids(brain: Brain
     rows = brain.db.conn.execute("SELECT id FROM conversations").fetchall()
     assert sorted(r[0] for r in rows) == sorted(r.fields["id"] for r in conversations)
     assert all(r[0].startswith("cv_chatgpt_") for r in rows)
-    assert all(t.id.startswith("mt_chatgpt_") for t in brain.list(limit=50))
+    assert all(t.id.startswith("mt_chatgpt_") for t in brain.list_traces(limit=50))
     assert brain.db.conn.execute("SELECT count(*) FROM messages").fetchone()[0] == 9
 
 
@@ -168,7 +168,7 @@ def test_gsd_state_imports_by_section(brain: Brain, tmp_path: Path) -> None:
     )
     the_plan, result = import_all(brain, state)
     assert the_plan.format == "gsd" and result.imported == 2
-    categories = {t.content: (t.category, t.scope_id) for t in brain.list()}
+    categories = {t.content: (t.category, t.scope_id) for t in brain.list_traces()}
     assert categories == {"Use SQLite": ("DECISION", "project"), "Write docs": ("TODO", "project")}
     assert make_plan(brain, state).counts["new"] == 0
 

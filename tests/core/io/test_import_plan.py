@@ -62,7 +62,7 @@ def test_plan_is_a_job_of_progress_events(brain: Brain) -> None:
 
 def test_cancelling_a_plan_stops_it(brain: Brain) -> None:
     with pytest.raises(Cancelled):
-        run_to_end(plan(brain, AGENTOS / "export.json", cancelled=lambda: True))
+        run_to_end(plan(brain, AGENTOS / "export.json", cancel_requested=lambda: True))
 
 
 def test_duplicate_needs_the_same_scope_scope_id_and_user(brain: Brain, tmp_path: Path) -> None:
@@ -179,7 +179,7 @@ def test_target_scope_options_refile_every_trace(brain: Brain) -> None:
     traces = [r for r in the_plan.records if r.kind == TRACE and r.verdict == NEW]
     assert {(r.fields["scope"], r.fields["scope_id"]) for r in traces} == {("persona", "ada")}
     run_to_end(commit(brain, the_plan))
-    assert {t.scope_id for t in brain.list(limit=50)} == {"ada"}
+    assert {t.scope_id for t in brain.list_traces(limit=50)} == {"ada"}
 
 
 def test_bad_options_are_refused_naming_the_field(brain: Brain) -> None:
@@ -229,7 +229,7 @@ def test_sqlite_duplicate_with_new_tags_is_an_update(brain: Brain, tmp_path: Pat
     assert record.verdict == UPDATE and "adds tags new" in record.reason
     result = run_to_end(commit(brain, the_plan))
     assert result.updated == 1 and result.imported == 0
-    (trace,) = brain.list()
+    (trace,) = brain.list_traces()
     assert trace.tags == ("old", "new")
 
 

@@ -89,7 +89,7 @@ def imported(brain: Brain, source: Path, **options) -> list:
     the_plan = run_to_end(plan(brain, source, options=ImportOptions(**options)))
     result = run_to_end(commit(brain, the_plan))
     assert result.imported
-    return brain.list(limit=200)
+    return brain.list_traces(limit=200)
 
 
 def test_a_memory_from_last_year_starts_decaying_when_it_arrives(brain: Brain) -> None:

@@ -109,7 +109,7 @@ def test_json_and_sqlite_keep_every_trace(
 def test_notes_imported_into_their_brain_add_nothing(
     source: Brain, tmp_path: Path, fmt: str
 ) -> None:
-    concept = source.add_node("Concept", "concept")
+    concept = source.add_node("Concept", "concept").id
     source.db.conn.execute(
         "INSERT INTO knowledge_nodes (brain_id, id, type, label, created_at) "
         "VALUES (?, 'rt_0', 'memory_graph', 'rt_0', 1)",

@@ -67,7 +67,9 @@ def test_similar_memories(brain: Brain, ollama_server) -> None:
 
 def test_agentos_embeddings_are_readable(agentos_copy: Path) -> None:
     with Brain.open(agentos_copy) as brain:
-        embedded = [t for t in brain.list(TraceFilter(include_deleted=True)) if t.embedding_status]
+        embedded = [
+            t for t in brain.list_traces(TraceFilter(include_deleted=True)) if t.embedding_status
+        ]
         assert len(embedded) == 4
         assert all(len(brain.embedding(t.id)) == 1536 for t in embedded)
 

@@ -65,7 +65,7 @@ def test_bulk_rows_journal_and_index_equal_one_by_one(tmp_path: Path) -> None:
             rowids = store.insert_traces(
                 bulk.db, batch, bulk.brain_id, snapshots("mt_", 12), "import"
             )
-        assert batch.traces == {f"mt_{i:04d}" for i in range(12)}
+        assert batch.changes().added == {f"mt_{i:04d}" for i in range(12)}
         rows = "SELECT rowid, * FROM memory_traces ORDER BY rowid"
         assert table(bulk, rows) == table(one, rows)
         assert rowids == [r[0] for r in table(bulk, rows)]
@@ -84,7 +84,7 @@ def test_rowids_follow_the_largest_even_after_a_purge(brain: Brain) -> None:
         rowids = store.insert_traces(brain.db, batch, brain.brain_id, snapshots("mt_b", 3))
     assert rowids == [top + 1, top + 2, top + 3]
     assert ids(brain, "tagged") == {"mt_b0000"}
-    assert {t.id for t in brain.list()} == {first.id, "mt_b0000", "mt_b0001", "mt_b0002"}
+    assert {t.id for t in brain.list_traces()} == {first.id, "mt_b0000", "mt_b0001", "mt_b0002"}
     check = "INSERT INTO memory_traces_fts(memory_traces_fts, rank) VALUES ('integrity-check', 1)"
     assert table(brain, check) == []
 

@@ -48,7 +48,7 @@ def test_a_write_waits_then_says_the_brain_is_busy_and_who_holds_it(
         assert "has held its write lock for more than 0.5 s; the add was not done" in message
         assert refused.value.exit_code == 5
         # Reads go on: a list, a get, and a search that cannot note its recall.
-        (seed,) = brain.list()
+        (seed,) = brain.list_traces()
         assert brain.get(seed.id).content == "alpha one"
         assert [h.trace.id for h in brain.search("alpha").hits] == [seed.id]
         assert brain.get(seed.id).retrieval_count == 0

@@ -206,5 +206,5 @@ def test_a_file_put_at_a_brains_path_reads_as_itself(tmp_path: Path) -> None:
     brain.close()
     assert checkpointer.elsewhere or checkpointer.truncations == truncated + 1
     with Brain.open(path, actor="test") as reopened:
-        contents = {t.content for t in reopened.list()}
+        contents = {t.content for t in reopened.list_traces()}
         assert "written to the replacement" in contents and len(contents) == 11

@@ -106,7 +106,7 @@ def test_a_file_cut_short_is_not_opened(tmp_path: Path) -> None:
             brain.add(f"memory {i}")
     os.truncate(path, 20_000)
     with pytest.raises(DamagedBrain, match="is not a readable brain.*malformed"):
-        Brain.open(path).list()
+        Brain.open(path).list_traces()
 
 
 # --- a newer AgentOS schema -----------------------------------------------------------------
@@ -231,7 +231,7 @@ def test_a_foreign_unique_index_is_not_taken_for_a_duplicate_id(tmp_path: Path) 
         ):
             brain.add("seed")
         with pytest.raises(InvalidArgument, match="id already exists"):
-            brain.add("another", id=brain.list()[0].id)
+            brain.add("another", id=brain.list_traces()[0].id)
 
 
 def test_an_export_of_a_brain_with_foreign_triggers_leaves_them_out(tmp_path: Path) -> None:

@@ -73,8 +73,8 @@ def templates(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         brain.link(ids[2], ids[0], "supersedes")
         brain.link(ids[1], ids[3], "caused_by")
         brain.forget(ids[10])
-        node = brain.add_node("harbour", "concept")
-        brain.add_edge(node, brain.add_node("tide", "concept"), "related_to")
+        node = brain.add_node("harbour", "concept").id
+        brain.add_edge(node, brain.add_node("tide", "concept").id, "related_to")
     source_brain = root / "source.sqlite"
     with Brain.open(source_brain, actor="test") as brain, brain.batch():
         for i in range(40):

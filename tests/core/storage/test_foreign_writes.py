@@ -99,7 +99,7 @@ def test_another_programs_rows_get_their_scope_id(migrated: Path) -> None:
     with Brain.open(migrated, actor="test") as brain:
         conn = agentos(migrated)
         agentos_add(conn, "mt_a", "an agent's note", "user-42")
-        scoped = {t.id for t in brain.list(TraceFilter(scope="user", scope_id="user-42"))}
+        scoped = {t.id for t in brain.list_traces(TraceFilter(scope="user", scope_id="user-42"))}
         assert "mt_a" in scoped
         brain.update("mt_a", {"tags": ["orchard"]})
         meta = json.loads(
@@ -111,7 +111,7 @@ def test_another_programs_rows_get_their_scope_id(migrated: Path) -> None:
             (json.dumps({"scopeId": "user-43"}),),
         )
         assert brain.get("mt_a").scope_id == "user-43"
-        assert brain.delete_scope("user", "user-43") == 1
+        assert brain.delete_scope("user", "user-43").count == 1
         conn.close()
 
 
@@ -219,7 +219,7 @@ def test_another_program_taking_a_scope_id_away_files_the_row_under_none(migrate
         conn.close()
         assert brain.get("mt_drop").scope_id == "" and brain.get("mt_null").scope_id == ""
         assert brain.get("mt_keep").scope_id == "u1"
-        assert brain.delete_scope("user", "u1") == 1
+        assert brain.delete_scope("user", "u1").count == 1
 
 
 def test_once_another_program_writes_memgui_indexes_at_every_commit(

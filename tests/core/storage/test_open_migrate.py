@@ -32,9 +32,9 @@ def test_agentos_brain_opens_with_everything_and_is_not_written(agentos_copy: Pa
     before = digest(agentos_copy)
     with Brain.open(agentos_copy) as brain:
         assert brain.brain_id == "brain"
-        everything = brain.list(TraceFilter(include_deleted=True))
+        everything = brain.list_traces(TraceFilter(include_deleted=True))
         assert len(everything) == 51
-        assert len(brain.list()) == 45
+        assert len(brain.list_traces()) == 45
         assert brain.info()["schema_version"] == 0
         by_scope = {t.scope_id for t in everything}
         assert {"thread-001", "user-42", "org-acme"} <= by_scope
@@ -98,7 +98,7 @@ def test_backup_failure_migrates_nothing(agentos_copy: Path) -> None:
 def test_a_refused_first_write_leaves_the_file_as_it_was(agentos_copy: Path) -> None:
     before, original = digest(agentos_copy), trace_rows(agentos_copy)
     with Brain.open(agentos_copy) as brain:
-        some = brain.list()[0].id
+        some = brain.list_traces()[0].id
         refusals = [
             (NotFound, lambda: brain.update("mt_nope", {"content": "x"})),
             (Conflict, lambda: brain.update(some, {"content": "x"}, expect_version=5)),
@@ -220,7 +220,7 @@ def test_a_new_brain_needs_no_backup(tmp_path: Path) -> None:
 def test_an_open_brain_sees_the_migration_another_connection_made(agentos_copy: Path) -> None:
     # The app opened on an AgentOS brain, then an agent's first write migrates it.
     with Brain.open(agentos_copy) as window:
-        trace_id = window.list()[0].id
+        trace_id = window.list_traces()[0].id
         assert window.get(trace_id).version == 1 and window.last_journal_id() == 0
         with Brain.open(agentos_copy) as agent:
             agent.update(trace_id, {"content": "edited by the agent", "category": "DECISION"})
@@ -233,6 +233,6 @@ def test_an_open_brain_sees_the_migration_another_connection_made(agentos_copy: 
         assert window.db.is_current and window.info()["schema_version"] == schema.SCHEMA_VERSION
         assert [e.op for e in window.history(trace_id)] == ["update"]
         assert window.last_journal_id() > 0
-        assert [t.id for t in window.list(TraceFilter(category="DECISION"))] == [trace_id]
+        assert [t.id for t in window.list_traces(TraceFilter(category="DECISION"))] == [trace_id]
         assert window.search("edited agent", record_recall=False).traces[0].id == trace_id
         window.update(trace_id, {"tags": ["seen"]}, expect_version=2)  # its own write now

@@ -67,7 +67,7 @@ reads, failures = 0, []
 while not os.path.exists(stop):
     try:
         hits = brain.search("soak", limit=5).hits
-        for trace in brain.list(limit=20):
+        for trace in brain.list_traces(limit=20):
             brain.get(trace.id)
         reads += 1 + len(hits)
     except Exception as error:

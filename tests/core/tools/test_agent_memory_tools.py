@@ -6,6 +6,7 @@ with a cursor, recalls only of returned results, and compare-and-set with expect
 
 from __future__ import annotations
 
+import itertools
 import math
 from pathlib import Path
 from typing import Any
@@ -124,6 +125,10 @@ def test_only_returned_results_are_recalled(ctx: ToolContext) -> None:
 
 
 def test_list_pages_never_repeat_or_skip_while_memories_are_added(ctx: ToolContext) -> None:
+    # Each memory a millisecond of its own: one added within the millisecond of a page's
+    # last memory may rightly sort after it (ties go by id), whatever the machine's speed.
+    ticks = itertools.count(1_700_000_000_000)
+    ctx.brain.clock = lambda: next(ticks)
     for i in range(7):
         store(ctx, f"memory {i}")
     made = [m["id"] for m in run(ctx, "memory_list").data]  # newest first (ties: by id)

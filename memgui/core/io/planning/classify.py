@@ -16,7 +16,6 @@ one adds the tags of its tag line and the **Related:** links the trace lacks.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -43,6 +42,7 @@ from memgui.core.io.records import (
     ImportRecord,
     plain_fields,
 )
+from memgui.core.model import new_trace_id
 from memgui.core.progress import Progress, paused_steps
 
 if TYPE_CHECKING:
@@ -66,10 +66,6 @@ def fingerprint(fields: Mapping[str, Any]) -> str:
         plain_fields(fields), option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS, default=repr
     )
     return sha256(data.decode("utf-8", "replace"))
-
-
-def new_trace_id() -> str:
-    return f"mt_{uuid.uuid4()}"
 
 
 def apply_scope(record: ImportRecord, scope: str | None, scope_id: str | None) -> None:
@@ -296,4 +292,4 @@ def classify(brain: Brain, plan: ImportPlan) -> Iterator[Progress]:
             plan.fingerprints[i] = fingerprint(record.fields)
 
 
-__all__ = ["UPDATE", "classify", "file_of", "fingerprint", "new_trace_id"]
+__all__ = ["UPDATE", "classify", "file_of", "fingerprint"]

@@ -35,6 +35,7 @@ from memgui.core.progress import Cancelled, Job, Progress
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
+    from memgui.core.io.planning.fixes import CarriedFixes
 
 COUNTED = (*VERDICTS, SKIPPED)
 FOLDER_FORMATS = ("markdown", "obsidian", "chatgpt")
@@ -60,6 +61,8 @@ class ImportPlan:
     journal_mark: int = 0
     rowid_mark: int = 0
     written: set[int] = field(default_factory=set)  # indexes a commit of this plan wrote
+    # A re-plan: the person's fixes of the plan before, laid over this one (`fixes.py`).
+    carried_fixes: CarriedFixes | None = None
 
     @property
     def counts(self) -> dict[str, int]:
@@ -138,12 +141,13 @@ def plan(
     source: str | Path,
     format: str = "auto",
     options: ImportOptions | None = None,
-    cancelled: Callable[[], bool] | None = None,
+    cancel_requested: Callable[[], bool] | None = None,
 ) -> Job[ImportPlan]:
     """Read `source` and classify every record against `brain` (see the module docstring).
 
-    `format` overrides `options.format` when it is not "auto". Writes nothing. `cancelled`,
-    when given, is asked between records; a True stops the job with `Cancelled`.
+    `format` overrides `options.format` when it is not "auto". Writes nothing.
+    `cancel_requested`, when given, is asked between records; a True stops the job with
+    `Cancelled`.
     """
     if not isinstance(source, str | Path):
         raise InvalidArgument("path", f"must be a path (got {source!r:.80})", source)
@@ -164,7 +168,7 @@ def plan(
     yield Progress(0, None, f"reading {path.name} as {fmt}")
     read = READERS[fmt](path, options=replace(options, target_brain_id=brain.brain_id))
     for event in read:
-        if cancelled is not None and cancelled():
+        if cancel_requested is not None and cancel_requested():
             raise Cancelled(f"planning the import of {path.name} was cancelled")
         if isinstance(event, Progress):
             yield event

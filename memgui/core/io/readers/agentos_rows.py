@@ -11,7 +11,6 @@ import base64
 import binascii
 import math
 import struct
-import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -39,13 +38,10 @@ from memgui.core.model import (
     check_content,
     check_strength,
     check_tags,
+    now_ms,
 )
 
 INT64 = 2**63
-
-
-def now_ms() -> int:
-    return int(time.time() * 1000)
 
 
 def json_column(value: Any, field_name: str, kind: type, default: Any) -> Any:

@@ -21,7 +21,6 @@ texts once, as UTF-8; a trace's text, a message's id and their metadata built wh
 from __future__ import annotations
 
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -51,7 +50,7 @@ from memgui.core.io.records import (
     UNREAD,
     ImportRecord,
 )
-from memgui.core.model import MAX_TITLE_CHARS
+from memgui.core.model import MAX_TITLE_CHARS, now_ms
 from memgui.core.progress import Progress
 
 Event = Progress | ImportRecord
@@ -105,7 +104,7 @@ class _Reader:
         row_id = conversation_row_id(value)
         key = _export_id(value) or row_id
         source = f"{where}#{key}"
-        now = int(time.time() * 1000)
+        now = now_ms()
         created = _ms(_seconds(value.get("create_time")), now)
         updated = _ms(_seconds(value.get("update_time")), created)
         title = value.get("title")

@@ -26,7 +26,6 @@ whose `existing_id` is that memory's id, and its links move to it. Expired memor
 
 from __future__ import annotations
 
-import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -58,6 +57,7 @@ from memgui.core.io.records import (
     UNREAD,
     ImportRecord,
 )
+from memgui.core.model import now_ms
 from memgui.core.progress import Progress, paused_steps
 
 
@@ -97,7 +97,7 @@ class _Built:
 
 def _read(source: Path, state: _Check, built: _Built) -> Iterator[Progress]:
     """Check every line; build the records of a memory until the first defect."""
-    now = int(time.time() * 1000)
+    now = now_ms()
     where = f"{source}:"
     new_id = _Ids()
     line = 0

@@ -32,6 +32,7 @@ from memgui.core.io.records import (
     ImportRecord,
 )
 from memgui.core.io.writing import commit_rows
+from memgui.core.model import Changes
 from memgui.core.progress import Cancelled, Job, Progress, gc_paused
 from memgui.core.search import fulltext
 
@@ -53,6 +54,9 @@ class ImportResult:
     counts: dict[str, int] = field(default_factory=dict)  # the plan's verdicts at commit
     batch_id: str | None = None
     format: str = ""
+    # What the commit wrote (traces added or edited, links, graph and other rows); None
+    # when it wrote nothing.
+    changes: Changes | None = field(default=None, compare=False, repr=False)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -114,7 +118,7 @@ def commit(
     brain: Brain,
     plan: ImportPlan,
     accept: Iterable[int] | None = None,
-    cancelled: Callable[[], bool] | None = None,
+    cancel_requested: Callable[[], bool] | None = None,
 ) -> Job[ImportResult]:
     """Write the accepted records of `plan` (see the module docstring); returns ImportResult."""
     if not isinstance(plan, ImportPlan):
@@ -123,14 +127,14 @@ def commit(
     # Paused for the whole job, like its transaction: a cancel or a close unwinds both
     # (pausing step by step measured ~0.5 s more CPU per 100k records).
     with gc_paused():
-        return (yield from _commit(brain, plan, accept, cancelled))
+        return (yield from _commit(brain, plan, accept, cancel_requested))
 
 
 def _commit(
     brain: Brain,
     plan: ImportPlan,
     accept: Iterable[int] | None,
-    cancelled: Callable[[], bool] | None,
+    cancel_requested: Callable[[], bool] | None,
 ) -> Job[ImportResult]:
     if plan.brain_id != brain.brain_id:
         raise InvalidArgument(
@@ -144,13 +148,14 @@ def _commit(
     yield Progress(0, total, f"writing {total} records")
     written: set[int] = set()
     if chosen:
-        with brain.write("import", kind="import", actor=f"import:{plan.format}") as batch:
+        write = brain.write("import", kind="import", actor=f"import:{plan.format}")
+        with write as batch:
             recheck.refuse_outdated(brain, plan, chosen)
             writer = commit_rows.RowWriter(brain, plan, batch, result)
             for done, i in enumerate(writer.ordered(chosen), start=1):
                 writer.write(i)
                 if done % PROGRESS_EVERY == 0:
-                    if cancelled is not None and cancelled():
+                    if cancel_requested is not None and cancel_requested():
                         raise Cancelled("the import was cancelled; nothing was written")
                     yield Progress(done, total, f"wrote {done} of {total} records")
             writer.finish()
@@ -158,6 +163,7 @@ def _commit(
             fulltext.flush_in_transaction(brain.db)
             result.batch_id = batch.batch_id if (written or writer.wrote_any) else None
         plan.written |= written  # after the transaction committed: a re-commit skips them
+        result.changes = write.changes if result.batch_id else None
     # No yield from here on: a job is cancelled at a yield, and one after the commit would be
     # reported as a cancelled import while every record is in the brain.
     count_verdicts(plan, written, result)

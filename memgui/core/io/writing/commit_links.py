@@ -82,6 +82,5 @@ def write_trace_links(
                     "created_at": created_at,
                 }
                 journal_rows.journal(db, batch, brain_id, "link", from_id, None, row)
-                batch.links.add(f"{from_id}|{to_id}|{link['kind']}")
                 wrote = True
     return wrote

@@ -15,7 +15,6 @@ import apsw
 from memgui.core.errors import InvalidArgument
 from memgui.core.io.planning import brain_index
 from memgui.core.io.planning.brain_index import sha256, user_of
-from memgui.core.io.planning.classify import new_trace_id
 from memgui.core.io.planning.validate import check_trace_fields, fresh_text, trace_snapshot
 from memgui.core.io.records import (
     CHUNK,
@@ -38,6 +37,7 @@ from memgui.core.io.writing.commit_links import (
     write_trace_links,
 )
 from memgui.core.merge_moves import memory_graph_node
+from memgui.core.model import new_trace_id
 from memgui.core.search import vectors
 from memgui.core.search.vectors import VectorIndexUnavailable, sync_rows
 from memgui.core.storage import journal_rows, store
@@ -106,6 +106,7 @@ class RowWriter:
         self.db = brain.db
         self.now = brain.now()
         self.trace_ids: dict[str, str] = {}  # source trace id -> id in the brain
+        self.inserted: set[str] = set()  # ids of the traces this import wrote
         self.embedded: list[int] = []
         self.embedding_models: set[str | None] = set()  # what the sources say made them
         self.graph: brain_index.GraphIndex | None = None
@@ -211,6 +212,7 @@ class RowWriter:
             if isinstance(source_id, str):
                 trace_ids[source_id] = trace_id
             trace_ids.setdefault(trace_id, trace_id)
+            self.inserted.add(trace_id)
             if embedding is not None:
                 self.embedded.append(rowid)
                 self.embedding_models.add(record.embedding_model)
@@ -340,7 +342,7 @@ class RowWriter:
         self.wrote_any = True
 
     def _held(self, trace_id: str) -> bool:
-        return trace_id in self.batch.traces or trace_exists(self.brain, trace_id)
+        return trace_id in self.inserted or trace_exists(self.brain, trace_id)
 
     def finish(self) -> None:
         if self.pending:

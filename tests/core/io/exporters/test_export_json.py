@@ -88,7 +88,7 @@ def test_selection_leaves_out_other_traces_and_their_graph_rows(
             "VALUES (?, ?, 'memory_graph', ?, 1)",
             (brain.brain_id, trace_id, trace_id),
         )
-    concept = brain.add_node("Concept", "concept")
+    concept = brain.add_node("Concept", "concept").id
     brain.add_edge("keep", concept, "mentions")
     brain.add_edge("drop", concept, "mentions")
     result = run(brain, tmp_path / "sel.json", selection=TraceFilter(tag="k"))

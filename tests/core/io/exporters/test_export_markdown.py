@@ -239,9 +239,9 @@ def test_obsidian_related_lists_knowledge_edges(brain: Brain, tmp_path: Path) ->
     clock = iter(range(1_000, 10_000, 10))
     brain.clock = lambda: next(clock)
     t = brain.add("TypeScript is used", id="ts", tags=["lang"])
-    target = brain.add_node("TypeScript", "concept")
-    own = brain.add_node("node of ts", "memory", {"trace_id": "ts"})
-    other = brain.add_node("tooling", "concept")
+    target = brain.add_node("TypeScript", "concept").id
+    own = brain.add_node("node of ts", "memory", {"trace_id": "ts"}).id
+    other = brain.add_node("tooling", "concept").id
     brain.db.conn.execute(
         "INSERT INTO knowledge_nodes (brain_id, id, type, label, created_at) VALUES (?,?,?,?,?)",
         (brain.brain_id, "ts", "memory_graph", "ts", 1),

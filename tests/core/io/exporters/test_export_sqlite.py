@@ -162,4 +162,4 @@ def test_triggers_memgui_did_not_make_stay_out_of_the_export(brain: Brain, tmp_p
     out.close()
     with Brain.open(tmp_path / "copy.sqlite", actor="test") as copy:
         assert copy.add("the user's own words").content == "the user's own words"
-        assert [t.content for t in copy.list(limit=1)] == ["the user's own words"]
+        assert [t.content for t in copy.list_traces(limit=1)] == ["the user's own words"]

@@ -144,7 +144,7 @@ def test_an_exported_vault_imported_again_gives_the_same_titles_and_places(
     with Brain.open(tmp_path / "again.sqlite", actor="test") as again:
         second = tmp_path / "second"
         import_and_export(again, first, second, format="obsidian")
-        assert sorted(t.title or "" for t in again.list()) == sorted(
-            t.title or "" for t in brain.list()
+        assert sorted(t.title or "" for t in again.list_traces()) == sorted(
+            t.title or "" for t in brain.list_traces()
         )
         assert notes_of(second).keys() == notes_of(first).keys()
