@@ -1,10 +1,25 @@
-# Two commands for a new user: `make run` and `make test`.
+# Two commands for a new user: `make run` and `make test`. While editing, `make check` (the
+# same without the slow tests); `pre-commit install` runs lint and types before each commit.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint format bench resources clean
+PACKAGE_VENV := build/package/venv
+PACKAGE_STAMP := $(PACKAGE_VENV)/.installed
+APP := $(firstword $(wildcard dist/memgui/memgui) $(BIN)/memgui)
+LINTED := memgui tests resources packaging docs/make_screenshots.py
+
+# Debian packages: appstreamcli, desktop-file-validate and gio check the desktop files; Xvfb
+# runs the app in a real X11 window; binutils strips the build; Qt's X11 plugin needs the
+# xcb and GL libraries (the build bundles the xcb ones from here).
+SYSTEM_PACKAGES := appstream desktop-file-utils libglib2.0-bin shared-mime-info xvfb binutils \
+	libegl1 libgl1 libfontconfig1 libdbus-1-3 libxkbcommon-x11-0 libxcb-cursor0 \
+	libxcb-icccm4 libxcb-image0 libxcb-keysyms1 libxcb-randr0 libxcb-render-util0 \
+	libxcb-shape0 libxcb-xkb1
+
+.PHONY: run test check lint types format bench resources clean package package-test \
+	install-desktop screenshots system-packages
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -15,28 +30,83 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(BIN)/memgui
 
-test: $(STAMP)
-	$(BIN)/lint-imports
-	$(BIN)/ruff check memgui tests resources
-	$(BIN)/ruff format --check memgui tests resources
+# Everything CI runs: the import contracts, ruff, the format, the type check, every test.
+test: lint types
+	@$(MAKE) --no-print-directory system-packages REQUIRED=no
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -rs -p no:cacheprovider
+
+# The edit loop: the same checks, the tests not marked slow (processes, npm, the fault
+# injection, soak and fuzz suites).
+check: lint types
+	@$(MAKE) --no-print-directory system-packages REQUIRED=no
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -p no:cacheprovider -m "not slow"
 
 lint: $(STAMP)
 	$(BIN)/lint-imports
-	$(BIN)/ruff check memgui tests resources
-	$(BIN)/ruff format --check memgui tests resources
+	$(BIN)/ruff check $(LINTED)
+	$(BIN)/ruff format --check $(LINTED)
+
+# mypy, strict, on the whole package, against tests/support/mypy-baseline.txt (empty).
+types: $(STAMP)
+	$(BIN)/python -m tests.support.type_baseline
 
 format: $(STAMP)
-	$(BIN)/ruff format memgui tests resources
-	$(BIN)/ruff check --fix memgui tests resources
+	$(BIN)/ruff format $(LINTED)
+	$(BIN)/ruff check --fix $(LINTED)
 
 # The package's icons and sample data copied from the masters in resources/, and the app icon
 # rendered to PNGs (resources/build.py).
 resources: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python resources/build.py
 
+# Installs what SYSTEM_PACKAGES lists and is missing: as root with apt-get; otherwise it names
+# the one command to run (and, with REQUIRED=no, goes on: the tests that need them skip).
+REQUIRED ?= yes
+system-packages:
+	@command -v dpkg-query >/dev/null || { echo "not a Debian system: install the equivalents of: $(SYSTEM_PACKAGES)"; exit 0; }; \
+	missing=$$(for p in $(SYSTEM_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ]; then \
+	  echo "installing $$(echo $$missing)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+	else \
+	  echo "memgui needs these Debian packages: sudo apt-get install $$(echo $$missing)"; \
+	  [ "$(REQUIRED)" = no ]; \
+	fi
+
+# The frozen one-folder build (packaging/README.md): dist/memgui/ and the .tar.gz beside it,
+# made in a venv of its own from this tree, then its smoke test. Not part of `make test`.
+$(PACKAGE_STAMP): pyproject.toml
+	@test -x $(PACKAGE_VENV)/bin/python || $(PYTHON) -m venv $(PACKAGE_VENV)
+	$(PACKAGE_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(PACKAGE_VENV)/bin/python -m pip install --quiet '.[package]'
+	@touch $(PACKAGE_STAMP)
+
+package: $(PACKAGE_STAMP)
+	@$(MAKE) --no-print-directory system-packages
+	$(PACKAGE_VENV)/bin/python -m pip install --quiet --no-deps --force-reinstall .
+	$(PACKAGE_VENV)/bin/python packaging/build.py
+	@$(MAKE) --no-print-directory package-test
+
+# The smoke test runs the built program, not this tree (packaging/smoke_test.py).
+package-test:
+	@$(MAKE) --no-print-directory system-packages
+	$(PYTHON) packaging/smoke_test.py dist/memgui
+
+# memgui in this user's desktop (menu, icon, opening .sqlite brains): the build when there is
+# one, else this tree's venv.
+install-desktop: $(STAMP)
+	$(APP) install-desktop
+
+# The user guide's screenshots (docs/screenshots/), each made by `memgui screenshot`.
+screenshots: $(STAMP)
+	QT_QPA_PLATFORM=offscreen $(BIN)/python docs/make_screenshots.py
+
+# Every benchmark at the sizes docs/performance.md quotes (hours); BENCH_ARGS=--quick runs
+# them small, `--only bench_core bench_ui` picks some (tests/bench/run_all.py).
+BENCH_ARGS ?=
 bench: $(STAMP)
-	QT_QPA_PLATFORM=offscreen $(BIN)/python -m tests.bench.run_all
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m tests.bench.run_all $(BENCH_ARGS)
 
 clean:
-	rm -rf $(VENV) .npm-cache .import_linter_cache build *.egg-info
+	rm -rf $(VENV) .npm-cache .import_linter_cache .mypy_cache build dist *.egg-info

@@ -4,6 +4,8 @@
 - `sample-brain.json` is copied to `memgui/resources/sample_brain.json` (core/sample_brain.py).
 - The app icon `icons/memgui.svg` is rendered to `app-icon/memgui-<N>.png` at the sizes a
   desktop asks for (the freedesktop hicolor theme, Windows and macOS icon sets).
+- What `memgui install-desktop` installs goes to `memgui/resources/desktop/`: the desktop
+  entry and AppStream metainfo (masters in `packaging/linux/`) and the app icon's PNGs.
 
 Run it after changing a master; tests/test_resources.py fails while a copy differs.
 """
@@ -17,6 +19,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 PACKAGE = HERE.parent / "memgui" / "resources"
+DESKTOP_MASTERS = HERE.parent / "packaging" / "linux"
 APP_ICON = HERE / "icons" / "memgui.svg"
 APP_ICON_SIZES = (16, 22, 24, 32, 48, 64, 128, 256, 512)
 
@@ -25,6 +28,10 @@ def copies() -> dict[Path, Path]:
     """Each master and the package file made from it."""
     made = {svg: PACKAGE / "icons" / svg.name for svg in sorted((HERE / "icons").glob("*.svg"))}
     made[HERE / "sample-brain.json"] = PACKAGE / "sample_brain.json"
+    for master in sorted(DESKTOP_MASTERS.glob("io.memgui.memgui.*")):
+        made[master] = PACKAGE / "desktop" / master.name
+    for size in APP_ICON_SIZES:
+        made[app_icon_png(size)] = PACKAGE / "desktop" / "icons" / app_icon_png(size).name
     return made
 
 
@@ -57,6 +64,7 @@ def render_app_icon() -> None:
 
 
 def main() -> int:
+    render_app_icon()  # first: the package takes copies of the PNGs
     for master, copy in copies().items():
         copy.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(master, copy)
@@ -65,7 +73,6 @@ def main() -> int:
     }
     for name in sorted(stale):  # an icon whose master is gone goes from the package too
         (PACKAGE / "icons" / name).unlink()
-    render_app_icon()
     print(f"copied {len(copies())} files into {PACKAGE}, rendered {len(APP_ICON_SIZES)} PNGs")
     return 0
 

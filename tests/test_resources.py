@@ -24,6 +24,23 @@ def test_every_package_file_is_its_master_unchanged() -> None:
     assert sample == (RESOURCES / "sample-brain.json").read_bytes(), "run make resources"
 
 
+def test_the_desktop_files_in_the_package_are_their_masters() -> None:
+    """`memgui install-desktop` installs the package's copies: the desktop entry and the
+    metainfo (masters in packaging/linux/) and the app icon's PNGs."""
+    desktop = PACKAGE / "desktop"
+    masters = sorted((ROOT / "packaging" / "linux").glob("io.memgui.memgui.*"))
+    assert [m.name for m in masters] == [
+        "io.memgui.memgui.desktop",
+        "io.memgui.memgui.metainfo.xml",
+    ]
+    for master in masters:
+        assert (desktop / master.name).read_bytes() == master.read_bytes(), "run make resources"
+    for size in SIZES:
+        png = f"memgui-{size}.png"
+        copy = (desktop / "icons" / png).read_bytes()
+        assert copy == (RESOURCES / "app-icon" / png).read_bytes(), "run make resources"
+
+
 @pytest.mark.parametrize("size", SIZES)
 def test_the_app_icon_is_a_png_of_each_size(size: int) -> None:
     data = (RESOURCES / "app-icon" / f"memgui-{size}.png").read_bytes()

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import json
 import logging
 import os
 import signal
@@ -27,7 +28,15 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from memgui.cli import registry
-from memgui.cli.commands import admin, embed, exports, imports, serve, traces  # noqa: F401
+from memgui.cli.commands import (  # noqa: F401 - each registers its commands
+    admin,
+    desktop,
+    embed,
+    exports,
+    imports,
+    serve,
+    traces,
+)
 from memgui.cli.log import failures_logged_to_file
 from memgui.cli.registry import REGISTRY, CommandContext
 from memgui.core.errors import InvalidArgument, MemguiError, StorageError
@@ -102,6 +111,12 @@ def _parser(_commands: tuple[str, ...]) -> argparse.ArgumentParser:
         "Without a command, or with a brain file, opens the app.",
     )
     _global_options(parser, suppress=False)
+    parser.add_argument(
+        "--version",
+        action="store_true",
+        help="print the versions of memgui, the brain schemas it reads and writes, SQLite, "
+        "sqlite-vec and Qt, and exit",
+    )
     after_command = argparse.ArgumentParser(add_help=False)
     _global_options(after_command, suppress=True)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -175,6 +190,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except InvalidArgument as error:  # a value an argument's type refused
         _say(str(error))
         return error.exit_code
+    if args.version:
+        return _print_versions(json_output=args.json)
     brain_path = Path(app_brain or args.brain or default_brain_path()).expanduser()
     ctx = CommandContext(
         brain_path=brain_path,
@@ -191,6 +208,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         ctx.operation = cmd.name
         with stopped_by_signals():
             return _guarded(ctx, lambda: cmd.run(ctx, args), log_path)
+
+
+def _print_versions(*, json_output: bool) -> int:
+    """`memgui --version`: no brain is opened, and Qt is asked without starting the app."""
+    from memgui.core.versions import version_lines, versions
+
+    found = versions()
+    for report in registry.version_reporters:
+        found.update(report())
+    text = json.dumps(found, ensure_ascii=False) if json_output else "\n".join(version_lines(found))
+    print(text)
+    return EXIT_OK
 
 
 def _guarded(ctx: CommandContext, work: Callable[[], int | None], log_path: Path) -> int:

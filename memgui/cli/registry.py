@@ -23,6 +23,7 @@ from memgui.core.model import check_id
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
+    from memgui.core.search.embed import OllamaEmbedder
 
 ACTOR = "cli"
 EMBED_MODEL_ENV = "MEMGUI_EMBED_MODEL"
@@ -32,6 +33,7 @@ DEFAULT_MODEL = "nomic-embed-text"
 Configure = Callable[[argparse.ArgumentParser], None]
 Handler = Callable[["CommandContext", argparse.Namespace], "int | None"]
 AppOpener = Callable[[Path, "str | None"], "int | None"]
+VersionReporter = Callable[[], "dict[str, str]"]
 
 
 @dataclass(frozen=True)
@@ -47,6 +49,9 @@ REGISTRY: dict[str, Command] = {}
 # What `memgui` without a command runs (`memgui [BRAIN]`): the app's window, registered by the
 # app's package with `@opens_the_app`; the command line itself never imports the app.
 app_opener: AppOpener | None = None
+# What `memgui --version` adds to the core's versions (the app adds Qt's), registered with
+# `@reports_versions`.
+version_reporters: list[VersionReporter] = []
 
 
 def command(
@@ -78,6 +83,12 @@ def opens_the_app(run: AppOpener) -> AppOpener:
     return run
 
 
+def reports_versions(report: VersionReporter) -> VersionReporter:
+    """Register `report()` as a source of versions `memgui --version` prints."""
+    version_reporters.append(report)
+    return report
+
+
 @dataclass
 class CommandContext:
     """What a handler needs: the brain (opened on first use), output mode and streams."""
@@ -106,7 +117,7 @@ class CommandContext:
             _warn_of(self._brain)
         return self._brain
 
-    def embedder(self, model: str | None = None) -> Any:
+    def embedder(self, model: str | None = None) -> OllamaEmbedder:
         """The Ollama embedder the options and environment name (nothing is contacted yet)."""
         from memgui.core.search.embed import OllamaEmbedder
 
@@ -137,10 +148,11 @@ def write_wait_from_env() -> float | None:
     text = os.environ.get(WRITE_WAIT_ENV, "").strip()
     if not text:
         return None
+    value: float | str
     try:
         value = float(text)
     except ValueError:
-        value = text  # type: ignore[assignment]  (refused below, named)
+        value = text  # refused below, named
     return check_seconds(WRITE_WAIT_ENV, value, MAX_WRITE_WAIT_S)
 
 

@@ -30,6 +30,7 @@ from memgui.core.errors import (
     StorageError,
 )
 from memgui.core.model import (
+    MAX_NEIGHBOURS,
     Changes,
     JournalEntry,
     Neighbour,
@@ -51,7 +52,7 @@ from memgui.core.model import (
 from memgui.core.progress import run_to_end
 from memgui.core.search import fulltext, hybrid, searching, vectors
 from memgui.core.search.embed import unpack_vector
-from memgui.core.search.semantic import SemanticSearch
+from memgui.core.search.semantic import MeaningSearch, SemanticSearch
 from memgui.core.storage import reads, store
 from memgui.core.storage.db import Database
 
@@ -82,8 +83,8 @@ class Brain:
         self.brain_id = brain_id
         self.actor = actor
         self.clock: Callable[[], int] = now_ms
-        # Search by meaning (memgui.core.search.semantic.SemanticSearch), set by `use_embedder`.
-        self.semantic: Any = None
+        # Search by meaning (a SemanticSearch over the embedder `use_embedder` is given).
+        self.semantic: MeaningSearch | None = None
         self.auto_embed = False  # embed each add/edit right away (the CLI); the app backfills
 
     # --- opening ---------------------------------------------------------------------------
@@ -117,7 +118,7 @@ class Brain:
             raise
         return cls(db, brain_id, actor)
 
-    def use_embedder(self, embedder: Any, auto_embed: bool = False) -> None:
+    def use_embedder(self, embedder: hybrid.Embedder | None, auto_embed: bool = False) -> None:
         """Turn on search by meaning with an embedder (`core.search.embed.OllamaEmbedder`)."""
         self.semantic = SemanticSearch(embedder) if embedder is not None else None
         self.auto_embed = auto_embed and embedder is not None
@@ -443,12 +444,12 @@ class Brain:
         return graph.edges(self, limit, offset)
 
     def neighbours(
-        self, start_id: str, depth: int = 1, limit: int = graph.MAX_NEIGHBOURS
+        self, start_id: str, depth: int = 1, limit: int = MAX_NEIGHBOURS
     ) -> list[Neighbour]:
         return graph.neighbours(self, start_id, depth, limit)
 
     def neighbours_and_more(
-        self, start_id: str, depth: int = 1, limit: int = graph.MAX_NEIGHBOURS
+        self, start_id: str, depth: int = 1, limit: int = MAX_NEIGHBOURS
     ) -> tuple[list[Neighbour], bool]:
         """`neighbours`, and whether the graph holds more within `depth` than `limit`."""
         return graph.neighbours_and_more(self, start_id, depth, limit)

@@ -54,23 +54,29 @@ def repinned(metadata: dict[str, Any], old: str | None, new: str | None) -> dict
     return dict(metadata, decay=dict(metadata["decay"], stability=explicit * factor))
 
 
+def _decay_of(metadata: dict[str, Any]) -> dict[str, Any]:
+    decay = metadata.get("decay")
+    return decay if isinstance(decay, dict) else {}
+
+
 def pinned_explicitly(metadata: dict[str, Any], category: str | None) -> dict[str, Any]:
     """A pinned trace's slower decay written out (`metadata.decay.stability`, six days) when
     it has no stability of its own: AgentOS, which knows no categories, reads it there (and
     its consolidation would prune the trace at its one-day default)."""
     if category not in PINNED_CATEGORIES or explicit_stability(metadata) is not None:
         return metadata
-    decay = metadata.get("decay") if isinstance(metadata.get("decay"), dict) else {}
-    return dict(metadata, decay=dict(decay, stability=default_stability(category)))
+    return dict(metadata, decay=dict(_decay_of(metadata), stability=default_stability(category)))
 
 
-def merged_state(snaps: list[dict[str, Any]], survivor: dict[str, Any]) -> tuple[float, dict]:
+def merged_state(
+    snaps: list[dict[str, Any]], survivor: dict[str, Any]
+) -> tuple[float, dict[str, Any]]:
     """A merge's strength and decay state (upstream-notes §B.4): the highest stored strength,
     the highest stability, access counts summed, the latest reinforcement interval and time.
     Returns (stored strength, the survivor's metadata with that `decay`)."""
     strength = max(_number(s["strength"], 0.0) for s in snaps)
-    decays = [s["metadata"].get("decay") for s in snaps if isinstance(s["metadata"], dict)]
-    decays = [d for d in decays if isinstance(d, dict)]
+    found = (s["metadata"].get("decay") for s in snaps if isinstance(s["metadata"], dict))
+    decays = [d for d in found if isinstance(d, dict)]
     metadata = survivor["metadata"]
     stability = max(stability_of(s["metadata"], s["category"]) for s in snaps)
     if not decays:
@@ -78,7 +84,7 @@ def merged_state(snaps: list[dict[str, Any]], survivor: dict[str, Any]) -> tuple
         if stability > stability_of(metadata, survivor["category"]):
             return strength, dict(metadata, decay={"stability": stability})
         return strength, metadata
-    merged = dict(metadata.get("decay") if isinstance(metadata.get("decay"), dict) else {})
+    merged = dict(_decay_of(metadata))
     merged["stability"] = stability
     merged["accessCount"] = sum(int(_number(d.get("accessCount"), 0)) for d in decays)
     for key in ("reinforcementInterval", "nextReinforcementAt"):
@@ -137,7 +143,7 @@ def on_recall(
     intensity = emotions.get("intensity", 0) if isinstance(emotions, dict) else 0
     emotional_bonus = 1.0 + 0.3 * _number(intensity, 0.0)
     growth = (1.5 + 2.0 * difficulty_bonus) * diminish * emotional_bonus
-    old = metadata.get("decay") if isinstance(metadata.get("decay"), dict) else {}
+    old = _decay_of(metadata)
     interval = int(positive_number(old.get("reinforcementInterval")) or DAY_MS) * 2
     new_meta = dict(metadata)
     new_meta["decay"] = {

@@ -20,10 +20,14 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memgui.core.errors import EmbeddingUnavailable
 from memgui.core.progress import Cancelled, Progress
+
+if TYPE_CHECKING:
+    from memgui.core.brain import Brain
+    from memgui.core.search.hybrid import Embedder
 
 log = logging.getLogger("memgui.maintenance")
 
@@ -49,7 +53,7 @@ class Maintainer:
         path: str | Path,
         brain_id: str | None,
         *,
-        embedder_factory: Callable[[], Any] | None = None,
+        embedder_factory: Callable[[], Embedder | None] | None = None,
         interval: float = DEFAULT_INTERVAL_S,
         settle: float = DEFAULT_SETTLE_S,
         name: str = "memgui-maintenance",
@@ -67,8 +71,8 @@ class Maintainer:
         self._make_embedder = embedder_factory
         self._on_report = on_report
         self._on_progress = on_progress
-        self._embedder: Any = None
-        self._brain: Any = None
+        self._embedder: Embedder | None = None
+        self._brain: Brain | None = None
         self._stop = threading.Event()
         self._wake = threading.Event()
         self._tick_due = True  # the first tick runs at start
@@ -206,14 +210,15 @@ class Maintainer:
             return TickReport(expired=expired)
         if self._embedder is None:
             self._embedder = self._make_embedder()
-        known_down = getattr(self._embedder, "known_down", None)
-        if self._embedder is None or (known_down is not None and known_down()):
+        embedder = self._embedder
+        known_down = getattr(embedder, "known_down", None)
+        if embedder is None or (known_down is not None and known_down()):
             return TickReport(expired=expired, error=self._last_error)  # asked lately: down
         brain = self._open()
         if isinstance(brain, TickReport):
             return brain
         try:
-            embedded, pending, why = self._backfill(brain)
+            embedded, pending, why = self._backfill(brain, embedder)
         except Exception as error:
             return self._failed("embedding backfill", error, expired=expired)
         if embedded:
@@ -222,10 +227,10 @@ class Maintainer:
         self._recovered(why)
         return TickReport(expired=expired, embedded=embedded, pending=pending, error=why)
 
-    def _backfill(self, brain: Any) -> tuple[int, int | None, str | None]:
+    def _backfill(self, brain: Brain, embedder: Embedder) -> tuple[int, int | None, str | None]:
         from memgui.core.search.semantic import SemanticSearch
 
-        job = SemanticSearch(self._embedder).backfill(brain)
+        job = SemanticSearch(embedder).backfill(brain)
         embedded = 0
         try:
             while True:
@@ -242,7 +247,7 @@ class Maintainer:
         except EmbeddingUnavailable as down:  # Ollama down: normal, the next tick retries
             return embedded, None, str(down)
 
-    def _open(self) -> Any:
+    def _open(self) -> Brain | TickReport:
         """The brain, opened once and kept (reopened after a failure)."""
         if self._brain is None:
             from memgui.core.brain import Brain

@@ -51,7 +51,7 @@ def _nodes_of(brain: BrainContext, trace_ids: list[str]) -> set[str]:
         f"json_extract(properties, '$.trace_id') IN ({marks})",
         (brain.brain_id, *trace_ids),
     ).fetchall()
-    return set(trace_ids) | {r[0] for r in rows}
+    return set(trace_ids) | {str(r[0]) for r in rows}
 
 
 def _node_exists(brain: BrainContext, node_id: str) -> bool:

@@ -350,7 +350,7 @@ def check_choice(field_name: str, value: object, choices: Iterable[str]) -> str:
         raise InvalidArgument(
             field_name, f"must be one of {', '.join(choices)} (got {value!r})", value
         )
-    return value  # type: ignore[return-value]
+    return value
 
 
 def check_category(value: object) -> str | None:
@@ -361,7 +361,7 @@ def check_category(value: object) -> str | None:
         raise InvalidArgument(
             "category", f"must be one of {', '.join(allowed)} (got {value!r})", value
         )
-    return value  # type: ignore[return-value]
+    return value
 
 
 def check_int_range(field_name: str, value: object, low: int, high: int) -> int:
@@ -456,7 +456,7 @@ def check_link_kind(value: object) -> str:
         raise InvalidArgument(
             "kind", f"must be one of {', '.join(LINK_KINDS)} (got {value!r})", value
         )
-    return value  # type: ignore[return-value]
+    return value
 
 
 def check_lookup_ids(ids: object) -> list[str]:

@@ -62,8 +62,8 @@ def build(path: str | Path) -> Path:
                         MEMORIES[index][0][:40], "memory", {"trace_id": ids[index]}
                     ).id
                     brain.add_edge(memory, nodes[name], "mentions")
-            for source, target, type_ in EDGES:
-                brain.add_edge(nodes[source], nodes[target], type_)
+            for from_name, to_name, type_ in EDGES:
+                brain.add_edge(nodes[from_name], nodes[to_name], type_)
         # Reviewed up to here by its person (the Agent activity view); what follows is not.
         brain.mark_reviewed(through=brain.last_journal_id(), actor="gui")
         # A little history: an edit by an agent, a recall-free correction, a trashed note.

@@ -260,7 +260,7 @@ def merge(
     return with_changes(store.snapshot_to_trace(after, rows[best][0], now), write.changes)
 
 
-def _averaged_emotions(snaps: list[dict], survivor: dict) -> dict:
+def _averaged_emotions(snaps: list[dict[str, Any]], survivor: dict[str, Any]) -> dict[str, Any]:
     """Each numeric emotion averaged over the merged traces, a missing one counting as 0
     (upstream-notes §B.4); a value that is not a number stays as the survivor had it."""
     keys = {k for s in snaps if isinstance(s["emotions"], dict) for k in s["emotions"]}

@@ -56,7 +56,8 @@ def client_actor(ctx: Any) -> str:
     return f"mcp:{cleaned or 'unknown'}"
 
 
-def _text(result: ToolResult) -> list[types.TextContent]:
+def _text(result: ToolResult) -> list[types.ContentBlock]:
+    blocks: list[types.ContentBlock]
     if result.text is not None:
         blocks = [types.TextContent(text=result.text)]
     else:

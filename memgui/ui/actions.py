@@ -39,7 +39,13 @@ class WindowActions:
     columns_menu: QMenu
 
 
-def _action(window: QMainWindow, text: str, icon_name: str | None, shortcut, tip: str) -> QAction:
+def _action(
+    window: QMainWindow,
+    text: str,
+    icon_name: str | None,
+    shortcut: QKeySequence | QKeySequence.StandardKey | Qt.Key | str | None,
+    tip: str,
+) -> QAction:
     action = QAction(text, window)
     if icon_name:
         action.setIcon(icon(icon_name))

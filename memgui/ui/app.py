@@ -9,6 +9,7 @@ from PySide6.QtCore import QSettings
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication
 
+from memgui import APP_ID
 from memgui.ui import heap
 from memgui.ui.main_window import MainWindow
 from memgui.ui.theme.icons import icon
@@ -24,7 +25,7 @@ def application(argv: list[str] | None = None) -> QApplication:
     if app is None:
         QGuiApplication.setApplicationName(APP_NAME)
         QGuiApplication.setOrganizationName(APP_NAME)
-        QGuiApplication.setDesktopFileName(APP_NAME)
+        QGuiApplication.setDesktopFileName(APP_ID)  # the .desktop file: its icon and name
         app = QApplication(argv if argv is not None else sys.argv[:1])
         # Fusion draws the system's light or dark colour scheme the same way everywhere.
         app.setStyle("Fusion")

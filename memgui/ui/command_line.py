@@ -1,5 +1,5 @@
-"""The app's part of the `memgui` command: `memgui [BRAIN]` opens the window, and
-`memgui screenshot` draws it to a PNG.
+"""The app's part of the `memgui` command: `memgui [BRAIN]` opens the window,
+`memgui screenshot` draws it to a PNG, and `memgui --version` names the Qt it runs on.
 
 Registered with the command line's registry when the `memgui` program (`memgui.__main__`)
 imports this module. Qt loads only when one of them runs: every other command starts without it.
@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
-from memgui.cli.registry import CommandContext, command, opens_the_app
+from memgui.cli.registry import CommandContext, command, opens_the_app, reports_versions
 from memgui.core.errors import InvalidArgument
 from memgui.core.model import check_id
 
 SIZE_MIN, SIZE_MAX = 200, 10_000  # what the window can be drawn at (ui/screenshot.py)
+TABS = ("memory", "links", "neighbours", "history", "metadata")  # the detail pane's tabs
 
 
 @opens_the_app
@@ -22,6 +24,17 @@ def open_app(brain_path: Path, brain_id: str | None) -> int | None:
     from memgui.ui.app import run_app
 
     return run_app(str(brain_path), brain_id)
+
+
+@reports_versions
+def qt_versions() -> dict[str, str]:
+    """Qt's version as the library loaded reports it, and PySide6's: no application is made."""
+    try:
+        import PySide6
+        from PySide6 import QtCore
+    except ImportError as error:  # a Qt library missing from the system or the build
+        return {"qt": f"unavailable: {error}"}
+    return {"qt": QtCore.qVersion(), "pyside6": PySide6.__version__}
 
 
 def _window_size(text: str) -> tuple[int, int]:
@@ -37,12 +50,15 @@ def _window_size(text: str) -> tuple[int, int]:
 
 def _configure_screenshot(parser: argparse.ArgumentParser) -> None:
     parser.usage = (
-        "memgui screenshot [BRAIN] OUT.png [--select ID] [--size WxH] [--activity] "
-        "[--import PATH [--show V]]"
+        "memgui screenshot [BRAIN] OUT.png [--select ID] [--search TEXT] [--tab TAB] [--trash]"
+        " [--activity] [--size WxH] [--import PATH [--show V]]"
     )
     parser.add_argument("first", metavar="BRAIN", help="the brain, or OUT.png alone (then --brain)")
     parser.add_argument("second", nargs="?", metavar="OUT.png", help="the PNG to write")
     parser.add_argument("--select", metavar="ID", help="select this trace first")
+    parser.add_argument("--search", metavar="TEXT", help="search for TEXT first")
+    parser.add_argument("--tab", choices=TABS, help="show this tab of the detail pane")
+    parser.add_argument("--trash", action="store_true", help="show the trash")
     parser.add_argument("--size", type=_window_size, metavar="WxH", help="window size")
     parser.add_argument(
         "--activity",
@@ -93,7 +109,12 @@ def run_screenshot(ctx: CommandContext, args: argparse.Namespace) -> None:
         return
     from memgui.ui.screenshot import render
 
-    options: dict[str, object] = {"select_id": args.select}
+    options: dict[str, Any] = {
+        "select_id": args.select,
+        "search": args.search or "",
+        "tab": args.tab,
+        "trash": args.trash,
+    }
     if args.size is not None:
         options["size"] = args.size
     if args.activity:

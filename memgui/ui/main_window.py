@@ -9,8 +9,10 @@ table and the changes in `shown_trace.py`.
 from __future__ import annotations
 
 import sys
+from collections.abc import Generator
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QItemSelectionModel, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut, QShowEvent, QUndoGroup
@@ -25,12 +27,13 @@ from PySide6.QtWidgets import (
 )
 
 from memgui.core.brain import Brain
-from memgui.core.model import Changes
+from memgui.core.model import Changes, TraceFilter
 from memgui.core.progress import Progress
 from memgui.ui.actions import build_actions
 from memgui.ui.activity.activity_service import install_activity
 from memgui.ui.commands import SetDeletedCommand
-from memgui.ui.jobs import JobRunner
+from memgui.ui.jobs import Job, JobRunner
+from memgui.ui.models.trace_queries import QueryOutcome
 from memgui.ui.models.trace_table_model import TraceTableModel
 from memgui.ui.semantic.backfill import install_semantic
 from memgui.ui.session import BrainSession
@@ -57,7 +60,7 @@ GIL_SWITCH_INTERVAL_S = 0.001
 QUIET_JOBS = ("query", "counts", "ollama status", "similar")
 
 
-def _info_job(session: BrainSession):
+def _info_job(session: BrainSession) -> Generator[Progress, None, dict[str, Any]]:
     reader = session.open_reader()
     try:
         yield Progress(0, None, "counting")
@@ -112,7 +115,7 @@ class MainWindow(QMainWindow):
         self.undo_group = QUndoGroup(self)
         self.setWindowIcon(icon("memgui"))
         self.resize(1280, 800)
-        self.actions = build_actions(self, self.undo_group)
+        self.window_actions = build_actions(self, self.undo_group)
         self._build_central()
         self._build_status_bar()
         self.edits = WindowEdits(self)
@@ -123,7 +126,8 @@ class MainWindow(QMainWindow):
         self._counts_timer.setInterval(COUNTS_DEBOUNCE_MS)
         self._counts_timer.timeout.connect(self.update_counts)
         self._connect()
-        install_import_export(self)  # File ▸ Import…/Export…, drag and drop onto the window
+        # File ▸ Import…/Export…, drag and drop onto the window, the close question.
+        self.import_export = install_import_export(self)
         self.semantic = install_semantic(self)  # Ollama light, backfill, Search settings…
         self.activity = install_activity(self)  # Agent activity: its dock and badge
         self.detail.set_runner(self.query_runner)  # "similar": never behind a long job
@@ -162,7 +166,7 @@ class MainWindow(QMainWindow):
         self.pages.addWidget(self.welcome)
         self.pages.addWidget(self.splitter)
         self.setCentralWidget(self.pages)
-        for action in (self.actions.delete, self.actions.purge):
+        for action in (self.window_actions.delete, self.window_actions.purge):
             # Del acts on the table only, never on the text being typed in the editor.
             action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
             self.table.addAction(action)
@@ -217,23 +221,23 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.counts_label)
 
     def _connect(self) -> None:
-        a = self.actions
+        a = self.window_actions
         a.find.triggered.connect(self.focus_search)
-        a.refresh.triggered.connect(lambda: self.model and self.model.refresh())
+        a.refresh.triggered.connect(self._refresh)
         a.trash_view.toggled.connect(self.filter_bar.trash_check.setChecked)
         self.filter_bar.trash_check.toggled.connect(a.trash_view.setChecked)
         a.quit.triggered.connect(self.close)
         a.about.triggered.connect(self._about)
         a.columns_menu.aboutToShow.connect(self._fill_columns_menu)
         self.search_bar.query_changed.connect(self._on_query_changed)
-        self.search_bar.mode_changed.connect(lambda m: self.model and self.model.set_search_mode(m))
-        self.filter_bar.filter_changed.connect(lambda f: self.model and self.model.set_filter(f))
+        self.search_bar.mode_changed.connect(self._set_search_mode)
+        self.filter_bar.filter_changed.connect(self._set_filter)
         self.runner.job_started.connect(self._on_jobs_changed)
         self.runner.job_ended.connect(self._on_jobs_changed)
         self.detail.editor.dirty_changed.connect(lambda _dirty: self.update_title())
 
     def _set_brain_actions_enabled(self, enabled: bool) -> None:
-        a = self.actions
+        a = self.window_actions
         for action in (a.find, a.refresh, a.trash_view):
             action.setEnabled(enabled)
         writable = enabled and not self.read_only
@@ -375,7 +379,7 @@ class MainWindow(QMainWindow):
         job.finished.connect(lambda info: self._show_counts(session, info))
         job.failed.connect(lambda exc: self.counts_label.setText(str(exc)))
 
-    def _show_counts(self, session: BrainSession, info: dict) -> None:
+    def _show_counts(self, session: BrainSession, info: dict[str, Any]) -> None:
         if session is not self.session:
             return  # counted for a brain that is no longer open
         self.counts_label.setText(f"{info['live']} memories · {info['deleted']} in trash")
@@ -399,13 +403,25 @@ class MainWindow(QMainWindow):
         self.search_bar.field.setFocus()
         self.search_bar.field.selectAll()
 
+    def _refresh(self) -> None:
+        if self.model is not None:
+            self.model.refresh()
+
+    def _set_search_mode(self, mode: str) -> None:
+        if self.model is not None:
+            self.model.set_search_mode(mode)
+
+    def _set_filter(self, value: TraceFilter) -> None:
+        if self.model is not None:
+            self.model.set_filter(value)
+
     def _on_query_changed(self, text: str) -> None:
         self.table.set_search_terms(text)
         self.detail.editor.highlighter.set_terms(self.table.highlight_delegate.terms)
         if self.model is not None:
             self.model.set_search(text)
 
-    def _on_query_finished(self, outcome) -> None:
+    def _on_query_finished(self, outcome: QueryOutcome) -> None:
         self.search_bar.show_result(outcome.search_mode, len(outcome.ids))
         self._restore_selection()
         pending, self._pending_select = self._pending_select, None
@@ -472,10 +488,11 @@ class MainWindow(QMainWindow):
 
     def select_id(self, trace_id: str) -> bool:
         """Make `trace_id` the current row (clearing filters that hide it is not done)."""
-        row = self.model.row_of(trace_id) if self.model else -1
-        if row < 0:
+        model = self.model
+        row = model.row_of(trace_id) if model is not None else -1
+        if model is None or row < 0:
             return False
-        index = self.model.index(row, 0)
+        index = model.index(row, 0)
         self.table.selectionModel().setCurrentIndex(
             index,
             QItemSelectionModel.SelectionFlag.ClearAndSelect
@@ -493,7 +510,7 @@ class MainWindow(QMainWindow):
     def update_actions(self) -> None:
         count = 0 if self.read_only else len(self.selected_ids())
         trash = self.filter_bar.trash_check.isChecked()
-        a = self.actions
+        a = self.window_actions
         a.delete.setEnabled(count > 0 and not trash)
         a.restore.setEnabled(count > 0 and trash)
         a.purge.setEnabled(count > 0)
@@ -525,14 +542,14 @@ class MainWindow(QMainWindow):
     def _on_external_change(self, _changes: Changes, summary: str) -> None:
         self.show_message(summary, 10_000)
 
-    def _on_jobs_changed(self, _job) -> None:
+    def _on_jobs_changed(self, _job: Job) -> None:
         jobs = [j for j in self.runner.active_jobs if j.name not in QUIET_JOBS]
         self.job_label.setText(", ".join(f"{j.name}…" for j in jobs))
 
     def _fill_columns_menu(self) -> None:
-        self.actions.columns_menu.clear()
+        self.window_actions.columns_menu.clear()
         for action in self.table.column_menu().actions():
-            self.actions.columns_menu.addAction(action)
+            self.window_actions.columns_menu.addAction(action)
 
     def _about(self) -> None:
         QMessageBox.about(

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -18,6 +18,7 @@ from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication, QWidget
 
 from memgui.core.errors import NotFound
+from memgui.ui.command_line import TABS
 from memgui.ui.session import BrainSession
 
 if TYPE_CHECKING:
@@ -25,10 +26,11 @@ if TYPE_CHECKING:
 
 DEFAULT_SIZE = (1280, 800)
 WAIT_S = 15.0
-TABS = ("memory", "links", "neighbours", "history", "metadata")
 
 
-def settle(app: QApplication, until=None, timeout_s: float = WAIT_S) -> None:
+def settle(
+    app: QApplication, until: Callable[[], object] | None = None, timeout_s: float = WAIT_S
+) -> None:
     """Run the event loop until `until()` holds (or, without one, for `timeout_s`)."""
     deadline = time.monotonic() + timeout_s
     while True:
@@ -120,16 +122,20 @@ def render(
         window.resize(width, height)
         window.show()
         settle(app, lambda: window.model is not None and not window.model.busy)
+        model = window.model
+        if model is None:
+            raise RuntimeError(window.statusBar().currentMessage() or f"{path} did not open")
         if trash:
             window.filter_bar.trash_check.setChecked(True)
-            settle(app, lambda: not window.model.busy)
+            settle(app, lambda: not model.busy)
         if search:
             window.search_bar.set_query(search)
-            settle(app, lambda: not window.model.busy)
+            settle(app, lambda: not model.busy)
         if select_id is not None and not window.select_id(select_id):
             raise NotFound(select_id)
-        if select_id is None and window.model.rowCount() and (tab or search):
-            window.select_id(window.model.id_at(0))
+        first = model.id_at(0)
+        if select_id is None and first is not None and (tab or search):
+            window.select_id(first)
         if tab is not None:
             window.detail.setCurrentIndex(TABS.index(tab))
         if activity:

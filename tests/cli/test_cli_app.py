@@ -30,8 +30,19 @@ def app_calls(monkeypatch: pytest.MonkeyPatch) -> list[tuple]:
     app.run_app = lambda brain_path, brain_id: calls.append(("app", brain_path, brain_id)) or 0
     screenshot = types.ModuleType("memgui.ui.screenshot")
 
-    def render(brain_path, out_png, select_id=None, size=(1280, 800), activity=False):
+    def render(
+        brain_path,
+        out_png,
+        select_id=None,
+        size=(1280, 800),
+        search="",
+        tab=None,
+        trash=False,
+        activity=False,
+    ):
         calls.append(("render", brain_path, out_png, select_id, size, *(["activity"] * activity)))
+        if search or tab or trash:
+            calls.append(("state", search, tab, trash))
 
     screenshot.render = render
     monkeypatch.setitem(sys.modules, "memgui.ui.app", app)
@@ -92,6 +103,24 @@ def test_screenshot_uses_the_brain_option_when_given_one_path(app_calls, tmp_pat
     brain, png = str(tmp_path / "b.sqlite"), str(tmp_path / "out.png")
     assert main(["--brain", brain, "screenshot", png]) == 0
     assert app_calls == [("render", brain, png, None, (1280, 800))]
+
+
+def test_screenshot_sets_up_a_search_a_tab_or_the_trash(app_calls, tmp_path):
+    brain, png = str(tmp_path / "b.sqlite"), str(tmp_path / "out.png")
+    assert main(["screenshot", brain, png, "--search", "deploy", "--tab", "history"]) == 0
+    assert main(["screenshot", brain, png, "--trash"]) == 0
+    assert app_calls == [
+        ("render", brain, png, None, (1280, 800)),
+        ("state", "deploy", "history", False),
+        ("render", brain, png, None, (1280, 800)),
+        ("state", "", None, True),
+    ]
+
+
+def test_screenshot_refuses_a_tab_it_does_not_have(app_calls, capsys, tmp_path):
+    code = main(["screenshot", str(tmp_path / "b.sqlite"), "out.png", "--tab", "graph"])
+    assert code == 2 and app_calls == []
+    assert "invalid choice: 'graph'" in capsys.readouterr().err
 
 
 # --- storage failures ------------------------------------------------------------------------

@@ -126,6 +126,7 @@ def test_a_source_that_cannot_be_opened_exits_2_with_the_reason(
         shutil.rmtree(folder, ignore_errors=True)
 
 
+@pytest.mark.slow  # a real process
 @pytest.mark.skipif(honouring_permissions() is None, reason=NO_PERMISSIONS_REASON)
 @pytest.mark.parametrize("fmt", ["auto", "jsonl", "markdown"])
 def test_a_source_without_read_permission_exits_2(tmp_path: Path, fmt: str) -> None:

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # real processes
+
 OK, FAILURE, USAGE, NOT_FOUND, CONFLICT = 0, 1, 2, 3, 4
 
 

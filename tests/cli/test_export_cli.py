@@ -61,6 +61,7 @@ def test_stdout_is_only_for_jsonl(capsys, brain_file: Path) -> None:
     assert result.code == 2 and "only for --format jsonl" in result.err
 
 
+@pytest.mark.slow  # a real process
 def test_jsonl_to_stdout_with_the_report_on_stderr(brain_file: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "memgui", "--brain", str(brain_file), "export", "-", "--json"],

@@ -6,7 +6,11 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 from tests.support.paths import ROOT
+
+pytestmark = pytest.mark.slow  # real processes
 
 
 def run_python(code: str) -> subprocess.CompletedProcess[str]:

@@ -13,3 +13,4 @@ FIXTURES = TESTS / "fixtures"
 SHARED = ROOT.parent / "shared"  # the shared reference material, beside the project
 AGENTOS = SHARED / "fixtures" / "agentos"
 CORPORA = SHARED / "corpora"
+PACKAGING = ROOT / "packaging"  # the frozen build's spec, hooks, desktop files and scripts

@@ -160,10 +160,10 @@ def test_mark_reviewed_survives_reopening_and_undo_takes_it_back(qtbot, tmp_path
     panel.mark_action.trigger()
     qtbot.waitUntil(lambda: service.count == 3, timeout=WAIT_MS)
     assert [service.model.index(r, 1).data() for r in range(2)] == ["cli", "mcp:claude-code"]
-    window.actions.undo.trigger()
+    window.window_actions.undo.trigger()
     qtbot.waitUntil(lambda: service.count == 6, timeout=WAIT_MS)
     assert service.model.rowCount() == 3
-    window.actions.redo.trigger()
+    window.window_actions.redo.trigger()
     qtbot.waitUntil(lambda: service.count == 3, timeout=WAIT_MS)
     window.close()
     again = open_window(qtbot, tmp_path, brain_path)
@@ -191,17 +191,17 @@ def test_revert_one_change_and_a_batch_then_undo_to_the_exact_state(window, qtbo
     edited = service.model.entry_of(edit)
     assert brain.get(edited.trace_id).content == "Written by the person"
     qtbot.waitUntil(lambda: service.model.index(0, NOW, agent).data() == "undone", timeout=WAIT_MS)
-    window.actions.undo.trigger()
+    window.window_actions.undo.trigger()
     assert core_state(brain) == before
-    window.actions.redo.trigger()
+    window.window_actions.redo.trigger()
     assert brain.get(edited.trace_id).content == "Written by the person"
-    window.actions.undo.trigger()
+    window.window_actions.undo.trigger()
     assert core_state(brain) == before
     rest = service.model.index(0, 0, service.model.index(1, 0))
     service.panel.select(rest)
     service.panel.revert_batch_action.trigger()
     assert [t.content for t in brain.list_traces()] == ["Edited by an agent"]
-    window.actions.undo.trigger()
+    window.window_actions.undo.trigger()
     assert core_state(brain) == before
 
 
@@ -234,7 +234,7 @@ def test_edit_opens_the_memory_and_forget_trashes_it_with_undo(window, qtbot) ->
     assert window.detail.trace is not None and window.detail.trace.id == trace_id
     service.panel.forget_action.trigger()
     assert brain.get(trace_id).deleted
-    window.actions.undo.trigger()
+    window.window_actions.undo.trigger()
     assert not brain.get(trace_id).deleted
 
 

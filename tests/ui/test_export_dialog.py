@@ -31,7 +31,7 @@ def test_jsonl_export_lists_the_refused_traces_and_saves_them(qtbot, window, tmp
     assert not dialog.embeddings_check.isEnabled()  # a JSON-only option
     run_export(qtbot, dialog, "jsonl", tmp_path / "out.jsonl")
     # Two sample memories have no agent-memory category: JSONL cannot hold them.
-    assert dialog.result.exported == 3
+    assert dialog.export_result.exported == 3
     assert dialog.refused_table.rowCount() == 2
     fields = {dialog.refused_table.item(r, 2).text() for r in range(2)}
     assert fields == {"category"}
@@ -56,7 +56,7 @@ def test_export_of_the_selection_writes_only_the_selected(qtbot, window, tmp_pat
     assert "5 memories the table shows" in dialog.scope_buttons[SHOWN].text()
     dialog.scope_buttons[SELECTED].setChecked(True)
     run_export(qtbot, dialog, "markdown", tmp_path / "notes")
-    assert dialog.result.exported == 2
+    assert dialog.export_result.exported == 2
     written = {p.stem for p in (tmp_path / "notes").rglob("*.md")}
     assert written == chosen
     assert dialog.refused_table.rowCount() == 0 and not dialog.save_button.isEnabled()

@@ -31,7 +31,10 @@ def _assert_lost(qtbot, window, why: str) -> None:
     qtbot.waitUntil(lambda: window.read_only_label.text() == "File lost", timeout=WAIT_MS)
     assert window.read_only_label.isVisible() and why in window.read_only_label.toolTip()
     assert "(read-only)" in window.windowTitle()
-    assert not window.actions.save.isEnabled() and not window.actions.new_memory.isEnabled()
+    assert (
+        not window.window_actions.save.isEnabled()
+        and not window.window_actions.new_memory.isEnabled()
+    )
     editor = window.detail.editor
     assert editor.content.toPlainText() == "words typed but not saved"  # kept, to copy out
     assert editor.content.isReadOnly()
@@ -69,7 +72,7 @@ def test_a_file_damaged_in_place_fails_the_save_with_a_message(qtbot, window, br
     window.session.brain.db.conn.cache_flush()
     messages: list[str] = []
     window.statusBar().messageChanged.connect(messages.append)
-    window.actions.save.trigger()
+    window.window_actions.save.trigger()
     _assert_lost(qtbot, window, "is damaged")
     assert any("damaged" in message for message in messages)
     with pytest.raises(BrainFileLost):

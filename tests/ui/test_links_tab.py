@@ -36,7 +36,7 @@ def test_a_link_is_removed_from_either_end_and_undone(qtbot, window, kind, seen_
     tab.remove_button.click()
     assert brain.related(shown) == []
     assert "invalid" not in window.statusBar().currentMessage()
-    window.actions.undo.trigger()
+    window.window_actions.undo.trigger()
     assert [(r.id, r.stored_kind) for r in brain.related(source)] == [(target, kind)]
 
 

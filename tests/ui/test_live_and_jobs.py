@@ -64,7 +64,7 @@ def test_own_edits_are_not_announced_as_someone_elses(qtbot, live_window):
     window = live_window
     select_row(window, 0)
     window.detail.editor.content.setPlainText("Mine")
-    window.actions.save.trigger()
+    window.window_actions.save.trigger()
     window.statusBar().clearMessage()
     window.watcher.poll()
     assert window.statusBar().currentMessage() == ""
@@ -202,7 +202,7 @@ def test_links_tab_add_open_remove_and_history_restore(qtbot, live_window):
     b = window.model.id_at(1)
     window.edits.ask.link = (b, "relates_to")
     window.detail.setCurrentWidget(window.detail.links)
-    window.actions.add_link.trigger()
+    window.window_actions.add_link.trigger()
     qtbot.waitUntil(lambda: window.detail.links.model.rowCount() == 1, timeout=WAIT_MS)
     assert [r.id for r in window.session.brain.related(a)] == [b]
     window.detail.links.view.selectRow(0)
@@ -217,7 +217,7 @@ def test_links_tab_add_open_remove_and_history_restore(qtbot, live_window):
     select_row(window, window.model.row_of(a))
     original = window.session.brain.get(a).content
     window.detail.editor.content.setPlainText("Second version")
-    window.actions.save.trigger()
+    window.window_actions.save.trigger()
     window.detail.setCurrentWidget(window.detail.history)
     history = window.detail.history
     qtbot.waitUntil(lambda: history.model.rowCount() >= 2, timeout=WAIT_MS)
@@ -226,7 +226,7 @@ def test_links_tab_add_open_remove_and_history_restore(qtbot, live_window):
     history.view.selectRow(oldest)
     history.restore_button.click()
     assert window.session.brain.get(a).content == original
-    window.actions.undo.trigger()
+    window.window_actions.undo.trigger()
     assert window.session.brain.get(a).content == "Second version"
 
 

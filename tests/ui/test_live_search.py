@@ -25,7 +25,7 @@ def run_elsewhere(script: str, *args: str) -> None:
 
 def test_ctrl_y_redoes(qtbot, tmp_path, brain_path):
     window = open_window(qtbot, tmp_path, brain_path)
-    keys = [k.toString() for k in window.actions.redo.shortcuts()]
+    keys = [k.toString() for k in window.window_actions.redo.shortcuts()]
     assert len(keys) == len(set(keys)) and "Ctrl+Y" in keys
     stack = window.session.undo_stack
     push(window.session, NewTraceCommand(window.session, {"content": "to redo"}))

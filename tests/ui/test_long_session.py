@@ -113,7 +113,7 @@ def test_a_recent_file_that_went_is_not_made_again(qtbot, tmp_path, brain_path, 
 
 def test_every_menu_entry_has_its_own_alt_letter_and_quit_a_key(qtbot, tmp_path, brain_path):
     window = open_window(qtbot, tmp_path, brain_path)
-    assert not window.actions.quit.shortcut().isEmpty()
+    assert not window.window_actions.quit.shortcut().isEmpty()
     for menu_action in window.menuBar().actions():
         menu = menu_action.menu()
         menu.aboutToShow.emit()

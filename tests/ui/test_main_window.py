@@ -77,12 +77,12 @@ def test_filter_bar_and_trash_view(qtbot, window):
     window.filter_bar.scope_id_edit.clear()
     qtbot.waitUntil(lambda: window.model.rowCount() == 5, timeout=WAIT_MS)
     trace_id = select_row(window, 0)
-    window.actions.delete.trigger()
+    window.window_actions.delete.trigger()
     qtbot.waitUntil(lambda: window.model.rowCount() == 4, timeout=WAIT_MS)
-    window.actions.trash_view.trigger()
+    window.window_actions.trash_view.trigger()
     qtbot.waitUntil(lambda: window.model.ids() == [trace_id], timeout=WAIT_MS)
     select_row(window, 0)
-    window.actions.restore.trigger()
+    window.window_actions.restore.trigger()
     qtbot.waitUntil(lambda: window.model.rowCount() == 0, timeout=WAIT_MS)
     assert not window.session.brain.get(trace_id).deleted
 
@@ -93,7 +93,7 @@ def test_edit_save_and_undo_through_the_window(qtbot, window):
     editor = window.detail.editor
     editor.content.setPlainText("Rewritten in the editor")
     assert editor.dirty and window.windowTitle().count("•") == 1
-    window.actions.save.trigger()
+    window.window_actions.save.trigger()
     assert window.session.brain.get(trace_id).content == "Rewritten in the editor"
     qtbot.waitUntil(
         lambda: (
@@ -101,10 +101,10 @@ def test_edit_save_and_undo_through_the_window(qtbot, window):
         ),
         timeout=WAIT_MS,
     )
-    window.actions.undo.trigger()
+    window.window_actions.undo.trigger()
     assert window.session.brain.get(trace_id).content == before.content
     qtbot.waitUntil(lambda: editor.content.toPlainText() == before.content, timeout=WAIT_MS)
-    window.actions.redo.trigger()
+    window.window_actions.redo.trigger()
     assert window.session.brain.get(trace_id).content == "Rewritten in the editor"
 
 
@@ -118,7 +118,7 @@ def test_invalid_edit_shows_the_core_message_inline(window):
     assert not editor.save_button.isEnabled()
     editor.ttl_edit.setText("7d")
     editor.content.setPlainText("Expires in a week")
-    window.actions.save.trigger()
+    window.window_actions.save.trigger()
     trace = window.session.brain.get(editor.trace.id)
     assert trace.content == "Expires in a week"
     assert 6.9 * 86_400_000 < trace.expires_at - trace.updated_at <= 7 * 86_400_000
@@ -131,7 +131,7 @@ def test_conflict_view_keep_mine(qtbot, window, brain_path):
     with Brain.open(brain_path, actor="agent") as other:  # a second connection writes
         theirs = other.get(trace_id)
         other.update(trace_id, {"content": "Theirs"}, expect_version=theirs.version)
-    window.actions.save.trigger()
+    window.window_actions.save.trigger()
     assert editor.stack.currentWidget() is editor.conflict
     assert "Theirs" in editor.conflict.theirs_text.toPlainText()
     assert "Mine" in editor.conflict.mine_text.toPlainText()
@@ -149,7 +149,7 @@ def test_conflict_view_take_theirs(window, brain_path):
     editor.content.setPlainText("Mine")
     with Brain.open(brain_path, actor="agent") as other:
         other.update(trace_id, {"tags": ["theirs"]}, expect_version=other.get(trace_id).version)
-    window.actions.save.trigger()
+    window.window_actions.save.trigger()
     rows = editor.conflict.fields.rowCount()
     assert editor.stack.currentWidget() is editor.conflict and rows == 1  # tags differ
     editor.conflict.theirs_button.click()
@@ -194,10 +194,10 @@ def test_delete_says_so_moves_on_and_asks_about_an_unsaved_edit(qtbot, window):
 def test_purge_is_confirmed_and_not_undoable(qtbot, window):
     trace_id = select_row(window, 0)
     window.edits.ask.purge = False
-    window.actions.purge.trigger()
+    window.window_actions.purge.trigger()
     assert window.session.brain.get(trace_id)
     window.edits.ask.purge = True
-    window.actions.purge.trigger()
+    window.window_actions.purge.trigger()
     with pytest.raises(NotFound):
         window.session.brain.get(trace_id)
     assert window.session.undo_stack.count() == 0
@@ -207,7 +207,7 @@ def test_purge_is_confirmed_and_not_undoable(qtbot, window):
 def test_merge_and_bulk_tag_selected(qtbot, window):
     window.table.selectAll()
     ids = window.selected_ids()
-    window.actions.add_tag.trigger()
+    window.window_actions.add_tag.trigger()
     assert all("reviewed" in t.tags for t in window.session.brain.get_many(ids).values())
     window.table.clearSelection()
     for trace_id in ids[:2]:
@@ -217,18 +217,18 @@ def test_merge_and_bulk_tag_selected(qtbot, window):
             window.table.selectionModel().SelectionFlag.Select
             | window.table.selectionModel().SelectionFlag.Rows,
         )
-    window.actions.merge.trigger()
+    window.window_actions.merge.trigger()
     qtbot.waitUntil(lambda: window.model.rowCount() == 4, timeout=WAIT_MS)
     live = window.session.brain.list_traces(TraceFilter())
     assert "Merged by hand" in [t.content for t in live]
-    window.actions.undo.trigger()
+    window.window_actions.undo.trigger()
     assert window.statusBar().currentMessage().startswith("Undone: Merge 2 memories")
     qtbot.waitUntil(lambda: window.model.rowCount() == 5, timeout=WAIT_MS)
-    window.actions.redo.trigger()
+    window.window_actions.redo.trigger()
     assert window.statusBar().currentMessage().startswith("Redone: Merge 2 memories")
-    window.actions.undo.trigger()
+    window.window_actions.undo.trigger()
     qtbot.waitUntil(lambda: window.model.rowCount() == 5, timeout=WAIT_MS)
-    window.actions.undo.trigger()
+    window.window_actions.undo.trigger()
     assert not any("reviewed" in t.tags for t in window.session.brain.list_traces(TraceFilter()))
 
 
@@ -271,7 +271,7 @@ def test_an_undo_that_cannot_replay_says_why_not_undone(qtbot, window):
     window.detail.editor.request_save()
     with Brain.open(window.session.path, actor="agent") as agent:
         agent.update(trace_id, {"content": "theirs"}, expect_version=before.version + 1)
-    window.actions.undo.trigger()
+    window.window_actions.undo.trigger()
     message = window.statusBar().currentMessage()
     assert message.startswith("Could not undo") and "conflict" in message
     assert window.session.brain.get(trace_id).content == "theirs"

@@ -74,13 +74,13 @@ def test_a_merge_keeps_the_picked_memory_with_its_neighbours_and_undo_restores(q
             window.table.selectionModel().SelectionFlag.Select
             | window.table.selectionModel().SelectionFlag.Rows,
         )
-    window.actions.merge.trigger()
+    window.window_actions.merge.trigger()
     qtbot.waitUntil(lambda: window.model.rowCount() == 1, timeout=WAIT_MS)
     brain = window.session.brain
     assert window.model.id_at(0) == ids["Beta"]
     assert "Merged 2 memories into “Beta”" in window.statusBar().currentMessage()
     assert sorted(n.label for n in brain.neighbours(ids["Beta"])) == ["Kiwi", "Mango"]
-    window.actions.undo.trigger()
+    window.window_actions.undo.trigger()
     qtbot.waitUntil(lambda: window.model.rowCount() == 2, timeout=WAIT_MS)
     wait_idle(qtbot, window)
     assert [n.label for n in brain.neighbours(ids["Beta"])] == ["Mango"]

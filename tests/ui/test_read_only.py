@@ -33,7 +33,7 @@ def test_a_read_only_brain_is_browsed_and_searched_never_changed(qtbot, tmp_path
         assert window.read_only
         assert "(read-only)" in window.windowTitle()
         assert window.read_only_label.isVisible()
-        a = window.actions
+        a = window.window_actions
         assert a.find.isEnabled() and a.refresh.isEnabled() and a.trash_view.isEnabled()
         select_row(window, 0)
         shown = window.detail.editor
@@ -79,7 +79,10 @@ def test_a_writable_brain_opened_after_it_is_editable_again(qtbot, tmp_path, rea
         wait_idle(qtbot, window)
         assert not window.read_only and not window.read_only_label.isVisible()
         assert "(read-only)" not in window.windowTitle()
-        assert window.actions.new_memory.isEnabled() and window.actions.import_file.isEnabled()
+        assert (
+            window.window_actions.new_memory.isEnabled()
+            and window.window_actions.import_file.isEnabled()
+        )
         assert window.import_export.import_folder.isEnabled()
         select_row(window, 0)
         assert not window.detail.editor.content.isReadOnly()

@@ -25,7 +25,7 @@ def test_a_newer_agentos_schema_is_shown_read_only_with_its_reason(qtbot, tmp_pa
     window = open_window(qtbot, tmp_path, path)
     try:
         assert window.read_only and window.read_only_label.isVisible()
-        assert not window.actions.new_memory.isEnabled()
+        assert not window.window_actions.new_memory.isEnabled()
         tip = window.read_only_label.toolTip()
         assert tip != READ_ONLY_TIP
         assert "AgentOS schema version 3, newer than the 2 this memgui knows" in tip

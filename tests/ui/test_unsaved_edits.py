@@ -147,7 +147,7 @@ def test_cancel_puts_the_table_back_on_the_edited_memory(qtbot, window):
     assert editor.trace.id == edited and editor.content.toPlainText() == typed
     # The selection actions now act on the memory in the editor, not on the clicked one.
     window.edits.ask.tag_text = "which-one"
-    window.actions.add_tag.trigger()
+    window.window_actions.add_tag.trigger()
     tagged = window.session.brain.get_many([edited, other])
     assert "which-one" in tagged[edited].tags and "which-one" not in tagged[other].tags
     # Clicking the other row again asks again (the current row really changes).
@@ -178,11 +178,11 @@ def test_merge_settles_the_unsaved_edit_before_it_merges(qtbot, window):
     flags = QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows
     selection.select(window.model.index(1, 0), flags)
     window.edits.ask.unsaved = "cancel"
-    window.actions.merge.trigger()
+    window.window_actions.merge.trigger()
     assert window.edits.ask.asked == ["unsaved"] and window.session.undo_stack.count() == 0
     window.edits.ask.asked.clear()
     window.edits.ask.unsaved = "save"
-    window.actions.merge.trigger()
+    window.window_actions.merge.trigger()
     asked = window.edits.ask.asked
     assert asked[0] == "unsaved" and asked[1][0] == "merge" and len(asked) == 2
     assert typed in asked[1][1]  # the merge started from the saved edit
@@ -216,7 +216,7 @@ def test_revert_after_an_outside_change_loads_the_current_version(qtbot, live_wi
     assert editor.content.toPlainText() == "Theirs" and editor.trace.version == theirs.version
     assert not editor.dirty and not editor.banner.isVisible()
     _type_at_end(qtbot, window, "!")
-    window.actions.save.trigger()
+    window.window_actions.save.trigger()
     assert editor.stack.currentWidget() is editor.form_page  # no conflict with a stale base
     assert window.session.brain.get(trace_id).content == "Theirs!"
 
@@ -257,15 +257,15 @@ def test_own_undo_while_typing_is_taken_in_without_a_conflict(qtbot, window):
     trace_id = select_row(window, 0)
     tags = window.detail.trace.tags
     editor.tags.add_tag("newtag")
-    window.actions.save.trigger()
+    window.window_actions.save.trigger()
     assert window.session.brain.get(trace_id).tags == (*tags, "newtag")
     typed = _type_at_end(qtbot, window, " typing, not saved")
-    window.actions.undo.trigger()
+    window.window_actions.undo.trigger()
     assert window.session.brain.get(trace_id).tags == tags
     assert editor.tags.tags() == list(tags)  # the undone tag leaves the editor too
     assert editor.content.toPlainText() == typed and editor.dirty  # the typing stays
     assert not editor.banner.isVisible()  # not announced as someone else's change
-    window.actions.save.trigger()
+    window.window_actions.save.trigger()
     assert editor.stack.currentWidget() is editor.form_page and not editor.dirty
     saved = window.session.brain.get(trace_id)
     assert (saved.content, saved.tags) == (typed, tags)
@@ -289,7 +289,7 @@ def test_a_five_minute_ttl_saved_in_the_editor_reads_back_as_5m(qtbot, window):
     editor = window.detail.editor
     select_row(window, 0)
     editor.ttl_edit.setText("5m")
-    window.actions.save.trigger()
+    window.window_actions.save.trigger()
     assert not editor.dirty and editor.ttl_edit.text() == "5m"
 
 
@@ -299,17 +299,17 @@ def test_a_five_minute_ttl_saved_in_the_editor_reads_back_as_5m(qtbot, window):
 def test_link_action_is_off_for_a_memory_in_the_trash(qtbot, window):
     trace_id = select_row(window, 2)
     target = window.model.id_at(3)
-    assert window.actions.add_link.isEnabled()
+    assert window.window_actions.add_link.isEnabled()
     window.table.setFocus()
     qtbot.keyClick(window.table, Qt.Key.Key_Delete)
-    window.actions.trash_view.trigger()
+    window.window_actions.trash_view.trigger()
     qtbot.waitUntil(lambda: window.model.rowCount() == 1 and not window.model.busy, timeout=WAIT_MS)
     window.table.selectionModel().clear()  # the restored current row is not shown: pick it
     assert window.select_id(trace_id)
     assert window.detail.trace.deleted
     window.detail.setCurrentWidget(window.detail.links)
     assert not window.detail.links.add_button.isEnabled()
-    assert not window.actions.add_link.isEnabled()
+    assert not window.window_actions.add_link.isEnabled()
     window.edits.ask.link = (target, "relates_to")
     window.table.setFocus()
     qtbot.keyClick(window.table, Qt.Key.Key_L, CTRL)
@@ -322,6 +322,6 @@ def test_purge_asks_about_an_unsaved_edit_first(qtbot, window):
     trace_id = select_row(window, 0)
     _type_at_end(qtbot, window, " not saved")
     window.edits.ask.unsaved = "cancel"
-    window.actions.purge.trigger()
+    window.window_actions.purge.trigger()
     assert window.edits.ask.asked == ["unsaved"] and window.session.brain.get(trace_id)
     assert window.detail.editor.dirty

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
 from memgui.cli.format import journal_lines, mapping_lines, neighbour_lines
 from memgui.cli.registry import CommandContext, command, identifier, jsonable
+from memgui.core.errors import InvalidArgument
 from memgui.core.model import MAX_NEIGHBOURS, NEIGHBOURS_CAP
 
 
@@ -148,3 +150,29 @@ def run_scope_refile(ctx: CommandContext, args: argparse.Namespace) -> None:
     if args.from_id == args.to_id:
         text += " (the same scope id: nothing changed)"
     ctx.emit(doc, text)
+
+
+def _configure_sample_brain(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("path", metavar="PATH", help="the new file to write it to")
+
+
+@command(
+    "sample-brain",
+    "write the sample brain (a small team's memories, links and graph) to a new file",
+    configure=_configure_sample_brain,
+)
+def run_sample_brain(ctx: CommandContext, args: argparse.Namespace) -> None:
+    from memgui.core.sample_brain import SAMPLE_BRAIN_ID, build
+
+    path = Path(args.path).expanduser()
+    if path.exists() or path.is_symlink():
+        raise InvalidArgument(
+            "path",
+            f"exists; the sample brain is only written to a new file (got '{path}')",
+            str(path),
+        )
+    if not path.parent.is_dir():
+        raise InvalidArgument("path", f"is in a folder that does not exist (got '{path}')", path)
+    build(path)
+    doc = {"sample_brain": str(path), "brain_id": SAMPLE_BRAIN_ID}
+    ctx.emit(doc, f"wrote the sample brain to {path} (brain id {SAMPLE_BRAIN_ID})")

@@ -68,7 +68,9 @@ def run_embed(ctx: CommandContext, args: argparse.Namespace) -> None:
             transaction=lambda: brain.write("embed", kind="embed"),
         )
     else:
-        job = brain.semantic.backfill(brain)
+        from memgui.core.search.semantic import SemanticSearch  # the rest of search: here only
+
+        job = SemanticSearch(ctx.embedder()).backfill(brain)
     report = run_to_end(job, _progress_to_stderr)
     doc = {"embedded": report.embedded, "stale": report.stale, "pending": report.remaining}
     ctx.emit(doc, f"embedded {report.embedded}; {report.remaining} still pending")

@@ -11,11 +11,15 @@ from __future__ import annotations
 
 import argparse
 import os
+from typing import TYPE_CHECKING
 
 from memgui.cli.registry import DEFAULT_MODEL, EMBED_MODEL_ENV, CommandContext, command
 from memgui.core.errors import InvalidArgument
 from memgui.core.maintenance import DEFAULT_INTERVAL_S
 from memgui.server import DEFAULT_PROFILE, DEFAULT_REST_ADDR, PROFILES
+
+if TYPE_CHECKING:
+    from memgui.server.runtime import ServerOptions
 
 
 def _maintenance_option(parser: argparse.ArgumentParser) -> None:
@@ -29,7 +33,7 @@ def _maintenance_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _options(ctx: CommandContext, args: argparse.Namespace, **profile: object):  # noqa: ANN202
+def _options(ctx: CommandContext, args: argparse.Namespace, **profile: object) -> ServerOptions:
     from memgui.server.runtime import ServerOptions, brain_path_from, ollama_url_from
 
     interval = args.maintenance_interval

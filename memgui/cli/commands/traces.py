@@ -103,7 +103,12 @@ def run_list(ctx: CommandContext, args: argparse.Namespace) -> None:
 def _configure_search(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("query", help='words, or FTS5 syntax ("phrase", AND/OR/NOT, prefix*)')
     add_filter_options(parser, default_limit=20)
-    parser.add_argument("--mode", choices=("auto", "keyword", "semantic", "hybrid"), default="auto")
+    parser.add_argument(
+        "--mode",
+        choices=("auto", "keyword", "semantic", "hybrid"),
+        default="auto",
+        help="auto (default): by words and meaning once the brain has vectors, else by words",
+    )
 
 
 @command(
@@ -137,10 +142,10 @@ def _configure_update(parser: argparse.ArgumentParser) -> None:
         help="replace the tags; repeat for several",
     )
     tags.add_argument("--clear-tags", action="store_true", help="remove every tag")
-    parser.add_argument("--scope")
-    parser.add_argument("--scope-id")
+    parser.add_argument("--scope", help="thread, user, persona or organization")
+    parser.add_argument("--scope-id", metavar="ID", help="the scope's id (e.g. a user id)")
     category = parser.add_mutually_exclusive_group()
-    category.add_argument("--category")
+    category.add_argument("--category", help="DECISION, PATTERN, ERROR, TODO, ...")
     category.add_argument("--no-category", action="store_true", help="clear the category")
     ttl = parser.add_mutually_exclusive_group()
     ttl.add_argument(

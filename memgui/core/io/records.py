@@ -178,6 +178,11 @@ class ImportRecord:
         self.reason = reason
         return self
 
+    def add_link(self, link: dict[str, Any]) -> None:
+        if isinstance(self.links, tuple):  # the shared NO_LINKS
+            self.links = []
+        self.links.append(link)
+
 
 def conversation_of(record: ImportRecord) -> str | None:
     """The chat conversation a record belongs to, by its row id: a conversation's own id, a

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Iterable, Iterator
+from typing import Any
 
 import apsw
 import orjson
@@ -90,12 +91,14 @@ def flush_in_transaction(db: Database) -> int:
     flushed = 0
     after = -1
     while True:
-        rows = db.conn.execute(
-            f"SELECT p.rowid, p.indexed, p.content, p.tags, t.content, t.tags, {_TITLE} "
-            "FROM memgui_fts_pending p LEFT JOIN memory_traces t ON t.rowid = p.rowid "
-            "WHERE p.rowid > ? ORDER BY p.rowid LIMIT ?",
-            (after, FLUSH_BATCH),
-        ).fetchall()
+        rows = list(
+            db.conn.execute(
+                f"SELECT p.rowid, p.indexed, p.content, p.tags, t.content, t.tags, {_TITLE} "
+                "FROM memgui_fts_pending p LEFT JOIN memory_traces t ON t.rowid = p.rowid "
+                "WHERE p.rowid > ? ORDER BY p.rowid LIMIT ?",
+                (after, FLUSH_BATCH),
+            )
+        )
         if not rows:
             break
         if not db.is_shared() and any(row[1] >= FOREIGN for row in rows):
@@ -116,7 +119,7 @@ _TITLE = schema.TITLE_SQL.format(m="t.metadata")
 ROW_TEXT_SQL = f"SELECT rowid, content, tags, {_TITLE} FROM memory_traces t"
 
 
-def _index_rows(db: Database, rows: list[tuple], agentos: bool) -> None:
+def _index_rows(db: Database, rows: list[tuple[Any, ...]], agentos: bool) -> None:
     indexed = [(row[0], row[2], row[3]) for row in rows if row[1] == INDEXED]
     if agentos and indexed:
         db.conn.executemany(
@@ -161,7 +164,7 @@ def has_pending(db: Database) -> bool:
     if "memgui_fts_pending" not in db.tables:
         return False
     with db.lock:
-        return db.conn.execute("SELECT EXISTS (SELECT 1 FROM memgui_fts_pending)").fetchone()[0]
+        return db.conn.execute("SELECT EXISTS (SELECT 1 FROM memgui_fts_pending)").get
 
 
 def flush(db: Database, wait_s: float | None = None) -> int:
@@ -187,7 +190,9 @@ def flush_unless_busy(db: Database) -> bool:
 INSERT_MEMGUI_FTS = "INSERT INTO memgui_fts(rowid, content, tags, title) VALUES (?, ?, ?, ?)"
 
 
-def indexed_text(rows: Iterable[tuple[int, str | None, str | None, str | None]]) -> Iterator[tuple]:
+def indexed_text(
+    rows: Iterable[tuple[Any, ...]],
+) -> Iterator[tuple[int, str, str, str]]:
     """(rowid, content, tags, title) rows as memgui_fts holds them: segmented text, tags as
     words. A generator: a whole brain's segmented text is never held at once (a migration)."""
     segment = textindex.segment
@@ -197,7 +202,7 @@ def indexed_text(rows: Iterable[tuple[int, str | None, str | None, str | None]])
     )
 
 
-def fill_temp_index(db: Database, name: str, rows: Iterable[tuple]) -> None:
+def fill_temp_index(db: Database, name: str, rows: Iterable[tuple[Any, ...]]) -> None:
     """A TEMP FTS5 table `name` (this connection's alone, in memory; writes nothing to the
     file) holding `rows` (as `ROW_TEXT_SQL` reads them) as memgui_fts would: a stand-in
     where memgui_fts cannot serve."""

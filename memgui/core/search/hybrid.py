@@ -52,7 +52,7 @@ def rrf_fuse(
     keyword_ids: Sequence[str],
     semantic_ids: Sequence[str],
     k: int = RRF_K,
-    strength: Mapping[str, float] | Callable[[str], float] | None = None,
+    strength: Mapping[str, float] | Callable[[str], float | None] | None = None,
 ) -> list[tuple[str, float]]:
     """Fuse two rankings (best first) into (id, score), best first; tie → id ascending."""
     scores: dict[str, float] = {}
@@ -173,11 +173,13 @@ def _trashed_ranking(
     import numpy as np
 
     dimensions = vectors.pinned_model(conn, brain_id)[1]
-    rows = conn.execute(
-        "SELECT t.id, t.embedding FROM memory_traces AS t WHERE t.brain_id = ? "
-        f"AND t.deleted = 1 AND t.embedding IS NOT NULL AND ({where or '1'})",
-        (brain_id, *params),
-    ).fetchall()
+    rows = list(
+        conn.execute(
+            "SELECT t.id, t.embedding FROM memory_traces AS t WHERE t.brain_id = ? "
+            f"AND t.deleted = 1 AND t.embedding IS NOT NULL AND ({where or '1'})",
+            (brain_id, *params),
+        )
+    )
     ids, matrix = [], []
     for trace_id, blob in rows:
         vector = unpack_vector(blob)
@@ -195,12 +197,14 @@ def _trashed_ranking(
 # --- writing vectors ----------------------------------------------------------------------
 
 
-def _pending(conn: apsw.Connection, brain_id: str, after: int, batch: int) -> list[tuple]:
-    return conn.execute(
-        f"SELECT rowid, content FROM memory_traces WHERE brain_id = ? AND deleted = 0 "
-        f"AND {vectors.pending_sql(conn)} AND rowid > ? ORDER BY rowid LIMIT ?",
-        (brain_id, after, batch),
-    ).fetchall()
+def _pending(conn: apsw.Connection, brain_id: str, after: int, batch: int) -> list[tuple[Any, ...]]:
+    return list(
+        conn.execute(
+            f"SELECT rowid, content FROM memory_traces WHERE brain_id = ? AND deleted = 0 "
+            f"AND {vectors.pending_sql(conn)} AND rowid > ? ORDER BY rowid LIMIT ?",
+            (brain_id, after, batch),
+        )
+    )
 
 
 def count_pending(conn: apsw.Connection, brain_id: str) -> int:
@@ -208,7 +212,7 @@ def count_pending(conn: apsw.Connection, brain_id: str) -> int:
         f"SELECT count(*) FROM memory_traces WHERE brain_id = ? AND deleted = 0 "
         f"AND {vectors.pending_sql(conn)}",
         (brain_id,),
-    ).fetchone()[0]
+    ).get
 
 
 def write_checked(
@@ -291,11 +295,13 @@ def embed_traces(
     them pending for the backfill."""
     vectors.check_pin(conn, brain_id, embedder.model, None)
     marks = ",".join("?" * len(trace_ids))
-    rows = conn.execute(
-        f"SELECT rowid, content FROM memory_traces WHERE brain_id = ? AND id IN ({marks}) "
-        f"AND deleted = 0 AND {vectors.pending_sql(conn)} ORDER BY rowid",
-        (brain_id, *trace_ids),
-    ).fetchall()
+    rows = list(
+        conn.execute(
+            f"SELECT rowid, content FROM memory_traces WHERE brain_id = ? AND id IN ({marks}) "
+            f"AND deleted = 0 AND {vectors.pending_sql(conn)} ORDER BY rowid",
+            (brain_id, *trace_ids),
+        )
+    )
     if not rows:
         return BackfillReport(0, 0, count_pending(conn, brain_id))
     embeddings = embedder.embed([content for _, content in rows])

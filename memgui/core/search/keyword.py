@@ -27,7 +27,7 @@ from __future__ import annotations
 import copy
 import heapq
 import weakref
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import apsw
 
@@ -86,24 +86,26 @@ class _Query:
         recent = self.db.conn.execute(
             f"SELECT count(*) FROM {self.table} WHERE {self.table} MATCH ? AND rowid > ?",
             (match, top - width),
-        ).fetchone()[0]
+        ).get
         if recent * PROBE_FRACTION <= SCORED_MATCHES_MAX:
             return 0
         # Matches spread roughly evenly over time: the slice that holds about the bound.
         return max(0, top - width * SCORED_MATCHES_MAX // recent)
 
-    def ranked_plain(self, match: str, want: int) -> list[tuple] | None:
+    def ranked_plain(self, match: str, want: int) -> list[tuple[Any, ...]] | None:
         """(rowid, id, bm25, score columns...) best first: bm25 over the most recent
         `SCORED_MATCHES_MAX` matches, the best of them read and checked; None when too
         many fail the check."""
         take = want + want // 4 + 16
         # FTS5 hands the matches newest first and stops at the bound; picking the best here
         # costs less than its `ORDER BY rank`, which sorts through a second query of its own.
-        scored = self.db.conn.execute(
-            f"SELECT bm25({self.table}), rowid FROM {self.table} "
-            f"WHERE {self.table} MATCH ? ORDER BY rowid DESC LIMIT ?",
-            (match, SCORED_MATCHES_MAX),
-        ).fetchall()
+        scored = list(
+            self.db.conn.execute(
+                f"SELECT bm25({self.table}), rowid FROM {self.table} "
+                f"WHERE {self.table} MATCH ? ORDER BY rowid DESC LIMIT ?",
+                (match, SCORED_MATCHES_MAX),
+            )
+        )
         if not scored:
             return []
         bounded = len(scored) == SCORED_MATCHES_MAX
@@ -114,11 +116,13 @@ class _Query:
         # NOT INDEXED: next to `brain_id = ?` and a list of rowids, SQLite's planner prefers
         # a brain_id index and walks every trace of the brain.
         marks = ",".join("?" * len(best))
-        rows = self.db.conn.execute(
-            f"SELECT rowid, id, {self.score_columns} FROM memory_traces AS t NOT INDEXED "
-            f"WHERE rowid IN ({marks}) AND {self.where}",
-            (*(rowid for _, rowid in best), *self.params),
-        ).fetchall()
+        rows = list(
+            self.db.conn.execute(
+                f"SELECT rowid, id, {self.score_columns} FROM memory_traces AS t NOT INDEXED "
+                f"WHERE rowid IN ({marks}) AND {self.where}",
+                (*(rowid for _, rowid in best), *self.params),
+            )
+        )
         by_rowid = {row[0]: row for row in rows}
         out = []
         for rank, rowid in best:
@@ -141,33 +145,38 @@ class _Query:
             # The word in any of its forms, as the query asks for it.
             match = " OR ".join([phrase, *(f'"{form}"' for form in word_forms.forms(word))])
             try:
-                rows = self.db.conn.execute(
-                    f"SELECT rowid FROM {self.table} WHERE {self.table} MATCH ? LIMIT ?",
-                    (match, RARE_MATCHES_MAX + 1),
-                ).fetchall()
+                rows = list(
+                    self.db.conn.execute(
+                        f"SELECT rowid FROM {self.table} WHERE {self.table} MATCH ? LIMIT ?",
+                        (match, RARE_MATCHES_MAX + 1),
+                    )
+                )
             except apsw.SQLError:
                 continue  # a word FTS5 cannot take alone
             if len(rows) <= RARE_MATCHES_MAX:
                 found.update(r[0] for r in rows if r[0] < below)
         return sorted(found)
 
-    def _scored_among(self, match: str, rowids: list[int]) -> list[tuple]:
+    def _scored_among(self, match: str, rowids: list[int]) -> list[tuple[Any, ...]]:
         """(bm25, rowid) of the query's matches among `rowids`."""
         if not rowids:
             return []
         marks = ",".join("?" * len(rowids))
-        return self.db.conn.execute(
-            f"SELECT bm25({self.table}), rowid FROM {self.table} "
-            f"WHERE {self.table} MATCH ? AND rowid IN ({marks})",
-            (match, *rowids),
-        ).fetchall()
+        return list(
+            self.db.conn.execute(
+                f"SELECT bm25({self.table}), rowid FROM {self.table} "
+                f"WHERE {self.table} MATCH ? AND rowid IN ({marks})",
+                (match, *rowids),
+            )
+        )
 
     def _joined(
         self, match: str, lower: int, want: int, among: list[int] | None = None
-    ) -> list[tuple]:
+    ) -> list[tuple[Any, ...]]:
         """bm25 over the matches that pass the filter: a trace row read per match. Only
         those above rowid `lower`, or only those `among` the rowids given."""
         table = self.table
+        bound: tuple[int, ...]
         if among is None:
             where_rowid, bound = f"{table}.rowid > ?", (lower,)
         elif not among:
@@ -181,7 +190,7 @@ class _Query:
             f"FROM {table} CROSS JOIN memory_traces AS t ON t.rowid = {table}.rowid "
             f"WHERE {table} MATCH ? AND {where_rowid} AND {self.where} ORDER BY rank LIMIT ?"
         )
-        return self.db.conn.execute(sql, (match, *bound, *self.params, want)).fetchall()
+        return list(self.db.conn.execute(sql, (match, *bound, *self.params, want)))
 
     def on(self, table: str) -> _Query:
         """The same search and filter over another full-text table."""
@@ -189,7 +198,7 @@ class _Query:
         other.table = table
         return other
 
-    def run(self, match: str, want: int) -> list[tuple]:
+    def run(self, match: str, want: int) -> list[tuple[Any, ...]]:
         if fulltext.indexed_rows(self.db, self.table) < BOUND_FROM_ROWS:
             return self._joined(match, 0, want)  # few matches: one statement is cheapest
         if self.plain:
@@ -197,7 +206,7 @@ class _Query:
             if rows is not None:
                 return rows
         # The trace table answers max(rowid) from its b-tree; a virtual table would scan.
-        top = self.db.conn.execute("SELECT max(rowid) FROM memory_traces").fetchone()[0] or 0
+        top = self.db.conn.execute("SELECT max(rowid) FROM memory_traces").get or 0
         lower = self.lower_bound(match, top)
         rows = self._joined(match, lower, want)
         if len(rows) < want and lower > 0:
@@ -271,14 +280,12 @@ def _index_unflushed(db: Database) -> set[int]:
     if not pending:
         return set()
     marks = ",".join("?" * len(pending))
-    rows = db.conn.execute(
-        f"{fulltext.ROW_TEXT_SQL} WHERE rowid IN ({marks})", list(pending)
-    ).fetchall()
+    rows = list(db.conn.execute(f"{fulltext.ROW_TEXT_SQL} WHERE rowid IN ({marks})", list(pending)))
     fulltext.fill_temp_index(db, UNFLUSHED, rows)
     return pending
 
 
-def _ranked(ranking: _Query, match: str, want: int, unflushed: set[int]) -> list[tuple]:
+def _ranked(ranking: _Query, match: str, want: int, unflushed: set[int]) -> list[tuple[Any, ...]]:
     if not unflushed:
         return ranking.run(match, want)
     rows = [r for r in ranking.run(match, want + len(unflushed)) if r[0] not in unflushed]
@@ -306,7 +313,7 @@ def _index_unmigrated(db: Database) -> bool:
     if built is not None and built[0] is db.conn and built[1] == state:
         return built[2]
     with db.lock:
-        rows = db.conn.execute(f"{fulltext.ROW_TEXT_SQL} LIMIT ?", (UNMIGRATED_MAX + 1,)).fetchall()
+        rows = list(db.conn.execute(f"{fulltext.ROW_TEXT_SQL} LIMIT ?", (UNMIGRATED_MAX + 1,)))
         serves = len(rows) <= UNMIGRATED_MAX
         if serves:
             fulltext.fill_temp_index(db, UNMIGRATED, rows)

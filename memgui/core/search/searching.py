@@ -49,12 +49,14 @@ def snapshots_by_rowid(
     marks = ",".join("?" * len(ranked))
     where, params = filter_sql(brain.db, brain.brain_id, flt, alias="")
     with brain.db.lock:
-        rows = brain.db.conn.execute(
-            # NOT INDEXED: next to `brain_id = ?` the planner would walk a trace index.
-            f"SELECT {store.select_columns(brain.db)} FROM memory_traces NOT INDEXED "
-            f"WHERE rowid IN ({marks}) AND {where}",
-            [rowid for rowid, _ in ranked] + params,
-        ).fetchall()
+        # NOT INDEXED: next to `brain_id = ?` the planner would walk a trace index.
+        rows = list(
+            brain.db.conn.execute(
+                f"SELECT {store.select_columns(brain.db)} FROM memory_traces NOT INDEXED "
+                f"WHERE rowid IN ({marks}) AND {where}",
+                [rowid for rowid, _ in ranked] + params,
+            )
+        )
     expected = dict(ranked)
     snaps = {r[0]: store.row_to_snapshot(r) for r in rows}
     return {rowid: snap for rowid, snap in snaps.items() if snap["id"] == expected[rowid]}

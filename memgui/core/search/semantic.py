@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor, wait
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from memgui.core import decay
 from memgui.core.errors import EmbeddingUnavailable
@@ -25,6 +25,19 @@ if TYPE_CHECKING:
 Scored = list[tuple[float, int, dict[str, Any]]]
 
 _LEGS = ThreadPoolExecutor(max_workers=2, thread_name_prefix="memgui-keyword-leg")
+
+
+class MeaningSearch(Protocol):
+    """What a brain asks of its search by meaning (`Brain.semantic`): `SemanticSearch` over
+    an embedder, or any stand-in with the same three calls."""
+
+    def search(
+        self, brain: Brain, query: str, flt: TraceFilter, limit: int, mode: str
+    ) -> tuple[Scored, str] | None: ...
+
+    def backfill(self, brain: Brain, batch: int = ...) -> Job[hybrid.BackfillReport]: ...
+
+    def embed_now(self, brain: Brain, trace_ids: list[str]) -> int: ...
 
 
 def _holds(lock: threading.RLock) -> bool:
@@ -166,7 +179,9 @@ class SemanticSearch:
         ]
         return scored, "hybrid"
 
-    def backfill(self, brain: Brain, batch: int = hybrid.BACKFILL_BATCH) -> Job:
+    def backfill(
+        self, brain: Brain, batch: int = hybrid.BACKFILL_BATCH
+    ) -> Job[hybrid.BackfillReport]:
         """Embed the brain's pending traces (a job; see `hybrid.backfill`)."""
         return hybrid.backfill(
             brain.db.conn,

@@ -52,7 +52,7 @@ def _normalised(matrix: np.ndarray) -> np.ndarray:
 
 def _log_state(conn: apsw.Connection) -> tuple[int, int]:
     try:
-        low, high = conn.execute(f"SELECT min(seq), max(seq) FROM {LOG_TABLE}").fetchone()
+        low, high = conn.execute(f"SELECT min(seq), max(seq) FROM {LOG_TABLE}").get
     except apsw.SQLError:  # no log yet (nothing embedded, or a read-only AgentOS brain)
         return 0, 0
     return int(low or 0), int(high or 0)
@@ -154,7 +154,7 @@ def refresh(conn: apsw.Connection, brain_id: str, dimensions: int) -> _Matrix:
             changes = conn.execute(
                 f"SELECT trace_rowid FROM {LOG_TABLE} WHERE seq > ? AND seq <= ? AND brain_id = ?",
                 (entry.seq, high, brain_id),
-            ).fetchall()
+            )
             touched = {r[0] for r in changes}
             if None in touched:
                 stale = True
@@ -193,8 +193,10 @@ def rank(
     norm = float(np.linalg.norm(q))
     if limit <= 0 or norm == 0.0:
         return []
-    usable = caught_up is not None and where is None and caught_up.dimensions == len(q)
-    entry = caught_up if usable else refresh(conn, brain_id, len(q))
+    if caught_up is not None and where is None and caught_up.dimensions == len(q):
+        entry = caught_up
+    else:
+        entry = refresh(conn, brain_id, len(q))
     with entry.lock:
         scores = entry.vectors @ (q / norm)
         scores[~entry.alive] = -np.inf

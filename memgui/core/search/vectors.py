@@ -11,9 +11,11 @@ runs inside the caller's transaction; none commits on its own.
 
 from __future__ import annotations
 
+import importlib.util
+import os
 import re
 import weakref
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Generator, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 import apsw
@@ -94,15 +96,23 @@ def _describe(pin: tuple[str | None, int | None]) -> str:
 # --- the extension ------------------------------------------------------------------------
 
 
+def sqlite_vec_path() -> str:
+    """The extension's file, without its suffix, as `sqlite_vec.loadable_path()` names it,
+    found without importing the package (its `__init__` imports numpy, ~0.1 s): beside the
+    package's `__init__`, in a frozen build too."""
+    spec = importlib.util.find_spec("sqlite_vec")
+    if spec is None or spec.origin is None:
+        raise ImportError("the sqlite-vec package is not installed")
+    return os.path.join(os.path.dirname(spec.origin), "vec0")
+
+
 def load_sqlite_vec(conn: apsw.Connection) -> None:
     """Load sqlite-vec on a connection once; VectorIndexUnavailable when it cannot be."""
     if _loaded.get(conn):
         return
     try:
-        import sqlite_vec
-
         conn.enable_load_extension(True)
-        conn.load_extension(sqlite_vec.loadable_path())
+        conn.load_extension(sqlite_vec_path())
         conn.enable_load_extension(False)
     except (ImportError, apsw.Error, AttributeError, OSError) as error:
         raise VectorIndexUnavailable(f"sqlite-vec cannot be loaded: {error}") from error
@@ -179,7 +189,7 @@ def pinned_model(conn: apsw.Connection, brain_id: str) -> tuple[str | None, int 
         conn.execute(
             "SELECT key, value FROM brain_meta WHERE brain_id = ? AND key IN (?, ?)",
             (brain_id, MODEL_KEY, DIMENSIONS_KEY),
-        ).fetchall()
+        )
     )
     dims = rows.get(DIMENSIONS_KEY)
     return rows.get(MODEL_KEY), int(dims) if dims not in (None, "") else None
@@ -295,7 +305,9 @@ def sync_rows(conn: apsw.Connection, brain_id: str, rowids: Iterable[int]) -> No
     log_changes(conn, brain_id, rowids)
 
 
-def reindex(conn: apsw.Connection, brain_id: str, chunk: int = 2000) -> Iterator[Progress]:
+def reindex(
+    conn: apsw.Connection, brain_id: str, chunk: int = 2000
+) -> Generator[Progress, None, int]:
     """Rebuild this brain's part of `memory_traces_vec` from the BLOBs (`--reindex`).
 
     A generator for one write transaction: yields progress, returns the number indexed.
@@ -305,7 +317,7 @@ def reindex(conn: apsw.Connection, brain_id: str, chunk: int = 2000) -> Iterator
     total = conn.execute(
         f"SELECT count(*) FROM memory_traces WHERE brain_id = ? AND deleted = 0 AND {EMBEDDED_SQL}",
         (brain_id,),
-    ).fetchone()[0]
+    ).get
     yield Progress(0, total, "rebuilding the vector index")
     if index_dimensions(conn) is not None:
         conn.execute(
@@ -317,11 +329,13 @@ def reindex(conn: apsw.Connection, brain_id: str, chunk: int = 2000) -> Iterator
     done = indexed = 0
     last = 0
     while True:
-        rows = conn.execute(
-            f"SELECT rowid, embedding FROM memory_traces WHERE brain_id = ? AND deleted = 0 "
-            f"AND {EMBEDDED_SQL} AND rowid > ? ORDER BY rowid LIMIT ?",
-            (brain_id, last, chunk),
-        ).fetchall()
+        rows = list(
+            conn.execute(
+                f"SELECT rowid, embedding FROM memory_traces WHERE brain_id = ? AND deleted = 0 "
+                f"AND {EMBEDDED_SQL} AND rowid > ? ORDER BY rowid LIMIT ?",
+                (brain_id, last, chunk),
+            )
+        )
         if not rows:
             break
         for rowid, blob in rows:
@@ -356,7 +370,7 @@ def clear_embeddings(conn: apsw.Connection, brain_id: str) -> int:
             "(SELECT rowid FROM memory_traces WHERE brain_id = ?)",
             (brain_id,),
         )
-        if conn.execute(f"SELECT count(*) FROM {VEC_TABLE}").fetchone()[0] == 0:
+        if conn.execute(f"SELECT count(*) FROM {VEC_TABLE}").get == 0:
             drop_index(conn)  # the next model may have another dimension
     conn.execute(
         "UPDATE memory_traces SET embedding = NULL, embedding_status = 0 WHERE brain_id = ?",
@@ -386,5 +400,5 @@ def knn_vec0(
         f"(SELECT t.rowid FROM memory_traces AS t WHERE t.brain_id = ? AND ({where})) "
         "ORDER BY v.distance, t.id",
         (pack_vector(query), int(k), brain_id, *params),
-    ).fetchall()
+    )
     return [(trace_id, float(distance)) for trace_id, distance in rows]

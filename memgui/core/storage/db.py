@@ -265,7 +265,9 @@ class Database:
 
     def refresh_schema_state(self) -> None:
         self._schema_cookie = self._read_schema_cookie()
-        tables, triggers, foreign = set(), set(), []
+        tables: set[str] = set()
+        triggers: set[str] = set()
+        foreign: list[str] = []
         for name, kind, table in self.conn.execute(
             "SELECT name, type, tbl_name FROM sqlite_master WHERE type IN ('table', 'trigger')"
         ):
@@ -282,7 +284,7 @@ class Database:
         self._current = self._schema_version >= schema.SCHEMA_VERSION
 
     def _read_schema_cookie(self) -> int:
-        return int(self.conn.execute("PRAGMA schema_version").fetchone()[0])
+        return int(self.conn.execute("PRAGMA schema_version").get)
 
     def _fresh(self) -> None:
         # An older brain may be migrated by another process while this connection has it
@@ -442,7 +444,7 @@ class Database:
 
     def data_version(self) -> int:
         with self.reading("checking for changes"):
-            return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
+            return int(self.conn.execute("PRAGMA data_version").get)
 
     def checkpoint(self) -> None:
         """Copy the WAL back into the file now, in this thread (under the writer lock)."""

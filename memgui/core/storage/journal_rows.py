@@ -194,10 +194,12 @@ def delete_rows(
     if table not in db.tables:
         return 0
     names = [c for c in columns(op) if c not in blobs]
-    found = db.conn.execute(
-        f"SELECT {', '.join(names)} FROM {table} WHERE brain_id = ?1 AND ({where})",
-        (brain_id, *params),
-    ).fetchall()
+    found = list(
+        db.conn.execute(
+            f"SELECT {', '.join(names)} FROM {table} WHERE brain_id = ?1 AND ({where})",
+            (brain_id, *params),
+        )
+    )
     for values in found:
         row = {c: _json(v) if c in json_cols else v for c, v in zip(names, values, strict=True)}
         journal(db, batch, brain_id, op, row["id"], row, None)
@@ -214,9 +216,9 @@ def let_go_of_trace(db: Database, batch: WriteBatch, brain_id: str, trace_id: st
     (`feedback`; both tables hold a foreign key to the trace), and so does its
     knowledge-graph copy (`edge`, `node`)."""
     where = (brain_id, trace_id)
-    chunks = db.conn.execute(
-        "SELECT id FROM document_chunks WHERE brain_id = ? AND trace_id = ?", where
-    ).fetchall()
+    chunks = list(
+        db.conn.execute("SELECT id FROM document_chunks WHERE brain_id = ? AND trace_id = ?", where)
+    )
     for (chunk_id,) in chunks:
         before = {"id": chunk_id, "trace_id": trace_id}
         journal(db, batch, brain_id, "chunk", chunk_id, before, {"id": chunk_id, "trace_id": None})
@@ -224,11 +226,13 @@ def let_go_of_trace(db: Database, batch: WriteBatch, brain_id: str, trace_id: st
         db.conn.execute(
             "UPDATE document_chunks SET trace_id = NULL WHERE brain_id = ? AND trace_id = ?", where
         )
-    feedback = db.conn.execute(
-        "SELECT id, trace_id, signal, query, created_at FROM retrieval_feedback "
-        "WHERE brain_id = ? AND trace_id = ?",
-        where,
-    ).fetchall()
+    feedback = list(
+        db.conn.execute(
+            "SELECT id, trace_id, signal, query, created_at FROM retrieval_feedback "
+            "WHERE brain_id = ? AND trace_id = ?",
+            where,
+        )
+    )
     for row_id, row_trace, signal, query, created_at in feedback:
         row = {"id": row_id, "trace_id": row_trace, "signal": signal, "query": query}
         journal(
@@ -290,7 +294,7 @@ def undo(db: Any, bid: str, batch: WriteBatch, entry: JournalEntry) -> None:
             other, where = dependant
             used = db.conn.execute(
                 f"SELECT count(*) FROM {other} WHERE brain_id = ?1 AND ({where})", (bid, row_id)
-            ).fetchone()[0]
+            ).get
             if used:
                 raise Conflict.because(
                     row_id, f"{op} {row_id} is used by {used} row(s) of {other} written since"

@@ -150,7 +150,7 @@ def prepare(db: Database) -> Path | None:
             f"cannot write the backup {backup.name} before migrating to schema {target}: "
             f"{exc}; nothing was migrated"
         ) from exc
-    mode = db.conn.execute("PRAGMA journal_mode").fetchone()[0]
+    mode = db.conn.execute("PRAGMA journal_mode").get
     if mode.lower() != "wal":
         db.conn.execute("PRAGMA journal_mode = WAL")
     return pending

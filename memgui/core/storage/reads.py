@@ -115,7 +115,7 @@ def joined_ids(db: Database, where: tuple[str, list[Any]], order: str) -> tuple[
         f"SELECT count(*), coalesce(sum(instr(id, char(31)) > 0), 0), "
         f"group_concat(id, char(31) ORDER BY {order}) FROM memory_traces WHERE {sql}",
         params,
-    ).fetchone()
+    ).get
 
 
 def split_ids(text: str, count: int, size: int) -> Iterator[list[str]]:
@@ -131,13 +131,13 @@ def split_ids(text: str, count: int, size: int) -> Iterator[list[str]]:
 
 def count(db: Database, where: tuple[str, list[Any]]) -> int:
     sql, params = where
-    return db.conn.execute(f"SELECT count(*) FROM memory_traces WHERE {sql}", params).fetchone()[0]
+    return db.conn.execute(f"SELECT count(*) FROM memory_traces WHERE {sql}", params).get
 
 
 def embedding_blob(db: Database, brain_id: str, trace_id: str) -> Any:
     return db.conn.execute(
         "SELECT embedding FROM memory_traces WHERE brain_id = ? AND id = ?", (brain_id, trace_id)
-    ).fetchone()[0]
+    ).get
 
 
 def trace_counts(db: Database, brain_id: str) -> tuple[int, int]:
@@ -147,4 +147,4 @@ def trace_counts(db: Database, brain_id: str) -> tuple[int, int]:
     return db.conn.execute(
         "SELECT count(*), coalesce(sum(deleted != 0), 0) FROM memory_traces WHERE brain_id = ?",
         (brain_id,),
-    ).fetchone()
+    ).get

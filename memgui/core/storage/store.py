@@ -14,7 +14,7 @@ import re
 import reprlib
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 
@@ -167,7 +167,10 @@ def _int_or_none(value: Any) -> int | None:
     return None if _float(value, None) is None else _int(value)
 
 
-def _float(value: Any, default: float | None) -> float | None:
+_Default = TypeVar("_Default", float, None)
+
+
+def _float(value: Any, default: _Default) -> float | _Default:
     """A finite number stored in a column (REAL, INTEGER or numeric text), else `default`."""
     if isinstance(value, bool) or value is None:
         return default
@@ -350,7 +353,7 @@ def insert_traces(
         return []
     if embeddings is None:
         embeddings = [None] * len(snaps)
-    top = db.conn.execute("SELECT max(rowid) FROM memory_traces").fetchone()[0] or 0
+    top = db.conn.execute("SELECT max(rowid) FROM memory_traces").get or 0
     # The rowids SQLite would choose (max + 1, in order), given explicitly so that no
     # query has to read them back; near the end of the range SQLite picks its own.
     explicit = top + len(snaps) < _MAX_ROWID
@@ -405,7 +408,7 @@ def _rowids_of(db: Database, brain_id: str, snaps: list[dict[str, Any]]) -> list
             db.conn.execute(
                 f"SELECT id, rowid FROM memory_traces WHERE brain_id = ? AND id IN ({marks})",
                 (brain_id, *part),
-            ).fetchall()
+            )
         )
     return [found[i] for i in ids]
 
@@ -466,11 +469,13 @@ def delete_trace(
     db: Database, batch: WriteBatch, brain_id: str, rowid: int, before: dict[str, Any], op: str
 ) -> None:
     """Hard delete: the row, its index entries, its vector and its links, journaled."""
-    links = db.conn.execute(
-        "SELECT from_id, to_id, kind, created_at FROM memory_links "
-        "WHERE brain_id = ? AND (from_id = ? OR to_id = ?)",
-        (brain_id, before["id"], before["id"]),
-    ).fetchall()
+    links = list(
+        db.conn.execute(
+            "SELECT from_id, to_id, kind, created_at FROM memory_links "
+            "WHERE brain_id = ? AND (from_id = ? OR to_id = ?)",
+            (brain_id, before["id"], before["id"]),
+        )
+    )
     for from_id, to_id, kind, created_at in links:
         link = {"from_id": from_id, "to_id": to_id, "kind": kind, "created_at": created_at}
         journal(db, batch, brain_id, "unlink", from_id, link, None)

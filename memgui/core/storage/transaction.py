@@ -39,6 +39,11 @@ STORAGE_FAILURES = (
 )  # fmt: skip
 
 
+def extended_code(error: apsw.Error) -> int | None:
+    """SQLite's extended result code of the error (apsw's type stubs leave it out)."""
+    return getattr(error, "extendedresult", None)
+
+
 @dataclass(slots=True)
 class WriteBatch:
     """The open transaction: its journal batch id, actor, and what it changed so far (one
@@ -130,7 +135,7 @@ class WriteTransaction:
                     raise StorageError(self.operation) from exc
                 if (
                     isinstance(exc, apsw.ConstraintError)
-                    and exc.extendedresult == apsw.SQLITE_CONSTRAINT_TRIGGER
+                    and extended_code(exc) == apsw.SQLITE_CONSTRAINT_TRIGGER
                 ):
                     raise _trigger_refused(db, self.operation, exc) from exc
                 return  # the exception goes on

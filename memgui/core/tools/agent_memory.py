@@ -61,7 +61,7 @@ class InvalidMemoryType(InvalidArgument):
 def memory_type(value: object) -> str:
     if value not in CATEGORIES:
         raise InvalidMemoryType(value)
-    return value  # type: ignore[return-value]
+    return value
 
 
 # --- wire shapes -----------------------------------------------------------------------------

@@ -155,7 +155,9 @@ def _read(param: Param, value: object) -> Any:
             f"invalid type for `{param.name}`: {_kind_of(value)}, expected {_EXPECTED[kind]}",
             value,
         )
-    return list(value) if kind in (STRINGS, IDS) else value  # type: ignore[arg-type]
+    if kind in (STRINGS, IDS) and isinstance(value, list | tuple):
+        return list(value)
+    return value
 
 
 def _plain(key: object) -> bool:

@@ -8,7 +8,7 @@ older queries than the last one typed are dropped.
 from __future__ import annotations
 
 from collections.abc import Callable, Generator
-from typing import Any
+from typing import TYPE_CHECKING
 
 import shiboken6
 from PySide6.QtCore import Qt, QTimer
@@ -31,11 +31,14 @@ from memgui.ui.jobs import JobRunner
 from memgui.ui.models.trace_columns import first_line
 from memgui.ui.models.trace_queries import ReaderPool
 
+if TYPE_CHECKING:
+    from memgui.core.brain import Brain
+
 RESULTS = 50
 SEARCH_JOB = "link search"
 
 
-def _search_job(readers: ReaderPool, query: str) -> Generator[Progress, None, Any]:
+def _search_job(readers: ReaderPool, query: str) -> Generator[Progress, None, SearchResult]:
     reader = readers.take()
     try:
         yield Progress(0, 1, f"searching for {query!r}")
@@ -47,11 +50,11 @@ def _search_job(readers: ReaderPool, query: str) -> Generator[Progress, None, An
 class TracePicker(QDialog):
     def __init__(
         self,
-        brain: Any,
+        brain: Brain,
         exclude: str,
         parent: QWidget | None = None,
         runner: JobRunner | None = None,
-        open_reader: Callable[[], Any] | None = None,
+        open_reader: Callable[[], Brain] | None = None,
     ) -> None:
         super().__init__(parent)
         self.setWindowTitle("Link to another memory")
@@ -84,7 +87,9 @@ class TracePicker(QDialog):
         layout.addWidget(self.field)
         layout.addWidget(self.message)
         layout.addWidget(self.results, 1)
-        layout.addWidget(QLabel("&Kind:", buddy=self.kind))
+        caption = QLabel("&Kind:")
+        caption.setBuddy(self.kind)
+        layout.addWidget(caption)
         layout.addWidget(self.kind)
         layout.addWidget(buttons)
         self._timer = QTimer(self)

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QAbstractItemModel, QItemSelectionModel
-from PySide6.QtGui import QShowEvent
+from PySide6.QtGui import QCloseEvent, QShowEvent
 from PySide6.QtWidgets import (
     QButtonGroup,
     QCheckBox,
@@ -74,7 +74,7 @@ class ExportDialog(QDialog):
         self.setWindowTitle("Export")
         self.resize(760, 560)
         self.job: Job | None = None
-        self.result: ExportResult | None = None
+        self.export_result: ExportResult | None = None
         self.format_box = QComboBox()
         self.format_box.setObjectName("export_format_box")
         for name in EXPORT_FORMATS:
@@ -170,7 +170,7 @@ class ExportDialog(QDialog):
         """Another brain is open (or none): count its table, and drop the refused list of
         the last export, which named the other brain's memories."""
         if self.job is None:  # a running export was cancelled with its brain; it ends soon
-            self.result = None
+            self.export_result = None
             self._show_refused(())
             self.status.setText("")
         self._follow_table()
@@ -219,7 +219,8 @@ class ExportDialog(QDialog):
             self.dest_edit.setText(str(_with_format_suffix(Path(text), self.format)))
 
     def browse(self) -> None:
-        start = self.dest_edit.text() or str(self.window_.session.path.parent / "export")
+        session = self.window_.session
+        start = self.dest_edit.text() or (str(session.path.parent / "export") if session else "")
         if self.format in FOLDER_FORMATS:
             path = QFileDialog.getExistingDirectory(self, "Export into folder", start)
         else:
@@ -301,7 +302,7 @@ class ExportDialog(QDialog):
     def _on_finished(self, result: ExportResult) -> None:
         self._ended()
         self.progress.setValue(1)
-        self.result = result
+        self.export_result = result
         refused = len(result.refused)
         self.status.setText(
             f"Exported {result.exported} to {self.dest_edit.text()}; "
@@ -314,7 +315,7 @@ class ExportDialog(QDialog):
         self._ended()
         self.status.setText(f"The export failed: {exc}")
         if isinstance(exc, ExportIncomplete):
-            self.result = exc.result
+            self.export_result = exc.result
             self._show_refused(exc.result.refused)
 
     def _on_cancelled(self) -> None:
@@ -327,14 +328,14 @@ class ExportDialog(QDialog):
         self.save_button.setEnabled(bool(refused))
 
     def save_refused(self, path: str | None = None) -> Path | None:
-        if self.result is None:
+        if self.export_result is None:
             return None
         if path is None:
             path, _ = QFileDialog.getSaveFileName(self, "Save refused list", "", REPORT_FILTER)
             if not path:
                 return None
         try:
-            return save_export_report(self.result.refused, path)
+            return save_export_report(self.export_result.refused, path)
         except (MemguiError, OSError) as exc:
             self.status.setText(f"Could not save the refused list {path}: {exc}")
             return None
@@ -345,7 +346,7 @@ class ExportDialog(QDialog):
         else:
             self.close()
 
-    def closeEvent(self, event) -> None:
+    def closeEvent(self, event: QCloseEvent) -> None:
         if self.job is not None:
             self.job.cancel()
         super().closeEvent(event)

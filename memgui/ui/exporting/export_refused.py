@@ -10,12 +10,15 @@ the GUI thread froze the window for 6–8 s.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
 from memgui.core.errors import MemguiError
 from memgui.core.io import Refusal
+
+if TYPE_CHECKING:
+    from memgui.core.brain import Brain
 
 REFUSED_COLUMNS = ("Trace", "Memory", "Field", "Problem")
 REFUSED_SHOWN = 300
@@ -41,7 +44,7 @@ class RefusedList(QWidget):
         layout.addWidget(self.table, 1)
         layout.addWidget(self.more_label)
 
-    def show_refused(self, refused: Sequence[Refusal], brain: Any) -> None:
+    def show_refused(self, refused: Sequence[Refusal], brain: Brain | None) -> None:
         """List `refused` (the first `REFUSED_SHOWN`), with first lines read from `brain`."""
         shown = refused[:REFUSED_SHOWN]
         lines = first_lines(brain, [item.id for item in shown])
@@ -60,7 +63,7 @@ class RefusedList(QWidget):
         self.more_label.setVisible(more > 0)
 
 
-def first_lines(brain: Any, ids: list[str]) -> dict[str, str]:
+def first_lines(brain: Brain | None, ids: list[str]) -> dict[str, str]:
     """Each memory's first line, so the person knows which one a refusal names."""
     if not ids or brain is None:
         return {}

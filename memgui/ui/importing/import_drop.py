@@ -9,17 +9,21 @@ stays in the status bar after the drag leaves.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QMimeData, QObject, Qt
-from PySide6.QtGui import QColor, QPainter, QPaintEvent
+from PySide6.QtGui import QColor, QDropEvent, QPainter, QPaintEvent
 from PySide6.QtWidgets import QWidget
 
 from memgui.core.errors import MemguiError
 from memgui.core.io import detect_format
-from memgui.ui.importing.import_review_parts import FORMAT_LABELS
 from memgui.ui.theme import colours
+
+if TYPE_CHECKING:
+    from memgui.ui.main_window import MainWindow
 
 
 @dataclass(frozen=True)
@@ -58,6 +62,10 @@ def check_drop(mime: QMimeData, brain_open: bool, read_only: bool = False) -> Dr
         reason = (getattr(exc, "problem", None) or str(exc)).split("; name one of")[0]
         return DropCheck(None, None, f"Cannot import {path.name}: {reason}")
     what = "folder" if path.is_dir() else "file"
+    # Here, not at the top: the review's module loads the import engine, which the window
+    # needs only once something is imported.
+    from memgui.ui.importing.import_review_parts import FORMAT_LABELS
+
     label = FORMAT_LABELS.get(fmt, fmt)
     return DropCheck(path, fmt, f"Drop to import the {what} {path.name} ({label})")
 
@@ -123,7 +131,7 @@ class DropFilter(QObject):
 
     DRAG_EVENTS = (QEvent.Type.DragEnter, QEvent.Type.DragMove, QEvent.Type.Drop)
 
-    def __init__(self, window, on_drop) -> None:
+    def __init__(self, window: MainWindow, on_drop: Callable[[Path], object]) -> None:
         super().__init__(window)
         self.window = window
         self.on_drop = on_drop  # called with the path to import
@@ -136,7 +144,7 @@ class DropFilter(QObject):
             if self.check is not None:
                 self._leave()
             return False
-        if kind not in self.DRAG_EVENTS:
+        if kind not in self.DRAG_EVENTS or not isinstance(event, QDropEvent):
             return False
         mime = event.mimeData()
         if not mime.hasUrls():
@@ -163,7 +171,7 @@ class DropFilter(QObject):
         if check is not None and not check.ok:
             self.window.show_error(check.message)
 
-    def _dropped(self, event) -> None:
+    def _dropped(self, event: QDropEvent) -> None:
         check, self.check = self.check, None
         self.overlay.hide()
         if check is None or not check.ok or check.path is None:

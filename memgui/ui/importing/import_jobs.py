@@ -41,7 +41,7 @@ from memgui.core.io import (
 from memgui.core.model import Changes
 from memgui.core.progress import Progress
 from memgui.ui.commands import CoreCommand
-from memgui.ui.jobs import Job, JobRunner
+from memgui.ui.jobs import Job, JobFactory, JobRunner
 from memgui.ui.session import ACTOR, BrainSession
 
 PLAN_JOB = "import plan"
@@ -253,7 +253,7 @@ class ImportRun(QObject):
 
     # --- the job ------------------------------------------------------------------------
 
-    def _start(self, step: str, name: str, factory) -> Job:
+    def _start(self, step: str, name: str, factory: JobFactory) -> Job:
         job = self.runner.start(name, factory)
         self.job, self.step = job, step
         job.progress.connect(self.progress)

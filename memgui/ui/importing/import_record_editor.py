@@ -107,8 +107,8 @@ def _where(record: ImportRecord) -> str:
 
 
 # check(record, done, failed): checks the record again, then calls done(record) or
-# failed(why) (later, from a job, or at once).
-Check = Callable[[ImportRecord, Callable[[ImportRecord], None], Callable[[str], None]], None]
+# failed(why) (later, from a job, or at once); what it returns (the job) is not used.
+Check = Callable[[ImportRecord, Callable[[ImportRecord], None], Callable[[str], None]], object]
 
 
 class RecordEditor(QDialog):

@@ -18,6 +18,7 @@ more).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
@@ -129,13 +130,13 @@ class ImportReviewPage(QWidget):
         toggles = QHBoxLayout()
         toggles.addWidget(QLabel("Show:"))
         for verdict in ALL_VERDICTS:
-            button = QToolButton()
-            button.setObjectName(f"toggle_{verdict}")
-            button.setCheckable(True)
-            button.setChecked(True)
-            button.toggled.connect(lambda on, v=verdict: self.proxy.set_verdict_shown(v, on))
-            self.toggles[verdict] = button
-            toggles.addWidget(button)
+            toggle = QToolButton()
+            toggle.setObjectName(f"toggle_{verdict}")
+            toggle.setCheckable(True)
+            toggle.setChecked(True)
+            toggle.toggled.connect(lambda on, v=verdict: self.proxy.set_verdict_shown(v, on))
+            self.toggles[verdict] = toggle
+            toggles.addWidget(toggle)
         toggles.addStretch(1)
         toggles.addWidget(self.not_read_label)
         banner = QHBoxLayout()
@@ -179,7 +180,7 @@ class ImportReviewPage(QWidget):
         layout.addWidget(split, 1)
         layout.addLayout(buttons)
 
-    def _button(self, text: str, name: str, slot) -> QPushButton:
+    def _button(self, text: str, name: str, slot: Callable[[], object]) -> QPushButton:
         button = QPushButton(text)
         button.setObjectName(name)
         button.clicked.connect(lambda _checked=False: slot())

@@ -10,12 +10,16 @@ first duplicate, else refused, else new record).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QItemSelectionModel
 from PySide6.QtWidgets import QAbstractItemView
 
 from memgui.core.io import Verdict
 from memgui.ui.screenshot import offscreen_window, save_png, settle
+
+if TYPE_CHECKING:
+    from memgui.ui.importing.import_review import ImportReviewPage
 
 DEFAULT_SIZE = (1180, 760)
 WAIT_S = 60.0
@@ -52,8 +56,10 @@ def render_import(
         return counts
 
 
-def _select(review, verdict: str | None) -> None:
+def _select(review: ImportReviewPage, verdict: str | None) -> None:
     plan = review.model.plan
+    if plan is None:
+        return
     wanted = (verdict,) if verdict else PREFERRED
     for choice in wanted:
         row = next((i for i, r in enumerate(plan.records) if r.verdict == choice), -1)

@@ -8,6 +8,7 @@ again* re-plans with it: the review page, which has the format box, is never rea
 from __future__ import annotations
 
 from PySide6.QtCore import QTimer, Signal
+from PySide6.QtGui import QHideEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -114,7 +115,7 @@ class WorkingPage(QWidget):
         if event.message:
             self.message.setText(event.message)
 
-    def hideEvent(self, event) -> None:
+    def hideEvent(self, event: QHideEvent) -> None:
         self._timer.stop()  # the job ended and another page shows
         super().hideEvent(event)
 

@@ -13,6 +13,7 @@ from typing import Any, Generic, TypeVar
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, Qt
 
 from memgui.core.model import JournalEntry, Neighbour, RelatedSummary
+from memgui.ui.models import Index
 from memgui.ui.models.trace_columns import format_ms
 
 Row = TypeVar("Row")
@@ -59,13 +60,13 @@ class ListTableModel(QAbstractTableModel, Generic[Row]):
     def item_id(self, item: Row) -> str | None:
         return None
 
-    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:
+    def rowCount(self, parent: Index = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self._items)
 
-    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:
+    def columnCount(self, parent: Index = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self.COLUMNS)
 
-    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or index.row() >= len(self._items):
             return None
         item = self._items[index.row()]
@@ -82,7 +83,7 @@ class ListTableModel(QAbstractTableModel, Generic[Row]):
     ) -> Any:
         return header_text([c[0] for c in self.COLUMNS], section, orientation, role)
 
-    def flags(self, index: QModelIndex) -> Qt.ItemFlag:
+    def flags(self, index: Index) -> Qt.ItemFlag:
         if not index.isValid():
             return Qt.ItemFlag.NoItemFlags
         return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable

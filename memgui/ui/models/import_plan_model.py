@@ -27,9 +27,10 @@ from typing import Any
 
 from PySide6.QtCore import (
     QAbstractTableModel,
+    QByteArray,
     QModelIndex,
+    QModelRoleData,
     QModelRoleDataSpan,
-    QPersistentModelIndex,
     QRegularExpression,
     QSortFilterProxyModel,
     Qt,
@@ -37,6 +38,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QBrush, QColor
 
 from memgui.core.io import VERDICTS, ImportPlan, ImportRecord, RecordKind, Verdict
+from memgui.ui.models import Index
 from memgui.ui.models.detail_models import header_text
 from memgui.ui.models.plan_chats import PlanChats
 from memgui.ui.theme import colours
@@ -47,7 +49,6 @@ CHAT_FORMATS = frozenset({"chatgpt", "json", "sqlite"})  # plans that may hold c
 ALL_VERDICTS = (*VERDICTS, Verdict.SKIPPED)  # the order of the review page's toggles
 FIRST_LINE_CHARS = 160
 VERDICT_COLOURS = colours.VERDICTS
-Index = QModelIndex | QPersistentModelIndex
 
 
 _BRUSHES: dict[str, QBrush] = {}
@@ -243,12 +244,12 @@ class ImportPlanModel(QAbstractTableModel):
             return None
         return self._value(record, index.row(), index.column(), role)
 
-    def multiData(self, index: QModelIndex, roleDataSpan: QModelRoleDataSpan) -> None:
+    def multiData(self, index: Index, roleDataSpan: QModelRoleDataSpan | QModelRoleData) -> None:
         """All the roles a paint asks for one cell, in one call from C++ (each call into
         Python takes the GIL, which the commit's worker holds in bursts)."""
         record = self.record(index.row()) if index.isValid() else None
         row, column = index.row(), index.column()
-        for item in roleDataSpan:
+        for item in roleDataSpan:  # type: ignore[union-attr]  # a span iterates (not in the stubs)
             value = None if record is None else self._value(record, row, column, item.role())
             # The span is reused from cell to cell: an unanswered role is cleared.
             if value is None:
@@ -292,10 +293,10 @@ class ImportPlanModel(QAbstractTableModel):
         checked = Qt.CheckState(value) == Qt.CheckState.Checked
         return self.set_accepted([index.row()], checked) > 0
 
-    def roleNames(self) -> dict[int, bytes]:
+    def roleNames(self) -> dict[int, QByteArray]:
         names = super().roleNames()
         for role in PlanRole:
-            names[int(role)] = role.name[0].lower().encode() + role.name[1:].encode()
+            names[int(role)] = QByteArray(role.name[0].lower().encode() + role.name[1:].encode())
         return names
 
 
@@ -308,7 +309,7 @@ class PlanFilterProxy(QSortFilterProxyModel):
         self._conversation: str | None = None
         self.setFilterRole(PlanRole.FilterRole)
 
-    def multiData(self, index: QModelIndex, roleDataSpan: QModelRoleDataSpan) -> None:
+    def multiData(self, index: Index, roleDataSpan: QModelRoleDataSpan | QModelRoleData) -> None:
         # Qt's proxy asks the source one role at a time; pass the whole span on instead.
         self.sourceModel().multiData(self.mapToSource(index), roleDataSpan)
 

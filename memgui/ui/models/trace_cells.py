@@ -10,10 +10,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QModelIndex, QModelRoleDataSpan, Qt
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QByteArray,
+    QModelRoleData,
+    QModelRoleDataSpan,
+    Qt,
+)
 from PySide6.QtGui import QColor, QFont
 
 from memgui.core.model import Trace
+from memgui.ui.models import Index
 from memgui.ui.models.trace_columns import (
     COLUMNS,
     CONTENT_COLUMN,
@@ -27,14 +34,17 @@ from memgui.ui.views.strength_bar import strength_bar
 GONE = object()  # cache marker: the id was in the list but the trace no longer exists
 
 
-class TraceCells:
+class TraceCells(QAbstractTableModel):
     """The cell-answering half of `TraceTableModel` (see the module's docstring)."""
 
     _ids: list[str]
     _cache: dict[str, Any]
-    trace_at: Any  # the model's: (row) -> Trace | None, fetching its page on a miss
 
-    def multiData(self, index: QModelIndex, roleDataSpan: QModelRoleDataSpan) -> None:
+    def trace_at(self, row: int) -> Trace | None:
+        """The trace of `row`, fetching its page on a miss (the model's)."""
+        raise NotImplementedError
+
+    def multiData(self, index: Index, roleDataSpan: QModelRoleDataSpan | QModelRoleData) -> None:
         """All the roles a delegate asks for one cell, in one call from C++.
 
         Each call from C++ into Python takes the GIL; while a query job runs Python in a
@@ -51,7 +61,8 @@ class TraceCells:
             trace = self.trace_at(row)
         if trace is GONE:
             trace = None
-        for item in roleDataSpan:
+        value: Any
+        for item in roleDataSpan:  # type: ignore[union-attr]  # a span iterates (not in the stubs)
             role = item.role()
             if role == _DISPLAY:
                 if trace is not None:
@@ -67,7 +78,7 @@ class TraceCells:
                 value = _italic() if untitled else None
             elif role == _DECORATION:
                 on_bar = trace is not None and column == STRENGTH_COLUMN
-                value = strength_bar(trace.strength) if on_bar else None
+                value = strength_bar(trace.strength) if on_bar and trace is not None else None
             elif role in _ANSWERED_ROLES:
                 value = self.data(index, role)
             else:
@@ -79,7 +90,7 @@ class TraceCells:
             else:
                 item.setData(value)
 
-    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         # The paint path: plain int comparisons and dict lookups only (no enum arithmetic).
         # A view asks ~7 roles per cell; the ones never answered leave first.
         role = int(role)
@@ -135,10 +146,10 @@ class TraceCells:
     # flags() is QAbstractTableModel's own (enabled, selectable, no children): a Python
     # override cost one more call per painted cell.
 
-    def roleNames(self) -> dict[int, bytes]:
+    def roleNames(self) -> dict[int, QByteArray]:
         names = super().roleNames()
         for role in TraceRole:
-            names[int(role)] = role.name.lower().encode()
+            names[int(role)] = QByteArray(role.name.lower().encode())
         return names
 
 

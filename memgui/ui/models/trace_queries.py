@@ -11,10 +11,13 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 from memgui.core.model import MAX_LIMIT, Trace, TraceFilter
 from memgui.ui.models.row_lists import RowMap
+
+if TYPE_CHECKING:
+    from memgui.core.brain import Brain
 
 
 @dataclass(frozen=True)
@@ -36,7 +39,7 @@ class QueryOutcome:
     rows: dict[str, int] | RowMap | None = None  # id -> row, built off the GUI thread
 
 
-def run_query(brain: Any, query: TraceQuery) -> QueryOutcome:
+def run_query(brain: Brain, query: TraceQuery) -> QueryOutcome:
     """Ask the core for the ids of `query` (search never counts as a recall here)."""
     if not query.search:
         ids = brain.list_ids(query.filter, order=query.order, descending=query.descending)
@@ -64,19 +67,19 @@ class ReaderPool:
     a 1M-trace brain. A job takes one, or opens one when all are busy (a filter change while
     the last list is still being read), and gives it back; after `close`, it is closed."""
 
-    def __init__(self, open_reader: Callable[[], Any]) -> None:
+    def __init__(self, open_reader: Callable[[], Brain]) -> None:
         self._open = open_reader
-        self.idle: list[Any] = []
+        self.idle: list[Brain] = []
         self._lock = threading.Lock()
         self._closed = False
 
-    def take(self) -> Any:
+    def take(self) -> Brain:
         with self._lock:
             if self.idle:
                 return self.idle.pop()
         return self._open()
 
-    def give_back(self, reader: Any) -> None:
+    def give_back(self, reader: Brain) -> None:
         with self._lock:
             if not self._closed:
                 self.idle.append(reader)
@@ -91,7 +94,7 @@ class ReaderPool:
             reader.close()
 
 
-def read_gently(reader: Any, ids: list[str], burst: int = 20) -> dict[str, Trace]:
+def read_gently(reader: Brain, ids: list[str], burst: int = 20) -> dict[str, Trace]:
     """`reader.get_many(ids)` a few rows at a time with a pause between: building traces is
     Python that holds the GIL, which a paint on the GUI thread (the import window's review
     page after a commit) would wait for."""

@@ -16,12 +16,11 @@ window for 70–350 ms at 100k traces.)
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import (
-    QAbstractTableModel,
     QModelIndex,
     QObject,
     Qt,
@@ -33,6 +32,7 @@ from memgui.core.errors import MemguiError
 from memgui.core.model import MAX_LIMIT, Changes, Trace, TraceFilter
 from memgui.core.progress import Progress, gc_paused
 from memgui.ui.change_bus import EXTERNAL
+from memgui.ui.models import Index
 from memgui.ui.models.row_lists import RowMap, discard_later, gather_slices, row_map
 from memgui.ui.models.trace_cells import CHANGED_ROLES, GONE, TraceCells
 from memgui.ui.models.trace_columns import (
@@ -48,13 +48,17 @@ from memgui.ui.models.trace_queries import (
     run_query,
 )
 
+if TYPE_CHECKING:
+    from memgui.core.brain import Brain
+    from memgui.ui.jobs import JobRunner
+
 PAGE_SIZE = 120  # rows fetched around a missing row: a screenful and some to scroll into
 FIRST_PAGE = 200  # rows the query job sends ahead of the full id list
 MAX_CACHED_ROWS = 20_000  # beyond this the cache starts over (a long scroll through 1M rows)
 REFRESH_ALL_ABOVE = 500  # a change this big (an import) simply re-runs the query
 
 
-class TraceTableModel(TraceCells, QAbstractTableModel):
+class TraceTableModel(TraceCells):
     query_started = Signal()
     query_finished = Signal(object)  # QueryOutcome
     query_failed = Signal(str)  # the core's message (a bad search query)
@@ -63,10 +67,10 @@ class TraceTableModel(TraceCells, QAbstractTableModel):
 
     def __init__(
         self,
-        brain: Any,
+        brain: Brain,
         parent: QObject | None = None,
-        runner: Any = None,
-        open_reader: Callable[[], Any] | None = None,
+        runner: JobRunner | None = None,
+        open_reader: Callable[[], Brain] | None = None,
     ) -> None:
         """`runner` (a JobRunner) and `open_reader` (a function opening a second Brain on
         the same file, closed after use) move the query off the GUI thread when both are
@@ -153,25 +157,31 @@ class TraceTableModel(TraceCells, QAbstractTableModel):
         # A refresh (an import, a change elsewhere) reads the rows on screen in the job too:
         # fetched by the paint, they cost the GUI thread 20–40 ms on long notes.
         shown_from = None if first_page else self._fetched_from
+        readers = self._readers
         job = self._runner.start(
-            "query", lambda: self._query_job(query, generation, first_page, shown_from)
+            "query", lambda: self._query_job(readers, query, generation, first_page, shown_from)
         )
         job.finished.connect(lambda outcome: self._apply(generation, outcome))
         job.failed.connect(lambda exc: self._fail(generation, exc))
 
     def _query_job(
-        self, query: TraceQuery, generation: int, first_page: bool, shown_from: int | None
-    ):
-        reader = self._readers.take()
+        self,
+        readers: ReaderPool,
+        query: TraceQuery,
+        generation: int,
+        first_page: bool,
+        shown_from: int | None,
+    ) -> Generator[Progress, None, QueryOutcome]:
+        reader = readers.take()
         try:
             if first_page:
-                traces = reader.list_traces(
+                page = reader.list_traces(
                     query.filter,
                     limit=min(FIRST_PAGE, MAX_LIMIT),
                     order=query.order,
                     descending=query.descending,
                 )
-                self._first_page_read.emit(generation, traces)
+                self._first_page_read.emit(generation, page)
             yield Progress(0, None, "querying")
             # A million new ids made the collector walk the whole heap, GIL held, several
             # times: 250–640 ms frozen windows. They form no cycles.
@@ -187,7 +197,7 @@ class TraceTableModel(TraceCells, QAbstractTableModel):
                 shown = ids[shown_from : shown_from + PAGE_SIZE] if shown_from is not None else []
                 traces = read_gently(reader, shown)
         finally:
-            self._readers.give_back(reader)
+            readers.give_back(reader)
         return QueryOutcome(ids=ids, traces=traces, search_mode=None, rows=rows)
 
     def close_readers(self) -> None:
@@ -284,10 +294,10 @@ class TraceTableModel(TraceCells, QAbstractTableModel):
 
     # --- rows ---------------------------------------------------------------------------
 
-    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:
+    def rowCount(self, parent: Index = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self._ids)
 
-    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:
+    def columnCount(self, parent: Index = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(COLUMNS)
 
     def id_at(self, row: int) -> str | None:

@@ -15,7 +15,7 @@ for the upkeep: closing a brain asks it to stop and goes on.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, QSettings, Qt, QTimer, Signal
@@ -26,7 +26,7 @@ from memgui.core.brain import Brain
 from memgui.core.maintenance import SWEEP_ACTOR, Maintainer, TickReport
 from memgui.core.model import Changes
 from memgui.core.progress import Progress
-from memgui.core.search.embed import OllamaEmbedder
+from memgui.core.search.embed import EmbedderStatus, OllamaEmbedder
 from memgui.ui.dialogs.settings_dialog import SettingsDialog, ollama_config
 from memgui.ui.jobs import Job, JobRunner
 from memgui.ui.semantic.ollama_status import OllamaStatusLight
@@ -46,7 +46,9 @@ READ_ONLY_REFUSAL = "the file is read-only: its memories cannot be embedded here
 BACKGROUND_JOBS = (STATUS_JOB, "similar", "counts")
 
 
-def _status_job(make_embedder: Callable[[], OllamaEmbedder], open_reader):
+def _status_job(
+    make_embedder: Callable[[], OllamaEmbedder], open_reader: Callable[[], Brain]
+) -> Generator[Progress, None, tuple[EmbedderStatus, int]]:
     yield Progress(0, None, "asking Ollama")
     status = make_embedder().status()
     reader = open_reader()
@@ -84,6 +86,7 @@ class SemanticService(QObject):
         self.upkeep: Maintainer | None = None
         self.backfilling = False  # a backfill was asked for and has not reported yet
         self.refusal = ""  # why the backfill may not run with these settings
+        self.settings_action: QAction | None = None  # Search settings… in the window's menu
         queued = Qt.ConnectionType.QueuedConnection
         self._upkeep_reported.connect(self._on_upkeep_report, queued)
         self._upkeep_progressed.connect(self._on_upkeep_progress, queued)
@@ -305,10 +308,10 @@ def install_semantic(window: MainWindow) -> SemanticService:
     settings_action.setStatusTip("The Ollama URL and embedding model for search by meaning")
     settings_action.triggered.connect(lambda: service.edit_settings(window))
     service.light.clicked.connect(settings_action.trigger)
-    menus = [m for m in window.actions.find.associatedObjects() if isinstance(m, QMenu)]
+    menus = [m for m in window.window_actions.find.associatedObjects() if isinstance(m, QMenu)]
     if menus:
         menus[0].addAction(settings_action)
     else:
         window.menuBar().addAction(settings_action)
-    window.search_settings_action = settings_action
+    service.settings_action = settings_action
     return service

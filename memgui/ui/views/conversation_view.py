@@ -50,8 +50,8 @@ class ConversationTab(DetailTab):
         layout.addWidget(self.text, 1)
 
     def reload(self) -> None:
-        trace = self.trace
-        found = self.brain.conversation_of(trace.id) if trace is not None else None
+        brain, trace = self.brain, self.trace
+        found = brain.conversation_of(trace.id) if brain and trace else None
         self.show_conversation(found)
 
     def show_conversation(self, conversation: dict[str, Any] | None) -> None:

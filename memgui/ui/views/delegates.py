@@ -6,10 +6,11 @@ from __future__ import annotations
 import html
 import re
 
-from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QPainter, QPalette, QTextDocument
 from PySide6.QtWidgets import QApplication, QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
+from memgui.ui.models import Index
 from memgui.ui.theme import colours
 
 _FTS_OPERATORS = {"AND", "OR", "NOT", "NEAR"}
@@ -44,14 +45,14 @@ def highlight_html(text: str, terms: list[str], color: str = colours.HIGHLIGHT) 
 class HighlightDelegate(QStyledItemDelegate):
     """Shows the content column with the current search words highlighted."""
 
-    def __init__(self, parent=None) -> None:
+    def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.terms: list[str] = []
 
     def set_query(self, query: str) -> None:
         self.terms = query_terms(query)
 
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
         if not self.terms:
             super().paint(painter, option, index)
             return
@@ -59,7 +60,7 @@ class HighlightDelegate(QStyledItemDelegate):
         self.initStyleOption(opt, index)
         text = opt.text
         opt.text = ""
-        style = opt.widget.style() if opt.widget else QApplication.style()
+        style = opt.widget.style() if opt.widget is not None else QApplication.style()
         style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, opt.widget)
         text_rect = style.subElementRect(QStyle.SubElement.SE_ItemViewItemText, opt, opt.widget)
         text = opt.fontMetrics.elidedText(text, Qt.TextElideMode.ElideRight, text_rect.width() - 4)

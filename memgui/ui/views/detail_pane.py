@@ -3,7 +3,7 @@ Conversation tabs."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QTabWidget, QWidget
 
@@ -12,6 +12,10 @@ from memgui.ui.views.conversation_view import ConversationTab
 from memgui.ui.views.detail_tabs import DetailTab, HistoryTab, LinksTab, MetadataTab, NeighboursTab
 from memgui.ui.views.similar_view import SimilarTab
 from memgui.ui.views.trace_editor import TraceEditor
+
+if TYPE_CHECKING:
+    from memgui.core.brain import Brain
+    from memgui.ui.jobs import JobRunner
 
 
 class DetailPane(QTabWidget):
@@ -36,7 +40,7 @@ class DetailPane(QTabWidget):
         self.addTab(self.metadata, "Meta&data")
         self.addTab(self.similar, "Simi&lar")
         self.addTab(self.conversation, "Conversation")
-        self._brain: Any = None
+        self._brain: Brain | None = None
         self._stale: set[DetailTab] = set()
         self.currentChanged.connect(self._refresh_current)
 
@@ -54,18 +58,18 @@ class DetailPane(QTabWidget):
             self.conversation,
         )
 
-    def set_runner(self, runner: Any) -> None:
+    def set_runner(self, runner: JobRunner) -> None:
         """Run the slower lookups (similar memories) as jobs of `runner`."""
         self.similar.runner = runner
 
-    def show_trace(self, brain: Any, trace: Trace | None) -> None:
+    def show_trace(self, brain: Brain | None, trace: Trace | None) -> None:
         """Show `trace` in the editor; the tabs reload when they are looked at."""
         self._brain = brain
         self.editor.load(trace)
         self._show_conversation_tab(trace)
         self.mark_stale()
 
-    def start_new(self, brain: Any) -> None:
+    def start_new(self, brain: Brain) -> None:
         self._brain = brain
         self.setCurrentWidget(self.editor)
         self.editor.load(None, new=True)

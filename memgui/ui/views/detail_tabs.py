@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from memgui.core.errors import MemguiError
-from memgui.core.model import MAX_DEPTH, MAX_NEIGHBOURS, Trace
+from memgui.core.model import MAX_DEPTH, MAX_NEIGHBOURS, RelatedSummary, Trace
 from memgui.ui.models.detail_models import (
     DetailRole,
     HistoryModel,
@@ -35,8 +35,11 @@ from memgui.ui.models.detail_models import (
     named_ids,
 )
 
+if TYPE_CHECKING:
+    from memgui.core.brain import Brain
 
-def _table(model: ListTableModel, name: str) -> QTableView:
+
+def _table(model: ListTableModel[Any], name: str) -> QTableView:
     view = QTableView()
     view.setModel(model)
     view.setAccessibleName(name)
@@ -53,9 +56,9 @@ def _table(model: ListTableModel, name: str) -> QTableView:
     return view
 
 
-def _read_only(brain: Any) -> bool:
+def _read_only(brain: Brain | None) -> bool:
     """A brain whose file cannot be written: the tabs show it, their buttons change nothing."""
-    return bool(getattr(brain, "read_only", False))
+    return brain is not None and brain.read_only
 
 
 class DetailTab(QWidget):
@@ -63,13 +66,13 @@ class DetailTab(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.brain: Any = None
+        self.brain: Brain | None = None
         self.trace: Trace | None = None
         self.message = QLabel()
         self.message.setWordWrap(True)
         self.message.hide()
 
-    def show_trace(self, brain: Any, trace: Trace | None) -> None:
+    def show_trace(self, brain: Brain | None, trace: Trace | None) -> None:
         self.brain, self.trace = brain, trace
         # Hidden before the reload, not after: `reload` may show a message of its own.
         self.message.hide()
@@ -115,7 +118,8 @@ class LinksTab(DetailTab):
         self.model.modelReset.connect(self._enable_buttons)
 
     def reload(self) -> None:
-        items = self.brain.related(self.trace.id, limit=200) if self.trace else []
+        brain, trace = self.brain, self.trace
+        items = brain.related(trace.id, limit=200) if brain and trace else []
         self.model.set_items(items)
         writable = not _read_only(self.brain)
         self.add_button.setEnabled(writable and self.trace is not None and not self.trace.deleted)
@@ -129,7 +133,7 @@ class LinksTab(DetailTab):
         self.remove_button.setEnabled(chosen and not _read_only(self.brain))
         self.open_button.setEnabled(chosen)
 
-    def _selected(self) -> Any:
+    def _selected(self) -> RelatedSummary | None:
         rows = self.view.selectionModel().selectedRows()
         return self.model.item_at(rows[0].row()) if rows else None
 
@@ -149,30 +153,31 @@ class NeighboursTab(DetailTab):
         super().__init__(parent)
         self.model = NeighboursModel(self)
         self.view = _table(self.model, "Knowledge-graph neighbours")
-        self.depth = QSpinBox()
-        self.depth.setRange(1, MAX_DEPTH)
-        self.depth.setAccessibleName("Depth")
-        self.depth.setToolTip("How many hops through the knowledge graph")
+        self.depth_box = QSpinBox()
+        self.depth_box.setRange(1, MAX_DEPTH)
+        self.depth_box.setAccessibleName("Depth")
+        self.depth_box.setToolTip("How many hops through the knowledge graph")
         caption = QLabel("De&pth")
-        caption.setBuddy(self.depth)
+        caption.setBuddy(self.depth_box)
         row = QHBoxLayout()
         row.addWidget(caption)
-        row.addWidget(self.depth)
+        row.addWidget(self.depth_box)
         row.addStretch(1)
         layout = QVBoxLayout(self)
         layout.addLayout(row)
         layout.addWidget(self.message)
         layout.addWidget(self.view, 1)
-        self.depth.valueChanged.connect(lambda _v: self.show_trace(self.brain, self.trace))
+        self.depth_box.valueChanged.connect(lambda _v: self.show_trace(self.brain, self.trace))
 
     def reload(self) -> None:
+        brain, trace = self.brain, self.trace
         found, more = (
-            self.brain.neighbours_and_more(self.trace.id, self.depth.value(), MAX_NEIGHBOURS)
-            if self.trace
+            brain.neighbours_and_more(trace.id, self.depth_box.value(), MAX_NEIGHBOURS)
+            if brain and trace
             else ([], False)
         )
         # A node that stands for a memory (its id is the trace's) is named as the memory is.
-        memories = self.brain.get_many([n.node_id for n in found]) if found else {}
+        memories = brain.get_many([n.node_id for n in found]) if brain and found else {}
         self.model.set_items(
             [
                 replace(n, label=memories[n.node_id].label) if n.node_id in memories else n
@@ -208,9 +213,10 @@ class HistoryTab(DetailTab):
         layout.addLayout(buttons)
 
     def reload(self) -> None:
-        entries = self.brain.history(self.trace.id) if self.trace else []
+        brain, trace = self.brain, self.trace
+        entries = brain.history(trace.id) if brain and trace else []
         others = sorted(named_ids(entries))
-        names = {i: t.label for i, t in self.brain.get_many(others).items()} if others else {}
+        names = {i: t.label for i, t in brain.get_many(others).items()} if brain and others else {}
         self.model.set_entries(list(reversed(entries)), names)  # newest first
         self.restore_button.setEnabled(not _read_only(self.brain))
 

@@ -6,7 +6,9 @@ own when the pane has a job runner; a double-click opens the other memory.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Generator
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QVBoxLayout, QWidget
@@ -18,6 +20,9 @@ from memgui.core.progress import Progress
 from memgui.ui.models.detail_models import DetailRole, ListTableModel
 from memgui.ui.models.trace_columns import embedding_label, first_line
 from memgui.ui.views.detail_tabs import DetailTab, _table
+
+if TYPE_CHECKING:
+    from memgui.ui.jobs import JobRunner
 
 SIMILAR_LIMIT = 10
 SIMILAR_JOB = "similar"
@@ -36,7 +41,9 @@ class SimilarModel(ListTableModel[Neighbour]):
         return item[0].id
 
 
-def _similar_job(path: Any, brain_id: str, trace_id: str, limit: int):
+def _similar_job(
+    path: Path, brain_id: str, trace_id: str, limit: int
+) -> Generator[Progress, None, list[Neighbour]]:
     reader = Brain.open(path, brain_id, actor="gui", create=False)
     try:
         yield Progress(0, None, "finding similar memories")
@@ -51,7 +58,7 @@ class SimilarTab(DetailTab):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.runner: Any = None  # a JobRunner; without one the lookup runs inline
+        self.runner: JobRunner | None = None  # without one the lookup runs inline
         self.model = SimilarModel(self)
         self.view = _table(self.model, "Similar memories")
         self.view.setToolTip("Memories closest in meaning; double-click opens one")
@@ -63,7 +70,7 @@ class SimilarTab(DetailTab):
         )
         self._asked = 0  # the newest lookup; older answers are dropped
 
-    def show_trace(self, brain: Any, trace: Trace | None) -> None:
+    def show_trace(self, brain: Brain | None, trace: Trace | None) -> None:
         # The base hides the message after reload(); here the answer may come later.
         self.brain, self.trace = brain, trace
         self.message.hide()
@@ -75,9 +82,9 @@ class SimilarTab(DetailTab):
     def reload(self) -> None:
         self._asked += 1
         asked = self._asked
-        trace = self.trace
+        brain, trace = self.brain, self.trace
         self.model.set_items([])
-        if trace is None:
+        if brain is None or trace is None:
             self.loaded.emit()
             return
         if trace.embedding_status != 1:
@@ -86,9 +93,9 @@ class SimilarTab(DetailTab):
                 "it is embedded in the background while Ollama answers."
             )
         if self.runner is None:
-            self._show(asked, self.brain.similar(trace.id, limit=SIMILAR_LIMIT))
+            self._show(asked, brain.similar(trace.id, limit=SIMILAR_LIMIT))
             return
-        path, brain_id = self.brain.path, self.brain.brain_id
+        path, brain_id = brain.path, brain.brain_id
         job = self.runner.start(
             SIMILAR_JOB, lambda: _similar_job(path, brain_id, trace.id, SIMILAR_LIMIT)
         )

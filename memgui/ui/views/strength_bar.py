@@ -42,7 +42,8 @@ def strength_bar(value: float) -> QPixmap:
 
 
 def _draw(value: float, track: QColor) -> QPixmap:
-    ratio = QGuiApplication.instance().devicePixelRatio() if QGuiApplication.instance() else 1.0
+    app = QGuiApplication.instance()
+    ratio = app.devicePixelRatio() if isinstance(app, QGuiApplication) else 1.0
     pixmap = QPixmap(round(BAR_WIDTH * ratio), round(BAR_HEIGHT * ratio))
     pixmap.setDevicePixelRatio(ratio)
     pixmap.fill(Qt.GlobalColor.transparent)

@@ -6,7 +6,8 @@ Tags keep their order and are exact and case-sensitive, as the core stores them.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QLineEdit, QSizePolicy, QToolButton, QWidget
 
 from memgui.ui.views.flow_layout import FlowLayout
@@ -104,8 +105,8 @@ class TagEditor(QWidget):
         if "," in text:
             self._add_from_field()
 
-    def eventFilter(self, watched, event) -> bool:
-        if event.type() != event.Type.KeyPress:
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() != QEvent.Type.KeyPress or not isinstance(event, QKeyEvent):
             return False
         key = event.key()
         if watched in self._chips and key in (Qt.Key.Key_Delete, Qt.Key.Key_Backspace):

@@ -18,6 +18,7 @@ from PySide6.QtGui import (
     QKeySequence,
     QSyntaxHighlighter,
     QTextCharFormat,
+    QTextDocument,
 )
 from PySide6.QtWidgets import (
     QComboBox,
@@ -86,7 +87,7 @@ def format_ttl(expires_at: int | None, now_ms: int) -> str:
 class TermHighlighter(QSyntaxHighlighter):
     """Marks the current search words in the content editor."""
 
-    def __init__(self, document) -> None:
+    def __init__(self, document: QTextDocument) -> None:
         super().__init__(document)
         self._pattern: re.Pattern[str] | None = None
         self._format = QTextCharFormat()
@@ -221,7 +222,11 @@ class TraceEditor(QWidget):
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         # The content box claims Ctrl+Z even when its own history is empty (just after a
         # load or a save): let the window's undo have the keys then.
-        if watched is self.content and event.type() == QEvent.Type.ShortcutOverride:
+        if (
+            watched is self.content
+            and event.type() == QEvent.Type.ShortcutOverride
+            and isinstance(event, QKeyEvent)
+        ):
             document = self.content.document()
             if _is_undo(event) and not document.isUndoAvailable():
                 return True  # left unaccepted: the window's shortcut runs

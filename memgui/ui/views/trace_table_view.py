@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QByteArray, QModelIndex, QPoint, QSettings, Qt
+from PySide6.QtCore import QAbstractItemModel, QByteArray, QModelIndex, QPoint, QSettings, Qt
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QMenu, QTableView, QWidget
 
@@ -48,7 +48,7 @@ class TraceTableView(QTableView):
         # scroll bar's new range, not a repaint. The row count they left, else -1.
         self._appended_unseen = -1
 
-    def setModel(self, model) -> None:
+    def setModel(self, model: QAbstractItemModel | None) -> None:
         old = self.model()
         old_selection = self.selectionModel()
         if old is not None:
@@ -102,7 +102,8 @@ class TraceTableView(QTableView):
         self.highlight_delegate.set_query(query)
         delegate = self.highlight_delegate if self.highlight_delegate.terms else None
         if self.itemDelegateForColumn(CONTENT_COLUMN) is not delegate:
-            self.setItemDelegateForColumn(CONTENT_COLUMN, delegate)
+            # None: the view's own delegate again (Qt takes it; the stubs say it may not).
+            self.setItemDelegateForColumn(CONTENT_COLUMN, delegate)  # type: ignore[arg-type]
         self.viewport().update()
 
     # --- column chooser and remembered state -------------------------------------------
@@ -137,9 +138,10 @@ class TraceTableView(QTableView):
         state = self._settings.value(HEADER_STATE_KEY)
         if isinstance(state, QByteArray | bytes) and state:
             self.horizontalHeader().restoreState(state)
+            saved = self._settings.value(COLUMN_COUNT_KEY, 0)
             try:
-                known = int(self._settings.value(COLUMN_COUNT_KEY, 0))
-            except (TypeError, ValueError):
+                known = int(saved) if isinstance(saved, int | str) else 0
+            except ValueError:
                 known = 0
             if known <= TITLE_COLUMN:  # a layout saved before the title column existed
                 self._show_title_first()

@@ -15,8 +15,8 @@ from PySide6.QtWidgets import QFileDialog, QInputDialog
 
 from memgui.core import sample_brain
 from memgui.core.errors import BrainIdRequired, MemguiError
-from memgui.ui.importing.import_dialog import run_import_dialog
 from memgui.ui.session import BrainSession
+from memgui.ui.window.import_export_actions import run_import_dialog
 
 if TYPE_CHECKING:
     from memgui.ui.main_window import MainWindow
@@ -41,7 +41,7 @@ class BrainFiles(QObject):
     def __init__(self, window: MainWindow) -> None:
         super().__init__(window)
         self.window = window
-        a = window.actions
+        a = window.window_actions
         a.open_brain.triggered.connect(self.choose_and_open)
         a.new_brain.triggered.connect(self.choose_and_create)
         a.open_sample.triggered.connect(self.open_sample)
@@ -64,8 +64,7 @@ class BrainFiles(QObject):
         False (with the reason in the status bar) if not."""
         if not self.window.edits.settle_unsaved_edit():
             return False
-        import_export = getattr(self.window, "import_export", None)
-        if import_export is not None and not import_export.confirm_close("open another brain"):
+        if not self.window.import_export.confirm_close("open another brain"):
             return False
         made = not Path(path).exists()
         try:
@@ -149,7 +148,7 @@ class BrainFiles(QObject):
         self.window.settings.setValue(RECENT_KEY, entries[:MAX_RECENT])
 
     def _fill_recent_menu(self) -> None:
-        menu = self.window.actions.recent_menu
+        menu = self.window.window_actions.recent_menu
         menu.clear()
         entries = self.recent()
         if not entries:

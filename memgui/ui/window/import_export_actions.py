@@ -17,17 +17,30 @@ from PySide6.QtCore import QEvent, QObject
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMenu, QMessageBox, QWidget
 
-from memgui.ui.exporting.export_dialog import open_export
-from memgui.ui.importing.import_dialog import ImportDialog, open_import, run_import_dialog
 from memgui.ui.importing.import_drop import DropFilter
 from memgui.ui.jobs import Job
 
 if TYPE_CHECKING:
+    from memgui.ui.importing.import_dialog import ImportDialog
     from memgui.ui.main_window import MainWindow
 
 # Jobs that lose nothing when cancelled (the window restarts them, or each step commits
 # on its own): closing never asks about them.
 QUIET_JOBS = ("query", "counts", "ollama status", "similar", "embedding")
+
+
+def run_import_dialog(window: MainWindow, folder: bool = False) -> None:
+    """File ▸ Import… / Import folder…; the import and export windows load when first used
+    (with the import engine: a quarter of the window's start-up otherwise)."""
+    from memgui.ui.importing.import_dialog import run_import_dialog as run
+
+    run(window, folder=folder)
+
+
+def open_export(window: MainWindow) -> None:
+    from memgui.ui.exporting.export_dialog import open_export as run
+
+    run(window)
 
 
 class ImportExport(QObject):
@@ -48,8 +61,8 @@ class ImportExport(QObject):
         self.export.triggered.connect(lambda: open_export(window))
         self._add_to_file_menu()
         # A read-only brain takes no import: the action follows the window's own Import….
-        window.actions.import_file.changed.connect(
-            lambda: self.import_folder.setEnabled(window.actions.import_file.isEnabled())
+        window.window_actions.import_file.changed.connect(
+            lambda: self.import_folder.setEnabled(window.window_actions.import_file.isEnabled())
         )
         self.drops = DropFilter(window, self.import_path)
         window.setAcceptDrops(True)
@@ -60,18 +73,22 @@ class ImportExport(QObject):
         window.installEventFilter(self.drops)
 
     def _add_to_file_menu(self) -> None:
-        anchor = self.window.actions.import_file
+        anchor = self.window.window_actions.import_file
         for menu in anchor.associatedObjects():
             if isinstance(menu, QMenu):
                 actions = menu.actions()
                 after = actions.index(anchor) + 1
-                before = actions[after] if after < len(actions) else None
-                menu.insertActions(before, [self.import_folder, self.export])
+                if after < len(actions):
+                    menu.insertActions(actions[after], [self.import_folder, self.export])
+                else:
+                    menu.addActions([self.import_folder, self.export])
                 return
         self.window.menuBar().addActions([self.import_folder, self.export])
 
     def import_path(self, path: str | Path) -> ImportDialog | None:
         """Open the import window for `path` (a drop, a command line) and plan it."""
+        from memgui.ui.importing.import_dialog import open_import
+
         self.last_import = open_import(self.window, path)
         return self.last_import
 
@@ -109,7 +126,6 @@ class ImportExport(QObject):
         return False
 
 
-def install_import_export(window: MainWindow) -> None:
+def install_import_export(window: MainWindow) -> ImportExport:
     """Add import (menu and drops), export and the close-while-running question to `window`."""
-    if getattr(window, "import_export", None) is None:  # once per window
-        window.import_export = ImportExport(window)  # type: ignore[attr-defined]
+    return ImportExport(window)

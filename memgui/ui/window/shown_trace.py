@@ -17,6 +17,7 @@ from memgui.core.model import EDITABLE_FIELDS, Changes, Trace
 from memgui.ui.commands import CoreCommand
 
 if TYPE_CHECKING:
+    from memgui.core.brain import Brain
     from memgui.ui.main_window import MainWindow
 
 OWN_ACTOR = "this window"
@@ -62,52 +63,53 @@ class ShownTrace(QObject):
         shown = window.detail.trace
         if window.session is None or shown is None:
             return
+        brain = window.session.brain
         own = isinstance(initiator, CoreCommand)
         actor = OWN_ACTOR if own else changes.actor
         if changes.kind == "reset":
-            self._reread(shown, actor)
+            self._reread(brain, shown, actor)
         elif shown.id in changes.traces:
-            self._refresh(shown, actor, own)
+            self._refresh(brain, shown, actor, own)
         window.update_actions()
 
-    def _refresh(self, shown: Trace, actor: str, own: bool) -> None:
+    def _refresh(self, brain: Brain, shown: Trace, actor: str, own: bool) -> None:
         window = self.window
         detail = window.detail
-        fresh = window.session.brain.get_many([shown.id]).get(shown.id)
+        fresh = brain.get_many([shown.id]).get(shown.id)
         if fresh is None:
-            self._gone(actor)
+            self._gone(brain, actor)
             return
         in_view = fresh.deleted == window.filter_bar.trash_check.isChecked()
         if not in_view and not detail.editor.dirty:
             # Gone from this view (trashed, restored): the editor does not keep offering a
             # memory the table no longer lists.
-            detail.show_trace(window.session.brain, None)
+            detail.show_trace(brain, None)
         elif own and detail.editor.dirty:
             detail.own_change(fresh)
         else:
             detail.trace_changed(fresh, actor)
 
-    def _gone(self, actor: str) -> None:
+    def _gone(self, brain: Brain, actor: str) -> None:
         """Purged: unsaved text stays (flagged) for the person to save anew or discard."""
         if not self.window.detail.trace_gone(actor):
-            self.window.detail.show_trace(self.window.session.brain, None)
+            self.window.detail.show_trace(brain, None)
 
-    def _reread(self, shown: Trace, actor: str) -> None:
+    def _reread(self, brain: Brain, shown: Trace, actor: str) -> None:
         """Another program changed the brain without saying what (no journal rows: AgentOS
         itself, or a brain not migrated yet): read the shown memory again, one row."""
         window = self.window
-        fresh = window.session.brain.get_many([shown.id]).get(shown.id)
+        fresh = brain.get_many([shown.id]).get(shown.id)
         editor = window.detail.editor
         if fresh is None:
-            self._gone(actor)
+            self._gone(brain, actor)
         elif fresh.version != shown.version:
             window.detail.trace_changed(fresh, actor)
         elif _edited_fields(fresh) != _edited_fields(shown) and not editor.dirty:
-            window.detail.show_trace(window.session.brain, fresh)  # a write that kept the version
+            window.detail.show_trace(brain, fresh)  # a write that kept the version
         else:
             window.detail.mark_stale()
 
 
-def _edited_fields(trace: Trace) -> tuple:
+def _edited_fields(trace: Trace) -> tuple[object, ...]:
     """What an edit changes (strength is computed at each read, so it is left out)."""
     return tuple(getattr(trace, name) for name in (*EDITABLE_FIELDS, "expires_at", "deleted"))

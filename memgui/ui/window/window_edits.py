@@ -13,13 +13,15 @@ from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QInputDialog, QMessageBox
 
 from memgui.core.errors import Conflict, InvalidArgument, MemguiError, NotFound
-from memgui.core.model import JournalEntry, RelatedSummary
+from memgui.core.model import JournalEntry, RelatedSummary, Trace
 from memgui.ui import commands as cmd
 from memgui.ui.dialogs.merge_dialog import MergeDialog
 from memgui.ui.dialogs.trace_picker import TracePicker
 
 if TYPE_CHECKING:
+    from memgui.core.brain import Brain
     from memgui.ui.main_window import MainWindow
+    from memgui.ui.session import BrainSession
 
 
 class Asker:
@@ -62,13 +64,15 @@ class Asker:
             text, ok = QInputDialog.getText(self.window, title, "Tag:")
         return text.strip() if ok and text.strip() else None
 
-    def merge(self, traces: list[Any]) -> tuple[str, str] | None:
+    def merge(self, traces: list[Trace]) -> tuple[str, str] | None:
         """(the id of the memory to keep, the merged text), or None when cancelled."""
         dialog = MergeDialog(traces, self.window)
         return (dialog.survivor_id(), dialog.merged_content()) if dialog.exec() else None
 
-    def link_target(self, brain: Any, exclude: str) -> tuple[str, str] | None:
+    def link_target(self, brain: Brain, exclude: str) -> tuple[str, str] | None:
         window = self.window
+        if window.session is None:
+            return None
         open_reader = window.semantic.reader_factory(window.session)
         picker = TracePicker(
             brain, exclude, window, runner=window.query_runner, open_reader=open_reader
@@ -81,7 +85,7 @@ class WindowEdits(QObject):
         super().__init__(window)
         self.window = window
         self.ask = Asker(window)
-        a = window.actions
+        a = window.window_actions
         a.new_memory.triggered.connect(self.new_memory)
         a.save.triggered.connect(window.detail.editor.request_save)
         a.delete.triggered.connect(lambda: self.set_deleted(True))
@@ -100,8 +104,12 @@ class WindowEdits(QObject):
         window.welcome.new_memory_requested.connect(self.new_memory)
 
     @property
-    def session(self):
-        return self.window.session
+    def session(self) -> BrainSession:
+        """The open brain's (every edit needs one: its actions are off while none is open)."""
+        session = self.window.session
+        if session is None:
+            raise RuntimeError("no brain is open")
+        return session
 
     def _push(self, command: cmd.CoreCommand) -> Any:
         """Run a command; report a refusal in the status bar. Returns None on failure."""
@@ -114,7 +122,7 @@ class WindowEdits(QObject):
     # --- the editor ---------------------------------------------------------------------
 
     def new_memory(self) -> None:
-        if self.session is None or not self.settle_unsaved_edit():
+        if self.window.session is None or not self.settle_unsaved_edit():
             return
         self.window.pages.setCurrentWidget(self.window.splitter)
         self.window.detail.start_new(self.session.brain)
@@ -181,11 +189,14 @@ class WindowEdits(QObject):
     def _row_after(self, ids: list[str]) -> str | None:
         """The row the table moves to when `ids` leave it: the next one, else the one before."""
         model = self.window.model
+        if model is None:
+            return None
         rows = [model.row_of(i) for i in ids]
         below, above = max(rows) + 1, min(rows) - 1
         for row in (below, above):
-            if 0 <= row < model.rowCount() and model.id_at(row) not in ids:
-                return model.id_at(row)
+            trace_id = model.id_at(row) if 0 <= row < model.rowCount() else None
+            if trace_id is not None and trace_id not in ids:
+                return trace_id
         return None
 
     def purge_selected(self) -> None:

@@ -27,6 +27,7 @@ def test_an_unknown_name_is_an_attribute_error() -> None:
         _ = io.no_such_thing
 
 
+@pytest.mark.slow  # a real process
 def test_importing_it_loads_no_reader_planner_or_exporter() -> None:
     # The command line imports it for the format names; the engines cost ~0.4 s to load.
     probe = (

@@ -82,6 +82,7 @@ def closed_port() -> int:
         return probe.getsockname()[1]
 
 
+@pytest.mark.slow  # a real process
 def test_commands_with_ollama_off_never_load_its_client(tmp_path: Path) -> None:
     # Loading the client (httpx, pydantic) costs ~0.3 s, numpy and sqlite-vec ~0.1 s: most
     # of a short command's time, when the brain holds no vector.

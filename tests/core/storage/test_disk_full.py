@@ -7,8 +7,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from memgui.core.brain import Brain
 from tests.support.paths import ROOT
+
+pytestmark = pytest.mark.slow  # a real process
 
 FILLING = """
 import resource, signal, sys

@@ -22,6 +22,8 @@ from memgui.core.brain import Brain
 from memgui.core.errors import Conflict, InvalidArgument
 from memgui.core.tools import ToolContext, call, profile
 
+pytestmark = pytest.mark.slow  # a fuzz suite
+
 PROFILES = [profile("agent-memory"), profile("agentos", rehydrate=True)]
 # The same examples every run (no example database, no random seed), so the suite is
 # repeatable; MEMGUI_FUZZ_EXAMPLES=2000 explores further, with fresh random inputs.

@@ -19,7 +19,7 @@ import base64
 import functools
 import math
 import re
-from json.encoder import encode_basestring  # type: ignore[attr-defined]
+from json.encoder import encode_basestring
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
@@ -182,7 +182,7 @@ def export_json(brain: Brain, dest: str | Path, options: ExportOptions) -> Job[E
         total = (
             conn.execute(
                 f"SELECT count(*) FROM memory_traces WHERE {selected.where}", selected.params
-            ).fetchone()[0]
+            ).get
             if "memory_traces" in present
             else 0
         )

@@ -109,7 +109,9 @@ def _why_not(snap: dict[str, Any]) -> tuple[str, str] | None:
     return None
 
 
-def _header(conn: apsw.Connection, brain_id: str, exported_at: int, rows: int, links: int) -> dict:
+def _header(
+    conn: apsw.Connection, brain_id: str, exported_at: int, rows: int, links: int
+) -> dict[str, Any]:
     meta: dict[str, str] = {}
     if "brain_meta" in tables(conn):
         meta = {
@@ -139,7 +141,9 @@ def _header(conn: apsw.Connection, brain_id: str, exported_at: int, rows: int, l
     }
 
 
-def _classify(conn: apsw.Connection, brain_id: str, options: ExportOptions, refusals: Refusals):
+def _classify(
+    conn: apsw.Connection, brain_id: str, options: ExportOptions, refusals: Refusals
+) -> None:
     """First pass: which traces become memories (into temp.jsonl_keys); refusals noted."""
     selected = select_traces(conn, brain_id, options.selection)
     refuse_missing(refusals, selected)
@@ -188,10 +192,10 @@ def export_jsonl(
     try:
         yield Progress(0, None, "choosing the traces to export")
         _classify(conn, brain.brain_id, options, refusals)
-        rows = conn.execute("SELECT count(*) FROM temp.jsonl_keys").fetchone()[0]
+        rows = conn.execute("SELECT count(*) FROM temp.jsonl_keys").get
         has_links = "memory_links" in tables(conn)
         links = (
-            conn.execute(f"SELECT count(*) FROM ({_LINKS_SQL})", (brain.brain_id,)).fetchone()[0]
+            conn.execute(f"SELECT count(*) FROM ({_LINKS_SQL})", (brain.brain_id,)).get
             if has_links
             else 0
         )
@@ -208,7 +212,7 @@ def export_jsonl(
 
 
 def _write(
-    conn: apsw.Connection, brain_id: str, header: dict, has_links: bool, out: BinaryIO
+    conn: apsw.Connection, brain_id: str, header: dict[str, Any], has_links: bool, out: BinaryIO
 ) -> Iterator[Progress]:
     total = header["exported_rows"]
     out.write(dumps_line(header))

@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -162,7 +162,9 @@ def front_matter(snap: dict[str, Any], place: NotePlace | None = None) -> str:
     if snap["category"]:
         lines.append(f"category: {yaml_text(snap['category'])}")
     title = place.title if place is not None else None
-    if title and title != place.stem:  # the file's name is read as the title otherwise
+    if (
+        place is not None and title and title != place.stem
+    ):  # the file's name is read as the title otherwise
         lines.append(f"{TITLE_KEY}: {yaml_text(title)}")
     lines.extend(_own_properties(meta, bool(title)))
     lines.append("---")
@@ -241,7 +243,7 @@ def _graph_ready(conn: apsw.Connection, brain_id: str) -> bool:
 
 
 def _source_paths(
-    conn: apsw.Connection, where: str, params: list[Any]
+    conn: apsw.Connection, where: str, params: Sequence[Any]
 ) -> Iterator[tuple[str, ...]]:
     """The note paths the exported memories came from (read before any note is named, so
     that they keep them and a title never takes one)."""
@@ -274,7 +276,7 @@ def export_markdown(
         refuse_missing(refusals, selected)
         total = conn.execute(
             f"SELECT count(*) FROM memory_traces WHERE {selected.where}", selected.params
-        ).fetchone()[0]
+        ).get
         yield Progress(0, total, f"exporting {total} traces as {what} notes")
         names = NoteNames(_source_paths(conn, selected.where, selected.params))
         related = _RELATED_SQL if obsidian and _graph_ready(conn, brain.brain_id) else "NULL"
@@ -319,8 +321,8 @@ def export_markdown(
                 exported += 1
             # The last chance to cancel, before any note takes its place; no yield after.
             yield Progress(total, total, f"exported {exported} {what} notes")
-            for trace_id, skip in folder.finish():
-                refusals.add(trace_id, skip.field, skip.problem)
+            for trace_id, refused in folder.finish():
+                refusals.add(trace_id, refused.field, refused.problem)
                 exported -= 1
     finally:
         close_snapshot(conn)

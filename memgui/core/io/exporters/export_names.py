@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from memgui.core.io.exporters.export_paths import (
     MAX_NAME_BYTES,
@@ -88,7 +89,7 @@ class NoteNames:
         self._claimed = {_key(parts[:-1], parts[-1]) for parts in claimed_sources}
         self._used: set[str] = set()
 
-    def place(self, snap: dict) -> NotePlace:
+    def place(self, snap: dict[str, Any]) -> NotePlace:
         """The place of one memory (raises Skip for a source path that cannot be one)."""
         title = title_of(snap["metadata"])
         parts = source_path(snap["metadata"])

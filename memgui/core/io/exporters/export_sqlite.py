@@ -32,7 +32,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import apsw
 
@@ -89,9 +89,11 @@ class _Schema:
 
 
 def _read_schema(conn: apsw.Connection) -> _Schema:
-    rows = conn.execute(
-        "SELECT type, name, sql FROM src.sqlite_master WHERE sql IS NOT NULL ORDER BY rowid"
-    ).fetchall()
+    rows = list(
+        conn.execute(
+            "SELECT type, name, sql FROM src.sqlite_master WHERE sql IS NOT NULL ORDER BY rowid"
+        )
+    )
     virtual = {
         name
         for kind, name, sql in rows
@@ -148,15 +150,15 @@ class _Table:
 
 
 def _table(out: apsw.Connection, name: str) -> _Table:
-    info = out.execute(f'PRAGMA src.table_info("{name}")').fetchall()
+    info = list(out.execute(f'PRAGMA src.table_info("{name}")'))
     pks = [row for row in info if row[5]]
     alias = len(pks) == 1 and str(pks[0][2]).upper() == "INTEGER"
-    listed = out.execute(f'PRAGMA src.table_list("{name}")').fetchall()
+    listed = list(out.execute(f'PRAGMA src.table_list("{name}")'))
     without_rowid = bool(listed and listed[0][4])
     return _Table(name, [row[1] for row in info], not without_rowid, alias)
 
 
-def _where(table: _Table, selected: Selected) -> tuple[str, tuple]:
+def _where(table: _Table, selected: Selected) -> tuple[str, tuple[Any, ...]]:
     if table.name == "memory_traces":
         return selected.where, selected.params
     where = "brain_id = ?"
@@ -202,7 +204,7 @@ def _copy(out: apsw.Connection, table: _Table, selected: Selected, brains: int) 
         if not changed:
             return copied
         copied += changed
-        last = out.execute(f"SELECT max(rowid) FROM main.{quoted}").fetchone()[0]
+        last = out.execute(f"SELECT max(rowid) FROM main.{quoted}").get
         yield Progress(copied, None, f"{table.name}: {copied} rows")
 
 

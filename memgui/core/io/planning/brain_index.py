@@ -93,7 +93,9 @@ class TraceIndex:
         if held is None or (held.deleted and not match.deleted):
             self.keys[key] = match  # a live trace wins over a forgotten twin
 
-    def find(self, scope: str, scope_id: str, user: str | None, hashes: Iterable[str]):
+    def find(
+        self, scope: str, scope_id: str, user: str | None, hashes: Iterable[str]
+    ) -> Match | None:
         found: Match | None = None
         for digest in hashes:
             match = self.keys.get((scope, scope_id, user, digest))
@@ -120,8 +122,8 @@ def trace_key_rows(
     """The columns the dedup keys are made of, a row per trace of the brain (and `where`;
     `table` may name how to read it, e.g. `memory_traces NOT INDEXED` for a rowid range)."""
     rows = _trace_key_rows(brain, agent_memory_keys, _meta_unchecked, where, params, table)
-    if rows is None:
-        rows = _trace_key_rows(brain, agent_memory_keys, _meta, where, params, table)
+    if rows is None:  # checked, the read that met bad metadata never answers None
+        rows = _trace_key_rows(brain, agent_memory_keys, _meta, where, params, table) or []
     return rows
 
 
@@ -298,12 +300,12 @@ def marks(brain: Brain) -> tuple[int, int]:
     db = brain.db
     with db.lock:
         journal = (
-            db.conn.execute("SELECT max(id) FROM memgui_journal").fetchone()[0]
+            db.conn.execute("SELECT max(id) FROM memgui_journal").get
             if "memgui_journal" in db.tables
             else None
         )
         rowid = (
-            db.conn.execute("SELECT max(rowid) FROM memory_traces").fetchone()[0]
+            db.conn.execute("SELECT max(rowid) FROM memory_traces").get
             if "memory_traces" in db.tables
             else None
         )

@@ -82,7 +82,8 @@ def apply_scope(record: ImportRecord, scope: str | None, scope_id: str | None) -
 
 def trace_hashes(fields: dict[str, Any], fmt: str) -> list[str]:
     """The hashes a record is known by. JSONL keeps agent-memory's key (source, type, text)."""
-    metadata = fields.get("metadata") if isinstance(fields.get("metadata"), dict) else {}
+    metadata = fields.get("metadata")
+    metadata = metadata if isinstance(metadata, dict) else {}
     import_hash = metadata.get("import_hash")
     if fmt == "jsonl":
         text_hash = import_hash if isinstance(import_hash, str) else sha256(fields["content"])
@@ -176,9 +177,9 @@ class TracePlanner:
         }
         return brain_index.trace_rows(self.brain, named & self.index.ids)
 
-    def _classify(self, i: int, record: ImportRecord, own_notes: dict[str, dict]) -> None:
+    def _classify(self, i: int, record: ImportRecord, own_notes: dict[str, dict[str, Any]]) -> None:
         fields = plain_fields(record.fields)  # read here several times: built once
-        source_id = fields.get("id")
+        source_id: Any = fields.get("id")  # whatever the source held there
         scope, scope_id, user = AGENT_MEMORY_WHERE if self.fmt == "jsonl" else where_of(fields)
         own = own_notes.get(source_id) if own_notes and isinstance(source_id, str) else None
         obsidian = self.fmt == "obsidian"
@@ -245,7 +246,7 @@ class TracePlanner:
 
 
 def own_note(
-    trace: dict[str, Any], fields: dict, tail: str, where: tuple[str, str], obsidian: bool
+    trace: dict[str, Any], fields: dict[str, Any], tail: str, where: tuple[str, str], obsidian: bool
 ) -> Trailer | None:
     """What follows the trace's text in its own note, or None when the note is not its own.
 

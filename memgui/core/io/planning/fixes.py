@@ -88,7 +88,9 @@ class Fixes:
         return CarriedFixes(tuple(kept), tuple(dropped), originals, carried)
 
 
-def _fixed(fields: Mapping[str, Any], changed: Mapping[str, Any], plan: ImportPlan) -> dict:
+def _fixed(
+    fields: Mapping[str, Any], changed: Mapping[str, Any], plan: ImportPlan
+) -> dict[str, Any]:
     out = dict(fields)
     for key, value in changed.items():
         if value is REMOVED:

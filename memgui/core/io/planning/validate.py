@@ -8,6 +8,7 @@ the core's own rules. A record that fails is refused, naming the field, the rule
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 from memgui.core.decay import pinned_explicitly
@@ -47,7 +48,7 @@ def _dict_or_none(name: str, value: Any) -> None:
         raise InvalidArgument(name, f"must be a JSON object (got {value!r:.80})", value)
 
 
-def check_trace_fields(fields: dict[str, Any]) -> None:
+def check_trace_fields(fields: Mapping[str, Any]) -> None:
     """Raise InvalidArgument naming the first field the core would not take."""
     if not _plainly_valid(fields):
         _check_each(fields)
@@ -65,7 +66,7 @@ _NONE_OR_EXACTLY = (
 )
 
 
-def _plainly_valid(fields: dict[str, Any]) -> bool:
+def _plainly_valid(fields: Mapping[str, Any]) -> bool:
     """True when every field is plainly what the core takes: the common case, one look each.
 
     Exact built-in types only (no bool for a number, no subclass): anything else, valid or
@@ -76,7 +77,7 @@ def _plainly_valid(fields: dict[str, Any]) -> bool:
     content = get("content")
     if type(content) is not str or not content or content.isspace():  # no copy, unlike strip
         return False
-    value = get("type")
+    value: Any = get("type")
     if value and (type(value) is not str or value not in _TYPES):
         return False
     value = get("scope")
@@ -86,7 +87,7 @@ def _plainly_valid(fields: dict[str, Any]) -> bool:
         value = get(name)
         if value is not None and type(value) is not kind:
             return False
-        if kind is int and value is not None and not -_BIG_INT <= value < _BIG_INT:
+        if type(value) is int and not -_BIG_INT <= value < _BIG_INT:  # kind is int
             return False
     value = get("category")
     if value is not None and (type(value) is not str or value not in _CATEGORIES):
@@ -117,7 +118,7 @@ def _plainly_valid(fields: dict[str, Any]) -> bool:
     return type(value) is int and 0 < value < _BIG_INT  # isfinite() overflows past it
 
 
-def _check_each(fields: dict[str, Any]) -> None:
+def _check_each(fields: Mapping[str, Any]) -> None:
     check_content(fields.get("content"))
     check_choice("type", fields.get("type") or "episodic", TYPES)
     check_choice("scope", fields.get("scope") or "user", SCOPES)

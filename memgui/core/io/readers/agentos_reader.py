@@ -221,13 +221,14 @@ def _read_brain(connection: apsw.Connection, source: Path, brain_id: str | None)
     chosen = rows.choose_brain(str(source), _brain_ids(connection, tables), brain_id)
     plans = []
     for key, table in present:
-        where, params = "", ()
+        where: str = ""
+        params: tuple[str, ...] = ()
         if chosen is not None and "brain_id" in tables[table]:
             where, params = " WHERE brain_id = ?", (chosen,)
         order = " ORDER BY deleted, rowid" if "deleted" in tables[table] else ""
         plans.append((key, table, where, params, order))
     total = sum(
-        connection.execute(f'SELECT count(*) FROM "{table}"{where}', params).fetchall()[0][0]
+        connection.execute(f'SELECT count(*) FROM "{table}"{where}', params).get
         for _key, table, where, params, _order in plans
     )
 

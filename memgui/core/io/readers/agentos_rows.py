@@ -29,6 +29,7 @@ from memgui.core.io.records import (
     REFUSED,
     TRACE,
     ImportRecord,
+    RecordKind,
 )
 from memgui.core.model import (
     SCOPES,
@@ -151,7 +152,7 @@ def own_object(value: Any, field_name: str) -> tuple[dict[str, Any], str]:
         return {}, f"{field_name} {exc.problem}: stored with an object of its own"
 
 
-def _refusable(kind: str, source: str, build: Callable[[], dict[str, Any]]) -> ImportRecord:
+def _refusable(kind: RecordKind, source: str, build: Callable[[], dict[str, Any]]) -> ImportRecord:
     record = ImportRecord(source=source, kind=kind)
     try:
         record.fields = build()

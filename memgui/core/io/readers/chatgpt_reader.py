@@ -23,7 +23,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import orjson
 
@@ -219,7 +219,10 @@ class _Reader:
             trace_id = chatgpt_trace_id(self.brain_id, content)
             asked = by_node[question.node_id]
             where = asked.source  # the question's message record: `{source}/{node id}`
-            parts = tuple(by_node[m.node_id].fields for m in (question, *reply))
+            # The message records this reader made hold MessageFields.
+            parts = tuple(
+                cast(MessageFields, by_node[m.node_id].fields) for m in (question, *reply)
+            )
             record = ImportRecord(
                 source=where, kind=TRACE, fields=TraceFields(trace_id, parts), links=NO_LINKS
             )

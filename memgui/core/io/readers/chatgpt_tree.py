@@ -86,15 +86,18 @@ def _body(content: dict[str, Any]) -> str:
     return ""
 
 
+def _object(value: object) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
 def render(node: dict[str, Any]) -> Shown | None:
     """The node's message as shown, or None when the person did not see it as a message."""
     message = node.get("message")
     if not isinstance(message, dict):
         return None
-    author = message.get("author") if isinstance(message.get("author"), dict) else {}
-    role = author.get("role")
-    metadata = message.get("metadata") if isinstance(message.get("metadata"), dict) else {}
-    content = message.get("content") if isinstance(message.get("content"), dict) else {}
+    role = _object(message.get("author")).get("role")
+    metadata = _object(message.get("metadata"))
+    content = _object(message.get("content"))
     kind = str(content.get("content_type") or "text")
     if role not in ("user", "assistant", "tool") or kind in HIDDEN_CONTENT_TYPES:
         return None
@@ -113,7 +116,8 @@ def render(node: dict[str, Any]) -> Shown | None:
                 text = _CITATION.sub("", text)
     elif role == "tool":
         # Tool output is plumbing; what a tool showed the person is its images.
-        parts = content.get("parts") if isinstance(content.get("parts"), list) else []
+        parts = content.get("parts")
+        parts = parts if isinstance(parts, list) else []
         images = [_part_text(p) for p in parts if isinstance(p, dict)]
         text = "\n".join(images)
     else:

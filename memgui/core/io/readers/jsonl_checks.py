@@ -101,7 +101,10 @@ def _json_type_name(value: Any) -> str:
     return TYPE_NAMES.get(type(value), "an object")
 
 
-def _exact_types(shape: dict[str, tuple[bool, tuple[type, ...]]]) -> tuple:
+_FastShape = tuple[frozenset[str], frozenset[str], dict[str, tuple[type, ...]]]
+
+
+def _exact_types(shape: dict[str, tuple[bool, tuple[type, ...]]]) -> _FastShape:
     required = frozenset(name for name, (needed, _) in shape.items() if needed)
     return frozenset(shape), required, {name: types for name, (_, types) in shape.items()}
 

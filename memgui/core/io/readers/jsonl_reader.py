@@ -243,7 +243,7 @@ def _attach_links(
             dropped += 1  # both ends collapsed into one memory, or it repeats a link
             continue
         kept.add((from_id, to_id, obj["kind"]))
-        by_id[from_id].links.append(
+        by_id[from_id].add_link(
             {
                 "from_id": from_id,
                 "to_id": to_id,

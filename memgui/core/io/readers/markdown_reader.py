@@ -19,6 +19,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import date, datetime
+from functools import partial
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -218,7 +219,7 @@ def _read_fields(reader: _FieldReader, metadata: dict[str, Any]) -> dict[str, An
     fields["tags"] = reader.read("tags", lambda v: front_tags(v, reader.strict), [])
     fields["strength"] = reader.read("strength", check_strength, DEFAULT_STRENGTH)
     for key in ("createdAt", "created_at", "created"):
-        created = reader.read(key, lambda v, k=key: to_epoch_ms(k, v), None, key != "created")
+        created = reader.read(key, partial(to_epoch_ms, key), None, key != "created")
         if created is not None:
             fields["created_at"] = created
             break

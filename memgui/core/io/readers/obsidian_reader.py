@@ -240,7 +240,9 @@ def _note_records(note: Note) -> list[ImportRecord]:
     stripped = body.lstrip()
     first_line = note.body_line + body.count("\n", 0, len(body) - len(stripped))
     whole = stripped.rstrip()
-    content, line_tags, related = whole, [], []
+    content = whole
+    line_tags: list[str] = []
+    related: list[str] = []
     if note.front.get("id") is not None:
         try:
             tags = front_tags(note.front.get("tags"), keep_hash=True)
@@ -262,7 +264,7 @@ def _note_records(note: Note) -> list[ImportRecord]:
             if label not in seen:
                 seen.add(label)
                 link = {"target": label, "type": RELATED_TO, "origin": origin, "line": line}
-                record.links.append(link)
+                record.add_link(link)
     records = [record]
     listed: set[str] = set()
     for target, line in scan.embeds:

@@ -62,10 +62,11 @@ def write_trace_links(
         for link in record.links:
             if "from_id" not in link:
                 continue
-            ends = [trace_ids.get(link[k]) for k in ("from_id", "to_id")]
-            if None in ends or ends[0] == ends[1] or not all(map(held, ends)):
+            from_id, to_id = trace_ids.get(link["from_id"]), trace_ids.get(link["to_id"])
+            if from_id is None or to_id is None or from_id == to_id:
                 continue
-            from_id, to_id = ends
+            if not (held(from_id) and held(to_id)):
+                continue
             if link["kind"] == "relates_to" and to_id < from_id:
                 from_id, to_id = to_id, from_id
             created_at = link.get("created_at") or now

@@ -8,6 +8,7 @@ chunks, images, conversations, messages; then trace links and Obsidian wikilinks
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import apsw
@@ -20,6 +21,7 @@ from memgui.core.io.records import (
     CHUNK,
     CONVERSATION,
     DOCUMENT,
+    DUPLICATE,
     EDGE,
     IMAGE,
     MESSAGE,
@@ -42,6 +44,7 @@ from memgui.core.search import vectors
 from memgui.core.search.vectors import VectorIndexUnavailable, sync_rows
 from memgui.core.storage import journal_rows, store
 from memgui.core.storage.db import WriteBatch
+from memgui.core.storage.transaction import extended_code
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
@@ -69,26 +72,28 @@ def trace_exists(brain: Brain, trace_id: str) -> bool:
     return store.fetch_row(brain.db, brain.brain_id, trace_id) is not None
 
 
-def find_trace(brain: Brain, fields: dict[str, Any]) -> str | None:
+def find_trace(brain: Brain, fields: Mapping[str, Any]) -> str | None:
     """A trace of the record's scope, scope id and user holding its text (live first)."""
     db = brain.db
     digest = sha256(fields["content"])
     sid = brain_index.scope_id_sql(db.trace_columns)
     with db.lock:
-        rows = db.conn.execute(
-            f"SELECT id, metadata FROM memory_traces WHERE brain_id = ? AND scope = ? "
-            f"AND {sid} = ? AND (content = ? OR (json_valid(metadata) AND "
-            "(json_extract(metadata, '$.content_hash') = ? OR "
-            "json_extract(metadata, '$.import_hash') = ?))) ORDER BY deleted",
-            (
-                brain.brain_id,
-                fields.get("scope") or "user",
-                fields.get("scope_id") or "",
-                fields["content"],
-                digest,
-                digest,
-            ),
-        ).fetchall()
+        rows = list(
+            db.conn.execute(
+                f"SELECT id, metadata FROM memory_traces WHERE brain_id = ? AND scope = ? "
+                f"AND {sid} = ? AND (content = ? OR (json_valid(metadata) AND "
+                "(json_extract(metadata, '$.content_hash') = ? OR "
+                "json_extract(metadata, '$.import_hash') = ?))) ORDER BY deleted",
+                (
+                    brain.brain_id,
+                    fields.get("scope") or "user",
+                    fields.get("scope_id") or "",
+                    fields["content"],
+                    digest,
+                    digest,
+                ),
+            )
+        )
     user = user_of(fields.get("metadata"))
     for trace_id, metadata in rows:
         if user_of(store._loads(metadata, {})) == user:
@@ -229,7 +234,7 @@ class RowWriter:
                 if self.plan.format == "chatgpt" and self.plan.options.dedup:
                     # a ChatGPT pair is named after its text: the brain holds it since planning
                     record = self.plan.records[i]
-                    record.verdict, record.existing_id = "duplicate", snap["id"]
+                    record.verdict, record.existing_id = DUPLICATE, snap["id"]
                     record.reason = f"the brain holds trace {snap['id']} (written since planning)"
                     self.written.discard(i)
                     continue
@@ -240,7 +245,8 @@ class RowWriter:
     def _trace_update(self, i: int) -> bool:
         record = self.plan.records[i]
         change = self.plan.resolved.get(i, {})
-        row = store.fetch_row(self.db, self.brain.brain_id, record.existing_id)
+        trace_id = record.existing_id
+        row = None if trace_id is None else store.fetch_row(self.db, self.brain.brain_id, trace_id)
         if row is None:
             record.fail(f"trace {record.existing_id} is gone since planning")
             return False
@@ -280,7 +286,7 @@ class RowWriter:
             self.wrote_any = True
             return True
         record = self.plan.records[i]
-        record.verdict, record.existing_id = "duplicate", row["id"]
+        record.verdict, record.existing_id = DUPLICATE, row["id"]
         record.reason = f"the brain holds a {record.kind} of this id (written since planning)"
         return False
 
@@ -385,7 +391,7 @@ class RowWriter:
 
 def _constraint(error: apsw.ConstraintError) -> str:
     text = str(error)
-    if error.extendedresult == apsw.SQLITE_CONSTRAINT_TRIGGER:  # memgui's own never refuse
+    if extended_code(error) == apsw.SQLITE_CONSTRAINT_TRIGGER:  # memgui's own never refuse
         return f"a trigger memgui did not make refused it ({text})"
     if "FOREIGN KEY" in text:
         return "a row it names (its node, document or conversation) is not in the brain"
