@@ -27,7 +27,10 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	@touch $(STAMP)
 
+# First the libraries Qt's X11 plugin needs (installed when run as root, else the command
+# to run is printed): without them Qt aborts without naming them.
 run: $(STAMP)
+	$(BIN)/python -m memgui.ui.qt_platform --install
 	$(BIN)/memgui
 
 # Everything CI runs: the import contracts, ruff, the format, the type check, every test.

@@ -20,6 +20,7 @@ from memgui.core import (
     traces,
     undo,
 )
+from memgui.core.brain_file import BrainFile
 from memgui.core.brain_write import Batch, BrainWrite
 from memgui.core.changes import ChangesWithCount, ChangesWithId
 from memgui.core.errors import (
@@ -75,7 +76,7 @@ class SweepReport:
         return {"expired": self.expired, "embedded": self.embedded}
 
 
-class Brain:
+class Brain(BrainFile):
     """One brain (one `brain_id`) in one SQLite file."""
 
     def __init__(self, db: Database, brain_id: str, actor: str) -> None:
@@ -211,9 +212,6 @@ class Brain:
             handle = Batch(open_batch.batch_id, kind)
             yield handle
         handle.changes = write.changes
-
-    def data_version(self) -> int:
-        return self.db.data_version()
 
     # --- reading traces --------------------------------------------------------------------
 

@@ -1,16 +1,18 @@
-"""What a brain is, for `Brain.info`, `Brain.embedding_info` and `Brain.read_only_reason`:
-its ids, schema versions, counts, whether it can be written and why not, and the triggers
-memgui did not make."""
+"""What a brain is, for `Brain.info`, `Brain.embedding_info`, `Brain.read_only_reason` and
+`Brain.facets`: its ids, schema versions, counts, whether it can be written and why not, the
+triggers memgui did not make, and its memories counted by type, scope, category and tag."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from memgui.core.model import Facets
 from memgui.core.search import hybrid, vectors
 from memgui.core.storage import migration, reads
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
+    from memgui.core.storage.db import Database
 
 
 def read_only_reason(brain: Brain) -> str | None:
@@ -52,3 +54,17 @@ def embedding_info(brain: Brain) -> dict[str, Any]:
         model, dims = vectors.pinned_model(db.conn, brain.brain_id)
         pending = hybrid.count_pending(db.conn, brain.brain_id)
     return {"model": model, "dimensions": dims, "pending": pending}
+
+
+def facets(db: Database, brain_id: str, deleted: bool, tag_limit: int) -> Facets:
+    with db.lock:
+        groups, tags = reads.facet_counts(db, brain_id, deleted, tag_limit)
+    types: dict[str, int] = {}
+    scopes: dict[str, int] = {}
+    categories: dict[str, int] = {}
+    for type_, scope, category, count in groups:
+        types[type_] = types.get(type_, 0) + count
+        scopes[scope] = scopes.get(scope, 0) + count
+        if category:
+            categories[category] = categories.get(category, 0) + count
+    return Facets(types, scopes, categories, dict(tags), sum(types.values()))

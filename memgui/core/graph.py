@@ -186,6 +186,7 @@ def _walk(brain: BrainContext, start_id: str, depth: int, limit: int) -> list[Ne
     with brain.db.lock:
         frontier = _start_nodes(brain, start_id)
         seen = set(frontier)
+        labels: dict[str, str] = {}  # node id → label, for the nodes reached through it
         out: list[Neighbour] = []
         conn, bid = brain.db.conn, brain.brain_id
         for hop in range(1, depth + 1):
@@ -193,20 +194,35 @@ def _walk(brain: BrainContext, start_id: str, depth: int, limit: int) -> list[Ne
             for node_id in frontier:
                 rows: list[tuple[Any, ...]] = conn.execute(
                     "SELECT CASE WHEN e.source_id = ?1 THEN e.target_id ELSE e.source_id END, "
-                    "e.type, n.label, n.type FROM knowledge_edges e LEFT JOIN knowledge_nodes n "
+                    "e.type, n.label, n.type, CASE WHEN json_valid(n.properties) "
+                    "THEN json_extract(n.properties, '$.trace_id') END "
+                    "FROM knowledge_edges e LEFT JOIN knowledge_nodes n "
                     "ON n.brain_id = e.brain_id AND n.id = CASE WHEN e.source_id = ?1 "
                     "THEN e.target_id ELSE e.source_id END "
                     "WHERE e.brain_id = ?2 AND (e.source_id = ?1 OR e.target_id = ?1) "
                     "ORDER BY e.created_at, e.id",
                     (node_id, bid),
                 ).fetchall()
-                for other, edge_type, label, node_type in rows:
+                via = labels.get(node_id, "") if hop > 1 else ""
+                for other, edge_type, label, node_type, trace_id in rows:
                     if other in seen:
                         continue
                     seen.add(other)
                     next_frontier.append(other)
+                    shown = label or other
+                    labels[other] = shown
+                    if node_type is None:  # an edge to a trace id itself (AgentOS writes those)
+                        trace_id = other
                     out.append(
-                        Neighbour(other, label or other, node_type or "trace", edge_type, hop)
+                        Neighbour(
+                            other,
+                            shown,
+                            node_type or "trace",
+                            edge_type,
+                            hop,
+                            via,
+                            trace_id if isinstance(trace_id, str) else None,
+                        )
                     )
                     if len(out) >= limit:
                         return out

@@ -13,6 +13,7 @@ from typing import Any
 from memgui.core.changes import Changes as Changes
 from memgui.core.changes import LinkKey as LinkKey
 from memgui.core.errors import InvalidArgument
+from memgui.core.search import snippets
 
 TYPES = ("episodic", "semantic", "procedural", "prospective", "relational")
 SCOPES = ("thread", "user", "persona", "organization")
@@ -263,6 +264,8 @@ class Neighbour:
     node_type: str
     edge_type: str
     hop: int
+    via: str = ""  # the label of the node it was reached through (none at hop 1)
+    trace_id: str | None = None  # the memory the node stands for, if it stands for one
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -271,6 +274,8 @@ class Neighbour:
             "type": self.node_type,
             "edge_type": self.edge_type,
             "hop": self.hop,
+            "via": self.via,
+            "trace_id": self.trace_id,
         }
 
 
@@ -299,10 +304,28 @@ class JournalEntry:
 
 
 @dataclass(frozen=True)
+class Facets:
+    """How many memories of a view (live, or in the trash) have each value of a filter:
+    what a filter list shows beside its choices, and the tags a tag field completes."""
+
+    types: dict[str, int] = field(default_factory=dict)
+    scopes: dict[str, int] = field(default_factory=dict)
+    categories: dict[str, int] = field(default_factory=dict)
+    tags: dict[str, int] = field(default_factory=dict)  # the most used, most used first
+    total: int = 0
+
+
+@dataclass(frozen=True)
 class SearchHit:
     trace: Trace
     score: float
     related: tuple[RelatedSummary, ...] = ()
+    query: str = field(default="", repr=False)  # what found it, for `snippet`
+
+    @property
+    def snippet(self) -> str:
+        """A line of the memory around where the query matched it (made when asked)."""
+        return snippets.snippet(self.trace.content, self.query)
 
 
 @dataclass(frozen=True)

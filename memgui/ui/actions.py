@@ -56,6 +56,21 @@ def _action(
     return action
 
 
+def toolbar_words(actions: WindowActions) -> list[tuple[QAction, str]]:
+    """The short word shown under each toolbar icon."""
+    return [
+        (actions.new_memory, "New"),
+        (actions.save, "Save"),
+        (actions.delete, "Delete"),
+        (actions.restore, "Restore"),
+        (actions.undo, "Undo"),
+        (actions.redo, "Redo"),
+        (actions.merge, "Merge"),
+        (actions.add_tag, "Tag"),
+        (actions.trash_view, "Trash"),
+    ]
+
+
 def build_actions(window: QMainWindow, undo_group: QUndoGroup) -> WindowActions:
     a = _action
     undo = undo_group.createUndoAction(window, "&Undo")
@@ -155,7 +170,11 @@ def build_actions(window: QMainWindow, undo_group: QUndoGroup) -> WindowActions:
     toolbar = QToolBar("Main", window)
     toolbar.setObjectName("main_toolbar")
     toolbar.setMovable(False)
-    toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonIconOnly)
+    # A word under each icon: on an empty brain most buttons are off, and an icon alone
+    # (its tooltip waits for a hover) left a new user guessing what each would do.
+    toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextUnderIcon)
+    for action, word in toolbar_words(actions):
+        action.setIconText(word)
     toolbar.addActions([actions.new_memory, actions.save, actions.delete, actions.restore])
     toolbar.addSeparator()
     toolbar.addActions([actions.undo, actions.redo])

@@ -21,6 +21,9 @@ TABS = ("memory", "links", "neighbours", "history", "metadata")  # the detail pa
 
 @opens_the_app
 def open_app(brain_path: Path, brain_id: str | None) -> int | None:
+    from memgui.ui import qt_platform
+
+    qt_platform.check()  # Qt would abort on a missing library without naming it: we name it
     from memgui.ui.app import run_app
 
     return run_app(str(brain_path), brain_id)

@@ -37,6 +37,7 @@ class CoreCommand(QUndoCommand):
 
     def execute(self) -> Any:
         """Apply the edit now; raises the core's error (and writes nothing) when refused."""
+        self.session.check_may_write()  # an AgentOS brain: asked before it is migrated
         result, changes = self._perform()
         self.batch_id = changes.batch_id
         self.session.publish(changes, self)

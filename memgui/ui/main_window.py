@@ -27,11 +27,12 @@ from PySide6.QtWidgets import (
 )
 
 from memgui.core.brain import Brain
-from memgui.core.model import Changes, TraceFilter
+from memgui.core.model import Changes, Facets, TraceFilter
 from memgui.core.progress import Progress
 from memgui.ui.actions import build_actions
 from memgui.ui.activity.activity_service import install_activity
 from memgui.ui.commands import SetDeletedCommand
+from memgui.ui.dialogs.help_dialogs import install_help
 from memgui.ui.jobs import Job, JobRunner
 from memgui.ui.models.trace_queries import QueryOutcome
 from memgui.ui.models.trace_table_model import TraceTableModel
@@ -45,9 +46,11 @@ from memgui.ui.views.search_bar import SearchBar
 from memgui.ui.views.trace_table_view import TraceTableView
 from memgui.ui.views.welcome_page import WelcomePage
 from memgui.ui.window.brain_files import BrainFiles
+from memgui.ui.window.context_menus import ContextMenus
 from memgui.ui.window.import_export_actions import install_import_export
 from memgui.ui.window.live_refresh import LiveWatcher
 from memgui.ui.window.shown_trace import ShownTrace
+from memgui.ui.window.view_summary import ViewSummary
 from memgui.ui.window.window_edits import WindowEdits
 from memgui.ui.window.window_layout import WindowLayout
 
@@ -60,11 +63,13 @@ GIL_SWITCH_INTERVAL_S = 0.001
 QUIET_JOBS = ("query", "counts", "ollama status", "similar")
 
 
-def _info_job(session: BrainSession) -> Generator[Progress, None, dict[str, Any]]:
+def _info_job(
+    session: BrainSession, trash: bool
+) -> Generator[Progress, None, tuple[dict[str, Any], Facets]]:
     reader = session.open_reader()
     try:
         yield Progress(0, None, "counting")
-        return reader.info()
+        return reader.info(), reader.facets(deleted=trash)
     finally:
         reader.close()
 
@@ -118,6 +123,7 @@ class MainWindow(QMainWindow):
         self.window_actions = build_actions(self, self.undo_group)
         self._build_central()
         self._build_status_bar()
+        self.summary = ViewSummary(self)  # "12 of 340 memories", why a list is empty
         self.edits = WindowEdits(self)
         self.shown = ShownTrace(self)  # the detail pane follows the table and the changes
         self.files = BrainFiles(self)
@@ -132,6 +138,12 @@ class MainWindow(QMainWindow):
         self.activity = install_activity(self)  # Agent activity: its dock and badge
         self.detail.set_runner(self.query_runner)  # "similar": never behind a long job
         self.detail.similar.open_requested.connect(self.edits.open_trace)
+        self.detail.neighbours.open_requested.connect(self.edits.open_trace)
+        self.menus = ContextMenus(self)  # right-click on rows, links and neighbours
+        self.help_actions = install_help(self, self.window_actions.about)  # shortcuts, docs
+        self.search_bar.meaning_note.linkActivated.connect(
+            lambda _link: self.semantic.edit_settings(self)
+        )
         self._set_brain_actions_enabled(False)
         self.layout_state = WindowLayout(self, self.splitter, self.settings)
         self.layout_state.restore()
@@ -232,6 +244,7 @@ class MainWindow(QMainWindow):
         self.search_bar.query_changed.connect(self._on_query_changed)
         self.search_bar.mode_changed.connect(self._set_search_mode)
         self.filter_bar.filter_changed.connect(self._set_filter)
+        self.filter_bar.trash_check.toggled.connect(lambda _on: self._counts_timer.start())
         self.runner.job_started.connect(self._on_jobs_changed)
         self.runner.job_ended.connect(self._on_jobs_changed)
         self.detail.editor.dirty_changed.connect(lambda _dirty: self.update_title())
@@ -280,6 +293,7 @@ class MainWindow(QMainWindow):
         self._undo_position = (session.undo_stack.index(), session.undo_stack.count())
         session.undo_stack.indexChanged.connect(self._say_undone_or_redone)
         session.error_reported.connect(self.show_error)
+        session.ask_migration = lambda plan: self.edits.ask.migration(plan)
         self.semantic.attach(session)  # Ollama light, backfill; the table's readers embed
         open_reader = self.semantic.reader_factory(session)
         self.model = TraceTableModel(
@@ -305,6 +319,10 @@ class MainWindow(QMainWindow):
             self.watcher.start()
         self._set_brain_actions_enabled(True)
         self.welcome.set_brain_path(str(session.path))
+        # Another brain: the last brain's search would make this one look empty.
+        self.summary.info = None
+        self.search_bar.clear()
+        self._on_query_changed("")
         self.model.set_query(
             replace(
                 self.model.query,
@@ -375,14 +393,16 @@ class MainWindow(QMainWindow):
         if session is None:
             self.counts_label.setText("")
             return
-        job = self.query_runner.start("counts", lambda: _info_job(session))
-        job.finished.connect(lambda info: self._show_counts(session, info))
+        trash = self.filter_bar.trash_check.isChecked()
+        job = self.query_runner.start("counts", lambda: _info_job(session, trash))
+        job.finished.connect(lambda counted: self._show_counts(session, *counted))
         job.failed.connect(lambda exc: self.counts_label.setText(str(exc)))
 
-    def _show_counts(self, session: BrainSession, info: dict[str, Any]) -> None:
+    def _show_counts(self, session: BrainSession, info: dict[str, Any], facets: Facets) -> None:
         if session is not self.session:
             return  # counted for a brain that is no longer open
-        self.counts_label.setText(f"{info['live']} memories · {info['deleted']} in trash")
+        self.summary.set_info(info)
+        self.filter_bar.set_facets(facets)
         empty = info["traces"] == 0
         self.pages.setCurrentWidget(self.welcome if empty else self.splitter)
 
@@ -397,6 +417,12 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(text, 12_000)
 
     # --- reactions ----------------------------------------------------------------------
+
+    def clear_search_and_filters(self) -> None:
+        """Back to every memory of the view (the trash stays the trash)."""
+        self.search_bar.set_query("")
+        trash = self.filter_bar.trash_check.isChecked()
+        self.filter_bar.set_filter(TraceFilter(deleted=trash))
 
     def focus_search(self) -> None:
         self.pages.setCurrentWidget(self.splitter)
@@ -423,6 +449,9 @@ class MainWindow(QMainWindow):
 
     def _on_query_finished(self, outcome: QueryOutcome) -> None:
         self.search_bar.show_result(outcome.search_mode, len(outcome.ids))
+        if self.search_bar.mode() in ("semantic", "hybrid") and outcome.search_mode == "keyword":
+            self.search_bar.show_meaning_note(self.semantic.why_no_meaning())
+        self.summary.update()
         self._restore_selection()
         pending, self._pending_select = self._pending_select, None
         if pending:

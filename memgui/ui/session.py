@@ -17,11 +17,21 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoStack
 
 from memgui.core.brain import Brain
+from memgui.core.errors import MemguiError
 from memgui.core.model import Changes
 from memgui.ui.change_bus import ChangeBus
 
 T = TypeVar("T")
 ACTOR = "gui"
+
+
+class MigrationDeclined(MemguiError):
+    """The person kept an older brain (an AgentOS brain) as it is: nothing was written."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "Nothing was changed: the brain stays as it is until you let memgui migrate it"
+        )
 
 
 class BrainSession(QObject):
@@ -38,6 +48,10 @@ class BrainSession(QObject):
         self.undo_stack = QUndoStack(self)
         self._writers = 0  # writes of this window running on connections of their own
         self._writers_lock = threading.Lock()
+        # Asked once before this window's first write migrates an older brain (an AgentOS
+        # brain): what changes and where the backup goes. None: the window asks nobody.
+        self.ask_migration: Callable[[Any], bool] | None = None
+        self._migration_settled = brain.read_only or brain.pending_migration() is None
 
     @classmethod
     def open(
@@ -86,10 +100,34 @@ class BrainSession(QObject):
 
     # --- mutations ----------------------------------------------------------------------
 
+    @property
+    def migration_pending(self) -> bool:
+        """This brain's first write will migrate it, and nobody has agreed to that yet."""
+        return not self._migration_settled
+
+    def agree_to_migration(self) -> bool:
+        """Before a write of this window: an older brain is migrated only once the person
+        has been told what changes and where the backup goes, and agreed (once per brain).
+        False when they keep it as it is."""
+        if self._migration_settled:
+            return True
+        plan = self.brain.pending_migration()
+        if plan is not None and self.ask_migration is not None and not self.ask_migration(plan):
+            return False
+        self._migration_settled = True
+        return True
+
+    def check_may_write(self) -> None:
+        """Before a write of this window: `MigrationDeclined` when the person keeps an
+        older brain as it is (see `agree_to_migration`)."""
+        if not self.agree_to_migration():
+            raise MigrationDeclined()
+
     def batched(self, call: Callable[[], T]) -> tuple[T, Changes]:
         """Run several core calls as one journal batch of this window: the result, and what
         they changed together (a batch that changed nothing — a tag nobody had — has no
         batch id: nothing to revert)."""
+        self.check_may_write()
         with self.brain.batch(actor=ACTOR, kind="edit") as batch:
             result = call()
         return result, batch.changes

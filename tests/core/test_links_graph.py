@@ -7,6 +7,7 @@ import pytest
 from memgui.core.brain import Brain
 from memgui.core.errors import InvalidArgument, NotFound
 from memgui.core.links import SNIPPET_CHARS, snippet
+from tests.support.brains import mentioning
 
 
 def test_link_is_idempotent_and_relates_to_is_symmetric(brain: Brain) -> None:
@@ -120,6 +121,17 @@ def test_graph_nodes_edges_and_neighbours(brain: Brain) -> None:
     assert [(n.label, n.hop) for n in two] == [("Acme", 1), ("Paris", 2)]
     assert {n.label for n in brain.neighbours(paris, depth=3)} == {"Acme", "Alice"}
     assert len(brain.nodes()) == 3 and len(brain.edges()) == 2
+
+
+def test_neighbours_say_what_they_hang_off_and_which_memory_they_are(brain: Brain) -> None:
+    first = brain.add("The build uses Python 3.11")
+    second = brain.add("Scripts are Python, never Bash")
+    mentioning(brain, "Python", [first, second])
+    found = brain.neighbours(first.id, depth=2)
+    assert [(n.label, n.hop, n.via, n.trace_id) for n in found] == [
+        ("Python", 1, "", None),
+        ("Scripts are Python, ", 2, "Python", second.id),
+    ]
 
 
 def test_neighbours_are_the_nearest_up_to_a_limit(brain: Brain) -> None:

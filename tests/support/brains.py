@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from memgui.core.brain import Brain
+from memgui.core.model import Trace
 
 SAMPLE = [
     ("The build uses Python 3.11", "semantic", "user", "u1", "DECISION", ["build"]),
@@ -41,3 +42,13 @@ def agentos_index_ids(brain: Brain, query: str) -> set[str]:
         (query,),
     ).fetchall()
     return {r[0] for r in rows}
+
+
+def mentioning(brain: Brain, concept: str, traces: list[Trace]) -> str:
+    """A knowledge-graph entity `concept` that each of `traces` mentions through a memory
+    node of its own (labelled by its text's start); returns the entity's node id."""
+    entity = brain.add_node(concept, "entity").id
+    for trace in traces:
+        node = brain.add_node(trace.content[:20], "memory", {"trace_id": trace.id}).id
+        brain.add_edge(node, entity, "mentions")
+    return entity

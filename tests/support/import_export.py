@@ -15,7 +15,7 @@ from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
 from PySide6.QtWidgets import QApplication, QWidget
 
-from memgui.ui.exporting.export_dialog import ExportDialog
+from memgui.ui.exporting.export_dialog import EXPORT_JOB, ExportDialog
 from memgui.ui.importing.import_dialog import ImportDialog
 from memgui.ui.importing.import_record_editor import RecordEditor
 from tests.support.paths import SHARED
@@ -57,6 +57,9 @@ def mime_for(*paths: Path | str) -> QMimeData:
 
 _LEFT, _NO_KEYS = Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier
 _COPY = Qt.DropAction.CopyAction
+# What a file manager offers: copy or move (it moves the file away when the drop says move);
+# with Shift held, or by its own default, it proposes the move.
+_COPY_OR_MOVE = _COPY | Qt.DropAction.MoveAction
 
 
 def _sent(target: QWidget, event: QDropEvent) -> QDropEvent:
@@ -64,17 +67,20 @@ def _sent(target: QWidget, event: QDropEvent) -> QDropEvent:
     return event
 
 
-def drag_enter(target: QWidget, mime: QMimeData) -> QDragEnterEvent:
-    actions = _COPY | Qt.DropAction.MoveAction
-    return _sent(target, QDragEnterEvent(QPoint(50, 50), actions, mime, _LEFT, _NO_KEYS))
+def drag_enter(
+    target: QWidget, mime: QMimeData, actions=_COPY_OR_MOVE, keys=_NO_KEYS
+) -> QDragEnterEvent:
+    return _sent(target, QDragEnterEvent(QPoint(50, 50), actions, mime, _LEFT, keys))
 
 
-def drag_move(target: QWidget, mime: QMimeData) -> QDragMoveEvent:
-    return _sent(target, QDragMoveEvent(QPoint(60, 60), _COPY, mime, _LEFT, _NO_KEYS))
+def drag_move(
+    target: QWidget, mime: QMimeData, actions=_COPY_OR_MOVE, keys=_NO_KEYS
+) -> QDragMoveEvent:
+    return _sent(target, QDragMoveEvent(QPoint(60, 60), actions, mime, _LEFT, keys))
 
 
-def drop(target: QWidget, mime: QMimeData) -> QDropEvent:
-    return _sent(target, QDropEvent(QPointF(60, 60), _COPY, mime, _LEFT, _NO_KEYS))
+def drop(target: QWidget, mime: QMimeData, actions=_COPY_OR_MOVE, keys=_NO_KEYS) -> QDropEvent:
+    return _sent(target, QDropEvent(QPointF(60, 60), actions, mime, _LEFT, keys))
 
 
 def drop_and_plan(qtbot, window, path: Path) -> ImportDialog:
@@ -121,6 +127,19 @@ def write_csv(path: Path, rows: int) -> Path:
     lines = ["content,tags"] + [f"Imported fact number {n},csv" for n in range(rows)]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
+
+
+def run_export(qtbot, dialog: ExportDialog, fmt: str, dest) -> None:
+    """Export as `fmt` to `dest` through the dialog and wait for the export job's end."""
+    dialog.format_box.setCurrentIndex(dialog.format_box.findData(fmt))
+    dialog.dest_edit.setText(str(dest))
+    # The export's own end: the window's background checks (Ollama, counts) end too.
+    with qtbot.waitSignal(
+        dialog.window_.runner.job_ended,
+        timeout=WAIT_MS,
+        check_params_cb=lambda job: job.name == EXPORT_JOB,
+    ):
+        dialog.export_button.click()
 
 
 def make_dialog(qtbot, window) -> ExportDialog:

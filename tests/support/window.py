@@ -19,6 +19,8 @@ class Answers:
         self.keep: str | None = None  # the memory a merge keeps (None: the default)
         self.unsaved = "discard"
         self.link: tuple[str, str] | None = None
+        self.migrate = True
+        self.migrations_asked: list = []
 
     def unsaved_edit(self) -> str:
         return self.unsaved
@@ -34,6 +36,10 @@ class Answers:
 
     def link_target(self, _brain, _exclude) -> tuple[str, str] | None:
         return self.link
+
+    def migration(self, plan) -> bool:
+        self.migrations_asked.append(plan)
+        return self.migrate
 
 
 def open_window(qtbot, tmp_path, brain_path, live: bool = False, **settings_values) -> MainWindow:

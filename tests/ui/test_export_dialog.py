@@ -7,23 +7,11 @@ import json
 
 from PySide6.QtCore import QItemSelectionModel
 
-from memgui.ui.exporting.export_dialog import EXPORT_JOB, SELECTED, SHOWN, ExportDialog
+from memgui.ui.exporting.export_dialog import SELECTED, SHOWN
 from tests.support.import_export import (
-    WAIT_MS,
     make_dialog,
+    run_export,
 )
-
-
-def run_export(qtbot, dialog: ExportDialog, fmt: str, dest) -> None:
-    dialog.format_box.setCurrentIndex(dialog.format_box.findData(fmt))
-    dialog.dest_edit.setText(str(dest))
-    # The export's own end: the window's background checks (Ollama, counts) end too.
-    with qtbot.waitSignal(
-        dialog.window_.runner.job_ended,
-        timeout=WAIT_MS,
-        check_params_cb=lambda job: job.name == EXPORT_JOB,
-    ):
-        dialog.export_button.click()
 
 
 def test_jsonl_export_lists_the_refused_traces_and_saves_them(qtbot, window, tmp_path):

@@ -108,3 +108,25 @@ def test_a_text_drag_is_left_to_the_editor(qtbot, window):
     mime.setText("just words")
     drag_enter(window.search_bar.field, mime)
     assert not window.import_export.drops.overlay.isVisible()
+
+
+def test_a_drop_is_taken_as_a_copy_never_a_move(qtbot, window):
+    # A file manager offers copy or move, and proposes move; told "moved", it may delete
+    # the vault. Every drop says copy, and one offering only a move is refused.
+    from PySide6.QtCore import Qt
+
+    copy, move = Qt.DropAction.CopyAction, Qt.DropAction.MoveAction
+    target = window.table.viewport()
+    mime = mime_for(CHATGPT)
+    shift = Qt.KeyboardModifier.ShiftModifier  # the move proposed
+    for event in (drag_enter(target, mime, keys=shift), drag_move(target, mime, keys=shift)):
+        assert event.proposedAction() == move
+        assert event.isAccepted() and event.dropAction() == copy
+    dropped = drop(target, mime, keys=shift)
+    assert dropped.isAccepted() and dropped.dropAction() == copy
+    wait_for_plan(qtbot, window.import_export.last_import)
+    window.import_export.last_import.close()
+    drag_enter(target, mime, actions=move)
+    only_move = drag_move(target, mime, actions=move)
+    assert not only_move.isAccepted()
+    assert "drop a copy" in window.import_export.drops.overlay.text

@@ -72,3 +72,21 @@ def test_the_neighbours_tab_says_when_it_shows_only_the_nearest(qtbot, window, m
         assert tab.model.rowCount() == 3
         assert tab.message.isHidden() == (count == 3)
     assert "3 nearest" in tab.message.text()
+
+
+@pytest.mark.parametrize(
+    ("kind", "from_source", "from_target"),
+    [
+        ("relates_to", "↔ both ways", "↔ both ways"),
+        ("supersedes", "→ to", "← from"),
+    ],
+)
+def test_a_links_direction_reads_as_its_kind(qtbot, window, kind, from_source, from_target):
+    # relates_to is symmetric (stored smaller id first): seen from either end it goes both ways.
+    brain = window.session.brain
+    source, target = window.model.id_at(0), window.model.id_at(1)
+    brain.link(source, target, kind)
+    for shown, expected in ((source, from_source), (target, from_target)):
+        tab = _links_of(window, shown)
+        qtbot.waitUntil(lambda tab=tab: tab.model.rowCount() == 1, timeout=WAIT_MS)
+        assert tab.model.index(0, 1).data() == expected

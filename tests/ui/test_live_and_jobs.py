@@ -192,8 +192,8 @@ def test_detail_models_pass_the_model_tester(qtmodeltester, session):
         qtmodeltester.check(model)
     changes = [history.index(r, 3).data() for r in range(history.rowCount())]
     assert changes[0] == "created" and "update: content" in changes
-    assert any(c.startswith("link relates_to") for c in changes)
-    assert neighbours.index(0, 3).data() == "Python"
+    assert any(c.startswith("linked ↔") and "(relates_to)" in c for c in changes)
+    assert neighbours.index(0, 2).data() == "Python"
 
 
 def test_links_tab_add_open_remove_and_history_restore(qtbot, live_window):

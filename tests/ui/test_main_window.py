@@ -108,13 +108,17 @@ def test_edit_save_and_undo_through_the_window(qtbot, window):
     assert window.session.brain.get(trace_id).content == "Rewritten in the editor"
 
 
-def test_invalid_edit_shows_the_core_message_inline(window):
+def test_invalid_edit_says_so_inline_in_the_fields_words(window):
     select_row(window, 0)
     editor = window.detail.editor
     editor.content.setPlainText("   ")
     editor.ttl_edit.setText("99999999999")
-    assert "content must not be empty" in editor.errors["content"].text()
-    assert "between 1 and 3155760000" in editor.errors["ttl_secs"].text()
+    assert editor.errors["content"].text() == "Content must not be empty (got '   ')"
+    assert editor.errors["ttl_secs"].text() == (
+        "Expires in must be between 1 second and 100 years (got 99,999,999,999 seconds)"
+    )
+    editor.ttl_edit.setText("soon")
+    assert editor.errors["ttl_secs"].text().startswith("Expires in must be seconds or a number")
     assert not editor.save_button.isEnabled()
     editor.ttl_edit.setText("7d")
     editor.content.setPlainText("Expires in a week")
@@ -242,9 +246,9 @@ def test_table_shows_with_its_first_rows_before_the_count_and_readers_close(
     counted = threading.Event()
     real_info_job = main_window._info_job
 
-    def slow_info_job(session):
+    def slow_info_job(session, trash):
         counted.wait(WAIT_S)  # a count of a huge brain, still running
-        return (yield from real_info_job(session))
+        return (yield from real_info_job(session, trash))
 
     monkeypatch.setattr(main_window, "_info_job", slow_info_job)
     settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
@@ -275,3 +279,16 @@ def test_an_undo_that_cannot_replay_says_why_not_undone(qtbot, window):
     message = window.statusBar().currentMessage()
     assert message.startswith("Could not undo") and "conflict" in message
     assert window.session.brain.get(trace_id).content == "theirs"
+
+
+def test_an_empty_editor_shows_no_error_after_a_search_is_cleared(qtbot, window):
+    # The memory shown leaves the list (a search for a word it lacks), the search is
+    # cleared: the editor, with nothing chosen, shows no complaint about its empty text.
+    select_row(window, 0)
+    editor = window.detail.editor
+    window.search_bar.set_query("zzzwordnobodywrote")
+    wait_idle(qtbot, window)
+    assert window.detail.trace is None
+    window.search_bar.set_query("")
+    wait_idle(qtbot, window)
+    assert not any(label.isVisibleTo(editor) for label in editor.errors.values())

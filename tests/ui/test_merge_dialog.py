@@ -9,7 +9,7 @@ from memgui.ui.dialogs.merge_dialog import MergeDialog, default_content, survivo
 from tests.support.waiting import WAIT_MS
 
 
-def test_merge_dialog_refuses_blank_text_with_the_core_message(qtbot, tmp_path):
+def test_merge_dialog_refuses_blank_text_in_its_fields_words(qtbot, tmp_path):
     with Brain.open(tmp_path / "b.sqlite") as brain:
         first = brain.add("Deploys go through staging")
         second = brain.add("Staging needs green checks")
@@ -23,7 +23,7 @@ def test_merge_dialog_refuses_blank_text_with_the_core_message(qtbot, tmp_path):
     ok = dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Ok)
     ok.click()
     assert dialog.result() != QDialog.DialogCode.Accepted
-    assert dialog.error.text() == "invalid argument: content must not be empty (got '  \\n ')"
+    assert dialog.error.text() == "Merged content must not be empty (got '  \\n ')"
     dialog.content.setPlainText("Deploys go through staging with green checks")
     ok.click()
     assert dialog.result() == QDialog.DialogCode.Accepted

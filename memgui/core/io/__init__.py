@@ -36,7 +36,7 @@ if TYPE_CHECKING:
         ExportResult,
         Refusal,
     )
-    from memgui.core.io.planning.fixes import CarriedFixes, Fixes
+    from memgui.core.io.planning.fixes import CarriedFixes, Fixes, fix_alike, fix_changes
     from memgui.core.io.planning.plan import ImportPlan, plan
     from memgui.core.io.readers import READERS, Reader
     from memgui.core.io.writing.commit import ImportResult, commit, count_verdicts, revalidate
@@ -46,6 +46,8 @@ _ENGINES = {
     "ImportPlan": "memgui.core.io.planning.plan",
     "Fixes": "memgui.core.io.planning.fixes",
     "CarriedFixes": "memgui.core.io.planning.fixes",
+    "fix_alike": "memgui.core.io.planning.fixes",
+    "fix_changes": "memgui.core.io.planning.fixes",
     "commit": "memgui.core.io.writing.commit",
     "revalidate": "memgui.core.io.writing.commit",
     "count_verdicts": "memgui.core.io.writing.commit",
@@ -82,6 +84,8 @@ __all__ = [
     "count_verdicts",
     "detect_format",
     "export",
+    "fix_alike",
+    "fix_changes",
     "plan",
     "revalidate",
 ]

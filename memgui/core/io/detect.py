@@ -112,6 +112,36 @@ def _folder_format(folder: Path) -> str:
     return "markdown"
 
 
+# `[[Target]]`, `[[Target|Alias]]`: text right after the brackets (a shell's `[[ -f x ]]`
+# has a space there).
+WIKILINK = re.compile(rb"\[\[[^\]\s|#][^\]\n]*\]\]")
+VAULT_SAMPLE = 200  # notes looked at
+VAULT_HEAD = 64 * 1024  # bytes of each
+VAULT_NOTES = 2  # notes with a wikilink that make a folder look like a vault
+
+
+def looks_like_vault(folder: str | Path) -> bool:
+    """A folder of Markdown notes without an `.obsidian` folder whose notes link to one
+    another with `[[wikilinks]]`, as an Obsidian vault's do (checked on a sample)."""
+    root = Path(folder)
+    if not root.is_dir() or (root / ".obsidian").is_dir():
+        return False
+    found = seen = 0
+    for note in sorted(root.rglob("*.md")):
+        if any(part.startswith(".") for part in note.relative_to(root).parts):
+            continue
+        try:
+            with note.open("rb") as handle:
+                head = handle.read(VAULT_HEAD)
+        except OSError:
+            continue
+        seen += 1
+        found += WIKILINK.search(head) is not None
+        if found >= VAULT_NOTES or seen >= VAULT_SAMPLE:
+            break
+    return found >= min(VAULT_NOTES, max(seen, 1))
+
+
 def _is_chatgpt_file(path: Path) -> bool:
     if path.suffix.lower() != ".json":
         return False

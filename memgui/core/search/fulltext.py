@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from typing import Any
 
 import apsw
@@ -87,6 +87,17 @@ def flush_in_transaction(db: Database) -> int:
     per batch (`executemany`): a batch's old entries out first, then its current text in.
     Each row is pending once, so the order per row is kept.
     """
+    steps = flushing(db)
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            return int(done.value)
+
+
+def flushing(db: Database, batch: int = FLUSH_BATCH) -> Generator[int, None, int]:
+    """`flush_in_transaction` a batch of `batch` rows at a time, yielding how many rows are
+    indexed so far after each (an import's progress); returns how many in all."""
     agentos = db.has_agentos_fts
     flushed = 0
     after = -1
@@ -96,7 +107,7 @@ def flush_in_transaction(db: Database) -> int:
                 f"SELECT p.rowid, p.indexed, p.content, p.tags, t.content, t.tags, {_TITLE} "
                 "FROM memgui_fts_pending p LEFT JOIN memory_traces t ON t.rowid = p.rowid "
                 "WHERE p.rowid > ? ORDER BY p.rowid LIMIT ?",
-                (after, FLUSH_BATCH),
+                (after, batch),
             )
         )
         if not rows:
@@ -106,12 +117,18 @@ def flush_in_transaction(db: Database) -> int:
         _index_rows(db, rows, agentos)
         flushed += len(rows)
         after = rows[-1][0]
-        if len(rows) < FLUSH_BATCH:
+        if len(rows) < batch:
             break  # that was the last batch: no query for an empty one
+        yield flushed
     if flushed:
         db.conn.execute("DELETE FROM memgui_fts_pending")
     db.pending_marks = 0
     return flushed
+
+
+def pending_count(db: Database) -> int:
+    """How many rows wait for the full-text indexes (a count of the pending table)."""
+    return int(db.conn.execute("SELECT count(*) FROM memgui_fts_pending").get)
 
 
 _TITLE = schema.TITLE_SQL.format(m="t.metadata")

@@ -94,12 +94,12 @@ def search(
         result = hybrid.search(brain, query, flt, limit, mode)
         if result is not None:
             scored, used = result
-            return _finish(brain, scored, used, expand_links, record_recall, flt)
+            return _finish(brain, query, scored, used, expand_links, record_recall, flt)
     if mode == "semantic" and hybrid is None:
         used = "keyword"
     hits = keyword_ranking(brain, query, flt, limit * OVERSAMPLE)
     scored = keyword_scored(brain, hits, limit, flt)
-    return _finish(brain, scored, used, expand_links, record_recall, flt)
+    return _finish(brain, query, scored, used, expand_links, record_recall, flt)
 
 
 def keyword_scored(
@@ -113,6 +113,7 @@ def keyword_scored(
 
 def _finish(
     brain: Brain,
+    query: str,
     scored: list[tuple[float, int, dict[str, Any]]],
     mode: str,
     expand_links: bool,
@@ -131,7 +132,7 @@ def _finish(
     for score, rowid, snap in scored:
         trace = store.snapshot_to_trace(snap, rowid, now)
         related = tuple(links.related(brain, trace.id)) if expand_links else ()
-        hits.append(SearchHit(trace=trace, score=score, related=related))
+        hits.append(SearchHit(trace=trace, score=score, related=related, query=query))
     return SearchResult(hits=tuple(hits), search_mode=mode)
 
 

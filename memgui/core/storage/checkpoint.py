@@ -25,6 +25,8 @@ from pathlib import Path
 
 import apsw
 
+from memgui.core.storage import commit_count
+
 log = logging.getLogger(__name__)
 
 STEP_PAGES = 1_000  # a pass every ~4 MB of WAL (~75 single adds)
@@ -66,6 +68,7 @@ class Checkpointer:
 
     def on_commit(self, _conn: apsw.Connection, _name: str, pages: int) -> int:
         """The WAL hook: runs in the committing thread, so it only counts and wakes."""
+        commit_count.note_local_commit(self.identity)  # this process's, not another program's
         if pages < self.wal_pages:  # the WAL was started over
             self._next_pass = STEP_PAGES
         self.wal_pages = pages
@@ -94,6 +97,11 @@ class Checkpointer:
             return False
         self._thread = thread
         return True
+
+    @property
+    def at_rest(self) -> bool:
+        """No commit since the WAL was last truncated (or the brain was opened)."""
+        return not self._unfolded
 
     @property
     def writer_must_checkpoint(self) -> bool:

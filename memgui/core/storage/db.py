@@ -27,7 +27,7 @@ from memgui.core.errors import (
     StorageError,
 )
 from memgui.core.search import vectors
-from memgui.core.storage import migration, schema
+from memgui.core.storage import commit_count, migration, schema
 from memgui.core.storage.checkpoint import Checkpointer, file_identity
 from memgui.core.storage.transaction import (
     BUSY_TIMEOUT_MS,
@@ -445,6 +445,14 @@ class Database:
     def data_version(self) -> int:
         with self.reading("checking for changes"):
             return int(self.conn.execute("PRAGMA data_version").get)
+
+    def commit_counts(self) -> commit_count.CommitCounts:
+        """Commits to the file by anyone and by this process, to tell another program's
+        change from this process's own (`commit_count.who_changed`)."""
+        return commit_count.CommitCounts(
+            commit_count.commits_in_wal_index(Path(os.path.realpath(self.path))),
+            commit_count.local_commits(self._identity),
+        )
 
     def checkpoint(self) -> None:
         """Copy the WAL back into the file now, in this thread (under the writer lock)."""

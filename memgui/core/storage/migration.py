@@ -12,6 +12,7 @@ import datetime as dt
 import os
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -123,6 +124,47 @@ def examine(conn: apsw.Connection, path: Path, readonly: bool) -> tuple[bool, st
             str(path),
         )
     return False, agentos_too_new(agentos_version(conn))
+
+
+@dataclass(frozen=True)
+class MigrationPlan:
+    """What the first write to an older brain will do to it, said before it does."""
+
+    from_version: int
+    to_version: int
+    backup: Path  # written beside the file before anything changes
+    changes: tuple[str, ...]  # in a person's words
+
+    @property
+    def agentos(self) -> bool:
+        """A brain AgentOS made (memgui has never written it)."""
+        return self.from_version == 0
+
+
+_CHANGES_FROM = {
+    0: (
+        "memgui's columns are added to the memories (version, scope id, category, expiry, "
+        "embedding status); nothing AgentOS stores is changed or removed",
+        "memgui's tables are added: the journal (history and undo), links, and a full-text "
+        "index that finds words in every script",
+        "triggers are added that note other programs' writes; AgentOS keeps reading and "
+        "writing the brain",
+    ),
+    1: ("triggers are added that note other programs' writes (AgentOS's among them)",),
+}
+
+
+def pending(db: Database) -> MigrationPlan | None:
+    """What the first write will migrate, or None (a current brain, or one never written)."""
+    if db.readonly or db.is_current or db.schema_version > schema.SCHEMA_VERSION:
+        return None
+    found = db.schema_version
+    return MigrationPlan(
+        found,
+        schema.SCHEMA_VERSION,
+        backup_path(db.path, schema.SCHEMA_VERSION),
+        _CHANGES_FROM.get(found, _CHANGES_FROM[1]),
+    )
 
 
 def prepare(db: Database) -> Path | None:

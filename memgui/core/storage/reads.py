@@ -148,3 +148,29 @@ def trace_counts(db: Database, brain_id: str) -> tuple[int, int]:
         "SELECT count(*), coalesce(sum(deleted != 0), 0) FROM memory_traces WHERE brain_id = ?",
         (brain_id,),
     ).get
+
+
+def facet_counts(
+    db: Database, brain_id: str, deleted: bool, tag_limit: int
+) -> tuple[list[tuple[Any, ...]], list[tuple[str, int]]]:
+    """The live (or trashed) traces counted by (type, scope, category) in one pass, and
+    their `tag_limit` most used tags with counts (a file without the table has none)."""
+    if "memory_traces" not in db.tables:
+        return [], []
+    flag = 1 if deleted else 0
+    # An AgentOS brain memgui has not migrated yet has no category column.
+    category = "category" if "category" in db.trace_columns else "NULL"
+    groups = list(
+        db.conn.execute(
+            f"SELECT type, scope, {category}, count(*) FROM memory_traces "
+            "WHERE brain_id = ? AND (deleted != 0) = ? GROUP BY 1, 2, 3",
+            (brain_id, flag),
+        )
+    )
+    tags = db.conn.execute(
+        "SELECT j.value, count(*) FROM memory_traces t, json_each(t.tags) j "
+        "WHERE t.brain_id = ? AND (t.deleted != 0) = ? AND json_valid(t.tags) "
+        "AND j.type = 'text' GROUP BY j.value ORDER BY count(*) DESC, j.value LIMIT ?",
+        (brain_id, flag, tag_limit),
+    )
+    return groups, [(str(tag), int(n)) for tag, n in tags]

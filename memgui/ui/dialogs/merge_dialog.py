@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 from memgui.core.errors import InvalidArgument
 from memgui.core.model import Trace, check_content, summary_of
 from memgui.ui.theme import colours
+from memgui.ui.views.field_words import in_field_words
 
 
 def survivor_of(traces: list[Trace]) -> Trace:
@@ -115,7 +116,7 @@ class MergeDialog(QDialog):
         try:
             check_content(self.merged_content())  # the core's own rule and message
         except InvalidArgument as exc:
-            self.error.setText(str(exc))
+            self.error.setText(in_field_words(exc, "Merged content"))
             self.error.show()
             return
         self.accept()

@@ -7,24 +7,30 @@ it is set.
 from __future__ import annotations
 
 import os
+from collections.abc import Generator
 
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QFormLayout,
     QLabel,
     QLineEdit,
+    QPushButton,
     QVBoxLayout,
     QWidget,
 )
 
+from memgui.core.progress import Progress
 from memgui.core.search.embed import (
     DEFAULT_EMBEDDING_MODEL,
     DEFAULT_OLLAMA_URL,
     OLLAMA_URL_ENV,
+    EmbedderStatus,
+    OllamaEmbedder,
     resolve_ollama_url,
 )
+from memgui.ui.jobs import JobRunner
 
 URL_KEY = "ollama/url"
 MODEL_KEY = "ollama/model"
@@ -42,9 +48,26 @@ def ollama_config(settings: QSettings) -> tuple[str, str]:
     return resolve_ollama_url(None, stored_url(settings)), model or DEFAULT_EMBEDDING_MODEL
 
 
+def _connection_job(url: str, model: str) -> Generator[Progress, None, EmbedderStatus]:
+    yield Progress(0, None, f"asking Ollama at {url}")
+    return OllamaEmbedder(url, model).status()
+
+
+def connection_verdict(status: str, url: str, model: str) -> str:
+    """What a connection test found, and what to do about it."""
+    if status == "reachable":
+        return f"✓ Ollama answers at {url} and has the model {model}."
+    if status == "model missing":
+        return f"Ollama answers at {url} but has no model {model}: run `ollama pull {model}`."
+    return f"Ollama does not answer at {url}: start it with `ollama serve`, or check the URL."
+
+
 class SettingsDialog(QDialog):
-    def __init__(self, settings: QSettings, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, settings: QSettings, parent: QWidget | None = None, runner: JobRunner | None = None
+    ) -> None:
         super().__init__(parent)
+        self.runner = runner  # asks Ollama off the GUI thread (a hung server must not freeze)
         self.setWindowTitle("Search settings")
         self.settings = settings
         self.url = QLineEdit(stored_url(settings))
@@ -68,15 +91,44 @@ class SettingsDialog(QDialog):
         if env:
             self.note.setText(f"${OLLAMA_URL_ENV} is set ({env}) and is used instead of the URL.")
         self.note.setVisible(bool(env))
+        self.test_button = QPushButton("&Test connection")
+        self.test_button.setToolTip("Ask Ollama at this URL whether it answers and has the model")
+        self.test_button.clicked.connect(self.test_connection)
+        self.test_button.setEnabled(runner is not None)
+        self.test_result = QLabel()
+        self.test_result.setObjectName("connection_result")
+        self.test_result.setWordWrap(True)
+        self.test_result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
         )
+        buttons.addButton(self.test_button, QDialogButtonBox.ButtonRole.ActionRole)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(self.note)
+        layout.addWidget(self.test_result)
         layout.addWidget(buttons)
+
+    def chosen(self) -> tuple[str, str]:
+        """(url, model) as typed now, defaults and `$MEMGUI_OLLAMA_URL` applied."""
+        url = resolve_ollama_url(None, self.url.text().strip().rstrip("/"))
+        return url, self.model.text().strip() or DEFAULT_EMBEDDING_MODEL
+
+    def test_connection(self) -> None:
+        if self.runner is None:
+            return
+        url, model = self.chosen()
+        self.test_button.setEnabled(False)
+        self.test_result.setText(f"Asking Ollama at {url}…")
+        job = self.runner.start("ollama test", lambda: _connection_job(url, model))
+        job.finished.connect(lambda status: self._tested(connection_verdict(status, url, model)))
+        job.failed.connect(lambda exc: self._tested(f"The test failed: {exc}"))
+
+    def _tested(self, verdict: str) -> None:
+        self.test_result.setText(verdict)
+        self.test_button.setEnabled(True)
 
     def accept(self) -> None:
         self.save()

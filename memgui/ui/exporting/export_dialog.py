@@ -17,8 +17,8 @@ from collections.abc import Generator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QAbstractItemModel, QItemSelectionModel
-from PySide6.QtGui import QCloseEvent, QShowEvent
+from PySide6.QtCore import QAbstractItemModel, QItemSelectionModel, QUrl
+from PySide6.QtGui import QCloseEvent, QDesktopServices, QShowEvent
 from PySide6.QtWidgets import (
     QButtonGroup,
     QCheckBox,
@@ -50,6 +50,9 @@ if TYPE_CHECKING:
     from memgui.ui.main_window import MainWindow
 
 EXPORT_JOB = "export"
+FORMAT_KEY = "export/format"  # the last export's format and folder, offered next time
+FOLDER_KEY = "export/folder"
+LIVE_ONLY = ("jsonl", "markdown", "obsidian")  # formats that hold no memory of the trash
 LABELS = {
     "sqlite": "SQLite brain file",
     "json": "AgentOS JSON",
@@ -104,12 +107,18 @@ class ExportDialog(QDialog):
         self.export_button.setObjectName("export_button")
         self.export_button.setDefault(True)
         self.export_button.clicked.connect(self.start_export)
+        self.open_button = QPushButton("Open folder")
+        self.open_button.setObjectName("open_folder_button")
+        self.open_button.setToolTip("Show the exported files in the file manager")
+        self.open_button.clicked.connect(self.open_folder)
+        self.open_button.hide()
         self.cancel_button = QPushButton("Close")
         self.cancel_button.setObjectName("export_cancel_button")
         self.cancel_button.clicked.connect(self._cancel_or_close)
         # The table and selection whose changes re-count the scope buttons (see _follow_table).
         self._followed: tuple[QAbstractItemModel | None, QItemSelectionModel | None] = (None, None)
         self._layout(browse)
+        self._offer_last_choice()
         self.format_box.currentIndexChanged.connect(self._format_changed)
         self._format_changed()
         self._show_refused(())
@@ -194,6 +203,7 @@ class ExportDialog(QDialog):
         form.addRow("What", scope)
         buttons = QHBoxLayout()
         buttons.addWidget(self.save_button)
+        buttons.addWidget(self.open_button)
         buttons.addStretch(1)
         buttons.addWidget(self.cancel_button)
         buttons.addWidget(self.export_button)
@@ -205,6 +215,32 @@ class ExportDialog(QDialog):
         layout.addLayout(buttons)
 
     # --- choices ------------------------------------------------------------------------
+
+    def _offer_last_choice(self) -> None:
+        """The last export's format, and a destination in its folder named after the brain."""
+        settings = self.window_.settings
+        fmt = settings.value(FORMAT_KEY, "")
+        index = self.format_box.findData(fmt) if isinstance(fmt, str) else -1
+        if index >= 0:
+            self.format_box.setCurrentIndex(index)
+        folder = settings.value(FOLDER_KEY, "")
+        session = self.window_.session
+        if isinstance(folder, str) and folder and Path(folder).is_dir() and session is not None:
+            name = f"{Path(session.path).stem}-{self.format}"
+            self.dest_edit.setText(str(_with_format_suffix(Path(folder) / name, self.format)))
+
+    def _remember_choice(self, dest: Path) -> None:
+        settings = self.window_.settings
+        settings.setValue(FORMAT_KEY, self.format)
+        settings.setValue(FOLDER_KEY, str(dest.parent))
+
+    def exported_folder(self) -> Path:
+        """Where the export's files are: the folder of a folder format, else the file's."""
+        dest = Path(self.dest_edit.text().strip())
+        return dest if self.format in FOLDER_FORMATS else dest.parent
+
+    def open_folder(self) -> None:
+        QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.exported_folder())))
 
     @property
     def format(self) -> str:
@@ -274,6 +310,8 @@ class ExportDialog(QDialog):
             return export(brain, dest, fmt, options)
 
         self._show_refused(())
+        self._remember_choice(Path(dest))
+        self.open_button.hide()
         self.status.setText(f"Exporting to {dest}…")
         self.progress.setRange(0, 0)
         self.export_button.setEnabled(False)
@@ -307,9 +345,28 @@ class ExportDialog(QDialog):
         self.status.setText(
             f"Exported {result.exported} to {self.dest_edit.text()}; "
             + (f"{refused} refused (listed below)." if refused else "nothing refused.")
+            + self._trash_note()
         )
+        self.open_button.setVisible(self.exported_folder().is_dir())
         self._show_refused(result.refused)
         self.window_.show_message(f"Exported {result.exported} memories ({refused} refused)")
+
+    def _trash_note(self) -> str:
+        """Why the count differs from the brain's: what happened to the memories in the
+        trash, when the whole brain was exported."""
+        info = self.window_.summary.info
+        trashed = int(info["deleted"]) if info else 0
+        if not trashed or self.scope_group.checkedId() != EVERYTHING:
+            return ""
+        them = (
+            f"{trashed} memory in the trash is"
+            if trashed == 1
+            else f"{trashed} memories in the trash are"
+        )
+        if self.format in LIVE_ONLY:
+            label = LABELS.get(self.format, self.format)
+            return f" The {them} not exported: {label} holds live memories only."
+        return f" The {them} included, marked deleted."
 
     def _on_failed(self, exc: BaseException) -> None:
         self._ended()

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
@@ -24,12 +24,14 @@ from PySide6.QtWidgets import (
 )
 
 from memgui.core.errors import MemguiError
-from memgui.core.io import ImportOptions, ImportPlan, ImportResult
+from memgui.core.io import ImportOptions, ImportPlan, ImportResult, fix_changes
 from memgui.ui.importing.import_jobs import APPLIED, REVERTED, UNDONE, ImportRun
 from memgui.ui.importing.import_record_editor import RecordEditor
 from memgui.ui.importing.import_report import REPORT_FILTER, save_import_report
 from memgui.ui.importing.import_review import ImportReviewPage
 from memgui.ui.importing.import_working import WorkingPage
+from memgui.ui.importing.review_tools import same_cause
+from memgui.ui.session import MigrationDeclined
 
 if TYPE_CHECKING:
     from memgui.ui.main_window import MainWindow
@@ -82,6 +84,7 @@ class ImportDialog(QDialog):
         review.options_changed.connect(self.replan)
         review.commit_requested.connect(self.commit)
         review.fix_requested.connect(self.fix_record)
+        review.fix_alike_requested.connect(lambda row: self.fix_record(row, alike=True))
         review.save_report_requested.connect(self.save_report)
         review.revert_requested.connect(self.revert)
         review.close_requested.connect(self.close)
@@ -100,6 +103,10 @@ class ImportDialog(QDialog):
         self.run.start_plan(options, self.review.collect_fixes())
 
     def commit(self) -> None:
+        session = self.window_.session
+        if session is not None and not session.agree_to_migration():
+            self.window_.show_error(str(MigrationDeclined()))
+            return
         count = self.review.accepted_count()
         self.working.start(f"Writing {count} records from {self.source.name}…")
         self.pages.setCurrentWidget(self.working)
@@ -113,15 +120,44 @@ class ImportDialog(QDialog):
             return
         self.window_.show_message(f"Reverted the import of {self.source.name}")
 
-    def fix_record(self, row: int) -> None:
+    def fix_record(self, row: int, alike: bool = False) -> None:
+        """Fix one record in the editor; with `alike`, then the others refused for the same
+        reason, the same way, in a job (`review_tools.fix_alike`)."""
         record = self.review.model.record(row)
-        if record is None:
+        plan = self.run.plan
+        if record is None or plan is None:
             return
+        others = same_cause(plan, row) if alike else []
+        before, reason = dict(record.fields), record.reason
         editor = RecordEditor(
             record, lambda _record, done, failed: self.run.check_record(row, done, failed), self
         )
-        editor.exec()
+        if others:
+            editor.note_alike(len(others))
+        fixed = editor.exec() == RecordEditor.DialogCode.Accepted
         self.review.record_fixed(row)
+        if fixed and others:
+            self._fix_others(others, fix_changes(before, record.fields), reason)
+
+    def _fix_others(self, rows: list[int], changes: dict[str, Any], reason: str) -> None:
+        self.review.fixes_label.setText(f"Fixing {len(rows)} more records the same way…")
+        self.review.fixes_label.setStyleSheet("")
+        self.review.fixes_label.show()
+
+        def done(counts: tuple[int, int]) -> None:
+            passed, failed = counts
+            for row in rows:
+                self.review.model.record_changed(row)
+            self.review.refresh_counts()
+            still = f"; {failed} still refused (fix them one by one)" if failed else ""
+            self.review.fixes_label.setText(
+                f"Fixed {passed + 1} records refused for “{reason}” the same way{still}."
+            )
+
+        def failed(why: str) -> None:
+            self.review.fixes_label.setText(f"Could not fix the others: {why}")
+
+        self.run.fix_records(rows, changes, done, failed)
 
     def save_report(self, path: str | None = None) -> Path | None:
         plan = self.run.plan

@@ -22,6 +22,8 @@ from memgui.core.errors import MemguiError
 from memgui.core.io import detect_format
 from memgui.ui.theme import colours
 
+COPY = Qt.DropAction.CopyAction
+ONLY_MOVE = "This drag can only move what it carries: drop a copy (memgui only reads it)"
 if TYPE_CHECKING:
     from memgui.ui.main_window import MainWindow
 
@@ -153,12 +155,14 @@ class DropFilter(QObject):
             session = self.window.session
             read_only = session is not None and session.read_only
             self.check = check_drop(mime, session is not None, read_only)
+            if self.check.ok and not event.possibleActions() & COPY:
+                self.check = DropCheck(None, None, ONLY_MOVE)
             self.overlay.show_check(self.check)
         if kind == QEvent.Type.Drop:
             self._dropped(event)
             return True
         if self.check.ok:
-            event.acceptProposedAction()
+            _accept_as_copy(event)
         elif kind == QEvent.Type.DragEnter:
             event.accept()  # keep receiving the drag so the overlay can say why not
         else:
@@ -178,5 +182,12 @@ class DropFilter(QObject):
             event.ignore()
             self.window.show_error(check.message if check else "Nothing to import")
             return
-        event.acceptProposedAction()
+        _accept_as_copy(event)
         self.on_drop(check.path)
+
+
+def _accept_as_copy(event: QDropEvent) -> None:
+    """Take the drag as a copy whatever it proposes: a file manager told "moved" may move
+    or delete what was dropped, and an import only reads it."""
+    event.setDropAction(COPY)
+    event.accept()

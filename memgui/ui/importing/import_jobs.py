@@ -21,6 +21,7 @@ however that came about (its own Revert button or Edit ▸ Undo / Redo).
 from __future__ import annotations
 
 from collections.abc import Callable, Generator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -35,12 +36,14 @@ from memgui.core.io import (
     ImportRecord,
     ImportResult,
     commit,
+    fix_alike,
     plan,
     revalidate,
 )
 from memgui.core.model import Changes
 from memgui.core.progress import Progress
 from memgui.ui.commands import CoreCommand
+from memgui.ui.importing.review_tools import note_text
 from memgui.ui.jobs import Job, JobFactory, JobRunner
 from memgui.ui.session import ACTOR, BrainSession
 
@@ -198,6 +201,28 @@ class ImportRun(QObject):
         def work(brain: Brain) -> Generator[Progress, None, ImportRecord]:
             yield Progress(0, 1, "checking the record again")
             return revalidate(brain, planned, row)
+
+        job = self.runner.start(CHECK_JOB, lambda: on_own_connection(self.session, work, False))
+        job.finished.connect(done)
+        job.failed.connect(lambda exc: failed(str(exc) or type(exc).__name__))
+        return job
+
+    def fix_records(
+        self,
+        rows: list[int],
+        changes: dict[str, Any],
+        done: Callable[[tuple[int, int]], None],
+        failed: Callable[[str], None],
+    ) -> Job:
+        """Fix `rows` as one record was fixed (the core's `fix_alike`) and check each again,
+        in a job on a connection of its own; `done((passed, still refused))`."""
+        if self.plan is None:
+            raise RuntimeError("nothing planned yet")
+        planned = self.plan
+
+        def work(brain: Brain) -> Generator[Progress, None, tuple[int, int]]:
+            text_for = partial(note_text, root=planned.source)
+            return fix_alike(brain, planned, rows, changes, text_for)
 
         job = self.runner.start(CHECK_JOB, lambda: on_own_connection(self.session, work, False))
         job.finished.connect(done)

@@ -91,6 +91,13 @@ def body_after_front_matter(text: str) -> str:
     return text[fences[1].end() :].lstrip("\n") if len(fences) > 1 else text
 
 
+def text_to_start_from(raw: str) -> str:
+    """What a fix of a note the reader could not read starts from: the text after its front
+    matter, or — a template holds nothing else — the whole note as written."""
+    body = body_after_front_matter(raw)
+    return body if body.strip() else raw
+
+
 def _plan_root(parent: QWidget | None) -> str | None:
     # The import window opens the editor without the plan's root; it holds the run.
     plan = getattr(getattr(parent, "run", None), "plan", None)
@@ -141,7 +148,7 @@ class RecordEditor(QDialog):
         self.raw.setObjectName("raw_source")
         self.raw.setReadOnly(True)
         self.raw_label = QLabel(f"As written in {record.source}" + _where(record))
-        self.content = QPlainTextEdit(body_after_front_matter(raw) if raw else text)
+        self.content = QPlainTextEdit(text_to_start_from(raw) if raw else text)
         self.content.setObjectName("content_edit")
         others = {k: v for k, v in record.fields.items() if k not in ("content", "embedding")}
         self.fields = QPlainTextEdit(json.dumps(others, ensure_ascii=False, indent=2, default=str))
@@ -163,6 +170,15 @@ class RecordEditor(QDialog):
         layout.addWidget(QLabel("Other fields (JSON object)"))
         layout.addWidget(self.fields, 2)
         layout.addWidget(buttons)
+
+    def note_alike(self, others: int) -> None:
+        """Say that Apply fixes `others` more records refused for the same reason."""
+        self.apply_button.setText(f"Apply to this and {others} like it")
+        self.problem.setText(
+            self.problem.text() + f"\n\nApply fixes this record, then the {others} others "
+            "refused for the same reason the same way: your changes to the other fields, "
+            "and each one's own text where none was read."
+        )
 
     def _edited_fields(self) -> dict[str, Any] | None:
         try:

@@ -19,14 +19,17 @@ more).
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QMenu,
     QPushButton,
     QSplitter,
     QTableView,
@@ -41,6 +44,12 @@ from memgui.ui.importing.import_conversations import WIDTH as CONVERSATIONS_WIDT
 from memgui.ui.importing.import_conversations import ConversationList
 from memgui.ui.importing.import_record_editor import can_edit, why_not_editable
 from memgui.ui.importing.import_review_parts import ElidedLabel, PlanOptionsBar, RecordDetail
+from memgui.ui.importing.review_tools import (
+    EndElideDelegate,
+    FormatNote,
+    NotReadDialog,
+    same_cause,
+)
 from memgui.ui.models.import_plan_model import (
     ALL_VERDICTS,
     Column,
@@ -58,6 +67,7 @@ class ImportReviewPage(QWidget):
     options_changed = Signal(object)  # ImportOptions: re-plan
     commit_requested = Signal()
     fix_requested = Signal(int)  # plan row of the record to fix
+    fix_alike_requested = Signal(int)  # ... and every other refused for the same reason
     save_report_requested = Signal()
     revert_requested = Signal()
     close_requested = Signal()
@@ -71,6 +81,8 @@ class ImportReviewPage(QWidget):
         self.proxy.setSourceModel(self.model)
         self.options_bar = PlanOptionsBar()
         self.options_bar.options_changed.connect(self.options_changed)
+        self.format_note = FormatNote()
+        self.format_note.format_chosen.connect(self._read_as)
         self.source_label = QLabel()
         self.source_label.setObjectName("source_label")
         self.source_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -81,8 +93,13 @@ class ImportReviewPage(QWidget):
         self.revert_button.setObjectName("revert_button")
         self.revert_button.clicked.connect(self.revert_requested)
         self.toggles: dict[str, QToolButton] = {}
+        # What was not read opens as a list (a tooltip of hundreds of lines outgrew the
+        # screen).
         self.not_read_label = QLabel()
         self.not_read_label.setObjectName("not_read_label")
+        self.not_read_label.setTextFormat(Qt.TextFormat.RichText)
+        self.not_read_label.setToolTip("Click for the list of what was not read")
+        self.not_read_label.linkActivated.connect(lambda _link: self.show_not_read())
         self.fixes_label = QLabel()
         self.fixes_label.setObjectName("fixes_label")
         self.fixes_label.setWordWrap(True)
@@ -95,6 +112,8 @@ class ImportReviewPage(QWidget):
         # Per plan row: the fields the plan gave an editable record (the editor replaces
         # the object on Apply, so a different object there means an edit).
         self._originals: dict[int, Any] = {}
+        self.last_menu: QMenu | None = None
+        self._committed = False
         self.table = self._build_table()
         self.conversations = ConversationList(self.model)
         self.conversations.conversation_chosen.connect(self.proxy.set_conversation)
@@ -124,6 +143,10 @@ class ImportReviewPage(QWidget):
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         table.selectionModel().currentRowChanged.connect(self._on_current)
         table.doubleClicked.connect(lambda _index: self._fix_current())
+        # A reason says first what went wrong: cut at its end, the whole on hover.
+        table.setItemDelegateForColumn(Column.REASON, EndElideDelegate(table))
+        table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        table.customContextMenuRequested.connect(self._context_menu)
         return table
 
     def _build_layout(self) -> None:
@@ -137,6 +160,19 @@ class ImportReviewPage(QWidget):
             toggle.toggled.connect(lambda on, v=verdict: self.proxy.set_verdict_shown(v, on))
             self.toggles[verdict] = toggle
             toggles.addWidget(toggle)
+        self.only_refused_button = QToolButton()
+        self.only_refused_button.setObjectName("only_refused")
+        self.only_refused_button.setText("Only refused")
+        self.only_refused_button.setToolTip("Show only the refused and error records")
+        self.only_refused_button.clicked.connect(self.show_only_refused)
+        self.show_all_button = QToolButton()
+        self.show_all_button.setObjectName("show_all")
+        self.show_all_button.setText("All")
+        self.show_all_button.setToolTip("Show every record")
+        self.show_all_button.clicked.connect(self.show_all)
+        toggles.addSpacing(12)
+        toggles.addWidget(self.only_refused_button)
+        toggles.addWidget(self.show_all_button)
         toggles.addStretch(1)
         toggles.addWidget(self.not_read_label)
         banner = QHBoxLayout()
@@ -147,6 +183,10 @@ class ImportReviewPage(QWidget):
             "Un-accept shown", "unaccept_button", self.unaccept_shown
         )
         self.fix_button = self._button("Fix record…", "fix_button", self._fix_current)
+        self.fix_alike_button = self._button(
+            "Fix all like this…", "fix_alike_button", self._fix_alike_current
+        )
+        self.fix_alike_button.hide()
         self.report_button = self._button(
             "Save refusal report…", "report_button", self.save_report_requested.emit
         )
@@ -154,7 +194,12 @@ class ImportReviewPage(QWidget):
         self.commit_button = self._button("Commit", "commit_button", self.commit_requested.emit)
         self.commit_button.setDefault(True)
         buttons = QHBoxLayout()
-        for button in (self.accept_button, self.unaccept_button, self.fix_button):
+        for button in (
+            self.accept_button,
+            self.unaccept_button,
+            self.fix_button,
+            self.fix_alike_button,
+        ):
             buttons.addWidget(button)
         buttons.addWidget(self.report_button)
         buttons.addWidget(self.fix_hint, 1)
@@ -174,6 +219,7 @@ class ImportReviewPage(QWidget):
         layout = QVBoxLayout(self)
         layout.addWidget(self.source_label)
         layout.addWidget(self.options_bar)
+        layout.addWidget(self.format_note)
         layout.addLayout(banner)
         layout.addWidget(self.fixes_label)
         layout.addLayout(toggles)
@@ -216,10 +262,10 @@ class ImportReviewPage(QWidget):
             self.table.horizontalHeader().resizeSection(column, width)
         self.source_label.setText(f"<b>{plan.source}</b> — read as {plan.format}")
         self.options_bar.set_options(plan.options, detected=plan.format)
+        self.format_note.show_plan(plan)
         not_read = len(plan.not_read)
-        self.not_read_label.setText(f"{not_read} not read" if not_read else "")
-        self.not_read_label.setToolTip(
-            "\n".join(f"{r.source}: {r.reason}" for r in plan.not_read[:40])
+        self.not_read_label.setText(
+            f'<a href="not-read">{not_read} not read…</a>' if not_read else ""
         )
         self._show_committed(None)
         self.refresh_counts()
@@ -253,7 +299,12 @@ class ImportReviewPage(QWidget):
         counts = plan.counts if plan else {}
         for verdict, button in self.toggles.items():
             count = counts.get(verdict, 0)
-            button.setText(f"{verdict} {count}")
+            label = verdict
+            if self._committed and verdict in (Verdict.NEW, Verdict.UPDATE) and plan is not None:
+                written = sum(1 for i in plan.written if plan.records[i].verdict == verdict)
+                label = f"imported ({verdict})"
+                count = written
+            button.setText(f"{label} {count}")
             button.setVisible(count > 0 or verdict != "skipped")
         self.update_commit_button()
 
@@ -264,6 +315,10 @@ class ImportReviewPage(QWidget):
         return sum(
             1 for r in plan.records if r.accepted and r.verdict in (Verdict.NEW, Verdict.UPDATE)
         )
+
+    def _accept_chosen(self, accepted: bool) -> None:
+        self.model.set_accepted(self.selected_rows(), accepted)
+        self.update_commit_button()
 
     def update_commit_button(self) -> None:
         plan, accepted = self.model.plan, self.accepted_count()
@@ -288,6 +343,13 @@ class ImportReviewPage(QWidget):
             record is not None and record.verdict in (Verdict.REFUSED, Verdict.ERROR) and bool(why)
         )
         self.fix_hint.set_full_text(why if unfixable else "")
+        alike = [] if why else same_cause(self.model.plan, self.current_row())
+        self.fix_alike_button.setText(f"Fix all {len(alike) + 1} like this…")
+        self.fix_alike_button.setToolTip(
+            f"Fix this record, then the {len(alike)} others refused for the same reason the "
+            "same way (your field changes; their own text where none was read)"
+        )
+        self.fix_alike_button.setVisible(bool(alike))
 
     def set_committed(self, summary: str | None) -> None:
         """After a commit: show its summary and the revert button; editing ends."""
@@ -298,6 +360,7 @@ class ImportReviewPage(QWidget):
 
     def _show_committed(self, summary: str | None) -> None:
         self._committed = summary is not None
+        self.model.set_committed(self._committed)
         self.summary_label.setText(summary or "")
         self.summary_label.setVisible(self._committed)
         self.revert_button.setVisible(self._committed)
@@ -331,6 +394,66 @@ class ImportReviewPage(QWidget):
         row = self.current_row()
         if row >= 0 and can_edit(self.model.record(row)) and not self._committed:
             self.fix_requested.emit(row)
+
+    def _fix_alike_current(self) -> None:
+        row = self.current_row()
+        if row >= 0 and can_edit(self.model.record(row)) and not self._committed:
+            self.fix_alike_requested.emit(row)
+
+    def _read_as(self, fmt: str) -> None:
+        plan = self.model.plan
+        if plan is not None and fmt:
+            self.options_changed.emit(replace(plan.options, format=fmt))
+
+    def show_only_refused(self) -> None:
+        for verdict, button in self.toggles.items():
+            button.setChecked(verdict in (Verdict.REFUSED, Verdict.ERROR))
+
+    def show_all(self) -> None:
+        for button in self.toggles.values():
+            button.setChecked(True)
+
+    def show_not_read(self) -> NotReadDialog | None:
+        plan = self.model.plan
+        if plan is None or not plan.not_read:
+            return None
+        dialog = NotReadDialog(plan.not_read, self)
+        dialog.open()
+        return dialog
+
+    def _context_menu(self, pos: Any) -> None:
+        index = self.table.indexAt(pos)
+        if index.isValid() and not self.table.selectionModel().isRowSelected(index.row()):
+            self.table.selectRow(index.row())
+        self.last_menu = self.record_menu()
+        self.last_menu.popup(self.table.viewport().mapToGlobal(pos))
+
+    def record_menu(self) -> QMenu:
+        """What can be done with the chosen records: the buttons' actions, and copying."""
+        menu = QMenu(self.table)
+        rows = self.selected_rows()
+        open_ = not self._committed
+        accept = menu.addAction("Accept chosen")
+        unaccept = menu.addAction("Un-accept chosen")
+        for action, value in ((accept, True), (unaccept, False)):
+            action.setEnabled(open_ and bool(rows))
+            action.triggered.connect(lambda _c=False, v=value: self._accept_chosen(v))
+        fix = menu.addAction("Fix record…")
+        fix.setEnabled(self.fix_button.isEnabled())
+        fix.triggered.connect(self._fix_current)
+        if self.fix_alike_button.isVisible():
+            alike = menu.addAction(self.fix_alike_button.text())
+            alike.triggered.connect(self._fix_alike_current)
+        menu.addSeparator()
+        menu.addAction("Show only refused").triggered.connect(self.show_only_refused)
+        menu.addAction("Show all").triggered.connect(self.show_all)
+        menu.addSeparator()
+        record = self.model.record(self.current_row())
+        copy = menu.addAction("Copy reason")
+        copy.setEnabled(record is not None and bool(record.reason))
+        if record is not None:
+            copy.triggered.connect(lambda: QGuiApplication.clipboard().setText(record.reason))
+        return menu
 
     def _on_current(self, *_args: object) -> None:
         record = self.model.record(self.current_row())

@@ -232,8 +232,18 @@ class RecordDetail(QTabWidget):
         self.side_by_side.setStretchFactor(0, 1)
         self.side_by_side.setStretchFactor(1, 1)
         self.existing_pane = existing
+        # The whole reason, however long: the table cuts it, the title elides it.
+        self.reason_label = QLabel()
+        self.reason_label.setObjectName("reason_label")
+        self.reason_label.setWordWrap(True)
+        self.reason_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        text_tab = QWidget()
+        text_column = QVBoxLayout(text_tab)
+        text_column.setContentsMargins(0, 0, 0, 0)
+        text_column.addWidget(self.reason_label)
+        text_column.addWidget(self.side_by_side, 1)
         self.fields_text = self._text_box("fields_text")
-        self.addTab(self.side_by_side, "Text")
+        self.addTab(text_tab, "Text")
         self.addTab(self.fields_text, "Fields")
         self.show_record(None, None)
 
@@ -251,7 +261,11 @@ class RecordDetail(QTabWidget):
             self.record_text.setPlainText("")
             self.fields_text.setPlainText("")
             self.existing_pane.hide()
+            self.reason_label.hide()
             return
+        field = f" ({record.problem_field})" if record.problem_field else ""
+        self.reason_label.setText(f"Why{field}: {record.reason}" if record.reason else "")
+        self.reason_label.setVisible(bool(record.reason))
         content = record.fields.get("content")
         text = content if isinstance(content, str) else _json(record.fields)
         title = f"This record — {record.verdict}"

@@ -12,8 +12,10 @@ from typing import Any, Generic, TypeVar
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, Qt
 
-from memgui.core.model import JournalEntry, Neighbour, RelatedSummary
+from memgui.core.model import JournalEntry, Neighbour, RelatedSummary, Trace
 from memgui.ui.models import Index
+from memgui.ui.models.history_text import change_details, describe_change
+from memgui.ui.models.memory_names import name_of
 from memgui.ui.models.trace_columns import format_ms
 
 Row = TypeVar("Row")
@@ -89,10 +91,20 @@ class ListTableModel(QAbstractTableModel, Generic[Row]):
         return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
 
 
+SYMMETRIC_KINDS = ("relates_to",)
+
+
+def link_direction(link: RelatedSummary) -> str:
+    """How the link reads from the shown memory: a symmetric kind goes both ways."""
+    if link.stored_kind in SYMMETRIC_KINDS:
+        return "↔ both ways"
+    return "→ to" if link.direction == "out" else "← from"
+
+
 class LinksModel(ListTableModel[RelatedSummary]):
     COLUMNS = (
         ("Kind", lambda r: r.kind),
-        ("Direction", lambda r: "→ to" if r.direction == "out" else "← from"),
+        ("Direction", lambda r: link_direction(r)),
         ("Linked", lambda r: format_ms(r.created_at)),
         ("Other memory", lambda r: r.label),
     )
@@ -102,73 +114,90 @@ class LinksModel(ListTableModel[RelatedSummary]):
 
 
 class NeighboursModel(ListTableModel[Neighbour]):
+    """Knowledge-graph neighbours: memories by their name and type, concepts by label, and
+    for a node two hops away the concept it was reached through."""
+
     COLUMNS = (
         ("Hop", lambda n: str(n.hop)),
-        ("Node type", lambda n: n.node_type),
-        ("Edge type", lambda n: n.edge_type),
-        ("Label", lambda n: n.label),
+        ("Kind", lambda n: n.node_type),  # replaced by `kind`, which knows the memories
+        ("Name", lambda n: n.label),  # replaced by `name`
+        ("Through", lambda n: f"{n.edge_type} {n.via}".strip()),
     )
 
-    def item_id(self, item: Neighbour) -> str:
-        return item.node_id
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.memories: dict[str, Trace] = {}  # the memories the nodes stand for, by id
 
+    def set_neighbours(self, items: Sequence[Neighbour], memories: dict[str, Trace]) -> None:
+        self.memories = memories
+        self.set_items(items)
 
-def named_ids(entries: Sequence[JournalEntry]) -> set[str]:
-    """The other traces journal rows name (a link's ends, what a merge absorbed)."""
-    found: set[str] = set()
-    for entry in entries:
-        if entry.op in ("link", "unlink"):
-            link = entry.after or entry.before or {}
-            found.update(str(link.get(end, "")) for end in ("from_id", "to_id"))
-        elif entry.op == "merge":
-            merged = ((entry.after or {}).get("metadata") or {}).get("merged_from") or []
-            found.update(str(i) for i in merged if isinstance(i, str))
-    found.discard("")
-    return found
+    def memory_of(self, item: Neighbour) -> Trace | None:
+        return self.memories.get(item.trace_id) if item.trace_id else None
 
+    def kind(self, item: Neighbour) -> str:
+        memory = self.memory_of(item)
+        return f"memory · {memory.type}" if memory is not None else item.node_type
 
-def describe_change(entry: JournalEntry, names: dict[str, str] | None = None) -> str:
-    """What a journal row changed, in a few words (fields that differ, or the operation);
-    another trace is named by `names` (its title or the start of its text) when known."""
-    names = names or {}
-    if entry.op in ("link", "unlink"):
-        link = entry.after or entry.before or {}
-        ends = [str(link.get(end, "")) for end in ("from_id", "to_id")]
-        shown = [f"“{names[e]}”" if e in names else e for e in ends]
-        return f"{entry.op} {link.get('kind', '')} {shown[0]} → {shown[1]}"
-    if entry.before is None:
-        return "created" if entry.op == "add" else f"{entry.op}: created"
-    if entry.after is None:
-        return f"{entry.op}: removed for good"
-    ignored = {"version", "updated_at", "metadata"}
-    fields = sorted(
-        key
-        for key in set(entry.before) | set(entry.after)
-        if key not in ignored and entry.before.get(key) != entry.after.get(key)
-    )
-    said = f"{entry.op}: {', '.join(fields)}" if fields else entry.op
-    merged = (entry.after.get("metadata") or {}).get("merged_from") if entry.op == "merge" else None
-    if isinstance(merged, list):
-        others = [names.get(i, i) for i in merged if isinstance(i, str) and i != entry.trace_id]
-        if others:
-            said += " (absorbed " + ", ".join(f"“{name}”" for name in others) + ")"
-    return said
+    def name(self, item: Neighbour) -> str:
+        memory = self.memory_of(item)
+        return name_of(memory) if memory is not None else item.label
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        shown = (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole)
+        if index.isValid() and index.column() in (1, 2) and role in shown:
+            item = self.item_at(index.row())
+            if item is not None:
+                return self.kind(item) if index.column() == 1 else self.name(item)
+        return super().data(index, role)
+
+    def item_id(self, item: Neighbour) -> str | None:
+        """The memory a double-click opens (a concept node opens none)."""
+        return item.trace_id if self.memory_of(item) is not None else None
 
 
 class HistoryModel(ListTableModel[JournalEntry]):
+    """The journal rows of one memory; what each changed names the other memories (the
+    other end of a link, what a merge took in), looked up when the rows are set."""
+
+    COLUMNS = (
+        ("When", lambda e: format_ms(e.at)),
+        ("Actor", lambda e: e.actor),
+        ("Version", lambda e: str((e.after or {}).get("version", ""))),
+        ("What changed", lambda e: ""),  # by `describe`, which knows the names
+    )
+
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.names: dict[str, str] = {}  # other traces' ids -> what names them
-        self.COLUMNS = (
-            ("When", lambda e: format_ms(e.at)),
-            ("Actor", lambda e: e.actor),
-            ("Version", lambda e: str((e.after or {}).get("version", ""))),
-            ("What changed", lambda e: describe_change(e, self.names)),
-        )
+        self.names: dict[str, str] = {}
+        self.absorbed: dict[str, list[str]] = {}
+        self.shown = ""  # the memory whose history this is
 
-    def set_entries(self, entries: Sequence[JournalEntry], names: dict[str, str]) -> None:
-        self.names = dict(names)
+    def set_history(
+        self,
+        shown: str,
+        entries: Sequence[JournalEntry],
+        names: dict[str, str],
+        absorbed: dict[str, list[str]],
+    ) -> None:
+        self.shown, self.names, self.absorbed = shown, names, absorbed
         self.set_items(entries)
+
+    def describe(self, entry: JournalEntry) -> str:
+        return describe_change(entry, self.names, self.absorbed, self.shown)
+
+    def details(self, entry: JournalEntry) -> str:
+        return change_details(entry, self.names, self.absorbed, self.shown)
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if index.isValid() and index.column() == len(self.COLUMNS) - 1:
+            entry = self.item_at(index.row())
+            if entry is not None and role in (
+                Qt.ItemDataRole.DisplayRole,
+                Qt.ItemDataRole.ToolTipRole,
+            ):
+                return self.describe(entry)
+        return super().data(index, role)
 
     def item_id(self, item: JournalEntry) -> str:
         return item.trace_id

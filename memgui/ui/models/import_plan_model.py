@@ -135,9 +135,21 @@ class ImportPlanModel(QAbstractTableModel):
         self.plan: ImportPlan | None = None
         self._rows: dict[int, tuple[str, str, str]] = {}  # row -> (source, reason, first line)
         self._chats: PlanChats | None = None
+        self.committed = False  # the verdicts of written records then read "imported"
+
+    def set_committed(self, committed: bool) -> None:
+        if committed != self.committed:
+            self.committed = committed
+            self.refresh_all()
+
+    def shown_verdict(self, row: int, record: ImportRecord) -> str:
+        if self.committed and self.plan is not None and row in self.plan.written:
+            return "imported"
+        return record.verdict
 
     def set_plan(self, plan: ImportPlan | None) -> None:
         self.beginResetModel()
+        self.committed = False
         self.plan = plan
         self._rows = {}
         self._chats = None
@@ -262,7 +274,7 @@ class ImportPlanModel(QAbstractTableModel):
             if column == Column.KIND:
                 return record.kind
             if column == Column.VERDICT:
-                return record.verdict
+                return self.shown_verdict(row, record)
             source, reason, line = self._texts(row, record)
             return (source, None, None, reason, line)[column]
         if role == PlanRole.VerdictRole:
@@ -272,7 +284,7 @@ class ImportPlanModel(QAbstractTableModel):
                 return None
             return Qt.CheckState.Checked if record.accepted else Qt.CheckState.Unchecked
         if role == Qt.ItemDataRole.ForegroundRole and column == Column.VERDICT:
-            return _brush(record.verdict)
+            return _brush(record.verdict)  # "imported" keeps its verdict's colour
         if role == Qt.ItemDataRole.ToolTipRole and column in (Column.SOURCE, Column.REASON):
             return record.source if column == Column.SOURCE else record.reason or None
         if role == PlanRole.RecordRole:

@@ -39,6 +39,7 @@ class TraceCells(QAbstractTableModel):
 
     _ids: list[str]
     _cache: dict[str, Any]
+    _snippets: dict[str, str]  # a search's line around the match, shown as the content
 
     def trace_at(self, row: int) -> Trace | None:
         """The trace of `row`, fetching its page on a miss (the model's)."""
@@ -66,7 +67,7 @@ class TraceCells(QAbstractTableModel):
             role = item.role()
             if role == _DISPLAY:
                 if trace is not None:
-                    value = _DISPLAYS[column](trace)
+                    value = self._display(trace, column)
                 else:
                     value = "(removed)" if column == CONTENT_COLUMN else None
             elif role == _ALIGNMENT:
@@ -105,7 +106,7 @@ class TraceCells(QAbstractTableModel):
                 trace = self.trace_at(row)
             if trace is GONE or trace is None:
                 return "(removed)" if index.column() == CONTENT_COLUMN else None
-            return _DISPLAYS[index.column()](trace)
+            return self._display(trace, index.column())
         if role == _ALIGNMENT:
             return _RIGHT if index.column() in NUMERIC_COLUMNS else None
         if role == _TRACE_ID:
@@ -131,6 +132,13 @@ class TraceCells(QAbstractTableModel):
         if role == _SORT_KEY:
             return COLUMNS[index.column()].sort_key(trace)
         return _tooltip(trace, index.column())  # the tooltip role
+
+    def _display(self, trace: Trace, column: int) -> str:
+        if column == CONTENT_COLUMN and self._snippets:
+            found = self._snippets.get(trace.id)
+            if found is not None:
+                return found
+        return _DISPLAYS[column](trace)
 
     def headerData(
         self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole

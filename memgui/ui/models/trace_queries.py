@@ -37,6 +37,8 @@ class QueryOutcome:
     traces: dict[str, Trace]  # prefetched rows (search hits come with their traces)
     search_mode: str | None  # None: a plain list, else the core's search mode
     rows: dict[str, int] | RowMap | None = None  # id -> row, built off the GUI thread
+    # A search's line of each memory around where it matched (the content column shows it).
+    snippets: dict[str, str] = field(default_factory=dict)
 
 
 def run_query(brain: Brain, query: TraceQuery) -> QueryOutcome:
@@ -49,7 +51,10 @@ def run_query(brain: Brain, query: TraceQuery) -> QueryOutcome:
     )
     traces = {hit.trace.id: hit.trace for hit in result.hits}
     return QueryOutcome(
-        ids=[hit.trace.id for hit in result.hits], traces=traces, search_mode=result.search_mode
+        ids=[hit.trace.id for hit in result.hits],
+        traces=traces,
+        search_mode=result.search_mode,
+        snippets={hit.trace.id: hit.snippet for hit in result.hits},
     )
 
 

@@ -83,6 +83,7 @@ class TraceTableModel(TraceCells):
         self._ids: list[str] = []
         self._rows: dict[str, int] | RowMap | None = None  # id -> row, built on first need
         self._cache: dict[str, Any] = {}
+        self._snippets: dict[str, str] = {}  # a search's lines around the match, by id
         self._search_mode: str | None = None
         self._generation = 0
         self._busy = False
@@ -214,6 +215,7 @@ class TraceTableModel(TraceCells):
         self._ids = [t.id for t in traces]
         self._rows = None
         self._cache = {t.id: t for t in traces}
+        self._snippets = {}
         self._search_mode = None
         self._first_page_of = generation
         self.endResetModel()
@@ -237,6 +239,7 @@ class TraceTableModel(TraceCells):
             self._ids = outcome.ids
             self._rows = outcome.rows
             self._cache = dict(outcome.traces)
+            self._snippets = outcome.snippets
             self._search_mode = outcome.search_mode
             if outcome.search_mode is not None and self._sort_column is not None:
                 self._sort_in_memory()
@@ -364,6 +367,7 @@ class TraceTableModel(TraceCells):
                 requery = True
                 continue
             self._cache[trace_id] = trace
+            self._snippets.pop(trace_id, None)  # a line of the old text
             self.dataChanged.emit(self.index(row, 0), self.index(row, last_column), CHANGED_ROLES)
         if requery:
             self.refresh()

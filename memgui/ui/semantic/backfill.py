@@ -115,6 +115,8 @@ class SemanticService(QObject):
     def _on_changes(self, changes: Changes, _initiator: object) -> None:
         if changes.actor != "embedding":  # not the backfill's own announcement
             self._soon.start()
+        if self.upkeep is None:
+            self._start_upkeep()  # the first write migrated an AgentOS brain: upkeep now
 
     def detach(self) -> None:
         """Before the session closes: stop the timer and the upkeep (never waiting for it)."""
@@ -137,6 +139,8 @@ class SemanticService(QObject):
         session, embedder = self.session, self._embedder_maker()
         if session is None or session.read_only or self.upkeep is not None:
             return
+        if session.migration_pending:
+            return  # its sweep and vectors are writes: an AgentOS brain waits for the person
         upkeep: Maintainer | None = None
 
         def reported(report: TickReport) -> None:  # on the upkeep thread
@@ -261,6 +265,25 @@ class SemanticService(QObject):
         self.light.show_status(status, pending, detail)
         self.status_changed.emit(status, pending)
 
+    def why_no_meaning(self) -> str:
+        """Why a search by meaning fell back to words, and what to do about it."""
+        url, model = self.config or ("", "")
+        if self.status == "down":
+            return (
+                f"Search by meaning could not run: Ollama does not answer at {url}. "
+                "Start it (`ollama serve`) or set its URL"
+            )
+        if self.status == "model missing":
+            return (
+                f"Search by meaning could not run: Ollama has no model {model}. "
+                f"Run `ollama pull {model}`, or choose another model"
+            )
+        if self.status == "checking":
+            return "Search by meaning could not run yet: Ollama has not answered"
+        waiting = f" ({self.pending} waiting)" if self.pending else ""
+        how = self.refusal or "they are embedded in the background while Ollama answers"
+        return f"Search by meaning could not run: no memory has a vector yet; {how}{waiting}"
+
     # --- the backfill ---------------------------------------------------------------------
 
     def start_backfill(self) -> bool:
@@ -292,7 +315,7 @@ class SemanticService(QObject):
     # --- settings -------------------------------------------------------------------------
 
     def edit_settings(self, parent: Any = None) -> bool:
-        dialog = SettingsDialog(self.settings, parent)
+        dialog = SettingsDialog(self.settings, parent, runner=self.runner)
         if dialog.exec() != SettingsDialog.DialogCode.Accepted:
             return False
         self.apply_settings()

@@ -7,7 +7,6 @@ the lists are short, so they come in one call each.
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, Signal
@@ -19,7 +18,9 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QPushButton,
     QSpinBox,
+    QSplitter,
     QTableView,
+    QTextBrowser,
     QVBoxLayout,
     QWidget,
 )
@@ -32,8 +33,8 @@ from memgui.ui.models.detail_models import (
     LinksModel,
     ListTableModel,
     NeighboursModel,
-    named_ids,
 )
+from memgui.ui.models.history_text import absorbed_by_merges, names_for
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
@@ -149,25 +150,33 @@ class LinksTab(DetailTab):
 
 
 class NeighboursTab(DetailTab):
+    open_requested = Signal(str)  # the trace id of a memory neighbour
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.model = NeighboursModel(self)
         self.view = _table(self.model, "Knowledge-graph neighbours")
+        self.view.setToolTip("Enter or a double-click opens a memory")
         self.depth_box = QSpinBox()
         self.depth_box.setRange(1, MAX_DEPTH)
         self.depth_box.setAccessibleName("Depth")
         self.depth_box.setToolTip("How many hops through the knowledge graph")
         caption = QLabel("De&pth")
         caption.setBuddy(self.depth_box)
+        # The concepts the memory hangs off: its nodes one hop away.
+        self.hangs_off = QLabel()
+        self.hangs_off.setObjectName("hangs_off")
+        self.hangs_off.setWordWrap(True)
         row = QHBoxLayout()
         row.addWidget(caption)
         row.addWidget(self.depth_box)
-        row.addStretch(1)
+        row.addWidget(self.hangs_off, 1)
         layout = QVBoxLayout(self)
         layout.addLayout(row)
         layout.addWidget(self.message)
         layout.addWidget(self.view, 1)
         self.depth_box.valueChanged.connect(lambda _v: self.show_trace(self.brain, self.trace))
+        self.view.activated.connect(self._open)  # Enter, and a double-click
 
     def reload(self) -> None:
         brain, trace = self.brain, self.trace
@@ -176,14 +185,10 @@ class NeighboursTab(DetailTab):
             if brain and trace
             else ([], False)
         )
-        # A node that stands for a memory (its id is the trace's) is named as the memory is.
-        memories = brain.get_many([n.node_id for n in found]) if brain and found else {}
-        self.model.set_items(
-            [
-                replace(n, label=memories[n.node_id].label) if n.node_id in memories else n
-                for n in found
-            ]  # fmt: skip
-        )
+        ids = sorted({n.trace_id for n in found if n.trace_id})
+        self.model.set_neighbours(found, brain.get_many(ids) if brain and ids else {})
+        concepts = [n.label for n in found if n.hop == 1 and self.model.memory_of(n) is None]
+        self.hangs_off.setText(f"Hangs off: {', '.join(concepts)}" if concepts else "")
         if self.trace is not None and not found:
             self.message.setText("No knowledge-graph nodes are connected to this memory.")
             self.message.show()
@@ -193,6 +198,20 @@ class NeighboursTab(DetailTab):
             )
             self.message.show()
 
+    def _open(self, index: Any) -> None:
+        item = self.model.item_at(index.row())
+        if item is None:
+            return
+        trace_id = self.model.item_id(item)
+        if trace_id is not None:
+            self.open_requested.emit(trace_id)
+            return
+        self.message.setText(
+            f"“{item.label}” is a concept ({item.node_type}), not a memory: the memories "
+            "linked to it are one hop further (Depth)."
+        )
+        self.message.show()
+
 
 class HistoryTab(DetailTab):
     restore_requested = Signal(object)  # JournalEntry whose state to bring back
@@ -201,24 +220,44 @@ class HistoryTab(DetailTab):
         super().__init__(parent)
         self.model = HistoryModel(self)
         self.view = _table(self.model, "History")
+        # What the chosen row changed, in full: restoring a version is never blind.
+        self.details = QTextBrowser()
+        self.details.setObjectName("history_details")
+        self.details.setAccessibleName("What this change did")
+        self.details.setPlaceholderText("Choose a row to see what it changed")
         self.restore_button = QPushButton("&Restore this version")
         self.restore_button.setToolTip("Bring the memory back to the state after the chosen row")
         self.restore_button.clicked.connect(self._restore)
         buttons = QHBoxLayout()
         buttons.addStretch(1)
         buttons.addWidget(self.restore_button)
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(self.view)
+        split.addWidget(self.details)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
         layout = QVBoxLayout(self)
         layout.addWidget(self.message)
-        layout.addWidget(self.view, 1)
+        layout.addWidget(split, 1)
         layout.addLayout(buttons)
+        self.view.selectionModel().currentRowChanged.connect(self._show_details)
+        self.model.modelReset.connect(lambda: self._show_details(self.view.currentIndex()))
 
     def reload(self) -> None:
         brain, trace = self.brain, self.trace
-        entries = brain.history(trace.id) if brain and trace else []
-        others = sorted(named_ids(entries))
-        names = {i: t.label for i, t in brain.get_many(others).items()} if brain and others else {}
-        self.model.set_entries(list(reversed(entries)), names)  # newest first
+        entries = list(reversed(brain.history(trace.id))) if brain and trace else []
+        shown = trace.id if trace else ""
+        if brain is not None:
+            names = names_for(entries, brain.get_many, shown)
+            absorbed = absorbed_by_merges(entries, brain.batch_entries)
+        else:
+            names, absorbed = {}, {}
+        self.model.set_history(shown, entries, names, absorbed)  # newest first
         self.restore_button.setEnabled(not _read_only(self.brain))
+
+    def _show_details(self, index: Any) -> None:
+        entry = self.model.item_at(index.row()) if index.isValid() else None
+        self.details.setHtml(self.model.details(entry) if entry is not None else "")
 
     def _restore(self) -> None:
         rows = self.view.selectionModel().selectedRows()

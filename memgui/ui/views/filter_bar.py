@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QStringListModel, Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
+    QCompleter,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -14,7 +15,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memgui.core.model import CATEGORIES, INGEST_CATEGORIES, SCOPES, TYPES, TraceFilter
+from memgui.core.model import CATEGORIES, INGEST_CATEGORIES, SCOPES, TYPES, Facets, TraceFilter
 from memgui.ui.views.flow_layout import FlowLayout
 
 ANY = "Any"
@@ -31,7 +32,7 @@ def _choice_box(name: str, choices: tuple[str, ...], tip: str) -> QComboBox:
     box.setObjectName(f"filter_{name.lower().replace(' ', '_')}")
     # Shrink with the window instead of forcing a wide minimum.
     box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-    box.setMinimumContentsLength(6)
+    box.setMinimumContentsLength(8)  # "Any (22)"; the list shows each choice with its count
     return box
 
 
@@ -59,6 +60,12 @@ class FilterBar(QWidget):
         self.tag_edit.setToolTip("Exact tag, case-sensitive")
         self.tag_edit.setClearButtonEnabled(True)
         self.tag_edit.setFixedWidth(120)
+        self.tag_model = QStringListModel(self)
+        completer = QCompleter(self.tag_model, self.tag_edit)
+        completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        completer.setFilterMode(Qt.MatchFlag.MatchContains)
+        completer.setModelSorting(QCompleter.ModelSorting.UnsortedModel)
+        self.tag_edit.setCompleter(completer)
         self.trash_check = QCheckBox("Trash")
         self.trash_check.setAccessibleName("Trash view")
         self.trash_check.setToolTip(
@@ -97,6 +104,20 @@ class FilterBar(QWidget):
         for edit in (self.scope_id_edit, self.tag_edit):
             edit.textChanged.connect(self._text_timer.start)
             edit.returnPressed.connect(self._emit)
+
+    def set_facets(self, facets: Facets) -> None:
+        """Show beside each choice how many memories of the view have it, and complete the
+        tag field with the tags in use (the most used first)."""
+        for box, counts in (
+            (self.type_box, facets.types),
+            (self.scope_box, facets.scopes),
+            (self.category_box, facets.categories),
+        ):
+            box.setItemText(0, f"{ANY} ({facets.total})")
+            for index in range(1, box.count()):
+                value = box.itemData(index)
+                box.setItemText(index, f"{value} ({counts.get(value, 0)})")
+        self.tag_model.setStringList(list(facets.tags))
 
     def current_filter(self) -> TraceFilter:
         return TraceFilter(

@@ -11,6 +11,8 @@ core rejects shows the core's own message under the field, never a dialog.
 
 from __future__ import annotations
 
+import html
+
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
 
@@ -62,6 +64,14 @@ class SearchBar(QWidget):
         self.error_label.setWordWrap(True)
         self.error_label.setStyleSheet(f"color: {colours.ERROR};")
         self.error_label.hide()
+        # Why a search by meaning answered by words only, and what to do (beside the results).
+        self.meaning_note = QLabel()
+        self.meaning_note.setObjectName("meaning_note")
+        self.meaning_note.setAccessibleName("Search by meaning")
+        self.meaning_note.setWordWrap(True)
+        self.meaning_note.setTextFormat(Qt.TextFormat.RichText)
+        self.meaning_note.setOpenExternalLinks(False)
+        self.meaning_note.hide()
 
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)
@@ -73,6 +83,7 @@ class SearchBar(QWidget):
         layout.setSpacing(2)
         layout.addLayout(row)
         layout.addWidget(self.error_label)
+        layout.addWidget(self.meaning_note)
 
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
@@ -95,6 +106,16 @@ class SearchBar(QWidget):
             raise ValueError(f"mode must be one of {', '.join(m for m, _, _ in MODES)} ({mode!r})")
         self.mode_box.setCurrentIndex(index)
 
+    def clear(self) -> None:
+        """Empty the field without searching (another brain was opened)."""
+        self._timer.stop()
+        self.field.blockSignals(True)
+        self.field.setText("")
+        self.field.blockSignals(False)
+        self._last_emitted = ""
+        self.status_label.setText("")
+        self.error_label.hide()
+
     def set_query(self, text: str) -> None:
         """Set the text and search at once (no debounce)."""
         self.field.setText(text)
@@ -103,6 +124,7 @@ class SearchBar(QWidget):
     def show_result(self, mode: str | None, count: int) -> None:
         """Show how the last query ran; `mode` None means no search is active."""
         self.error_label.hide()
+        self.meaning_note.hide()
         if mode is None:
             self.status_label.setText("")
         else:
@@ -122,6 +144,17 @@ class SearchBar(QWidget):
                     else ""
                 )
             )
+
+    def show_meaning_note(self, text: str) -> None:
+        """Say why search by meaning did not run ('' hides it); `code` spans as code."""
+        if not text:
+            self.meaning_note.hide()
+            return
+        parts = html.escape(text).split("`")
+        shown = "".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(parts))
+        link = '<a href="settings">Search settings…</a>'
+        self.meaning_note.setText(f"⚠ {shown} ({link})")
+        self.meaning_note.show()
 
     def show_error(self, message: str) -> None:
         self.status_label.setText("")

@@ -11,6 +11,7 @@ from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QLineEdit, QSizePolicy, QToolButton, QWidget
 
 from memgui.ui.views.flow_layout import FlowLayout
+from memgui.ui.views.undo_keys import is_redo, is_undo
 
 CHIP_STYLE = """
 QToolButton { border: 1px solid palette(mid); border-radius: 10px; padding: 1px 8px;
@@ -99,13 +100,23 @@ class TagEditor(QWidget):
     def _add_from_field(self) -> None:
         for part in self.field.text().split(","):
             self.add_tag(part)
-        self.field.clear()
+        self.field.setText("")  # and its undo history: the text became chips
 
     def _on_text_edited(self, text: str) -> None:
         if "," in text:
             self._add_from_field()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if (
+            watched is self.field
+            and event.type() == QEvent.Type.ShortcutOverride
+            and isinstance(event, QKeyEvent)
+            and not self.field.text()
+            and (is_undo(event) or is_redo(event))
+        ):
+            # The empty field has nothing of its own to undo: the window's Undo and Redo
+            # (the last save) take the keys, as in the content box.
+            return True  # left unaccepted: the window's shortcut runs
         if event.type() != QEvent.Type.KeyPress or not isinstance(event, QKeyEvent):
             return False
         key = event.key()

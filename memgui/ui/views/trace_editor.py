@@ -15,7 +15,6 @@ from PySide6.QtCore import QEvent, QObject, Signal
 from PySide6.QtGui import (
     QColor,
     QKeyEvent,
-    QKeySequence,
     QSyntaxHighlighter,
     QTextCharFormat,
     QTextDocument,
@@ -49,12 +48,13 @@ from memgui.core.model import (
 from memgui.ui.models.trace_columns import format_ms
 from memgui.ui.theme import colours
 from memgui.ui.views.conflict_view import ConflictView
+from memgui.ui.views.field_words import in_field_words
 from memgui.ui.views.tag_editor import TagEditor
+from memgui.ui.views.undo_keys import is_redo, is_undo
 
 UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 604_800, "y": 31_557_600}
 _TTL = re.compile(r"^\s*(\d+)\s*([smhdwy]?)\s*$")
 ERROR_STYLE = f"color: {colours.ERROR};"
-REDO_KEYS = (QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y"))
 
 
 def parse_ttl(text: str) -> int | None:
@@ -228,9 +228,9 @@ class TraceEditor(QWidget):
             and isinstance(event, QKeyEvent)
         ):
             document = self.content.document()
-            if _is_undo(event) and not document.isUndoAvailable():
+            if is_undo(event) and not document.isUndoAvailable():
                 return True  # left unaccepted: the window's shortcut runs
-            if _is_redo(event) and not document.isRedoAvailable():
+            if is_redo(event) and not document.isRedoAvailable():
                 return True
         return super().eventFilter(watched, event)
 
@@ -425,7 +425,7 @@ class TraceEditor(QWidget):
             try:
                 check(value)
             except InvalidArgument as exc:
-                problems[field] = str(exc)
+                problems[field] = in_field_words(exc)
         for field, label in self.errors.items():
             label.setText(problems.get(field, ""))
             label.setVisible(field in problems)
@@ -436,7 +436,7 @@ class TraceEditor(QWidget):
         """Put an error the core raised on save under its field (or the content field)."""
         field = exc.field.split("[", 1)[0]
         label = self.errors.get(field, self.errors["content"])
-        label.setText(str(exc))
+        label.setText(in_field_words(exc))
         label.show()
 
     def changes(self) -> dict[str, Any]:
@@ -500,7 +500,9 @@ class TraceEditor(QWidget):
             self.rebase(self._theirs)
 
     def _on_edited(self, *_args: object) -> None:
-        if self._loading:
+        # Nothing loaded (no memory chosen): the empty form is no edit to check. The search
+        # highlighter restyling the empty text reports it as a change.
+        if self._loading or (self.trace is None and not self._new):
             return
         # Compare with what was loaded: format-only changes (the search highlighter) and
         # edits undone by hand leave the editor clean.
@@ -529,16 +531,3 @@ def _label(text: str, buddy: QWidget) -> QLabel:
     label = QLabel(text)
     label.setBuddy(buddy)
     return label
-
-
-def _key_sequence(event: QKeyEvent) -> QKeySequence:
-    return QKeySequence(event.keyCombination())
-
-
-def _is_undo(event: QKeyEvent) -> bool:
-    return event.matches(QKeySequence.StandardKey.Undo)
-
-
-def _is_redo(event: QKeyEvent) -> bool:
-    pressed = _key_sequence(event)
-    return event.matches(QKeySequence.StandardKey.Redo) or pressed in REDO_KEYS

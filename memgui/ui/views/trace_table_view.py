@@ -2,8 +2,16 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QAbstractItemModel, QByteArray, QModelIndex, QPoint, QSettings, Qt
-from PySide6.QtGui import QKeyEvent
+from PySide6.QtCore import (
+    QAbstractItemModel,
+    QByteArray,
+    QItemSelectionModel,
+    QModelIndex,
+    QPoint,
+    QSettings,
+    Qt,
+)
+from PySide6.QtGui import QFocusEvent, QKeyEvent
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QMenu, QTableView, QWidget
 
 from memgui.ui.models.trace_columns import COLUMNS, CONTENT_COLUMN, TITLE_COLUMN, TITLE_POSITION
@@ -12,6 +20,10 @@ from memgui.ui.views.delegates import HighlightDelegate
 HEADER_STATE_KEY = "trace_table/header_state"
 COLUMN_COUNT_KEY = "trace_table/columns"  # how many columns the saved layout knew
 HIDDEN_BY_DEFAULT = ("Scope id", "Last accessed", "Expires", "Version")
+MOVES = (
+    Qt.Key.Key_Home, Qt.Key.Key_End, Qt.Key.Key_Up, Qt.Key.Key_Down,
+    Qt.Key.Key_PageUp, Qt.Key.Key_PageDown,
+)  # fmt: skip
 
 
 class TraceTableView(QTableView):
@@ -97,6 +109,26 @@ class TraceTableView(QTableView):
             self.focusNextPrevChild(event.key() == Qt.Key.Key_Tab)
             return
         super().keyPressEvent(event)
+        if event.key() in MOVES and not event.modifiers() & Qt.KeyboardModifier.ControlModifier:
+            self._select_current_if_none()
+
+    def focusInEvent(self, event: QFocusEvent) -> None:
+        super().focusInEvent(event)
+        if event.reason() != Qt.FocusReason.MouseFocusReason:  # a click selects by itself
+            self._select_current_if_none()
+
+    def _select_current_if_none(self) -> None:
+        """Qt makes a row current without selecting it (focus reaching an unselected table,
+        Home on that row): the actions work on the selection, so it follows the focus."""
+        selection = self.selectionModel()
+        current = self.currentIndex()
+        if selection is None or not current.isValid() or selection.hasSelection():
+            return
+        selection.setCurrentIndex(
+            current,
+            QItemSelectionModel.SelectionFlag.ClearAndSelect
+            | QItemSelectionModel.SelectionFlag.Rows,
+        )
 
     def set_search_terms(self, query: str) -> None:
         self.highlight_delegate.set_query(query)

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QPushButton, QVBoxLayout, QWidget
 
 from memgui.ui.theme.icons import icon
 
 
 class WelcomePage(QWidget):
-    import_requested = Signal()
+    import_requested = Signal()  # a file
+    import_folder_requested = Signal()  # a folder: a vault, a Markdown folder, a split export
     open_requested = Signal()
     sample_requested = Signal()
     new_memory_requested = Signal()
@@ -30,13 +31,23 @@ class WelcomePage(QWidget):
         text.setAlignment(Qt.AlignmentFlag.AlignCenter)
         text.setWordWrap(True)
 
-        self.import_button = self._button("&Import…", "import", "Import memories from a file")
+        self.import_button = self._button(
+            "&Import…", "import", "Import memories from a file or a folder"
+        )
+        # A file or a folder: one dialog cannot ask for either, so the button asks which.
+        choices = QMenu(self.import_button)
+        choices.addAction("A &file… (ChatGPT export, JSON, JSONL, CSV, brain)").triggered.connect(
+            self.import_requested
+        )
+        choices.addAction("A f&older… (Obsidian vault, Markdown notes)").triggered.connect(
+            self.import_folder_requested
+        )
+        self.import_button.setMenu(choices)
         self.open_button = self._button("&Open…", "open", "Open another brain file")
         self.sample_button = self._button(
             "Open &sample brain", "memgui", "Open a copy of the small sample brain"
         )
         self.new_button = self._button("&New memory", "new", "Write the first memory by hand")
-        self.import_button.clicked.connect(self.import_requested)
         self.open_button.clicked.connect(self.open_requested)
         self.sample_button.clicked.connect(self.sample_requested)
         self.new_button.clicked.connect(self.new_memory_requested)
@@ -46,6 +57,13 @@ class WelcomePage(QWidget):
         for button in (self.import_button, self.open_button, self.sample_button, self.new_button):
             buttons.addWidget(button)
         buttons.addStretch(1)
+        drop_hint = QLabel(
+            "Or drop a file or a folder — an Obsidian vault, a ChatGPT export — anywhere on "
+            "this window."
+        )
+        drop_hint.setObjectName("drop_hint")
+        drop_hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        drop_hint.setWordWrap(True)
         layout = QVBoxLayout(self)
         layout.addStretch(2)
         layout.addWidget(title)
@@ -54,6 +72,8 @@ class WelcomePage(QWidget):
         layout.addWidget(text)
         layout.addSpacing(16)
         layout.addLayout(buttons)
+        layout.addSpacing(8)
+        layout.addWidget(drop_hint)
         layout.addStretch(3)
 
     def set_brain_path(self, path: str) -> None:

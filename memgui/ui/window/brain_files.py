@@ -37,6 +37,17 @@ def default_brain_path() -> Path:
     return Path(platformdirs.user_data_dir("memgui")) / "brain.sqlite"
 
 
+def free_brain_name(folder: Path, stem: str = "brain") -> Path:
+    """`brain.sqlite` in `folder`, or the first of `brain-2.sqlite`, `brain-3.sqlite`… not
+    taken (the open brain's name is taken)."""
+    candidate = folder / f"{stem}.sqlite"
+    number = 2
+    while candidate.exists():
+        candidate = folder / f"{stem}-{number}.sqlite"
+        number += 1
+    return candidate
+
+
 class BrainFiles(QObject):
     def __init__(self, window: MainWindow) -> None:
         super().__init__(window)
@@ -50,6 +61,7 @@ class BrainFiles(QObject):
         window.welcome.open_requested.connect(self.choose_and_open)
         window.welcome.sample_requested.connect(self.open_sample)
         window.welcome.import_requested.connect(self.start_import)
+        window.welcome.import_folder_requested.connect(lambda: self.start_import(folder=True))
 
     # --- opening ------------------------------------------------------------------------
 
@@ -110,11 +122,33 @@ class BrainFiles(QObject):
             self.open_path(path)
 
     def choose_and_create(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(
-            self.window, "New brain", str(Path(self._start_dir()) / "brain.sqlite"), BRAIN_FILTER
-        )
+        proposed = str(free_brain_name(self._new_brain_dir()))
+        path, _ = QFileDialog.getSaveFileName(self.window, "New brain", proposed, BRAIN_FILTER)
         if path:
-            self.open_path(path)  # the core creates a missing file on open
+            self.create_new(Path(path))
+
+    def create_new(self, path: Path) -> bool:
+        """Make a new, empty brain at `path` and open it. An existing file is never replaced
+        (the open brain least of all) and never opened in its stead: the person says so."""
+        session = self.window.session
+        if session is not None and path.exists() and path.samefile(session.path):
+            self.window.show_error(
+                f"{path.name} is the brain open now: a new brain needs a file of its own"
+            )
+            return False
+        if path.exists():
+            self.window.show_error(
+                f"{path.name} exists already: a new brain needs a new file "
+                "(File ▸ Open opens this one)"
+            )
+            return False
+        return self.open_path(path)
+
+    def _new_brain_dir(self) -> Path:
+        session = self.window.session
+        if session is not None and not session.temporary:
+            return Path(session.path).parent
+        return Path(self._start_dir())
 
     def open_sample(self) -> bool:
         try:
@@ -127,9 +161,9 @@ class BrainFiles(QObject):
             self.window.show_message(f"Opened a copy of the sample brain in {path.parent}")
         return opened
 
-    def start_import(self) -> None:
+    def start_import(self, folder: bool = False) -> None:
         if self.window.session is not None:
-            run_import_dialog(self.window)
+            run_import_dialog(self.window, folder=folder)
 
     # --- recent files -------------------------------------------------------------------
 

@@ -113,6 +113,10 @@ class LiveWatcher(QObject):
         self._version = session.brain.data_version()
         self._last_id = session.brain.last_journal_id()
         self._paged_at: int | None = None  # the data version a full page was read at
+        # The data version moves for this process's own checkpoints and second connections
+        # too: commits counted at the last look tell another program's change from those.
+        self._counts = session.brain.commit_counts()
+        self._suspected = False  # another program seemed to write: confirmed at the next look
 
     def start(self) -> None:
         self._timer.start()
@@ -151,11 +155,9 @@ class LiveWatcher(QObject):
         if not entries and paged_at == version:
             return  # the pages of a write ended at a page's edge: nothing else changed
         if not entries:
-            # Another program wrote without a journal (an AgentOS agent): re-read all.
-            self.session.bus.publish_external(Changes(kind="reset", actor="another program"))
-            self.external_changed.emit(Changes(kind="reset"), "the brain changed on disk")
-            self.journal_moved.emit()
+            self._unjournaled_change()
             return
+        self._counts, self._suspected = brain.commit_counts(), False  # the journal tells
         self._last_id = entries[-1].id
         if len(entries) == PAGE:
             # More rows may wait: read the next page soon. An empty one then means nothing
@@ -163,6 +165,30 @@ class LiveWatcher(QObject):
             self._paged_at = version
             self._version = -1
             self._next_page.start()
+        self._publish(entries)
+
+    def _unjournaled_change(self) -> None:
+        """The data version moved with no journal row: this process's own checkpoint or
+        indexing (nothing to do), another program writing without a journal (an AgentOS
+        agent: re-read all and say so), or another program closing the file (which may have
+        written first: re-read all, quietly)."""
+        brain = self.session.brain
+        now = brain.commit_counts()
+        who = brain.who_changed(self._counts, now)
+        if who == "others" and not self._suspected:
+            # This process's commit on another connection may be counted a moment late.
+            self._suspected = True
+            self._version = -1  # look again at the next tick, moved or not
+            return
+        self._counts, self._suspected = now, False
+        if who == "nobody":
+            return
+        self.session.bus.publish_external(Changes(kind="reset", actor="another program"))
+        if who == "others":
+            self.external_changed.emit(Changes(kind="reset"), "the brain changed on disk")
+        self.journal_moved.emit()
+
+    def _publish(self, entries: list[JournalEntry]) -> None:
         by_actor: dict[str, list[JournalEntry]] = defaultdict(list)
         for entry in entries:
             if entry.op in NOT_MEMORY_OPS:

@@ -17,6 +17,7 @@ from memgui.core.model import JournalEntry, RelatedSummary, Trace
 from memgui.ui import commands as cmd
 from memgui.ui.dialogs.merge_dialog import MergeDialog
 from memgui.ui.dialogs.trace_picker import TracePicker
+from memgui.ui.models.memory_names import name_of
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
@@ -56,6 +57,29 @@ class Asker:
             QMessageBox.StandardButton.Cancel,
         )
         return answer == QMessageBox.StandardButton.Yes
+
+    def migration(self, plan: Any) -> bool:
+        """May memgui's first write migrate this older brain (what changes, the backup)?"""
+        box = QMessageBox(self.window)
+        box.setIcon(QMessageBox.Icon.Information)
+        box.setWindowTitle("Migrate this brain?")
+        what = (
+            "an AgentOS brain" if plan.agentos else f"a memgui brain of schema {plan.from_version}"
+        )
+        box.setText(
+            f"This is {what}. Your first change migrates it to memgui's schema "
+            f"{plan.to_version}, once; after that it opens as it is."
+        )
+        changes = "".join(f"<li>{change}</li>" for change in plan.changes)
+        box.setInformativeText(
+            f"<ul>{changes}</ul>Before anything changes, a backup of the whole file is "
+            f"written to<br><b>{plan.backup}</b>"
+        )
+        migrate = box.addButton("Migrate and save", QMessageBox.ButtonRole.AcceptRole)
+        box.addButton("Keep it as it is", QMessageBox.ButtonRole.RejectRole)
+        box.setDefaultButton(migrate)
+        box.exec()
+        return box.clickedButton() is migrate
 
     def tag(self, title: str, choices: list[str] | None) -> str | None:
         if choices:
@@ -258,8 +282,20 @@ class WindowEdits(QObject):
         self._push(cmd.LinkCommand(self.session, *ends, link.stored_kind, add=False))
 
     def open_trace(self, trace_id: str) -> None:
-        if not self.window.select_id(trace_id):
-            self.window.show_message(f"{trace_id} is not in the current list (check the filters)")
+        if self.window.select_id(trace_id):
+            return
+        found = self.session.brain.get_many([trace_id]).get(trace_id)
+        if found is None:
+            self.window.show_message("That memory is no longer in the brain")
+        elif found.deleted and not self.window.filter_bar.trash_check.isChecked():
+            self.window.show_message(
+                f"“{name_of(found)}” is in the trash (Ctrl+Shift+D shows the trash)"
+            )
+        else:
+            self.window.show_message(
+                f"“{name_of(found)}” is not in the list: the search or a filter hides it "
+                "(Esc in the filter bar clears them)"
+            )
 
     def restore_version(self, entry: JournalEntry) -> None:
         try:

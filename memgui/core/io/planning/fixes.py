@@ -12,12 +12,13 @@ record in the new plan is dropped, and reported once.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from memgui.core.io.records import TRACE
+from memgui.core.io.records import ERROR, REFUSED, TRACE, ImportRecord
 from memgui.core.io.writing.commit import revalidate
+from memgui.core.progress import Progress
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
@@ -86,6 +87,41 @@ class Fixes:
             kept.append(row)
             carried.by_source[source] = dict(changed)
         return CarriedFixes(tuple(kept), tuple(dropped), originals, carried)
+
+
+def fix_changes(before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str, Any]:
+    """The part of a person's fix of one record that applies to others alike: the fields
+    they changed, not the text (each record keeps its own)."""
+    changed = diff(before, after)
+    changed.pop("content", None)
+    return changed
+
+
+def fix_alike(
+    brain: Brain,
+    plan: ImportPlan,
+    rows: Sequence[int],
+    changed: Mapping[str, Any],
+    text_for: Callable[[ImportRecord], str],
+) -> Generator[Progress, None, tuple[int, int]]:
+    """Fix `rows` as one record was fixed (records refused for the same reason): `changed`
+    (`fix_changes`) laid over each, and where the reader read no text, `text_for(record)`
+    (the app gives the note's own text); each is checked again against the brain. A job;
+    returns (now passing, still refused)."""
+    passed = failed = 0
+    total = len(rows)
+    for done, row in enumerate(rows):
+        yield Progress(done, total, f"fixing {done} of {total} records the same way")
+        record = plan.records[row]
+        fields = _fixed(record.fields, changed, plan)
+        if not str(fields.get("content") or "").strip():
+            fields["content"] = text_for(record)
+        record.fields = fields
+        if revalidate(brain, plan, row).verdict in (REFUSED, ERROR):
+            failed += 1
+        else:
+            passed += 1
+    return passed, failed
 
 
 def _fixed(

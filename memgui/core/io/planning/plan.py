@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memgui.core.errors import InvalidArgument
-from memgui.core.io.detect import detect_format
+from memgui.core.io.detect import detect_format, looks_like_vault
 from memgui.core.io.options import ImportOptions
 from memgui.core.io.planning import classify
 from memgui.core.io.readers import READERS
@@ -63,6 +63,9 @@ class ImportPlan:
     written: set[int] = field(default_factory=set)  # indexes a commit of this plan wrote
     # A re-plan: the person's fixes of the plan before, laid over this one (`fixes.py`).
     carried_fixes: CarriedFixes | None = None
+    # A format that would read the source better than the one detected (a folder of notes
+    # with [[wikilinks]] but no .obsidian folder: "obsidian"), for the person to choose.
+    suggested_format: str | None = None
 
     @property
     def counts(self) -> dict[str, int]:
@@ -165,6 +168,8 @@ def plan(
     fmt = resolve_format(path, options)
     _check_source(path, fmt)
     result = ImportPlan(source=str(path), format=fmt, brain_id=brain.brain_id, options=options)
+    if options.format == "auto" and fmt == "markdown" and looks_like_vault(path):
+        result.suggested_format = "obsidian"
     yield Progress(0, None, f"reading {path.name} as {fmt}")
     read = READERS[fmt](path, options=replace(options, target_brain_id=brain.brain_id))
     for event in read:

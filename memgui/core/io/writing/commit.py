@@ -39,7 +39,8 @@ from memgui.core.search import fulltext
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
 
-PROGRESS_EVERY = 2000
+PROGRESS_EVERY = 500
+INDEX_BATCH = 1000  # rows indexed between two progress reports (one statement per index)
 
 
 @dataclass
@@ -158,9 +159,17 @@ def _commit(
                     if cancel_requested is not None and cancel_requested():
                         raise Cancelled("the import was cancelled; nothing was written")
                     yield Progress(done, total, f"wrote {done} of {total} records")
+            # The rows still held for bulk inserts, the links and vectors; then both
+            # full-text indexes, the longest part of a big import: each phase says so, and
+            # the index its progress, so the bar never stands at the rows' end meanwhile.
+            yield Progress(0, None, f"storing {total} records and their links")
             writer.finish()
             written = writer.written
-            fulltext.flush_in_transaction(brain.db)
+            waiting = fulltext.pending_count(brain.db)
+            yield Progress(0, waiting, f"indexing {waiting} memories for search")
+            steps = fulltext.flushing(brain.db, INDEX_BATCH)
+            for indexed in steps:
+                yield Progress(indexed, waiting, f"indexed {indexed} of {waiting} for search")
             result.batch_id = batch.batch_id if (written or writer.wrote_any) else None
         plan.written |= written  # after the transaction committed: a re-commit skips them
         result.changes = write.changes if result.batch_id else None

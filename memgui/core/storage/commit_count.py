@@ -1,0 +1,93 @@
+"""Who changed a brain: another program, or this process.
+
+`PRAGMA data_version` moves for every commit another connection makes, this process's own
+included (its readers index what is pending before a search, an import commits on a
+connection of its own), and whenever the WAL index changes without a commit: this process's
+checkpoint thread starts the WAL over after every quiet second, and another program closing
+the file folds the WAL back and starts its index over. To tell another program's write from
+those, a window compares two counts between its looks:
+
+- the WAL index's `iChange`, which SQLite increments at every commit by anyone and never at
+  a checkpoint (the `-shm` file's header, https://www.sqlite.org/walformat.html §2.2), and
+- the commits of this process's connections to the same file, counted by their WAL hook.
+
+More commits than this process made: another program wrote. The count going down: another
+program closed the file and its index started over, so whether it wrote first cannot be
+told. The hook runs just after the commit reaches the WAL index, so a commit of this
+process may show in the first count a moment before the second: a caller confirms "another
+program" at its next look before it acts on it.
+"""
+
+from __future__ import annotations
+
+import struct
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+# WalIndexHdr: iVersion, unused, iChange, isInit, bigEndCksum, szPage, mxFrame, nPage.
+_HEADER = struct.Struct("=IIIBBHII")
+_HEADER_BYTES = 48  # the header is stored twice, one copy after the other
+_WAL_INDEX_VERSION = 3007000
+_READ_TRIES = 3  # the two copies differ while a writer updates them: read again
+
+NOBODY, OTHERS, UNKNOWN = "nobody", "others", "unknown"
+
+_lock = threading.Lock()
+_local: dict[tuple[int, int], int] = {}
+
+
+@dataclass(frozen=True, slots=True)
+class CommitCounts:
+    """Commits to one brain file: by anyone (None without a readable WAL index, as for a
+    file opened immutable) and by this process's connections."""
+
+    anyone: int | None
+    here: int
+
+
+def commits_in_wal_index(path: Path) -> int | None:
+    """The WAL index's commit counter of the brain at `path`, or None when there is no
+    readable WAL index (a file opened immutable, no `-shm` yet, another format)."""
+    for _ in range(_READ_TRIES):
+        try:
+            with open(f"{path}-shm", "rb") as shm:
+                head = shm.read(2 * _HEADER_BYTES)
+        except OSError:
+            return None
+        if len(head) < 2 * _HEADER_BYTES:
+            return None
+        if head[:_HEADER_BYTES] != head[_HEADER_BYTES:]:
+            continue
+        version, _unused, changes, initialised, *_rest = _HEADER.unpack_from(head)
+        if version != _WAL_INDEX_VERSION or not initialised:
+            return None
+        return int(changes)
+    return None
+
+
+def note_local_commit(identity: tuple[int, int] | None) -> None:
+    """A connection of this process committed to the file `identity` (device, inode)."""
+    if identity is None:
+        return
+    with _lock:
+        _local[identity] = _local.get(identity, 0) + 1
+
+
+def local_commits(identity: tuple[int, int] | None) -> int:
+    """How many commits this process's connections made to the file `identity`."""
+    with _lock:
+        return _local.get(identity, 0) if identity is not None else 0
+
+
+def who_changed(then: CommitCounts, now: CommitCounts) -> str:
+    """Who changed the file between two looks that saw its data version move: `NOBODY`
+    else (this process's own commits or checkpoints), `OTHERS`, or `UNKNOWN` (another
+    program closed the file, and may have written before)."""
+    if then.anyone is None or now.anyone is None:
+        # No WAL index (a file opened immutable, which this process never writes): the
+        # file itself changed, so another program wrote, unless this process did.
+        return OTHERS if now.here == then.here else NOBODY
+    if now.anyone < then.anyone:
+        return UNKNOWN
+    return OTHERS if now.anyone - then.anyone > now.here - then.here else NOBODY
