@@ -141,16 +141,21 @@ class MigrationPlan:
         return self.from_version == 0
 
 
+_TITLES_INDEXED = "memgui's full-text index takes each memory's title, so a search finds it"
 _CHANGES_FROM = {
     0: (
         "memgui's columns are added to the memories (version, scope id, category, expiry, "
         "embedding status); nothing AgentOS stores is changed or removed",
         "memgui's tables are added: the journal (history and undo), links, and a full-text "
-        "index that finds words in every script",
+        "index that finds words in every script and each memory's title",
         "triggers are added that note other programs' writes; AgentOS keeps reading and "
         "writing the brain",
     ),
-    1: ("triggers are added that note other programs' writes (AgentOS's among them)",),
+    1: (
+        "triggers are added that note other programs' writes (AgentOS's among them)",
+        _TITLES_INDEXED,
+    ),
+    2: (_TITLES_INDEXED,),
 }
 
 

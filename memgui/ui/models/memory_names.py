@@ -1,8 +1,7 @@
 """How the app names a memory wherever it mentions one: its title, else the start of its
-text — never a raw id, which tells a person nothing.
-
-A title is `metadata["title"]` (a note's title, a conversation's): when a memory has one,
-that is its name.
+text — never a raw id, which tells a person nothing. The rule is the core's
+(`Trace.label`: `metadata.title`, else `summary_of` the text); here names are cut shorter,
+for a line of the history or a message.
 """
 
 from __future__ import annotations
@@ -10,23 +9,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from memgui.core.model import Trace
+from memgui.core.model import Trace, summary_of, title_of
 
 NAME_CHARS = 60
-TITLE_KEY = "title"
 GONE = "a memory no longer in the brain"
 
 
 def memory_name(content: str, metadata: Mapping[str, Any] | None = None) -> str:
-    """The title in `metadata`, else the first line of `content`, cut to `NAME_CHARS`."""
-    title = (metadata or {}).get(TITLE_KEY)
-    if isinstance(title, str) and title.strip():
-        text = title.strip()
-    else:
-        text = next((line.strip() for line in content.splitlines() if line.strip()), "")
-    if not text:
-        return "(empty)"
-    return text if len(text) <= NAME_CHARS else text[: NAME_CHARS - 1].rstrip() + "…"
+    """The title in `metadata`, else the start of `content`'s first line, in `NAME_CHARS`."""
+    title = title_of(dict(metadata) if metadata is not None else None)
+    if title is None:
+        return summary_of(content, NAME_CHARS) or "(empty)"
+    return title if len(title) <= NAME_CHARS else title[: NAME_CHARS - 1].rstrip() + "…"
 
 
 def name_of(trace: Trace) -> str:

@@ -138,6 +138,11 @@ def test_a_schema_2_brain_gets_titles_indexed_by_its_first_write(brain_path: Pat
         assert brain.info()["schema_version"] == 2 and not brain.db.is_current
         assert ids(brain, "body") == {titled.id}  # read as it is, nothing written
         assert ids(brain, "quarterly") == set()
+        migrating = brain.pending_migration()
+        assert migrating is not None and migrating.from_version == 2
+        assert migrating.changes == (
+            "memgui's full-text index takes each memory's title, so a search finds it",
+        )
         brain.add("the first write migrates")
         assert brain.info()["schema_version"] == schema.SCHEMA_VERSION
         assert ids(brain, "quarterly") == {titled.id}
