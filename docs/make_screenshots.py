@@ -5,9 +5,11 @@
 Each picture is one `Shot`: the file in docs/screenshots/, the view it shows (as the user
 guide names it) and the `memgui screenshot` options that draw it. They are drawn from a
 fresh sample brain (`memgui sample-brain`) in a scratch folder, after a few edits through
-the command line (so History has something to show), and from an empty brain (the welcome
-page) and small import sources written here. A new view of the app gets its Shot here and
-its picture in docs/user-guide.md; tests/test_user_guide.py checks that the two agree.
+the command line (so History has something to show), from an empty brain (the welcome
+page), from small import sources written here, and from a copy of the sample brain aged and
+given exact copies (so a consolidation has something to propose). A new view of the app gets
+its Shot here and its picture in docs/user-guide.md; tests/test_user_guide.py checks that the
+two agree.
 """
 
 from __future__ import annotations
@@ -18,8 +20,11 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 DOCS = Path(__file__).resolve().parent
 SCREENSHOTS = DOCS / "screenshots"
@@ -31,7 +36,7 @@ class Shot:
     file: str  # in docs/screenshots/
     view: str  # what the picture shows
     options: tuple[str, ...] = ()  # `memgui screenshot BRAIN OUT.png OPTIONS`
-    brain: str = "sample"  # "sample" (edited as below) or "empty"
+    brain: str = "sample"  # a brain `prepare` makes: "sample" (edited), "empty", "consolidate"
     select: str = ""  # the words of the memory to select first (its id is looked up)
     size: tuple[int, int] = SIZE
 
@@ -71,6 +76,13 @@ SHOTS = (
         "a record the import refuses",
         ("--import", "{notes}", "--show", "refused"),
     ),
+    Shot(
+        "guide-consolidate.png",
+        "the Consolidate dialog: a plan by step, a merge cluster and its survivor",
+        ("--consolidate",),
+        brain="consolidate",
+        size=(1180, 720),
+    ),
 )
 
 # A Markdown folder to import: two new notes, one the sample brain holds already (same text,
@@ -85,6 +97,40 @@ NOTES = {
     "ids.md": "---\nid: [1, 2]\n---\nA note whose id is a list.\n",
     "empty.md": "---\ntags: [draft]\n---\n",
 }
+
+DAY_MS = 86_400_000
+# For the consolidation's brain: (the words a memory starts with, its age in days, days since
+# it was last used or None, times retrieved), and (words, how many exact copies, made hours ago).
+AGED = (
+    ("Scratch: try the new CSV importer", 21, None, 0),  # unused for weeks: a prune
+    ("The importer crashed on a ChatGPT export", 30, None, 0),
+    ("Standup moved to 09:30", 12, 1, 5),  # old, episodic, often used: a compaction
+    ("Bob asked for the release notes", 9, 2, 3),
+)
+COPIED = (("Deploys run on Tuesdays", 2), ("Alice prefers short answers", 1))
+
+
+def aged_with_copies(export: dict[str, Any], now: int) -> dict[str, Any]:
+    """The sample brain's AgentOS JSON with the memories of AGED aged and those of COPIED
+    copied (new ids, the same text, scope and type): what a consolidation proposes to prune,
+    compact and merge."""
+    traces = export["traces"]
+
+    def starting(words: str) -> dict[str, Any]:
+        return next(t for t in traces if t["content"].startswith(words))
+
+    for words, days, used, retrievals in AGED:
+        trace = starting(words)
+        trace["created_at"] = trace["updated_at"] = now - days * DAY_MS
+        trace["last_accessed"] = None if used is None else now - used * DAY_MS
+        trace["retrieval_count"] = retrievals
+    for words, copies in COPIED:
+        trace = starting(words)
+        for n in range(1, copies + 1):
+            copy = dict(trace, id=f"mt_{uuid.uuid5(uuid.NAMESPACE_URL, f'{words}/{n}')}")
+            copy["created_at"] = copy["updated_at"] = now - n * DAY_MS // 6
+            traces.append(copy)
+    return export
 
 
 class Memgui:
@@ -115,9 +161,16 @@ class Memgui:
 
 def prepare(memgui: Memgui, scratch: Path) -> dict[str, Path]:
     """The brains and sources the shots draw: the sample brain with a history, an empty
-    brain, and the Markdown folder to import."""
+    brain, the Markdown folder to import and the brain to consolidate."""
     sample = scratch / "sample.sqlite"
     memgui("sample-brain", str(sample))
+    exported = scratch / "sample.json"
+    memgui("--brain", str(sample), "export", str(exported), "--format", "json")
+    now = int(time.time() * 1000)
+    aged = aged_with_copies(json.loads(exported.read_text(encoding="utf-8")), now)
+    exported.write_text(json.dumps(aged), encoding="utf-8")
+    consolidate = scratch / "consolidate.sqlite"
+    memgui("--brain", str(consolidate), "import", str(exported), "--no-dedup")
     standup = memgui.find(sample, "Standup moved to 09:30")
     memgui("--brain", str(sample), "update", standup, "--content", "Standup moves to 09:45.")
     memgui("--brain", str(sample), "update", standup, "--tag", "schedule", "--tag", "team")
@@ -127,7 +180,7 @@ def prepare(memgui: Memgui, scratch: Path) -> dict[str, Path]:
     notes.mkdir()
     for name, text in NOTES.items():
         (notes / name).write_text(text, encoding="utf-8")
-    return {"sample": sample, "empty": empty, "notes": notes}
+    return {"sample": sample, "empty": empty, "notes": notes, "consolidate": consolidate}
 
 
 def draw(memgui: Memgui, shot: Shot, made: dict[str, Path]) -> Path:

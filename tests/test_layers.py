@@ -29,6 +29,9 @@ UI_PUBLIC = (
     "memgui.core.sample_brain",
     "memgui.core.activity",
     "memgui.core.maintenance",
+    "memgui.core.consolidate",
+    "memgui.core.llm",
+    "memgui.core.ingest_config",
 )
 
 

@@ -69,7 +69,7 @@ def test_each_shot_asks_memgui_screenshot_for_what_it_has(shot) -> None:
     options = [o.format(notes="notes") for o in shot.options]
     args = build_parser().parse_args(["screenshot", "b.sqlite", "out.png", *options])
     assert args.command == "screenshot"
-    assert shot.brain in ("sample", "empty")
+    assert shot.brain in ("sample", "empty", "consolidate")
 
 
 def test_the_guide_has_a_section_for_every_part_of_the_app() -> None:

@@ -30,10 +30,12 @@ from pathlib import Path
 from memgui.cli import registry
 from memgui.cli.commands import (  # noqa: F401 - each registers its commands
     admin,
+    consolidation,
     desktop,
     embed,
     exports,
     imports,
+    ingest,
     serve,
     traces,
 )

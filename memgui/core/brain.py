@@ -51,7 +51,7 @@ from memgui.core.model import (
     with_changes,
 )
 from memgui.core.progress import run_to_end
-from memgui.core.search import fulltext, hybrid, searching, vectors
+from memgui.core.search import cognitive, fulltext, hybrid, searching, vectors
 from memgui.core.search.embed import unpack_vector
 from memgui.core.search.semantic import MeaningSearch, SemanticSearch
 from memgui.core.storage import reads, store
@@ -374,12 +374,13 @@ class Brain(BrainFile):
         ids: list[str],
         content: str | None = None,
         actor: str | None = None,
-        survivor: str | None = None,
+        *,
+        keep: str | None = None,
     ) -> Trace:
-        """Merge live traces into `survivor` (default: the most retrieved; tie: the first
-        given), which takes the others' links and knowledge-graph edges; the survivor, its
-        `changes` naming the merged traces (forgotten) and the links and edges moved too."""
-        kept = traces.merge(self, ids, content, actor, survivor)
+        """Merge live traces into `keep` (default: the most retrieved; tie: the first given),
+        which takes the others' links and knowledge-graph edges; the survivor, its `changes`
+        naming the merged traces (forgotten) and the links and edges moved too."""
+        kept = traces.merge(self, ids, content, actor, keep=keep)
         self._embed_now([kept.id])  # pending only: its text changed
         return kept
 
@@ -393,10 +394,11 @@ class Brain(BrainFile):
         mode: str = "auto",
         expand_links: bool = False,
         record_recall: bool = True,
+        mood: float | None = None,
     ) -> SearchResult:
-        return searching.search(
-            self, query, flt or TraceFilter(), limit, mode, expand_links, record_recall
-        )
+        """`mode` cognitive: AgentOS's composite score, its `parts` on each hit (`mood`)."""
+        flt = flt or TraceFilter()
+        return cognitive.in_mode(self, query, flt, limit, mode, expand_links, record_recall, mood)
 
     def note_recalls(self, traces: list[Trace], flt: TraceFilter | None = None) -> None:
         """Record that a search returned these traces (the spaced-repetition update), for a

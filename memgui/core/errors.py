@@ -97,6 +97,20 @@ class PlanOutdated(MemguiError):
         )
 
 
+class ConsolidationOutdated(PlanOutdated):
+    """A consolidation plan the brain overtook: a trace or edge it would change was edited,
+    recalled, forgotten or merged since it was planned. Nothing was written; plan again."""
+
+    def __init__(self, changed: int, example: str, why: str) -> None:
+        self.clashes = changed
+        MemguiError.__init__(
+            self,
+            f"the brain changed since this consolidation was planned: {changed} of the "
+            f"memories it would change changed meanwhile (e.g. {example}: {why}); "
+            "nothing was written, plan the consolidation again",
+        )
+
+
 class SchemaTooNew(MemguiError):
     def __init__(self, path: str, found: int, supported: int) -> None:
         self.found = found

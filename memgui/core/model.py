@@ -18,16 +18,16 @@ from memgui.core.search import snippets
 TYPES = ("episodic", "semantic", "procedural", "prospective", "relational")
 SCOPES = ("thread", "user", "persona", "organization")
 CATEGORIES = ("DECISION", "PATTERN", "ERROR", "TODO", "ARCHITECTURE", "CONSTRAINT")
-# Auto-ingest fact categories (AgentOS) are accepted too.
+# Auto-ingest's fact categories (seed 000, Wunderland): the five its prompt asks for and the
+# two a personality can enable (emotional_context, action_item).
 INGEST_CATEGORIES = (
-    "PREFERENCE",
-    "FACT",
-    "EVENT",
-    "RELATIONSHIP",
-    "GOAL",
-    "OPINION",
-    "SKILL",
-    "CONTEXT",
+    "user_preference",
+    "episodic",
+    "goal",
+    "knowledge",
+    "correction",
+    "emotional_context",
+    "action_item",
 )
 PINNED_CATEGORIES = frozenset({"DECISION", "ARCHITECTURE", "CONSTRAINT"})
 LINK_KINDS = ("relates_to", "supersedes", "caused_by")
@@ -321,6 +321,10 @@ class SearchHit:
     score: float
     related: tuple[RelatedSummary, ...] = ()
     query: str = field(default="", repr=False)  # what found it, for `snippet`
+    # The cognitive mode's score by part (similarity, strength, recency, emotionalCongruence,
+    # graphActivation, importance), `similaritySource` ("vector" | "keyword") and `why` (the
+    # score spelled out, a line for a person); None in the other modes.
+    parts: dict[str, Any] | None = field(default=None, compare=False)
 
     @property
     def snippet(self) -> str:

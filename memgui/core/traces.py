@@ -191,11 +191,15 @@ def merge(
     ids: list[str],
     content: str | None = None,
     actor: str | None = None,
-    survivor: str | None = None,
+    *,
+    keep: str | None = None,
+    verified: bool = False,
 ) -> Trace:
-    """Merge live traces into `survivor` (one of `ids`; by default the most retrieved, on a
-    tie the first given). The survivor takes the others' links and knowledge-graph edges
-    (`merge_moves`); the others go to the trash."""
+    """Merge live traces into `keep` (one of `ids`; by default the most retrieved, on a tie
+    the first given). The survivor takes the others' links and knowledge-graph edges
+    (`merge_moves`); the others go to the trash. `verified` counts the merge as AgentOS's
+    consolidation does: the survivor's `verificationCount` becomes the sum of the merged
+    traces' plus one per trace merged into it, and `lastVerifiedAt` now."""
     if isinstance(ids, list | tuple):
         for i, trace_id in enumerate(ids):
             check_id(f"ids[{i}]", trace_id)
@@ -208,10 +212,8 @@ def merge(
     if content is not None:
         check_content(content)
     ids = list(dict.fromkeys(ids))
-    if survivor is not None and survivor not in ids:
-        raise InvalidArgument(
-            "survivor", f"must be one of the merged ids (got {survivor!r})", survivor
-        )
+    if keep is not None and keep not in ids:
+        raise InvalidArgument("keep", f"must be one of ids (got {keep!r})", keep)
     write = brain.write("merge", actor=actor)
     with write as batch:
         rows = [store.require_row(brain.db, brain.brain_id, i) for i in ids]
@@ -219,10 +221,11 @@ def merge(
         dead = [s["id"] for s in snaps if s["deleted"]]
         if dead:
             raise InvalidArgument("ids", f"must name live traces only (deleted: {', '.join(dead)})")
-        if survivor is not None:
-            best = ids.index(survivor)
-        else:
-            best = max(range(len(snaps)), key=lambda i: (snaps[i]["retrieval_count"], -i))
+        best = (
+            ids.index(keep)
+            if keep is not None
+            else max(range(len(snaps)), key=lambda i: (snaps[i]["retrieval_count"], -i))
+        )
         kept, now = snaps[best], brain.now()
         tags: list[str] = []
         for s in snaps:
@@ -238,7 +241,9 @@ def merge(
             last_accessed=max(accessed) if accessed else None,
             version=kept["version"] + 1,
             updated_at=now,
-            metadata=dict(metadata, merged_from=[s["id"] for s in snaps]),
+            metadata=dict(
+                metadata, merged_from=[s["id"] for s in snaps], **_verified(snaps, now, verified)
+            ),
             emotions=_averaged_emotions(snaps, kept),
             # What one merged trace keeps for good, the merge keeps: no expiry if one has
             # none (else the latest), and a category if the survivor has none.
@@ -258,6 +263,14 @@ def merge(
         links.carry_over(brain, batch, absorbed, kept["id"])
         merge_moves.move_edges(brain, batch, absorbed, kept)
     return with_changes(store.snapshot_to_trace(after, rows[best][0], now), write.changes)
+
+
+def _verified(snaps: list[dict[str, Any]], now: int, verified: bool) -> dict[str, int]:
+    if not verified:
+        return {}
+    counts = [s["metadata"].get("verificationCount") for s in snaps]
+    total = sum(c for c in counts if isinstance(c, int) and not isinstance(c, bool))
+    return {"verificationCount": total + len(snaps) - 1, "lastVerifiedAt": now}
 
 
 def _averaged_emotions(snaps: list[dict[str, Any]], survivor: dict[str, Any]) -> dict[str, Any]:

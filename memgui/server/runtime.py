@@ -98,6 +98,7 @@ class ServerOptions:
     profile: str = "agent-memory"
     rehydrate: bool = False
     maintenance_interval: float = DEFAULT_INTERVAL_S
+    chat_model: str | None = None  # memory_reflect's derive step (default: core.llm's)
 
 
 class ToolService:
@@ -113,6 +114,9 @@ class ToolService:
         # Writes are embedded behind the call (`Maintainer.backfill_soon`): a store never
         # waits for Ollama, up or down; searches still rank by meaning once vectors exist.
         self.brain.use_embedder(self.embedder, auto_embed=False)
+        from memgui.core.llm import OllamaChat
+
+        self.chat = OllamaChat(options.ollama_url, options.chat_model)  # contacted when used
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memgui-tools")
         # Benchmarks measure the time a call spends in the server: `$MEMGUI_SERVER_TIMINGS`
         # names a file that gets each tool's call durations (seconds) as JSON at close.
@@ -143,7 +147,7 @@ class ToolService:
         # No vector in the brain, or Ollama failed a moment ago: search by keyword at once,
         # as agent-memory falls back, without asking again on every call.
         down = self.maintainer.has_vectors is False or self.embedder.known_down()
-        ctx = ToolContext(self.brain, actor, "keyword" if down else "auto")
+        ctx = ToolContext(self.brain, actor, "keyword" if down else "auto", llm=self.chat)
         try:
             result = call(ctx, self.profile, name, arguments, defer=defer)
         finally:
@@ -188,9 +192,10 @@ class ToolService:
         self.brain.close()
         if self._timings_file and self._timings is not None:
             Path(self._timings_file).write_text(json.dumps(self._timings), encoding="utf-8")
-        close = getattr(self.embedder, "close", None)
-        if close is not None:
-            close()
+        for client in (self.embedder, self.chat):
+            close = getattr(client, "close", None)
+            if close is not None:
+                close()
 
 
 # --- what a client may be told ---------------------------------------------------------------
@@ -239,5 +244,6 @@ def operation_of(tool_name: object) -> str:
         "memory_delete": "forget",
         "memory_merge": "merge",
         "rehydrate_memory": "rehydrate",
+        "memory_reflect": "reflect",
     }
     return words.get(tool_name, "call") if isinstance(tool_name, str) else "call"

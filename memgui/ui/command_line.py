@@ -54,7 +54,7 @@ def _window_size(text: str) -> tuple[int, int]:
 def _configure_screenshot(parser: argparse.ArgumentParser) -> None:
     parser.usage = (
         "memgui screenshot [BRAIN] OUT.png [--select ID] [--search TEXT] [--tab TAB] [--trash]"
-        " [--activity] [--size WxH] [--import PATH [--show V]]"
+        " [--activity] [--size WxH] [--import PATH [--show V]] [--consolidate]"
     )
     parser.add_argument("first", metavar="BRAIN", help="the brain, or OUT.png alone (then --brain)")
     parser.add_argument("second", nargs="?", metavar="OUT.png", help="the PNG to write")
@@ -79,6 +79,11 @@ def _configure_screenshot(parser: argparse.ArgumentParser) -> None:
         choices=("new", "duplicate", "update", "refused", "error", "skipped"),
         help="with --import: select the first record of this verdict",
     )
+    parser.add_argument(
+        "--consolidate",
+        action="store_true",
+        help="render the Consolidate… dialog with its plan (planned only: nothing is applied)",
+    )
 
 
 @command(
@@ -100,6 +105,16 @@ def run_screenshot(ctx: CommandContext, args: argparse.Namespace) -> None:
         raise InvalidArgument(
             "import", f"does not exist (got '{args.import_path}')", args.import_path
         )
+    if args.consolidate:
+        from memgui.ui.consolidation.consolidation_screenshot import render_consolidation
+
+        extra = {"size": args.size} if args.size is not None else {}
+        counts = render_consolidation(brain_path, out_png, **extra)
+        ctx.emit(
+            {"screenshot": str(out_png), "brain": str(brain_path), "plan": counts},
+            f"wrote {out_png} (" + ", ".join(f"{k} {v}" for k, v in counts.items()) + ")",
+        )
+        return
     if args.import_path is not None:
         from memgui.ui.importing.import_screenshot import render_import
 

@@ -153,9 +153,7 @@ class MergeCommand(CoreCommand):
 
     def _perform(self) -> tuple[Trace, Changes]:
         brain = self.session.brain
-        return _with_changes(
-            brain.merge(self.ids, self.content, actor=ACTOR, survivor=self.survivor)
-        )
+        return _with_changes(brain.merge(self.ids, self.content, actor=ACTOR, keep=self.survivor))
 
 
 class TagCommand(CoreCommand):

@@ -32,6 +32,7 @@ from memgui.core.progress import Progress
 from memgui.ui.actions import build_actions
 from memgui.ui.activity.activity_service import install_activity
 from memgui.ui.commands import SetDeletedCommand
+from memgui.ui.consolidation.consolidation_action import install_consolidation
 from memgui.ui.dialogs.help_dialogs import install_help
 from memgui.ui.jobs import Job, JobRunner
 from memgui.ui.models.trace_queries import QueryOutcome
@@ -51,6 +52,7 @@ from memgui.ui.window.import_export_actions import install_import_export
 from memgui.ui.window.live_refresh import LiveWatcher
 from memgui.ui.window.shown_trace import ShownTrace
 from memgui.ui.window.view_summary import ViewSummary
+from memgui.ui.window.why_line import install_why_line
 from memgui.ui.window.window_edits import WindowEdits
 from memgui.ui.window.window_layout import WindowLayout
 
@@ -134,6 +136,8 @@ class MainWindow(QMainWindow):
         self._connect()
         # File ▸ Import…/Export…, drag and drop onto the window, the close question.
         self.import_export = install_import_export(self)
+        install_consolidation(self)  # Edit ▸ Consolidate…
+        install_why_line(self)  # a cognitive search says why each result ranks where it does
         self.semantic = install_semantic(self)  # Ollama light, backfill, Search settings…
         self.activity = install_activity(self)  # Agent activity: its dock and badge
         self.detail.set_runner(self.query_runner)  # "similar": never behind a long job

@@ -39,6 +39,7 @@ BENCHMARKS: dict[str, tuple[list[str], list[str]]] = {
     "bench_servers": ([], ["--traces", "2000", "--adds", "100", "--queries", "50"]),
     "bench_ollama_calls": ([], ["--requests", "30", "--rounds", "1"]),
     "bench_changes": ([], ["--ops", "300", "--rounds", "1"]),
+    "bench_consolidate": ([], ["--traces", "2000", "--rounds", "1"]),
     # Needs the build (make package) and Xvfb: without them it reports why and exits non-zero.
     "bench_startup": ([], ["--runs", "1"]),
 }

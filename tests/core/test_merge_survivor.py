@@ -52,7 +52,7 @@ def test_the_survivor_is_the_one_picked_and_takes_every_neighbour(
     before = rows(brain)
     start = brain.last_journal_id()
 
-    merged = brain.merge([alpha, beta], survivor=beta)
+    merged = brain.merge([alpha, beta], keep=beta)
 
     assert merged.id == beta and merged.title == "Beta"
     assert brain.get(alpha).deleted
@@ -85,7 +85,7 @@ def test_a_survivor_without_a_graph_node_gets_one(brain: Brain, tmp_path: Path) 
     ids = vault_brain(brain, tmp_path)
     plain = brain.add("A memory an agent wrote, with no node").id
     start = brain.last_journal_id()
-    brain.merge([ids["Alpha"], plain], survivor=plain)
+    brain.merge([ids["Alpha"], plain], keep=plain)
     assert labels(brain, plain) == ["Kiwi", "Mango"]
     node = brain.db.conn.execute(
         "SELECT type, label FROM knowledge_nodes WHERE id = ?", (plain,)
@@ -97,10 +97,10 @@ def test_a_survivor_without_a_graph_node_gets_one(brain: Brain, tmp_path: Path) 
     assert labels(brain, ids["Alpha"]) == ["Kiwi", "Mango"]
 
 
-@pytest.mark.parametrize("survivor", ["mt_elsewhere", ""])
-def test_a_survivor_not_among_the_merged_is_refused(brain: Brain, survivor: str) -> None:
+@pytest.mark.parametrize("keep", ["mt_elsewhere", ""])
+def test_a_survivor_not_among_the_merged_is_refused(brain: Brain, keep: str) -> None:
     a, b = brain.add("one").id, brain.add("two").id
     start = brain.last_journal_id()
-    with pytest.raises(InvalidArgument, match="survivor must be one of the merged ids"):
-        brain.merge([a, b], survivor=survivor)
+    with pytest.raises(InvalidArgument, match="keep must be one of ids"):
+        brain.merge([a, b], keep=keep)
     assert brain.last_journal_id() == start and not brain.get(a).deleted

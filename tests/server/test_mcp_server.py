@@ -208,7 +208,7 @@ def test_agentos_profile_over_stdio(tmp_path: Path) -> None:
             listed = await s.list_tools()
             assert [t.name for t in listed.tools] == [
                 "memory_add", "memory_update", "memory_delete", "memory_merge",
-                "memory_search", "rehydrate_memory",
+                "memory_search", "memory_reflect", "rehydrate_memory",
             ]  # fmt: skip
             wire = [t.model_dump(by_alias=True, exclude_none=True) for t in listed.tools]
             assert len(json.dumps(wire)) < 8 * 1024
@@ -257,10 +257,18 @@ def test_agentos_profile_over_stdio(tmp_path: Path) -> None:
                 "verbatimContent": None,
                 "archivedAt": None,
             }
+            for _ in range(2):
+                await ask("memory_add", content="The staging server is called Kestrel.")
+            reflected = await ask("memory_reflect", topic="servers")
+            assert set(reflected) == {
+                "pruned", "merged", "derived", "compacted", "durationMs", "personalityDecayed",
+            }  # fmt: skip
+            assert reflected["merged"] == 1 and reflected["pruned"] == 0
 
     anyio.run(session_run)
     conn = apsw.Connection(str(brain))
     assert conn.execute("SELECT trace_id FROM archive_access_log").fetchall() == [(archived,)]
     actors = {r[0] for r in conn.execute("SELECT DISTINCT actor FROM memgui_journal")}
     conn.close()
-    assert actors == {"cli", "mcp:agentos-host"}  # the seeding, then the client's writes
+    # the seeding, the client's writes, and the consolidation it asked for (one batch)
+    assert actors == {"cli", "mcp:agentos-host", "consolidation"}

@@ -1,10 +1,12 @@
 """A small Ollama-compatible HTTP server for tests.
 
-It serves `/api/embed` (batched), `/api/tags` and `/api/version` on 127.0.0.1 so that the
-real `ollama` client runs end to end. Its vectors carry meaning: each word goes through a
-small synonym table to a concept ("car", "automobile" and "vehicle" are one concept), words
-outside the table hash to dimensions of their own, and the bag of concepts is normalised.
-So a paraphrase that shares no word with the query still lands near it, as with a real model.
+It serves `/api/embed` (batched), `/api/chat`, `/api/tags` and `/api/version` on 127.0.0.1
+so that the real `ollama` client runs end to end. Its vectors carry meaning: each word goes
+through a small synonym table to a concept ("car", "automobile" and "vehicle" are one
+concept), words outside the table hash to dimensions of their own, and the bag of concepts is
+normalised. So a paraphrase that shares no word with the query still lands near it, as with a
+real model. Its chat answers deterministically (`fake_chat.answer`), or with what a test
+queued (`chat_replies`).
 """
 
 from __future__ import annotations
@@ -16,8 +18,11 @@ import re
 import socket
 import threading
 import zlib
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from tests.support.fake_chat import answer as default_chat_answer
 
 # Each group is one concept; concept i owns dimension i + 1 (dimension 0 marks empty text).
 SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
@@ -95,6 +100,7 @@ STOP_WORDS = frozenset(
 )
 CONCEPT_OF = {word: index + 1 for index, group in enumerate(SYNONYM_GROUPS) for word in group}
 DEFAULT_MODELS = {"nomic-embed-text": 768}
+DEFAULT_CHAT_MODELS = ("llama3.2",)
 HOLD_LIMIT_S = 120  # a held embed call goes on after this, should a test never release it
 
 
@@ -119,8 +125,19 @@ def concept_vector(text: str, dimensions: int) -> list[float]:
 class FakeOllama:
     """An Ollama-compatible server in a thread; stop() and start() keep the port."""
 
-    def __init__(self, models: dict[str, int] | None = None, port: int = 0) -> None:
+    def __init__(
+        self,
+        models: dict[str, int] | None = None,
+        port: int = 0,
+        chat_models: tuple[str, ...] = DEFAULT_CHAT_MODELS,
+    ) -> None:
         self.models = dict(models or DEFAULT_MODELS)
+        self.chat_models = set(chat_models)
+        self.chat_replies: list[str] = []  # answered first, in order, before the default
+        self.chat_requests: list[dict[str, Any]] = []  # every /api/chat body, in order
+        self.fail_next_chat = 0  # answer the next N chat calls with HTTP 500
+        # Called with each chat body before it is answered (a test looks at the world then).
+        self.chat_hook: Callable[[dict[str, Any]], None] | None = None
         self.port = port
         self.requests: dict[str, int] = {}
         self.embedded_texts: list[str] = []
@@ -189,9 +206,13 @@ class FakeOllama:
         if method == "GET" and path == "/api/version":
             return 200, {"version": "0.6.0"}
         if method == "GET" and path == "/api/tags":
-            return 200, {"models": [_tag(name, dims) for name, dims in self.models.items()]}
+            listed = [_tag(name, dims) for name, dims in self.models.items()]
+            listed += [_tag(name, 0) for name in sorted(self.chat_models)]
+            return 200, {"models": listed}
         if method == "POST" and path == "/api/embed":
             return self._embed(body)
+        if method == "POST" and path == "/api/chat":
+            return self._chat(body)
         return 404, {"error": f"{method} {path} not found"}
 
     def _embed(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
@@ -214,6 +235,29 @@ class FakeOllama:
             "total_duration": 1000,
             "load_duration": 10,
             "prompt_eval_count": sum(len(t.split()) for t in texts),
+        }
+
+    def _chat(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        if self.chat_hook is not None:
+            self.chat_hook(body)
+        with self._lock:
+            self.chat_requests.append(body)
+            if self.fail_next_chat > 0:
+                self.fail_next_chat -= 1
+                return 500, {"error": "simulated failure"}
+            queued = self.chat_replies.pop(0) if self.chat_replies else None
+        name = str(body.get("model", ""))
+        if name.removesuffix(":latest") not in self.chat_models:
+            return 404, {"error": f'model "{name}" not found, try pulling it first'}
+        messages = body.get("messages") or []
+        content = queued if queued is not None else default_chat_answer(messages)
+        return 200, {
+            "model": name,
+            "created_at": "2025-01-01T00:00:00Z",
+            "message": {"role": "assistant", "content": content},
+            "done": True,
+            "done_reason": "stop",
+            "total_duration": 1000,
         }
 
 

@@ -13,6 +13,7 @@ ENGINES = (
     "memgui.core.io.exporters",
     "memgui.ui.importing.import_dialog",
     "memgui.ui.exporting.export_dialog",
+    "memgui.ui.consolidation.consolidation_dialog",
 )
 
 

@@ -52,6 +52,21 @@ def _configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--from-brain-id", metavar="ID", help="the brain to read from a source holding several"
     )
+    parser.add_argument(
+        "--extract-facts",
+        action="store_true",
+        help="ChatGPT: also import the facts an Ollama chat model draws from each new chat",
+    )
+    parser.add_argument(
+        "--ingest-config",
+        metavar="PATH",
+        help="with --extract-facts: an agent.config.json (storage.autoIngest, personality)",
+    )
+    parser.add_argument(
+        "--chat-model",
+        metavar="M",
+        help="with --extract-facts: the chat model ($MEMGUI_CHAT_MODEL, else llama3.2)",
+    )
 
 
 def plan_document(the_plan: ImportPlan) -> dict[str, Any]:
@@ -89,6 +104,11 @@ def _plan_lines(the_plan: ImportPlan, every: bool) -> list[str]:
         lines.append(f"{record.verdict:<9} {record.source}{arrow}  {snippet(record.reason, 100)}")
     if the_plan.not_read:
         lines.append(f"not read: {len(the_plan.not_read)} (images, other files, embeds)")
+        lines += [
+            f"          {r.source}: {r.reason}"
+            for r in the_plan.not_read
+            if r.reason.startswith("facts not extracted")
+        ]
     return lines
 
 
@@ -118,6 +138,19 @@ def run_import(ctx: CommandContext, args: argparse.Namespace) -> int:
         scope_id=args.scope_id,
         brain_id=args.from_brain_id,
     )
+    if args.extract_facts:
+        from memgui.core.ingest_config import load_agent_config
+        from memgui.core.llm import OllamaChat
+
+        options.extract_facts = True
+        options.facts_config = load_agent_config(args.ingest_config)
+        options.facts_llm = OllamaChat(ctx.ollama_url, args.chat_model)
+    elif args.ingest_config or args.chat_model:
+        from memgui.core.errors import InvalidArgument
+
+        raise InvalidArgument(
+            "extract_facts", "is needed for --ingest-config and --chat-model (got neither)"
+        )
     from memgui.core.io.writing.new_brain import remove_killed_builds
 
     # What an import into this path, or a plan, killed before it ended left behind.

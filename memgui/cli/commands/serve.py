@@ -63,6 +63,12 @@ def _configure_mcp(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="with --profile agentos, also offer rehydrate_memory",
     )
+    parser.add_argument(
+        "--chat-model",
+        metavar="M",
+        help="with --profile agentos, the Ollama chat model memory_reflect derives insights "
+        "with (default: $MEMGUI_CHAT_MODEL, else llama3.2)",
+    )
     _maintenance_option(parser)
 
 
@@ -76,7 +82,9 @@ def run_serve_mcp(ctx: CommandContext, args: argparse.Namespace) -> None:
     from memgui.server.mcp import serve
     from memgui.server.runtime import log_to_stderr
 
-    options = _options(ctx, args, profile=args.profile, rehydrate=args.rehydrate)
+    options = _options(
+        ctx, args, profile=args.profile, rehydrate=args.rehydrate, chat_model=args.chat_model
+    )
     log_to_stderr()
     serve(options)
 

@@ -105,9 +105,16 @@ def _configure_search(parser: argparse.ArgumentParser) -> None:
     add_filter_options(parser, default_limit=20)
     parser.add_argument(
         "--mode",
-        choices=("auto", "keyword", "semantic", "hybrid"),
+        choices=("auto", "keyword", "semantic", "hybrid", "cognitive"),
         default="auto",
-        help="auto (default): by words and meaning once the brain has vectors, else by words",
+        help="auto (default): by words and meaning once the brain has vectors, else by words;"
+        " cognitive: AgentOS's composite score",
+    )
+    parser.add_argument(
+        "--mood",
+        type=float,
+        metavar="V",
+        help="with --mode cognitive: the mood's valence, -1 to 1 (mood-congruent recall)",
     )
 
 
@@ -118,14 +125,34 @@ def _configure_search(parser: argparse.ArgumentParser) -> None:
 )
 def run_search(ctx: CommandContext, args: argparse.Namespace) -> None:
     result = ctx.brain.search(
-        args.query, _filter(args), limit=args.limit, mode=args.mode, expand_links=args.expand_links
+        args.query,
+        _filter(args),
+        limit=args.limit,
+        mode=args.mode,
+        expand_links=args.expand_links,
+        mood=args.mood,
     )
     traces = [hit.trace for hit in result.hits]
     related = {h.trace.id: list(h.related) for h in result.hits} if args.expand_links else {}
     results = _with_related(traces, related)
     for doc, hit in zip(results, result.hits, strict=True):
         doc["score"] = round(hit.score, 6)
-    lines = results_lines(traces, related) + [f"({len(traces)} found, {result.search_mode})"]
+        if hit.parts is not None:  # the cognitive mode: the score's parts and why
+            doc["parts"] = {
+                k: round(v, 6) if isinstance(v, float) else v
+                for k, v in hit.parts.items()
+                if k != "why"
+            }
+            doc["why"] = hit.parts["why"]
+    if result.search_mode == "cognitive":
+        lines = []
+        for hit in result.hits:
+            why = (hit.parts or {}).get("why", "")
+            lines += results_lines([hit.trace], related) + [f"    why: {why}"]
+        lines = lines or ["no traces found"]
+    else:
+        lines = results_lines(traces, related)
+    lines.append(f"({len(traces)} found, {result.search_mode})")
     ctx.emit({"results": results, "search_mode": result.search_mode}, lines)
 
 

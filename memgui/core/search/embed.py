@@ -80,7 +80,29 @@ def unpack_vector(blob: bytes | str | memoryview | None) -> np.ndarray | None:
     return np.frombuffer(data, dtype="<f4").astype(np.float32)
 
 
-class OllamaEmbedder:
+class LazyOllamaClient:
+    """The official client of the Ollama at `url`, made on first use: importing it (httpx,
+    pydantic) takes ~0.3 s, more than a whole `memgui get`, which never asks Ollama."""
+
+    url: str
+    timeout: float
+    _client: ollama.Client | None = None
+
+    @property
+    def client(self) -> ollama.Client:
+        if self._client is None:
+            import ollama
+
+            self._client = ollama.Client(host=self.url, timeout=self.timeout)
+        return self._client
+
+    def close(self) -> None:
+        close = getattr(self._client, "close", None)
+        if close is not None:
+            close()
+
+
+class OllamaEmbedder(LazyOllamaClient):
     """Text → vectors through Ollama's `/api/embed`, with typed failures."""
 
     def __init__(
@@ -101,21 +123,6 @@ class OllamaEmbedder:
 
     def __repr__(self) -> str:
         return f"OllamaEmbedder(url={self.url!r}, model={self.model!r})"
-
-    @property
-    def client(self) -> ollama.Client:
-        # Made on first use: importing the client (httpx, pydantic) takes ~0.3 s, more than
-        # a whole `memgui get`, which never embeds.
-        if self._client is None:
-            import ollama
-
-            self._client = ollama.Client(host=self.url, timeout=self.timeout)
-        return self._client
-
-    def close(self) -> None:
-        close = getattr(self._client, "close", None)
-        if close is not None:
-            close()
 
     def _refused(self) -> bool:
         """Whether nothing listens at the URL: a refused connection says "down" at once,

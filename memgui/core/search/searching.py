@@ -86,7 +86,8 @@ def search(
     check_text("query", query)
     check_limit(limit)
     if mode not in MODES:
-        raise InvalidArgument("mode", f"must be one of {', '.join(MODES)} (got {mode!r})", mode)
+        every = (*MODES, "cognitive")  # cognitive is its own module (`Brain.search` picks it)
+        raise InvalidArgument("mode", f"must be one of {', '.join(every)} (got {mode!r})", mode)
     check_filter(flt)
     used = "keyword"
     hybrid = getattr(brain, "semantic", None)

@@ -2,12 +2,13 @@
 
 `memory_add`, `memory_update`, `memory_delete`, `memory_merge`, `memory_search` with
 AgentOS's inputs and outputs (`traceId`, `{updated}`, `{deleted}`, `survivorId` and
-`deletedIds`), and `rehydrate_memory` when the server is asked for it. An MCP client has no
-AgentOS execution context, so `memory_add` files traces under scope id "" (AgentOS's own
-default without a user). update, delete and merge read each trace first and write only
-while it is as read (compare-and-set on its version): a trace another writer changed in
-between fails the call with a conflict, and nothing changes. `memory_reflect` joins this
-profile with consolidation: it is one more `Tool` in `tools()`.
+`deletedIds`), `memory_reflect` (a consolidation run, `core/consolidate.py`), and
+`rehydrate_memory` when the server is asked for it. An MCP client has no AgentOS execution
+context, so `memory_add` files traces under scope id "" (AgentOS's own default without a
+user). update, delete and merge read each trace first and write only while it is as read
+(compare-and-set on its version): a trace another writer changed in between fails the call
+with a conflict, and nothing changes. `memory_reflect` plans and applies every candidate in
+one journal batch (actor `consolidation`) that a person can review and revert.
 """
 
 from __future__ import annotations
@@ -15,21 +16,24 @@ from __future__ import annotations
 from typing import Any
 
 from memgui.core import archive
+from memgui.core.consolidate import ConsolidationOptions, reflect
 from memgui.core.errors import InvalidArgument
 from memgui.core.model import (
     SCOPES,
     TYPES,
+    SearchHit,
     Trace,
     TraceFilter,
     check_choice,
     check_content,
     check_int_range,
 )
-from memgui.core.tools.params import ID, IDS, INTEGER, STRING, STRINGS, Args, Param
+from memgui.core.tools.params import ID, IDS, INTEGER, NUMBER, STRING, STRINGS, Args, Param
 from memgui.core.tools.registry import Profile, Tool, ToolContext, ToolResult, make_profile
 from memgui.core.tools.shared import checked_id, forget_live, update_live
 
 SEARCH_LIMIT, MAX_SEARCH_LIMIT = 10, 100
+SEARCH_MODES = ("keyword", "cognitive")
 
 
 class ToolRefusal(InvalidArgument):
@@ -109,11 +113,36 @@ def _search(ctx: ToolContext, args: Args) -> ToolResult:
         scope=check_choice("scope", args["scope"], SCOPES) if "scope" in args else None,
     )
     query = args["query"]
+    mode = check_choice("mode", args.get("mode", "keyword"), SEARCH_MODES)
+    if "mood" in args and mode != "cognitive":
+        raise InvalidArgument("mood", f"is for mode cognitive only (got mode {mode!r})")
     if not query.strip():
         return ToolResult({"results": []})
-    # Keyword only and no recall noted: AgentOS's memory_search is an FTS5 read.
-    result = ctx.brain.search(query, flt, limit=limit, mode="keyword", record_recall=False)
-    return ToolResult({"results": [_result(hit.trace) for hit in result.hits]})
+    # No recall noted: AgentOS's memory_search is a read. Keyword (FTS5) by default; the
+    # cognitive mode ranks by AgentOS's composite score and says why, part by part.
+    result = ctx.brain.search(
+        query, flt, limit=limit, mode=mode, record_recall=False, mood=args.get("mood")
+    )
+    return ToolResult({"results": [_scored(hit) for hit in result.hits]})
+
+
+def _scored(hit: SearchHit) -> dict[str, Any]:
+    out = _result(hit.trace)
+    if hit.parts is not None:  # AgentOS's names (ScoredMemoryTrace)
+        out["retrievalScore"] = hit.score
+        out["scoreBreakdown"] = {
+            f"{name}Score": hit.parts[name]
+            for name in (
+                "strength",
+                "similarity",
+                "recency",
+                "emotionalCongruence",
+                "graphActivation",
+                "importance",
+            )
+        }
+        out["why"] = hit.parts["why"]
+    return out
 
 
 def _result(trace: Trace) -> dict[str, Any]:
@@ -125,6 +154,12 @@ def _result(trace: Trace) -> dict[str, Any]:
         "strength": trace.stored_strength,
         "tags": list(trace.tags),
     }
+
+
+def _reflect(ctx: ToolContext, args: Args) -> ToolResult:
+    # `topic` is read and, as in AgentOS, not used (reserved for topic-scoped runs).
+    result = reflect(ctx.brain, ConsolidationOptions(llm=ctx.llm))
+    return ToolResult(result.seed_counts(), changes=result.changes)
 
 
 def _rehydrate(ctx: ToolContext, args: Args) -> ToolResult:
@@ -202,8 +237,23 @@ def tools() -> list[Tool]:
                 _TYPE,
                 _SCOPE,
                 Param("limit", INTEGER, minimum=1, maximum=MAX_SEARCH_LIMIT, default=SEARCH_LIMIT),
+                Param(
+                    "mode",
+                    STRING,
+                    "keyword (FTS5, default) or cognitive (AgentOS's composite score)",
+                    enum=SEARCH_MODES,
+                ),
+                Param("mood", NUMBER, "cognitive: the mood's valence, -1 to 1"),
             ),
             _search,
+        ),
+        Tool(
+            "memory_reflect",
+            "Consolidate memory now: prune weak traces, merge duplicates, strengthen co-used "
+            "ones, derive insights, compact old episodic ones, re-index (one revertible batch).",
+            (Param("topic", STRING, "reserved for topic-scoped consolidation (ignored)"),),
+            _reflect,
+            writes=True,
         ),
     ]
 

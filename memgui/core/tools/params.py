@@ -19,9 +19,11 @@ from memgui.core.errors import InvalidArgument
 from memgui.core.model import shown
 
 STRING, INTEGER, BOOLEAN, STRINGS, ID, IDS = "string", "integer", "boolean", "strings", "id", "ids"
+NUMBER = "number"
 _EXPECTED = {
     STRING: "a string",
     INTEGER: "an integer",
+    NUMBER: "a number",
     BOOLEAN: "true or false",
     STRINGS: "an array of strings",
     ID: "an id (a string; a number is read as its digits)",
@@ -133,6 +135,8 @@ def _read(param: Param, value: object) -> Any:
         ok = isinstance(value, str)
     elif kind == INTEGER:
         ok = isinstance(value, int) and not isinstance(value, bool)
+    elif kind == NUMBER:
+        ok = isinstance(value, int | float) and not isinstance(value, bool)
     elif kind == BOOLEAN:
         ok = isinstance(value, bool)
     elif kind == ID:

@@ -46,6 +46,8 @@ class ToolContext:
     # How a search ranks: "auto" (by meaning too, when the brain has vectors and Ollama
     # answers), or "keyword" when the caller knows Ollama is down right now.
     search_mode: str = "auto"
+    # The chat model a tool may ask (memory_reflect's derive step): core.llm.OllamaChat.
+    llm: Any = None
 
 
 Runner = Callable[[ToolContext, Args], ToolResult]

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from memgui.core.llm import OllamaChat, resolve_chat_model
 from memgui.core.progress import Progress
 from memgui.core.search.embed import (
     DEFAULT_EMBEDDING_MODEL,
@@ -34,6 +35,7 @@ from memgui.ui.jobs import JobRunner
 
 URL_KEY = "ollama/url"
 MODEL_KEY = "ollama/model"
+CHAT_MODEL_KEY = "ollama/chat_model"  # consolidation's insights, an import's facts
 
 
 def stored_url(settings: QSettings) -> str:
@@ -46,6 +48,14 @@ def ollama_config(settings: QSettings) -> tuple[str, str]:
     model = settings.value(MODEL_KEY, "")
     model = model.strip() if isinstance(model, str) else ""
     return resolve_ollama_url(None, stored_url(settings)), model or DEFAULT_EMBEDDING_MODEL
+
+
+def chat_model_of(settings: QSettings) -> OllamaChat:
+    """The chat model the app asks: the app's Ollama, the model last chosen (else the
+    default, `$MEMGUI_CHAT_MODEL` first)."""
+    stored = settings.value(CHAT_MODEL_KEY, "")
+    model = resolve_chat_model(stored if isinstance(stored, str) else None)
+    return OllamaChat(ollama_config(settings)[0], model)
 
 
 def _connection_job(url: str, model: str) -> Generator[Progress, None, EmbedderStatus]:

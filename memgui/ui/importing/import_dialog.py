@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from memgui.core.errors import MemguiError
 from memgui.core.io import ImportOptions, ImportPlan, ImportResult, fix_changes
+from memgui.ui.dialogs.settings_dialog import chat_model_of
 from memgui.ui.importing.import_jobs import APPLIED, REVERTED, UNDONE, ImportRun
 from memgui.ui.importing.import_record_editor import RecordEditor
 from memgui.ui.importing.import_report import REPORT_FILTER, save_import_report
@@ -97,6 +98,9 @@ class ImportDialog(QDialog):
         self.run.start_plan()
 
     def replan(self, options: ImportOptions) -> None:
+        if options.extract_facts and options.facts_llm is None:
+            # The app's Ollama, and the chat model Edit ▸ Consolidate… uses.
+            options.facts_llm = chat_model_of(self.window_.settings)
         self.working.start(f"Planning {self.source.name} again…")
         self.pages.setCurrentWidget(self.working)
         # The person's fixes go with it: the plan job lays them over the new plan.

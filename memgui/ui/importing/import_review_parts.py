@@ -1,11 +1,11 @@
 """Pieces of the import review page: the plan options bar and the record detail.
 
-`PlanOptionsBar` holds what changes the plan (format, dedup, all ChatGPT branches, the
-target scope and scope id) and emits `options_changed` with a fresh `ImportOptions`; the
-page re-plans in the background. `RecordDetail` shows the selected record: its full text,
-its parsed fields, and beside them, for a duplicate or an update, the trace already there —
-or, for a duplicate of an earlier record of the same source, that record. Its titles elide
-at their end, with the whole title in the tooltip.
+`PlanOptionsBar` holds what changes the plan (format, dedup, all ChatGPT branches, a ChatGPT
+export's facts, the target scope and scope id) and emits `options_changed` with a fresh
+`ImportOptions`; the page re-plans in the background. `RecordDetail` shows the selected
+record: its full text, its parsed fields, and beside them, for a duplicate or an update, the
+trace already there — or, for a duplicate of an earlier record of the same source, that
+record. Its titles elide at their end, with the whole title in the tooltip.
 """
 
 from __future__ import annotations
@@ -139,6 +139,12 @@ class PlanOptionsBar(QWidget):
         self.branches_check = QCheckBox("All ChatGPT branches")
         self.branches_check.setObjectName("branches_check")
         self.branches_check.setToolTip("Every edit and regeneration, not only the branch seen")
+        self.facts_check = QCheckBox("Extract facts")
+        self.facts_check.setObjectName("facts_check")
+        self.facts_check.setToolTip(
+            "Also import the facts an Ollama chat model draws from each new chat "
+            "(auto-ingest), reviewed here with the rest"
+        )
         self.scope_box = QComboBox()
         self.scope_box.setObjectName("scope_box")
         self.scope_box.addItem(AS_IN_SOURCE, None)
@@ -154,6 +160,7 @@ class PlanOptionsBar(QWidget):
             (QLabel("Format"), self.format_box),
             (self.dedup_check,),
             (self.branches_check,),
+            (self.facts_check,),
             (QLabel("File under scope"), self.scope_box),
             (QLabel("scope id"), self.scope_id_edit),
         ):
@@ -162,6 +169,7 @@ class PlanOptionsBar(QWidget):
         self.format_box.currentIndexChanged.connect(self._emit)
         self.dedup_check.toggled.connect(self._emit)
         self.branches_check.toggled.connect(self._emit)
+        self.facts_check.toggled.connect(self._emit)
         self.scope_box.currentIndexChanged.connect(self._emit)
         self.scope_id_edit.editingFinished.connect(self._emit_if_scope_id_changed)
         self._last: ImportOptions | None = None
@@ -176,6 +184,11 @@ class PlanOptionsBar(QWidget):
                 self.format_box.setItemText(0, auto)
             self.dedup_check.setChecked(options.dedup)
             self.branches_check.setChecked(options.all_branches)
+            self.facts_check.setChecked(options.extract_facts)
+            chatgpt = "chatgpt" in (options.format, detected)
+            facts_group = self.facts_check.parentWidget()
+            if facts_group is not None:  # the flow's group that holds it (always, once built)
+                facts_group.setVisible(chatgpt or options.extract_facts)
             self.scope_box.setCurrentIndex(max(0, self.scope_box.findData(options.scope)))
             self.scope_id_edit.setText(options.scope_id or "")
             self._last = self.options()
@@ -188,6 +201,8 @@ class PlanOptionsBar(QWidget):
             format=self.format_box.currentData() or "auto",
             dedup=self.dedup_check.isChecked(),
             all_branches=self.branches_check.isChecked(),
+            extract_facts=self.facts_check.isChecked()
+            and (self.format_box.currentData() or "auto") in ("auto", "chatgpt"),
             scope=self.scope_box.currentData(),
             scope_id=scope_id or None,
         )

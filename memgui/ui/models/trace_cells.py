@@ -39,6 +39,7 @@ class TraceCells(QAbstractTableModel):
 
     _ids: list[str]
     _cache: dict[str, Any]
+    _why: dict[str, str]  # a cognitive search's "why this result", by id (tooltips)
     _snippets: dict[str, str]  # a search's line around the match, shown as the content
 
     def trace_at(self, row: int) -> Trace | None:
@@ -131,7 +132,7 @@ class TraceCells(QAbstractTableModel):
             return trace
         if role == _SORT_KEY:
             return COLUMNS[index.column()].sort_key(trace)
-        return _tooltip(trace, index.column())  # the tooltip role
+        return _tooltip(trace, index.column(), self._why)  # the tooltip role
 
     def _display(self, trace: Trace, column: int) -> str:
         if column == CONTENT_COLUMN and self._snippets:
@@ -192,10 +193,12 @@ CHANGED_ROLES = sorted(_ROLES_NEEDING_TRACE | {_DECORATION})
 _ANSWERED_ROLES = _ROLES_NEEDING_TRACE | {_ALIGNMENT, _TRACE_ID, _DECORATION}
 
 
-def _tooltip(trace: Trace, column: int) -> str | None:
+def _tooltip(trace: Trace, column: int, why: dict[str, str]) -> str | None:
     if column == TITLE_COLUMN:
         return trace.title or "No title: named by the start of its text"
     if column != CONTENT_COLUMN:
         return None
     text = trace.content
-    return text if len(text) <= 600 else text[:600] + "…"
+    text = text if len(text) <= 600 else text[:600] + "…"
+    reason = why.get(trace.id)
+    return f"{text}\n\nWhy this result: {reason}" if reason else text

@@ -28,7 +28,8 @@ class TraceQuery:
     search: str = ""
     order: str = "created_at"
     descending: bool = True
-    mode: str = "auto"  # the search mode asked of the core (auto, keyword, semantic, hybrid)
+    mode: str = "auto"  # the search mode asked of the core (auto, keyword, semantic, hybrid,
+    # cognitive)
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,8 @@ class QueryOutcome:
     traces: dict[str, Trace]  # prefetched rows (search hits come with their traces)
     search_mode: str | None  # None: a plain list, else the core's search mode
     rows: dict[str, int] | RowMap | None = None  # id -> row, built off the GUI thread
+    # The cognitive mode: why each result ranks where it does (the score spelled out).
+    why: dict[str, str] = field(default_factory=dict)
     # A search's line of each memory around where it matched (the content column shows it).
     snippets: dict[str, str] = field(default_factory=dict)
 
@@ -50,10 +53,12 @@ def run_query(brain: Brain, query: TraceQuery) -> QueryOutcome:
         query.search, query.filter, limit=MAX_LIMIT, mode=query.mode, record_recall=False
     )
     traces = {hit.trace.id: hit.trace for hit in result.hits}
+    why = {hit.trace.id: str(hit.parts["why"]) for hit in result.hits if hit.parts}
     return QueryOutcome(
         ids=[hit.trace.id for hit in result.hits],
         traces=traces,
         search_mode=result.search_mode,
+        why=why,
         snippets={hit.trace.id: hit.snippet for hit in result.hits},
     )
 

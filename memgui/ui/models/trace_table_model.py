@@ -85,6 +85,7 @@ class TraceTableModel(TraceCells):
         self._cache: dict[str, Any] = {}
         self._snippets: dict[str, str] = {}  # a search's lines around the match, by id
         self._search_mode: str | None = None
+        self._why: dict[str, str] = {}  # a cognitive search's "why this result", by id
         self._generation = 0
         self._busy = False
         self._sort_column: int | None = None
@@ -217,6 +218,7 @@ class TraceTableModel(TraceCells):
         self._cache = {t.id: t for t in traces}
         self._snippets = {}
         self._search_mode = None
+        self._why = {}
         self._first_page_of = generation
         self.endResetModel()
 
@@ -241,6 +243,7 @@ class TraceTableModel(TraceCells):
             self._cache = dict(outcome.traces)
             self._snippets = outcome.snippets
             self._search_mode = outcome.search_mode
+            self._why = outcome.why
             if outcome.search_mode is not None and self._sort_column is not None:
                 self._sort_in_memory()
             self._finish_query()
@@ -302,6 +305,10 @@ class TraceTableModel(TraceCells):
 
     def columnCount(self, parent: Index = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(COLUMNS)
+
+    def why_of(self, trace_id: str | None) -> str | None:
+        """Why a cognitive search ranked this result where it is (None in other lists)."""
+        return self._why.get(trace_id) if trace_id is not None else None
 
     def id_at(self, row: int) -> str | None:
         return self._ids[row] if 0 <= row < len(self._ids) else None

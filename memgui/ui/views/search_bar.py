@@ -1,8 +1,9 @@
 """The search field: plain words or FTS5 syntax, debounced, with its mode, count and errors.
 
-Beside it a mode selector asks the core for auto, keyword, semantic or hybrid search; the
-label after it shows the mode that actually ran (auto becomes hybrid or keyword, and a
-semantic search falls back to keyword while Ollama is down).
+Beside it a mode selector asks the core for auto, keyword, semantic, hybrid or cognitive
+search; the label after it shows the mode that actually ran (auto becomes hybrid or keyword,
+and a semantic search falls back to keyword while Ollama is down). A cognitive search says
+under the field why the chosen result ranks where it does.
 
 Search-as-you-type waits for a pause and for at least `MIN_QUERY_CHARS` characters (short
 prefixes match most of a big brain and cost the most); Enter searches at once. A query the
@@ -27,6 +28,12 @@ MODES = (
     ("keyword", "Keyword", "Full-text search: the words themselves (FTS5)"),
     ("semantic", "Semantic", "Nearest memories by meaning (embeddings from Ollama)"),
     ("hybrid", "Hybrid", "Keyword and meaning rankings fused, weighted by strength"),
+    (
+        "cognitive",
+        "Cognitive",
+        "AgentOS's composite score: meaning, strength, recency, mood, links and importance;"
+        " each result says why",
+    ),
 )
 
 
@@ -34,7 +41,9 @@ class SearchBar(QWidget):
     """Emits `query_changed(str)` ('' means: no search, show the filtered list)."""
 
     query_changed = Signal(str)
-    mode_changed = Signal(str)  # one of the core's modes: auto, keyword, semantic, hybrid
+    mode_changed = Signal(
+        str
+    )  # one of the core's modes: auto, keyword, semantic, hybrid, cognitive
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -64,6 +73,12 @@ class SearchBar(QWidget):
         self.error_label.setWordWrap(True)
         self.error_label.setStyleSheet(f"color: {colours.ERROR};")
         self.error_label.hide()
+        self.why_label = QLabel()
+        self.why_label.setObjectName("search_why")
+        self.why_label.setAccessibleName("Why this result")
+        self.why_label.setWordWrap(True)
+        self.why_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.why_label.hide()
         # Why a search by meaning answered by words only, and what to do (beside the results).
         self.meaning_note = QLabel()
         self.meaning_note.setObjectName("meaning_note")
@@ -83,6 +98,7 @@ class SearchBar(QWidget):
         layout.setSpacing(2)
         layout.addLayout(row)
         layout.addWidget(self.error_label)
+        layout.addWidget(self.why_label)
         layout.addWidget(self.meaning_note)
 
         self._timer = QTimer(self)
@@ -144,6 +160,11 @@ class SearchBar(QWidget):
                     else ""
                 )
             )
+
+    def show_why(self, why: str | None) -> None:
+        """The chosen result's "why this result" line (a cognitive search), or none."""
+        self.why_label.setVisible(bool(why))
+        self.why_label.setText(f"Why this result: {why}" if why else "")
 
     def show_meaning_note(self, text: str) -> None:
         """Say why search by meaning did not run ('' hides it); `code` spans as code."""

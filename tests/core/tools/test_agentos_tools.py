@@ -146,3 +146,60 @@ def test_rehydrate_memory_checks_the_archived_text(brain_path: Path, ctx: ToolCo
     conn.close()
     assert logged == [(kept, "rehydrate_memory_tool")]
     assert "rehydrate_memory" not in profile("agentos").tools  # only when asked for
+
+
+def test_memory_reflect_answers_the_seed_counts_and_journals_one_batch(ctx: ToolContext) -> None:
+    for _ in range(3):
+        add(ctx, "The staging server is called Kestrel.")
+    answer = run(ctx, "memory_reflect").data
+    assert {k: v for k, v in answer.items() if k != "durationMs"} == {
+        "pruned": 0,
+        "merged": 2,
+        "derived": 0,
+        "compacted": 0,
+        "personalityDecayed": 0,
+    }
+    assert isinstance(answer["durationMs"], int) and answer["durationMs"] >= 0
+    [batch] = {e.batch_id for e in ctx.brain.journal_since(0) if e.actor == "consolidation"}
+    assert {e.op for e in ctx.brain.batch_entries(batch)} == {"merge", "forget"}
+    assert run(ctx, "memory_reflect", topic="anything").data["merged"] == 0  # nothing left
+    with pytest.raises(InvalidArgument, match="unknown field `depth`"):
+        run(ctx, "memory_reflect", depth=2)
+
+
+def test_memory_reflect_while_another_runs_answers_zero_counts(ctx: ToolContext) -> None:
+    from memgui.core.consolidate_lock import ConsolidationLock
+
+    add(ctx, "twice")
+    add(ctx, "twice")
+    with ConsolidationLock(ctx.brain.path) as holder:
+        assert holder is None
+        answer = run(ctx, "memory_reflect").data
+    assert answer == dict.fromkeys(
+        ("pruned", "merged", "derived", "compacted", "durationMs", "personalityDecayed"), 0
+    )
+    assert ctx.brain.count() == 2
+
+
+def test_memory_search_in_the_cognitive_mode_says_why(ctx: ToolContext) -> None:
+    first = add(ctx, "The user likes green tea")
+    add(ctx, "Coffee machine is broken")
+    found = run(ctx, "memory_search", query="tea", mode="cognitive", mood=0.5).data["results"]
+    [hit] = found
+    assert hit["id"] == first and 0 < hit["retrievalScore"] <= 1
+    assert set(hit["scoreBreakdown"]) == {
+        "strengthScore", "similarityScore", "recencyScore",
+        "emotionalCongruenceScore", "graphActivationScore", "importanceScore",
+    }  # fmt: skip
+    assert hit["why"].startswith(f"{hit['retrievalScore']:.2f} = similarity 1.00×0.35")
+    plain = run(ctx, "memory_search", query="tea").data["results"]
+    assert "retrievalScore" not in plain[0]
+    assert ctx.brain.get(first).retrieval_count == 0  # a read: no recall noted
+    with pytest.raises(InvalidArgument, match="mood is for mode cognitive only"):
+        run(ctx, "memory_search", query="tea", mood=0.5)
+    with pytest.raises(InvalidArgument, match="mood must be between -1 and 1"):
+        run(ctx, "memory_search", query="tea", mode="cognitive", mood=3)
+    with pytest.raises(InvalidArgument, match="expected a number"):
+        run(ctx, "memory_search", query="tea", mode="cognitive", mood="sad")
+    with pytest.raises(InvalidArgument, match="mode must be one of keyword, cognitive"):
+        run(ctx, "memory_search", query="tea", mode="hybrid")

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memgui.core.errors import InvalidArgument
+from memgui.core.ingest_import import facts_into_plan
 from memgui.core.io.detect import detect_format, looks_like_vault
 from memgui.core.io.options import ImportOptions
 from memgui.core.io.planning import classify
@@ -167,6 +168,10 @@ def plan(
     _check_readable(path)
     fmt = resolve_format(path, options)
     _check_source(path, fmt)
+    if options.extract_facts and fmt != "chatgpt":
+        raise InvalidArgument(
+            "extract_facts", f"works on ChatGPT exports only (got format {fmt!r})", fmt
+        )
     result = ImportPlan(source=str(path), format=fmt, brain_id=brain.brain_id, options=options)
     if options.format == "auto" and fmt == "markdown" and looks_like_vault(path):
         result.suggested_format = "obsidian"
@@ -183,6 +188,8 @@ def plan(
             result.records.append(event)
     yield Progress(0, len(result.records), f"comparing {len(result.records)} records")
     yield from classify.classify(brain, result)
+    if options.extract_facts:
+        yield from facts_into_plan(brain, result, cancel_requested)
     total = len(result.records)
     yield Progress(total, total, f"planned {total} records")
     return result

@@ -1,0 +1,1 @@
+"""The Consolidate… dialog: a consolidation plan reviewed, applied as one undoable batch."""
