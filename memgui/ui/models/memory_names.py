@@ -1,7 +1,9 @@
 """How the app names a memory wherever it mentions one: its title, else the start of its
-text — never a raw id, which tells a person nothing. The rule is the core's
-(`Trace.label`: `metadata.title`, else `summary_of` the text); here names are cut shorter,
-for a line of the history or a message.
+text — never a raw id, which tells a person nothing.
+
+A title is the core's (`title_of`: `metadata.title`, a note's title, a conversation's):
+when a memory has one, that is its name. Names are cut for a line of the history or a
+message.
 """
 
 from __future__ import annotations
@@ -9,18 +11,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from memgui.core.model import Trace, summary_of, title_of
+from memgui.core.model import Trace, title_of
 
 NAME_CHARS = 60
 GONE = "a memory no longer in the brain"
 
 
 def memory_name(content: str, metadata: Mapping[str, Any] | None = None) -> str:
-    """The title in `metadata`, else the start of `content`'s first line, in `NAME_CHARS`."""
+    """The title in `metadata`, else the first line of `content`, cut to `NAME_CHARS`."""
     title = title_of(dict(metadata) if metadata is not None else None)
-    if title is None:
-        return summary_of(content, NAME_CHARS) or "(empty)"
-    return title if len(title) <= NAME_CHARS else title[: NAME_CHARS - 1].rstrip() + "…"
+    text = title or next((line.strip() for line in content.splitlines() if line.strip()), "")
+    if not text:
+        return "(empty)"
+    return text if len(text) <= NAME_CHARS else text[: NAME_CHARS - 1].rstrip() + "…"
 
 
 def name_of(trace: Trace) -> str:
