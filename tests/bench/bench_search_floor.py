@@ -6,9 +6,10 @@ Builds a brain of `--big` traces as `bench_core` does (or opens `--brain`, e.g. 
 an earlier run with `--keep PATH`), then runs bench_core's 200 two-word queries through raw
 FTS5 statements on memgui's full-text index, each timed alone: enumerating the matches,
 bm25 of the newest 20 (FTS5 still counts every match of each word for its IDF first), bm25 of
-every match, and FTS5's own best-20 by bm25 (`ORDER BY rank LIMIT 20`) — the least any search
-that ranks all matches by FTS5's bm25 pays. `brain.search` runs the same queries for
-comparison. Two rounds; the second is reported (warm cache).
+every match, FTS5's own best-20 by bm25 (`ORDER BY rank LIMIT 20`) and the best 20 by
+`ORDER BY bm25(…)` — the least any search that ranks all matches by FTS5's bm25 pays.
+`brain.search` runs the same queries for comparison. Two rounds; the second is reported
+(warm cache).
 """
 
 from __future__ import annotations
@@ -36,6 +37,11 @@ STATEMENTS = {
     "bm25_every_match": "SELECT rowid, bm25(memgui_fts) FROM memgui_fts WHERE memgui_fts MATCH ?",
     "fts5_best_20_by_bm25": (
         "SELECT rowid FROM memgui_fts WHERE memgui_fts MATCH ? ORDER BY rank LIMIT 20"
+    ),
+    # What memgui's exact ranking runs: the sorter keeps the best 20 of bm25 over every match.
+    "best_20_by_bm25_order": (
+        "SELECT bm25(memgui_fts) AS score, rowid FROM memgui_fts WHERE memgui_fts MATCH ? "
+        "ORDER BY score, rowid LIMIT 20"
     ),
 }
 

@@ -34,7 +34,8 @@ log = logging.getLogger(__name__)
 
 MODES = ("auto", "keyword", "semantic", "hybrid")
 
-OVERSAMPLE = 4
+OVERSAMPLE = 2  # the keyword mode ranks 2 × limit by bm25 first, 4 × as many when too few
+STRENGTH_MAX = 1.0  # a stored strength is checked to lie in [0, 1], and decay only lowers it
 
 
 def snapshots_by_rowid(
@@ -98,9 +99,30 @@ def search(
             return _finish(brain, query, scored, used, expand_links, record_recall, flt)
     if mode == "semantic" and hybrid is None:
         used = "keyword"
-    hits = keyword_ranking(brain, query, flt, limit * OVERSAMPLE)
-    scored = keyword_scored(brain, hits, limit, flt)
+    scored = keyword_scored(brain, keyword_hits(brain, query, flt, limit), limit, flt)
     return _finish(brain, query, scored, used, expand_links, record_recall, flt)
+
+
+def keyword_hits(brain: Brain, query: str, flt: TraceFilter, limit: int) -> list[KeywordHit]:
+    """The best matches by bm25, enough of them to hold the best `limit` by −bm25 +
+    strength: `limit * OVERSAMPLE` almost always, four times as many until they do."""
+    want = limit * OVERSAMPLE
+    while True:
+        hits = keyword_ranking(brain, query, flt, want)
+        if holds_the_best(hits, limit, want):
+            return hits
+        want *= 4
+
+
+def holds_the_best(hits: list[KeywordHit], limit: int, want: int) -> bool:
+    """Whether the best `want` matches by bm25 hold the best `limit` by −bm25 + strength:
+    they are every match, or the `limit`-th best score among them beats the most any match
+    left out can score (−bm25 of the last one plus the highest strength)."""
+    if len(hits) < want:
+        return True
+    strongest = max(STRENGTH_MAX, *(h.strength for h in hits))
+    scores = sorted((-h.bm25 + h.strength for h in hits), reverse=True)
+    return len(scores) >= limit and scores[limit - 1] > -hits[-1].bm25 + strongest
 
 
 def keyword_scored(

@@ -129,10 +129,14 @@ class SemanticSearch:
         flt: TraceFilter,
     ) -> tuple[Scored, str] | None:
         """Keyword mode's answer when meaning cannot be searched: the leg already running
-        gives it (None, without one: the caller runs the keyword path)."""
+        gives it (None, without one or when it ranked too few to be exact: the caller runs
+        the keyword path)."""
         if keyword_leg is None:
             return None
-        return searching.keyword_scored(brain, keyword_leg.result(), limit, flt), "keyword"
+        hits = keyword_leg.result()
+        if not searching.holds_the_best(hits, limit, hybrid.OVERSAMPLE * limit):
+            return None
+        return searching.keyword_scored(brain, hits, limit, flt), "keyword"
 
     def _finish(
         self,

@@ -240,3 +240,17 @@ def test_bad_syntax_in_hybrid_mode_falls_back(brain: Brain, ollama_server: FakeO
     embedded(brain, ollama_server)
     result = brain.search('garage "', mode="hybrid", record_recall=False)
     assert result.search_mode == "hybrid" and result.traces[0].id == exact.id
+
+
+def test_with_ollama_down_the_keyword_answer_is_still_the_best_by_strength(
+    brain: Brain, ollama_server: FakeOllama
+) -> None:
+    with brain.batch():
+        for _ in range(12):
+            brain.add("harbour crane", strength=0.1)
+        strongest = brain.add("harbour crane", strength=1.0)
+    embedded(brain, ollama_server)
+    ollama_server.stop()
+    found = brain.search("harbour", limit=1, mode="hybrid", record_recall=False)
+    assert found.search_mode == "keyword"
+    assert [t.id for t in found.traces] == [strongest.id]

@@ -1,7 +1,8 @@
-"""Keyword ranking with bounded work: rank first and check after, and the recent-matches bound."""
+"""Keyword ranking: bm25 over every match, exactly, whichever way the statements go."""
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import pytest
@@ -12,38 +13,136 @@ from memgui.core.search import fulltext, keyword
 from tests.support.paths import SHARED
 from tests.support.query_plans import plan_of, selects_run
 
+VOCABULARY = (
+    "harbour crane lantern quay dusk boat rope tide gull anchor net salt wind pier "
+    "kubernetes deploy upgrade plan note file link vault graph"
+).split()
+QUERIES = [
+    "harbour", "harbour crane", "lantern OR quay", '"harbour crane"', "tide NOT gull",
+    "anchor net salt", "kubernetes OR harbour", "dep*", "content: harbour", "NEAR(rope tide)",
+    "gull gull", "^harbour", "what about kubernetes, harbour",
+]  # fmt: skip
+FILTERS = [TraceFilter(), TraceFilter(type="semantic"), TraceFilter(deleted=True)]
+
 
 def ids(result) -> list[str]:
     return [t.id for t in result.traces]
 
 
-@pytest.fixture
-def small_bound(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The bound of a million-trace brain, scaled down to a brain of a few hundred."""
-    monkeypatch.setattr(keyword, "SCORED_MATCHES_MAX", 10)
-    monkeypatch.setattr(keyword, "RARE_MATCHES_MAX", 4)
-    monkeypatch.setattr(keyword, "BOUND_FROM_ROWS", 80)
-
-
-@pytest.mark.usefixtures("small_bound")
-def test_best_matches_that_fail_the_filter_do_not_crowd_out_live_ones(brain: Brain) -> None:
+def _random_brain(brain: Brain, count: int, seed: int = 5) -> None:
+    rng = random.Random(seed)
     with brain.batch():
-        forgotten = [brain.add("lantern lantern lantern lantern") for _ in range(60)]
-        live = [brain.add(f"a lantern and {n} other things in the shed") for n in range(30)]
-        for trace in forgotten:
-            brain.forget(trace.id)
-    found = ids(brain.search("lantern", limit=5, record_recall=False))
-    assert len(found) == 5
-    assert set(found) <= {t.id for t in live}
+        for n in range(count):
+            words = rng.choices(VOCABULARY, k=rng.randint(1, 30))
+            trace = brain.add(
+                " ".join(words), type=rng.choice(("episodic", "semantic")),
+                tags=rng.sample(VOCABULARY, rng.randint(0, 2)), strength=rng.random(),
+            )  # fmt: skip
+            if n % 7 == 0:
+                brain.forget(trace.id)
+    brain.flush_index()
 
 
-@pytest.mark.usefixtures("small_bound")
-def test_when_the_most_recent_matches_are_forgotten_older_live_ones_are_found(
+def _exact(brain: Brain, query: str, flt: TraceFilter, want: int) -> list[tuple]:
+    """The best `want` by FTS5's own bm25 over every match that passes the filter."""
+    ranking = keyword._Query(brain, "memgui_fts", flt)
+    sql = (
+        f"SELECT t.rowid, bm25(memgui_fts) AS score FROM memgui_fts CROSS JOIN memory_traces "
+        f"AS t ON t.rowid = memgui_fts.rowid WHERE memgui_fts MATCH ? AND {ranking.where} "
+        "ORDER BY score, t.rowid LIMIT ?"
+    )
+    match = keyword.textindex.rewrite_query(query)
+    try:
+        return brain.db.conn.execute(sql, (match, *ranking.params, want)).fetchall()
+    except keyword.apsw.SQLError:
+        match = keyword.textindex.natural_language_query(query)
+        return brain.db.conn.execute(sql, (match, *ranking.params, want)).fetchall()
+
+
+def _ranked(brain: Brain, query: str, flt: TraceFilter, want: int) -> list[tuple]:
+    return [(h.rowid, h.bm25) for h in keyword.keyword_ranking(brain, query, flt, want)]
+
+
+@pytest.mark.parametrize("limit", [1, 4, 50])
+def test_keyword_ranking_is_bm25_over_every_match(
+    brain: Brain, limit: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _random_brain(brain, 300)
+    for first_max in (keyword.RANKED_FIRST_MAX, 20):  # 20: the joined statement serves too
+        monkeypatch.setattr(keyword, "RANKED_FIRST_MAX", first_max)
+        for query in QUERIES:
+            for flt in FILTERS:
+                assert _ranked(brain, query, flt, limit) == _exact(brain, query, flt, limit), (
+                    query,
+                    flt,
+                )
+
+
+@pytest.mark.parametrize("limit", [1, 3, 20])
+def test_a_search_returns_the_best_by_bm25_and_strength_over_every_match(
+    brain: Brain, limit: int
+) -> None:
+    _random_brain(brain, 300)
+    for query in QUERIES:
+        for flt in FILTERS:
+            every = keyword.keyword_ranking(brain, query, flt, 10_000)
+            best = sorted(every, key=lambda h: (-(-h.bm25 + h.strength), h.id))[:limit]
+            found = brain.search(query, flt, limit=limit, record_recall=False)
+            assert ids(found) == [h.id for h in best], (query, flt)
+
+
+def test_the_strongest_of_equal_matches_is_found_past_the_first_candidates(
     brain: Brain,
 ) -> None:
     with brain.batch():
-        live = [brain.add(f"a lantern and {n} other things in the shed") for n in range(30)]
+        for _ in range(12):
+            brain.add("harbour crane", strength=0.1)
+        strongest = brain.add("harbour crane", strength=1.0)
+    assert ids(brain.search("harbour", limit=1, record_recall=False)) == [strongest.id]
+    assert ids(brain.search("harbour", limit=1, mode="hybrid", record_recall=False)) == [
+        strongest.id
+    ]
+
+
+def test_the_ranking_follows_every_change_of_a_words_document_count(brain: Brain) -> None:
+    # Which of the two ranks first depends on which word is rarer (its IDF).
+    with brain.batch():
+        gull = brain.add("gull gull filler words here")
+        tide = brain.add("tide tide filler words here")
+        for n in range(20):
+            brain.add(f"tide and more {n}")
+    brain.flush_index()
+    assert ids(brain.search("gull OR tide", limit=1, record_recall=False)) == [gull.id]
+    with brain.batch():
+        for n in range(60):
+            brain.add(f"gull and more {n}")
+    brain.flush_index()
+    assert ids(brain.search("gull OR tide", limit=1, record_recall=False)) == [tide.id]
+    for trace in brain.list_ids():
+        if trace not in (gull.id, tide.id) and brain.get(trace).content.startswith("gull"):
+            brain.purge(trace)
+    brain.flush_index()
+    assert ids(brain.search("gull OR tide", limit=1, record_recall=False)) == [gull.id]
+
+
+def test_the_oldest_best_match_is_found_among_many(brain: Brain) -> None:
+    with brain.batch():
+        oldest_best = brain.add("harbour harbour harbour harbour")
+        for n in range(400):
+            brain.add(f"the harbour at dusk number {n} with boats")
+    assert ids(brain.search("harbour", limit=1, record_recall=False)) == [oldest_best.id]
+
+
+@pytest.mark.parametrize("newest_forgotten", [False, True])
+def test_best_matches_that_fail_the_filter_do_not_crowd_out_live_ones(
+    brain: Brain, newest_forgotten: bool
+) -> None:
+    with brain.batch():
+        if newest_forgotten:
+            live = [brain.add(f"a lantern and {n} other things in the shed") for n in range(30)]
         forgotten = [brain.add("lantern lantern lantern lantern") for _ in range(60)]
+        if not newest_forgotten:
+            live = [brain.add(f"a lantern and {n} other things in the shed") for n in range(30)]
         for trace in forgotten:
             brain.forget(trace.id)
     found = ids(brain.search("lantern", limit=5, record_recall=False))
@@ -58,78 +157,20 @@ def test_the_trash_is_searched_with_its_own_filter(brain: Brain) -> None:
     assert ids(brain.search("lantern", TraceFilter(deleted=True))) == [gone.id]
 
 
-def test_a_very_common_word_ranks_its_most_recent_matches(
-    brain: Brain, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("first_max", [keyword.RANKED_FIRST_MAX, 8])
+def test_a_selective_filter_finds_its_few_matches(
+    brain: Brain, monkeypatch: pytest.MonkeyPatch, first_max: int
 ) -> None:
-    with brain.batch():
-        oldest_best = brain.add("harbour harbour harbour harbour")
-        newer = [brain.add(f"the harbour at dusk number {n} with boats") for n in range(199)]
-    monkeypatch.setattr(keyword, "BOUND_FROM_ROWS", 80)
-    # Without the bound (fewer matches than it), the best match is found wherever it is.
-    monkeypatch.setattr(keyword, "SCORED_MATCHES_MAX", 1000)
-    assert ids(brain.search("harbour", limit=1, record_recall=False)) == [oldest_best.id]
-    # With it, only the most recent matches are scored.
-    monkeypatch.setattr(keyword, "SCORED_MATCHES_MAX", 10)
-    monkeypatch.setattr(keyword, "RARE_MATCHES_MAX", 4)
-    found = ids(brain.search("harbour", limit=2, record_recall=False))
-    assert len(found) == 2
-    assert set(found) <= {t.id for t in newer[-40:]}
-
-
-@pytest.mark.usefixtures("small_bound")
-def test_a_rare_word_is_ranked_over_every_match(brain: Brain) -> None:
-    with brain.batch():
-        old = brain.add("quay quay quay")
-        for n in range(150):
-            brain.add(f"filler note {n}")
-        brain.add("a quay once")
-    assert ids(brain.search("quay", limit=1, record_recall=False)) == [old.id]
-
-
-@pytest.mark.usefixtures("small_bound")
-@pytest.mark.parametrize(
-    "query", ["kubernetes OR harbour", "kubernetes harbour?", "what about kubernetes, harbour"]
-)
-@pytest.mark.parametrize("flt", [TraceFilter(), TraceFilter(type="semantic")])
-def test_a_rare_word_of_a_common_query_keeps_its_old_matches(
-    brain: Brain, query: str, flt: TraceFilter
-) -> None:
-    with brain.batch():
-        only = brain.add("the kubernetes upgrade plan", type="semantic")
-        for n in range(150):
-            brain.add(f"the harbour at dusk number {n}", type="semantic")
-    assert ids(brain.search(query, flt, limit=5, record_recall=False))[0] == only.id
-
-
-@pytest.mark.usefixtures("small_bound")
-def test_a_brain_is_big_by_the_rows_it_holds_not_by_its_row_numbers(brain: Brain) -> None:
-    with brain.batch():
-        old_best = brain.add("harbour harbour harbour harbour")
-        later = [brain.add(f"the harbour at dusk number {n}") for n in range(20)]
-        filler = [brain.add(f"filler note {n}") for n in range(100)]
-    brain.flush_index()
-    assert fulltext.indexed_rows(brain.db, "memgui_fts") == 121
-    for trace in filler:
-        brain.purge(trace.id)
-    brain.flush_index()
-    assert fulltext.indexed_rows(brain.db, "memgui_fts") == 21
-    # 21 rows (below the bound's 80) but row numbers up to 121: every match is scored.
-    assert ids(brain.search("harbour", limit=1, record_recall=False)) == [old_best.id]
-    assert later
-
-
-@pytest.mark.usefixtures("small_bound")
-def test_filters_apply_before_the_bound(brain: Brain) -> None:
+    monkeypatch.setattr(keyword, "RANKED_FIRST_MAX", first_max)
     with brain.batch():
         procedures = [brain.add(f"harbour procedure {n}", type="procedural") for n in range(5)]
         for n in range(195):
-            brain.add(f"harbour event {n}")
+            brain.add(f"harbour harbour event {n}")
     found = ids(brain.search("harbour", TraceFilter(type="procedural"), limit=5))
     assert set(found) == {t.id for t in procedures}
 
 
-@pytest.mark.usefixtures("small_bound")
-def test_bad_syntax_still_falls_back_when_the_bound_probes(brain: Brain) -> None:
+def test_bad_syntax_falls_back_to_the_rewrite(brain: Brain) -> None:
     with brain.batch():
         for n in range(100):
             brain.add(f"harbour crane {n}")
@@ -137,14 +178,17 @@ def test_bad_syntax_still_falls_back_when_the_bound_probes(brain: Brain) -> None
     assert len(found.traces) == 5
 
 
-@pytest.mark.usefixtures("small_bound")
+@pytest.mark.parametrize("first_max", [keyword.RANKED_FIRST_MAX, 8])
 @pytest.mark.parametrize(
     "flt", [TraceFilter(), TraceFilter(scope="user"), TraceFilter(type="episodic")]
 )
-def test_search_plans_never_walk_a_trace_index(brain: Brain, flt: TraceFilter) -> None:
-    # Next to `brain_id = ?` (and a rowid bound or list), SQLite's planner can prefer walking
-    # a trace index over the whole brain; each ranking statement must start from the index
-    # of words or look traces up by rowid.
+def test_search_plans_never_walk_a_trace_index(
+    brain: Brain, flt: TraceFilter, first_max: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Next to `brain_id = ?` (and a rowid list), SQLite's planner can prefer walking a trace
+    # index over the whole brain; each ranking statement must start from the index of words
+    # or look traces up by rowid.
+    monkeypatch.setattr(keyword, "RANKED_FIRST_MAX", first_max)
     with brain.batch():
         for n in range(300):
             brain.add(f"harbour crane {n}", scope=("user", "thread")[n % 2])
@@ -162,7 +206,7 @@ def test_search_plans_never_walk_a_trace_index(brain: Brain, flt: TraceFilter) -
         )
 
 
-def test_an_agentos_brain_read_as_it_is_ranks_the_same_bounded_or_not(
+def test_an_agentos_brain_read_as_it_is_ranks_the_same_either_way(
     agentos_copy, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Not migrated (read-only), so only AgentOS's own full-text index is there.
@@ -171,10 +215,9 @@ def test_an_agentos_brain_read_as_it_is_ranks_the_same_bounded_or_not(
         with Brain.open(agentos_copy) as brain:
             assert brain.db.readonly and "memgui_fts" not in brain.db.tables
             query = "user"
-            monkeypatch.setattr(keyword, "BOUND_FROM_ROWS", 10**9)
-            joined = ids(brain.search(query, limit=5, record_recall=False))
-            monkeypatch.setattr(keyword, "BOUND_FROM_ROWS", 10)  # rank first, check after
             ranked_first = ids(brain.search(query, limit=5, record_recall=False))
+            monkeypatch.setattr(keyword._Query, "ranked_first", lambda *args: None)
+            joined = ids(brain.search(query, limit=5, record_recall=False))
     finally:
         agentos_copy.chmod(0o644)
     assert len(joined) == 5

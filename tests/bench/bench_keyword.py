@@ -1,0 +1,241 @@
+"""Keyword search: against the real AgentOS on small brains, exact and near its floor on big ones.
+
+    .venv/bin/python -m tests.bench.bench_keyword [--sizes 5000 20000] [--rounds 2]
+        [--big 0 | --brain PATH] [--skip-agentos]
+
+For each of `--sizes`, one brain (pairs of real sentences, agent-memory categories, as
+bench_servers builds it) answers bench_search_floor's 200 two-word queries (limit 10):
+- `memgui_search`: `brain.search(…, mode="keyword", record_recall=False)`;
+- `memgui_tool`: the agentos profile's `memory_search` in process (`ToolService.call_now`),
+  the counterpart of AgentOS's tool;
+- `memgui_ranking_statement`: the ranking statement alone on `memgui_fts` (FTS5's best 2 ×
+  limit by `ORDER BY bm25(…)`), through apsw with no memgui code around it;
+- `agentos_tool`: `tool.execute` of `@framers/agentos` 0.9.164's `memory_search` in process
+  (tests/bench/agentos_tools_bench.mjs) on a copy of the same brain.
+The contenders take turns, the order alternated each round; each round's first 20 calls are
+left out (warm-up). The ratio is AgentOS's p50 over memgui's (above 1: memgui is faster).
+
+`--big N` builds a brain of N traces as bench_core does (or `--brain PATH` opens one, e.g.
+kept from bench_search_floor); there `brain.search(…, limit=20)` and the exact-bm25 floor
+(FTS5's best 20 by `ORDER BY bm25(…)`, no row read) run query by query, interleaved, so the
+machine's load falls on both alike (wall time, and the thread's CPU time). At every size
+each query's top k is checked against the exact ranking: every match by bm25 with its
+trace's strength (−bm25 + strength), best first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import shutil
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from memgui.core.brain import Brain
+from memgui.core.model import TraceFilter
+from memgui.core.search.keyword import keyword_ranking
+from tests.bench.bench_core import fill
+from tests.bench.bench_search_floor import fts_query, queries
+from tests.bench.bench_servers import AGENTOS_SCRIPT, WARMUP, build
+from tests.bench.common import emit, percentiles
+from tests.interop.npm_env import ensure_agentos
+
+SMALL_LIMIT, BIG_LIMIT = 10, 20
+P50_TARGET_MS, P95_TARGET_MS, FLOOR_RATIO_TARGET = 5.0, 40.0, 1.5
+FLOOR_SQL = (
+    "SELECT rowid, bm25(memgui_fts) AS score FROM memgui_fts WHERE memgui_fts MATCH ? "
+    "ORDER BY score, rowid LIMIT ?"
+)
+
+
+def asked() -> list[str]:
+    return [" ".join(words) for words in queries()]
+
+
+def exact_top(brain: Brain, query: str, limit: int) -> list[str]:
+    """The best `limit` by −bm25 + strength over every match (the joined statement: a
+    trace row read per match)."""
+    every = keyword_ranking(brain, query, TraceFilter(), 10**9)
+    return [h.id for h in sorted(every, key=lambda h: (-(-h.bm25 + h.strength), h.id))[:limit]]
+
+
+def exactness(brain: Brain, work: list[str], limit: int) -> dict[str, int]:
+    exact = 0
+    for query in work:
+        found = brain.search(query, limit=limit, mode="keyword", record_recall=False)
+        exact += [t.id for t in found.traces] == exact_top(brain, query, limit)
+    return {"queries": len(work), "exact_top_k": exact}
+
+
+def timed_each(call: Callable[[str], object], work: list[str]) -> list[float]:
+    samples = []
+    for query in work:
+        start = time.perf_counter()
+        call(query)
+        samples.append(time.perf_counter() - start)
+    return samples[WARMUP:]
+
+
+def memgui_rounds(path: Path, work: list[str]) -> dict[str, list[float]]:
+    """One round of `brain.search` and of the agentos profile's tool, in process."""
+    from memgui.server.runtime import ServerOptions, ToolService
+
+    out: dict[str, list[float]] = {}
+    with Brain.open(path) as brain:
+        search, conn = brain.search, brain.db.conn
+        out["memgui_search"] = timed_each(
+            lambda q: search(q, limit=SMALL_LIMIT, mode="keyword", record_recall=False), work
+        )
+        # The ranking statement alone (the 2 × limit candidates), no memgui code around it.
+        out["memgui_ranking_statement"] = timed_each(
+            lambda q: conn.execute(FLOOR_SQL, (fts_query(q.split()), 2 * SMALL_LIMIT)).fetchall(),
+            work,
+        )
+    options = ServerOptions(path, None, "http://127.0.0.1:9", "nomic-embed-text",
+                            profile="agentos", maintenance_interval=86_400)  # fmt: skip
+    service = ToolService(options, actor="bench").start()
+    try:
+        service.maintainer.wait_for_ticks(1, 120)
+
+        def call(query: str) -> None:
+            result = service.call_now(
+                "memory_search", {"query": query, "limit": SMALL_LIMIT}, "bench", True
+            )
+            if result.after is not None:
+                result.after()
+
+        out["memgui_tool"] = timed_each(call, work)
+    finally:
+        service.close()
+    return out
+
+
+def agentos_round(path: Path, work: list[str], folder: Path) -> list[float] | str:
+    """One round of AgentOS's `memory_search` tool (a node process); why not, as text."""
+    env = ensure_agentos()
+    if env.prefix is None:
+        return f"skipped: {env.skip_reason}"
+    work_file = folder / "agentos-work.json"
+    work_file.write_text(json.dumps({"adds": [], "queries": work}))
+    done = subprocess.run(
+        ["node", str(AGENTOS_SCRIPT), str(path), "brain", str(work_file)],
+        capture_output=True, text=True, env=env.probe_env(), timeout=1800, check=False,
+    )  # fmt: skip
+    if done.returncode != 0:
+        return f"the AgentOS run failed: {done.stderr[-2000:]}"
+    samples: list[float] = json.loads(done.stdout)["memory_search"]
+    return samples[WARMUP:]
+
+
+def small(size: int, rounds: int, folder: Path, skip_agentos: bool) -> dict[str, Any]:
+    master = folder / f"memgui-{size}" / "brain.sqlite"  # brain id "brain", as AgentOS is told
+    master.parent.mkdir()
+    build(master, size, random.Random(7))
+    peer = folder / f"agentos-{size}" / "brain.sqlite"
+    peer.parent.mkdir()
+    shutil.copyfile(master, peer)
+    work = asked()
+    work = work[:WARMUP] + work  # the warm-up calls, left out of the samples
+    samples: dict[str, list[float]] = {
+        "memgui_search": [], "memgui_ranking_statement": [], "memgui_tool": [], "agentos_tool": []
+    }  # fmt: skip
+    skipped = None
+    for n in range(rounds):
+        order = ("memgui", "agentos") if n % 2 == 0 else ("agentos", "memgui")
+        for who in order:
+            if who == "memgui":
+                for name, values in memgui_rounds(master, work).items():
+                    samples[name] += values
+            elif not skip_agentos and skipped is None:
+                got = agentos_round(peer, work, folder)
+                if isinstance(got, str):
+                    skipped = got
+                else:
+                    samples["agentos_tool"] += got
+    out: dict[str, Any] = {n: percentiles(v) for n, v in samples.items() if v}
+    if skipped or skip_agentos:
+        out["agentos_tool"] = skipped or "skipped (--skip-agentos)"
+    else:
+        theirs = out["agentos_tool"]["p50_ms"]
+        for name in ("memgui_search", "memgui_tool"):
+            ratio = round(theirs / out[name]["p50_ms"], 2)
+            out[f"{name}_vs_agentos"] = {"ratio_p50": ratio, "memgui_faster": ratio > 1}
+    with Brain.open(master) as brain:
+        out["exactness"] = exactness(brain, asked(), SMALL_LIMIT)
+    return out
+
+
+def big(brain: Brain, rounds: int) -> dict[str, Any]:
+    """`brain.search` against the exact-bm25 floor, query by query, interleaved."""
+    conn = brain.db.conn
+    work = asked()
+    ours: list[float] = []
+    floor: list[float] = []
+    cpu: dict[str, list[float]] = {}
+    for n in range(rounds):
+        ours, floor = [], []
+        cpu = {"memgui": [], "floor": []}
+        for query in work:
+            pair = [
+                (ours, lambda q=query: brain.search(
+                    q, limit=BIG_LIMIT, mode="keyword", record_recall=False)),
+                (floor, lambda q=query: conn.execute(
+                    FLOOR_SQL, (fts_query(q.split()), BIG_LIMIT)).fetchall()),
+            ]  # fmt: skip
+            for samples, call in pair if n % 2 == 0 else reversed(pair):
+                start, cpu_start = time.perf_counter(), time.thread_time()
+                call()
+                samples.append(time.perf_counter() - start)
+                cpu["memgui" if samples is ours else "floor"].append(time.thread_time() - cpu_start)
+    mine, base = percentiles(ours), percentiles(floor)  # the last round: warm cache
+    out: dict[str, Any] = {
+        "traces": conn.execute("SELECT count(*) FROM memory_traces").fetchone()[0],
+        "memgui_search_limit_20": mine,
+        "exact_bm25_floor_limit_20": base,
+        "ratio_to_floor": {
+            "p50": round(mine["p50_ms"] / base["p50_ms"], 2),
+            "p95": round(mine["p95_ms"] / base["p95_ms"], 2),
+        },
+        # The thread's CPU time: what the load on the machine does not add.
+        "cpu_memgui_search": percentiles(cpu["memgui"]),
+        "cpu_exact_bm25_floor": percentiles(cpu["floor"]),
+    }
+    out["targets_met"] = {
+        "p50_ms_le_5": mine["p50_ms"] <= P50_TARGET_MS,
+        "p95_ms_le_40": mine["p95_ms"] <= P95_TARGET_MS,
+        "p50_le_1_5x_floor": out["ratio_to_floor"]["p50"] <= FLOOR_RATIO_TARGET,
+    }
+    out["exactness"] = exactness(brain, work, BIG_LIMIT)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", type=int, nargs="*", default=[5_000, 20_000])
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--big", type=int, default=0, help="traces of the big brain (0: none)")
+    parser.add_argument("--brain", type=Path, help="a big brain built before (read as is)")
+    parser.add_argument("--skip-agentos", action="store_true")
+    options = parser.parse_args()
+    results: dict[str, Any] = {"queries": len(asked()), "rounds": options.rounds}
+    with tempfile.TemporaryDirectory(prefix="memgui-bench-keyword-") as tmp:
+        folder = Path(tmp)
+        for size in options.sizes:
+            results[f"small_{size}"] = small(size, options.rounds, folder, options.skip_agentos)
+        if options.brain is not None:
+            with Brain.open(options.brain) as brain:
+                results["big"] = big(brain, options.rounds)
+        elif options.big:
+            with Brain.open(folder / "big.sqlite") as brain:
+                fill(brain, options.big, random.Random(4))
+                results["big"] = big(brain, options.rounds)
+    emit("keyword", results)
+
+
+if __name__ == "__main__":
+    main()
