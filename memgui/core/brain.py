@@ -374,10 +374,12 @@ class Brain(BrainFile):
         ids: list[str],
         content: str | None = None,
         actor: str | None = None,
+        *,
         keep: str | None = None,
     ) -> Trace:
-        """Merge live traces into `keep`, else the most retrieved one (tie: the first given);
-        its `changes` name the merged (forgotten) and the links and edges carried over."""
+        """Merge live traces into `keep` (default: the most retrieved; tie: the first given),
+        which takes the others' links and knowledge-graph edges; the survivor, its `changes`
+        naming the merged traces (forgotten) and the links and edges moved too."""
         kept = traces.merge(self, ids, content, actor, keep=keep)
         self._embed_now([kept.id])  # pending only: its text changed
         return kept

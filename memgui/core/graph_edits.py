@@ -6,8 +6,7 @@
 - `delete_node`: a knowledge node and every edge naming it (never an edge left pointing at
   nothing);
 - `merge_nodes`: knowledge nodes into one survivor: the others' edges are moved to it (an
-  edge it already has, or one that would join it to itself, is dropped), then they go;
-- `carry_edges`: a trace merge's knowledge edges, moved to the survivor as its links are.
+  edge it already has, or one that would join it to itself, is dropped), then they go.
 """
 
 from __future__ import annotations
@@ -166,28 +165,6 @@ def merge_nodes(
             moved += _move_edges(brain, batch, gone, survivor, drop_within=set(unique))
             journal_rows.delete_rows(brain.db, batch, brain.brain_id, "node", "id = ?2", (gone,))
     return with_count(write.changes, moved)
-
-
-def carry_edges(brain: BrainContext, batch: WriteBatch, merged: list[str], survivor: str) -> None:
-    """A trace merge: the merged traces' knowledge edges to other nodes are copied to the
-    survivor (made a graph node when it is not one yet), journaled in the merge's batch.
-    The merged traces keep theirs, hidden while they are forgotten, as their links."""
-    if not {"knowledge_nodes", "knowledge_edges"} <= brain.db.tables:
-        return
-    group = {survivor, *merged}
-    for gone in merged:
-        for row in _edges_of(brain, gone):
-            edge = dict(zip(EDGE_COLUMNS.split(", "), row, strict=True))
-            source = survivor if edge["source_id"] == gone else edge["source_id"]
-            target = survivor if edge["target_id"] == gone else edge["target_id"]
-            if source in group and target in group:
-                continue
-            if _edge_id(brain, source, target, edge["type"]) is not None:
-                continue
-            _graph_end(brain, batch, survivor)
-            copy = dict(edge, id=f"ke_{uuid.uuid4()}", source_id=source, target_id=target)
-            copy["metadata"] = node_properties(edge["metadata"] or "{}")
-            journal_rows.insert_row(brain.db, batch, brain.brain_id, "edge", copy)
 
 
 def _move_edges(

@@ -6,7 +6,7 @@ import unicodedata
 from typing import TYPE_CHECKING, Any
 
 from memgui.core.errors import InvalidArgument, NotFound
-from memgui.core.model import Changes, RelatedSummary, check_id, check_link_kind
+from memgui.core.model import Changes, RelatedSummary, check_id, check_link_kind, title_of
 from memgui.core.storage import journal_rows, store
 
 if TYPE_CHECKING:
@@ -67,19 +67,20 @@ def _insert(brain: BrainContext, batch: WriteBatch, a: str, b: str, kind: str) -
 
 
 def carry_over(brain: BrainContext, batch: WriteBatch, merged: list[str], survivor: str) -> None:
-    """A merge: the survivor gets the links the merged traces have to other traces, journaled
-    in the merge's batch. The merged traces keep theirs, hidden while they are forgotten;
-    links among the merged traces themselves are not carried (they would link the survivor
-    to itself)."""
+    """A merge: the links the merged traces have to other traces move to the survivor, in
+    the merge's batch (each journaled as unlinked, then linked from the survivor), so a
+    revert puts them back. A link the survivor has already is not made twice; a link among
+    the merged traces themselves (it would link the survivor to itself) only goes."""
     conn, bid = brain.db.conn, brain.brain_id
     group = {survivor, *merged}
     for gone in merged:
         rows: list[tuple[Any, ...]] = conn.execute(
-            "SELECT from_id, to_id, kind FROM memory_links WHERE brain_id = ?1 AND "
+            "SELECT from_id, to_id, kind, created_at FROM memory_links WHERE brain_id = ?1 AND "
             "(from_id = ?2 OR to_id = ?2) ORDER BY created_at, rowid",
             (bid, gone),
         ).fetchall()
-        for from_id, to_id, kind in rows:
+        for from_id, to_id, kind, created_at in rows:
+            _delete(brain, batch, from_id, to_id, kind, created_at)
             if from_id in group and to_id in group:
                 continue
             a, b = _normalised(
@@ -157,7 +158,8 @@ def related(brain: BrainContext, trace_id: str, limit: int = MAX_RELATED) -> lis
         return []
     with db.lock:
         rows: list[tuple[Any, ...]] = db.conn.execute(
-            "SELECT l.from_id, l.to_id, l.kind, l.created_at, t.content FROM memory_links l "
+            "SELECT l.from_id, l.to_id, l.kind, l.created_at, t.content, t.metadata "
+            "FROM memory_links l "
             "JOIN memory_traces t ON t.brain_id = l.brain_id AND t.deleted = 0 AND "
             "t.id = CASE WHEN l.from_id = ?1 THEN l.to_id ELSE l.from_id END "
             "WHERE l.brain_id = ?2 AND (l.from_id = ?1 OR l.to_id = ?1) "
@@ -165,7 +167,7 @@ def related(brain: BrainContext, trace_id: str, limit: int = MAX_RELATED) -> lis
             (trace_id, brain.brain_id, limit),
         ).fetchall()
     out = []
-    for from_id, to_id, kind, created_at, content in rows:
+    for from_id, to_id, kind, created_at, content, metadata in rows:
         outgoing = from_id == trace_id
         other = to_id if outgoing else from_id
         if kind == "relates_to":
@@ -174,7 +176,8 @@ def related(brain: BrainContext, trace_id: str, limit: int = MAX_RELATED) -> lis
         else:
             direction = "out" if outgoing else "in"
             seen = kind if outgoing else _INVERSE[kind]
-        out.append(RelatedSummary(other, seen, direction, snippet(content), created_at))
+        title = title_of(store._loads(metadata, {})) if metadata and "title" in metadata else None
+        out.append(RelatedSummary(other, seen, direction, snippet(content), created_at, title))
     return out
 
 

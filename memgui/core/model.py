@@ -41,6 +41,41 @@ MAX_NEIGHBOURS = 500  # the default; a caller may ask for up to NEIGHBOURS_CAP
 NEIGHBOURS_CAP = 5_000
 DAY_MS = 86_400_000
 DEFAULT_STABILITY_MS = DAY_MS
+TITLE_KEY = "title"  # a memory's title lives in its metadata, where AgentOS reads it too
+MAX_TITLE_CHARS = 500
+SUMMARY_CHARS = 80  # how much of its text names a memory that has no title
+
+
+def title_of(metadata: object) -> str | None:
+    """The title a trace's metadata holds (`metadata.title`), or None: absent, not text, or
+    only whitespace (another program may have written anything there)."""
+    if not isinstance(metadata, dict):
+        return None
+    value = metadata.get(TITLE_KEY)
+    if not isinstance(value, str):
+        return None
+    value = value.strip()
+    return value or None
+
+
+def summary_of(content: str, limit: int = SUMMARY_CHARS) -> str:
+    """A short summary of a text: its first non-empty line, cut at a word near `limit`
+    characters with `…` (and `…` when more text follows). Reads only the start of a long
+    text: the app asks it of every row it paints."""
+    start, end, size = 0, 0, len(content)
+    line = ""
+    while start < size:
+        end = content.find("\n", start)
+        end = size if end < 0 else end
+        line = content[start:end].strip()
+        if line:
+            break
+        start = end + 1
+    if len(line) > limit:
+        cut = line.rfind(" ", limit // 2, limit)
+        return line[: cut if cut > 0 else limit - 1].rstrip() + "…"
+    more = bool(line) and (size > end + 200 or bool(content[end : end + 200].strip()))
+    return line + ("…" if more else "")
 
 
 @dataclass(frozen=True)
@@ -68,10 +103,21 @@ class Trace:
     # What the mutation that returned this trace changed; None on a trace that was read.
     changes: Changes | None = field(default=None, compare=False, repr=False)
 
+    @property
+    def title(self) -> str | None:
+        """Its title (a note's, a chat's), kept in `metadata.title`; None when it has none."""
+        return title_of(self.metadata)
+
+    @property
+    def label(self) -> str:
+        """What names it to a person: its title, else a short summary of its text."""
+        return title_of(self.metadata) or summary_of(self.content)
+
     def to_json(self) -> dict[str, Any]:
         """The wire shape of a trace (CLI `--json`, REST, MCP)."""
         return {
             "id": self.id,
+            "title": self.title,
             "type": self.type,
             "scope": self.scope,
             "scope_id": self.scope_id,
@@ -205,6 +251,12 @@ class RelatedSummary:
     direction: str  # "in" | "out"
     snippet: str
     created_at: int
+    title: str | None = None  # the other trace's title, when it has one
+
+    @property
+    def label(self) -> str:
+        """What names the other trace: its title, else a short summary of its text."""
+        return self.title or summary_of(self.snippet)
 
     @property
     def stored_kind(self) -> str:
@@ -219,6 +271,7 @@ class RelatedSummary:
             "direction": self.direction,
             "snippet": self.snippet,
             "created_at": self.created_at,
+            "title": self.title,
         }
 
 

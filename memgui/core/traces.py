@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import apsw
 
-from memgui.core import decay, graph_edits, journal, links
+from memgui.core import decay, journal, links, merge_moves
 from memgui.core.errors import InvalidArgument, RefusedByBrain
 from memgui.core.model import (
     EDITABLE_FIELDS,
@@ -206,11 +206,11 @@ def merge(
     keep: str | None = None,
     verified: bool = False,
 ) -> Trace:
-    """Merge live traces into the most retrieved one (tie: the first given), or into `keep`
-    when it names one of them. `verified` counts the merge as AgentOS's consolidation does:
-    the survivor's `verificationCount` becomes the sum of the merged traces' plus one per
-    trace merged into it, and `lastVerifiedAt` now. The others are forgotten; their links and
-    knowledge edges to other traces and nodes are carried over to the survivor."""
+    """Merge live traces into `keep` (one of `ids`; by default the most retrieved, on a tie
+    the first given). The survivor takes the others' links and knowledge-graph edges
+    (`merge_moves`); the others go to the trash. `verified` counts the merge as AgentOS's
+    consolidation does: the survivor's `verificationCount` becomes the sum of the merged
+    traces' plus one per trace merged into it, and `lastVerifiedAt` now."""
     if isinstance(ids, list | tuple):
         for i, trace_id in enumerate(ids):
             check_id(f"ids[{i}]", trace_id)
@@ -237,42 +237,42 @@ def merge(
             if keep is not None
             else max(range(len(snaps)), key=lambda i: (snaps[i]["retrieval_count"], -i))
         )
-        survivor, now = snaps[best], brain.now()
+        kept, now = snaps[best], brain.now()
         tags: list[str] = []
         for s in snaps:
             tags.extend(t for t in s["tags"] if t not in tags)
         accessed = [s["last_accessed"] for s in snaps if s["last_accessed"] is not None]
-        strength, metadata = decay.merged_state(snaps, survivor)
+        strength, metadata = decay.merged_state(snaps, kept)
         after = dict(
-            survivor,
+            kept,
             content=content if content is not None else " | ".join(s["content"] for s in snaps),
             tags=tags,
             strength=strength,
             retrieval_count=sum(s["retrieval_count"] for s in snaps),
             last_accessed=max(accessed) if accessed else None,
-            version=survivor["version"] + 1,
+            version=kept["version"] + 1,
             updated_at=now,
             metadata=dict(
                 metadata, merged_from=[s["id"] for s in snaps], **_verified(snaps, now, verified)
             ),
-            emotions=_averaged_emotions(snaps, survivor),
+            emotions=_averaged_emotions(snaps, kept),
             # What one merged trace keeps for good, the merge keeps: no expiry if one has
             # none (else the latest), and a category if the survivor has none.
             expires_at=None
             if any(s["expires_at"] is None for s in snaps)
             else max(s["expires_at"] for s in snaps),
-            category=survivor["category"]
+            category=kept["category"]
             or next((s["category"] for s in snaps if s["category"]), None),
         )
-        store.update_trace(brain.db, batch, brain.brain_id, rows[best][0], survivor, after, "merge")
+        store.update_trace(brain.db, batch, brain.brain_id, rows[best][0], kept, after, "merge")
         for row, snap in zip(rows, snaps, strict=True):
-            if snap is survivor:
+            if snap is kept:
                 continue
             gone = dict(snap, deleted=True, version=snap["version"] + 1, updated_at=now)
             store.update_trace(brain.db, batch, brain.brain_id, row[0], snap, gone, "forget")
-        merged = [s["id"] for s in snaps if s is not survivor]
-        links.carry_over(brain, batch, merged, survivor["id"])
-        graph_edits.carry_edges(brain, batch, merged, survivor["id"])
+        absorbed = [s["id"] for s in snaps if s is not kept]
+        links.carry_over(brain, batch, absorbed, kept["id"])
+        merge_moves.move_edges(brain, batch, absorbed, kept)
     return with_changes(store.snapshot_to_trace(after, rows[best][0], now), write.changes)
 
 

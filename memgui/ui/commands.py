@@ -139,13 +139,21 @@ class SetDeletedCommand(CoreCommand):
 
 
 class MergeCommand(CoreCommand):
-    def __init__(self, session: BrainSession, ids: list[str], content: str | None) -> None:
+    def __init__(
+        self,
+        session: BrainSession,
+        ids: list[str],
+        content: str | None,
+        survivor: str | None = None,
+    ) -> None:
         super().__init__(session, f"Merge {memories(len(ids))}")
         self.ids = list(ids)
         self.content = content
+        self.survivor = survivor  # None: the core's rule (the most recalled)
 
     def _perform(self) -> tuple[Trace, Changes]:
-        return _with_changes(self.session.brain.merge(self.ids, self.content, actor=ACTOR))
+        brain = self.session.brain
+        return _with_changes(brain.merge(self.ids, self.content, actor=ACTOR, keep=self.survivor))
 
 
 class TagCommand(CoreCommand):

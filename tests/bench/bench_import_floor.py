@@ -25,7 +25,7 @@ from memgui.core.brain import Brain
 from memgui.core.io.planning.plan import ImportOptions, plan
 from memgui.core.io.writing.commit import commit
 from memgui.core.progress import run_to_end
-from memgui.core.search import fulltext, textindex
+from memgui.core.search import fulltext
 from memgui.core.storage import store
 from memgui.core.storage.db import Database
 from tests.bench.bench_import import jsonl_export
@@ -47,15 +47,12 @@ def written_rows(brain: Brain) -> dict[str, list[tuple[Any, ...]]]:
     conn = brain.db.conn
     traces = conn.execute(f"SELECT {store._INSERT_COLUMNS} FROM memory_traces").fetchall()
     journal = conn.execute(f"SELECT {JOURNAL_COLUMNS} FROM memgui_journal").fetchall()
-    texts = conn.execute("SELECT rowid, content, tags FROM memory_traces").fetchall()
+    texts = conn.execute(fulltext.ROW_TEXT_SQL).fetchall()
     return {
         "traces": traces,
         "journal": journal,
-        "agentos_fts": texts,
-        "memgui_fts": [
-            (rowid, textindex.segment(content), textindex.tags_text(fulltext.tags_list(tags)))
-            for rowid, content, tags in texts
-        ],
+        "agentos_fts": [row[:3] for row in texts],
+        "memgui_fts": list(fulltext.indexed_text(texts)),
     }
 
 
@@ -63,7 +60,7 @@ STATEMENTS = {
     "traces": store._INSERT_SQL,
     "journal": f"INSERT INTO memgui_journal ({JOURNAL_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
     "agentos_fts": "INSERT INTO memory_traces_fts(rowid, content, tags) VALUES (?, ?, ?)",
-    "memgui_fts": "INSERT INTO memgui_fts(rowid, content, tags) VALUES (?, ?, ?)",
+    "memgui_fts": fulltext.INSERT_MEMGUI_FTS,
 }
 
 

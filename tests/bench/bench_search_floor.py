@@ -85,6 +85,18 @@ def measure(brain: Brain, rounds: int = 2) -> dict[str, object]:
     return results
 
 
+def built_brain(brain: Path | None, big: int, folder: str) -> tuple[Path, dict[str, object]]:
+    """`brain`, or one of `big` traces built in `folder` as bench_core builds it."""
+    path = brain or Path(folder) / "big.sqlite"
+    results: dict[str, object] = {"brain": str(brain or f"built, {big} traces")}
+    if brain is None:
+        with Brain.open(path) as built:
+            start = time.perf_counter()
+            fill(built, big, random.Random(4))
+            results["build_big_s"] = round(time.perf_counter() - start, 1)
+    return path, results
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--big", type=int, default=1_000_000)
@@ -92,13 +104,7 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, help="keep the built brain at this path")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        path = args.brain or Path(tmp) / "big.sqlite"
-        results: dict[str, object] = {"brain": str(args.brain or f"built, {args.big} traces")}
-        if args.brain is None:
-            with Brain.open(path) as brain:
-                start = time.perf_counter()
-                fill(brain, args.big, random.Random(4))
-                results["build_big_s"] = round(time.perf_counter() - start, 1)
+        path, results = built_brain(args.brain, args.big, tmp)
         with Brain.open(path) as brain:
             results["traces"] = brain.info()["traces"]
             results.update(measure(brain))

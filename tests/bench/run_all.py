@@ -28,6 +28,7 @@ BENCHMARKS: dict[str, tuple[list[str], list[str]]] = {
     "bench_add_floor": ([], ["--adds", "2000"]),
     "bench_core": ([], ["--adds", "2000", "--big", "0"]),
     "bench_search_floor": ([], ["--big", "50000"]),
+    "bench_word_forms": ([], ["--big", "20000"]),
     "bench_keyword": (["--big", "1000000"], ["--sizes", "2000", "--rounds", "1"]),
     "bench_vectors": ([], ["--sizes", "20000"]),
     "bench_hybrid": ([], ["--size", "20000", "--queries", "10"]),

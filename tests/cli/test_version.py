@@ -23,7 +23,10 @@ def test_version_names_every_part(capsys: pytest.CaptureFixture[str], tmp_path: 
     assert result.code == 0, result.err
     lines = result.out.splitlines()
     assert lines[0] == f"memgui {__version__}"
-    assert re.search(rf"brain schema: memgui {schema.SCHEMA_VERSION} \(reads 0–2;", result.out)
+    assert re.search(
+        rf"brain schema: memgui {schema.SCHEMA_VERSION} \(reads 0–{schema.SCHEMA_VERSION};",
+        result.out,
+    )
     assert re.search(r"AgentOS 2 \(reads up to 2; newer: opened read-only\)", result.out)
     assert re.search(r"^SQLite 3\.\d+\.\d+ \(apsw ", result.out, re.M)
     assert re.search(r"^sqlite-vec v\d+\.\d+\.\d+$", result.out, re.M)

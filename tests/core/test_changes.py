@@ -80,7 +80,7 @@ def test_purge_names_the_trace_removed_and_its_links(brain: Brain) -> None:
     assert_journaled(brain, mark, changes)
 
 
-def test_merge_names_the_survivor_the_merged_and_the_links_carried(brain: Brain) -> None:
+def test_merge_names_the_survivor_the_merged_and_the_links_moved(brain: Brain) -> None:
     keep, gone, other = brain.add("keep"), brain.add("gone"), brain.add("other")
     brain.link(gone.id, other.id, "caused_by")
     mark = journal_mark(brain)
@@ -91,6 +91,7 @@ def test_merge_names_the_survivor_the_merged_and_the_links_carried(brain: Brain)
         changes,
         edited={keep.id, gone.id},  # the survivor rewritten, the merged one forgotten
         links_added={LinkKey(keep.id, other.id, "caused_by")},
+        links_removed={LinkKey(gone.id, other.id, "caused_by")},  # moved to the survivor
     )
     assert_journaled(brain, mark, changes)
 

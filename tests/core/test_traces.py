@@ -43,6 +43,7 @@ def test_add_then_get_round_trips_every_field(brain: Brain) -> None:
     assert got.metadata["scopeId"] == "acme"  # mirrored for AgentOS
     assert set(got.to_json()) == {
         "id",
+        "title",
         "type",
         "scope",
         "scope_id",
@@ -276,7 +277,7 @@ def test_reading_by_an_empty_id_is_invalid_not_missing(brain: Brain) -> None:
             read("")
 
 
-def test_merge_gives_the_survivor_the_merged_traces_links(brain: Brain) -> None:
+def test_merge_moves_the_merged_traces_links_to_the_survivor(brain: Brain) -> None:
     survivor = brain.add("survivor").id
     brain.search("survivor")  # the most retrieved survives
     merged = brain.add("merged away").id
@@ -294,9 +295,10 @@ def test_merge_gives_the_survivor_the_merged_traces_links(brain: Brain) -> None:
     assert carried == sorted([(x, "relates_to"), (y, "supersedes"), (z, "caused")])
     entries = brain.journal_since(start)
     assert [e.op for e in entries if e.op == "link"] == ["link", "link"]
-    # The merged trace keeps its own links (hidden while it is forgotten).
-    assert sorted(map(str, links_of(brain, merged))) == rows_before
-    # Reverting the merge takes the carried links back.
+    # Moved, not copied: the merged trace keeps none (the link between the two only went).
+    assert links_of(brain, merged) == []
+    assert [e.op for e in entries if e.op == "unlink"] == ["unlink"] * 4
+    # Reverting the merge puts every link back as it was.
     brain.revert(entries[0].batch_id)
     assert sorted((r.id, r.kind) for r in brain.related(survivor)) == survivor_before
     assert sorted(map(str, links_of(brain, merged))) == rows_before

@@ -33,6 +33,17 @@ def fill(brain: Brain, extra: int = 0) -> list[str]:
     return ids
 
 
+def agentos_index_ids(brain: Brain, query: str) -> set[str]:
+    """The live traces AgentOS's own index (`porter ascii`, external content) matches, read
+    directly: what AgentOS's search would find."""
+    rows = brain.db.conn.execute(
+        "SELECT t.id FROM memory_traces_fts f JOIN memory_traces t ON t.rowid = f.rowid "
+        "WHERE memory_traces_fts MATCH ? AND t.deleted = 0",
+        (query,),
+    ).fetchall()
+    return {r[0] for r in rows}
+
+
 def mentioning(brain: Brain, concept: str, traces: list[Trace]) -> str:
     """A knowledge-graph entity `concept` that each of `traces` mentions through a memory
     node of its own (labelled by its text's start); returns the entity's node id."""

@@ -255,7 +255,7 @@ def check_indexes(path: Path) -> None:
             )
         if "memgui_fts" not in brain.db.tables:
             return
-        rows = conn.execute("SELECT rowid, content, tags FROM memory_traces").fetchall()
+        rows = conn.execute(fulltext.ROW_TEXT_SQL).fetchall()
         fulltext.fill_temp_index(brain.db, "judge_fts", rows)
         found = []
         for schema, table in (("main", "memgui_fts"), ("temp", "judge_fts")):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QSettings
 
+from memgui.ui.dialogs.merge_dialog import survivor_of
 from memgui.ui.main_window import MainWindow
 from tests.support.waiting import WAIT_MS
 
@@ -15,6 +16,7 @@ class Answers:
         self.purge = True
         self.tag_text = "reviewed"
         self.merged = "Merged by hand"
+        self.keep: str | None = None  # the memory a merge keeps (None: the default)
         self.unsaved = "discard"
         self.link: tuple[str, str] | None = None
         self.migrate = True
@@ -29,8 +31,8 @@ class Answers:
     def tag(self, _title: str, _choices) -> str:
         return self.tag_text
 
-    def merge(self, _traces) -> str:
-        return self.merged
+    def merge(self, traces) -> tuple[str, str]:
+        return self.keep or survivor_of(traces).id, self.merged
 
     def link_target(self, _brain, _exclude) -> tuple[str, str] | None:
         return self.link

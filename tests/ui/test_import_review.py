@@ -53,7 +53,9 @@ def test_verdict_toggles_filter_the_table(qtbot, window, notes):
     detail = review.detail
     assert detail.existing_pane.isVisibleTo(detail)
     assert detail.existing_text.toPlainText().startswith("The build uses Python 3.11")
-    assert "Already in the brain: mt_" in detail.existing_title.full_text()
+    assert "Already in the brain: “The build uses Python 3.11” (mt_" in (
+        detail.existing_title.full_text()
+    )
     for verdict in ("new", "refused"):
         review.toggles[verdict].setChecked(True)
     assert review.proxy.rowCount() == 5

@@ -7,7 +7,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from memgui.core.io.records import CONVERSATION, MESSAGE, NEW, UPDATE
+from memgui.core.io.records import CONVERSATION, MESSAGE, NEW, TRACE, UPDATE
 from memgui.ui.commands import NewTraceCommand, push
 from memgui.ui.models.import_plan_model import Column
 from tests.support.import_export import (
@@ -65,7 +65,7 @@ def _accepted(plan, rows) -> list[bool]:
     return [plan.records[r].accepted for r in rows]
 
 
-def test_a_conversation_takes_its_messages_with_it(qtbot, window):
+def test_a_conversation_takes_its_messages_and_memories_with_it(qtbot, window):
     dialog = open_and_plan(qtbot, window, BRANCHING)
     review, model = dialog.review, dialog.review.model
     plan = model.plan
@@ -78,12 +78,18 @@ def test_a_conversation_takes_its_messages_with_it(qtbot, window):
         for i, r in enumerate(plan.records)
         if r.kind == MESSAGE and r.fields["conversation_id"] == conversation_id
     ]
-    assert messages and all(_accepted(plan, messages))
+    memories = [
+        i
+        for i, r in enumerate(plan.records)
+        if r.kind == TRACE and r.fields["metadata"]["conversation_id"] == conversation_id
+    ]
+    assert messages and all(_accepted(plan, messages)) and memories
     before = review.accepted_count()
     index = model.index(conversation, Column.SOURCE)
     assert model.setData(index, Qt.CheckState.Unchecked.value, Qt.ItemDataRole.CheckStateRole)
-    assert not any(_accepted(plan, [conversation, *messages]))
-    after = before - 1 - len([m for m in messages if plan.records[m].verdict in (NEW, UPDATE)])
+    assert not any(_accepted(plan, [conversation, *messages, *memories]))
+    going = [i for i in messages + memories if plan.records[i].verdict in (NEW, UPDATE)]
+    after = before - 1 - len(going)
     assert review.accepted_count() == after
     assert review.commit_button.text() == f"Commit {after} records"
     # Ticking one message brings its conversation back (without it the message cannot be
@@ -94,9 +100,16 @@ def test_a_conversation_takes_its_messages_with_it(qtbot, window):
     model.setData(index, Qt.CheckState.Unchecked.value, Qt.ItemDataRole.CheckStateRole)
     model.setData(index, Qt.CheckState.Checked.value, Qt.ItemDataRole.CheckStateRole)
     assert all(_accepted(plan, [conversation, *messages]))
-    model.setData(index, Qt.CheckState.Unchecked.value, Qt.ItemDataRole.CheckStateRole)
+    assert all(_accepted(plan, memories))
+    # A memory un-ticked alone goes alone.
+    model.setData(
+        model.index(memories[0], Column.SOURCE),
+        Qt.CheckState.Unchecked.value,
+        Qt.ItemDataRole.CheckStateRole,
+    )
+    assert review.accepted_count() == before - 1
     result = commit_and_wait(qtbot, dialog)
-    assert not result.errors and result.imported == after
+    assert not result.errors and result.imported == before - 1
 
 
 def test_a_format_detection_cannot_tell_can_be_chosen(qtbot, window, tmp_path):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import shutil
 
 from memgui.core.brain import Brain
+from memgui.core.storage import schema
 from tests.support.paths import SHARED
 from tests.support.waiting import WAIT_MS
 from tests.support.window import open_window, select_row, wait_idle
@@ -33,7 +34,7 @@ def test_the_first_save_says_what_migrating_changes_and_where_the_backup_goes(qt
     window.window_actions.save.trigger()
     [plan] = answers.migrations_asked
     assert plan.agentos and plan.backup.parent == path.parent
-    assert plan.backup.name.startswith("agentos.sqlite.backup-pre-2-")
+    assert plan.backup.name.startswith(f"agentos.sqlite.backup-pre-{schema.SCHEMA_VERSION}-")
     assert any("journal" in change for change in plan.changes)
     assert path.read_bytes() == before  # kept as it is: nothing written
     assert not plan.backup.exists()

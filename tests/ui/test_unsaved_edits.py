@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QApplication
 
 from memgui.core.brain import Brain
 from memgui.core.model import TraceFilter
-from memgui.ui.dialogs.merge_dialog import default_content
+from memgui.ui.dialogs.merge_dialog import default_content, survivor_of
 from memgui.ui.views.trace_editor import format_ttl, parse_ttl
 from tests.support.waiting import WAIT_MS
 from tests.support.window import Answers, open_window, select_row, wait_idle
@@ -34,9 +34,9 @@ class Recorded(Answers):
         self.asked.append("tag")
         return self.tag_text
 
-    def merge(self, traces) -> str:
+    def merge(self, traces) -> tuple[str, str]:
         self.asked.append(("merge", [t.content for t in traces]))
-        return default_content(traces)
+        return survivor_of(traces).id, default_content(traces)
 
     def link_target(self, _brain, _exclude):
         self.asked.append("link")

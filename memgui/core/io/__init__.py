@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from memgui.core.io.detect import detect_format
 from memgui.core.io.formats import EXPORT_FORMATS, IMPORT_FORMATS
 from memgui.core.io.options import ImportOptions
-from memgui.core.io.records import VERDICTS, ImportRecord, RecordKind, Verdict
+from memgui.core.io.records import VERDICTS, ImportRecord, RecordKind, Verdict, conversation_of
 
 if TYPE_CHECKING:
     from memgui.core.io.exporters.export import export
@@ -80,6 +80,7 @@ __all__ = [
     "Refusal",
     "Verdict",
     "commit",
+    "conversation_of",
     "count_verdicts",
     "detect_format",
     "export",

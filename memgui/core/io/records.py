@@ -187,3 +187,22 @@ class ImportRecord:
         if isinstance(self.links, tuple):  # the shared NO_LINKS
             self.links = []
         self.links.append(link)
+
+
+def conversation_of(record: ImportRecord) -> str | None:
+    """The chat conversation a record belongs to, by its row id: a conversation's own id, a
+    message's `conversation_id`, a memory's `metadata.conversation_id`; else None."""
+    fields = record.fields
+    if record.kind == CONVERSATION:
+        value = fields.get("id")
+    elif record.kind == MESSAGE:
+        value = fields.get("conversation_id")
+    elif record.kind == TRACE:
+        # A chat's lazy fields know it without building the metadata (and hashing the text).
+        value = getattr(fields, "conversation_id", None) if built_afresh(fields) else None
+        if value is None:
+            metadata = fields.get("metadata")
+            value = metadata.get("conversation_id") if isinstance(metadata, dict) else None
+    else:
+        return None
+    return value if isinstance(value, str) and value else None

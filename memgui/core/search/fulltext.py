@@ -104,7 +104,7 @@ def flushing(db: Database, batch: int = FLUSH_BATCH) -> Generator[int, None, int
     while True:
         rows = list(
             db.conn.execute(
-                "SELECT p.rowid, p.indexed, p.content, p.tags, t.content, t.tags "
+                f"SELECT p.rowid, p.indexed, p.content, p.tags, t.content, t.tags, {_TITLE} "
                 "FROM memgui_fts_pending p LEFT JOIN memory_traces t ON t.rowid = p.rowid "
                 "WHERE p.rowid > ? ORDER BY p.rowid LIMIT ?",
                 (after, batch),
@@ -131,8 +131,13 @@ def pending_count(db: Database) -> int:
     return int(db.conn.execute("SELECT count(*) FROM memgui_fts_pending").get)
 
 
+_TITLE = schema.TITLE_SQL.format(m="t.metadata")
+# A row as memgui_fts is filled from it: rowid, content, tags (JSON), title.
+ROW_TEXT_SQL = f"SELECT rowid, content, tags, {_TITLE} FROM memory_traces t"
+
+
 def _index_rows(db: Database, rows: list[tuple[Any, ...]], agentos: bool) -> None:
-    indexed = [(rowid, content, tags) for rowid, was, content, tags, _, _ in rows if was == INDEXED]
+    indexed = [(row[0], row[2], row[3]) for row in rows if row[1] == INDEXED]
     if agentos and indexed:
         db.conn.executemany(
             "INSERT INTO memory_traces_fts(memory_traces_fts, rowid, content, tags) "
@@ -142,7 +147,7 @@ def _index_rows(db: Database, rows: list[tuple[Any, ...]], agentos: bool) -> Non
     gone = [(row[0],) for row in rows if row[1] != NEW]
     if gone:
         db.conn.executemany("DELETE FROM memgui_fts WHERE rowid = ?", gone)
-    current = [(rowid, text, tags) for rowid, _, _, _, text, tags in rows if text is not None]
+    current = [(r[0], r[4], r[5], r[6]) for r in rows if r[4] is not None]
     if agentos:
         # Another program's rows are in AgentOS's index already: it wrote them there.
         # (NEW_ON_FOREIGN rows are not: that program deleted its row's entry.)
@@ -150,9 +155,7 @@ def _index_rows(db: Database, rows: list[tuple[Any, ...]], agentos: bool) -> Non
         db.conn.executemany(
             "INSERT INTO memory_traces_fts(rowid, content, tags) VALUES (?, ?, ?)", own
         )
-    db.conn.executemany(
-        "INSERT INTO memgui_fts(rowid, content, tags) VALUES (?, ?, ?)", indexed_text(current)
-    )
+    db.conn.executemany(INSERT_MEMGUI_FTS, indexed_text(current))
 
 
 def indexed_rows(db: Database, table: str) -> int:
@@ -201,22 +204,33 @@ def flush_unless_busy(db: Database) -> bool:
     return True
 
 
-def indexed_text(rows: Iterable[tuple[int, str | None, str | None]]) -> Iterator[tuple[Any, ...]]:
-    """(rowid, content, tags) rows as memgui_fts holds them: segmented text, tags as words.
-    A generator: a whole brain's segmented text is never held at once (a migration)."""
-    return ((r, textindex.segment(c or ""), textindex.tags_text(tags_list(t))) for r, c, t in rows)
+INSERT_MEMGUI_FTS = "INSERT INTO memgui_fts(rowid, content, tags, title) VALUES (?, ?, ?, ?)"
+
+
+def indexed_text(
+    rows: Iterable[tuple[Any, ...]],
+) -> Iterator[tuple[int, str, str, str]]:
+    """(rowid, content, tags, title) rows as memgui_fts holds them: segmented text, tags as
+    words. A generator: a whole brain's segmented text is never held at once (a migration)."""
+    segment = textindex.segment
+    return (
+        (r, segment(c or ""), textindex.tags_text(tags_list(t)), segment(title or ""))
+        for r, c, t, title in rows
+    )
 
 
 def fill_temp_index(db: Database, name: str, rows: Iterable[tuple[Any, ...]]) -> None:
     """A TEMP FTS5 table `name` (this connection's alone, in memory; writes nothing to the
-    file) holding `rows` as memgui_fts would: a stand-in where memgui_fts cannot serve."""
+    file) holding `rows` (as `ROW_TEXT_SQL` reads them) as memgui_fts would: a stand-in
+    where memgui_fts cannot serve."""
+    columns = ", ".join(schema.MEMGUI_FTS_COLUMNS)
     db.conn.execute(
-        f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{name} USING fts5(content, tags, "
+        f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{name} USING fts5({columns}, "
         f"tokenize='{schema.MEMGUI_TOKENIZE}')"
     )
     db.conn.execute(f"DELETE FROM {name}")
     db.conn.executemany(
-        f"INSERT INTO {name}(rowid, content, tags) VALUES (?, ?, ?)", indexed_text(rows)
+        f"INSERT INTO {name}(rowid, {columns}) VALUES (?, ?, ?, ?)", indexed_text(rows)
     )
 
 
@@ -232,7 +246,12 @@ def rebuild_memgui_index(conn: apsw.Connection) -> None:
     """memgui_fts again from every row of `memory_traces` (nothing else is touched)."""
     conn.execute("INSERT INTO memgui_fts(memgui_fts) VALUES ('delete-all')")
     # Read row by row as the index takes them: a big brain's text is never held at once.
-    rows = conn.execute("SELECT rowid, content, tags FROM memory_traces")
-    conn.executemany(
-        "INSERT INTO memgui_fts(rowid, content, tags) VALUES (?, ?, ?)", indexed_text(rows)
-    )
+    rows = indexed_text(conn.execute(ROW_TEXT_SQL))
+    if "title" not in {r[1] for r in conn.execute("PRAGMA table_info(memgui_fts)")}:
+        # A copy of a brain of schema 2 (a SQLite export of one not yet migrated).
+        conn.executemany(
+            "INSERT INTO memgui_fts(rowid, content, tags) VALUES (?, ?, ?)",
+            (row[:3] for row in rows),
+        )
+        return
+    conn.executemany(INSERT_MEMGUI_FTS, rows)

@@ -23,7 +23,7 @@ import apsw
 from memgui.core import decay
 from memgui.core.errors import QuerySyntaxError
 from memgui.core.model import TraceFilter
-from memgui.core.search import fulltext, textindex
+from memgui.core.search import fulltext, textindex, word_forms
 from memgui.core.search.filters import filter_sql
 
 if TYPE_CHECKING:
@@ -143,10 +143,10 @@ def keyword_ranking(brain: Brain, query: str, flt: TraceFilter, want: int) -> li
     either = textindex.either
     if "memgui_fts" in db.tables or ("memory_traces" in db.tables and _index_unmigrated(db)):
         table = "memgui_fts" if "memgui_fts" in db.tables else UNMIGRATED
-        match = either([textindex.rewrite_query(f) for f in forms])
+        match = either([textindex.rewrite_query(word_forms.expand(f)) for f in forms])
         fallback = either([textindex.natural_language_query(f) for f in forms])
     elif db.has_agentos_fts:
-        table, match = "memory_traces_fts", either(forms)
+        table, match = "memory_traces_fts", either([word_forms.expand(f) for f in forms])
         fallback = either([textindex.natural_language_query(f).replace('"', "") for f in forms])
     else:
         return []
@@ -193,12 +193,7 @@ def _index_unflushed(db: Database) -> set[int]:
     if not pending:
         return set()
     marks = ",".join("?" * len(pending))
-    rows = list(
-        db.conn.execute(
-            f"SELECT rowid, content, tags FROM memory_traces WHERE rowid IN ({marks})",
-            list(pending),
-        )
-    )
+    rows = list(db.conn.execute(f"{fulltext.ROW_TEXT_SQL} WHERE rowid IN ({marks})", list(pending)))
     fulltext.fill_temp_index(db, UNFLUSHED, rows)
     return pending
 
@@ -231,11 +226,7 @@ def _index_unmigrated(db: Database) -> bool:
     if built is not None and built[0] is db.conn and built[1] == state:
         return built[2]
     with db.lock:
-        rows = list(
-            db.conn.execute(
-                "SELECT rowid, content, tags FROM memory_traces LIMIT ?", (UNMIGRATED_MAX + 1,)
-            )
-        )
+        rows = list(db.conn.execute(f"{fulltext.ROW_TEXT_SQL} LIMIT ?", (UNMIGRATED_MAX + 1,)))
         serves = len(rows) <= UNMIGRATED_MAX
         if serves:
             fulltext.fill_temp_index(db, UNMIGRATED, rows)

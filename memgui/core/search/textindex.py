@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from memgui.core.search import word_forms
+
 # Scripts written without spaces between words (and Hangul, whose particles attach to words).
 _UNSPACED = (
     "\u0e00-\u0e7f"  # Thai
@@ -178,4 +180,6 @@ def natural_language_query(query: str) -> str:
             parts.append(rewrite_query(token).strip())
         else:
             parts.append(f'"{token}"*')
+            # Its other forms the prefix does not reach (`happy`: happiness).
+            parts += [f'"{form}"' for form in word_forms.forms(token) if not form.startswith(token)]
     return " OR ".join(parts)

@@ -330,7 +330,17 @@ class Database:
         # A file memgui created has its tables before any brain has meta rows.
         if "memgui_journal" not in tables or "version" not in trace_columns:
             return 0
-        return 2 if set(schema.SCHEMA_2_TRIGGER_NAMES) <= self._triggers else 1
+        if not set(schema.SCHEMA_2_TRIGGER_NAMES) <= self._triggers:
+            return 1
+        return 3 if self._fts_has_title() else 2
+
+    def _fts_has_title(self) -> bool:
+        """Whether memgui_fts is schema 3's (a title column): a file memgui made, not yet
+        written, has no meta row to say its schema."""
+        row = self.conn.execute(
+            "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'memgui_fts'"
+        ).fetchone()
+        return row is not None and "title" in (row[0] or "")
 
     def ensure_triggers(self) -> None:
         """Inside a write transaction of a current brain: make the triggers a brain of this

@@ -1,8 +1,9 @@
 """Creating memgui's tables and migrating an older brain, for `Database`.
 
 Schema 1 adds memgui's columns to AgentOS's `memory_traces` and memgui's own tables; schema 2
-adds the triggers that catch another program's writes (docs/interop.md). A brain is migrated
-by its first write, after an online backup beside it (docs/architecture.md).
+adds the triggers that catch another program's writes (docs/interop.md); schema 3 makes
+`memgui_fts` again with a title column. A brain is migrated by its first
+write, after an online backup beside it (docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ def create_tables(conn: apsw.Connection) -> None:
     conn.execute(schema.AGENTOS_FTS)
     _apply_1(conn)
     _apply_2(conn)
+    _apply_3(conn)
 
 
 def _apply_1(conn: apsw.Connection) -> None:
@@ -54,6 +56,15 @@ def _apply_2(conn: apsw.Connection) -> None:
         " AND json_type(metadata, '$.scopeId') = 'text'"
     )
     conn.execute(schema.MEMGUI_TRIGGERS)
+
+
+def _apply_3(conn: apsw.Connection) -> None:
+    # memgui_fts has a title column: made again, filled by `index_all`.
+    # (A trigger of schema 2 that marks changed rows is made again in its new form too.)
+    conn.execute("DROP TABLE IF EXISTS memgui_fts")
+    conn.execute(schema.MEMGUI_FTS)
+    conn.execute("DROP TRIGGER IF EXISTS memgui_fts_mark_update")
+    conn.execute(schema.MEMGUI_TRIGGER_SQL["memgui_fts_mark_update"])
 
 
 def agentos_version(conn: apsw.Connection) -> int | None:
@@ -130,16 +141,21 @@ class MigrationPlan:
         return self.from_version == 0
 
 
+_TITLES_INDEXED = "memgui's full-text index takes each memory's title, so a search finds it"
 _CHANGES_FROM = {
     0: (
         "memgui's columns are added to the memories (version, scope id, category, expiry, "
         "embedding status); nothing AgentOS stores is changed or removed",
         "memgui's tables are added: the journal (history and undo), links, and a full-text "
-        "index that finds words in every script",
+        "index that finds words in every script and each memory's title",
         "triggers are added that note other programs' writes; AgentOS keeps reading and "
         "writing the brain",
     ),
-    1: ("triggers are added that note other programs' writes (AgentOS's among them)",),
+    1: (
+        "triggers are added that note other programs' writes (AgentOS's among them)",
+        _TITLES_INDEXED,
+    ),
+    2: (_TITLES_INDEXED,),
 }
 
 
@@ -208,8 +224,10 @@ def apply(db: Database, brain_ids: list[str], index_all: Callable[[], object]) -
             )
         db.mark_shared()
     _apply_2(conn)
+    _apply_3(conn)
     # From 0: the index is new. From 1: rows another program wrote meanwhile (no trigger
-    # marked them) and rows indexed before text was composed are indexed again.
+    # marked them) and rows indexed before text was composed are indexed again. From 2:
+    # the index is new (with titles).
     index_all()
     for bid in brain_ids or ["brain"]:
         conn.execute(

@@ -13,11 +13,13 @@ from typing import Any
 from memgui.core.errors import InvalidArgument
 from memgui.core.model import TraceFilter
 from memgui.core.search.filters import filter_sql
-from memgui.core.storage import store
+from memgui.core.storage import schema, store
 from memgui.core.storage.db import Database
 
-# The sort keys of a listing: each is the column of that name.
+# The sort keys of a listing: each is the column of that name, but `title`: what names the
+# memory (its `metadata.title`, else its text), case folded as SQLite folds ASCII.
 ORDER_COLUMNS = (
+    "title",
     "created_at",
     "last_accessed",
     "retrieval_count",
@@ -33,6 +35,10 @@ ORDER_COLUMNS = (
     "tags",
     "id",
 )
+TITLE_ORDER = (
+    f"coalesce({schema.TITLE_SQL.format(m='metadata')}, ltrim(content, ' ' || char(9, 10, 13)))"
+    " COLLATE NOCASE"
+)
 IDS_PER_QUERY = 500
 SEPARATOR = "\x1f"  # joins the ids of `joined_ids`; char(31) in SQL
 
@@ -45,6 +51,8 @@ def order_sql(db: Database, order: str, descending: bool) -> str:
             "order", f"must be one of {', '.join(ORDER_COLUMNS)} (got {order!r})", order
         )
     column = order if order == "id" or order in db.trace_columns else "created_at"
+    if order == "title":
+        column = TITLE_ORDER
     direction = "DESC" if descending else "ASC"
     return f"{column} {direction}, id {direction}"
 

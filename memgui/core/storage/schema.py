@@ -9,7 +9,7 @@ recorded as numbered migrations in `brain_meta` under `memgui_schema_version` (t
 from __future__ import annotations
 
 AGENTOS_SCHEMA_VERSION = "2"
-SCHEMA_VERSION = 2  # memgui's own schema version
+SCHEMA_VERSION = 3  # memgui's own schema version
 SCHEMA_KEY = "memgui_schema_version"
 SHARED_KEY = "memgui_shared"  # another program writes this brain too (brain_meta)
 
@@ -225,8 +225,22 @@ TRACE_COLUMNS = (
 # memgui's own tables and indexes (migration 1). Journal ids only grow without AUTOINCREMENT
 # (rows are never deleted, so max + 1 is never an old id); AUTOINCREMENT would write
 # sqlite_sequence's page into the WAL on every add. Brains made before keep theirs.
-# memgui_fts tokenizes so: a TEMP index that stands in for it must do the same.
+# memgui_fts tokenizes so: a TEMP index that stands in for it must do the same. Words are
+# kept as written (a prefix query `relati*` finds "relational"); a query finds a word's other
+# forms by asking for them (`search/word_forms.py`), not by a stemming tokenizer.
 MEMGUI_TOKENIZE = "unicode61 remove_diacritics 2"
+# Its columns (schema 3 added the title): the text, the tags as words, and the title
+# (`metadata.title`), which AgentOS's index has no column for.
+MEMGUI_FTS_COLUMNS = ("content", "tags", "title")
+MEMGUI_FTS = f"""CREATE VIRTUAL TABLE IF NOT EXISTS memgui_fts USING fts5(
+  {", ".join(MEMGUI_FTS_COLUMNS)}, content='', contentless_delete=1,
+  tokenize='{MEMGUI_TOKENIZE}'
+)"""
+# The title as memgui_fts indexes it, from a row's metadata: text only, invalid JSON none.
+TITLE_SQL = (
+    "CASE WHEN json_valid({m}) AND json_type({m}, '$.title') = 'text' "
+    "THEN json_extract({m}, '$.title') END"
+)
 MEMGUI_TABLES = f"""
 CREATE TABLE IF NOT EXISTS memory_links (
   brain_id   TEXT    NOT NULL,
@@ -253,10 +267,7 @@ CREATE INDEX IF NOT EXISTS idx_memgui_journal_batch ON memgui_journal (batch_id)
 CREATE INDEX IF NOT EXISTS idx_memgui_journal_link_to
   ON memgui_journal (brain_id, json_extract(coalesce(after, before), '$.to_id'))
   WHERE op IN ('link', 'unlink');
-CREATE VIRTUAL TABLE IF NOT EXISTS memgui_fts USING fts5(
-  content, tags, content='', contentless_delete=1,
-  tokenize='{MEMGUI_TOKENIZE}'
-);
+{MEMGUI_FTS};
 CREATE TABLE IF NOT EXISTS memgui_fts_pending (
   rowid   INTEGER PRIMARY KEY,
   indexed INTEGER NOT NULL,
@@ -309,9 +320,11 @@ BEGIN{_MARK.format(rowid="new.rowid", row="new")}
 END;
 """,
     "memgui_fts_mark_update": f"""
-CREATE TRIGGER IF NOT EXISTS memgui_fts_mark_update AFTER UPDATE OF content, tags ON memory_traces
+CREATE TRIGGER IF NOT EXISTS memgui_fts_mark_update
+AFTER UPDATE OF content, tags, metadata ON memory_traces
 WHEN new.version = old.version
-  AND (new.content IS NOT old.content OR new.tags IS NOT old.tags)
+  AND (new.content IS NOT old.content OR new.tags IS NOT old.tags
+    OR ({TITLE_SQL.format(m="old.metadata")}) IS NOT ({TITLE_SQL.format(m="new.metadata")}))
 BEGIN{_MARK.format(rowid="new.rowid", row="new")}
 END;
 """,

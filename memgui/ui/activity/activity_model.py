@@ -68,7 +68,7 @@ class ActivityModel(QAbstractItemModel):
         self._next_key = 1
         self._next_before: int | None = None
         self._mark = ReviewMark()
-        self._labels: dict[str, str] = {}  # a linked memory's text, by id (for link rows)
+        self._labels: dict[str, str] = {}  # what names a linked memory, by id (link rows)
         self.reload()
 
     # --- reading ---------------------------------------------------------------------------
@@ -133,7 +133,7 @@ class ActivityModel(QAbstractItemModel):
         wanted = [e for e in ends if e and e not in self._labels]
         if wanted:
             found = self._brain.get_many(wanted)
-            self._labels.update((i, t.content) for i, t in found.items())
+            self._labels.update((i, t.label) for i, t in found.items())
         return self._brain.change_states(entries)
 
     def _append(self, batches: Iterable[ActivityBatch], notify: bool = False) -> None:

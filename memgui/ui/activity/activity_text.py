@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from memgui.core.brain import Brain
-from memgui.core.model import JournalEntry
+from memgui.core.model import JournalEntry, title_of
 from memgui.ui.models.trace_columns import first_line, format_ms
 
 SNIPPET = 70
@@ -51,6 +51,12 @@ def quoted(text: Any) -> str:
     return f"“{first_line(str(text or ''), SNIPPET)}”"
 
 
+def named(snapshot: Mapping[str, Any]) -> str:
+    """A memory as a journal row holds it, named as the app names it: its title, else its
+    text."""
+    return quoted(title_of(snapshot.get("metadata")) or snapshot.get("content"))
+
+
 def changed_fields(entry: JournalEntry) -> list[str]:
     before, after = entry.before or {}, entry.after or {}
     return [f for f in SHOWN_FIELDS if before.get(f) != after.get(f)]
@@ -89,7 +95,7 @@ def describe(entry: JournalEntry, labels: Mapping[str, str] | None = None) -> st
         )
         return f"{_VERBS[op]} {first} —{kind}→ {second}"
     snapshot = entry.after or entry.before or {}
-    text = quoted(snapshot.get("content"))
+    text = named(snapshot)
     if entry.before is None:
         return f"added {text}" if op == "add" else f"{_VERBS.get(op, op)} (new) {text}"
     if entry.after is None:
@@ -172,7 +178,7 @@ def _link_ends(link: dict[str, Any], brain: Brain | None) -> str:
     found = brain.get_many([e for e in ends if e]) if brain is not None else {}
     items = [
         f"<li><code>{html.escape(e)}</code> "
-        + (html.escape(quoted(found[e].content)) if e in found else "<i>not in the brain</i>")
+        + (html.escape(quoted(found[e].label)) if e in found else "<i>not in the brain</i>")
         + "</li>"
         for e in ends
     ]

@@ -148,9 +148,10 @@ class TracePicker(QDialog):
         for trace in found.traces:
             if trace.id == self._exclude:
                 continue
-            item = QListWidgetItem(first_line(trace.content, 100))
+            text = first_line(trace.content, 100)
+            item = QListWidgetItem(f"{trace.title} — {text}" if trace.title else text)
             item.setData(Qt.ItemDataRole.UserRole, trace.id)
-            item.setToolTip(trace.id)
+            item.setToolTip(f"{trace.id}\n{trace.content[:300]}")
             self.results.addItem(item)
         if self.results.count():
             self.results.setCurrentRow(0)

@@ -6,6 +6,9 @@ would write. Selecting a record shows its detail (`RecordDetail`). The person ca
 records one by one or every shown one at once, fix a refused record, save the refusal
 report, change the options (which re-plans), and commit.
 
+A chat export's conversations are listed beside the table (`ConversationList`): searched by
+title, each with its date and counts; choosing one shows only its records.
+
 Fixes made by hand survive a re-plan (`core.io.Fixes`): before the re-plan, the page
 collects what the person changed in each record's fields; the plan job lays it over the
 record of the same source in the new plan and checks that again against the brain; the page
@@ -37,6 +40,8 @@ from PySide6.QtWidgets import (
 
 from memgui.core.brain import Brain
 from memgui.core.io import Fixes, ImportPlan, ImportRecord, RecordKind, Verdict
+from memgui.ui.importing.import_conversations import WIDTH as CONVERSATIONS_WIDTH
+from memgui.ui.importing.import_conversations import ConversationList
 from memgui.ui.importing.import_record_editor import can_edit, why_not_editable
 from memgui.ui.importing.import_review_parts import ElidedLabel, PlanOptionsBar, RecordDetail
 from memgui.ui.importing.review_tools import (
@@ -54,6 +59,8 @@ from memgui.ui.models.import_plan_model import (
 from memgui.ui.theme import colours
 
 COLUMN_WIDTHS = {Column.SOURCE: 260, Column.KIND: 96, Column.VERDICT: 80, Column.REASON: 300}
+# Beside the conversations: a chat's records seldom have a reason, and their text says most.
+CHAT_COLUMN_WIDTHS = {Column.SOURCE: 250, Column.KIND: 96, Column.VERDICT: 70, Column.REASON: 140}
 
 
 class ImportReviewPage(QWidget):
@@ -108,6 +115,8 @@ class ImportReviewPage(QWidget):
         self.last_menu: QMenu | None = None
         self._committed = False
         self.table = self._build_table()
+        self.conversations = ConversationList(self.model)
+        self.conversations.conversation_chosen.connect(self.proxy.set_conversation)
         self.detail = RecordDetail()
         self._build_layout()
         self.set_committed(None)
@@ -196,8 +205,14 @@ class ImportReviewPage(QWidget):
         buttons.addWidget(self.fix_hint, 1)
         buttons.addWidget(self.close_button)
         buttons.addWidget(self.commit_button)
+        records = QSplitter(Qt.Orientation.Horizontal)
+        records.addWidget(self.conversations)
+        records.addWidget(self.table)
+        records.setStretchFactor(0, 1)
+        records.setStretchFactor(1, 3)
+        records.setSizes([CONVERSATIONS_WIDTH, 880])
         split = QSplitter(Qt.Orientation.Vertical)
-        split.addWidget(self.table)
+        split.addWidget(records)
         split.addWidget(self.detail)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
@@ -234,7 +249,17 @@ class ImportReviewPage(QWidget):
             self._originals.update(carried.originals)  # a later edit is measured from these
             self._fixes = carried.fixes
             self._show_fixes([plan.records[row] for row in carried.kept], list(carried.dropped))
+        self.proxy.set_conversation(None)
         self.model.set_plan(plan)
+        chats = bool(self.model.chats.row_of)
+        self.conversations.setVisible(chats)
+        # A chat's records are named by its title, which says most at its start; a file's
+        # differ at their end (`…/Note.md:12`).
+        mode = Qt.TextElideMode.ElideRight if chats else Qt.TextElideMode.ElideMiddle
+        self.table.setTextElideMode(mode)
+        widths = CHAT_COLUMN_WIDTHS if chats else COLUMN_WIDTHS
+        for column, width in widths.items():
+            self.table.horizontalHeader().resizeSection(column, width)
         self.source_label.setText(f"<b>{plan.source}</b> — read as {plan.format}")
         self.options_bar.set_options(plan.options, detected=plan.format)
         self.format_note.show_plan(plan)

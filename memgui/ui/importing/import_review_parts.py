@@ -322,7 +322,8 @@ class RecordDetail(QTabWidget):
             self.existing_text.setPlainText("(a row of this import or of another table)")
             return
         state = " — in the trash" if trace.deleted else ""
-        self.existing_title.set_full_text(f"Already in the brain: {trace.id}{state}")
+        named = f"“{trace.label}” ({trace.id})"
+        self.existing_title.set_full_text(f"Already in the brain: {named}{state}")
         about = {
             "type": trace.type,
             "scope": trace.scope,

@@ -16,7 +16,7 @@ from memgui.core.model import JournalEntry, Neighbour, RelatedSummary, Trace
 from memgui.ui.models import Index
 from memgui.ui.models.history_text import change_details, describe_change
 from memgui.ui.models.memory_names import name_of
-from memgui.ui.models.trace_columns import first_line, format_ms
+from memgui.ui.models.trace_columns import format_ms
 
 Row = TypeVar("Row")
 
@@ -106,7 +106,7 @@ class LinksModel(ListTableModel[RelatedSummary]):
         ("Kind", lambda r: r.kind),
         ("Direction", lambda r: link_direction(r)),
         ("Linked", lambda r: format_ms(r.created_at)),
-        ("Other memory", lambda r: first_line(r.snippet, 120)),
+        ("Other memory", lambda r: r.label),
     )
 
     def item_id(self, item: RelatedSummary) -> str:

@@ -6,13 +6,16 @@ records can be accepted; the others are written by nobody and show no box. The d
 text of each row is computed the first time a view asks and kept, so `data()` stays a
 lookup even for a plan of tens of thousands of records.
 
-A conversation's messages follow its check box: un-ticking a new conversation un-ticks its
-messages (written without it, each would end as an error), ticking a message ticks its
-conversation again, and ticking the conversation ticks its messages.
+A conversation's messages and the memories made of it follow its check box: un-ticking a
+new conversation un-ticks them (a message written without it would end as an error, and a
+memory would point at a chat that is not there), ticking the conversation ticks them again,
+ticking a message ticks its conversation, and ticking a memory ticks its conversation and
+the conversation's messages (its Conversation tab shows them).
 
-`PlanFilterProxy` hides the verdicts switched off in the review page. It filters with a
-regular expression on `VerdictRole`, matched in C++: when every verdict is shown the
-expression is empty and no row is asked at all.
+`PlanFilterProxy` hides the verdicts switched off in the review page, and the records of
+other conversations while one conversation is chosen. It filters with a regular expression
+on `FilterRole` (the verdict and the record's conversation), matched in C++: when every
+verdict and conversation is shown the expression is empty and no row is asked at all.
 """
 
 from __future__ import annotations
@@ -36,9 +39,13 @@ from PySide6.QtGui import QBrush, QColor
 
 from memgui.core.io import VERDICTS, ImportPlan, ImportRecord, RecordKind, Verdict
 from memgui.ui.models import Index
+from memgui.ui.models.detail_models import header_text
+from memgui.ui.models.plan_chats import PlanChats
 from memgui.ui.theme import colours
 
 ACCEPTABLE = (Verdict.NEW, Verdict.UPDATE)
+_CHAT_KINDS = frozenset({RecordKind.CONVERSATION, RecordKind.MESSAGE, RecordKind.TRACE})
+CHAT_FORMATS = frozenset({"chatgpt", "json", "sqlite"})  # plans that may hold conversations
 ALL_VERDICTS = (*VERDICTS, Verdict.SKIPPED)  # the order of the review page's toggles
 FIRST_LINE_CHARS = 160
 VERDICT_COLOURS = colours.VERDICTS
@@ -60,6 +67,7 @@ class PlanRole(IntEnum):
     VerdictRole = Qt.ItemDataRole.UserRole + 3
     AcceptedRole = Qt.ItemDataRole.UserRole + 4
     KindRole = Qt.ItemDataRole.UserRole + 5
+    FilterRole = Qt.ItemDataRole.UserRole + 6  # "verdict\x1fconversation id" (see the proxy)
 
 
 class Column(IntEnum):
@@ -108,6 +116,17 @@ def short_source(source: str, plan_source: str) -> str:
     return shown
 
 
+def record_flags(index: Index, record: ImportRecord | None, box_column: int) -> Qt.ItemFlag:
+    """A cell of a record's row: selectable, with a check box in `box_column` when the
+    commit could write the record."""
+    if not index.isValid():
+        return Qt.ItemFlag.NoItemFlags
+    flags = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+    if index.column() == box_column and record is not None and record.verdict in ACCEPTABLE:
+        flags |= Qt.ItemFlag.ItemIsUserCheckable
+    return flags
+
+
 class ImportPlanModel(QAbstractTableModel):
     """One row per record of `plan.records`, in the plan's order."""
 
@@ -115,9 +134,7 @@ class ImportPlanModel(QAbstractTableModel):
         super().__init__(parent)
         self.plan: ImportPlan | None = None
         self._rows: dict[int, tuple[str, str, str]] = {}  # row -> (source, reason, first line)
-        # Built on the first tick of a conversation or message: conversation id -> its row,
-        # and -> the rows of its messages.
-        self._conversations: tuple[dict[str, int], dict[str, list[int]]] | None = None
+        self._chats: PlanChats | None = None
         self.committed = False  # the verdicts of written records then read "imported"
 
     def set_committed(self, committed: bool) -> None:
@@ -135,7 +152,7 @@ class ImportPlanModel(QAbstractTableModel):
         self.committed = False
         self.plan = plan
         self._rows = {}
-        self._conversations = None
+        self._chats = None
         self.endResetModel()
 
     def record(self, row: int) -> ImportRecord | None:
@@ -173,38 +190,33 @@ class ImportPlanModel(QAbstractTableModel):
             self.dataChanged.emit(first, self.index(max(changed), Column.SOURCE), roles)
         return len(changed)
 
+    @property
+    def chats(self) -> PlanChats:
+        """The plan's conversations and their records (built on first use)."""
+        if self._chats is None:
+            plan = self.plan
+            self._chats = PlanChats.of(plan if plan and plan.format in CHAT_FORMATS else None)
+        return self._chats
+
     def _with_conversations(self, rows: list[int], accepted: bool) -> list[int]:
-        """`rows`, plus the messages of a conversation among them; when accepting, plus
-        the conversation of a message among them."""
-        kinds = {RecordKind.CONVERSATION, RecordKind.MESSAGE}
-        records = [self.record(row) for row in rows]
-        if not any(r is not None and r.kind in kinds for r in records):
+        """`rows`, plus what goes with a chat's records among them (see the module)."""
+        records = [(row, self.record(row)) for row in rows]
+        if not any(r is not None and r.kind in _CHAT_KINDS for _row, r in records):
             return rows
-        by_id, messages = self._conversation_rows()
+        chats = self.chats
         extra: list[int] = []
-        for record in records:
-            if record is None or record.verdict not in ACCEPTABLE:
+        for row, record in records:
+            of = chats.of_row.get(row)
+            if of is None or record is None or record.verdict not in ACCEPTABLE:
                 continue
             if record.kind == RecordKind.CONVERSATION:
-                extra.extend(messages.get(str(record.fields.get("id")), ()))
-            elif record.kind == RecordKind.MESSAGE and accepted:
-                row = by_id.get(str(record.fields.get("conversation_id")))
-                if row is not None:
-                    extra.append(row)
+                extra += chats.messages.get(of, ())
+                extra += chats.memories.get(of, ())
+            elif accepted and of in chats.row_of:
+                extra.append(chats.row_of[of])
+                if record.kind == RecordKind.TRACE:
+                    extra += chats.messages.get(of, ())
         return list(dict.fromkeys([*rows, *extra]))
-
-    def _conversation_rows(self) -> tuple[dict[str, int], dict[str, list[int]]]:
-        if self._conversations is None:
-            by_id: dict[str, int] = {}
-            messages: dict[str, list[int]] = {}
-            for row, record in enumerate(self.plan.records if self.plan else ()):
-                if record.kind == RecordKind.CONVERSATION:
-                    by_id[str(record.fields.get("id"))] = row
-                elif record.kind == RecordKind.MESSAGE:
-                    key = str(record.fields.get("conversation_id"))
-                    messages.setdefault(key, []).append(row)
-            self._conversations = (by_id, messages)
-        return self._conversations
 
     # --- Qt model ---------------------------------------------------------------------------
 
@@ -219,25 +231,19 @@ class ImportPlanModel(QAbstractTableModel):
     def headerData(
         self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
     ) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return HEADERS[section] if 0 <= section < len(HEADERS) else None
-        return None
+        return header_text(HEADERS, section, orientation, role)
 
     def flags(self, index: Index) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        flags = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
-        record = self.record(index.row())
-        if index.column() == Column.SOURCE and record and record.verdict in ACCEPTABLE:
-            flags |= Qt.ItemFlag.ItemIsUserCheckable
-        return flags
+        record = self.record(index.row()) if index.isValid() else None
+        return record_flags(index, record, Column.SOURCE)
 
     def _texts(self, row: int, record: ImportRecord) -> tuple[str, str, str]:
         cached = self._rows.get(row)
         if cached is None:
             assert self.plan is not None
+            named = self.chats.source(row, record.kind) if record.kind in _CHAT_KINDS else None
             cached = (
-                short_source(record.source, self.plan.source),
+                named or short_source(record.source, self.plan.source),
                 record.reason,
                 first_line(record),
             )
@@ -289,6 +295,8 @@ class ImportPlanModel(QAbstractTableModel):
             return record.accepted and record.verdict in ACCEPTABLE
         if role == PlanRole.KindRole:
             return record.kind
+        if role == PlanRole.FilterRole:
+            return f"{record.verdict}\x1f{self.chats.of_row.get(row, '')}"
         return None
 
     def setData(self, index: Index, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:
@@ -310,7 +318,8 @@ class PlanFilterProxy(QSortFilterProxyModel):
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
         self._shown: set[str] = set(ALL_VERDICTS)
-        self.setFilterRole(PlanRole.VerdictRole)
+        self._conversation: str | None = None
+        self.setFilterRole(PlanRole.FilterRole)
 
     def multiData(self, index: Index, roleDataSpan: QModelRoleDataSpan | QModelRoleData) -> None:
         # Qt's proxy asks the source one role at a time; pass the whole span on instead.
@@ -327,11 +336,24 @@ class PlanFilterProxy(QSortFilterProxyModel):
 
     def set_shown_verdicts(self, verdicts: set[str]) -> None:
         self._shown = set(verdicts)
-        if self._shown >= set(ALL_VERDICTS):
+        self._refilter()
+
+    @property
+    def conversation(self) -> str | None:
+        return self._conversation
+
+    def set_conversation(self, conversation_id: str | None) -> None:
+        """Show only the records of this conversation (None: of every one)."""
+        self._conversation = conversation_id
+        self._refilter()
+
+    def _refilter(self) -> None:
+        if self._shown >= set(ALL_VERDICTS) and self._conversation is None:
             pattern = ""  # everything shown: no row needs looking at
         else:
             alternatives = "|".join(re.escape(v) for v in sorted(self._shown)) or "(?!)"
-            pattern = f"^({alternatives})$"
+            chat = ".*" if self._conversation is None else re.escape(self._conversation)
+            pattern = f"^({alternatives})\x1f{chat}$"
         self.setFilterRegularExpression(QRegularExpression(pattern))
 
     def source_rows(self) -> list[int]:

@@ -1,8 +1,9 @@
 """How the app names a memory wherever it mentions one: its title, else the start of its
 text — never a raw id, which tells a person nothing.
 
-A title is `metadata["title"]` (a note's title, a conversation's): when a memory has one,
-that is its name.
+A title is the core's (`title_of`: `metadata.title`, a note's title, a conversation's):
+when a memory has one, that is its name. Names are cut for a line of the history or a
+message.
 """
 
 from __future__ import annotations
@@ -10,20 +11,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from memgui.core.model import Trace
+from memgui.core.model import Trace, title_of
 
 NAME_CHARS = 60
-TITLE_KEY = "title"
 GONE = "a memory no longer in the brain"
 
 
 def memory_name(content: str, metadata: Mapping[str, Any] | None = None) -> str:
     """The title in `metadata`, else the first line of `content`, cut to `NAME_CHARS`."""
-    title = (metadata or {}).get(TITLE_KEY)
-    if isinstance(title, str) and title.strip():
-        text = title.strip()
-    else:
-        text = next((line.strip() for line in content.splitlines() if line.strip()), "")
+    title = title_of(dict(metadata) if metadata is not None else None)
+    text = title or next((line.strip() for line in content.splitlines() if line.strip()), "")
     if not text:
         return "(empty)"
     return text if len(text) <= NAME_CHARS else text[: NAME_CHARS - 1].rstrip() + "…"

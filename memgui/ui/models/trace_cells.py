@@ -17,7 +17,7 @@ from PySide6.QtCore import (
     QModelRoleDataSpan,
     Qt,
 )
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QFont
 
 from memgui.core.model import Trace
 from memgui.ui.models import Index
@@ -26,6 +26,7 @@ from memgui.ui.models.trace_columns import (
     CONTENT_COLUMN,
     NUMERIC_COLUMNS,
     STRENGTH_COLUMN,
+    TITLE_COLUMN,
     TraceRole,
 )
 from memgui.ui.views.strength_bar import strength_bar
@@ -74,6 +75,9 @@ class TraceCells(QAbstractTableModel):
                 value = _RIGHT if column in NUMERIC_COLUMNS else None
             elif role == _FOREGROUND:
                 value = _GREY if trace is not None and trace.deleted else None
+            elif role == _FONT:
+                untitled = column == TITLE_COLUMN and trace is not None and trace.title is None
+                value = _italic() if untitled else None
             elif role == _DECORATION:
                 on_bar = trace is not None and column == STRENGTH_COLUMN
                 value = strength_bar(trace.strength) if on_bar and trace is not None else None
@@ -120,6 +124,8 @@ class TraceCells(QAbstractTableModel):
             return None
         if role == _FOREGROUND:
             return _GREY if trace.deleted else None
+        if role == _FONT:
+            return _italic() if index.column() == TITLE_COLUMN and trace.title is None else None
         if role == _STRENGTH:
             return trace.strength
         if role == _TRACE:
@@ -160,6 +166,7 @@ _DISPLAY = int(Qt.ItemDataRole.DisplayRole)
 _ALIGNMENT = int(Qt.ItemDataRole.TextAlignmentRole)
 _DECORATION = int(Qt.ItemDataRole.DecorationRole)
 _FOREGROUND = int(Qt.ItemDataRole.ForegroundRole)
+_FONT = int(Qt.ItemDataRole.FontRole)
 _TOOLTIP = int(Qt.ItemDataRole.ToolTipRole)
 _TRACE_ID = int(TraceRole.TRACE_ID)
 _TRACE = int(TraceRole.TRACE)
@@ -167,13 +174,28 @@ _STRENGTH = int(TraceRole.STRENGTH)
 _SORT_KEY = int(TraceRole.SORT_KEY)
 _RIGHT = int(Qt.AlignmentFlag.AlignRight.value | Qt.AlignmentFlag.AlignVCenter.value)
 _GREY = QColor(Qt.GlobalColor.gray)
+_ITALIC: list[QFont] = []  # made on first use: a QFont wants the application first
+
+
+def _italic() -> QFont:
+    if not _ITALIC:
+        font = QFont()
+        font.setItalic(True)
+        _ITALIC.append(font)
+    return _ITALIC[0]
+
+
 _DISPLAYS = tuple(column.display for column in COLUMNS)
-_ROLES_NEEDING_TRACE = frozenset({_DISPLAY, _TOOLTIP, _FOREGROUND, _TRACE, _STRENGTH, _SORT_KEY})
+_ROLES_NEEDING_TRACE = frozenset(
+    {_DISPLAY, _TOOLTIP, _FOREGROUND, _FONT, _TRACE, _STRENGTH, _SORT_KEY}
+)
 CHANGED_ROLES = sorted(_ROLES_NEEDING_TRACE | {_DECORATION})
 _ANSWERED_ROLES = _ROLES_NEEDING_TRACE | {_ALIGNMENT, _TRACE_ID, _DECORATION}
 
 
 def _tooltip(trace: Trace, column: int, why: dict[str, str]) -> str | None:
+    if column == TITLE_COLUMN:
+        return trace.title or "No title: named by the start of its text"
     if column != CONTENT_COLUMN:
         return None
     text = trace.content

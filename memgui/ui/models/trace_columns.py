@@ -142,12 +142,25 @@ COLUMNS: tuple[TraceColumn, ...] = (
         "Whether the memory has a vector for search by meaning (pending: not yet embedded)",
         80,
     ),
+    # Last in the model, so a saved column layout of before keeps its columns; the view
+    # shows it first (`TITLE_POSITION`).
+    TraceColumn(
+        "Title",
+        "title",
+        lambda t: t.label,
+        lambda t: t.label.casefold(),
+        "The memory's title (a note's, a chat's); in italics, the start of its text when it "
+        "has none",
+        220,
+    ),
 )
 
 CONTENT_COLUMN = 0
 STRENGTH_COLUMN = 6
 NUMERIC_COLUMNS = frozenset({6, 9, 11})
 EMBEDDING_COLUMN = 12
+TITLE_COLUMN = 13
+TITLE_POSITION = 0  # where the view shows the title column unless the person moved it
 
 
 def matches(trace: Trace, wanted: TraceFilter) -> bool:

@@ -7,6 +7,7 @@ changed against the version that was loaded; a conflict swaps in the `ConflictVi
 
 from __future__ import annotations
 
+import html
 import re
 from typing import Any
 
@@ -305,6 +306,8 @@ class TraceEditor(QWidget):
             self.info.setText("New memory" if self._new else "No memory selected")
             return
         parts = [trace.id, f"version {trace.version}", f"created {format_ms(trace.created_at)}"]
+        if trace.title:
+            parts.insert(0, f"<b>{html.escape(trace.title)}</b>")
         if trace.expires_at:
             parts.append(f"expires {format_ms(trace.expires_at)}")
         if trace.deleted:

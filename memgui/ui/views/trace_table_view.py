@@ -14,10 +14,11 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QFocusEvent, QKeyEvent
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QMenu, QTableView, QWidget
 
-from memgui.ui.models.trace_columns import COLUMNS, CONTENT_COLUMN
+from memgui.ui.models.trace_columns import COLUMNS, CONTENT_COLUMN, TITLE_COLUMN, TITLE_POSITION
 from memgui.ui.views.delegates import HighlightDelegate
 
 HEADER_STATE_KEY = "trace_table/header_state"
+COLUMN_COUNT_KEY = "trace_table/columns"  # how many columns the saved layout knew
 HIDDEN_BY_DEFAULT = ("Scope id", "Last accessed", "Expires", "Version")
 MOVES = (
     Qt.Key.Key_Home, Qt.Key.Key_End, Qt.Key.Key_Up, Qt.Key.Key_Down,
@@ -79,8 +80,15 @@ class TraceTableView(QTableView):
         for column, spec in enumerate(COLUMNS):
             header.resizeSection(column, spec.width)
             header.setSectionHidden(column, spec.header in HIDDEN_BY_DEFAULT)
+        self._show_title_first()
         header.setSortIndicator(7, Qt.SortOrder.DescendingOrder)  # the query's default order
         self.restore_state()
+
+    def _show_title_first(self) -> None:
+        header = self.horizontalHeader()
+        header.moveSection(header.visualIndex(TITLE_COLUMN), TITLE_POSITION)
+        header.resizeSection(TITLE_COLUMN, COLUMNS[TITLE_COLUMN].width)
+        header.setSectionHidden(TITLE_COLUMN, False)
 
     def _on_rows_inserted(self, parent: QModelIndex, first: int, _last: int) -> None:
         last_shown = self.rowAt(self.viewport().height() - 1)
@@ -154,6 +162,7 @@ class TraceTableView(QTableView):
     def save_state(self) -> None:
         if self._settings is not None:
             self._settings.setValue(HEADER_STATE_KEY, self.horizontalHeader().saveState())
+            self._settings.setValue(COLUMN_COUNT_KEY, len(COLUMNS))
 
     def restore_state(self) -> None:
         if self._settings is None:
@@ -161,3 +170,10 @@ class TraceTableView(QTableView):
         state = self._settings.value(HEADER_STATE_KEY)
         if isinstance(state, QByteArray | bytes) and state:
             self.horizontalHeader().restoreState(state)
+            saved = self._settings.value(COLUMN_COUNT_KEY, 0)
+            try:
+                known = int(saved) if isinstance(saved, int | str) else 0
+            except ValueError:
+                known = 0
+            if known <= TITLE_COLUMN:  # a layout saved before the title column existed
+                self._show_title_first()

@@ -88,9 +88,10 @@ class Asker:
             text, ok = QInputDialog.getText(self.window, title, "Tag:")
         return text.strip() if ok and text.strip() else None
 
-    def merge(self, traces: list[Trace]) -> str | None:
+    def merge(self, traces: list[Trace]) -> tuple[str, str] | None:
+        """(the id of the memory to keep, the merged text), or None when cancelled."""
         dialog = MergeDialog(traces, self.window)
-        return dialog.merged_content() if dialog.exec() else None
+        return (dialog.survivor_id(), dialog.merged_content()) if dialog.exec() else None
 
     def link_target(self, brain: Brain, exclude: str) -> tuple[str, str] | None:
         window = self.window
@@ -174,7 +175,7 @@ class WindowEdits(QObject):
             return
         editor.load(saved)
         self.window.detail.mark_stale()
-        self.window.show_message(f"Saved {saved.id} (version {saved.version})")
+        self.window.show_message(f"Saved “{saved.label}” (version {saved.version})")
         if trace_id is None:
             self.window.select_when_ready(saved.id)
 
@@ -241,12 +242,13 @@ class WindowEdits(QObject):
         if len(ids) < 2 or not self.settle_unsaved_edit():
             return  # as for Delete: the merged text is built from what is saved
         traces = [t for t in (self.session.brain.get_many(ids).get(i) for i in ids) if t]
-        content = self.ask.merge(traces)
-        if content is None:
+        choice = self.ask.merge(traces)
+        if choice is None:
             return
-        survivor = self._push(cmd.MergeCommand(self.session, ids, content))
+        keep, content = choice
+        survivor = self._push(cmd.MergeCommand(self.session, ids, content, keep))
         if survivor is not None:
-            self.window.show_message(f"Merged {len(ids)} memories into {survivor.id}")
+            self.window.show_message(f"Merged {len(ids)} memories into “{survivor.label}”")
             self.window.select_when_ready(survivor.id)
 
     def tag_selected(self, add: bool) -> None:

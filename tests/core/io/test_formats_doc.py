@@ -81,6 +81,7 @@ def test_the_chatgpt_example(fresh: Brain, tmp_path: Path) -> None:
         "[user]: Do deploys go through staging?\n"
         "[assistant]: Yes: every deploy goes through staging first."
     ]
+    assert [f["metadata"]["title"] for _, f in records] == ["Staging"]
 
 
 def test_the_jsonl_example(fresh: Brain, tmp_path: Path) -> None:
@@ -96,5 +97,8 @@ def test_the_obsidian_example(fresh: Brain, tmp_path: Path) -> None:
     (vault / "people").mkdir()
     (vault / "people" / "Carol.md").write_text(example("Obsidian vault", "markdown", 0))
     (vault / "Deploys.md").write_text(example("Obsidian vault", "markdown", 1))
-    found = {f["content"].split(" ")[0]: sorted(f["tags"]) for _, f in planned(fresh, vault)}
-    assert found == {"Carol": ["org-chart", "people"], "Deploys": []}
+    found = {
+        f["content"].split(" ")[0]: (f["metadata"]["title"], sorted(f["tags"]))
+        for _, f in planned(fresh, vault)
+    }
+    assert found == {"Carol": ("Carol", ["org-chart", "people"]), "Deploys": ("Deploys", [])}

@@ -10,17 +10,13 @@ import pytest
 
 from memgui.core.brain import Brain
 from memgui.core.search import fulltext, textindex
+from tests.support.brains import agentos_index_ids
 
 
 def agentos_match(path: Path, query: str) -> set[str]:
     """What AgentOS's own index (porter ascii, external content) returns, read directly."""
     with Brain.open(path) as brain:
-        rows = brain.db.conn.execute(
-            "SELECT t.id FROM memory_traces_fts f JOIN memory_traces t ON t.rowid = f.rowid "
-            "WHERE memory_traces_fts MATCH ? AND t.deleted = 0",
-            (query,),
-        ).fetchall()
-    return {r[0] for r in rows}
+        return agentos_index_ids(brain, query)
 
 
 def test_pending_rows_are_found_before_any_flush(brain: Brain) -> None:
@@ -185,7 +181,7 @@ def test_rows_indexed_decomposed_before_are_found_in_either_form(brain: Brain, w
     # As a build before composing wrote it: the text as stored, decomposed.
     brain.db.conn.execute("DELETE FROM memgui_fts WHERE rowid = ?", (rowid,))
     brain.db.conn.execute(
-        "INSERT INTO memgui_fts(rowid, content, tags) VALUES (?, ?, '')",
+        "INSERT INTO memgui_fts(rowid, content, tags, title) VALUES (?, ?, '', '')",
         (rowid, f"before {nfd} after"),
     )
     for query in (nfc, nfd):

@@ -151,9 +151,10 @@ def test_a_brain_of_schema_1_gets_the_triggers_on_its_first_write(brain_path: Pa
         assert brain.info()["schema_version"] == 1 and not brain.db.is_current
         assert brain.get("mt_a").scope_id == ""
         brain.add("the first write migrates")
-        assert brain.info()["schema_version"] == 2 and brain.db.is_current
+        assert brain.info()["schema_version"] == schema.SCHEMA_VERSION and brain.db.is_current
         assert brain.get("mt_a").scope_id == "user-42"
-        backups = list(brain_path.parent.glob(f"{brain_path.name}.backup-pre-2-*"))
+        pattern = f"{brain_path.name}.backup-pre-{schema.SCHEMA_VERSION}-*"
+        backups = list(brain_path.parent.glob(pattern))
         assert len(backups) == 1
         conn = agentos(brain_path)
         agentos_add(conn, "mt_b", "Quasarfig after the migration", "user-42")
@@ -262,7 +263,8 @@ def test_a_row_another_program_replaces_leaves_no_old_words(migrated: Path) -> N
             (own.id,),
         )
         conn.close()
-        assert found(brain, "zqreplaced") == []
+        # A phrase: the word as written (a bare one finds its forms, "zqreplacement" too).
+        assert found(brain, '"zqreplaced"') == []
         assert found(brain, "zqreplacement") == [own.id]
         assert_index_holds_each_row_once(brain)
 
@@ -273,7 +275,7 @@ def test_a_brain_missing_a_trigger_gets_it_on_its_first_write(migrated: Path) ->
     conn.close()
     with Brain.open(migrated, actor="test") as brain:
         assert "memgui_fts_mark_replace" not in brain.db.triggers  # opening writes nothing
-        assert brain.db.schema_version == 2
+        assert brain.db.schema_version == schema.SCHEMA_VERSION
         brain.add("a first write")
         assert set(schema.MEMGUI_TRIGGER_NAMES) <= brain.db.triggers
 
@@ -307,7 +309,8 @@ def test_another_programs_upsert_is_marked_and_not_refused(migrated: Path) -> No
         )
         conn.close()
         assert found(brain, "zqafter") == [own.id] and found(brain, "zqbefore") == []
-        assert found(brain, "upserted") == [pending.id] and found(brain, "edited") == []
+        # Phrases: the exact words (a bare word finds its other forms, `upsert` too).
+        assert found(brain, '"upserted"') == [pending.id] and found(brain, '"edited"') == []
         assert found(brain, "zqbrand") == ["mt_new"]
         assert_index_holds_each_row_once(brain)
 

@@ -112,8 +112,8 @@ class _Seen:
 class _Pending:
     """A note written under its temporary name, not yet in its place."""
 
-    folders: tuple[str, str]
-    fields: tuple[str, str]
+    folders: tuple[str, ...]
+    fields: tuple[str, ...]
     temporary: str
     name: str
     key: str  # what the caller calls it (the trace id)
@@ -305,8 +305,8 @@ class ContainedFolder:
 
     def write(
         self,
-        folders: tuple[str, str],
-        fields: tuple[str, str],
+        folders: tuple[str, ...],
+        fields: tuple[str, ...],
         name: str,
         data: bytes,
         key: str = "",

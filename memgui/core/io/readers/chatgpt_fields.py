@@ -30,12 +30,13 @@ def message_row_id(conversation_row_id: str, node_id: str) -> str:
 
 
 class Conversation:
-    """What the messages of one conversation share: its row id and their texts."""
+    """What the messages of one conversation share: its row id, title and their texts."""
 
-    __slots__ = ("row_id", "_block")
+    __slots__ = ("row_id", "title", "_block")
 
-    def __init__(self, row_id: str) -> None:
+    def __init__(self, row_id: str, title: str | None = None) -> None:
         self.row_id = row_id
+        self.title = title  # the conversation's own title (None: it has none)
         self._block = b""
 
     def hold(self, texts: list[str]) -> list[int]:
@@ -145,6 +146,10 @@ class TraceFields(LazyFields):
         self.trace_id = trace_id
         self.parts = parts  # the question, then the messages of its reply
 
+    @property
+    def conversation_id(self) -> str:
+        return self.parts[0].conversation.row_id
+
     @staticmethod
     def text_of(question: str, reply: list[str]) -> str:
         content = f"[user]: {question}"
@@ -178,12 +183,16 @@ class TraceFields(LazyFields):
         return digest
 
     def _metadata(self) -> dict[str, Any]:
-        return {
+        conversation = self.parts[0].conversation
+        metadata = {
             "import_hash": self.import_hash,
             "source": SOURCE_TAG,
-            "conversation_id": self.parts[0].conversation.row_id,
+            "conversation_id": conversation.row_id,
             "chatgpt_node_ids": [m.node_id for m in self.parts],
         }
+        if conversation.title:
+            metadata["title"] = conversation.title
+        return metadata
 
     def build(self) -> dict[str, Any]:
         if self._own is not None:

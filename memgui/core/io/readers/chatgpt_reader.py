@@ -49,7 +49,7 @@ from memgui.core.io.records import (
     ImportRecord,
 )
 from memgui.core.io.source_files import walk_folder
-from memgui.core.model import now_ms
+from memgui.core.model import MAX_TITLE_CHARS, now_ms
 from memgui.core.model import shown as shown_value
 from memgui.core.progress import Progress
 
@@ -162,7 +162,8 @@ class _Reader:
             record.reason = "the same conversation appears earlier in this export"
         self.seen_conversations.add(row_id)
 
-        texts = Conversation(row_id)  # the messages' texts, held once as UTF-8
+        own_title = " ".join(title.split())[:MAX_TITLE_CHARS] if isinstance(title, str) else ""
+        texts = Conversation(row_id, own_title or None)  # the texts, held once as UTF-8
         messages = list(self._messages(order, shown, mapping, texts, source, created))
         # node id -> its message record: a trace is made of its messages' fields
         by_node = {m.fields.node_id: m for m in messages}  # type: ignore[union-attr]

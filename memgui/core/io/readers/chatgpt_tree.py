@@ -4,11 +4,14 @@ A conversation's `mapping` is a tree of nodes (edits and regenerations are branc
 `current_node` names the leaf of the branch the person last saw. Only what the person saw
 counts: system messages, hidden nodes (custom instructions, tool plumbing) and calls from
 the assistant to a tool are not messages; text parts are kept as they are and other parts
-(images, files, reasoning) become a short placeholder such as `[image]`.
+(images, files, reasoning) become a short placeholder such as `[image]`. The citation marks
+of a browsing reply (`【6†source】`) point into tool output the export does not show: they are
+left out of its text.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -27,6 +30,9 @@ PART_PLACEHOLDERS = {
     "video_container_asset_pointer": "[video]",
     "file_asset_pointer": "[file]",
 }
+# `【6†source】`, `【3:0†source】`, `【9†Page title†example.com】`; newer exports wrap theirs in
+# private-use marks (`\ue200cite\ue202turn0search0\ue201`).
+_CITATION = re.compile("【[^】\n]{0,400}?†[^】\n]{0,400}?】|\ue200[^\ue201\n]{0,400}?\ue201")
 MAX_REPLY_VARIANTS = 64  # regenerations of one question are few; a cap keeps a bad tree cheap
 
 
@@ -108,6 +114,8 @@ def render(node: object, node_id: str) -> Shown | None:
         else:
             text = _body(content)
             is_answer = kind != "code"
+            if "【" in text or "\ue200" in text:
+                text = _CITATION.sub("", text)
     elif role == "tool":
         # Tool output is plumbing; what a tool showed the person is its images.
         parts = content.get("parts")

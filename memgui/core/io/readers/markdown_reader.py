@@ -7,9 +7,11 @@ and is never evaluated. Fields and defaults follow the AgentOS Markdown import: 
 (episodic), `scope` (user), `scopeId` (''), `turnUserId`, `tags` ([]), `strength` (1.0),
 `createdAt` (now, set by the brain), plus `category`; Obsidian's and Dendron's `created` (a
 date, or epoch ms) dates a note that has no `createdAt`. The body without its surrounding
-whitespace, with CRLF and CR read as LF, is the content. Any other front-matter key is kept in
-the trace's metadata under `front_matter`. A note exported by AgentOS or memgui keeps its trace
-id, so the planner can tell it is that trace's own note.
+whitespace, with CRLF and CR read as LF, is the content. The note's title goes to
+`metadata.title`: its front matter's `title`, else its file's name, else its first heading
+(a note an export named after its trace's id is not titled by that id). Any other
+front-matter key is kept in the trace's metadata under `front_matter`. A note exported by
+AgentOS or memgui keeps its trace id, so the planner can tell it is that trace's own note.
 """
 
 from __future__ import annotations
@@ -17,8 +19,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from datetime import date, datetime
 from functools import partial
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import yaml
@@ -48,7 +51,9 @@ from memgui.core.io.source_files import (
     walk_folder,
 )
 from memgui.core.model import (
+    MAX_TITLE_CHARS,
     SCOPES,
+    TITLE_KEY,
     TYPES,
     check_category,
     check_choice,
@@ -68,6 +73,8 @@ KNOWN_KEYS = frozenset(
 _OPENING = re.compile(r"---[ \t]*(?:([A-Za-z][\w-]*)[ \t]*)?")
 _CLOSING = re.compile(r"^---[ \t]*$", re.MULTILINE)
 _TOP_KEY = re.compile(r"^([^\s#:][^:\n]*?)[ \t]*:", re.MULTILINE)  # within its line
+_HEADING = re.compile(r"#{1,6}[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*")
+_FENCE = re.compile(r"[ \t]{0,3}(```|~~~)")
 
 
 def is_markdown(name: str) -> bool:
@@ -235,6 +242,42 @@ def _read_fields(reader: _FieldReader, metadata: dict[str, Any]) -> dict[str, An
     return fields
 
 
+def _title_text(value: object) -> str | None:
+    """A front-matter title as text: YAML reads `title: 0.04` as a number, `2021-08-01` as a
+    date; a list or a mapping is no title."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, datetime | date):
+        value = value.isoformat()
+    if not isinstance(value, str | int | float):
+        return None
+    text = " ".join(str(value).split())
+    return text[:MAX_TITLE_CHARS] or None
+
+
+def first_heading(content: str) -> str | None:
+    """The text of the first Markdown heading outside a fenced code block."""
+    fenced = False
+    for line in content.splitlines():
+        if _FENCE.match(line):
+            fenced = not fenced
+        elif not fenced and (heading := _HEADING.fullmatch(line)):
+            return _title_text(heading.group(1))
+    return None
+
+
+def note_title(note: Note, content: str) -> str | None:
+    """The title of a note: front-matter `title`, else the file's name, else its first
+    heading. A note an export named after its trace's id (`mt_….md`) is not titled by it."""
+    title = _title_text(note.front.get(TITLE_KEY))
+    if title:
+        return title
+    stem = PurePosixPath(note.relative).stem
+    if stem and stem != str(note.front.get("id")):
+        return _title_text(stem)
+    return first_heading(content)
+
+
 def trace_record(
     note: Note, content: str, extra_tags: Iterable[str] = (), line: int | None = None
 ) -> ImportRecord:
@@ -261,6 +304,11 @@ def trace_record(
     metadata["import_hash"] = content_hash(content)
     extras = {k: json_safe(v) for k, v in note.front.items() if k not in KNOWN_KEYS}
     extras.update(reader.kept)
+    title = note_title(note, content)
+    if title:
+        metadata[TITLE_KEY] = title
+        if _title_text(extras.get(TITLE_KEY)) == title:
+            del extras[TITLE_KEY]  # kept as the title: an export writes it back
     if extras:
         metadata["front_matter"] = extras
     fields["metadata"] = metadata

@@ -28,26 +28,6 @@ CONCEPT = "concept"  # the type of a node an Obsidian wikilink names
 RELATED_TO = "related_to"
 
 
-def memory_graph_node(trace: dict[str, Any], now: int) -> dict[str, Any]:
-    """The node standing for a trace in the knowledge graph, as AgentOS names it."""
-    return {
-        "id": trace["id"],
-        "type": "memory_graph",
-        "label": trace["id"],
-        "properties": {
-            "trace_id": trace["id"],
-            "type": trace["type"],
-            "scope": trace["scope"],
-            "scopeId": trace["scope_id"],
-            "strength": trace["strength"],
-            "createdAt": trace["created_at"],
-        },
-        "confidence": 1.0,
-        "source": {"type": "import"},
-        "created_at": now,
-    }
-
-
 def concept_node(label: str, now: int) -> dict[str, Any]:
     return {
         "id": f"kn_{uuid.uuid4()}",

@@ -35,13 +35,13 @@ from memgui.core.io.writing.commit_links import (
     CONCEPT,
     RELATED_TO,
     concept_node,
-    memory_graph_node,
     note_index,
     note_path,
     related_edge,
     write_trace_links,
 )
 from memgui.core.io.writing.wikilinks import NoteIndex
+from memgui.core.merge_moves import memory_graph_node
 from memgui.core.model import new_trace_id
 from memgui.core.search import vectors
 from memgui.core.search.vectors import VectorIndexUnavailable, sync_rows
@@ -65,6 +65,8 @@ OPS = {
     MESSAGE: "message",
 }
 BULK_ROWS = 5000  # traces per bulk insert
+# Formats whose sources say nothing of when a memory was last used.
+ACCESS_UNKNOWN = frozenset({"markdown", "obsidian", "chatgpt", "csv", "gsd"})
 # A new trace queued for the bulk insert: record index, snapshot, embedding.
 Pending = tuple[int, dict[str, Any], bytes | None]
 
@@ -194,6 +196,10 @@ class RowWriter:
         else:
             wanted = resolved.get("id") or new_trace_id()
         snapshot = trace_snapshot(fields, wanted, self.now, afresh)
+        if snapshot["last_accessed"] is None and self.plan.format in ACCESS_UNKNOWN:
+            # A note or a chat of last year would arrive with its strength decayed to 0:
+            # it starts decaying when it arrives, as if recalled then (AgentOS reads it so).
+            snapshot["last_accessed"] = self.now
         self.pending.append((i, snapshot, fields.get("embedding")))
         if len(self.pending) >= BULK_ROWS:
             self._flush_traces()
