@@ -113,3 +113,30 @@ def test_copy_puts_a_brain_file_into_a_shared_brain(
     }
     again = run_text(capsys, path, "copy", str(path), pg_address)
     assert again.code == 2 and "already holds 1 traces" in again.err
+
+
+def test_copy_back_and_snapshot_make_files_of_a_shared_brain(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, pg_address: str
+) -> None:
+    trace = add(capsys, pg_address, "kept on the server", "--tag", "x")
+    back = tmp_path / "back.sqlite"
+    result = run_cli(capsys, back, "copy", pg_address, str(back))
+    assert result.code == 0, result.err
+    assert result.json()["copied"] == 1 and result.json()["destination"] == str(back)
+    got = run_cli(capsys, back, "get", trace["id"]).json()
+    # strength decays with the seconds between the two reads
+    assert got == run_cli(capsys, pg_address, "get", trace["id"]).json() | {
+        "strength": got["strength"]
+    }
+    snap = tmp_path / "snap.sqlite"
+    result = run_cli(capsys, pg_address, "snapshot", str(snap))
+    assert result.code == 0, result.err
+    assert result.json()["source"].endswith("brain_id=team")
+    assert run_cli(capsys, snap, "get", trace["id"]).json()["content"] == "kept on the server"
+    refused = run_text(capsys, snap, "add", "offline")
+    assert refused.code != 0 and "read-only" in refused.err
+    again = run_text(capsys, pg_address, "snapshot", str(snap))
+    assert again.code == 2 and "already exists" in again.err
+    from_file = run_text(capsys, back, "snapshot", str(tmp_path / "other.sqlite"))
+    assert from_file.code == 2 and "postgresql:// address for a snapshot" in from_file.err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["back.sqlite", "snap.sqlite"]

@@ -145,6 +145,6 @@ def test_bad_addresses_are_refused_before_anything_opens(tmp_path: Path, pg_addr
     with pytest.raises(InvalidArgument) as caught:
         run_to_end(copy_brain(tmp_path / "a.sqlite", str(tmp_path / "b.sqlite")))
     assert caught.value.field == "destination"
-    with pytest.raises(InvalidArgument) as caught:
+    with pytest.raises(InvalidArgument) as caught:  # Postgres to Postgres: not a copy here
         run_to_end(copy_brain(pg_address, pg_address))
-    assert caught.value.field == "source"
+    assert caught.value.field == "destination"
