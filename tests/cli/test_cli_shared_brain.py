@@ -67,7 +67,6 @@ def test_what_is_not_served_on_postgres_says_so_and_writes_nothing(
     a = add(capsys, pg_address, "one")
     b = add(capsys, pg_address, "two")
     for argv in (
-        ("link", a["id"], b["id"], "relates_to"),
         ("sweep",),
         ("merge", a["id"], b["id"]),
         ("export", "out.json"),
@@ -140,3 +139,26 @@ def test_copy_back_and_snapshot_make_files_of_a_shared_brain(
     from_file = run_text(capsys, back, "snapshot", str(tmp_path / "other.sqlite"))
     assert from_file.code == 2 and "postgresql:// address for a snapshot" in from_file.err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["back.sqlite", "snap.sqlite"]
+
+
+def test_links_work_on_a_shared_brain(capsys: pytest.CaptureFixture[str], pg_address: str) -> None:
+    a = add(capsys, pg_address, "the release plan")
+    b = add(capsys, pg_address, "the rollback plan")
+    linked = run_cli(capsys, pg_address, "link", a["id"], b["id"], "supersedes")
+    assert linked.code == 0 and linked.json()["linked"] is True, linked.err
+    listed = run_cli(capsys, pg_address, "list", "--expand-links")
+    related = {r["id"]: r["related"] for r in listed.json()["results"]}
+    assert [(r["id"], r["kind"]) for r in related[a["id"]]] == [(b["id"], "supersedes")]
+    assert [(r["id"], r["kind"]) for r in related[b["id"]]] == [(a["id"], "superseded_by")]
+    found = run_cli(capsys, pg_address, "search", "release", "--expand-links")
+    assert [r["id"] for r in found.json()["results"][0]["related"]] == [b["id"]]
+    history = run_cli(capsys, pg_address, "history", b["id"]).json()["entries"]
+    assert [e["op"] for e in history] == ["add", "link"]
+    unlinked = run_cli(capsys, pg_address, "unlink", a["id"], b["id"], "supersedes")
+    assert unlinked.json()["unlinked"] is True
+    again = run_cli(capsys, pg_address, "unlink", a["id"], b["id"], "supersedes")
+    assert again.code == 0 and again.json()["reason"] == "not_found"
+    reverted = run_cli(capsys, pg_address, "revert", history[1]["batch_id"])
+    assert reverted.code == 4 and "no longer exists" in reverted.err  # unlinked since
+    bad = run_text(capsys, pg_address, "link", a["id"], b["id"], "likes")
+    assert bad.code == 2 and "kind" in bad.err
