@@ -1,0 +1,86 @@
+"""The real AgentOS package and memgui share one brain in PostgreSQL: AgentOS opens what
+memgui wrote with `Memory.createPostgres` (`Brain.openPostgres`), finds it with its own
+`memory_search`, and memgui reads what AgentOS remembered there."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from typing import Any
+
+import pytest
+
+from memgui.core.model import TraceFilter
+from memgui.core.shared_brain import SharedBrain
+from tests.interop.npm_env import INSTALL_TIMEOUT_SECS, PROBE_SCRIPT, NpmEnv, ensure_agentos
+from tests.support.postgres import BRAIN_ID, PostgresServer
+
+SCRIPT = PROBE_SCRIPT.with_name("agentos_postgres.mjs")
+
+pytestmark = pytest.mark.slow  # npm, node and a real server
+
+
+@pytest.fixture(scope="module")
+def agentos() -> NpmEnv:
+    env = ensure_agentos()
+    if env.prefix is None:
+        assert env.skip_reason is not None
+        if env.install_failed and os.environ.get("CI", "").lower() in ("true", "1"):
+            pytest.fail(env.skip_reason)
+        pytest.skip(env.skip_reason)
+    return env
+
+
+def _agentos_on(env: NpmEnv, url: str, queries: list[str], remember: list[str]) -> dict[str, Any]:
+    node = shutil.which("node")
+    assert node is not None
+    result = subprocess.run(
+        [node, str(SCRIPT), url, BRAIN_ID, json.dumps(queries), json.dumps(remember)],
+        env=env.probe_env(),
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, f"{SCRIPT.name} failed:\n{result.stdout}\n{result.stderr}"
+    report: dict[str, Any] = json.loads(result.stdout)
+    for search in report["searches"]:
+        assert search["success"], f"memory_search({search['query']!r}): {search['error']}"
+    return report
+
+
+@pytest.mark.timeout(2 * INSTALL_TIMEOUT_SECS)  # the first run installs AgentOS
+def test_agentos_and_memgui_share_a_postgres_brain(
+    agentos: NpmEnv, pg_server: PostgresServer
+) -> None:
+    database = pg_server.create_database()
+    with SharedBrain.open(pg_server.address(database), actor="test") as brain:
+        server = brain.add("The build server is named hal9000", tags=["ops"])
+        deploys = brain.add("We deploy on Fridays after the standup")
+        brain.link(server.id, deploys.id, "relates_to")
+        gone = brain.add("An old note about hal9000, forgotten")
+        brain.forget(gone.id)
+    report = _agentos_on(
+        agentos,
+        pg_server.address(database, brain_id=None),  # AgentOS takes the brain id apart
+        ["hal9000", "deploy"],
+        ["AgentOS remembered the staging database is on port 5433"],
+    )
+    hits = {s["query"]: [h["id"] for h in s["results"]] for s in report["searches"]}
+    assert hits == {"hal9000": [server.id], "deploy": [deploys.id]}  # stemmed, as memgui's
+    assert {t["id"] for t in report["brain_traces"]} == {server.id, deploys.id}  # not forgotten
+    (written,) = report["remembered"]
+    with SharedBrain.open(pg_server.address(database), actor="test") as brain:
+        assert brain.get(written).content == (
+            "AgentOS remembered the staging database is on port 5433"
+        )
+        assert [h.trace.id for h in brain.search("staging database").hits] == [written]
+        assert brain.count(TraceFilter(include_deleted=True)) == 4
+        assert brain.get(server.id).version == 1  # AgentOS read memgui's rows, never wrote them
+        assert [r.id for r in brain.related(server.id)] == [deploys.id]
+        # AgentOS's row, with no version of memgui's yet (0), takes a compare-and-set edit.
+        edited = brain.update(written, {"content": "staging is on port 5434"}, expect_version=0)
+        assert brain.get(written).content == "staging is on port 5434" == edited.content
