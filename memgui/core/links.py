@@ -27,12 +27,17 @@ def normalised(from_id: str, to_id: str, kind: str) -> tuple[str, str]:
     return from_id, to_id
 
 
-def _check(brain: BrainContext, from_id: str, to_id: str, kind: str) -> tuple[str, str]:
+def check_ends(from_id: str, to_id: str, kind: str) -> None:
+    """A link's arguments, on any engine: a known kind, two ids, not the same one."""
     check_link_kind(kind)
     check_id("from_id", from_id)
     check_id("to_id", to_id)
     if from_id == to_id:
         raise InvalidArgument("to_id", f"must differ from from_id (got {to_id!r})", to_id)
+
+
+def _check(brain: BrainContext, from_id: str, to_id: str, kind: str) -> tuple[str, str]:
+    check_ends(from_id, to_id, kind)
     for trace_id in (from_id, to_id):
         if store.fetch_row(brain.db, brain.brain_id, trace_id) is None:
             raise NotFound(trace_id)

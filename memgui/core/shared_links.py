@@ -9,9 +9,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from memgui.core import links
-from memgui.core.errors import Conflict, InvalidArgument, NotFound
+from memgui.core.errors import Conflict, NotFound
 from memgui.core.journal import gone
-from memgui.core.model import JournalEntry, RelatedSummary, check_id, check_link_kind
+from memgui.core.model import JournalEntry, RelatedSummary
 from memgui.core.storage import postgres, postgres_links
 from memgui.core.storage.transaction import WriteBatch
 
@@ -23,11 +23,7 @@ def checked(
     conn: psycopg.Connection[tuple[Any, ...]], brain_id: str, from_id: str, to_id: str, kind: str
 ) -> tuple[str, str]:
     """The link's two ids as stored; both traces must exist (forgotten ones too)."""
-    check_link_kind(kind)
-    check_id("from_id", from_id)
-    check_id("to_id", to_id)
-    if from_id == to_id:
-        raise InvalidArgument("to_id", f"must differ from from_id (got {to_id!r})", to_id)
+    links.check_ends(from_id, to_id, kind)
     for trace_id in (from_id, to_id):
         if postgres.fetch_row(conn, brain_id, trace_id) is None:
             raise NotFound(trace_id)

@@ -8,7 +8,6 @@ AgentOS writes to it, so only copies in tmp_path are ever handed to it.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -32,18 +31,6 @@ FIXTURE_TOTAL, FIXTURE_ACTIVE = 51, 45
 # The first run installs AgentOS (npm may compile better-sqlite3: 2.5 to 5.5 minutes here),
 # which is longer than the suite's default per-test timeout.
 FIRST_RUN_TIMEOUT_SECS = 2 * INSTALL_TIMEOUT_SECS
-
-
-@pytest.fixture(scope="module")
-def agentos() -> NpmEnv:
-    env = ensure_agentos()
-    if env.prefix is None:
-        assert env.skip_reason is not None
-        # On CI a broken install is a broken build, not a reason to skip quietly.
-        if env.install_failed and os.environ.get("CI", "").lower() in ("true", "1"):
-            pytest.fail(env.skip_reason)
-        pytest.skip(env.skip_reason)
-    return env
 
 
 def run_node(env: NpmEnv, script: Path, brain: Path, brain_id: str, payload: list) -> Any:

@@ -5,7 +5,6 @@ memgui wrote with `Memory.createPostgres` (`Brain.openPostgres`), finds it with 
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 from typing import Any
@@ -14,23 +13,12 @@ import pytest
 
 from memgui.core.model import TraceFilter
 from memgui.core.shared_brain import SharedBrain
-from tests.interop.npm_env import INSTALL_TIMEOUT_SECS, PROBE_SCRIPT, NpmEnv, ensure_agentos
+from tests.interop.npm_env import INSTALL_TIMEOUT_SECS, PROBE_SCRIPT, NpmEnv
 from tests.support.postgres import BRAIN_ID, PostgresServer
 
 SCRIPT = PROBE_SCRIPT.with_name("agentos_postgres.mjs")
 
 pytestmark = pytest.mark.slow  # npm, node and a real server
-
-
-@pytest.fixture(scope="module")
-def agentos() -> NpmEnv:
-    env = ensure_agentos()
-    if env.prefix is None:
-        assert env.skip_reason is not None
-        if env.install_failed and os.environ.get("CI", "").lower() in ("true", "1"):
-            pytest.fail(env.skip_reason)
-        pytest.skip(env.skip_reason)
-    return env
 
 
 def _agentos_on(env: NpmEnv, url: str, queries: list[str], remember: list[str]) -> dict[str, Any]:
