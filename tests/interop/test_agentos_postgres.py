@@ -5,15 +5,13 @@ memgui wrote with `Memory.createPostgres` (`Brain.openPostgres`), finds it with 
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 from typing import Any
 
 import pytest
 
 from memgui.core.model import TraceFilter
 from memgui.core.shared_brain import SharedBrain
-from tests.interop.npm_env import INSTALL_TIMEOUT_SECS, PROBE_SCRIPT, NpmEnv
+from tests.interop.npm_env import INSTALL_TIMEOUT_SECS, PROBE_SCRIPT, NpmEnv, run_script
 from tests.support.postgres import BRAIN_ID, PostgresServer
 
 SCRIPT = PROBE_SCRIPT.with_name("agentos_postgres.mjs")
@@ -22,19 +20,9 @@ pytestmark = pytest.mark.slow  # npm, node and a real server
 
 
 def _agentos_on(env: NpmEnv, url: str, queries: list[str], remember: list[str]) -> dict[str, Any]:
-    node = shutil.which("node")
-    assert node is not None
-    result = subprocess.run(
-        [node, str(SCRIPT), url, BRAIN_ID, json.dumps(queries), json.dumps(remember)],
-        env=env.probe_env(),
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=120,
-        check=False,
+    report: dict[str, Any] = run_script(
+        env, SCRIPT, url, BRAIN_ID, json.dumps(queries), json.dumps(remember)
     )
-    assert result.returncode == 0, f"{SCRIPT.name} failed:\n{result.stdout}\n{result.stderr}"
-    report: dict[str, Any] = json.loads(result.stdout)
     for search in report["searches"]:
         assert search["success"], f"memory_search({search['query']!r}): {search['error']}"
     return report

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from memgui.core.brain import Brain
+from memgui.core.model import Trace
 from memgui.core.storage import schema
 from memgui.core.storage.store import select_columns
 
@@ -55,3 +56,15 @@ def file_rows(path: Path, brain_id: str) -> dict[str, Any]:
         }
     finally:
         brain.close()
+
+
+def linked_brain(path: Path, brain_id: str = "team") -> tuple[Trace, Trace, Trace]:
+    """A memgui brain of two traces: linked, the first edited (the edit returned, its batch
+    in `changes`), the second (with a scope id and an expiry) forgotten."""
+    with Brain.open(path, brain_id, actor="test") as brain:
+        a = brain.add("first memory about deployments", tags=["ops"], category="DECISION")
+        b = brain.add("second memory", scope="thread", scope_id="t1", ttl_secs=3600)
+        brain.link(a.id, b.id, "relates_to")
+        edit = brain.update(a.id, {"content": "first memory, edited"})
+        brain.forget(b.id)
+    return a, b, edit

@@ -12,7 +12,7 @@ from memgui.core.engines import copy_brain
 from memgui.core.errors import InvalidArgument, ReadOnlyBrain
 from memgui.core.progress import Progress, run_to_end
 from memgui.core.shared_brain import SharedBrain
-from tests.support.brain_rows import file_rows
+from tests.support.brain_rows import file_rows, linked_brain
 
 pytestmark = pytest.mark.slow  # a real server
 
@@ -52,12 +52,7 @@ def test_a_memgui_brain_comes_back_with_links_journal_and_history(
     tmp_path: Path, pg_address: str
 ) -> None:
     path = tmp_path / "brain.sqlite"
-    with Brain.open(path, "team", actor="test") as brain:
-        a = brain.add("first memory about deployments", tags=["ops"], category="DECISION")
-        b = brain.add("second memory", scope="thread", scope_id="t1", ttl_secs=3600)
-        brain.link(a.id, b.id, "relates_to")
-        edit = brain.update(a.id, {"content": "first memory, edited"})
-        brain.forget(b.id)
+    a, b, edit = linked_brain(path)
     back = tmp_path / "back.sqlite"
     _round_trip(path, "team", pg_address, back)
     with Brain.open(back, "team") as copied:
