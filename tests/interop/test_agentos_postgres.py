@@ -5,11 +5,15 @@ memgui wrote with `Memory.createPostgres` (`Brain.openPostgres`), finds it with 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from memgui.core.brain import Brain
+from memgui.core.engines import copy_brain
 from memgui.core.model import TraceFilter
+from memgui.core.progress import run_to_end
 from memgui.core.shared_brain import SharedBrain
 from tests.interop.npm_env import INSTALL_TIMEOUT_SECS, PROBE_SCRIPT, NpmEnv, run_script
 from tests.support.postgres import BRAIN_ID, PostgresServer
@@ -30,7 +34,7 @@ def _agentos_on(env: NpmEnv, url: str, queries: list[str], remember: list[str]) 
 
 @pytest.mark.timeout(2 * INSTALL_TIMEOUT_SECS)  # the first run installs AgentOS
 def test_agentos_and_memgui_share_a_postgres_brain(
-    agentos: NpmEnv, pg_server: PostgresServer
+    agentos: NpmEnv, pg_server: PostgresServer, tmp_path: Path
 ) -> None:
     database = pg_server.create_database()
     with SharedBrain.open(pg_server.address(database), actor="test") as brain:
@@ -60,3 +64,10 @@ def test_agentos_and_memgui_share_a_postgres_brain(
         # AgentOS's row, with no version of memgui's yet (0), takes a compare-and-set edit.
         edited = brain.update(written, {"content": "staging is on port 5434"}, expect_version=0)
         assert brain.get(written).content == "staging is on port 5434" == edited.content
+    # What both wrote comes out as a file, as memgui and AgentOS read files.
+    snapshot = tmp_path / "team.sqlite"
+    run_to_end(copy_brain(pg_server.address(database), snapshot, read_only=True))
+    with Brain.open(snapshot, BRAIN_ID) as copied:
+        assert copied.count(TraceFilter(include_deleted=True)) == 4
+        assert copied.get(written).content == "staging is on port 5434"
+        assert [h.trace.id for h in copied.search("hal9000", mode="keyword").hits] == [server.id]
