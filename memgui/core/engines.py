@@ -7,14 +7,17 @@ work on both takes.
 
 from __future__ import annotations
 
+import contextlib
 import os
+from pathlib import Path
 
 from memgui.core.brain import Brain
 from memgui.core.errors import InvalidArgument
+from memgui.core.io.exporters.export_common import link_into_place
 from memgui.core.progress import Job
 from memgui.core.shared_brain import SharedBrain
-from memgui.core.storage import postgres_copy
-from memgui.core.storage.engine import BrainStore, is_postgres_address
+from memgui.core.storage import postgres_copy, postgres_to_file
+from memgui.core.storage.engine import BrainStore, is_postgres_address, parse_postgres_address
 
 
 def open_store(
@@ -27,20 +30,29 @@ def open_store(
 
 
 def copy_brain(
-    source: str | os.PathLike[str], destination: str, brain_id: str | None = None
+    source: str | os.PathLike[str],
+    destination: str | os.PathLike[str],
+    brain_id: str | None = None,
+    *,
+    read_only: bool = False,
 ) -> Job[int]:
-    """A job: copy the brain of the SQLite file `source` (its one brain, or `brain_id`) into
-    the empty PostgreSQL brain `destination`, every row as stored
-    (docs/shared-brains.md); returns how many traces it copied."""
+    """A job: copy a brain between a file and PostgreSQL, either way, every row as stored
+    (docs/shared-brains.md); returns how many traces it copied.
+
+    File to PostgreSQL: the file's one brain (or `brain_id`) into an empty shared brain.
+    PostgreSQL to file: the shared brain into a new file (an existing path is refused); with
+    `read_only` the file is left without write permission (`memgui snapshot`)."""
     if isinstance(source, str) and is_postgres_address(source):
+        if isinstance(destination, str) and is_postgres_address(destination):
+            raise InvalidArgument(
+                "destination", "must be a brain file when the source is PostgreSQL", destination
+            )
+        return (yield from _copy_to_new_file(source, brain_id, Path(destination), read_only))
+    if read_only:
+        raise InvalidArgument("source", "must be a postgresql:// address for a snapshot", source)
+    if not (isinstance(destination, str) and is_postgres_address(destination)):
         raise InvalidArgument(
-            "source",
-            "must be a brain file: copying from PostgreSQL is not available yet",
-            source,
-        )
-    if not is_postgres_address(destination):
-        raise InvalidArgument(
-            "destination", "must be a postgresql:// address with a brain_id", destination
+            "destination", "must be a postgresql:// address with a brain_id", str(destination)
         )
     if not os.path.isfile(source):
         raise InvalidArgument("source", f"must be an existing brain file (got {source})", source)
@@ -53,3 +65,43 @@ def copy_brain(
                 from_brain.db, from_brain.brain_id, to_brain.conn, to_brain.address
             )
         )
+
+
+def _copy_to_new_file(
+    source: str, brain_id: str | None, destination: Path, read_only: bool
+) -> Job[int]:
+    """Made under a temporary name beside `destination` and linked into place only when
+    complete: the path never holds a partial brain, and is never replaced."""
+    parsed = parse_postgres_address(source, brain_id)  # checked before anything is made
+    if os.path.lexists(destination):
+        raise InvalidArgument(
+            "destination", f"must be a new file ({destination} already exists)", str(destination)
+        )
+    if not destination.parent.is_dir():
+        raise InvalidArgument(
+            "destination",
+            f"must be in an existing folder ({destination.parent} is not one)",
+            str(destination),
+        )
+    tmp = destination.parent / f".{destination.name}.copy-tmp-{os.getpid()}"
+    try:
+        with (
+            SharedBrain.open(source, brain_id, actor="copy") as from_brain,
+            Brain.open(tmp, parsed.brain_id, actor="copy") as to_brain,
+        ):
+            done = yield from postgres_to_file.copy_into_file(
+                from_brain.conn, from_brain.address, to_brain.db
+            )
+        if read_only:
+            tmp.chmod(0o444)
+        if not link_into_place(tmp, destination):
+            raise InvalidArgument(
+                "destination",
+                f"must be a new file ({destination} appeared during the copy)",
+                str(destination),
+            )
+    finally:
+        for leftover in (tmp, *(tmp.with_name(tmp.name + end) for end in ("-wal", "-shm"))):
+            with contextlib.suppress(FileNotFoundError):
+                leftover.unlink()
+    return done

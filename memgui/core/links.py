@@ -20,22 +20,28 @@ MAX_RELATED = 10
 _INVERSE = {"supersedes": "superseded_by", "caused_by": "caused", "relates_to": "relates_to"}
 
 
-def _normalised(from_id: str, to_id: str, kind: str) -> tuple[str, str]:
+def normalised(from_id: str, to_id: str, kind: str) -> tuple[str, str]:
+    """A symmetric link is stored one way: its smaller id first."""
     if kind == "relates_to" and to_id < from_id:
         return to_id, from_id
     return from_id, to_id
 
 
-def _check(brain: BrainContext, from_id: str, to_id: str, kind: str) -> tuple[str, str]:
+def check_ends(from_id: str, to_id: str, kind: str) -> None:
+    """A link's arguments, on any engine: a known kind, two ids, not the same one."""
     check_link_kind(kind)
     check_id("from_id", from_id)
     check_id("to_id", to_id)
     if from_id == to_id:
         raise InvalidArgument("to_id", f"must differ from from_id (got {to_id!r})", to_id)
+
+
+def _check(brain: BrainContext, from_id: str, to_id: str, kind: str) -> tuple[str, str]:
+    check_ends(from_id, to_id, kind)
     for trace_id in (from_id, to_id):
         if store.fetch_row(brain.db, brain.brain_id, trace_id) is None:
             raise NotFound(trace_id)
-    return _normalised(from_id, to_id, kind)
+    return normalised(from_id, to_id, kind)
 
 
 def link(brain: BrainContext, from_id: str, to_id: str, kind: str, actor: str | None) -> Changes:
@@ -83,7 +89,7 @@ def carry_over(brain: BrainContext, batch: WriteBatch, merged: list[str], surviv
             _delete(brain, batch, from_id, to_id, kind, created_at)
             if from_id in group and to_id in group:
                 continue
-            a, b = _normalised(
+            a, b = normalised(
                 survivor if from_id == gone else from_id,
                 survivor if to_id == gone else to_id,
                 kind,
@@ -166,6 +172,12 @@ def related(brain: BrainContext, trace_id: str, limit: int = MAX_RELATED) -> lis
             "ORDER BY l.created_at DESC, l.rowid DESC LIMIT ?3",
             (trace_id, brain.brain_id, limit),
         ).fetchall()
+    return summaries(trace_id, rows)
+
+
+def summaries(trace_id: str, rows: list[tuple[Any, ...]]) -> list[RelatedSummary]:
+    """Link rows (from_id, to_id, kind, created_at, the other trace's content), each read
+    from the side of `trace_id`."""
     out = []
     for from_id, to_id, kind, created_at, content, metadata in rows:
         outgoing = from_id == trace_id

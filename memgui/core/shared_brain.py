@@ -13,11 +13,12 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from memgui.core import journal, traces
-from memgui.core.errors import InvalidArgument, NotFound, NotOnPostgres
+from memgui.core import journal, links, shared_links, traces
+from memgui.core.errors import Conflict, InvalidArgument, NotFound, NotOnPostgres
 from memgui.core.model import (
     Changes,
     JournalEntry,
+    RelatedSummary,
     SearchHit,
     SearchResult,
     Trace,
@@ -27,10 +28,11 @@ from memgui.core.model import (
     check_id,
     check_int_range,
     check_limit,
+    check_link_kind,
     now_ms,
     with_changes,
 )
-from memgui.core.storage import postgres, reads, store
+from memgui.core.storage import postgres, postgres_links, reads, store
 from memgui.core.storage.engine import PostgresAddress, parse_postgres_address
 from memgui.core.storage.transaction import WriteBatch, new_batch_id
 
@@ -152,8 +154,6 @@ class SharedBrain:
         check_limit(limit)
         if mode not in SEARCH_MODES:
             raise NotOnPostgres(f"search by {mode!r}")
-        if expand_links:
-            raise NotOnPostgres("search with links expanded")
         if mood is not None:
             raise NotOnPostgres("search with a mood")
         where = self._where(flt or TraceFilter())
@@ -161,8 +161,23 @@ class SharedBrain:
             return SearchResult(hits=(), search_mode="keyword")
         rows = postgres.keyword_rows(self.conn, where, query, limit)
         now = self.now()
-        hits = tuple(SearchHit(store.row_to_trace(r[:-1], now), float(r[-1])) for r in rows)
+        hits = tuple(
+            SearchHit(
+                trace,
+                float(r[-1]),
+                tuple(self.related(trace.id, links.MAX_RELATED)) if expand_links else (),
+                query,
+            )
+            for r in rows
+            for trace in (store.row_to_trace(r[:-1], now),)
+        )
         return SearchResult(hits=hits, search_mode="keyword")
+
+    def related(self, trace_id: str, limit: int = links.MAX_RELATED) -> list[RelatedSummary]:
+        """A trace's links to live traces, newest first, each read from its side."""
+        check_limit(limit)
+        self._snapshot(trace_id)  # an unknown trace is NotFound, not "no links"
+        return shared_links.related(self.conn, self.brain_id, trace_id, limit)
 
     def history(self, trace_id: str) -> list[JournalEntry]:
         check_id("id", trace_id)
@@ -282,6 +297,22 @@ class SharedBrain:
             postgres.delete_trace(self.conn, batch, self.brain_id, before, "purge")
         return batch.changes()
 
+    def link(self, from_id: str, to_id: str, kind: str, actor: str | None = None) -> Changes:
+        """Link two traces. What changed: the link, or nothing (false) if it was there."""
+        check_link_kind(kind)
+        with self._write(actor) as batch:
+            ids = shared_links.checked(self.conn, self.brain_id, from_id, to_id, kind)
+            shared_links.link(self.conn, batch, self.brain_id, ids, kind, self.now())
+        return batch.changes()
+
+    def unlink(self, from_id: str, to_id: str, kind: str, actor: str | None = None) -> Changes:
+        """Remove a link. What changed: the link, or nothing (false) if there was none."""
+        check_link_kind(kind)
+        with self._write(actor) as batch:
+            ids = shared_links.checked(self.conn, self.brain_id, from_id, to_id, kind)
+            shared_links.unlink(self.conn, batch, self.brain_id, ids, kind)
+        return batch.changes()
+
     def revert(
         self, batch_id: str, actor: str | None = None, entry_ids: list[int] | None = None
     ) -> Changes:
@@ -301,11 +332,17 @@ class SharedBrain:
 
     def _undo(self, batch: WriteBatch, entry: JournalEntry) -> None:
         if entry.op in ("link", "unlink"):
-            raise NotOnPostgres("reverting a change of links")
+            shared_links.undo(self.conn, batch, self.brain_id, entry)
+            return
         row = postgres.fetch_row(self.conn, self.brain_id, entry.trace_id, lock=True)
         current = store.row_to_snapshot(row) if row is not None else None
         action, restored = journal.trace_undo(entry, current, self.now())
         if action == "delete":
+            if postgres_links.has_links(self.conn, self.brain_id, entry.trace_id):
+                # linked since: removing it would drop the links
+                raise Conflict.because(
+                    entry.trace_id, f"trace {entry.trace_id} was linked since the batch"
+                )
             postgres.delete_trace(self.conn, batch, self.brain_id, restored, "revert")
         elif action == "insert":
             postgres.insert_trace(self.conn, batch, self.brain_id, restored, op="revert")

@@ -67,7 +67,6 @@ def test_what_is_not_served_on_postgres_says_so_and_writes_nothing(
     a = add(capsys, pg_address, "one")
     b = add(capsys, pg_address, "two")
     for argv in (
-        ("link", a["id"], b["id"], "relates_to"),
         ("sweep",),
         ("merge", a["id"], b["id"]),
         ("export", "out.json"),
@@ -113,3 +112,53 @@ def test_copy_puts_a_brain_file_into_a_shared_brain(
     }
     again = run_text(capsys, path, "copy", str(path), pg_address)
     assert again.code == 2 and "already holds 1 traces" in again.err
+
+
+def test_copy_back_and_snapshot_make_files_of_a_shared_brain(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, pg_address: str
+) -> None:
+    trace = add(capsys, pg_address, "kept on the server", "--tag", "x")
+    back = tmp_path / "back.sqlite"
+    result = run_cli(capsys, back, "copy", pg_address, str(back))
+    assert result.code == 0, result.err
+    assert result.json()["copied"] == 1 and result.json()["destination"] == str(back)
+    got = run_cli(capsys, back, "get", trace["id"]).json()
+    # strength decays with the seconds between the two reads
+    assert got == run_cli(capsys, pg_address, "get", trace["id"]).json() | {
+        "strength": got["strength"]
+    }
+    snap = tmp_path / "snap.sqlite"
+    result = run_cli(capsys, pg_address, "snapshot", str(snap))
+    assert result.code == 0, result.err
+    assert result.json()["source"].endswith("brain_id=team")
+    assert run_cli(capsys, snap, "get", trace["id"]).json()["content"] == "kept on the server"
+    refused = run_text(capsys, snap, "add", "offline")
+    assert refused.code != 0 and "read-only" in refused.err
+    again = run_text(capsys, pg_address, "snapshot", str(snap))
+    assert again.code == 2 and "already exists" in again.err
+    from_file = run_text(capsys, back, "snapshot", str(tmp_path / "other.sqlite"))
+    assert from_file.code == 2 and "postgresql:// address for a snapshot" in from_file.err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["back.sqlite", "snap.sqlite"]
+
+
+def test_links_work_on_a_shared_brain(capsys: pytest.CaptureFixture[str], pg_address: str) -> None:
+    a = add(capsys, pg_address, "the release plan")
+    b = add(capsys, pg_address, "the rollback plan")
+    linked = run_cli(capsys, pg_address, "link", a["id"], b["id"], "supersedes")
+    assert linked.code == 0 and linked.json()["linked"] is True, linked.err
+    listed = run_cli(capsys, pg_address, "list", "--expand-links")
+    related = {r["id"]: r["related"] for r in listed.json()["results"]}
+    assert [(r["id"], r["kind"]) for r in related[a["id"]]] == [(b["id"], "supersedes")]
+    assert [(r["id"], r["kind"]) for r in related[b["id"]]] == [(a["id"], "superseded_by")]
+    found = run_cli(capsys, pg_address, "search", "release", "--expand-links")
+    assert [r["id"] for r in found.json()["results"][0]["related"]] == [b["id"]]
+    history = run_cli(capsys, pg_address, "history", b["id"]).json()["entries"]
+    assert [e["op"] for e in history] == ["add", "link"]
+    unlinked = run_cli(capsys, pg_address, "unlink", a["id"], b["id"], "supersedes")
+    assert unlinked.json()["unlinked"] is True
+    again = run_cli(capsys, pg_address, "unlink", a["id"], b["id"], "supersedes")
+    assert again.code == 0 and again.json()["reason"] == "not_found"
+    reverted = run_cli(capsys, pg_address, "revert", history[1]["batch_id"])
+    assert reverted.code == 4 and "no longer exists" in reverted.err  # unlinked since
+    bad = run_text(capsys, pg_address, "link", a["id"], b["id"], "likes")
+    assert bad.code == 2 and "kind" in bad.err

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 AGENTOS_VERSION = "0.9.164"
 # better-sqlite3 13 crashes on Node 20; 12 is what produced the shared fixtures.
@@ -155,3 +156,20 @@ def _exclusive_lock(lock_path: Path) -> Iterator[None]:
                 yield
             finally:
                 fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+def run_script(env: NpmEnv, script: Path, *args: str) -> Any:
+    """Run one of the AgentOS scripts with `args` against this install; its JSON answer."""
+    node = shutil.which("node")
+    assert node is not None
+    result = subprocess.run(
+        [node, str(script), *args],
+        env=env.probe_env(),
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, f"{script.name} failed:\n{result.stdout}\n{result.stderr}"
+    return json.loads(result.stdout)

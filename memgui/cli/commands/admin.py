@@ -22,17 +22,19 @@ def _link_doc(args: argparse.Namespace) -> dict[str, Any]:
     return {"from": args.from_id, "to": args.to_id, "kind": args.kind}
 
 
-@command("link", "link two traces (idempotent)", configure=_configure_link)
+@command("link", "link two traces (idempotent)", configure=_configure_link, on_shared_brains=True)
 def run_link(ctx: CommandContext, args: argparse.Namespace) -> None:
-    ctx.brain.link(args.from_id, args.to_id, args.kind)  # linked either way: idempotent
+    ctx.store.link(args.from_id, args.to_id, args.kind)  # linked either way: idempotent
     ctx.emit(dict(_link_doc(args), linked=True), f"linked {args.from_id} {args.kind} {args.to_id}")
 
 
-@command("unlink", "remove a link between two traces", configure=_configure_link)
+@command(
+    "unlink", "remove a link between two traces", configure=_configure_link, on_shared_brains=True
+)
 def run_unlink(ctx: CommandContext, args: argparse.Namespace) -> None:
     """Remove a link; a link that does not exist (in that direction) is reported, not an error."""
     edge = f"{args.from_id} {args.kind} {args.to_id}"
-    if ctx.brain.unlink(args.from_id, args.to_id, args.kind):  # what changed: the link, if any
+    if ctx.store.unlink(args.from_id, args.to_id, args.kind):  # what changed: the link, if any
         ctx.emit(dict(_link_doc(args), unlinked=True), f"unlinked {edge}")
     else:
         # As agent-memory's memory_unlink: a normal result, so a retried unlink is safe.

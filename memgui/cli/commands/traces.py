@@ -96,7 +96,7 @@ def run_list(ctx: CommandContext, args: argparse.Namespace) -> None:
     )
     related: dict[str, list[RelatedSummary]] = {}
     if args.expand_links:
-        related = {t.id: ctx.brain.related(t.id, limit=MAX_RELATED) for t in traces}
+        related = {t.id: ctx.store.related(t.id, limit=MAX_RELATED) for t in traces}
     ctx.emit({"results": _with_related(traces, related)}, results_lines(traces, related))
 
 

@@ -13,7 +13,15 @@ from typing import Any, Protocol
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from memgui.core.errors import InvalidArgument
-from memgui.core.model import Changes, JournalEntry, SearchResult, Trace, TraceFilter, check_id
+from memgui.core.model import (
+    Changes,
+    JournalEntry,
+    RelatedSummary,
+    SearchResult,
+    Trace,
+    TraceFilter,
+    check_id,
+)
 
 POSTGRES_SCHEMES = ("postgresql", "postgres")
 
@@ -141,6 +149,12 @@ class BrainStore(Protocol):
         record_recall: bool = True,
         mood: float | None = None,
     ) -> SearchResult: ...
+
+    def link(self, from_id: str, to_id: str, kind: str, actor: str | None = None) -> Changes: ...
+
+    def unlink(self, from_id: str, to_id: str, kind: str, actor: str | None = None) -> Changes: ...
+
+    def related(self, trace_id: str, limit: int = 10) -> list[RelatedSummary]: ...
 
     def history(self, trace_id: str) -> list[JournalEntry]: ...
 

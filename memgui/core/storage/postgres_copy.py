@@ -25,17 +25,17 @@ ROWS_PER_STEP = 2_000  # rows inserted between two progress reports (and cancel 
 
 # In the order `store.select_columns` reads them (an AgentOS brain not migrated yet has
 # memgui's columns derived, as memgui reads it), and the embedding.
-_TRACE_COLUMNS = (
+TRACE_COLUMNS = (
     "id, type, scope, scope_id, content, strength, created_at, last_accessed, "
     "retrieval_count, tags, emotions, metadata, deleted, expires_at, category, version, "
     "updated_at, embedding_status, embedding"
 )
 _TRACE_INSERT = (
-    f"INSERT INTO memory_traces (brain_id, {_TRACE_COLUMNS}, _tsv) VALUES "
+    f"INSERT INTO memory_traces (brain_id, {TRACE_COLUMNS}, _tsv) VALUES "
     f"(%s, {', '.join(['%s'] * 19)}, to_tsvector('{postgres.TEXT_CONFIG}', %s))"
 )
-_LINK_COLUMNS = "from_id, to_id, kind, created_at"
-_JOURNAL_COLUMNS = "at, actor, batch_id, op, trace_id, before, after"
+LINK_COLUMNS = "from_id, to_id, kind, created_at"
+JOURNAL_COLUMNS = "at, actor, batch_id, op, trace_id, before, after"
 # What a SQLite brain's meta rows say of SQLite itself: not carried to Postgres.
 _SQLITE_ONLY_META = frozenset({schema.SCHEMA_KEY})
 
@@ -95,14 +95,14 @@ def _copy(
             )
             done += len(rows)
             yield Progress(done, total, "copying traces")
-        _copy_table(source, conn, brain_id, destination.brain_id, "memory_links", _LINK_COLUMNS)
+        _copy_table(source, conn, brain_id, destination.brain_id, "memory_links", LINK_COLUMNS)
         _copy_table(
             source,
             conn,
             brain_id,
             destination.brain_id,
             "memgui_journal",
-            _JOURNAL_COLUMNS,
+            JOURNAL_COLUMNS,
             order="id",
         )
         meta = [

@@ -18,6 +18,7 @@ from memgui.core.progress import Progress, run_to_end
 from memgui.core.shared_brain import SharedBrain
 from memgui.core.storage.engine import parse_postgres_address
 from memgui.core.storage.store import select_columns
+from tests.support.brain_rows import linked_brain
 
 pytestmark = pytest.mark.slow  # a real server
 
@@ -83,12 +84,7 @@ def test_a_memgui_brain_copies_with_its_links_journal_and_history(
     tmp_path: Path, pg_address: str
 ) -> None:
     path = tmp_path / "brain.sqlite"
-    with Brain.open(path, "team", actor="test") as brain:
-        a = brain.add("first memory about deployments", tags=["ops"], category="DECISION")
-        b = brain.add("second memory", scope="thread", scope_id="t1", ttl_secs=3600)
-        brain.link(a.id, b.id, "relates_to")
-        edit = brain.update(a.id, {"content": "first memory, edited"})
-        brain.forget(b.id)
+    a, b, edit = linked_brain(path)
     run_to_end(copy_brain(path, pg_address))
     assert _postgres_rows(pg_address) == _sqlite_rows(path, "team")
     _same_traces(path, "team", pg_address)
@@ -145,6 +141,6 @@ def test_bad_addresses_are_refused_before_anything_opens(tmp_path: Path, pg_addr
     with pytest.raises(InvalidArgument) as caught:
         run_to_end(copy_brain(tmp_path / "a.sqlite", str(tmp_path / "b.sqlite")))
     assert caught.value.field == "destination"
-    with pytest.raises(InvalidArgument) as caught:
+    with pytest.raises(InvalidArgument) as caught:  # Postgres to Postgres: not a copy here
         run_to_end(copy_brain(pg_address, pg_address))
-    assert caught.value.field == "source"
+    assert caught.value.field == "destination"

@@ -4,27 +4,13 @@ and reverts."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
-from memgui.core.engines import open_store
 from memgui.core.errors import Conflict, InvalidArgument, NotFound
 from memgui.core.model import TraceFilter
 from memgui.core.storage.engine import BrainStore
 
 pytestmark = pytest.mark.slow  # the PostgreSQL half starts a server
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[BrainStore]:
-    if request.param == "sqlite":
-        opened = open_store(tmp_path / "brain.sqlite", "team", actor="test")
-    else:
-        opened = open_store(request.getfixturevalue("pg_address"), actor="test")
-    yield opened
-    opened.close()
 
 
 def test_add_get_update_forget_restore(store: BrainStore) -> None:

@@ -144,7 +144,7 @@ def test_operations_not_served_yet_say_so(pg_address: str) -> None:
         with pytest.raises(NotOnPostgres, match="not available on a PostgreSQL brain"):
             brain.search("words", mode="semantic")
         with pytest.raises(NotOnPostgres):
-            brain.search("words", expand_links=True)
+            brain.search("words", mood=0.5)
 
 
 def test_an_unreachable_server_is_named_without_its_password(tmp_path: Path) -> None:
