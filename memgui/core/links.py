@@ -176,8 +176,8 @@ def related(brain: BrainContext, trace_id: str, limit: int = MAX_RELATED) -> lis
 
 
 def summaries(trace_id: str, rows: list[tuple[Any, ...]]) -> list[RelatedSummary]:
-    """Link rows (from_id, to_id, kind, created_at, the other trace's content), each read
-    from the side of `trace_id`."""
+    """Link rows (from_id, to_id, kind, created_at, the other trace's content and metadata),
+    each read from the side of `trace_id`."""
     out = []
     for from_id, to_id, kind, created_at, content, metadata in rows:
         outgoing = from_id == trace_id

@@ -14,7 +14,7 @@ from tests.support.window import open_window, select_row
 def _brain(tmp_path):
     vault = tmp_path / "vault"
     vault.mkdir()
-    (vault / "Harbour plan.md").write_text("Moorings move in May. See [[Tides]].\n", "utf-8")
+    (vault / "Harbour plan.md").write_text("Moorings move in May. See [[Mooring]].\n", "utf-8")
     (vault / "Tides.md").write_text("High water at six, with the [[Moon]].\n", "utf-8")
     path = tmp_path / "brain.sqlite"
     with Brain.open(path, actor="test") as brain:
@@ -47,8 +47,9 @@ def test_other_memories_are_named_by_title(qtbot, tmp_path):
     rows = sorted(
         tuple(detail.neighbours.model.index(r, c).data() for c in (1, 2)) for r in range(2)
     )
-    # The concept node the wikilink made, and the node that stands for the memory Tides.
-    assert rows == [("concept", "Tides"), ("memory · episodic", "Tides")]
+    # The concept node the wikilink made (no note is named so), and the node that stands
+    # for the memory Tides.
+    assert rows == [("concept", "Mooring"), ("memory · episodic", "Tides")]
 
     detail.setCurrentWidget(detail.history)
     qtbot.waitUntil(lambda: detail.history.model.rowCount() >= 2, timeout=WAIT_MS)
@@ -77,7 +78,7 @@ def test_the_link_picker_names_memories_by_title(qtbot, tmp_path):
         picker.field.setText("moorings")
         qtbot.waitUntil(lambda: picker.results.count() == 1, timeout=WAIT_MS)
         shown = picker.results.item(0).text()
-        assert shown == "Harbour plan — Moorings move in May. See [[Tides]]."
+        assert shown == "Harbour plan — Moorings move in May. See [[Mooring]]."
 
 
 def test_the_agent_activity_names_memories_by_title(tmp_path):

@@ -83,10 +83,11 @@ def changed_since(
 def related_rows(
     conn: psycopg.Connection[tuple[Any, ...]], brain_id: str, trace_id: str, limit: int
 ) -> list[tuple[Any, ...]]:
-    """(from_id, to_id, kind, created_at, content) of a trace's links to live traces,
+    """(from_id, to_id, kind, created_at, content, metadata) of a trace's links to live traces,
     newest first."""
     return conn.execute(
-        "SELECT l.from_id, l.to_id, l.kind, l.created_at, t.content FROM memory_links l "
+        "SELECT l.from_id, l.to_id, l.kind, l.created_at, t.content, t.metadata "
+        "FROM memory_links l "
         "JOIN memory_traces t ON t.brain_id = l.brain_id AND t.deleted = 0 AND "
         "t.id = CASE WHEN l.from_id = %(t)s THEN l.to_id ELSE l.from_id END "
         "WHERE l.brain_id = %(b)s AND (l.from_id = %(t)s OR l.to_id = %(t)s) "
