@@ -127,6 +127,9 @@ class Database:
             self._create_schema()
         self.refresh_schema_state()
         self._load_vector_extension()
+        # Until closed: the WAL index is read through a descriptor kept open while then.
+        commit_count.brain_opened(self._identity)
+        self._counted = True
 
     def _configure(self) -> None:
         self._conn.setbusytimeout(BUSY_TIMEOUT_MS)
@@ -470,6 +473,9 @@ class Database:
             if not self.readonly and file_identity(self.path) is None:
                 self._fold_into_moved_file()
             self.conn.close()
+            if self._counted:  # once, should it be closed twice
+                self._counted = False
+                commit_count.brain_closed(self._identity)
 
     def _fold_into_moved_file(self) -> None:
         """The file was moved away (or deleted) while open. SQLite does not checkpoint a
