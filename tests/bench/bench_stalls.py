@@ -1,19 +1,21 @@
 """No write that stalls: the slowest single add, update, forget and search of a big brain.
 
-    .venv/bin/python -m tests.bench.bench_stalls --brain PATH [--ops 10000] [--block 500]
-        [--thresholds 256 16] [--keep]
+    .venv/bin/python -m tests.bench.bench_stalls [--brain PATH | --traces 1000000]
+        [--ops 10000] [--block 500] [--thresholds 256 32] [--keep]
 
 The brain at PATH (e.g. a 1M-trace brain kept from bench_keyword) is copied to a temporary
-folder first, never written. On the copy, `--ops` operations per full-text flush threshold
-(`fulltext.FLUSH_AFTER`: how many marked rows a write lets gather before it indexes them in
-its own transaction) run in blocks of `--block`, the thresholds taking turns on the same
-brain and page cache (the rows pending are indexed, untimed, between blocks), so the
-machine's load falls on both alike. The writes, seeded: 45 % updates of a random trace's
-text, 35 % adds, 20 % forgets of a random live trace; after each block, 20 searches
-(bench_search_floor's two-word queries, keyword, limit 20, no recall written), the first
-of which indexes what the block left pending. Each operation's wall time and the
-thread's CPU time (what a loaded machine's scheduler adds is wall minus CPU) give p50, p99
-and max per operation and threshold. The target: max ≤ 20 ms at 1M for every operation.
+folder first, never written; without one, a brain of `--traces` is built there as
+bench_core builds its big one (1M: most of an hour). On the copy, `--ops` operations per
+full-text flush threshold (`fulltext.FLUSH_AFTER`: how many marked rows a write lets gather
+before it indexes them in its own transaction) run in blocks of `--block`, the thresholds
+taking turns on the same brain and page cache (the rows pending are indexed, untimed,
+between blocks), so the machine's load falls on both alike. The writes, seeded: 45 %
+updates of a random trace's text, 35 % adds, 20 % forgets of a random live trace; after
+each block, 20 searches (bench_search_floor's two-word queries, keyword, limit 20, no
+recall written), the first of which indexes what the block left pending. Each operation's
+wall time and the thread's CPU time (what a loaded machine's scheduler adds is wall minus
+CPU) give p50, p99 and max per operation and threshold. The target: max ≤ 20 ms at 1M for
+every operation.
 
 The search's floor in the same run: the exact-bm25 statement alone (FTS5's best 20 by
 `ORDER BY bm25(…)`, no row read) on the same queries, timed right after each search.
@@ -32,7 +34,7 @@ from typing import Any
 
 from memgui.core.brain import Brain
 from memgui.core.search import fulltext
-from tests.bench.bench_core import sentence
+from tests.bench.bench_core import fill, sentence
 from tests.bench.bench_keyword import FLOOR_SQL
 from tests.bench.bench_search_floor import fts_query, queries
 from tests.bench.common import emit
@@ -145,7 +147,8 @@ def run(path: Path, ops: int, block: int, thresholds: list[int]) -> dict[str, An
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--brain", type=Path, required=True)
+    parser.add_argument("--brain", type=Path)
+    parser.add_argument("--traces", type=int, default=1_000_000)
     parser.add_argument("--ops", type=int, default=10_000)
     parser.add_argument("--block", type=int, default=500)
     parser.add_argument("--thresholds", type=int, nargs="+", default=[256, fulltext.FLUSH_AFTER])
@@ -153,10 +156,15 @@ def main() -> None:
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="memgui-stalls-"))
     try:
-        copy = folder / args.brain.name
-        shutil.copyfile(args.brain, copy)
+        copy = folder / "brain.sqlite"
+        if args.brain is not None:
+            shutil.copyfile(args.brain, copy)
+        else:
+            with Brain.open(copy, actor="bench") as brain:
+                fill(brain, args.traces, random.Random(5))
         result = run(copy, args.ops, args.block, args.thresholds)
-        emit("stalls", {"brain": str(args.brain), "target_max_ms": TARGET_MAX_MS, **result})
+        brain_name = str(args.brain or f"built, {args.traces} traces")
+        emit("stalls", {"brain": brain_name, "target_max_ms": TARGET_MAX_MS, **result})
     finally:
         if not args.keep:
             shutil.rmtree(folder, ignore_errors=True)
