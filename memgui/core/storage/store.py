@@ -436,6 +436,9 @@ def update_trace(
 ) -> None:
     """Write `after` over the row; reindex and drop a stale vector when the text changed."""
     text_changed = prepare_update(before, after)
+    if after["deleted"] and all(after[k] == before[k] for k in _KEPT_BY_TRASHING):
+        _trash_trace(db, batch, brain_id, rowid, before, after, op, journaled)
+        return
     if text_changed or after["tags"] != before["tags"]:
         fulltext.mark_changed(db, rowid)
     db.conn.execute(
@@ -467,6 +470,37 @@ def update_trace(
     )
     if text_changed or after["deleted"] != before["deleted"]:
         vectors.sync_rows(db.conn, brain_id, [rowid])
+    if journaled:
+        journal(db, batch, brain_id, op, after["id"], before, after)
+
+
+# What a forget leaves as it was: only `deleted`, `version`, `updated_at` (and the metadata
+# as every write prepares it) are written.
+_KEPT_BY_TRASHING = (
+    "type", "scope", "scope_id", "content", "strength", "created_at", "last_accessed",
+    "retrieval_count", "tags", "emotions", "expires_at", "category", "embedding_status",
+)  # fmt: skip
+
+
+def _trash_trace(
+    db: Database,
+    batch: WriteBatch,
+    brain_id: str,
+    rowid: int,
+    before: dict[str, Any],
+    after: dict[str, Any],
+    op: str,
+    journaled: bool,
+) -> None:
+    """`update_trace` for a forget: four columns written, the text's indexes untouched (a
+    search filters out the forgotten) and the vector dropped without reading the row."""
+    db.conn.execute(
+        "UPDATE memory_traces SET deleted = 1, version = ?, updated_at = ?, metadata = ? "
+        "WHERE rowid = ?",
+        (after["version"], after["updated_at"], dumps(after["metadata"]), rowid),
+    )
+    if not before["deleted"]:
+        vectors.drop_rows(db.conn, brain_id, [rowid])
     if journaled:
         journal(db, batch, brain_id, op, after["id"], before, after)
 
