@@ -1,10 +1,11 @@
 """The `memgui` command.
 
 `memgui [--brain PATH] [--brain-id ID] [--json] COMMAND ...` runs one subcommand against a
-brain; `memgui` alone, or `memgui PATH` for a brain file, opens the app. Subcommands live in
-`memgui.cli.commands` (see `memgui.cli.registry`). The app is not this package's: it
-registers its part (opening the window, `screenshot`) with the registry, and the `memgui`
-program (`memgui.__main__`) loads both.
+brain (a file, or a shared brain's `postgresql://…?brain_id=NAME` address for the commands
+docs/shared-brains.md lists); `memgui` alone, or `memgui PATH` for a brain file, opens the
+app. Subcommands live in `memgui.cli.commands` (see `memgui.cli.registry`). The app is not
+this package's: it registers its part (opening the window, `screenshot`) with the registry,
+and the `memgui` program (`memgui.__main__`) loads both.
 
 Exit codes: 0 ok, 2 invalid input, 3 not found, 4 conflict, 5 busy (another program held the
 brain's write lock longer than `$MEMGUI_WRITE_WAIT` seconds, default 200; nothing was written),
@@ -37,11 +38,13 @@ from memgui.cli.commands import (  # noqa: F401 - each registers its commands
     imports,
     ingest,
     serve,
+    shared,
     traces,
 )
 from memgui.cli.log import failures_logged_to_file
 from memgui.cli.registry import REGISTRY, CommandContext
-from memgui.core.errors import InvalidArgument, MemguiError, StorageError
+from memgui.core.errors import InvalidArgument, MemguiError, NotOnPostgres, StorageError
+from memgui.core.storage.engine import is_postgres_address
 
 APP_NAME = "memgui"
 BRAIN_ENV = "MEMGUI_BRAIN"
@@ -74,7 +77,8 @@ def _global_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
         "--brain",
         metavar="PATH",
         default=default,
-        help=f"the brain file (default: ${BRAIN_ENV} or the user data folder)",
+        help=f"the brain file, or a shared brain's postgresql://…?brain_id=NAME address "
+        f"(default: ${BRAIN_ENV} or the user data folder)",
     )
     parser.add_argument(
         "--brain-id", metavar="ID", default=default, help="which brain, when the file holds several"
@@ -155,7 +159,11 @@ def _integer(field: str) -> Callable[[str], int]:
 
 
 def _looks_like_brain(token: str) -> bool:
-    return Path(token).suffix.lower() in BRAIN_SUFFIXES or Path(token).is_file()
+    return (
+        is_postgres_address(token)
+        or Path(token).suffix.lower() in BRAIN_SUFFIXES
+        or Path(token).is_file()
+    )
 
 
 def _split_app_brain(argv: list[str]) -> tuple[str | None, list[str]]:
@@ -194,22 +202,39 @@ def main(argv: Sequence[str] | None = None) -> int:
         return error.exit_code
     if args.version:
         return _print_versions(json_output=args.json)
-    brain_path = Path(app_brain or args.brain or default_brain_path()).expanduser()
+    from_env = os.environ.get(BRAIN_ENV, "")
+    address = app_brain or args.brain or (from_env if is_postgres_address(from_env) else None)
+    shared_address = address if address is not None and is_postgres_address(address) else None
+    brain_path = Path(shared_address or address or default_brain_path()).expanduser()
     ctx = CommandContext(
         brain_path=brain_path,
         brain_id=args.brain_id,
         json=args.json,
         ollama_url=args.ollama_url,
         embed_model=args.embed_model,
+        brain_address=shared_address,
     )
     with failures_logged_to_file() as log_path:
         if args.command is None:
             ctx.operation = "open the app"
+            if shared_address is not None:
+                return _guarded(ctx, _app_not_on_postgres, log_path)
             return _guarded(ctx, lambda: _open_app(brain_path, args.brain_id), log_path)
         cmd = REGISTRY[args.command]
         ctx.operation = cmd.name
+        if shared_address is not None and not cmd.on_shared_brains:
+            # Refused before it runs: it would take the address for a file's path.
+            return _guarded(ctx, functools.partial(_not_on_postgres, cmd.name), log_path)
         with stopped_by_signals():
             return _guarded(ctx, lambda: cmd.run(ctx, args), log_path)
+
+
+def _app_not_on_postgres() -> int:
+    raise NotOnPostgres("the app (memgui with no command)")
+
+
+def _not_on_postgres(name: str) -> int:
+    raise NotOnPostgres(f"memgui {name}")
 
 
 def _print_versions(*, json_output: bool) -> int:

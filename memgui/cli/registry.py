@@ -24,6 +24,7 @@ from memgui.core.model import check_id
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
     from memgui.core.search.embed import OllamaEmbedder
+    from memgui.core.storage.engine import BrainStore
 
 ACTOR = "cli"
 EMBED_MODEL_ENV = "MEMGUI_EMBED_MODEL"
@@ -43,6 +44,8 @@ class Command:
     configure: Configure
     run: Handler
     description: str = ""
+    # Whether it runs on a shared brain (postgresql://…) too, through `CommandContext.store`.
+    on_shared_brains: bool = False
 
 
 REGISTRY: dict[str, Command] = {}
@@ -55,9 +58,10 @@ version_reporters: list[VersionReporter] = []
 
 
 def command(
-    name: str, help: str, *, configure: Configure | None = None
+    name: str, help: str, *, configure: Configure | None = None, on_shared_brains: bool = False
 ) -> Callable[[Handler], Handler]:
-    """Register the decorated handler as the subcommand `name`."""
+    """Register the decorated handler as the subcommand `name`; `on_shared_brains`: it uses
+    the brain only through `ctx.store`, so it runs on a PostgreSQL brain too."""
 
     def register(run: Handler) -> Handler:
         if name in REGISTRY:
@@ -68,6 +72,7 @@ def command(
             configure=configure or (lambda parser: None),
             run=run,
             description=(run.__doc__ or help).strip(),
+            on_shared_brains=on_shared_brains,
         )
         return run
 
@@ -100,10 +105,32 @@ class CommandContext:
     operation: str = ""  # names the step in a storage-error message
     ollama_url: str | None = None
     embed_model: str | None = None
+    # A shared brain's address (postgresql://…), which a Path would mangle; None: a file.
+    brain_address: str | None = None
     _brain: Brain | None = None
+    _shared: BrainStore | None = None
+
+    @property
+    def store(self) -> BrainStore:
+        """The brain on either engine, for a command that works on both (traces, search,
+        history, revert, info)."""
+        if self.brain_address is None:
+            return self.brain
+        if self._shared is None:
+            from memgui.core.shared_brain import SharedBrain
+
+            previous, self.operation = self.operation, "open brain"
+            self._shared = SharedBrain.open(self.brain_address, self.brain_id, actor=ACTOR)
+            self.operation = previous
+        return self._shared
 
     @property
     def brain(self) -> Brain:
+        """The brain file, for a command that SQLite alone serves yet."""
+        if self.brain_address is not None:
+            from memgui.core.errors import NotOnPostgres
+
+            raise NotOnPostgres(f"memgui {self.operation}")
         if self._brain is None:
             from memgui.core.brain import Brain
 
@@ -137,6 +164,9 @@ class CommandContext:
         if self._brain is not None:
             brain, self._brain = self._brain, None
             brain.close()
+        if self._shared is not None:
+            shared, self._shared = self._shared, None
+            shared.close()
 
 
 def write_wait_from_env() -> float | None:

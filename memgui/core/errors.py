@@ -201,3 +201,22 @@ class StorageError(MemguiError):
 
 class EmbeddingUnavailable(MemguiError):
     pass
+
+
+class NotOnPostgres(MemguiError):
+    """An operation the PostgreSQL engine does not serve yet."""
+
+    exit_code = 2
+
+    def __init__(self, operation: str) -> None:
+        self.operation = operation
+        super().__init__(
+            f"{operation} is not available on a PostgreSQL brain yet (docs/shared-brains.md); "
+            "copy the brain to a file with memgui copy to use it there"
+        )
+
+
+class PostgresUnavailable(MemguiError):
+    """The PostgreSQL driver is not installed, or the server cannot be reached."""
+
+    exit_code = 3

@@ -8,7 +8,6 @@ reverted.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
@@ -41,19 +40,6 @@ def check_version(snap: dict[str, Any], expected: int | None) -> None:
         raise Conflict(snap["id"], expected, snap["version"])
 
 
-def _entry(row: tuple[Any, ...]) -> JournalEntry:
-    return JournalEntry(
-        id=row[0],
-        at=row[1],
-        actor=row[2],
-        batch_id=row[3],
-        op=row[4],
-        trace_id=row[5],
-        before=json.loads(row[6]) if row[6] else None,
-        after=json.loads(row[7]) if row[7] else None,
-    )
-
-
 def history(brain: BrainContext, trace_id: str) -> list[JournalEntry]:
     check_id("id", trace_id)
     if "memgui_journal" not in brain.db.tables:
@@ -73,7 +59,7 @@ def history(brain: BrainContext, trace_id: str) -> list[JournalEntry]:
         ).fetchall()
     if not rows and store.fetch_row(brain.db, brain.brain_id, trace_id) is None:
         raise NotFound(trace_id)
-    return [_entry(r) for r in rows]
+    return [journal_rows.row_to_entry(r) for r in rows]
 
 
 def since(
@@ -90,7 +76,7 @@ def since(
             "ORDER BY id LIMIT ?",
             (brain.brain_id, after_id, limit),
         ).fetchall()
-    return [_entry(r) for r in rows]
+    return [journal_rows.row_to_entry(r) for r in rows]
 
 
 def last_id(brain: BrainContext) -> int:
@@ -111,7 +97,7 @@ def batch_entries(brain: BrainContext, batch_id: str) -> list[JournalEntry]:
             "ORDER BY id",
             (brain.brain_id, batch_id),
         ).fetchall()
-    return [_entry(r) for r in rows]
+    return [journal_rows.row_to_entry(r) for r in rows]
 
 
 def batch_page(brain: BrainContext, batch_id: str, after_id: int, limit: int) -> list[JournalEntry]:
@@ -122,7 +108,7 @@ def batch_page(brain: BrainContext, batch_id: str, after_id: int, limit: int) ->
             "ORDER BY id LIMIT ?",
             (batch_id, after_id, limit),
         ).fetchall()
-    return [_entry(r) for r in rows]
+    return [journal_rows.row_to_entry(r) for r in rows]
 
 
 def revert(
@@ -212,6 +198,28 @@ def _undo(brain: BrainContext, batch: WriteBatch, entry: JournalEntry) -> None:
         return
     row = store.fetch_row(db, bid, entry.trace_id)
     current = store.row_to_snapshot(row) if row is not None else None
+    action, restored = trace_undo(entry, current, brain.now())
+    if action == "delete":
+        assert row is not None and current is not None  # the batch added it: still there
+        if _has_links(brain, entry.trace_id):  # linked since: removing it would drop them
+            raise Conflict.because(
+                entry.trace_id, f"trace {entry.trace_id} was linked since the batch"
+            )
+        store.delete_trace(db, batch, bid, row[0], current, "revert")
+    elif action == "insert":
+        rowid = store.insert_trace(db, batch, bid, restored, op="revert")
+        vectors.sync_rows(db.conn, bid, [rowid])
+    else:
+        assert row is not None and current is not None
+        store.update_trace(db, batch, bid, row[0], current, restored, "revert")
+
+
+def trace_undo(
+    entry: JournalEntry, current: dict[str, Any] | None, now: int
+) -> tuple[str, dict[str, Any]]:
+    """What undoing one trace row of a batch writes, on any engine: `("delete", current)`,
+    `("insert", restored)` or `("update", restored)`; a `Conflict` when the trace is no
+    longer as the batch left it."""
     if entry.after is not None:
         # The batch left the trace at `after`: it must still be there with those edits.
         # Only the edits count: a later revert or a recall moves the version or the
@@ -222,40 +230,33 @@ def _undo(brain: BrainContext, batch: WriteBatch, entry: JournalEntry) -> None:
             raise Conflict(entry.trace_id, entry.after.get("version", 0), current["version"])
     elif current is not None:
         raise Conflict(entry.trace_id, -1, current["version"])
-    now = brain.now()
     if entry.before is None:
-        assert row is not None and current is not None  # the batch added it: still there
-        if _has_links(brain, entry.trace_id):  # linked since: removing it would drop them
-            raise Conflict.because(
-                entry.trace_id, f"trace {entry.trace_id} was linked since the batch"
-            )
-        store.delete_trace(db, batch, bid, row[0], current, "revert")
-    elif row is None or current is None:
+        assert current is not None  # the batch added it: still there (checked above)
+        return "delete", current
+    if current is None:
         restored = dict(entry.before, updated_at=now)
         restored["version"] = int(entry.before.get("version", 0)) + 1
         restored["tags"] = list(restored.get("tags", []))
         # The journal keeps no vector: the backfill embeds the trace again.
         restored["embedding_status"] = 0
-        rowid = store.insert_trace(db, batch, bid, restored, op="revert")
-        vectors.sync_rows(db.conn, bid, [rowid])
-    else:
-        after = entry.after or {}  # there, and as the batch left it (checked above)
-        restored = dict(entry.before, version=current["version"] + 1, updated_at=now)
-        for name in ACCESS_FIELDS:
-            # Bookkeeping a recall changed since the batch stays as the recall left it.
-            if current.get(name) != after.get(name):
-                restored[name] = current.get(name)
-        # Recalls since the batch add to the count the batch found (a merge summed it).
-        since = int(current["retrieval_count"]) - int(after.get("retrieval_count", 0))
-        restored["retrieval_count"] = max(0, int(entry.before.get("retrieval_count", 0)) + since)
-        now_decay = (current.get("metadata") or {}).get("decay")
-        if now_decay != (after.get("metadata") or {}).get("decay"):
-            restored["metadata"] = dict(restored.get("metadata") or {}, decay=now_decay)
-            # A recall since kept the batch's pinning in its stability: undo that too.
-            restored["metadata"] = decay.repinned(
-                restored["metadata"], current.get("category"), restored.get("category")
-            )
-        store.update_trace(db, batch, bid, row[0], current, restored, "revert")
+        return "insert", restored
+    after = entry.after or {}  # there, and as the batch left it (checked above)
+    restored = dict(entry.before, version=current["version"] + 1, updated_at=now)
+    for name in ACCESS_FIELDS:
+        # Bookkeeping a recall changed since the batch stays as the recall left it.
+        if current.get(name) != after.get(name):
+            restored[name] = current.get(name)
+    # Recalls since the batch add to the count the batch found (a merge summed it).
+    since = int(current["retrieval_count"]) - int(after.get("retrieval_count", 0))
+    restored["retrieval_count"] = max(0, int(entry.before.get("retrieval_count", 0)) + since)
+    now_decay = (current.get("metadata") or {}).get("decay")
+    if now_decay != (after.get("metadata") or {}).get("decay"):
+        restored["metadata"] = dict(restored.get("metadata") or {}, decay=now_decay)
+        # A recall since kept the batch's pinning in its stability: undo that too.
+        restored["metadata"] = decay.repinned(
+            restored["metadata"], current.get("category"), restored.get("category")
+        )
+    return "update", restored
 
 
 def gone(trace_id: str, expected: int) -> Conflict:

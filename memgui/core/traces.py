@@ -38,8 +38,8 @@ if TYPE_CHECKING:
 PATCH_FIELDS = frozenset({*EDITABLE_FIELDS, "ttl_secs"})
 
 
-def add(
-    brain: BrainContext,
+def new_snapshot(
+    now: int,
     content: str,
     *,
     type: str = "episodic",
@@ -51,8 +51,8 @@ def add(
     metadata: dict[str, Any] | None = None,
     strength: float = 1.0,
     id: str | None = None,
-    actor: str | None = None,
-) -> Trace:
+) -> dict[str, Any]:
+    """A new trace's snapshot, its arguments checked (every engine adds through this)."""
     check_content(content)
     check_choice("type", type, TYPES)
     check_choice("scope", scope, SCOPES)
@@ -70,7 +70,6 @@ def add(
         raise InvalidArgument("id", f"must be a non-empty string (got {id!r})", id)
     if id is not None:
         check_text("id", id)
-    now = brain.now()
     snap = {
         "id": id or new_trace_id(),
         "type": type,
@@ -91,6 +90,38 @@ def add(
         "updated_at": now,
         "embedding_status": 0,
     }
+    return snap
+
+
+def add(
+    brain: BrainContext,
+    content: str,
+    *,
+    type: str = "episodic",
+    scope: str = "user",
+    scope_id: str = "",
+    category: str | None = None,
+    tags: list[str] | tuple[str, ...] | None = None,
+    ttl_secs: int | None = None,
+    metadata: dict[str, Any] | None = None,
+    strength: float = 1.0,
+    id: str | None = None,
+    actor: str | None = None,
+) -> Trace:
+    snap = new_snapshot(
+        brain.now(),
+        content,
+        type=type,
+        scope=scope,
+        scope_id=scope_id,
+        category=category,
+        tags=tags,
+        ttl_secs=ttl_secs,
+        metadata=metadata,
+        strength=strength,
+        id=id,
+    )
+    now = snap["created_at"]
     write = brain.write("add", actor=actor)
     try:
         with write as batch:
@@ -114,34 +145,14 @@ def update(
 ) -> Trace:
     """Merge-patch a trace; with `expect_version`, compare-and-set on it."""
     check_id("id", trace_id)
-    if not isinstance(patch, dict) or not patch:
-        raise InvalidArgument("patch", f"must name at least one field (got {patch!r})")
-    unknown = set(patch) - PATCH_FIELDS
-    if unknown:
-        raise InvalidArgument(
-            "patch",
-            # Sorted by repr: the keys may mix types (1 and "a") that do not compare.
-            f"may only set {', '.join(sorted(PATCH_FIELDS))} (got {sorted(unknown, key=repr)})",
-        )
-    wanted = _validated_patch(patch)
+    wanted = checked_patch(patch)
     write = brain.write("update", actor=actor)
     with write as batch:
         row = store.require_row(brain.db, brain.brain_id, trace_id)
         before = store.row_to_snapshot(row)
         journal.check_version(before, expect_version)
-        after = dict(before, metadata=dict(before["metadata"]))
         now = brain.now()
-        for key, value in wanted.items():
-            if key == "ttl_secs":
-                after["expires_at"] = None if value is None else now + value * 1000
-            else:
-                after[key] = value
-        if "category" in wanted:
-            after["metadata"] = decay.repinned(
-                after["metadata"], before["category"], after["category"]
-            )
-        after["version"] = before["version"] + 1
-        after["updated_at"] = now
+        after = patched_snapshot(before, wanted, now)
         store.update_trace(brain.db, batch, brain.brain_id, row[0], before, after, "update")
     return with_changes(store.snapshot_to_trace(after, row[0], now), write.changes)
 
@@ -284,6 +295,35 @@ def _averaged_emotions(snaps: list[dict[str, Any]], survivor: dict[str, Any]) ->
         if all(isinstance(v, int | float) and not isinstance(v, bool) for v in values):
             out[key] = sum(values) / len(values)
     return out
+
+
+def checked_patch(patch: dict[str, Any]) -> dict[str, Any]:
+    """An update's merge-patch, checked: known fields only, each value valid."""
+    if not isinstance(patch, dict) or not patch:
+        raise InvalidArgument("patch", f"must name at least one field (got {patch!r})")
+    unknown = set(patch) - PATCH_FIELDS
+    if unknown:
+        raise InvalidArgument(
+            "patch",
+            # Sorted by repr: the keys may mix types (1 and "a") that do not compare.
+            f"may only set {', '.join(sorted(PATCH_FIELDS))} (got {sorted(unknown, key=repr)})",
+        )
+    return _validated_patch(patch)
+
+
+def patched_snapshot(before: dict[str, Any], wanted: dict[str, Any], now: int) -> dict[str, Any]:
+    """The trace after a checked patch, its version moved on (every engine updates so)."""
+    after = dict(before, metadata=dict(before["metadata"]))
+    for key, value in wanted.items():
+        if key == "ttl_secs":
+            after["expires_at"] = None if value is None else now + value * 1000
+        else:
+            after[key] = value
+    if "category" in wanted:
+        after["metadata"] = decay.repinned(after["metadata"], before["category"], after["category"])
+    after["version"] = before["version"] + 1
+    after["updated_at"] = now
+    return after
 
 
 def _check_scope_id(value: object) -> str:

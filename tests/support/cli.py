@@ -23,21 +23,21 @@ class Result:
         return json.loads(self.out)
 
 
-def run_cli(capsys: pytest.CaptureFixture[str], brain: Path, *argv: str) -> Result:
+def run_cli(capsys: pytest.CaptureFixture[str], brain: Path | str, *argv: str) -> Result:
     """`memgui --brain BRAIN --json ARGV...` in this process."""
     code = main(["--brain", str(brain), "--json", *argv])
     captured = capsys.readouterr()
     return Result(code, captured.out, captured.err)
 
 
-def run_text(capsys: pytest.CaptureFixture[str], brain: Path, *argv: str) -> Result:
+def run_text(capsys: pytest.CaptureFixture[str], brain: Path | str, *argv: str) -> Result:
     """The same without --json: readable output."""
     code = main(["--brain", str(brain), *argv])
     captured = capsys.readouterr()
     return Result(code, captured.out, captured.err)
 
 
-def add(capsys: pytest.CaptureFixture[str], brain: Path, content: str, *options: str) -> dict:
+def add(capsys: pytest.CaptureFixture[str], brain: Path | str, content: str, *options: str) -> dict:
     result = run_cli(capsys, brain, "add", content, *options)
     assert result.code == 0, result.err
     return result.json()

@@ -76,9 +76,14 @@ def _configure_history(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("id", type=identifier("id"), help="a trace id")
 
 
-@command("history", "the journal of one trace, oldest first", configure=_configure_history)
+@command(
+    "history",
+    "the journal of one trace, oldest first",
+    configure=_configure_history,
+    on_shared_brains=True,
+)
 def run_history(ctx: CommandContext, args: argparse.Namespace) -> None:
-    entries = ctx.brain.history(args.id)
+    entries = ctx.store.history(args.id)
     ctx.emit(
         {"trace_id": args.id, "entries": [e.to_json() for e in entries]}, journal_lines(entries)
     )
@@ -97,9 +102,10 @@ def _configure_revert(parser: argparse.ArgumentParser) -> None:
     "revert",
     "undo one journal batch (the revert can itself be reverted)",
     configure=_configure_revert,
+    on_shared_brains=True,
 )
 def run_revert(ctx: CommandContext, args: argparse.Namespace) -> None:
-    changes = ctx.brain.revert(args.batch)
+    changes = ctx.store.revert(args.batch)
     text = f"reverted batch {args.batch}: {len(changes.traces)} trace(s) changed"
     ctx.emit(changes.to_json(), text + (f" (batch {changes.batch_id})" if changes else ""))
 
@@ -110,9 +116,9 @@ def run_sweep(ctx: CommandContext, args: argparse.Namespace) -> None:
     ctx.emit(report, mapping_lines(report) if isinstance(report, dict) else str(report))
 
 
-@command("info", "brain ids, schema version and trace counts")
+@command("info", "brain ids, schema version and trace counts", on_shared_brains=True)
 def run_info(ctx: CommandContext, args: argparse.Namespace) -> None:
-    info = dict(ctx.brain.info())
+    info = dict(ctx.store.info())
     info.setdefault("path", str(ctx.brain_path))
     shown = {k: v for k, v in info.items() if v is not None and k != "read_only"}
     ctx.emit(info, mapping_lines(shown))

@@ -31,7 +31,7 @@ def _configure_add(parser: argparse.ArgumentParser) -> None:
     )
 
 
-@command("add", "add a trace", configure=_configure_add)
+@command("add", "add a trace", configure=_configure_add, on_shared_brains=True)
 def run_add(ctx: CommandContext, args: argparse.Namespace) -> None:
     """Add a trace and print it. Options left out take the core's defaults."""
     given = {
@@ -42,7 +42,7 @@ def run_add(ctx: CommandContext, args: argparse.Namespace) -> None:
         "tags": args.tags,
         "ttl_secs": args.ttl_secs,
     }
-    trace = ctx.brain.add(args.content, **{k: v for k, v in given.items() if v is not None})
+    trace = ctx.store.add(args.content, **{k: v for k, v in given.items() if v is not None})
     ctx.emit(trace, f"added {trace.id} (version {trace.version})")
 
 
@@ -50,9 +50,9 @@ def _configure_id(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("id", type=identifier("id"), help="a trace id (mt_...)")
 
 
-@command("get", "show one trace", configure=_configure_id)
+@command("get", "show one trace", configure=_configure_id, on_shared_brains=True)
 def run_get(ctx: CommandContext, args: argparse.Namespace) -> None:
-    trace = ctx.brain.get(args.id)
+    trace = ctx.store.get(args.id)
     ctx.emit(trace, trace_details(trace))
 
 
@@ -87,11 +87,11 @@ def _configure_list(parser: argparse.ArgumentParser) -> None:
     )
 
 
-@command("list", "list traces, newest first", configure=_configure_list)
+@command("list", "list traces, newest first", configure=_configure_list, on_shared_brains=True)
 def run_list(ctx: CommandContext, args: argparse.Namespace) -> None:
     if args.offset < 0:
         raise InvalidArgument("offset", f"must be 0 or more (got {args.offset})", args.offset)
-    traces = ctx.brain.list_traces(
+    traces = ctx.store.list_traces(
         _filter(args), limit=args.limit, offset=args.offset, order="created_at", descending=True
     )
     related: dict[str, list[RelatedSummary]] = {}
@@ -122,9 +122,10 @@ def _configure_search(parser: argparse.ArgumentParser) -> None:
     "search",
     "search traces by keyword (and meaning, when embeddings exist)",
     configure=_configure_search,
+    on_shared_brains=True,
 )
 def run_search(ctx: CommandContext, args: argparse.Namespace) -> None:
-    result = ctx.brain.search(
+    result = ctx.store.search(
         args.query,
         _filter(args),
         limit=args.limit,
@@ -213,7 +214,12 @@ def update_patch(args: argparse.Namespace) -> dict[str, Any]:
     return patch
 
 
-@command("update", "change a trace (only the given fields)", configure=_configure_update)
+@command(
+    "update",
+    "change a trace (only the given fields)",
+    configure=_configure_update,
+    on_shared_brains=True,
+)
 def run_update(ctx: CommandContext, args: argparse.Namespace) -> None:
     patch = update_patch(args)
     if not patch:
@@ -222,7 +228,7 @@ def run_update(ctx: CommandContext, args: argparse.Namespace) -> None:
             "must change at least one field: --content, --type, --tag, --clear-tags, --scope, "
             "--scope-id, --category, --no-category, --ttl-secs or --no-ttl (got none)",
         )
-    trace = ctx.brain.update(args.id, patch, expect_version=args.expect_version)
+    trace = ctx.store.update(args.id, patch, expect_version=args.expect_version)
     ctx.emit(trace, f"updated {trace.id} (version {trace.version})")
 
 
@@ -230,19 +236,26 @@ def _emit_state_change(ctx: CommandContext, trace_id: str, verb: str, result: Tr
     ctx.emit(result, f"{verb} {trace_id} (version {result.version})")
 
 
-@command("forget", "forget a trace (soft delete; restore brings it back)", configure=_configure_id)
+@command(
+    "forget",
+    "forget a trace (soft delete; restore brings it back)",
+    configure=_configure_id,
+    on_shared_brains=True,
+)
 def run_forget(ctx: CommandContext, args: argparse.Namespace) -> None:
-    _emit_state_change(ctx, args.id, "forgot", ctx.brain.forget(args.id))
+    _emit_state_change(ctx, args.id, "forgot", ctx.store.forget(args.id))
 
 
-@command("restore", "restore a forgotten trace", configure=_configure_id)
+@command("restore", "restore a forgotten trace", configure=_configure_id, on_shared_brains=True)
 def run_restore(ctx: CommandContext, args: argparse.Namespace) -> None:
-    _emit_state_change(ctx, args.id, "restored", ctx.brain.restore(args.id))
+    _emit_state_change(ctx, args.id, "restored", ctx.store.restore(args.id))
 
 
-@command("purge", "delete a trace and its links for good", configure=_configure_id)
+@command(
+    "purge", "delete a trace and its links for good", configure=_configure_id, on_shared_brains=True
+)
 def run_purge(ctx: CommandContext, args: argparse.Namespace) -> None:
-    ctx.brain.purge(args.id)  # the trace is gone: only its id is left to print
+    ctx.store.purge(args.id)  # the trace is gone: only its id is left to print
     ctx.emit({"id": args.id, "op": "purged"}, f"purged {args.id}")
 
 

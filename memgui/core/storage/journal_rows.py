@@ -12,11 +12,12 @@ takes the AgentOS rows that name it along, journaled the same way (`let_go_of_tr
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from memgui.core.changes import EDGE, LINK, NODE, ROW, TRACE, Event, LinkKey
 from memgui.core.errors import Conflict
-from memgui.core.model import now_ms
+from memgui.core.model import JournalEntry, now_ms
 from memgui.core.storage.db import WriteBatch
 from memgui.core.storage.json_text import dumps
 
@@ -93,6 +94,20 @@ DEPENDANTS = {
     "document": ("document_chunks", "document_id = ?2"),
     "conversation": ("messages", "conversation_id = ?2"),
 }
+
+
+def row_to_entry(row: Sequence[Any]) -> JournalEntry:
+    """A journal row (id, at, actor, batch_id, op, trace_id, before, after), on either engine."""
+    return JournalEntry(
+        id=row[0],
+        at=row[1],
+        actor=row[2],
+        batch_id=row[3],
+        op=row[4],
+        trace_id=row[5],
+        before=json.loads(row[6]) if row[6] else None,
+        after=json.loads(row[7]) if row[7] else None,
+    )
 
 
 def journal(

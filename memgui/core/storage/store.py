@@ -262,7 +262,7 @@ def row_to_trace(row: tuple[Any, ...], now: int) -> Trace:
 # --- writes --------------------------------------------------------------------------------
 
 
-def _prepared_metadata(snap: dict[str, Any]) -> dict[str, Any]:
+def prepared_metadata(snap: dict[str, Any]) -> dict[str, Any]:
     meta = dict(snap["metadata"])
     # AgentOS reads the scope id and dedups by content hash from the metadata.
     if snap["scope_id"]:
@@ -288,7 +288,7 @@ def _row_values(
     rowid: int | None, brain_id: str, snap: dict[str, Any], embedding: bytes | None
 ) -> tuple[Any, ...]:
     """The INSERT parameters of a new trace (its metadata prepared for AgentOS)."""
-    snap["metadata"] = _prepared_metadata(snap)
+    snap["metadata"] = prepared_metadata(snap)
     return (
         rowid,
         brain_id,
@@ -436,6 +436,17 @@ def _rowids_of(db: Database, brain_id: str, snaps: list[dict[str, Any]]) -> list
     return [found[i] for i in ids]
 
 
+def prepare_update(before: dict[str, Any], after: dict[str, Any]) -> bool:
+    """`after` made ready to be written over `before` (its metadata prepared for AgentOS; a
+    new text's vector pending, its import hash gone); whether the text changed."""
+    after["metadata"] = prepared_metadata(after)
+    text_changed = after["content"] != before["content"]
+    if text_changed:
+        after["embedding_status"] = 0
+        after["metadata"].pop("import_hash", None)
+    return text_changed
+
+
 def update_trace(
     db: Database,
     batch: WriteBatch,
@@ -447,14 +458,9 @@ def update_trace(
     journaled: bool = True,
 ) -> None:
     """Write `after` over the row; reindex and drop a stale vector when the text changed."""
-    after["metadata"] = _prepared_metadata(after)
-    text_changed = after["content"] != before["content"]
+    text_changed = prepare_update(before, after)
     if text_changed or after["tags"] != before["tags"]:
         fulltext.mark_changed(db, rowid)
-    if text_changed:
-        after["embedding_status"] = 0
-        meta = after["metadata"]
-        meta.pop("import_hash", None)
     db.conn.execute(
         "UPDATE memory_traces SET type = ?, scope = ?, scope_id = ?, content = ?, strength = ?, "
         "created_at = ?, last_accessed = ?, retrieval_count = ?, tags = ?, emotions = ?, "

@@ -1,0 +1,342 @@
+"""A shared brain: one brain id in a PostgreSQL database (docs/shared-brains.md).
+
+`SharedBrain` is the PostgreSQL engine's facade for what `storage.engine.BrainStore` names:
+traces (add, get, update, forget, restore, purge, list, count), search by keyword on the
+`_tsv` full-text column, the journal and revert. It checks arguments with the same rules as
+`Brain` (`traces.new_snapshot`, `traces.checked_patch`, `journal.trace_undo`), so both engines
+accept, refuse and write the same things; the SQL is in `storage/postgres.py`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+from memgui.core import journal, traces
+from memgui.core.errors import InvalidArgument, NotFound, NotOnPostgres
+from memgui.core.model import (
+    Changes,
+    JournalEntry,
+    SearchHit,
+    SearchResult,
+    Trace,
+    TraceFilter,
+    check_after,
+    check_filter,
+    check_id,
+    check_int_range,
+    check_limit,
+    now_ms,
+    with_changes,
+)
+from memgui.core.storage import postgres, reads, store
+from memgui.core.storage.engine import PostgresAddress, parse_postgres_address
+from memgui.core.storage.transaction import WriteBatch, new_batch_id
+
+if TYPE_CHECKING:
+    import psycopg
+
+SEARCH_MODES = ("auto", "keyword")  # by meaning needs the vectors, not on Postgres yet
+
+
+class SharedBrain:
+    """One brain id in a PostgreSQL database, over one connection (one thread at a time)."""
+
+    def __init__(
+        self, conn: psycopg.Connection[tuple[Any, ...]], address: PostgresAddress, actor: str
+    ) -> None:
+        self.conn = conn
+        self.address = address
+        self.brain_id = address.brain_id
+        self.actor = actor
+        self.clock: Callable[[], int] = now_ms
+        self._marked = False
+
+    @classmethod
+    def open(cls, address: str, brain_id: str | None = None, *, actor: str = "cli") -> SharedBrain:
+        """Connect to `postgresql://…?brain_id=NAME`, making memgui's tables if missing."""
+        parsed = parse_postgres_address(address, brain_id)
+        return cls(postgres.connect(parsed), parsed, actor)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> SharedBrain:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def read_only(self) -> bool:
+        return False
+
+    def now(self) -> int:
+        return self.clock()
+
+    @contextmanager
+    def _write(self, actor: str | None, kind: str = "edit") -> Iterator[WriteBatch]:
+        import psycopg
+
+        batch = WriteBatch(batch_id=new_batch_id(), actor=actor or self.actor, kind=kind)
+        try:
+            with self.conn.transaction():
+                if not self._marked:
+                    postgres.mark_brain(self.conn, self.brain_id, self.now())
+                yield batch
+        except psycopg.DataError as exc:  # what the checks let through and Postgres refuses
+            raise InvalidArgument(
+                "value",
+                f"PostgreSQL refuses it ({exc.diag.message_primary or exc}); nothing was written",
+            ) from exc
+        self._marked = True
+
+    # --- reading -------------------------------------------------------------------------
+
+    def _snapshot(self, trace_id: str, lock: bool = False) -> dict[str, Any]:
+        check_id("id", trace_id)
+        row = postgres.fetch_row(self.conn, self.brain_id, trace_id, lock)
+        if row is None:
+            raise NotFound(trace_id)
+        return store.row_to_snapshot(row)
+
+    def get(self, trace_id: str) -> Trace:
+        return store.snapshot_to_trace(self._snapshot(trace_id), 0, self.now())
+
+    def _where(self, flt: TraceFilter) -> tuple[str, list[Any]]:
+        check_filter(flt)
+        return postgres.where_sql(self.brain_id, flt)
+
+    def list_traces(
+        self,
+        flt: TraceFilter | None = None,
+        limit: int | None = None,
+        offset: int = 0,
+        order: str = "created_at",
+        descending: bool = True,
+        after: tuple[int, str] | None = None,
+    ) -> list[Trace]:
+        """Traces in `order` (a column of `reads.ORDER_COLUMNS`), ties broken by id."""
+        if limit is not None:
+            check_limit(limit)
+        check_int_range("offset", offset, 0, 2**62)
+        sql, params = self._where(flt or TraceFilter())
+        if after is not None:
+            created_at, after_id = check_after(after, order)
+            sql += f" AND (created_at, id) {'<' if descending else '>'} (%s, %s)"
+            params = [*params, created_at, after_id]
+        rows = postgres.listed_rows(
+            self.conn, (sql, params), _order_sql(order, descending), limit, offset
+        )
+        now = self.now()
+        return [store.row_to_trace(r, now) for r in rows]
+
+    def count(self, flt: TraceFilter | None = None) -> int:
+        return postgres.count(self.conn, self._where(flt or TraceFilter()))
+
+    def search(
+        self,
+        query: str,
+        flt: TraceFilter | None = None,
+        limit: int = 50,
+        mode: str = "auto",
+        expand_links: bool = False,
+        record_recall: bool = True,
+        mood: float | None = None,
+    ) -> SearchResult:
+        """By keyword: the `_tsv` column matched by `websearch_to_tsquery`, best `ts_rank`
+        first. A search does not note recalls on Postgres yet (`record_recall` is ignored)."""
+        if not isinstance(query, str):
+            raise InvalidArgument("query", f"must be text (got {query!r})", query)
+        check_limit(limit)
+        if mode not in SEARCH_MODES:
+            raise NotOnPostgres(f"search by {mode!r}")
+        if expand_links:
+            raise NotOnPostgres("search with links expanded")
+        if mood is not None:
+            raise NotOnPostgres("search with a mood")
+        where = self._where(flt or TraceFilter())
+        if not query.strip():
+            return SearchResult(hits=(), search_mode="keyword")
+        rows = postgres.keyword_rows(self.conn, where, query, limit)
+        now = self.now()
+        hits = tuple(SearchHit(store.row_to_trace(r[:-1], now), float(r[-1])) for r in rows)
+        return SearchResult(hits=hits, search_mode="keyword")
+
+    def history(self, trace_id: str) -> list[JournalEntry]:
+        check_id("id", trace_id)
+        entries = postgres.trace_history(self.conn, self.brain_id, trace_id)
+        if not entries:
+            self._snapshot(trace_id)  # NotFound for an unknown id, as on SQLite
+        return entries
+
+    def batch_entries(self, batch_id: str) -> list[JournalEntry]:
+        return postgres.batch_entries(self.conn, self.brain_id, batch_id)
+
+    def info(self) -> dict[str, Any]:
+        total, deleted = postgres.trace_counts(self.conn, self.brain_id)
+        return {
+            "path": str(self.address),
+            "engine": "postgresql",
+            "brain_id": self.brain_id,
+            "brain_ids": postgres.brain_ids(self.conn) or [self.brain_id],
+            "schema_version": postgres.SCHEMA_VERSION,
+            "traces": total,
+            "live": total - deleted,
+            "deleted": deleted,
+            "read_only": False,
+            "read_only_reason": None,
+        }
+
+    # --- writing -------------------------------------------------------------------------
+
+    def add(
+        self,
+        content: str,
+        *,
+        type: str = "episodic",
+        scope: str = "user",
+        scope_id: str = "",
+        category: str | None = None,
+        tags: list[str] | tuple[str, ...] | None = None,
+        ttl_secs: int | None = None,
+        metadata: dict[str, Any] | None = None,
+        strength: float = 1.0,
+        id: str | None = None,
+        actor: str | None = None,
+    ) -> Trace:
+        """A new trace; its `changes` name it as added."""
+        snap = traces.new_snapshot(
+            self.now(),
+            content,
+            type=type,
+            scope=scope,
+            scope_id=scope_id,
+            category=category,
+            tags=tags,
+            ttl_secs=ttl_secs,
+            metadata=metadata,
+            strength=strength,
+            id=id,
+        )
+        _refuse_nul(snap)
+        with self._write(actor) as batch:
+            if postgres.fetch_row(self.conn, self.brain_id, snap["id"]) is not None:
+                raise InvalidArgument("id", f"already exists (got {snap['id']!r})", snap["id"])
+            postgres.insert_trace(self.conn, batch, self.brain_id, snap)
+        return with_changes(store.snapshot_to_trace(snap, 0, snap["created_at"]), batch.changes())
+
+    def update(
+        self,
+        trace_id: str,
+        patch: dict[str, Any],
+        expect_version: int | None = None,
+        actor: str | None = None,
+    ) -> Trace:
+        """Merge-patch a trace; with `expect_version`, compare-and-set on it."""
+        check_id("id", trace_id)
+        wanted = traces.checked_patch(patch)
+        _refuse_nul(wanted)
+        with self._write(actor) as batch:
+            before = self._snapshot(trace_id, lock=True)
+            journal.check_version(before, expect_version)
+            now = self.now()
+            after = traces.patched_snapshot(before, wanted, now)
+            postgres.update_trace(self.conn, batch, self.brain_id, before, after, "update")
+        return with_changes(store.snapshot_to_trace(after, 0, now), batch.changes())
+
+    def _set_deleted(
+        self, trace_id: str, deleted: bool, expect_version: int | None, actor: str | None
+    ) -> Trace:
+        op = "forget" if deleted else "restore"
+        with self._write(actor) as batch:
+            before = self._snapshot(trace_id, lock=True)
+            journal.check_version(before, expect_version)
+            now = self.now()
+            after = before
+            if before["deleted"] != deleted:  # already so: idempotent, nothing journaled
+                after = dict(before, deleted=deleted, version=before["version"] + 1, updated_at=now)
+                postgres.update_trace(self.conn, batch, self.brain_id, before, after, op)
+        return with_changes(store.snapshot_to_trace(after, 0, now), batch.changes())
+
+    def forget(
+        self, trace_id: str, expect_version: int | None = None, actor: str | None = None
+    ) -> Trace:
+        """Into the trash (a soft delete); a forgotten trace is left as it is (no changes)."""
+        return self._set_deleted(trace_id, True, expect_version, actor)
+
+    def restore(
+        self, trace_id: str, expect_version: int | None = None, actor: str | None = None
+    ) -> Trace:
+        """Out of the trash; as `forget`, a live trace is left as it is."""
+        return self._set_deleted(trace_id, False, expect_version, actor)
+
+    def purge(
+        self, trace_id: str, expect_version: int | None = None, actor: str | None = None
+    ) -> Changes:
+        """Remove for good, with its links (journaled: revertible)."""
+        with self._write(actor) as batch:
+            before = self._snapshot(trace_id, lock=True)
+            journal.check_version(before, expect_version)
+            postgres.delete_trace(self.conn, batch, self.brain_id, before, "purge")
+        return batch.changes()
+
+    def revert(
+        self, batch_id: str, actor: str | None = None, entry_ids: list[int] | None = None
+    ) -> Changes:
+        """Undo a batch of trace changes as a new batch, with the rules of SQLite's revert
+        (`journal.trace_undo`): a trace changed since is a `Conflict`, nothing changes."""
+        if not isinstance(batch_id, str) or not batch_id:
+            raise InvalidArgument("batch_id", f"must be a batch id (got {batch_id!r})", batch_id)
+        if entry_ids is not None:
+            raise NotOnPostgres("reverting part of a batch")
+        with self._write(actor, "revert") as batch:
+            entries = self.batch_entries(batch_id)
+            if not entries:
+                raise NotFound(batch_id, "batch")
+            for entry in reversed(entries):
+                self._undo(batch, entry)
+        return batch.changes()
+
+    def _undo(self, batch: WriteBatch, entry: JournalEntry) -> None:
+        if entry.op in ("link", "unlink"):
+            raise NotOnPostgres("reverting a change of links")
+        row = postgres.fetch_row(self.conn, self.brain_id, entry.trace_id, lock=True)
+        current = store.row_to_snapshot(row) if row is not None else None
+        action, restored = journal.trace_undo(entry, current, self.now())
+        if action == "delete":
+            postgres.delete_trace(self.conn, batch, self.brain_id, restored, "revert")
+        elif action == "insert":
+            postgres.insert_trace(self.conn, batch, self.brain_id, restored, op="revert")
+        else:
+            assert current is not None
+            postgres.update_trace(self.conn, batch, self.brain_id, current, restored, "revert")
+
+
+_TEXT_FIELDS = ("id", "content", "scope_id", "category")
+
+
+def _refuse_nul(fields: dict[str, Any]) -> None:
+    """PostgreSQL's text holds no NUL character, which SQLite's does: refused, named."""
+    for name in _TEXT_FIELDS:
+        value = fields.get(name)
+        if isinstance(value, str) and "\x00" in value:
+            raise InvalidArgument(
+                name, f"must hold no NUL character on a PostgreSQL brain (got {value!r})", value
+            )
+    for tag in fields.get("tags") or ():
+        if "\x00" in tag:
+            raise InvalidArgument(
+                "tags", f"must hold no NUL character on a PostgreSQL brain (got {tag!r})", tag
+            )
+
+
+def _order_sql(order: str, descending: bool) -> str:
+    if not isinstance(order, str) or order not in reads.ORDER_COLUMNS:
+        raise InvalidArgument(
+            "order", f"must be one of {', '.join(reads.ORDER_COLUMNS)} (got {order!r})", order
+        )
+    # SQLite sorts NULL lowest; Postgres highest unless told.
+    direction = "DESC NULLS LAST" if descending else "ASC NULLS FIRST"
+    return f"{order} {direction}, id {direction}"

@@ -1,0 +1,115 @@
+"""`memgui --brain postgresql://…?brain_id=NAME`: the trace commands on a shared brain, what is
+not served there yet, and `memgui copy`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memgui.__main__ import main
+from tests.support.cli import add, run_cli, run_text
+
+pytestmark = pytest.mark.slow  # a real server
+
+
+def test_trace_commands_work_on_a_shared_brain(
+    capsys: pytest.CaptureFixture[str], pg_address: str
+) -> None:
+    trace = add(capsys, pg_address, "Release deployed to production", "--tag", "ops")
+    assert trace["version"] == 1
+    got = run_cli(capsys, pg_address, "get", trace["id"])
+    assert got.code == 0 and got.json()["content"] == "Release deployed to production"
+    found = run_cli(capsys, pg_address, "search", "deploy")
+    assert found.code == 0, found.err
+    assert [r["id"] for r in found.json()["results"]] == [trace["id"]]
+    assert found.json()["search_mode"] == "keyword"
+    updated = run_cli(
+        capsys,
+        pg_address,
+        "update",
+        trace["id"],
+        "--content",
+        "Rolled back",
+        "--expect-version",
+        "1",
+    )
+    assert updated.code == 0 and updated.json()["version"] == 2
+    stale = run_cli(
+        capsys, pg_address, "update", trace["id"], "--content", "x", "--expect-version", "1"
+    )
+    assert stale.code == 4 and "conflict" in stale.err
+    listed = run_cli(capsys, pg_address, "list", "--tag", "ops")
+    assert [r["content"] for r in listed.json()["results"]] == ["Rolled back"]
+    history = run_cli(capsys, pg_address, "history", trace["id"])
+    entries = history.json()["entries"]
+    assert [e["op"] for e in entries] == ["add", "update"]
+    reverted = run_cli(capsys, pg_address, "revert", entries[1]["batch_id"])
+    assert reverted.code == 0, reverted.err
+    assert run_cli(capsys, pg_address, "get", trace["id"]).json()["content"] == (
+        "Release deployed to production"
+    )
+    assert run_cli(capsys, pg_address, "forget", trace["id"]).json()["deleted"] is True
+    info = run_cli(capsys, pg_address, "info")
+    assert info.json()["engine"] == "postgresql" and info.json()["deleted"] == 1
+    purged = run_cli(capsys, pg_address, "purge", trace["id"])
+    assert purged.code == 0
+    assert run_cli(capsys, pg_address, "get", trace["id"]).code == 3
+
+
+def test_what_is_not_served_on_postgres_says_so_and_writes_nothing(
+    capsys: pytest.CaptureFixture[str],
+    pg_address: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir(tmp_path)  # nothing may take the address for a file's path here
+    a = add(capsys, pg_address, "one")
+    b = add(capsys, pg_address, "two")
+    for argv in (
+        ("link", a["id"], b["id"], "relates_to"),
+        ("sweep",),
+        ("merge", a["id"], b["id"]),
+        ("export", "out.json"),
+        ("import", "in.json"),
+        ("serve-rest",),
+        ("serve-mcp",),
+        ("embed",),
+        ("neighbours", a["id"]),
+        ("search", "one", "--mode", "semantic"),
+    ):
+        result = run_text(capsys, pg_address, *argv)
+        assert result.code == 2, argv
+        assert "not available on a PostgreSQL brain yet" in result.err, argv
+    listed = run_cli(capsys, pg_address, "list")
+    assert sorted(r["version"] for r in listed.json()["results"]) == [1, 1]
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_app_and_a_missing_brain_id_are_refused_clearly(
+    capsys: pytest.CaptureFixture[str], pg_address: str
+) -> None:
+    assert main([pg_address]) == 2
+    assert "the app (memgui with no command) is not available" in capsys.readouterr().err
+    no_id = pg_address.replace("&brain_id=team", "")
+    assert main(["--brain", no_id, "list"]) == 2
+    err = capsys.readouterr().err
+    assert "brain_id" in err and "is required for a PostgreSQL brain" in err
+    assert main(["--brain", no_id, "--brain-id", "team", "--json", "info"]) == 0
+    assert '"brain_id": "team"' in capsys.readouterr().out
+
+
+def test_copy_puts_a_brain_file_into_a_shared_brain(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, pg_address: str
+) -> None:
+    path = tmp_path / "brain.sqlite"
+    trace = add(capsys, path, "copied across", "--tag", "x")
+    result = run_cli(capsys, path, "copy", str(path), pg_address)
+    assert result.code == 0, result.err
+    assert result.json()["copied"] == 1
+    got = run_cli(capsys, pg_address, "get", trace["id"])
+    assert got.json() == run_cli(capsys, path, "get", trace["id"]).json() | {
+        "strength": got.json()["strength"]
+    }
+    again = run_text(capsys, path, "copy", str(path), pg_address)
+    assert again.code == 2 and "already holds 1 traces" in again.err

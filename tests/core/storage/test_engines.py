@@ -1,0 +1,165 @@
+"""What both engines serve (`storage.engine.BrainStore`), checked alike on a SQLite file and on
+a real PostgreSQL server: the same calls give the same traces, refusals, conflicts, journal
+and reverts."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from memgui.core.engines import open_store
+from memgui.core.errors import Conflict, InvalidArgument, NotFound
+from memgui.core.model import TraceFilter
+from memgui.core.storage.engine import BrainStore
+
+pytestmark = pytest.mark.slow  # the PostgreSQL half starts a server
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[BrainStore]:
+    if request.param == "sqlite":
+        opened = open_store(tmp_path / "brain.sqlite", "team", actor="test")
+    else:
+        opened = open_store(request.getfixturevalue("pg_address"), actor="test")
+    yield opened
+    opened.close()
+
+
+def test_add_get_update_forget_restore(store: BrainStore) -> None:
+    trace = store.add("We deploy on Fridays", tags=["ops"], category="DECISION", scope_id="u1")
+    assert trace.changes is not None and trace.changes.added == {trace.id}
+    got = store.get(trace.id)
+    assert (got.content, got.tags, got.category, got.scope_id, got.version) == (
+        "We deploy on Fridays",
+        ("ops",),
+        "DECISION",
+        "u1",
+        1,
+    )
+    # Pinned without a stability of its own: the six days are written, as on SQLite.
+    assert got.metadata["decay"]["stability"] == 6 * 86_400_000
+    updated = store.update(trace.id, {"content": "We deploy on Mondays"}, expect_version=1)
+    assert updated.version == 2 and store.get(trace.id).content == "We deploy on Mondays"
+    assert store.forget(trace.id).deleted
+    assert store.count() == 0 and store.count(TraceFilter(deleted=True)) == 1
+    again = store.forget(trace.id)  # already forgotten: nothing written
+    assert again.version == 3 and again.changes is not None and not again.changes
+    assert not store.restore(trace.id).deleted
+
+
+def test_stale_version_is_a_conflict_and_writes_nothing(store: BrainStore) -> None:
+    trace = store.add("first")
+    store.update(trace.id, {"tags": ["a"]})
+    with pytest.raises(Conflict) as caught:
+        store.update(trace.id, {"content": "lost"}, expect_version=1)
+    assert (caught.value.expected, caught.value.actual) == (1, 2)
+    assert store.get(trace.id).content == "first"
+    assert [e.op for e in store.history(trace.id)] == ["add", "update"]
+
+
+def test_bad_input_names_the_field_and_writes_nothing(store: BrainStore) -> None:
+    with pytest.raises(InvalidArgument) as caught:
+        store.add("x", type="dream")
+    assert caught.value.field == "type"
+    with pytest.raises(InvalidArgument) as caught:
+        store.add("   ")
+    assert caught.value.field == "content"
+    trace = store.add("kept")
+    with pytest.raises(InvalidArgument) as caught:
+        store.update(trace.id, {"colour": "red"})
+    assert caught.value.field == "patch"
+    with pytest.raises(InvalidArgument) as caught:
+        store.add("twice", id=trace.id)
+    assert caught.value.field == "id"
+    with pytest.raises(InvalidArgument) as caught:
+        store.list_traces(limit=0)
+    assert caught.value.field == "limit"
+    with pytest.raises(NotFound):
+        store.get("mt_missing")
+    assert [t.content for t in store.list_traces()] == ["kept"]
+
+
+def test_list_filters_and_orders_alike(store: BrainStore) -> None:
+    store.clock = iter(range(1_000, 10_000, 10)).__next__  # type: ignore[attr-defined]
+    a = store.add("alpha", type="semantic", tags=["x", "y"], scope="thread", scope_id="t1")
+    b = store.add("beta", tags=["y"])
+    c = store.add("gamma", category="TODO")
+    assert [t.id for t in store.list_traces()] == [c.id, b.id, a.id]
+    assert [t.id for t in store.list_traces(descending=False, limit=2)] == [a.id, b.id]
+    assert [t.id for t in store.list_traces(offset=1)] == [b.id, a.id]
+    assert [t.id for t in store.list_traces(after=(c.created_at, c.id))] == [b.id, a.id]
+    assert [t.id for t in store.list_traces(TraceFilter(tag="y"))] == [b.id, a.id]
+    assert [t.id for t in store.list_traces(TraceFilter(type="semantic"))] == [a.id]
+    assert [t.id for t in store.list_traces(TraceFilter(scope_id="t1"))] == [a.id]
+    assert [t.id for t in store.list_traces(TraceFilter(category="TODO"))] == [c.id]
+    assert [t.id for t in store.list_traces(order="content", descending=False)] == [
+        a.id,
+        b.id,
+        c.id,
+    ]
+    assert store.count(TraceFilter(tag="y")) == 2
+
+
+def test_keyword_search_by_words_phrase_and_tag(store: BrainStore) -> None:
+    hit = store.add("The deployment failed after the migration", tags=["incident"])
+    other = store.add("Lunch before the migration")
+    result = store.search("deployment", mode="keyword")
+    assert [h.trace.id for h in result.hits] == [hit.id]
+    assert result.search_mode == "keyword" and result.hits[0].score > 0
+    assert [h.trace.id for h in store.search('"deployment failed"').hits] == [hit.id]
+    assert [h.trace.id for h in store.search("incident", mode="keyword").hits] == [hit.id]
+    assert {h.trace.id for h in store.search("migration").hits} == {hit.id, other.id}
+    assert store.search("giraffe", mode="keyword").hits == ()
+    store.update(hit.id, {"content": "Rolled back cleanly"})
+    assert store.search("deployment", mode="keyword").hits == ()
+    assert [h.trace.id for h in store.search("rolled").hits] == [hit.id]
+    store.forget(hit.id)
+    assert store.search("rolled", mode="keyword").hits == ()
+
+
+def test_revert_undoes_a_batch_and_can_itself_be_reverted(store: BrainStore) -> None:
+    trace = store.add("original", tags=["t"])
+    edited = store.update(trace.id, {"content": "edited", "tags": ["u"]})
+    assert edited.changes is not None
+    undone = store.revert(edited.changes.batch_id)
+    assert undone.edited == {trace.id} and undone.kind == "revert"
+    back = store.get(trace.id)
+    assert (back.content, back.tags, back.version) == ("original", ("t",), 3)
+    store.revert(undone.batch_id)
+    assert store.get(trace.id).content == "edited"
+
+
+def test_purge_reverts_and_add_reverts_away(store: BrainStore) -> None:
+    trace = store.add("to be purged", tags=["p"])
+    purged = store.purge(trace.id)
+    assert purged.removed == {trace.id}
+    with pytest.raises(NotFound):
+        store.get(trace.id)
+    store.revert(purged.batch_id)
+    assert store.get(trace.id).content == "to be purged"
+    assert [h.trace.id for h in store.search("purged", mode="keyword").hits] == [trace.id]
+    added = store.add("short-lived")
+    assert added.changes is not None
+    store.revert(added.changes.batch_id)
+    assert store.count() == 1
+
+
+def test_revert_of_a_trace_changed_since_is_a_conflict(store: BrainStore) -> None:
+    trace = store.add("v1")
+    first = store.update(trace.id, {"content": "v2"})
+    store.update(trace.id, {"content": "v3"})
+    assert first.changes is not None
+    with pytest.raises(Conflict):
+        store.revert(first.changes.batch_id)
+    assert store.get(trace.id).content == "v3"
+    with pytest.raises(NotFound):
+        store.revert("b_none")
+
+
+def test_info_counts_the_brain(store: BrainStore) -> None:
+    store.add("one")
+    store.forget(store.add("two").id)
+    info = store.info()
+    assert (info["brain_id"], info["traces"], info["live"], info["deleted"]) == ("team", 2, 1, 1)
