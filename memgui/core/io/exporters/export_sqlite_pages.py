@@ -6,8 +6,8 @@ file's pages instead, in one read snapshot (ten times less work at 100k traces).
 row copy guarantees is then made true on the copy: triggers memgui did not make are dropped,
 memgui's are made again from its own code, the derived tables are emptied, and both
 full-text indexes and the vector index are rebuilt from the rows. Like any copy of the
-file, it carries the file's unused space as it is; what a brain deleted stays in its journal
-(and so in every export) until the journal is pruned.
+file, it carries the file's unused space as it is (what memgui deleted is kept in its journal,
+which every export holds, so that revert can put it back).
 """
 
 from __future__ import annotations
