@@ -104,6 +104,24 @@ def new_trace_id() -> str:
     return f"mt_{h[:8]}-{h[8:12]}-4{h[13:16]}-{variant}{h[17:20]}-{h[20:]}"
 
 
+class TraceIds:
+    """Fresh trace ids for one import, cheaply: one `new_trace_id()`, its last 48 bits
+    counting up.
+
+    Counting keeps the ids unique (74 random bits per import) and in order, so the brain's
+    id index grows at one end instead of at random.
+    """
+
+    def __init__(self) -> None:
+        first = new_trace_id()
+        self.head = first[:-12]
+        self.next = int(first[-12:], 16) & (2**47 - 1)  # room to count without wrapping
+
+    def __call__(self) -> str:
+        self.next += 1
+        return f"{self.head}{self.next:012x}"
+
+
 def with_changes(trace: Trace, changes: Changes) -> Trace:
     """A trace a mutation just built, carrying what the mutation changed."""
     object.__setattr__(trace, "changes", changes)
@@ -399,13 +417,12 @@ def check_tags(value: object) -> tuple[str, ...]:
         return ()
     if isinstance(value, str) or not isinstance(value, list | tuple):
         raise InvalidArgument("tags", f"must be a list of strings (got {value!r})", value)
-    out: list[str] = []
+    out: dict[str, None] = {}  # in order, each once (a list's `in` took time squared)
     for i, tag in enumerate(value):
         if not isinstance(tag, str) or not tag.strip():
             raise InvalidArgument(f"tags[{i}]", f"must be a non-empty string (got {tag!r})", tag)
         check_text(f"tags[{i}]", tag)
-        if tag not in out:
-            out.append(tag)
+        out[tag] = None
     return tuple(out)
 
 

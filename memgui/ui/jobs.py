@@ -158,6 +158,11 @@ class _JobRunnable(QRunnable):
             job._run()
 
 
+def _run_on_own_thread(job: Job) -> None:
+    lower_thread_priority()
+    job._run()
+
+
 class JobRunner(QObject):
     """Starts jobs, keeps them alive while they run, cancels them all on shutdown."""
 
@@ -174,8 +179,13 @@ class JobRunner(QObject):
     def active_jobs(self) -> list[Job]:
         return list(self._jobs)
 
-    def start(self, name: str, factory: JobFactory) -> Job:
-        """Run `factory()`'s generator in the pool; connect to the returned job's signals."""
+    def start(self, name: str, factory: JobFactory, own_thread: bool = False) -> Job:
+        """Run `factory()`'s generator in the pool; connect to the returned job's signals.
+
+        `own_thread`: on a thread of its own instead, for a job its caller may stop waiting
+        for (a plan cancelled while its reader is inside one slow read): it never holds one
+        of the pool's threads, and closing the app does not wait for it.
+        """
         # A job has no Qt parent: Python frees it (see `_release`). The runner is held
         # weakly, so the job's closures never keep a runner alive.
         job = Job(name, factory)
@@ -189,7 +199,13 @@ class JobRunner(QObject):
         for signal in (job.finished, job.failed, job.cancelled):
             signal.connect(forget)
         self._jobs.append(job)
-        self._pool.start(_JobRunnable(job))
+        if own_thread:
+            thread = threading.Thread(
+                target=_run_on_own_thread, args=(job,), name=f"job {name}", daemon=True
+            )
+            thread.start()
+        else:
+            self._pool.start(_JobRunnable(job))
         self.job_started.emit(job)
         return job
 

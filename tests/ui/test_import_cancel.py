@@ -25,9 +25,9 @@ def at_next_reports(monkeypatch, runner, name: str, react) -> None:
     called `name` that `runner` starts, from its first report on."""
     start = runner.start
 
-    def start_watched(job_name: str, factory):
+    def start_watched(job_name: str, factory, **how):
         if job_name != name:
-            return start(job_name, factory)
+            return start(job_name, factory, **how)
         monkeypatch.setattr(runner, "start", start)  # the next such job only
         connected = threading.Event()
 
@@ -35,7 +35,7 @@ def at_next_reports(monkeypatch, runner, name: str, react) -> None:
             connected.wait(WAIT_S)
             return factory()
 
-        job = start(job_name, factory_once_connected)
+        job = start(job_name, factory_once_connected, **how)
         # The job re-emits progress in the GUI thread; its worker-side signal fires at the
         # yield, in the worker.
         job._worker_progress.connect(
@@ -183,3 +183,64 @@ def test_closing_asks_about_an_unsaved_edit_before_a_running_import(qtbot, windo
     finally:
         release.set()
     qtbot.waitUntil(lambda: job.done, timeout=WAIT_MS)
+
+
+def hold_next_plan(monkeypatch, runner) -> tuple[threading.Event, threading.Event]:
+    """Hold the next plan's worker at its first progress report, as a reader inside one
+    endless read holds it: it cannot see the cancel flag. Returns (held, release); the test
+    releases it (the bound only keeps a failing test from leaving a thread behind for good)."""
+    held, release = threading.Event(), threading.Event()
+    at_next_reports(
+        monkeypatch,
+        runner,
+        PLAN_JOB,
+        lambda _job, _event: (held.set(), release.wait(6 * WAIT_S)),
+    )
+    return held, release
+
+
+def test_cancel_returns_at_once_however_stuck_the_reader(qtbot, window, monkeypatch):
+    before = brain_digest(window.session.path)
+    dialog = ImportDialog(window, CORPORA / "obsidian-help")
+    qtbot.addWidget(dialog)
+    dialog.show()
+    held, release = hold_next_plan(monkeypatch, window.runner)
+    dialog.start()
+    job = dialog.run.job
+    qtbot.waitUntil(held.is_set, timeout=WAIT_MS)
+    try:
+        # The worker is still held: the window stops waiting for it all the same.
+        with qtbot.waitSignal(dialog.run.cancelled, timeout=WAIT_MS) as blocker:
+            qtbot.mouseClick(dialog.working.cancel_button, Qt.MouseButton.LeftButton)
+        assert blocker.args == ["plan"] and not dialog.run.running
+        assert "cancelled; nothing written" in window.statusBar().currentMessage()
+        assert not job.done and job.cancel_requested
+    finally:
+        release.set()
+    qtbot.waitUntil(lambda: job not in window.runner.active_jobs, timeout=WAIT_MS)
+    assert job.done and brain_digest(window.session.path) == before
+
+
+def test_stuck_plans_left_behind_never_hold_up_the_next_import(
+    qtbot, window, tmp_path, monkeypatch
+):
+    releases, stuck_jobs = [], []
+    try:
+        for _ in range(2):  # as many as the window's job threads
+            stuck = ImportDialog(window, CORPORA / "obsidian-help")
+            qtbot.addWidget(stuck)
+            stuck.show()
+            held, release = hold_next_plan(monkeypatch, window.runner)
+            releases.append(release)
+            stuck.start()
+            stuck_jobs.append(stuck.run.job)
+            qtbot.waitUntil(held.is_set, timeout=WAIT_MS)
+            stuck.working.cancel_button.click()
+        dialog = open_and_plan(qtbot, window, write_csv(tmp_path / "rows.csv", 10))
+        assert dialog.run.plan.counts["new"] == 10
+        # Closing now asks about nothing: the plans still stopping were cancelled already.
+        assert window.import_export.running_jobs() == []
+    finally:
+        for release in releases:
+            release.set()
+    qtbot.waitUntil(lambda: not set(stuck_jobs) & set(window.runner.active_jobs), timeout=WAIT_MS)

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from memgui.core.errors import InvalidArgument
 from memgui.core.io.formats import IMPORT_FORMATS
+from memgui.core.io.source_files import read_head
 
 FORMATS = IMPORT_FORMATS
 SQLITE_HEADER = b"SQLite format 3\x00"
@@ -45,6 +46,8 @@ def detect_format(path: str | Path) -> str:
         )
     if source.is_dir():
         return _folder_format(source)
+    if not source.is_file():  # reading a pipe would wait for a writer, a device never end
+        raise _unsupported(source, "it is not a regular file (a device, pipe or socket)")
     try:
         with source.open("rb") as handle:
             head = handle.read(HEAD_BYTES)
@@ -145,9 +148,5 @@ def looks_like_vault(folder: str | Path) -> bool:
 def _is_chatgpt_file(path: Path) -> bool:
     if path.suffix.lower() != ".json":
         return False
-    try:
-        with path.open("rb") as handle:
-            head = handle.read(HEAD_BYTES)
-    except OSError:
-        return False
-    return _json_kind(head) == "chatgpt" and b'"mapping"' in head
+    head = read_head(path, HEAD_BYTES)  # a pipe named x.json is never waited on
+    return head is not None and _json_kind(head) == "chatgpt" and b'"mapping"' in head

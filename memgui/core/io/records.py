@@ -68,6 +68,11 @@ class LazyFields(MutableMapping[str, Any]):
         """True while every value read is built anew (no field assigned yet)."""
         return self._own is None
 
+    def take_id(self, trace_id: str) -> bool:
+        """Hold `trace_id`, the id planning chose for a record its source gave none, as the
+        record's `id`; False when these fields cannot (the plan notes it in `resolved`)."""
+        return False
+
     def build(self) -> dict[str, Any]:
         """Every field as a new dict (the one the fields are held as once edited)."""
         own = self._own

@@ -128,6 +128,7 @@ class ImportRun(QObject):
         self.result: ImportResult | None = None
         self.command: CoreCommand | None = None
         self.job: Job | None = None
+        self._listening: list[Any] = []  # the running job's connections to this run
         self.step = ""  # "plan" or "commit" while a job runs
         # The import's step, then each revert step of it, with whether it is done; a step
         # the stack dropped (cut off by a new edit, past its limit) keeps its last state.
@@ -145,7 +146,9 @@ class ImportRun(QObject):
         (the person's, from the plan before) are laid over the new plan in the job."""
         if options is not None:
             self.options = options
-        self.cancel()
+        if self.running and self.job is not None:  # the new plan replaces it, unheard
+            self.job.cancel()
+            self._abandon(self.job)
         source, opts = self.source, ImportOptions(**vars(self.options))
         carried = fixes.copy() if fixes else None  # the job's own: nothing shared across threads
         holder: dict[str, Job] = {}
@@ -162,7 +165,9 @@ class ImportRun(QObject):
                 planned.carried_fixes = carried.reapply(brain, planned)  # checks the brain
             return planned
 
-        job = self._start("plan", PLAN_JOB, lambda: on_own_connection(self.session, work, False))
+        job = self._start(
+            "plan", PLAN_JOB, lambda: on_own_connection(self.session, work, False), own_thread=True
+        )
         holder["job"] = job
         return job
 
@@ -230,8 +235,17 @@ class ImportRun(QObject):
         return job
 
     def cancel(self) -> None:
-        if self.running and self.job is not None:
-            self.job.cancel()
+        """Stop the running step. A plan stops for the window at once: however long its
+        reader takes to reach its next check (one slow read), the window does not wait for
+        it — the job ends there, on its own thread, and nothing of it is listened to."""
+        if not self.running or self.job is None:
+            return
+        job = self.job
+        job.cancel()
+        if self.step == "plan":
+            self._abandon(job)
+            self.job = None
+            self.cancelled.emit("plan")
 
     # --- the undo stack -----------------------------------------------------------------
 
@@ -278,14 +292,22 @@ class ImportRun(QObject):
 
     # --- the job ------------------------------------------------------------------------
 
-    def _start(self, step: str, name: str, factory: JobFactory) -> Job:
-        job = self.runner.start(name, factory)
+    def _start(self, step: str, name: str, factory: JobFactory, own_thread: bool = False) -> Job:
+        job = self.runner.start(name, factory, own_thread=own_thread)
         self.job, self.step = job, step
-        job.progress.connect(self.progress)
-        job.finished.connect(lambda value, j=job: self._finished(j, value))
-        job.failed.connect(lambda exc, j=job: self._failed(j, exc))
-        job.cancelled.connect(lambda j=job: self._cancelled(j))
+        self._listening = [
+            job.progress.connect(self.progress),
+            job.finished.connect(lambda value, j=job: self._finished(j, value)),
+            job.failed.connect(lambda exc, j=job: self._failed(j, exc)),
+            job.cancelled.connect(lambda j=job: self._cancelled(j)),
+        ]
         return job
+
+    def _abandon(self, job: Job) -> None:
+        """Hear nothing more from `job` (its runner still learns when it ends)."""
+        for connection in self._listening:
+            QObject.disconnect(connection)
+        self._listening = []
 
     def _is_current(self, job: Job) -> bool:
         return job is self.job

@@ -95,7 +95,13 @@ class ImportExport(QObject):
     # --- closing while jobs run ---------------------------------------------------------
 
     def running_jobs(self) -> list[Job]:
-        return [j for j in self.window.runner.active_jobs if j.name not in QUIET_JOBS]
+        """Jobs to ask about: not the quiet ones, nor one already cancelled (a plan the
+        import window stopped waiting for ends on its own; there is nothing to ask)."""
+        return [
+            j
+            for j in self.window.runner.active_jobs
+            if j.name not in QUIET_JOBS and not j.cancel_requested
+        ]
 
     def confirm_close(self, then: str = "close") -> bool:
         """True when the window may close (or open another brain, `then`): no job runs,

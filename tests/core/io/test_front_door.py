@@ -42,4 +42,5 @@ def test_importing_it_loads_no_reader_planner_or_exporter() -> None:
         "memgui.core.io.formats",
         "memgui.core.io.options",
         "memgui.core.io.records",
+        "memgui.core.io.source_files",  # detection's bounded, non-blocking read: no engine
     ]

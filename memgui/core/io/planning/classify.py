@@ -40,9 +40,10 @@ from memgui.core.io.records import (
     TRACE,
     UPDATE,
     ImportRecord,
+    LazyFields,
     plain_fields,
 )
-from memgui.core.model import new_trace_id
+from memgui.core.model import TraceIds
 from memgui.core.progress import Progress, paused_steps
 
 if TYPE_CHECKING:
@@ -140,6 +141,7 @@ class TracePlanner:
         )
         self.seen = TraceIndex()  # this source's records so far, by the same keys
         self.claimed: set[str] = set()
+        self.fresh_id = TraceIds()  # ids for records the source gives none (or a taken one)
         self.id_map: dict[str, str] = {}  # source trace id -> the trace it is in the brain
         self.new_ids: set[str] = set()  # ids of the traces the plan writes
         self.update_candidates: dict[int, str] = {}  # record index -> trace it matched
@@ -215,8 +217,8 @@ class TracePlanner:
                 self._remember(source_id, match.trace_id)
                 return
         trace_id = self._free_id(source_id)
-        if trace_id != source_id:  # a record written under its own id needs no entry
-            self.plan.resolved[i] = {"id": trace_id}
+        if trace_id != source_id and not _takes_id(record, source_id, trace_id):
+            self.plan.resolved[i] = {"id": trace_id}  # written under its own id: no entry
         self.new_ids.add(trace_id)
         self._remember(source_id, trace_id)
         via = "key" if self.fmt == "jsonl" else "text"
@@ -230,7 +232,7 @@ class TracePlanner:
         if free and wanted not in self.claimed:
             self.claimed.add(wanted)
             return wanted
-        trace_id = new_trace_id()
+        trace_id = self.fresh_id()
         self.claimed.add(trace_id)
         return trace_id
 
@@ -243,6 +245,12 @@ class TracePlanner:
         for record in self.plan.records:
             if record.kind == TRACE and record.verdict == DUPLICATE and record.existing_id:
                 record.existing_id = self.id_map.get(record.existing_id, record.existing_id)
+
+
+def _takes_id(record: ImportRecord, source_id: Any, trace_id: str) -> bool:
+    """True when the record, whose source gave no id, now holds the one chosen for it."""
+    fields = record.fields
+    return source_id is None and isinstance(fields, LazyFields) and fields.take_id(trace_id)
 
 
 def own_note(

@@ -20,8 +20,20 @@ import orjson
 
 from memgui.core.errors import InvalidArgument
 from memgui.core.io.readers import agentos_rows as rows
-from memgui.core.io.readers.text_utils import option
-from memgui.core.io.records import NEW, UNREAD, ImportRecord
+from memgui.core.io.readers.text_utils import option, unexpected
+from memgui.core.io.records import (
+    CHUNK,
+    CONVERSATION,
+    DOCUMENT,
+    EDGE,
+    IMAGE,
+    MESSAGE,
+    NEW,
+    NODE,
+    TRACE,
+    UNREAD,
+    ImportRecord,
+)
 from memgui.core.progress import Progress
 from memgui.core.search.vectors import MODEL_KEY
 
@@ -39,6 +51,16 @@ SECTIONS = (
     ("messages", "messages"),
 )
 PROGRESS_EVERY = 250
+KINDS = {
+    "traces": TRACE,
+    "nodes": NODE,
+    "edges": EDGE,
+    "documents": DOCUMENT,
+    "chunks": CHUNK,
+    "images": IMAGE,
+    "conversations": CONVERSATION,
+    "messages": MESSAGE,
+}
 
 
 def file_error(path: Path | str, reason: str, problem_field: str | None = None) -> ImportRecord:
@@ -90,7 +112,10 @@ class _RowConverter:
             "conversations": lambda: rows.conversation_record(row, source),
             "messages": lambda: rows.message_record(row, source, ids["conversations"]),
         }
-        record = converters[key]()
+        try:
+            record = converters[key]()
+        except Exception as exc:  # a row no rule foresaw is lost alone, never the import
+            return unexpected(ImportRecord(source=source, kind=KINDS[key]), exc)
         if record.verdict == NEW and record.fields.get("id") is not None:
             ids[key].add(record.fields["id"])
         if key == "traces" and record.fields.get("embedding") is not None:
@@ -192,7 +217,13 @@ def read_agentos_sqlite(
     path: str | Path, *, options: Any = None, brain_id: str | None = None
 ) -> Iterator[Event]:
     """Read an AgentOS brain file (`brain.sqlite`, a `.db`, a SQLite export): the brain
-    `brain_id` (else `options.brain_id`) of it, or its only one."""
+    `brain_id` (else `options.brain_id`) of it, or its only one.
+
+    A damaged file is the source's problem, never the brain's: what SQLite cannot read
+    (`CorruptError`, a schema that is not UTF-8) is an `error` record of kind `unread`
+    naming it, and the rows read before it stay in the plan; a row whose text is not UTF-8
+    is an `error` of its own and the rows after it are read.
+    """
     brain_id = brain_id if brain_id is not None else option(options, "brain_id")
     source = source_file(path)
     yield Progress(0, None, f"opening {source.name}")
@@ -201,18 +232,33 @@ def read_agentos_sqlite(
     except apsw.Error as exc:
         yield file_error(source, f"cannot be opened as SQLite: {exc}")
         return
+    state = {"rows": 0}
     try:
-        yield from _read_brain(connection, source, brain_id)
+        yield from _read_brain(connection, source, brain_id, state)
+    except (apsw.Error, UnicodeDecodeError) as exc:
+        read = state["rows"]
+        before = {0: "", 1: "; the row before it was read"}
+        rest = before.get(read, f"; the {read} rows before it were read")
+        yield file_error(source, f"{_damage(exc)}{rest}")
     finally:
         connection.close()
 
 
-def _read_brain(connection: apsw.Connection, source: Path, brain_id: str | None) -> Iterator[Event]:
-    try:
-        tables = _columns_by_table(connection)
-    except apsw.Error as exc:
-        yield file_error(source, f"is not a SQLite database: {exc}")
-        return
+def _damage(exc: Exception) -> str:
+    """Why SQLite could not read the file, as the person reads it."""
+    if isinstance(exc, apsw.NotADBError):
+        return f"is not a SQLite database: {exc}"
+    if isinstance(exc, UnicodeDecodeError):
+        return f"is damaged: its schema is not UTF-8 text ({exc.reason} at byte {exc.start})"
+    if isinstance(exc, apsw.CorruptError):
+        return f"is damaged: {exc}"
+    return f"cannot be read as SQLite: {str(exc) or type(exc).__name__}"
+
+
+def _read_brain(
+    connection: apsw.Connection, source: Path, brain_id: str | None, state: dict[str, int]
+) -> Iterator[Event]:
+    tables = _columns_by_table(connection)
     if "memory_traces" not in tables:
         yield file_error(source, "holds no memory_traces table: it is not an AgentOS brain")
         return
@@ -238,15 +284,31 @@ def _read_brain(connection: apsw.Connection, source: Path, brain_id: str | None)
     for key, table, where, params, order in plans:
         cursor = connection.execute(f'SELECT * FROM "{table}"{where}{order}', params)
         names: list[str] | None = None
-        for values in cursor:
-            if names is None:
-                names = [column[0] for column in cursor.get_description()]
-            row = dict(zip(names, values, strict=True))
+        for position, values in enumerate(_rows(cursor)):
             done += 1
             if done % PROGRESS_EVERY == 0:
                 yield Progress(done, total, f"{table}: {done} of {total} rows")
+            if isinstance(values, UnicodeDecodeError):
+                reason = f"holds text that is not UTF-8 ({values.reason} at byte {values.start})"
+                yield file_error(f"{source}#{table}[{position}]", reason)
+                continue
+            if names is None:  # asked while a row is there (none: no description to ask)
+                names = [column[0] for column in cursor.get_description()]
+            row = dict(zip(names, values, strict=True))
             yield converter.convert(key, row, f"{source}#{table}/{row.get('id')}")
+            state["rows"] = done
     yield Progress(total, total, f"read {total} rows from {source.name}")
+
+
+def _rows(cursor: apsw.Cursor) -> Iterator[tuple[Any, ...] | UnicodeDecodeError]:
+    """A cursor's rows; a row whose text is not UTF-8 as its error (the next rows still read)."""
+    while True:
+        try:
+            yield next(cursor)
+        except StopIteration:
+            return
+        except UnicodeDecodeError as exc:
+            yield exc
 
 
 def _pinned_model(

@@ -14,10 +14,9 @@ import struct
 from collections.abc import Callable, Iterable
 from typing import Any
 
-import orjson
-
 from memgui.core.errors import BrainIdRequired, InvalidArgument
-from memgui.core.io.readers.text_utils import content_hash
+from memgui.core.io.readers.json_bounds import check_nesting, load_value
+from memgui.core.io.readers.text_utils import INT64, content_hash
 from memgui.core.io.records import (
     CHUNK,
     CONVERSATION,
@@ -40,9 +39,11 @@ from memgui.core.model import (
     check_strength,
     check_tags,
     now_ms,
+    shown,
 )
 
-INT64 = 2**63
+MAX_DIMENSIONS = 8192  # the most floats a sqlite-vec index (vec0) takes in one vector
+FLOAT32_MAX = 3.4028234663852886e38
 
 
 def json_column(value: Any, field_name: str, kind: type, default: Any) -> Any:
@@ -52,10 +53,9 @@ def json_column(value: Any, field_name: str, kind: type, default: Any) -> Any:
     if isinstance(value, bytes | bytearray | memoryview):
         value = bytes(value).decode("utf-8", errors="replace")
     if isinstance(value, str):
-        try:
-            value = orjson.loads(value)
-        except orjson.JSONDecodeError as exc:
-            raise InvalidArgument(field_name, f"is not valid JSON ({exc})", value) from None
+        value = load_value(field_name, value)
+    else:
+        check_nesting(field_name, value)
     if not isinstance(value, kind):
         want = "an object" if kind is dict else "an array"
         raise InvalidArgument(field_name, f"must be {want} (got {value!r:.80})", value)
@@ -106,15 +106,26 @@ def number(value: Any, field_name: str, default: float) -> float:
 
 
 def embedding_bytes(value: Any, field_name: str = "embedding") -> bytes | None:
-    """float32 little-endian bytes from a BLOB, base64 text (JSON) or a legacy JSON array."""
-    if value is None or value == "":
+    """float32 little-endian bytes from a BLOB, base64 text (JSON) or a legacy JSON array.
+
+    Empty is no vector. A vector sqlite-vec cannot index (over MAX_DIMENSIONS floats), or a
+    number no float32 holds, is refused here: the commit could not write it.
+    """
+    if value is None or (isinstance(value, str | bytes | list) and not value):
         return None
     if isinstance(value, str) and value.lstrip().startswith("["):
         value = json_column(value, field_name, list, [])
     if isinstance(value, list):
         if not all(isinstance(x, int | float) and not isinstance(x, bool) for x in value):
             raise InvalidArgument(field_name, "must be an array of numbers", value[:8])
-        return struct.pack(f"<{len(value)}f", *value)
+        _check_dimensions(field_name, len(value))
+        try:
+            return struct.pack(f"<{len(value)}f", *value) or None
+        except (OverflowError, struct.error):
+            big = next(x for x in value if abs(x) > FLOAT32_MAX)
+            raise InvalidArgument(
+                field_name, f"holds a number no 32-bit float holds (got {shown(big)})", big
+            ) from None
     if isinstance(value, str):
         try:
             value = base64.b64decode(value, validate=True)
@@ -125,7 +136,17 @@ def embedding_bytes(value: Any, field_name: str = "embedding") -> bytes | None:
     if not isinstance(value, bytes) or len(value) % 4:
         size = len(value) if isinstance(value, bytes) else type(value).__name__
         raise InvalidArgument(field_name, f"must be float32 bytes (got {size} bytes)", size)
-    return value
+    _check_dimensions(field_name, len(value) // 4)
+    return value or None
+
+
+def _check_dimensions(field_name: str, count: int) -> None:
+    if count > MAX_DIMENSIONS:
+        raise InvalidArgument(
+            field_name,
+            f"must hold at most {MAX_DIMENSIONS:,} floats, as sqlite-vec indexes (got {count:,})",
+            count,
+        )
 
 
 def _text(value: Any, field_name: str, *, required: bool = True) -> str | None:

@@ -38,19 +38,19 @@ from memgui.core.io.readers.chatgpt_fields import (
     TraceFields,
 )
 from memgui.core.io.readers.chatgpt_fields import sha256 as _sha256
-from memgui.core.io.readers.text_utils import option
+from memgui.core.io.readers.text_utils import INT64, option, unexpected, unread_record
 from memgui.core.io.records import (
     CONVERSATION,
     DUPLICATE,
     MESSAGE,
     NEW,
     NO_LINKS,
-    SKIPPED,
     TRACE,
-    UNREAD,
     ImportRecord,
 )
+from memgui.core.io.source_files import walk_folder
 from memgui.core.model import now_ms
+from memgui.core.model import shown as shown_value
 from memgui.core.progress import Progress
 
 Event = Progress | ImportRecord
@@ -78,12 +78,25 @@ def _export_id(conversation: dict[str, Any]) -> str | None:
     return None
 
 
-def _ms(seconds: float | None, fallback: int) -> int:
-    return fallback if seconds is None else round(seconds * 1000)
+def time_ms(value: Any, field_name: str, fallback: int) -> int:
+    """Epoch milliseconds of a time the export gives in seconds; no number gives `fallback`.
 
-
-def _seconds(value: Any) -> float | None:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+    A number whose milliseconds do not fit in 64 bits (SQLite's integers), or is not finite,
+    raises InvalidArgument: the planner would take it and the commit could not write it.
+    """
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return fallback
+    try:
+        ms = round(value * 1000)
+    except (OverflowError, ValueError):  # infinity, NaN
+        ms = INT64
+    if not -INT64 <= ms < INT64:
+        raise InvalidArgument(
+            field_name,
+            f"must be seconds since 1970 within ±2**63 milliseconds (got {shown_value(value)})",
+            value,
+        )
+    return ms
 
 
 class _Reader:
@@ -95,6 +108,15 @@ class _Reader:
         self.seen_nodes: dict[str, set[str]] = {}
         self.seen_traces: dict[str, str] = {}  # trace id -> where it was first read
 
+    def guarded(self, value: Any, where: str) -> list[ImportRecord]:
+        """The records of one conversation; one the reader cannot take is lost alone."""
+        try:
+            return list(self.conversation(value, where))
+        except Exception as exc:
+            key = _export_id(value) if isinstance(value, dict) else None
+            record = ImportRecord(source=f"{where}#{key}" if key else where, kind=CONVERSATION)
+            return [unexpected(record, exc)]
+
     def conversation(self, value: Any, where: str) -> Iterator[ImportRecord]:
         if not isinstance(value, dict):
             yield ImportRecord(source=where, kind=CONVERSATION).fail(
@@ -104,9 +126,6 @@ class _Reader:
         row_id = conversation_row_id(value)
         key = _export_id(value) or row_id
         source = f"{where}#{key}"
-        now = now_ms()
-        created = _ms(_seconds(value.get("create_time")), now)
-        updated = _ms(_seconds(value.get("update_time")), created)
         title = value.get("title")
         record = ImportRecord(
             source=source,
@@ -114,8 +133,6 @@ class _Reader:
             fields={
                 "id": row_id,
                 "title": title if isinstance(title, str) and title else "Untitled",
-                "created_at": created,
-                "updated_at": updated,
                 "metadata": {
                     "source": SOURCE_TAG,
                     "chatgpt_id": _export_id(value),
@@ -124,13 +141,21 @@ class _Reader:
             },
         )
         mapping = value.get("mapping")
-        if not isinstance(mapping, dict) or not mapping:
-            yield record.refuse("mapping", 'the conversation has no "mapping": no messages')
-            return
-        order, children = self._walk(mapping, value.get("current_node"))
-        shown = {n: s for n in order if (s := tree.render(mapping[n] or {})) is not None}
-        if not shown:
-            yield record.refuse("mapping", "mapping holds no message a person saw")
+        try:
+            created = time_ms(value.get("create_time"), "create_time", now_ms())
+            record.fields["created_at"] = created
+            record.fields["updated_at"] = time_ms(value.get("update_time"), "update_time", created)
+            if not isinstance(mapping, dict) or not mapping:
+                raise InvalidArgument("mapping", 'the conversation has no "mapping": no messages')
+            order, children = self._walk(mapping, value.get("current_node"))
+            shown = {n: s for n in order if (s := tree.render(mapping[n], n)) is not None}
+            if not shown:
+                raise InvalidArgument("mapping", "mapping holds no message a person saw")
+            for node_id, message in shown.items():  # checked before anything is remembered
+                time_ms(message.create_time, f"mapping[{node_id!r}].message.create_time", 0)
+        except InvalidArgument as exc:
+            reason = exc.problem if exc.field == "mapping" else f"{exc.field} {exc.problem}"
+            yield record.refuse(exc.field, reason, exc.value)
             return
         if row_id in self.seen_conversations:
             record.verdict, record.existing_id = DUPLICATE, row_id
@@ -170,9 +195,10 @@ class _Reader:
         spans = conversation.hold([message.content for _, message in ordered])
         seen = self.seen_nodes.setdefault(conversation.row_id, set())
         held: dict[str, MessageFields] = {}
+        nearest: dict[str, MessageFields | None] = {}  # a hidden node -> its shown ancestor
         last_time = created
         for (node_id, message), span in zip(ordered, spans, strict=True):
-            last_time = _ms(message.create_time, last_time)
+            last_time = time_ms(message.create_time, "create_time", last_time)  # checked
             fields = MessageFields(
                 conversation,
                 span,
@@ -180,7 +206,7 @@ class _Reader:
                 sys.intern(message.role),  # a few names, held once per plan
                 last_time,
                 sys.intern(message.content_type),
-                self._shown_parent(node_id, mapping, held),
+                self._shown_parent(node_id, mapping, held, nearest),
             )
             held[node_id] = fields
             record = ImportRecord(
@@ -194,17 +220,33 @@ class _Reader:
 
     @staticmethod
     def _shown_parent(
-        node_id: str, mapping: dict[str, Any], held: dict[str, MessageFields]
+        node_id: str,
+        mapping: dict[str, Any],
+        held: dict[str, MessageFields],
+        nearest: dict[str, MessageFields | None],
     ) -> MessageFields | None:
-        """The nearest shown ancestor's message, so the app can draw branches."""
+        """The nearest shown ancestor's message, so the app can draw branches.
+
+        The hidden nodes walked on the way remember what they lead to (`nearest`): many
+        messages under one long hidden stretch walked it each, in time squared.
+        """
         seen = {node_id}
+        walked: list[str] = []
+        found: MessageFields | None = None
         parent = tree._parent(mapping, node_id)
         while parent is not None and parent not in seen:
             if parent in held:
-                return held[parent]
+                found = held[parent]
+                break
+            if parent in nearest:
+                found = nearest[parent]
+                break
             seen.add(parent)
+            walked.append(parent)
             parent = tree._parent(mapping, parent)
-        return None
+        for hidden in walked:
+            nearest[hidden] = found
+        return found
 
     def _traces(
         self,
@@ -268,7 +310,7 @@ def _read_file(reader: _Reader, path: Path, *, strict: bool) -> Iterator[Event]:
     total = len(conversations)
     for index in range(total):
         value, conversations[index] = conversations[index], None  # free as we go
-        yield from reader.conversation(value, str(path))
+        yield from reader.guarded(value, str(path))
         yield Progress(index + 1, total, f"{path.name}: conversation {index + 1} of {total}")
 
 
@@ -282,7 +324,11 @@ def _read_array(reader: _Reader, path: Path, *, strict: bool) -> Iterator[Event]
                 yield _not_read(path, f"holds {_describe(value)} first, not a conversation", False)
                 return
             count += 1
-            yield from reader.conversation(value, str(path))
+            if isinstance(value, json_stream.NestedTooDeep):  # that one alone is not read
+                where = f"{path}#[{count - 1}]"
+                yield ImportRecord(source=where, kind=CONVERSATION).fail(f"{value}: not read")
+            else:
+                yield from reader.guarded(value, str(path))
             yield Progress(end, size, f"{path.name}: {count} conversations read")
     except json_stream.JsonStreamError as exc:
         yield _not_read(path, f"is not valid JSON ({exc})", strict)
@@ -292,9 +338,7 @@ def _not_read(path: Path, reason: str, strict: bool) -> ImportRecord:
     """A named file that cannot be read is an error; a file met in a folder is skipped."""
     if strict:
         return file_error(path, reason)
-    return ImportRecord(
-        source=str(path), kind=UNREAD, verdict=SKIPPED, reason=f"not read: {reason}"
-    )
+    return unread_record(str(path), f"not read: {reason}")
 
 
 def _describe(payload: Any) -> str:
@@ -328,15 +372,18 @@ def read_chatgpt(
     if source.is_file():
         yield from _read_file(reader, source, strict=True)
         return
-    files = sorted(
-        p
-        for p in source.rglob("*")
-        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(source).parts)
-    )
-    for number, file in enumerate(files, start=1):
-        yield Progress(number - 1, len(files), f"reading {file.relative_to(source)}")
-        if file.suffix.lower() == ".json":
-            yield from _read_file(reader, file, strict=False)
-        else:
-            yield _not_read(file, f"a {file.suffix or 'extensionless'} file, not JSON", False)
-    yield Progress(len(files), len(files), f"read {len(files)} files")
+    entries = list(walk_folder(source, _is_json, "JSON file"))
+    total = sum(1 for entry in entries if entry.wanted)
+    done = 0
+    for entry in entries:
+        if not entry.wanted:
+            yield unread_record(str(source / entry.relative), entry.why_unread)
+            continue
+        yield Progress(done, total, f"reading {entry.relative}")
+        yield from _read_file(reader, Path(entry.path), strict=False)
+        done += 1
+    yield Progress(done, total, f"read {total} files")
+
+
+def _is_json(name: str) -> bool:
+    return name.lower().endswith(".json")

@@ -34,10 +34,10 @@ MAX_REPLY_VARIANTS = 64  # regenerations of one question are few; a cap keeps a 
 class Shown:
     """A message as the person saw it."""
 
-    node_id: str
+    node_id: str  # its key in the mapping (what parents and children name)
     role: str  # user | assistant | tool
     content: str
-    create_time: float | None
+    create_time: float | int | None  # seconds, as the export gives it
     is_answer: bool  # part of the reply a question got (not reasoning, not a tool call)
     content_type: str
 
@@ -55,7 +55,8 @@ def _part_text(part: Any) -> str:
 
 def _attachments(metadata: dict[str, Any]) -> list[str]:
     names = []
-    for attachment in metadata.get("attachments") or []:
+    attachments = metadata.get("attachments")
+    for attachment in attachments if isinstance(attachments, list) else []:
         if isinstance(attachment, dict):
             name = attachment.get("name")
             names.append(f"[file: {name}]" if isinstance(name, str) and name else "[file]")
@@ -84,9 +85,10 @@ def _object(value: object) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def render(node: dict[str, Any]) -> Shown | None:
-    """The node's message as shown, or None when the person did not see it as a message."""
-    message = node.get("message")
+def render(node: object, node_id: str) -> Shown | None:
+    """The message of the node `node_id` names as shown, or None when the person did not see
+    it as a message (or the node is no object)."""
+    message = node.get("message") if isinstance(node, dict) else None
     if not isinstance(message, dict):
         return None
     role = _object(message.get("author")).get("role")
@@ -117,8 +119,9 @@ def render(node: dict[str, Any]) -> Shown | None:
     if not text.strip():
         return None
     created = message.get("create_time")
-    created = float(created) if isinstance(created, int | float) else None
-    node_id = str(node.get("id") or message.get("id") or "")
+    created = (
+        created if isinstance(created, int | float) and not isinstance(created, bool) else None
+    )
     return Shown(node_id, role, text, created, is_answer, kind)
 
 
@@ -143,12 +146,23 @@ def _latest_leaf(mapping: dict[str, Any]) -> str | None:
     for index, node_id in enumerate(mapping):
         if _children(mapping, node_id):
             continue
-        message = (mapping[node_id] or {}).get("message") or {}
+        node = mapping[node_id]
+        message = node.get("message") if isinstance(node, dict) else None
         created = message.get("create_time") if isinstance(message, dict) else None
-        rank = (float(created) if isinstance(created, int | float) else float("-inf"), index)
+        rank = (_sortable(created), index)
         if best is None or rank > best:
             best, chosen = rank, node_id
     return chosen
+
+
+def _sortable(value: Any) -> float:
+    """A time to compare: a number as a float (past a float's range: infinite), else -inf."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return float("-inf")
+    try:
+        return float(value)
+    except OverflowError:
+        return float("inf") if value > 0 else float("-inf")
 
 
 def current_branch(mapping: dict[str, Any], current_node: Any) -> list[str]:
@@ -196,7 +210,10 @@ def _replies(
 ) -> list[tuple[Shown, ...]]:
     """Each reply the question got: answer messages down to the next question or a leaf."""
     replies: list[tuple[Shown, ...]] = []
-    stack: list[tuple[str, tuple[Shown, ...]]] = [(user_id, ())]
+    # A reply so far is a chain (message, the chain before it): extending one is a step,
+    # where copying a tuple at each message took time squared in a long reply.
+    Chain = tuple[Shown, Any] | None
+    stack: list[tuple[str, Chain]] = [(user_id, None)]
     visited: set[str] = {user_id}
     while stack and len(replies) < MAX_REPLY_VARIANTS:
         node_id, answers = stack.pop()
@@ -208,12 +225,24 @@ def _replies(
             visited.add(child)
             ends_here = False
             if message is not None and message.is_answer:
-                stack.append((child, (*answers, message)))
+                stack.append((child, (message, answers)))
             else:  # a tool call, tool output, reasoning: the reply is further down
                 stack.append((child, answers))
-        if ends_here and answers and answers not in replies:
-            replies.append(answers)
+        if ends_here and answers is not None:
+            reply = _unchained(answers)
+            if reply not in replies:
+                replies.append(reply)
     return replies
+
+
+def _unchained(chain: tuple[Shown, Any]) -> tuple[Shown, ...]:
+    messages: list[Shown] = []
+    link: tuple[Shown, Any] | None = chain
+    while link is not None:
+        messages.append(link[0])
+        link = link[1]
+    messages.reverse()
+    return tuple(messages)
 
 
 def pairs(

@@ -17,12 +17,13 @@ that cannot be read refuses the row and names the cell; the file is read row by 
 from __future__ import annotations
 
 import csv
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from memgui.core.errors import InvalidArgument
+from memgui.core.io.readers.csv_fields import CsvTraceFields
+from memgui.core.io.readers.json_bounds import load_value
 from memgui.core.io.readers.text_utils import (
     PROGRESS_EVERY,
     content_hash,
@@ -30,8 +31,9 @@ from memgui.core.io.readers.text_utils import (
     option,
     refuse_invalid,
     to_epoch_ms,
+    unexpected,
 )
-from memgui.core.io.records import SKIPPED, TRACE, UNREAD, ImportRecord
+from memgui.core.io.records import NO_LINKS, SKIPPED, TRACE, UNREAD, ImportRecord
 from memgui.core.model import (
     SCOPES,
     TYPES,
@@ -73,11 +75,7 @@ def parse_tags(cell: str) -> list[str]:
     if not text:
         return []
     if text.startswith("["):
-        try:
-            value = json.loads(text)
-        except json.JSONDecodeError as error:
-            raise InvalidArgument("tags", f"is not a valid JSON array: {error.msg}", cell) from None
-        return list(check_tags(value))
+        return list(check_tags(load_value("tags", text)))
     parts = text.split("|") if "|" in text else text.split(",")
     return list(check_tags([part.strip() for part in parts if part.strip()]))
 
@@ -85,10 +83,7 @@ def parse_tags(cell: str) -> list[str]:
 def parse_metadata(cell: str) -> dict[str, Any]:
     if not cell.strip():
         return {}
-    try:
-        value = json.loads(cell)
-    except json.JSONDecodeError as error:
-        raise InvalidArgument("metadata", f"is not valid JSON: {error.msg}", cell) from None
+    value = load_value("metadata", cell)
     if not isinstance(value, dict):
         kind = "null" if value is None else type(value).__name__
         raise InvalidArgument("metadata", f"must be a JSON object (got {kind})", cell)
@@ -203,12 +198,23 @@ def read_csv(path: str | Path, *, options: Any = None) -> Iterator[Progress | Im
 
 
 def _row_record(source: str, row: list[str], meanings: list[str]) -> ImportRecord:
-    record = ImportRecord(source=source, kind=TRACE)
+    try:
+        return _read_row(source, row, meanings)
+    except Exception as exc:  # a row no rule foresaw is lost alone, never the import
+        return unexpected(ImportRecord(source=source, kind=TRACE), exc)
+
+
+def _read_row(source: str, row: list[str], meanings: list[str]) -> ImportRecord:
+    record = ImportRecord(source=source, kind=TRACE, links=NO_LINKS)  # a CSV row links none
     if len(row) > len(meanings) and any(cell.strip() for cell in row[len(meanings) :]):
         return _row_error(record, None, f"has {len(row)} cells, the header {len(meanings)}", row)
+    if "\x00" in "".join(row):  # UTF-8 text holds none: a binary or UTF-16 file
+        column = next(i for i, cell in enumerate(row) if "\x00" in cell)
+        reason = f"cell {column + 1} holds a NUL byte: the row is not text"
+        return _row_error(record, None, reason, row[column])
     cells = {meaning: cell for meaning, cell in zip(meanings, row, strict=False) if meaning}
     try:
-        record.fields = row_fields(cells)
+        record.fields = CsvTraceFields(row_fields(cells))  # held compactly: see csv_fields
     except InvalidArgument as error:
         record.fields = {"content": cells.get("content", "")}
         if isinstance(error, BlankContent):

@@ -23,6 +23,7 @@ says for memories that come from agent-memory.
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -34,8 +35,10 @@ from memgui.core.io.readers.text_utils import (
     describe_decode_error,
     normalize_newlines,
     option,
+    unexpected,
 )
 from memgui.core.io.records import TRACE, UNREAD, ImportRecord
+from memgui.core.io.source_files import MAX_NOTE_BYTES, FileRefused, read_bounded
 from memgui.core.model import DAY_MS, PINNED_CATEGORIES, SCOPES, check_choice
 from memgui.core.progress import Progress
 
@@ -165,12 +168,20 @@ def read_gsd(path: str | Path, *, options: Any = None) -> Iterator[Progress | Im
     scope_id = str(option(options, "scope_id", project_name(file_path)))
     yield Progress(0, 1, f"reading {name}")
     try:
-        text = normalize_newlines(decode_text(file_path.read_bytes()))
+        data = read_bounded(os.path.realpath(file_path), MAX_NOTE_BYTES)
+        text = normalize_newlines(decode_text(data))
+    except FileRefused as refused:
+        yield ImportRecord(f"{name}:1", UNREAD).fail(refused.reason)
+        return
     except OSError as error:
         yield ImportRecord(f"{name}:1", UNREAD).fail(f"could not be read: {error.strerror}")
         return
     except UnicodeDecodeError as error:
         yield ImportRecord(f"{name}:1", UNREAD).fail(f"the file {describe_decode_error(error)}")
         return
-    yield from scan_state(text, _Drafts(name, name, scope, scope_id))
+    try:
+        found = list(scan_state(text, _Drafts(name, name, scope, scope_id)))
+    except Exception as exc:  # a shape no rule foresaw: said, never a crash of the import
+        found = [unexpected(ImportRecord(f"{name}:1", UNREAD), exc)]
+    yield from found
     yield Progress(1, 1, f"read {name}")

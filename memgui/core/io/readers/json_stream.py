@@ -9,6 +9,7 @@ the item's end without a scanner of our own. A window too small for the item gro
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -28,6 +29,16 @@ class JsonStreamError(ValueError):
     """The file is not valid JSON; the message names the byte offset."""
 
 
+class NestedTooDeep(ValueError):
+    """An item nested deeper than orjson parses (1,024 levels), given in its place: it is
+    skipped whole and the items after it are read."""
+
+
+DEPTH_LIMIT = "depth limit exceeded"  # orjson's message past 1,024 levels
+# A string (an unterminated one runs to the end of the window) or a bracket.
+_TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*(?:"|\Z)|[\[\]{}]', re.DOTALL)
+
+
 def first_byte(path: Path) -> bytes:
     """The first significant byte of a JSON file (after a BOM and whitespace), or b''."""
     with path.open("rb") as handle:
@@ -36,7 +47,7 @@ def first_byte(path: Path) -> bytes:
 
 def iter_array(path: Path) -> Iterator[tuple[Any, int]]:
     """Each item of the file's top-level array and the offset after it (JsonStreamError if
-    the file is not an array)."""
+    the file is not an array; a NestedTooDeep in place of an item nested past orjson)."""
     with path.open("rb") as handle:
         position, byte = _significant(handle, _start(handle))
         if byte != b"[":
@@ -100,6 +111,11 @@ def _value_at(handle: BinaryIO, position: int, window: int) -> tuple[Any, int]:
         try:
             return load_json(data), position + len(data)
         except orjson.JSONDecodeError as exc:
+            if exc.msg == DEPTH_LIMIT:
+                end = _end_of_value(handle, position)
+                if end is not None:
+                    reason = f"the item at byte {position} nests deeper than 1,024 levels"
+                    return NestedTooDeep(reason), end
             if exc.msg in AFTER_VALUE:
                 # exc.pos counts characters; the value ends before that character.
                 end = len(data.decode("utf-8")[: exc.pos].encode("utf-8"))
@@ -111,4 +127,25 @@ def _value_at(handle: BinaryIO, position: int, window: int) -> tuple[Any, int]:
                 raise JsonStreamError(
                     f"invalid JSON in the item at byte {position}: {exc}"
                 ) from None
+        window *= 4
+
+
+def _end_of_value(handle: BinaryIO, position: int) -> int | None:
+    """The offset after the array or object starting at `position`, found by counting its
+    brackets outside strings (orjson will not parse it); None when it never closes."""
+    window = FIRST_WINDOW
+    while True:
+        handle.seek(position)
+        data = handle.read(window)
+        depth = 0
+        for token in _TOKEN.finditer(data):
+            bracket = token.group()
+            if bracket in (b"[", b"{"):
+                depth += 1
+            elif bracket in (b"]", b"}"):
+                depth -= 1
+                if depth == 0:
+                    return position + token.end()
+        if len(data) < window:
+            return None
         window *= 4

@@ -12,6 +12,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from memgui.core.io.readers.text_utils import INT64
 from memgui.core.model import CATEGORIES, DAY_MS, LINK_KINDS, PINNED_CATEGORIES
 
 FORMAT = "agent-memory-export"
@@ -28,6 +29,7 @@ CATEGORY_TYPES = {
     "TODO": "prospective",  # something to do later
 }
 TAGS = ("header", "memory", "link")
+MEMORY_TIMES = ("created_at", "last_accessed", "expires_at")
 
 # field -> (required, allowed JSON types); the wire order of format v1.
 HEADER_FIELDS: dict[str, tuple[bool, tuple[type, ...]]] = {
@@ -198,11 +200,28 @@ def _check_line(state: _Check, line: int, obj: Any) -> None:
             raise _Defect(line, "content must not be empty", "content", obj["content"])
         if not all(isinstance(tag, str) for tag in obj["tags"]):
             raise _Defect(line, "tags must be an array of strings", "tags", obj["tags"])
-        if obj["access_count"] < 0:
-            raise _Defect(line, f"access_count must be >= 0 (got {obj['access_count']})")
+        for index, tag in enumerate(obj["tags"]):
+            if not tag or tag.isspace():  # memgui holds no blank tag: the commit would refuse it
+                where = f"tags[{index}]"
+                raise _Defect(line, f"{where} must be a non-empty string (got {tag!r})", where, tag)
+        if not 0 <= obj["access_count"] < INT64:
+            raise _Defect(
+                line, f"access_count must be between 0 and 2**63 - 1 (got {obj['access_count']})"
+            )
+        for name in MEMORY_TIMES:
+            _check_seconds(line, name, obj.get(name))
     else:
         if obj["kind"] not in LINK_KINDS:
             allowed = ", ".join(LINK_KINDS)
             raise _Defect(line, f"unknown kind {obj['kind']!r}, expected one of {allowed}", "kind")
         if obj["from"] == obj["to"]:
             raise _Defect(line, f"a link from key {obj['from']} to itself", "to", obj["to"])
+        _check_seconds(line, "created_at", obj["created_at"])
+
+
+def _check_seconds(line: int, name: str, value: int | None) -> None:
+    """A time in seconds that stays within SQLite's 64-bit integers in milliseconds."""
+    if value is not None and not -INT64 <= value * 1000 < INT64:
+        raise _Defect(
+            line, f"`{name}` must be seconds within ±2**63 milliseconds (got {value})", name, value
+        )

@@ -26,7 +26,7 @@ whose `existing_id` is that memory's id, and its links move to it. Expired memor
 
 from __future__ import annotations
 
-import uuid
+import functools
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,7 +47,7 @@ from memgui.core.io.readers.jsonl_checks import (  # noqa: F401 - the format, na
     _Defect,
     stability_ms,
 )
-from memgui.core.io.readers.text_utils import content_hash
+from memgui.core.io.readers.text_utils import content_hash, unexpected_reason
 from memgui.core.io.records import (
     DUPLICATE,
     ERROR,
@@ -57,30 +57,28 @@ from memgui.core.io.records import (
     UNREAD,
     ImportRecord,
 )
-from memgui.core.model import now_ms
+from memgui.core.model import TraceIds, now_ms
 from memgui.core.progress import Progress, paused_steps
 
+MAX_LINE_BYTES = 64 * 1024 * 1024  # a long document is still one memory
 
-def _lines(source: Path) -> Iterator[tuple[int, bytes]]:
+
+def _lines(source: Path) -> Iterator[tuple[int, bytes | None]]:
+    """Each line and its number; None for a line over MAX_LINE_BYTES, which is never held
+    whole (a file of one endless line would take all the memory there is)."""
     with source.open("rb") as handle:
-        yield from enumerate(handle, start=1)
+        read_line = functools.partial(handle.readline, MAX_LINE_BYTES + 1)
+        for number, line in enumerate(iter(read_line, b""), start=1):
+            if len(line) > MAX_LINE_BYTES and not line.endswith(b"\n"):
+                for rest in iter(functools.partial(handle.readline, _SKIP_BYTES), b""):
+                    if rest.endswith(b"\n"):
+                        break
+                yield number, None
+            else:
+                yield number, line
 
 
-class _Ids:
-    """Fresh trace ids, cheaply: one random UUID per file, its last 48 bits counting up.
-
-    `uuid4()` per memory costs ~10 µs; counting keeps the ids unique (74 random bits per
-    file) and in order, so the brain's id index grows at one end instead of at random.
-    """
-
-    def __init__(self) -> None:
-        head = str(uuid.uuid4())
-        self.head = f"mt_{head[:24]}"
-        self.next = int(head[24:], 16) & (2**47 - 1)  # room to count without wrapping
-
-    def __call__(self) -> str:
-        self.next += 1
-        return f"{self.head}{self.next:012x}"
+_SKIP_BYTES = 1024 * 1024
 
 
 @dataclass
@@ -99,13 +97,16 @@ def _read(source: Path, state: _Check, built: _Built) -> Iterator[Progress]:
     """Check every line; build the records of a memory until the first defect."""
     now = now_ms()
     where = f"{source}:"
-    new_id = _Ids()
+    new_id = TraceIds()
     line = 0
     for line, raw in _lines(source):
         if line % 5000 == 0:
             total = state.header["exported_rows"] if state.header else None
             yield Progress(state.memories, total, f"reading line {line}")
         try:
+            if raw is None:
+                state.untagged += 1
+                raise _Defect(line, f"longer than {MAX_LINE_BYTES:,} bytes: not read")
             try:
                 obj = orjson.loads(raw)
             except orjson.JSONDecodeError as exc:
@@ -123,6 +124,8 @@ def _read(source: Path, state: _Check, built: _Built) -> Iterator[Progress]:
                 _add_memory(built, _trace(where, line, obj, now, new_id()), obj, line)
         except _Defect as defect:
             state.defects.append(defect)
+        except Exception as exc:  # a line no rule foresaw: a defect like any other
+            state.defects.append(_Defect(line, unexpected_reason(exc)))
     if state.newer_version is not None:
         return
     if line == 0:

@@ -1,7 +1,8 @@
 """Reader of a folder of Markdown notes with YAML front matter (one trace per note).
 
-Front matter is data, never code: it is read with python-frontmatter's YAML handler, which
-uses the C safe loader, and a block marked with another language (`---js`) gives no fields
+Front matter is data, never code: it is read with the safe YAML loader within bounds
+(`front_matter_yaml`: an alias bomb, an alias inside its own anchor or deep nesting refuses
+the note, naming why), and a block marked with another language (`---js`) gives no fields
 and is never evaluated. Fields and defaults follow the AgentOS Markdown import: `id`, `type`
 (episodic), `scope` (user), `scopeId` (''), `turnUserId`, `tags` ([]), `strength` (1.0),
 `createdAt` (now, set by the brain), plus `category`; Obsidian's and Dendron's `created` (a
@@ -21,24 +22,31 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from frontmatter.default_handlers import YAMLHandler
 
 from memgui.core.errors import InvalidArgument
+from memgui.core.io.readers.front_matter_yaml import FrontMatterRefused, load_front_matter
 from memgui.core.io.readers.text_utils import (
     PROGRESS_EVERY,
-    WalkEntry,
     content_hash,
-    count_wanted,
     decode_text,
     describe_decode_error,
     json_safe,
     normalize_newlines,
     refuse_invalid,
     to_epoch_ms,
+    unexpected,
     unread_record,
-    walk_folder,
 )
 from memgui.core.io.records import SKIPPED, TRACE, ImportRecord
+from memgui.core.io.source_files import (
+    MAX_NOTE_BYTES,
+    FileRefused,
+    WalkEntry,
+    count_wanted,
+    named_file,
+    read_bounded,
+    walk_folder,
+)
 from memgui.core.model import (
     SCOPES,
     TYPES,
@@ -57,10 +65,9 @@ KNOWN_KEYS = frozenset(
     | {"createdAt", "created_at", "category"}
 )
 
-_YAML = YAMLHandler()  # python-frontmatter's handler: yaml.CSafeLoader when libyaml is there
 _OPENING = re.compile(r"---[ \t]*(?:([A-Za-z][\w-]*)[ \t]*)?")
 _CLOSING = re.compile(r"^---[ \t]*$", re.MULTILINE)
-_TOP_KEY = re.compile(r"^([^\s#:][^:]*?)[ \t]*:", re.MULTILINE)
+_TOP_KEY = re.compile(r"^([^\s#:][^:\n]*?)[ \t]*:", re.MULTILINE)  # within its line
 
 
 def is_markdown(name: str) -> bool:
@@ -104,11 +111,10 @@ def parse_note(text: str, relative: str) -> Note:
     language = (opening.group(1) or "yaml").lower()
     if language not in ("yaml", "yml"):
         return Note(relative, {}, text[body_start:], body_line, ignored_language=language)
-    key_lines = {
-        m.group(1): front_text.count("\n", 0, m.start()) + 2 for m in _TOP_KEY.finditer(front_text)
-    }
     try:
-        front = _YAML.load(front_text)
+        front = load_front_matter(front_text)
+    except FrontMatterRefused as refused:
+        raise FrontMatterError(refused.reason, refused.line + 1 if refused.line else 1) from None
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         line = mark.line + 2 if mark is not None else 1
@@ -124,9 +130,19 @@ def parse_note(text: str, relative: str) -> Note:
     if not isinstance(front, dict):
         kind = type(front).__name__
         raise FrontMatterError(f"front matter must be a mapping of keys (got a {kind})", 1)
-    return Note(
-        relative, {str(k): v for k, v in front.items()}, text[body_start:], body_line, key_lines
-    )
+    front = {str(k): v for k, v in front.items()}
+    return Note(relative, front, text[body_start:], body_line, _key_lines(front_text))
+
+
+def _key_lines(front_text: str) -> dict[str, int]:
+    """The file line of each top-level key (counted as the keys come: once over the text)."""
+    lines: dict[str, int] = {}
+    line, counted = 2, 0  # the block starts on the file's second line
+    for match in _TOP_KEY.finditer(front_text):
+        line += front_text.count("\n", counted, match.start())
+        counted = match.start()
+        lines[match.group(1)] = line
+    return lines
 
 
 def front_tags(value: object, keep_hash: bool = False) -> list[str]:
@@ -256,8 +272,9 @@ def load_note(entry: WalkEntry) -> Note | ImportRecord:
     """Read one file: its Note, or an error/refused record saying why it could not be read."""
     source = f"{entry.relative}:1"
     try:
-        with open(entry.path, "rb") as file:
-            data = file.read()
+        data = read_bounded(entry.path, MAX_NOTE_BYTES, entry.identity)
+    except FileRefused as refused:
+        return ImportRecord(source, TRACE).refuse("content", refused.reason, refused.size)
     except OSError as error:
         return ImportRecord(source, TRACE).fail(f"could not be read: {error.strerror}")
     try:
@@ -278,7 +295,7 @@ def read_notes(
     """Walk a folder (or read one note) and turn each note into records, one file at a time."""
     root = Path(path)
     if root.is_file():
-        entries: Iterable[WalkEntry] = [WalkEntry(str(root), root.name, is_markdown(root.name))]
+        entries: Iterable[WalkEntry] = [named_file(root, is_markdown)]
         total = 1
     elif root.is_dir():
         total = count_wanted(root, is_markdown)
@@ -291,11 +308,12 @@ def read_notes(
         if not entry.wanted:
             yield unread_record(entry.relative, entry.why_unread, file=entry.relative)
             continue
-        loaded = load_note(entry)
-        if isinstance(loaded, ImportRecord):
-            yield loaded
-        else:
-            yield from to_records(loaded)
+        try:
+            loaded = load_note(entry)
+            notes = [loaded] if isinstance(loaded, ImportRecord) else list(to_records(loaded))
+        except Exception as exc:  # a note no rule foresaw is lost alone, never the import
+            notes = [unexpected(ImportRecord(f"{entry.relative}:1", TRACE), exc)]
+        yield from notes
         done += 1
         if done % PROGRESS_EVERY == 0:
             yield Progress(done, total, f"read {done} of {total} {what}")

@@ -40,6 +40,7 @@ _COMMENT = re.compile(r"%%.*?(?:%%|\Z)", re.DOTALL)
 _RELATED_HEAD = "\n\n**Related:**\n"
 _RELATED_ITEM = re.compile(r"- \[\[(.+?)\]\](?:\n|\Z)", re.DOTALL)
 _TAG_LINE = re.compile(r"#\S+(?: #\S+)*")
+_LINK_MARK = re.compile(r"\[\[|\]\]|\n")
 
 
 def link_target(inner: str) -> str:
@@ -103,6 +104,24 @@ def _fence_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+class _OpenLinks:
+    """Whether a place follows a `[[` that its line has not closed with `]]`, asked in order
+    (one pass over the text: looking back from each tag took time squared on a long line)."""
+
+    def __init__(self, text: str) -> None:
+        self._marks = _LINK_MARK.finditer(text)
+        self._next = next(self._marks, None)
+        self._open = False
+
+    def at(self, position: int) -> bool:
+        mark = self._next
+        while mark is not None and mark.start() < position:
+            self._open = mark.group() == "[["  # a `]]` or the line's end closes it
+            mark = next(self._marks, None)
+        self._next = mark
+        return self._open
+
+
 def scan_markdown(text: str, first_line: int) -> Scan:
     """Tags, wikilinks and embeds of a note's text, outside code and comments."""
     found = Scan()
@@ -129,12 +148,12 @@ def scan_markdown(text: str, first_line: int) -> Scan:
                 bucket = found.embeds if at and text[at - 1] == "!" else found.links
                 bucket.append((target, line_of(match.start())))
     if "#" in text:
+        inside_link = _OpenLinks(text)
         for match in _TAG.finditer(text):
             at = match.start()
             if at and not text[at - 1].isspace():
                 continue  # `page#part`, `[[#Heading]]`: not a tag
-            line_start = text.rfind("\n", 0, at) + 1
-            if text.rfind("[[", line_start, at) > text.rfind("]]", line_start, at):
+            if inside_link.at(at):
                 continue  # inside a wikilink: `[[Note|the #1 pick]]`
             name = match.group(1).rstrip("/-")
             if name and is_tag(name):

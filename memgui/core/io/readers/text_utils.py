@@ -1,4 +1,4 @@
-"""Helpers the text-format readers share: walking a folder, line endings, hashes, times.
+"""Helpers the text-format readers share: line endings, hashes, times, unread records.
 
 Nothing here touches a brain. Every function is pure or reads one file at a time, so the
 readers built on them stream and can be cancelled between files.
@@ -7,15 +7,15 @@ readers built on them stream and can be cancelled between files.
 from __future__ import annotations
 
 import hashlib
-import os
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 from datetime import UTC, date, datetime, time
-from pathlib import Path
 from typing import Any
 
 from memgui.core.errors import InvalidArgument
 from memgui.core.io.records import SKIPPED, UNREAD, ImportRecord
+from memgui.core.model import shown
+
+INT64 = 2**63  # SQLite's integers are 64-bit
 
 PROGRESS_EVERY = 100  # files (or rows) between two Progress events
 
@@ -54,34 +54,48 @@ def refuse_invalid(record: ImportRecord, error: InvalidArgument) -> ImportRecord
 def to_epoch_ms(field_name: str, value: object) -> int:
     """Epoch milliseconds from an int, a numeric string, a date or an ISO 8601 text.
 
-    A naive date or time is read as UTC. Anything else raises InvalidArgument: a time that
-    cannot be read is refused, never silently replaced by "now".
+    A naive date or time is read as UTC. Anything else, and a time past SQLite's 64-bit
+    integers, raises InvalidArgument: a time that cannot be read is refused, never silently
+    replaced by "now", and never taken by the plan only to fail the commit.
     """
-    problem = f"must be epoch milliseconds or an ISO 8601 date (got {value!r})"
+    ms = _epoch_ms(field_name, value)
+    if not -INT64 <= ms < INT64:
+        raise InvalidArgument(
+            field_name, f"must be epoch milliseconds within ±2**63 (got {shown(value)})", value
+        )
+    return ms
+
+
+def _epoch_ms(field_name: str, value: object) -> int:
     if isinstance(value, bool):
-        raise InvalidArgument(field_name, problem, value)
+        raise _not_a_time(field_name, value)
     if isinstance(value, int):
         return value
     if isinstance(value, float):
         if value != value or value in (float("inf"), float("-inf")):
-            raise InvalidArgument(field_name, problem, value)
+            raise _not_a_time(field_name, value)
         return int(value)
     if isinstance(value, datetime):
         moment = value if value.tzinfo else value.replace(tzinfo=UTC)
         return int(moment.timestamp() * 1000)
     if isinstance(value, date):
-        return to_epoch_ms(field_name, datetime.combine(value, time()))
+        return _epoch_ms(field_name, datetime.combine(value, time()))
     if isinstance(value, str):
         text = value.strip()
         try:
-            return to_epoch_ms(field_name, float(text) if "." in text else int(text))
+            return _epoch_ms(field_name, float(text) if "." in text else int(text))
         except ValueError:
             pass
         try:
-            return to_epoch_ms(field_name, datetime.fromisoformat(text))
+            return _epoch_ms(field_name, datetime.fromisoformat(text))
         except ValueError:
             pass
-    raise InvalidArgument(field_name, problem, value)
+    raise _not_a_time(field_name, value)
+
+
+def _not_a_time(field_name: str, value: object) -> InvalidArgument:
+    problem = f"must be epoch milliseconds or an ISO 8601 date (got {shown(value)})"
+    return InvalidArgument(field_name, problem, value)
 
 
 def json_safe(value: Any) -> Any:
@@ -98,59 +112,21 @@ def json_safe(value: Any) -> Any:
 
 
 def decode_text(data: bytes) -> str:
-    """UTF-8 text without a leading BOM; raises UnicodeDecodeError for other encodings."""
+    """UTF-8 text without a leading BOM; raises UnicodeDecodeError for other encodings.
+
+    A NUL byte counts as not text: UTF-8 text never holds one, while UTF-16 text and
+    binary files are full of them (and UTF-16 without a BOM would decode as UTF-8)."""
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        raise UnicodeDecodeError("utf-8", data, nul, nul + 1, "a NUL byte: not text")
     text = data.decode("utf-8")
     return text[1:] if text.startswith("\ufeff") else text
 
 
 def describe_decode_error(error: UnicodeDecodeError) -> str:
     bad = error.object[error.start : error.start + 1].hex()
-    return f"is not UTF-8 text (byte 0x{bad} at offset {error.start})"
-
-
-@dataclass(frozen=True)
-class WalkEntry:
-    path: str
-    relative: str  # POSIX path below the root, what a person sees
-    wanted: bool  # a file of the reader's format (else listed as unread)
-    why_unread: str = ""
-
-
-def walk_folder(root: Path, wanted: Callable[[str], bool]) -> Iterator[WalkEntry]:
-    """Every entry below `root` in a stable order, one directory read at a time.
-
-    Hidden files and folders (`.obsidian`, `.git`, `.DS_Store`) and links to folders are
-    listed once, unread, and not entered: a vault's settings are not notes, and a linked
-    folder may loop or lead outside the vault.
-    """
-    top = os.fspath(root)
-    cut = len(os.path.join(top, ""))
-    stack = [top]
-    while stack:
-        folder = stack.pop()
-        try:
-            with os.scandir(folder) as scan:
-                entries = sorted(scan, key=lambda e: e.name)
-        except OSError as error:
-            relative = folder[cut:].replace(os.sep, "/")
-            yield WalkEntry(folder, relative, False, f"folder could not be read: {error.strerror}")
-            continue
-        subfolders: list[str] = []
-        for entry in entries:
-            relative = entry.path[cut:].replace(os.sep, "/")
-            if entry.name.startswith("."):
-                kind = "folder" if entry.is_dir() else "file"
-                yield WalkEntry(entry.path, relative, False, f"hidden {kind}, not read")
-            elif entry.is_dir(follow_symlinks=False):
-                subfolders.append(entry.path)
-            elif entry.is_dir():
-                yield WalkEntry(entry.path, relative, False, "link to a folder, not followed")
-            elif wanted(entry.name):
-                yield WalkEntry(entry.path, relative, True)
-            else:
-                suffix = os.path.splitext(entry.name)[1].lower() or "no extension"
-                yield WalkEntry(entry.path, relative, False, f"not a note ({suffix}), not read")
-        stack.extend(reversed(subfolders))
+    what = " (a NUL byte)" if bad == "00" else ""
+    return f"is not UTF-8 text (byte 0x{bad}{what} at offset {error.start})"
 
 
 def unread_record(source: str, reason: str, **fields: Any) -> ImportRecord:
@@ -158,6 +134,15 @@ def unread_record(source: str, reason: str, **fields: Any) -> ImportRecord:
     return ImportRecord(source=source, kind=UNREAD, fields=fields, verdict=SKIPPED, reason=reason)
 
 
-def count_wanted(root: Path, wanted: Callable[[str], bool]) -> int:
-    """How many files a walk will read: the total of the Progress events."""
-    return sum(1 for entry in walk_folder(root, wanted) if entry.wanted)
+UNEXPECTED = "could not be read: its reader did not expect what it holds"
+
+
+def unexpected(record: ImportRecord, error: Exception) -> ImportRecord:
+    """The record of a unit (a conversation, a note, a row) whose reading raised what no rule
+    of its reader foresaw: that unit alone is lost, with what went wrong, and reading goes
+    on. The tests keep every reader from coming here (see tests/fuzz)."""
+    return record.fail(unexpected_reason(error))
+
+
+def unexpected_reason(error: Exception) -> str:
+    return f"{UNEXPECTED} ({type(error).__name__}: {str(error)[:200]})"
