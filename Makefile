@@ -18,7 +18,7 @@ SYSTEM_PACKAGES := appstream desktop-file-utils libglib2.0-bin shared-mime-info 
 	libxcb-icccm4 libxcb-image0 libxcb-keysyms1 libxcb-randr0 libxcb-render-util0 \
 	libxcb-shape0 libxcb-xkb1
 
-.PHONY: run test check lint types format bench resources clean package package-test \
+.PHONY: run test check lint types format bench bench-agentos resources clean package package-test \
 	install-desktop screenshots system-packages
 
 $(STAMP): pyproject.toml
@@ -110,6 +110,11 @@ screenshots: $(STAMP)
 BENCH_ARGS ?=
 bench: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m tests.bench.run_all $(BENCH_ARGS)
+
+# add, search, update and delete against the real AgentOS tools at 5k and 20k traces, in one
+# run, with AgentOS's p50 over memgui's per op (tests/bench/bench_agentos_ops.py; minutes).
+bench-agentos: $(STAMP)
+	$(BIN)/python -m tests.bench.bench_agentos_ops $(AGENTOS_BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) .npm-cache .import_linter_cache .mypy_cache build dist *.egg-info

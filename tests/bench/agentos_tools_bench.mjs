@@ -1,7 +1,9 @@
 // Times the real AgentOS package's memory tools on a brain, in process (no transport).
 //
-// usage: node agentos_tools_bench.mjs <brain path> <brainId> <json {"adds": [...], "queries": [...]}>
-// prints: {"memory_add": [seconds...], "memory_search": [seconds...], "hits": n}
+// usage: node agentos_tools_bench.mjs <brain path> <brainId> <json {"adds": [...], "queries": [...],
+//        "updates": [{"traceId", "content"}...] (optional), "deletes": [traceId...] (optional)}>
+// prints: {"memory_add": [seconds...], "memory_search": [...], "memory_update": [...],
+//          "memory_delete": [...], "hits": n}
 //
 // The caller sets AGENTOS_NODE_MODULES to the `npm install --prefix` folder holding the package.
 import { readFileSync } from 'node:fs';
@@ -44,5 +46,19 @@ const [searches, hits] = await timed(
   'memory_search',
   work.queries.map((query) => ({ query, limit: 10 })),
 );
+// Optional: {"updates": [{"traceId", "content"}...], "deletes": [traceId...]}, after the rest.
+const [updates] = await timed('memory_update', work.updates ?? []);
+const [deletes] = await timed(
+  'memory_delete',
+  (work.deletes ?? []).map((traceId) => ({ traceId })),
+);
 await memory.close();
-process.stdout.write(JSON.stringify({ memory_add: adds, memory_search: searches, hits }));
+process.stdout.write(
+  JSON.stringify({
+    memory_add: adds,
+    memory_search: searches,
+    memory_update: updates,
+    memory_delete: deletes,
+    hits,
+  }),
+);

@@ -2,9 +2,10 @@
 
 FTS5 writes a new index segment at every commit (about 0.3 ms per index here), which would
 dominate a single `add`. So a write only records the row as pending, in the same
-transaction; pending rows enter both indexes together when enough have gathered, before
-any search, and when the brain is closed. The pending table keeps the text each row had
-when it was last indexed, which an external-content FTS5 table needs to delete it.
+transaction; pending rows enter both indexes together when a few have gathered
+(`FLUSH_AFTER`), before any search, and when the brain is closed. The pending table keeps
+the text each row had when it was last indexed, which an external-content FTS5 table needs
+to delete it.
 """
 
 from __future__ import annotations
@@ -24,7 +25,10 @@ from memgui.core.storage.db import Database
 
 log = logging.getLogger(__name__)
 
-FLUSH_AFTER = 256
+# Few enough that the write which indexes them stays short on a big brain (256 took 90 ms
+# of CPU, 250-300 ms on the clock, at 1M traces; 32 take 2-9 ms), enough to spare most adds
+# the index segment a commit writes (docs/performance.md, "Writes without stalls").
+FLUSH_AFTER = 32
 
 PENDING_TABLE = """
 CREATE TABLE IF NOT EXISTS memgui_fts_pending (

@@ -305,6 +305,15 @@ def sync_rows(conn: apsw.Connection, brain_id: str, rowids: Iterable[int]) -> No
     log_changes(conn, brain_id, rowids)
 
 
+def drop_rows(conn: apsw.Connection, brain_id: str, rowids: list[int]) -> None:
+    """`sync_rows` for rows that just left the index (forgotten, text unchanged): no row,
+    pin or BLOB to read, since nothing of theirs is indexed again."""
+    if index_dimensions(conn) is not None:
+        load_sqlite_vec(conn)
+        conn.executemany(f"DELETE FROM {VEC_TABLE} WHERE rowid = ?", ((r,) for r in rowids))
+    log_changes(conn, brain_id, rowids)
+
+
 def reindex(
     conn: apsw.Connection, brain_id: str, chunk: int = 2000
 ) -> Generator[Progress, None, int]:

@@ -370,10 +370,33 @@ def insert_traces(
     db.conn.executemany(
         "INSERT INTO memgui_journal (brain_id, at, actor, batch_id, op, trace_id, before, after) "
         "VALUES (?, ?, ?, ?, ?, ?, NULL, ?)",
-        [(brain_id, at, batch.actor, batch.batch_id, op, s["id"], dumps(s)) for s in snaps],
+        [
+            (brain_id, at, batch.actor, batch.batch_id, op, snap["id"], _snapshot_json(snap, row))
+            for snap, row in zip(snaps, rows, strict=True)
+        ],
     )
     batch.events += [(TRACE, snap["id"], False, True) for snap in snaps]
     return rowids
+
+
+_TAGS_AT, _EMOTIONS_AT, _METADATA_AT = (
+    _INSERT_COLUMNS.split(", ").index(name) for name in ("tags", "emotions", "metadata")
+)
+
+
+def _snapshot_json(snap: dict[str, Any], row: tuple[Any, ...]) -> str:
+    """The journal's JSON of a new trace, its JSON columns taken as the row holds them:
+    each record's tags, emotions and metadata are serialised once, not again for the journal."""
+    spliced = dict(
+        snap,
+        tags=orjson.Fragment(row[_TAGS_AT]),
+        emotions=orjson.Fragment(row[_EMOTIONS_AT]),
+        metadata=orjson.Fragment(row[_METADATA_AT]),
+    )
+    try:
+        return orjson.dumps(spliced).decode()
+    except TypeError:  # what orjson refuses, `dumps` writes as json does
+        return dumps(snap)
 
 
 _PAUSE_FROM_ROWS = 500  # fewer rows: the two DDL statements cost more than they save
@@ -436,6 +459,9 @@ def update_trace(
 ) -> None:
     """Write `after` over the row; reindex and drop a stale vector when the text changed."""
     text_changed = prepare_update(before, after)
+    if after["deleted"] and all(after[k] == before[k] for k in _KEPT_BY_TRASHING):
+        _trash_trace(db, batch, brain_id, rowid, before, after, op, journaled)
+        return
     if text_changed or after["tags"] != before["tags"]:
         fulltext.mark_changed(db, rowid)
     db.conn.execute(
@@ -467,6 +493,37 @@ def update_trace(
     )
     if text_changed or after["deleted"] != before["deleted"]:
         vectors.sync_rows(db.conn, brain_id, [rowid])
+    if journaled:
+        journal(db, batch, brain_id, op, after["id"], before, after)
+
+
+# What a forget leaves as it was: only `deleted`, `version`, `updated_at` (and the metadata
+# as every write prepares it) are written.
+_KEPT_BY_TRASHING = (
+    "type", "scope", "scope_id", "content", "strength", "created_at", "last_accessed",
+    "retrieval_count", "tags", "emotions", "expires_at", "category", "embedding_status",
+)  # fmt: skip
+
+
+def _trash_trace(
+    db: Database,
+    batch: WriteBatch,
+    brain_id: str,
+    rowid: int,
+    before: dict[str, Any],
+    after: dict[str, Any],
+    op: str,
+    journaled: bool,
+) -> None:
+    """`update_trace` for a forget: four columns written, the text's indexes untouched (a
+    search filters out the forgotten) and the vector dropped without reading the row."""
+    db.conn.execute(
+        "UPDATE memory_traces SET deleted = 1, version = ?, updated_at = ?, metadata = ? "
+        "WHERE rowid = ?",
+        (after["version"], after["updated_at"], dumps(after["metadata"]), rowid),
+    )
+    if not before["deleted"]:
+        vectors.drop_rows(db.conn, brain_id, [rowid])
     if journaled:
         journal(db, batch, brain_id, op, after["id"], before, after)
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import orjson
 
 from memgui.core.errors import Conflict, InvalidArgument, NotFound
-from memgui.core.model import Trace, check_id, shown
+from memgui.core.model import Trace, changes_of, check_id, shown
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
@@ -84,8 +84,18 @@ def update_live(
 def forget_live(
     ctx: ToolContext, trace_id: str, expect_version: int | None, *, as_read: bool = False
 ) -> Trace | None:
-    """`on_live_trace` for a forget: the trace forgotten, or None if there was no live one."""
+    """`on_live_trace` for a forget: the trace forgotten, or None if there was no live one.
+
+    Without a version to compare, the forget reads the row in its own transaction: no read
+    before it (a forgotten trace is left as it is, and nothing changed says there was no
+    live one)."""
     brain = ctx.brain
+    if expect_version is None:
+        try:
+            trace = brain.forget(trace_id, actor=ctx.actor)
+        except NotFound:
+            return None
+        return trace if changes_of(trace) else None
     return on_live_trace(
         brain,
         trace_id,

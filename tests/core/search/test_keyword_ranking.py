@@ -126,6 +126,10 @@ def test_the_ranking_follows_every_change_of_a_words_document_count(brain: Brain
 
 
 def test_the_oldest_best_match_is_found_among_many(brain: Brain) -> None:
+    # A word in every trace weighs next to nothing in bm25 (FTS5 floors its IDF), so the
+    # blend's strength decides: one clock for all, or a slow add run decays the oldest more.
+    moment = brain.now()
+    brain.clock = lambda: moment
     with brain.batch():
         oldest_best = brain.add("harbour harbour harbour harbour")
         for n in range(400):
