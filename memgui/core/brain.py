@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +50,7 @@ from memgui.core.model import (
     with_changes,
 )
 from memgui.core.progress import run_to_end
+from memgui.core.scopes import SweepReport
 from memgui.core.search import cognitive, fulltext, hybrid, searching, vectors
 from memgui.core.search.embed import unpack_vector
 from memgui.core.search.semantic import MeaningSearch, SemanticSearch
@@ -63,17 +63,6 @@ ORDER_COLUMNS = reads.ORDER_COLUMNS  # the sort keys of `list_traces` and `list_
 MAX_JOURNAL_LIMIT = 10_000  # rows per journal_since call (the app pages by 200)
 EMBED_NOW_MAX = 32  # traces a revert embeds in the call; more wait for the backfill
 MAX_WRITE_WAIT_S = 86_400.0  # a day: a write waits for another's lock at most so long
-
-
-@dataclass(frozen=True)
-class SweepReport:
-    expired: int
-    embedded: int = 0
-    # What the expiry changed (the traces removed, their links and graph rows).
-    changes: Changes = field(default=Changes(kind="expire"), compare=False, repr=False)
-
-    def to_json(self) -> dict[str, int]:
-        return {"expired": self.expired, "embedded": self.embedded}
 
 
 class Brain(BrainFile):

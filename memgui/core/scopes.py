@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from memgui.core.changes import ChangesWithCount, with_count
+from memgui.core.changes import Changes, ChangesWithCount, with_count
 from memgui.core.errors import InvalidArgument
 from memgui.core.graph import node_properties
 from memgui.core.model import SCOPES, check_choice, check_text
@@ -120,6 +121,19 @@ def _refile_graph_copy(
         {"id": trace_id, "properties": properties},
         {"id": trace_id, "properties": dict(properties, scopeId=scope_id)},
     )
+
+
+@dataclass(frozen=True)
+class SweepReport:
+    """What `Brain.sweep` did: the traces expired and those embedded."""
+
+    expired: int
+    embedded: int = 0
+    # What the expiry changed (the traces removed, their links and graph rows).
+    changes: Changes = field(default=Changes(kind="expire"), compare=False, repr=False)
+
+    def to_json(self) -> dict[str, int]:
+        return {"expired": self.expired, "embedded": self.embedded}
 
 
 def expire(brain: BrainContext, actor: str) -> ChangesWithCount:

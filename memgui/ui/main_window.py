@@ -26,7 +26,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memgui.core.brain import Brain
 from memgui.core.model import Changes, Facets, TraceFilter
 from memgui.core.progress import Progress
 from memgui.ui.actions import build_actions
@@ -48,6 +47,7 @@ from memgui.ui.views.search_bar import SearchBar
 from memgui.ui.views.trace_table_view import TraceTableView
 from memgui.ui.views.welcome_page import WelcomePage
 from memgui.ui.window.brain_files import BrainFiles
+from memgui.ui.window.brain_tips import READ_ONLY_TIP, foreign_triggers_tip, read_only_tip
 from memgui.ui.window.context_menus import ContextMenus
 from memgui.ui.window.import_export_actions import install_import_export
 from memgui.ui.window.live_refresh import LiveWatcher
@@ -75,31 +75,6 @@ def _info_job(
         return reader.info(), reader.facets(deleted=trash)
     finally:
         reader.close()
-
-
-READ_ONLY_TIP = (
-    "This file cannot be written (no write permission, or read-only media): "
-    "memories can be read and searched, not changed or imported"
-)
-
-
-def read_only_tip(brain: Brain) -> str:
-    """Why the window's brain is read-only: its file's mode, or what the brain says."""
-    why = brain.db.readonly_reason
-    if why is None:
-        return READ_ONLY_TIP
-    return f"This brain {why}: memories can be read and searched, not changed or imported"
-
-
-def foreign_triggers_tip(brain: Brain) -> str:
-    """What the triggers another program put in the brain mean for the person."""
-    if not brain.foreign_triggers:
-        return ""
-    return (
-        f"This brain holds triggers memgui did not make ({', '.join(brain.foreign_triggers)}). "
-        "They run on every change to it, memgui's included, and may alter or refuse what you "
-        "save; a SQLite export leaves them out."
-    )
 
 
 class MainWindow(QMainWindow):

@@ -35,6 +35,7 @@ BENCHMARKS: dict[str, tuple[list[str], list[str]]] = {
     "bench_backfill": ([], ["--traces", "1000"]),
     "bench_import": ([], ["--traces", "2000", "--jsonl", "5000", "--chatgpt-mb", "5"]),
     "bench_import_floor": ([], ["--records", "5000"]),
+    "bench_export": ([], ["--traces", "5000", "--rounds", "1"]),
     "bench_import_ui": ([], ["--runs", "1"]),
     "bench_ui": ([], ["--traces", "20000", "--runs", "1"]),
     "bench_graph": ([], ["--traces", "30000", "--overview-traces", "5000", "--runs", "1"]),

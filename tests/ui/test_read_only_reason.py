@@ -8,7 +8,7 @@ import shutil
 import apsw
 
 from memgui.core.brain import Brain
-from memgui.ui.main_window import READ_ONLY_TIP
+from memgui.ui.window.brain_tips import READ_ONLY_TIP
 from tests.support.paths import SHARED
 from tests.support.window import open_window
 

@@ -370,10 +370,33 @@ def insert_traces(
     db.conn.executemany(
         "INSERT INTO memgui_journal (brain_id, at, actor, batch_id, op, trace_id, before, after) "
         "VALUES (?, ?, ?, ?, ?, ?, NULL, ?)",
-        [(brain_id, at, batch.actor, batch.batch_id, op, s["id"], dumps(s)) for s in snaps],
+        [
+            (brain_id, at, batch.actor, batch.batch_id, op, snap["id"], _snapshot_json(snap, row))
+            for snap, row in zip(snaps, rows, strict=True)
+        ],
     )
     batch.events += [(TRACE, snap["id"], False, True) for snap in snaps]
     return rowids
+
+
+_TAGS_AT, _EMOTIONS_AT, _METADATA_AT = (
+    _INSERT_COLUMNS.split(", ").index(name) for name in ("tags", "emotions", "metadata")
+)
+
+
+def _snapshot_json(snap: dict[str, Any], row: tuple[Any, ...]) -> str:
+    """The journal's JSON of a new trace, its JSON columns taken as the row holds them:
+    each record's tags, emotions and metadata are serialised once, not again for the journal."""
+    spliced = dict(
+        snap,
+        tags=orjson.Fragment(row[_TAGS_AT]),
+        emotions=orjson.Fragment(row[_EMOTIONS_AT]),
+        metadata=orjson.Fragment(row[_METADATA_AT]),
+    )
+    try:
+        return orjson.dumps(spliced).decode()
+    except TypeError:  # what orjson refuses, `dumps` writes as json does
+        return dumps(snap)
 
 
 _PAUSE_FROM_ROWS = 500  # fewer rows: the two DDL statements cost more than they save

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 from pathlib import Path
 from typing import Any
@@ -428,3 +429,44 @@ def test_a_device_or_a_pipe_as_a_source_is_named_as_such(brain: Brain, tmp_path:
         with pytest.raises(InvalidArgument, match="not a regular file") as refused:
             make_plan(brain, source, format="json")
         assert str(source) in str(refused.value)
+
+
+@pytest.fixture
+def collector_on():
+    was = gc.isenabled()
+    gc.enable()
+    yield
+    if not was:
+        gc.disable()
+
+
+def fifty_memories(tmp_path: Path) -> Path:
+    return write_jsonl(
+        tmp_path / "memories.jsonl", [("DECISION", f"s{n}", None) for n in range(50)]
+    )
+
+
+@pytest.mark.usefixtures("collector_on")
+def test_the_collector_stays_paused_between_steps_and_runs_again_after(
+    brain: Brain, tmp_path: Path
+) -> None:
+    # Paused step by step, it ran between steps and walked every record read so far.
+    job = plan(brain, fifty_memories(tmp_path), format="jsonl")
+    between_steps = []
+    try:
+        while True:
+            assert isinstance(next(job), Progress)
+            between_steps.append(gc.isenabled())
+    except StopIteration as done:
+        assert done.value.counts["new"] == 50
+    assert between_steps and not any(between_steps)
+    assert gc.isenabled()
+
+
+@pytest.mark.usefixtures("collector_on")
+def test_closing_a_plan_midway_runs_the_collector_again(brain: Brain, tmp_path: Path) -> None:
+    job = plan(brain, fifty_memories(tmp_path), format="jsonl")
+    next(job)
+    assert not gc.isenabled()
+    job.close()
+    assert gc.isenabled()

@@ -49,6 +49,7 @@ from memgui.core.io.exporters.export_common import (
     select_traces,
     unwritable,
 )
+from memgui.core.io.exporters.export_sqlite_pages import clean_copy, copy_pages
 from memgui.core.progress import Job, Progress
 from memgui.core.search import fulltext, vectors
 from memgui.core.storage import leftovers, schema
@@ -195,8 +196,10 @@ def _copy(out: apsw.Connection, table: _Table, selected: Selected, brains: int) 
     copied, last = 0, None
     while True:
         after = "" if last is None else " AND rowid > ?"
+        # Each chunk walks the rowids from where the last one ended: an index on `brain_id`
+        # would make every chunk read the whole table again (and sort it).
         out.execute(
-            f"INSERT INTO main.{quoted} ({into}) SELECT {take} FROM src.{quoted} "
+            f"INSERT INTO main.{quoted} ({into}) SELECT {take} FROM src.{quoted} NOT INDEXED "
             f"WHERE ({where}){after} ORDER BY rowid LIMIT {CHUNK_ROWS}",
             params if last is None else (*params, last),
         )
@@ -216,8 +219,7 @@ def _brain_count(out: apsw.Connection, ordinary: list[str]) -> int:
     return len(found)
 
 
-def _rebuild(out: apsw.Connection, brain_id: str, layout: _Schema, vec_made: bool) -> Job[None]:
-    names = {name for _, name, _ in layout.statements}
+def _rebuild(out: apsw.Connection, brain_id: str, names: set[str], vec_made: bool) -> Job[None]:
     if "memory_traces_fts" in names:
         yield Progress(0, None, "rebuilding the AgentOS full-text index")
         out.execute("INSERT INTO memory_traces_fts(memory_traces_fts) VALUES ('rebuild')")
@@ -271,6 +273,10 @@ def _fill(
     out.execute("PRAGMA journal_mode = OFF")
     out.execute("PRAGMA synchronous = OFF")
     out.execute("PRAGMA foreign_keys = OFF")  # rows are copied as they are
+    if options.selection is None:
+        yield Progress(0, None, "copying the brain file")
+        if copy_pages(out, brain.path, brain.brain_id):
+            return (yield from _clean_page_copy(out, brain))
     out.execute("ATTACH DATABASE ? AS src", (brain.path.resolve().as_uri() + "?mode=ro",))
     out.setbusytimeout(10_000)
     out.execute("BEGIN")
@@ -298,7 +304,8 @@ def _fill(
                 brain.path,
                 ", ".join(source.left_out),
             )
-        yield from _rebuild(out, brain.brain_id, source, vec_made)
+        names = {name for _, name, _ in source.statements}
+        yield from _rebuild(out, brain.brain_id, names, vec_made)
         out.execute("COMMIT")
     except BaseException:
         with contextlib.suppress(apsw.Error):
@@ -306,6 +313,22 @@ def _fill(
         raise
     out.execute("DETACH DATABASE src")
     return traces
+
+
+def _clean_page_copy(out: apsw.Connection, brain: Brain) -> Job[int]:
+    out.execute("BEGIN")
+    try:
+        names = clean_copy(out, brain.path, DERIVED)
+        yield from _rebuild(out, brain.brain_id, names, vectors.VEC_TABLE in names)
+        traces = out.execute(
+            "SELECT count(*) FROM memory_traces WHERE brain_id = ?", (brain.brain_id,)
+        ).get
+        out.execute("COMMIT")
+    except BaseException:
+        with contextlib.suppress(apsw.Error):
+            out.execute("ROLLBACK")
+        raise
+    return int(traces)
 
 
 def _link_into_place(tmp: Path, dest: Path) -> None:

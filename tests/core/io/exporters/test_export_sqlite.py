@@ -163,3 +163,69 @@ def test_triggers_memgui_did_not_make_stay_out_of_the_export(brain: Brain, tmp_p
     with Brain.open(tmp_path / "copy.sqlite", actor="test") as copy:
         assert copy.add("the user's own words").content == "the user's own words"
         assert [t.content for t in copy.list_traces(limit=1)] == ["the user's own words"]
+
+
+def _export_steps(tmp_path: Path, traces: int, monkeypatch: pytest.MonkeyPatch) -> int:
+    """SQLite's virtual-machine steps (in hundreds) the export's own connection ran."""
+    with Brain.open(tmp_path / f"steps{traces}.sqlite") as brain:
+        with brain.batch():
+            for n in range(traces):
+                brain.add(f"trace number {n}")
+        brain.db.conn.execute(  # a second brain in the file: its rows are copied row by row
+            "INSERT INTO memory_traces (brain_id, id, type, scope, content, created_at) "
+            "VALUES ('beta', 'b1', 'episodic', 'user', 'beta text', 1)"
+        )
+        steps = [0]
+
+        def count() -> bool:
+            steps[0] += 1
+            return False  # never interrupts
+
+        def hook(conn: apsw.Connection) -> None:
+            if ".export-tmp-" in conn.filename:
+                conn.setprogresshandler(count, 100)
+
+        monkeypatch.setattr(apsw, "connection_hooks", [*apsw.connection_hooks, hook])
+        result = run(brain, tmp_path / f"steps{traces}-copy.sqlite")
+        monkeypatch.undo()
+    assert result.exported == traces
+    out = read(tmp_path / f"steps{traces}-copy.sqlite")
+    assert out.execute("SELECT count(*) FROM memgui_journal").fetchone()[0] == traces
+    return steps[0]
+
+
+def test_copy_in_chunks_reads_each_row_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Chunks that each searched an index on `brain_id` read the whole table every time: twice
+    # the rows cost four times the work.
+    import memgui.core.io.exporters.export_sqlite as export_sqlite
+
+    monkeypatch.setattr(export_sqlite, "CHUNK_ROWS", 20)
+    small = _export_steps(tmp_path, 400, monkeypatch)
+    monkeypatch.setattr(export_sqlite, "CHUNK_ROWS", 20)
+    large = _export_steps(tmp_path, 1600, monkeypatch)
+    assert large < 6 * small, (small, large)  # linear: about 4x the work for 4x the rows
+
+
+def test_a_file_of_one_brain_is_copied_whole_with_its_derived_data_rebuilt(
+    brain: Brain, tmp_path: Path
+) -> None:
+    brain.add("a memory about harbours", tags=["sea"])
+    brain.add("a memory about lighthouses")
+    pending = "SELECT count(*) FROM memgui_fts_pending"
+    assert brain.db.conn.execute(pending).fetchone()[0] > 0  # not yet in memgui's index
+    brain.db.conn.execute("CREATE TRIGGER hijack AFTER INSERT ON memory_traces BEGIN SELECT 1; END")
+    result = run(brain, tmp_path / "copy.sqlite")
+    assert result.exported == 2
+    assert not (tmp_path / "copy.sqlite-wal").exists()
+    assert stat.S_IMODE((tmp_path / "copy.sqlite").stat().st_mode) == 0o600
+    out = read(tmp_path / "copy.sqlite")
+    assert out.execute(pending).fetchone()[0] == 0
+    assert out.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    names = {r[0] for r in out.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")}
+    assert names == set(schema.MEMGUI_TRIGGER_NAMES)
+    for index in ("memgui_fts", "memory_traces_fts"):
+        match = f"SELECT count(*) FROM {index} WHERE {index} MATCH 'harbours'"
+        assert out.execute(match).fetchone()[0] == 1, index
+    assert rows(out, "memory_traces") == rows(read(brain.path), "memory_traces")
