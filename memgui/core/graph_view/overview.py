@@ -97,4 +97,5 @@ def _linked(db: Database, bid: str) -> int:
     if not ends:
         return 0
     sql = f"WITH ends(id, n) AS ({ends}) SELECT count(DISTINCT id) FROM ends"
-    return db.conn.execute(sql, (bid,)).fetchone()[0]
+    row = db.conn.execute(sql, (bid,)).fetchone()
+    return int(row[0]) if row else 0
