@@ -184,7 +184,8 @@ def refine(
 ) -> Generator[Progress, None, dict[str, Point]]:
     """Forces on the nodes not in `fixed`; yields `LayoutProgress` at most every
     `post_every_s`, returns the final positions (a dict by id)."""
-    order = sorted(set(ids))
+    # One tuple for every step: the window maps these ids to its rows once per layout.
+    order = tuple(sorted(set(ids)))
     index = {node: k for k, node in enumerate(order)}
     xy = np.array([start[i] for i in order], dtype=np.float64).reshape(-1, 2)
     free = np.ones(len(order), dtype=bool)
@@ -204,8 +205,8 @@ def refine(
             now = time.monotonic()
             if now - posted >= post_every_s:
                 posted = now
-                yield LayoutProgress(step + 1, iterations, "laying out", tuple(order), xy.copy())
-    yield LayoutProgress(iterations, iterations, "laid out", tuple(order), xy.copy())
+                yield LayoutProgress(step + 1, iterations, "laying out", order, xy.copy())
+    yield LayoutProgress(iterations, iterations, "laid out", order, xy.copy())
     return {node: (float(xy[k, 0]), float(xy[k, 1])) for k, node in enumerate(order)}
 
 

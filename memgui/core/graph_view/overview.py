@@ -2,7 +2,7 @@
 
 A neighbourhood never reads the whole brain; an overview must, once: the degree of every
 node is counted from the link and edge indexes alone (`GROUP BY` over an index, never a
-row of `memory_traces`), the nodes are ranked by it, and one page — the `size` busiest
+row of `memory_traces`), the nodes are ranked by it in SQLite, and one page — the `size` busiest
 nodes after `page · size` — is read with the edges among them. The answer says how many
 linked nodes there are, for the view's "showing X of Y" badge. Nodes without any link are
 left out: an overview shows how memories hang together.
@@ -10,7 +10,6 @@ left out: an overview shows how memories hang together.
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -20,6 +19,7 @@ from memgui.core.model import check_int_range
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
+    from memgui.core.storage.db import Database
 
 MAX_PAGE_SIZE = 20_000
 
@@ -41,32 +41,61 @@ def overview(brain: Brain, page: int = 0, size: int = 2_000) -> Overview:
     check_int_range("size", size, 1, MAX_PAGE_SIZE)
     check_int_range("page", page, 0, 2**31)
     db, bid, now = brain.db, brain.brain_id, brain.now()
-    counts: Counter[str] = Counter()
     with db.lock:
-        statements = []
-        if rows.has_links(db):
-            statements += [
-                "SELECT from_id, count(*) FROM memory_links WHERE brain_id = ? GROUP BY from_id",
-                "SELECT to_id, count(*) FROM memory_links WHERE brain_id = ? GROUP BY to_id",
-            ]
-        if rows.has_graph(db):
-            statements += [
-                "SELECT source_id, count(*) FROM knowledge_edges WHERE brain_id = ? "
-                "GROUP BY source_id",
-                "SELECT target_id, count(*) FROM knowledge_edges WHERE brain_id = ? "
-                "GROUP BY target_id",
-            ]
-        for sql in statements:
-            for node_id, count in db.conn.execute(sql, (bid,)):
-                counts[node_id] += count
-        ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
-        chosen = [node_id for node_id, _count in ranked[page * size : (page + 1) * size]]
-        nodes = rows.graph_nodes(db, bid, chosen, now)
+        ranked = _ranked_page(db, bid, page, size)
+        degrees = {node_id: degree for node_id, degree, _linked in ranked}
+        linked = ranked[0][2] if ranked else _linked(db, bid)
+        nodes = rows.graph_nodes(db, bid, list(degrees), now)
         found = Neighbourhood()
         found.nodes = {
-            i: replace(nodes[i], degree=counts[i])
-            for i in chosen
+            i: replace(nodes[i], degree=degree)
+            for i, degree in degrees.items()
             if i in nodes and not nodes[i].deleted
         }
         found.edges = rows.edges_among(db, bid, found.nodes)
-    return Overview(found, len(ranked), page, size)
+    return Overview(found, linked, page, size)
+
+
+def _ends(db: Database) -> str:
+    """Each linked node with its count of links or edges, per index: one row per node per index."""
+    parts = []
+    if rows.has_links(db):
+        parts += [
+            "SELECT from_id, count(*) FROM memory_links WHERE brain_id = ?1 GROUP BY from_id",
+            "SELECT to_id, count(*) FROM memory_links WHERE brain_id = ?1 GROUP BY to_id",
+        ]
+    if rows.has_graph(db):
+        parts += [
+            "SELECT source_id, count(*) FROM knowledge_edges WHERE brain_id = ?1 "
+            "GROUP BY source_id",
+            "SELECT target_id, count(*) FROM knowledge_edges WHERE brain_id = ?1 "
+            "GROUP BY target_id",
+        ]
+    return " UNION ALL ".join(parts)
+
+
+def _ranked_page(db: Database, bid: str, page: int, size: int) -> list[tuple[str, int, int]]:
+    """One page of (id, degree, how many nodes are linked), ranked in SQLite, not in Python.
+
+    Each index is grouped in its own order (no sorter); only the sum per node and the top
+    `(page + 1) · size` of them are sorted. The window count rides on the same pass.
+    """
+    ends = _ends(db)
+    if not ends:
+        return []
+    sql = (
+        f"WITH ends(id, n) AS ({ends}) "
+        "SELECT id, sum(n) AS degree, count(*) OVER () FROM ends GROUP BY id "
+        "ORDER BY degree DESC, id LIMIT ?2 OFFSET ?3"
+    )
+    return list(db.conn.execute(sql, (bid, size, page * size)))
+
+
+def _linked(db: Database, bid: str) -> int:
+    """How many nodes are linked, for a page past the last one (its query returns no row)."""
+    ends = _ends(db)
+    if not ends:
+        return 0
+    sql = f"WITH ends(id, n) AS ({ends}) SELECT count(DISTINCT id) FROM ends"
+    row = db.conn.execute(sql, (bid,)).fetchone()
+    return int(row[0]) if row else 0

@@ -26,6 +26,7 @@ LABELS_MOST = 400  # labels drawn at most (the highest degree first)
 EDGE_LABELS_BELOW = 150
 ARROWS_BELOW = 3000
 EDGE_BUDGET = 12_000  # edges drawn at most in one frame
+SMOOTH_EDGES_BELOW = 2000  # edges drawn antialiased and 1.2 px wide (above: one hard pixel)
 MIN_PIXELS = 1.0  # a node's radius on screen never falls below this
 
 
@@ -117,7 +118,10 @@ def _edges(painter: QPainter, frame: Frame, rect: QRectF) -> None:
         length = ((a[rows] - b[rows]) ** 2).sum(axis=1)
         shown = np.zeros_like(shown)
         shown[rows[np.argpartition(length, EDGE_BUDGET)[:EDGE_BUDGET]]] = True
-    painter.setRenderHint(QPainter.RenderHint.Antialiasing, count <= DETAIL_BELOW)
+    # Antialiased wide lines cost ~10× hard pixels: a few hundred nodes in sight can still
+    # have thousands of long edges crossing the canvas, so the edges drawn decide too.
+    smooth = count <= DETAIL_BELOW and min(drawn, EDGE_BUDGET) <= SMOOTH_EDGES_BELOW
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing, smooth)
     painter.setBrush(Qt.BrushStyle.NoBrush)
     arrows = count <= ARROWS_BELOW and view.scale >= 0.5
     labels = int(shown.sum()) <= EDGE_LABELS_BELOW and view.scale >= 0.8
@@ -126,7 +130,7 @@ def _edges(painter: QPainter, frame: Frame, rect: QRectF) -> None:
         if not members.any():
             continue
         pen = QPen(encodings.edge_colour(kind, origin))
-        pen.setWidthF(1.2 if count <= DETAIL_BELOW else 0.0)  # 0: one pixel, the fastest
+        pen.setWidthF(1.2 if smooth else 0.0)  # 0: one pixel, the fastest
         painter.setPen(pen)
         start, end = a[members], b[members]
         painter.drawPath(segments(start, end))

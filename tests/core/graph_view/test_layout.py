@@ -62,5 +62,7 @@ def test_refine_posts_positions_as_it_goes() -> None:
     result = run_to_end(job, steps.append)
     assert all(isinstance(s, LayoutProgress) and s.xy is not None for s in steps)
     assert len(steps) > 10 and steps[-1].ids == tuple(sorted(ids))
+    # One ids tuple for every step: the window maps it to its rows once, not 30 times a second.
+    assert all(s.ids is steps[0].ids for s in steps)
     last = zip(steps[-1].ids, steps[-1].xy, strict=True)
     assert {i: (float(x), float(y)) for i, (x, y) in last} == result

@@ -186,6 +186,16 @@ def test_an_overview_ranks_every_linked_node_by_degree(brain: Brain) -> None:
         gv.overview(brain, size=0)
 
 
+def test_an_overview_breaks_ties_by_id_and_counts_past_its_last_page(brain: Brain) -> None:
+    assert gv.overview(brain).linked == 0  # nothing linked: an empty first page
+    hub, leaves = _star(brain, 4)
+    ranked = [hub, *sorted(leaves)]  # every leaf has degree 1: they follow by id
+    pages = [list(gv.overview(brain, page=p, size=2).found.nodes) for p in range(3)]
+    assert pages == [ranked[:2], ranked[2:4], ranked[4:]]
+    beyond = gv.overview(brain, page=9, size=2)
+    assert beyond.linked == 5 and not beyond.found.nodes
+
+
 def test_a_neighbourhood_holds_every_edge_among_its_nodes(brain: Brain) -> None:
     import random
 
