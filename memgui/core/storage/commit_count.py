@@ -117,6 +117,18 @@ def brain_opened(identity: tuple[int, int] | None) -> None:
         _open_brains[identity] = _open_brains.get(identity, 0) + 1
 
 
+def is_open_here(path: os.PathLike[str] | str) -> bool:
+    """Whether this process has the brain file at `path` open. Such a file must never be
+    opened and closed with plain file calls here: closing any descriptor of a file drops
+    every lock the process holds on it, SQLite's included."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return False
+    with _lock:
+        return (stat.st_dev, stat.st_ino) in _open_brains
+
+
 def brain_closed(identity: tuple[int, int] | None) -> None:
     """A connection opened with `brain_opened` was closed: the `-shm` descriptors kept for
     brains this process no longer has open are closed (nothing of it holds their locks)."""

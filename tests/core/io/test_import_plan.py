@@ -470,3 +470,20 @@ def test_closing_a_plan_midway_runs_the_collector_again(brain: Brain, tmp_path: 
     assert not gc.isenabled()
     job.close()
     assert gc.isenabled()
+
+
+def test_a_brain_open_here_is_refused_as_a_source_and_keeps_its_locks(
+    brain: Brain, brain_path: Path, tmp_path: Path
+) -> None:
+    """Closing any descriptor of a file drops every lock this process holds on it: the
+    planner never opens a brain this program has open, itself included."""
+    other_path = tmp_path / "other.sqlite"
+    with Brain.open(other_path) as other:
+        other.add("kept in the other brain")
+        for source in (brain_path, other_path):
+            start = brain.last_journal_id()
+            with pytest.raises(InvalidArgument, match="is a brain this program has open"):
+                make_plan(brain, source)
+            assert brain.last_journal_id() == start
+    # Closed, the other brain is a source like any other.
+    assert [verdict for verdict, _ in verdicts(make_plan(brain, other_path))] == [NEW]

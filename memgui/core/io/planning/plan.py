@@ -33,6 +33,7 @@ from memgui.core.io.records import (
     ImportRecord,
 )
 from memgui.core.progress import Cancelled, Job, Progress, gc_paused
+from memgui.core.storage import commit_count
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
@@ -115,6 +116,14 @@ def _check_readable(source: Path) -> None:
         raise InvalidArgument(
             "path",
             f"is not a regular file or folder (a device, pipe or socket; got '{source}')",
+            str(source),
+        )
+    if source.is_file() and commit_count.is_open_here(source):
+        # Reading it with plain file calls would drop this program's locks on it.
+        raise InvalidArgument(
+            "path",
+            f"is a brain this program has open: import a copy of it, made by memgui export "
+            f"or while it is closed (got '{source}')",
             str(source),
         )
     try:
