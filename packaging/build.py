@@ -4,7 +4,7 @@
 
 1. PyInstaller freezes `memgui.spec` into `dist/memgui/` (the program `dist/memgui/memgui`,
    Python, Qt and the libraries under `_internal/`); its working files go to
-   `build/package/work/`.
+   `build/package/work`.
 2. The licence report (`licences.py`) is written into the folder: `LICENCES.md`,
    `licences.json`, `licences/`. A GPL-only component fails the build.
 3. The folder is packed as the download, `dist/memgui-<version>-linux-<machine>.tar.gz`.

@@ -38,8 +38,8 @@ from tests.support.paths import ROOT
 MODEL = "nomic-embed-text"
 TEXT = "the vehicle motor failed again on a cold morning"
 SERVER = (
-    "import time; from tests.support.ollama_server import FakeOllama; "
-    "print(FakeOllama().start().url, flush=True); time.sleep(3600)"
+    "import sys; from tests.support.ollama_server import FakeOllama; "
+    "print(FakeOllama().start().url, flush=True); sys.stdin.read()"  # until the bench ends
 )
 
 
@@ -152,7 +152,11 @@ def main() -> None:
     else:
         with_asyncio = True
     server = subprocess.Popen(
-        [sys.executable, "-c", SERVER], cwd=ROOT, stdout=subprocess.PIPE, text=True
+        [sys.executable, "-c", SERVER],
+        cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
         url = (server.stdout.readline() if server.stdout else "").strip()

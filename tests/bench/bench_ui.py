@@ -41,6 +41,7 @@ from memgui.ui import heap  # noqa: E402
 from memgui.ui.main_window import MainWindow  # noqa: E402
 from memgui.ui.session import BrainSession  # noqa: E402
 from tests.bench.common import cached_brain, emit, fill_traces  # noqa: E402
+from tests.bench.qt_wait import wait_until  # noqa: E402
 
 PROBE_MS = 5
 CHUNK = 50_000
@@ -147,12 +148,7 @@ class PaintWatch(QObject):
 
 
 def wait(app: QApplication, until, timeout_s: float = 120.0) -> None:
-    deadline = time.perf_counter() + timeout_s
-    while not until():
-        if time.perf_counter() > deadline:
-            raise TimeoutError("the app did not get there in time")
-        app.processEvents()
-        time.sleep(0.0005)
+    wait_until(app, until, timeout_s)
 
 
 def settled(window: MainWindow) -> bool:

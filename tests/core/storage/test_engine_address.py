@@ -3,6 +3,8 @@ shows its password."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from memgui.core.errors import InvalidArgument
@@ -16,7 +18,7 @@ from memgui.core.storage.engine import is_postgres_address, parse_postgres_addre
         ("postgres://h/db?brain_id=a", True),
         ("POSTGRESQL://h/db", True),
         ("brain.sqlite", False),
-        ("/home/me/postgresql/brain.sqlite", False),
+        (str(Path.cwd() / "postgresql" / "brain.sqlite"), False),  # an absolute path
         ("postgresql:brain.sqlite", False),  # a file whose name has a colon
         ("", False),
     ],
