@@ -335,7 +335,9 @@ class Database:
             return 0
         if not set(schema.SCHEMA_2_TRIGGER_NAMES) <= self._triggers:
             return 1
-        return 3 if self._fts_has_title() else 2
+        # Schemas 3 and 5 differ in the journal rows memgui writes, and a file without meta
+        # rows has had none written: it is of the newer.
+        return 5 if self._fts_has_title() else 2
 
     def _fts_has_title(self) -> bool:
         """Whether memgui_fts is schema 3's (a title column): a file memgui made, not yet

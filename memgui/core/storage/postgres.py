@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from memgui.core.errors import PostgresUnavailable, SchemaTooNew
 from memgui.core.model import JournalEntry, TraceFilter
-from memgui.core.storage import store
+from memgui.core.storage import journal_states, store
 from memgui.core.storage.engine import PostgresAddress
 from memgui.core.storage.journal_rows import event, row_to_entry
 from memgui.core.storage.json_text import dumps
@@ -23,7 +23,9 @@ if TYPE_CHECKING:
     import psycopg
 
 SCHEMA_KEY = "memgui_pg_schema"  # brain_meta: the memgui layout a brain id was written in
-SCHEMA_VERSION = 1
+# 2: a trace's row changed in place is journaled as its changed fields (journal_states);
+# a brain id written by an older memgui is raised to it by its first write here.
+SCHEMA_VERSION = 2
 AGENTOS_SCHEMA_VERSION = "2"
 # Full text as AgentOS's Postgres brains have it: English stemming (deploy finds deployed).
 TEXT_CONFIG = "english"
@@ -169,6 +171,11 @@ def mark_brain(conn: psycopg.Connection[tuple[Any, ...]], brain_id: str, now: in
             *(brain_id, SCHEMA_KEY, str(SCHEMA_VERSION)),
         ),
     )
+    # An older layout's rows are read as they are; from now on, this one's are written.
+    conn.execute(
+        "UPDATE brain_meta SET value = %s WHERE brain_id = %s AND key = %s AND value != %s",
+        (str(SCHEMA_VERSION), brain_id, SCHEMA_KEY, str(SCHEMA_VERSION)),
+    )
 
 
 def brain_ids(conn: psycopg.Connection[tuple[Any, ...]]) -> list[str]:
@@ -246,7 +253,7 @@ def update_trace(
             *(after["embedding_status"], _indexed_text(after), brain_id, after["id"]),
         ),
     )
-    journal(conn, batch, brain_id, op, after["id"], before, after)
+    journal(conn, batch, brain_id, op, after["id"], *journal_states.changed_fields(before, after))
 
 
 def delete_trace(
@@ -364,7 +371,7 @@ def batch_entries(
         "ORDER BY id",
         (brain_id, batch_id),
     ).fetchall()
-    return [row_to_entry(r) for r in rows]
+    return _whole(conn, brain_id, [row_to_entry(r) for r in rows])
 
 
 def trace_history(
@@ -381,7 +388,30 @@ def trace_history(
         "ORDER BY id",
         {"b": brain_id, "t": trace_id},
     ).fetchall()
-    return [row_to_entry(r) for r in rows]
+    return _whole(conn, brain_id, [row_to_entry(r) for r in rows])
+
+
+def _whole(
+    conn: psycopg.Connection[tuple[Any, ...]], brain_id: str, entries: list[JournalEntry]
+) -> list[JournalEntry]:
+    """Changed-fields rows made whole, as on SQLite (`journal.whole_states`)."""
+
+    def trace_rows(trace_ids: list[str], from_id: int) -> list[JournalEntry]:
+        found = conn.execute(
+            f"SELECT {_JOURNAL_COLUMNS} FROM memgui_journal WHERE brain_id = %s "
+            "AND trace_id = ANY(%s) AND id >= %s ORDER BY id",
+            (brain_id, trace_ids, from_id),
+        ).fetchall()
+        return [row_to_entry(r) for r in found]
+
+    def currents(trace_ids: list[str]) -> dict[str, dict[str, Any]]:
+        found = conn.execute(
+            f"SELECT {COLUMNS} FROM memory_traces WHERE brain_id = %s AND id = ANY(%s)",
+            (brain_id, trace_ids),
+        ).fetchall()
+        return {row[1]: store.row_to_snapshot(row) for row in found}
+
+    return journal_states.expand(entries, trace_rows, currents)
 
 
 def trace_counts(conn: psycopg.Connection[tuple[Any, ...]], brain_id: str) -> tuple[int, int]:

@@ -9,7 +9,10 @@ recorded as numbered migrations in `brain_meta` under `memgui_schema_version` (t
 from __future__ import annotations
 
 AGENTOS_SCHEMA_VERSION = "2"
-SCHEMA_VERSION = 3  # memgui's own schema version
+# memgui's own schema version. 5: the journal keeps a trace's changed fields, not two
+# snapshots (journal_states); no table changes. (4 is another change's number: a brain goes
+# from 3 to 5 here.)
+SCHEMA_VERSION = 5
 SCHEMA_KEY = "memgui_schema_version"
 SHARED_KEY = "memgui_shared"  # another program writes this brain too (brain_meta)
 
