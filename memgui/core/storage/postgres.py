@@ -224,7 +224,7 @@ def insert_trace(
             *(snap["embedding_status"], _indexed_text(snap)),
         ),
     )
-    journal(conn, batch, brain_id, op, snap["id"], None, snap)
+    journal(conn, batch, brain_id, op, snap["id"], None, journal_states.added(snap))
 
 
 def update_trace(
