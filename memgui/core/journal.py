@@ -122,13 +122,13 @@ def whole_states(brain: BrainContext, entries: list[JournalEntry]) -> list[Journ
     hold of the lock, so the rows and the traces are read at one moment."""
     db, bid = brain.db, brain.brain_id
 
-    def trace_rows(trace_ids: list[str], from_id: int) -> list[JournalEntry]:
+    def later_rows(trace_ids: list[str], after_id: int) -> list[JournalEntry]:
         out: list[JournalEntry] = []
         for part in _chunks(trace_ids):
             found = db.conn.execute(
-                f"SELECT {_COLUMNS} FROM memgui_journal WHERE brain_id = ? AND id >= ? "
+                f"SELECT {_COLUMNS} FROM memgui_journal WHERE brain_id = ? AND id > ? "
                 f"AND trace_id IN ({','.join('?' * len(part))})",
-                (bid, from_id, *part),
+                (bid, after_id, *part),
             )
             out += [journal_rows.row_to_entry(r) for r in found]
         return sorted(out, key=lambda e: e.id)
@@ -144,7 +144,7 @@ def whole_states(brain: BrainContext, entries: list[JournalEntry]) -> list[Journ
             out.update((row[1], store.row_to_snapshot(row)) for row in found)
         return out
 
-    return journal_states.expand(entries, trace_rows, currents)
+    return journal_states.expand(entries, later_rows, currents)
 
 
 def _chunks(ids: list[str], size: int = 500) -> list[list[str]]:

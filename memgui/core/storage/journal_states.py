@@ -19,7 +19,6 @@ says they were, which is how a revert compares and restores them. Rows of the ol
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any
 
 from memgui.core.model import JournalEntry
@@ -81,7 +80,7 @@ def expand_trace(
                 continue
             after = {**state, **entry.after}
             before = None if entry.before is None else {**after, **entry.before}
-            out[entry.id] = replace(entry, before=before, after=after)
+            out[entry.id] = _with_states(entry, before, after)
             state = before
         else:
             out[entry.id] = entry
@@ -89,23 +88,38 @@ def expand_trace(
     return out
 
 
+def _with_states(
+    entry: JournalEntry, before: dict[str, Any] | None, after: dict[str, Any] | None
+) -> JournalEntry:
+    # As `dataclasses.replace`, at a fifth of its cost (a revert reads 100k of them).
+    return JournalEntry(
+        entry.id, entry.at, entry.actor, entry.batch_id, entry.op, entry.trace_id, before, after
+    )
+
+
 def expand(
     entries: list[JournalEntry],
-    trace_rows: Callable[[list[str], int], list[JournalEntry]],
+    later_rows: Callable[[list[str], int], list[JournalEntry]],
     currents: Callable[[list[str]], dict[str, dict[str, Any]]],
 ) -> list[JournalEntry]:
     """`entries` with their partial rows made whole, in the same order.
 
-    `trace_rows(trace_ids, from_id)` gives those traces' rows from journal id `from_id` on,
-    oldest first; `currents(trace_ids)` their rows now, by id (none for a trace not there).
-    Each is called once, however many traces: reverting an import of 100,000 reads them in
-    a few statements, not two per trace."""
+    `entries` must hold every row of each trace they name from its first to their last id
+    (a page of `journal_since`, a batch: one transaction's rows are one run of ids, a
+    trace's history: all of them). `later_rows(ids,
+    after_id)` gives those traces' rows after journal id `after_id`, oldest first;
+    `currents(ids)` their rows now, by id (none for a trace not there). Each is called once,
+    however many traces: reverting an import of 100,000 reads them in a few statements, not
+    two per trace."""
     wanted = [e for e in entries if is_partial(e)]
     if not wanted:
         return entries
     ids = list(dict.fromkeys(e.trace_id for e in wanted))
     by_trace: dict[str, list[JournalEntry]] = {i: [] for i in ids}
-    for row in trace_rows(ids, min(e.id for e in wanted)):
+    for row in entries:
+        if row.trace_id in by_trace:
+            by_trace[row.trace_id].append(row)
+    for row in later_rows(ids, max(e.id for e in entries)):
         if row.trace_id in by_trace:
             by_trace[row.trace_id].append(row)
     now = currents(ids)

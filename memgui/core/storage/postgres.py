@@ -396,11 +396,11 @@ def _whole(
 ) -> list[JournalEntry]:
     """Changed-fields rows made whole, as on SQLite (`journal.whole_states`)."""
 
-    def trace_rows(trace_ids: list[str], from_id: int) -> list[JournalEntry]:
+    def later_rows(trace_ids: list[str], after_id: int) -> list[JournalEntry]:
         found = conn.execute(
             f"SELECT {_JOURNAL_COLUMNS} FROM memgui_journal WHERE brain_id = %s "
-            "AND trace_id = ANY(%s) AND id >= %s ORDER BY id",
-            (brain_id, trace_ids, from_id),
+            "AND trace_id = ANY(%s) AND id > %s ORDER BY id",
+            (brain_id, trace_ids, after_id),
         ).fetchall()
         return [row_to_entry(r) for r in found]
 
@@ -411,7 +411,7 @@ def _whole(
         ).fetchall()
         return {row[1]: store.row_to_snapshot(row) for row in found}
 
-    return journal_states.expand(entries, trace_rows, currents)
+    return journal_states.expand(entries, later_rows, currents)
 
 
 def trace_counts(conn: psycopg.Connection[tuple[Any, ...]], brain_id: str) -> tuple[int, int]:
