@@ -29,7 +29,8 @@ from memgui.core.storage.journal_rows import journal
 from memgui.core.storage.journal_states import changed_fields
 from memgui.core.storage.json_text import dumps
 
-# The snapshot of a trace the journal records (everything but the embedding BLOB).
+# A trace's whole snapshot (everything but the embedding BLOB): what `JournalEntry` states
+# read back hold, and what the journal keeps of a trace removed (`journal_states`).
 SNAPSHOT_FIELDS = (
     "id",
     "type",
