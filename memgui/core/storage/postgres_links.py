@@ -94,3 +94,15 @@ def related_rows(
         "ORDER BY l.created_at DESC, l.from_id DESC, l.to_id DESC, l.kind DESC LIMIT %(n)s",
         {"t": trace_id, "b": brain_id, "n": limit},
     ).fetchall()
+
+
+def links_of(
+    conn: psycopg.Connection[tuple[Any, ...]], brain_id: str, trace_id: str
+) -> list[tuple[Any, ...]]:
+    """(from_id, to_id, kind, created_at) of a trace's links, oldest first, locked."""
+    return conn.execute(
+        "SELECT from_id, to_id, kind, created_at FROM memory_links WHERE brain_id = %(b)s "
+        "AND (from_id = %(t)s OR to_id = %(t)s) ORDER BY created_at, from_id, to_id, kind "
+        "FOR UPDATE",
+        {"b": brain_id, "t": trace_id},
+    ).fetchall()
