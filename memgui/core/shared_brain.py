@@ -41,6 +41,7 @@ from memgui.core.model import (
     check_int_range,
     check_limit,
     check_link_kind,
+    check_text,
     now_ms,
     with_changes,
 )
@@ -170,6 +171,7 @@ class SharedBrain:
         first. A search does not note recalls on Postgres yet (`record_recall` is ignored)."""
         if not isinstance(query, str):
             raise InvalidArgument("query", f"must be text (got {query!r})", query)
+        check_text("query", query)  # a lone surrogate cannot be sent to the server
         check_limit(limit)
         if mode not in SEARCH_MODES:
             raise NotOnPostgres(f"search by {mode!r}")

@@ -65,16 +65,15 @@ def test_what_is_not_served_on_postgres_says_so_and_writes_nothing(
 ) -> None:
     monkeypatch.chdir(tmp_path)  # nothing may take the address for a file's path here
     a = add(capsys, pg_address, "one")
-    b = add(capsys, pg_address, "two")
+    add(capsys, pg_address, "two")
     for argv in (
-        ("sweep",),
-        ("merge", a["id"], b["id"]),
         ("export", "out.json"),
         ("import", "in.json"),
         ("serve-rest",),
         ("serve-mcp",),
         ("embed",),
-        ("neighbours", a["id"]),
+        ("similar", a["id"]),
+        ("reflect",),
         ("search", "one", "--mode", "semantic"),
     ):
         result = run_text(capsys, pg_address, *argv)
