@@ -5,7 +5,7 @@ undoes each as on a file. Each is one transaction holding the brain id's advisor
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from memgui.core import scopes, shared_graph, shared_links, traces
 from memgui.core.changes import ChangesWithCount, with_count
@@ -15,6 +15,7 @@ from memgui.core.storage import postgres, postgres_graph, postgres_scopes, store
 
 if TYPE_CHECKING:
     from memgui.core.shared_brain import SharedBrain
+    from memgui.core.storage.transaction import WriteBatch
 
 
 def merge(
@@ -27,25 +28,38 @@ def merge(
 ) -> Trace:
     """`Brain.merge` on PostgreSQL: the survivor takes the others' links and edges."""
     ids = traces.check_merge(ids, content, keep)
-    conn, bid = brain.conn, brain.brain_id
     with brain.writing(actor, lock="merge") as batch:
-        snaps = []
-        for trace_id in ids:
-            row = postgres.fetch_row(conn, bid, trace_id, lock=True)
-            if row is None:
-                raise NotFound(trace_id)
-            snaps.append(store.row_to_snapshot(row))
-        now = brain.now()
-        best, after, gone = traces.merged(snaps, ids, content, keep, now, verified)
-        kept = snaps[best]
-        postgres.update_trace(conn, batch, bid, kept, after, "merge")
-        for snap in snaps:
-            if snap is not kept:
-                postgres.update_trace(conn, batch, bid, snap, gone[snap["id"]], "forget")
-        absorbed = [s["id"] for s in snaps if s is not kept]
-        shared_links.carry_over(conn, batch, bid, absorbed, kept["id"], now)
-        shared_graph.move_edges(conn, batch, bid, absorbed, kept, now)
-    return with_changes(store.snapshot_to_trace(after, 0, now), batch.changes())
+        after = merge_in(brain, batch, ids, content, keep, verified)
+    return with_changes(store.snapshot_to_trace(after, 0, after["updated_at"]), batch.changes())
+
+
+def merge_in(
+    brain: SharedBrain,
+    batch: WriteBatch,
+    ids: list[str],
+    content: str | None,
+    keep: str | None,
+    verified: bool,
+) -> dict[str, Any]:
+    """A merge inside the caller's transaction (`ids` checked); the survivor's snapshot."""
+    conn, bid = brain.conn, brain.brain_id
+    snaps = []
+    for trace_id in ids:
+        row = postgres.fetch_row(conn, bid, trace_id, lock=True)
+        if row is None:
+            raise NotFound(trace_id)
+        snaps.append(store.row_to_snapshot(row))
+    now = brain.now()
+    best, after, gone = traces.merged(snaps, ids, content, keep, now, verified)
+    kept = snaps[best]
+    postgres.update_trace(conn, batch, bid, kept, after, "merge")
+    for snap in snaps:
+        if snap is not kept:
+            postgres.update_trace(conn, batch, bid, snap, gone[snap["id"]], "forget")
+    absorbed = [s["id"] for s in snaps if s is not kept]
+    shared_links.carry_over(conn, batch, bid, absorbed, kept["id"], now)
+    shared_graph.move_edges(conn, batch, bid, absorbed, kept, now)
+    return after
 
 
 def delete_scope(

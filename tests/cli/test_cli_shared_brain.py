@@ -73,7 +73,6 @@ def test_what_is_not_served_on_postgres_says_so_and_writes_nothing(
         ("serve-mcp",),
         ("embed",),
         ("similar", a["id"]),
-        ("reflect",),
         ("search", "one", "--mode", "semantic"),
     ):
         result = run_text(capsys, pg_address, *argv)
@@ -161,3 +160,23 @@ def test_links_work_on_a_shared_brain(capsys: pytest.CaptureFixture[str], pg_add
     assert reverted.code == 4 and "no longer exists" in reverted.err  # unlinked since
     bad = run_text(capsys, pg_address, "link", a["id"], b["id"], "likes")
     assert bad.code == 2 and "kind" in bad.err
+
+
+def test_reflect_on_a_shared_brain_and_its_revert(
+    capsys: pytest.CaptureFixture[str], pg_address: str
+) -> None:
+    a = add(capsys, pg_address, "We ship on Mondays")
+    b = add(capsys, pg_address, "We ship on Mondays")
+    planned = run_cli(capsys, pg_address, "reflect", "--dry-run")
+    assert planned.code == 0, planned.err
+    assert planned.json()["dry_run"] is True and len(planned.json()["merge"]) == 1
+    assert run_cli(capsys, pg_address, "get", b["id"]).json()["deleted"] is False
+    done = run_cli(capsys, pg_address, "reflect")
+    assert done.code == 0, done.err
+    assert (done.json()["merged"], done.json()["busy"]) == (1, None)
+    assert run_cli(capsys, pg_address, "get", b["id"]).json()["deleted"] is True
+    text = run_text(capsys, pg_address, "reflect")
+    assert text.code == 0 and "merged 0" in text.out.replace(":", "")
+    assert run_cli(capsys, pg_address, "revert", done.json()["batch_id"]).code == 0
+    assert run_cli(capsys, pg_address, "get", b["id"]).json()["deleted"] is False
+    assert run_cli(capsys, pg_address, "get", a["id"]).json()["content"] == "We ship on Mondays"

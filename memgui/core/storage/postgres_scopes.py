@@ -49,3 +49,15 @@ def expired_rows(
         "AND expires_at < %s ORDER BY created_at, id FOR UPDATE",
         (brain_id, now),
     ).fetchall()
+
+
+def live_rows(
+    conn: psycopg.Connection[tuple[Any, ...]], brain_id: str, lock: bool = False
+) -> list[tuple[Any, ...]]:
+    """Every live trace of the brain, oldest first (what a consolidation reads); with
+    `lock`, held against other writers until the transaction ends."""
+    return conn.execute(
+        f"SELECT {COLUMNS} FROM memory_traces WHERE brain_id = %s AND deleted = 0 "
+        "ORDER BY created_at, id" + (" FOR UPDATE" if lock else ""),
+        (brain_id,),
+    ).fetchall()
