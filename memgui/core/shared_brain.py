@@ -60,14 +60,19 @@ class SharedBrain:
     """One brain id in a PostgreSQL database, over one connection (one thread at a time)."""
 
     def __init__(
-        self, conn: psycopg.Connection[tuple[Any, ...]], address: PostgresAddress, actor: str
+        self,
+        conn: psycopg.Connection[tuple[Any, ...]],
+        address: PostgresAddress,
+        actor: str,
+        marked: bool = False,
     ) -> None:
         self.conn = conn
         self.address = address
         self.brain_id = address.brain_id
         self.actor = actor
         self.clock: Callable[[], int] = now_ms
-        self._marked = False
+        # Whether this brain id's meta rows are written (its first write writes them).
+        self.marked = marked
 
     @classmethod
     def open(cls, address: str, brain_id: str | None = None, *, actor: str = "cli") -> SharedBrain:
@@ -104,7 +109,7 @@ class SharedBrain:
             with self.conn.transaction():
                 if lock is not None:
                     postgres_locks.hold(self.conn, self.brain_id, lock, str(self.address))
-                if not self._marked:
+                if not self.marked:
                     postgres.mark_brain(self.conn, self.brain_id, self.now())
                 yield batch
         except psycopg.DataError as exc:  # what the checks let through and Postgres refuses
@@ -112,7 +117,7 @@ class SharedBrain:
                 "value",
                 f"PostgreSQL refuses it ({exc.diag.message_primary or exc}); nothing was written",
             ) from exc
-        self._marked = True
+        self.marked = True
 
     # --- reading -------------------------------------------------------------------------
 

@@ -51,6 +51,7 @@ class SharedBrainPool:
         self.address = parse_postgres_address(address, brain_id)
         self.brain_id = self.address.brain_id
         self.actor = actor
+        self._marked = False
         postgres.connect(self.address).close()  # tables made, layout checked, before any use
         try:
             from psycopg_pool import ConnectionPool
@@ -75,7 +76,11 @@ class SharedBrainPool:
         """A brain over a borrowed connection, given back when the block ends (a transaction
         left open by a failure is rolled back by the pool)."""
         with self._pool.connection() as conn:
-            yield SharedBrain(conn, self.address, actor or self.actor)
+            brain = SharedBrain(conn, self.address, actor or self.actor, self._marked)
+            try:
+                yield brain
+            finally:
+                self._marked = self._marked or brain.marked  # once per pool, not per loan
 
     def stats(self) -> dict[str, int]:
         """The pool's counters (`psycopg_pool`'s: pool_size, requests_waiting …)."""
