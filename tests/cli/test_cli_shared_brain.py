@@ -180,3 +180,24 @@ def test_reflect_on_a_shared_brain_and_its_revert(
     assert run_cli(capsys, pg_address, "revert", done.json()["batch_id"]).code == 0
     assert run_cli(capsys, pg_address, "get", b["id"]).json()["deleted"] is False
     assert run_cli(capsys, pg_address, "get", a["id"]).json()["content"] == "We ship on Mondays"
+
+
+def test_a_long_command_on_a_held_brain_exits_busy_naming_the_holder(
+    capsys: pytest.CaptureFixture[str], pg_address: str
+) -> None:
+    import psycopg
+
+    from memgui.core.storage.engine import parse_postgres_address
+
+    add(capsys, pg_address, "a", "--scope", "thread", "--scope-id", "t1")
+    with psycopg.connect(parse_postgres_address(pg_address).conninfo, autocommit=True) as other:
+        other.execute("SET application_name = 'agentos migration'")
+        with other.transaction():
+            other.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", ("agentos_brain:team",))
+            refused = run_text(capsys, pg_address, "scope-refile", "thread", "t1", "t2")
+            busy = run_cli(capsys, pg_address, "reflect")
+    assert refused.code == 5 and "is busy: 'agentos migration'" in refused.err, refused.err
+    assert "scope-refile was not done, nothing was written" in refused.err
+    assert busy.code == 5 and "'agentos migration'" in busy.json()["busy"]
+    listed = run_cli(capsys, pg_address, "list").json()["results"]
+    assert [(t["scope_id"], t["version"]) for t in listed] == [("t1", 1)]
