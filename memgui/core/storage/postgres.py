@@ -13,10 +13,11 @@ from typing import TYPE_CHECKING, Any
 
 from memgui.core.errors import PostgresUnavailable, SchemaTooNew
 from memgui.core.model import JournalEntry, TraceFilter
-from memgui.core.storage import store
+from memgui.core.storage import postgres_graph, store
 from memgui.core.storage.engine import PostgresAddress
-from memgui.core.storage.journal_rows import event, row_to_entry
+from memgui.core.storage.journal_rows import row_to_entry
 from memgui.core.storage.json_text import dumps
+from memgui.core.storage.postgres_journal import journal
 from memgui.core.storage.postgres_schema import SCHEMA
 from memgui.core.storage.transaction import WriteBatch
 
@@ -205,8 +206,6 @@ def delete_trace(
     op: str,
 ) -> None:
     """Hard delete: the row, its links and its knowledge-graph copy, each journaled."""
-    from memgui.core.storage import postgres_graph  # which writes through this module
-
     links = conn.execute(
         "DELETE FROM memory_links WHERE brain_id = %s AND (from_id = %s OR to_id = %s) "
         "RETURNING from_id, to_id, kind, created_at",
@@ -282,29 +281,6 @@ def keyword_rows(
 
 
 # --- the journal ---------------------------------------------------------------------------
-
-
-def journal(
-    conn: psycopg.Connection[tuple[Any, ...]],
-    batch: WriteBatch,
-    brain_id: str,
-    op: str,
-    trace_id: str,
-    before: dict[str, Any] | None,
-    after: dict[str, Any] | None,
-) -> None:
-    """One journal row, noted on the batch as what it changed (as `journal_rows.journal`)."""
-    conn.execute(
-        "INSERT INTO memgui_journal (brain_id, at, actor, batch_id, op, trace_id, before, after) "
-        "VALUES (%s, (extract(epoch FROM clock_timestamp()) * 1000)::bigint, %s, %s, %s, %s, "
-        "%s, %s)",
-        (
-            *(brain_id, batch.actor, batch.batch_id, op, trace_id),
-            dumps(before) if before is not None else None,
-            dumps(after) if after is not None else None,
-        ),
-    )
-    batch.events.append(event(op, trace_id, before, after))
 
 
 def batch_entries(

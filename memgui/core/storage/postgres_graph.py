@@ -16,7 +16,7 @@ from memgui.core.errors import Conflict
 from memgui.core.model import JournalEntry
 from memgui.core.storage.journal_rows import TABLES, columns
 from memgui.core.storage.json_text import dumps
-from memgui.core.storage.postgres import journal
+from memgui.core.storage.postgres_journal import journal
 from memgui.core.storage.transaction import WriteBatch
 
 if TYPE_CHECKING:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from memgui.core.storage.postgres import journal
+from memgui.core.storage.postgres_journal import journal
 from memgui.core.storage.transaction import WriteBatch
 
 if TYPE_CHECKING:
