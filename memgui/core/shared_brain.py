@@ -46,12 +46,23 @@ from memgui.core.model import (
     with_changes,
 )
 from memgui.core.scopes import SweepReport
-from memgui.core.storage import postgres, postgres_graph, postgres_locks, reads, store
+from memgui.core.storage import (
+    postgres,
+    postgres_graph,
+    postgres_graph_view,
+    postgres_locks,
+    reads,
+    store,
+)
 from memgui.core.storage.engine import PostgresAddress, parse_postgres_address
 from memgui.core.storage.transaction import WriteBatch, new_batch_id
 
 if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
+
     import psycopg
+
+    from memgui.core.storage.postgres_graph_view import PostgresGraphRows
 
 SEARCH_MODES = ("auto", "keyword")  # by meaning needs the vectors, not on Postgres yet
 
@@ -396,6 +407,10 @@ class SharedBrain:
         """Breadth-first over edges both ways, up to `depth` hops, nearest first; and
         whether more than `limit` lie within `depth`."""
         return shared_graph.neighbours(self.conn, self.brain_id, start_id, depth, limit)
+
+    def graph_rows(self) -> AbstractContextManager[PostgresGraphRows]:
+        """What the graph view reads (`graph_view/query.py`), in one read-only snapshot."""
+        return postgres_graph_view.reading(self.conn, self.brain_id)
 
     def degrees(self, node_ids: list[str]) -> dict[str, int]:
         """Each node's number of edges, both ways."""

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 SCHEMA_KEY = "memgui_pg_schema"  # brain_meta: the memgui layout a brain id was written in
 # 1: traces, links, journal. 2 is another branch's (the NOTIFY trigger of live refresh);
-# 3: AgentOS's knowledge graph tables and the index of a node's trace id.
+# 3: AgentOS's knowledge graph tables, the index of a node's trace id and of a link's to_id.
 SCHEMA_VERSION = 3
 AGENTOS_SCHEMA_VERSION = "2"
 # Full text as AgentOS's Postgres brains have it: English stemming (deploy finds deployed).
@@ -87,6 +87,7 @@ def _schema_current(conn: psycopg.Connection[tuple[Any, ...]]) -> bool:
         "AND to_regclass('brain_meta') IS NOT NULL "
         "AND to_regclass('idx_knowledge_edges_brain_target') IS NOT NULL "
         "AND to_regclass('idx_memgui_knowledge_nodes_trace') IS NOT NULL "
+        "AND to_regclass('idx_memory_links_to') IS NOT NULL "
         "AND EXISTS (SELECT 1 FROM information_schema.columns WHERE table_name = "
         "'memory_traces' AND column_name = 'embedding_status' "
         "AND table_schema = current_schema())"

@@ -92,6 +92,7 @@ CREATE INDEX IF NOT EXISTS idx_knowledge_edges_brain_source
   ON knowledge_edges (brain_id, source_id);
 CREATE INDEX IF NOT EXISTS idx_knowledge_edges_brain_target
   ON knowledge_edges (brain_id, target_id);
+CREATE INDEX IF NOT EXISTS idx_memory_links_to ON memory_links (brain_id, to_id);
 CREATE INDEX IF NOT EXISTS idx_memgui_knowledge_nodes_trace
   ON knowledge_nodes (brain_id,
     (CASE WHEN properties IS JSON OBJECT THEN properties::jsonb ->> 'trace_id' END));
