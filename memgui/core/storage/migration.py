@@ -2,7 +2,8 @@
 
 Schema 1 adds memgui's columns to AgentOS's `memory_traces` and memgui's own tables; schema 2
 adds the triggers that catch another program's writes (docs/interop.md); schema 3 makes
-`memgui_fts` again with a title column. A brain is migrated by its first
+`memgui_fts` again with a title column; schema 4 keeps each node's degree in
+`memgui_degrees` by triggers (core/storage/degrees.py). A brain is migrated by its first
 write, after an online backup beside it (docs/architecture.md).
 """
 
@@ -19,7 +20,7 @@ from typing import TYPE_CHECKING
 import apsw
 
 from memgui.core.errors import InvalidArgument, MigrationError, ReadOnlyBrain
-from memgui.core.storage import leftovers, schema
+from memgui.core.storage import degrees, leftovers, schema
 
 if TYPE_CHECKING:
     from memgui.core.storage.db import Database
@@ -32,6 +33,7 @@ def create_tables(conn: apsw.Connection) -> None:
     _apply_1(conn)
     _apply_2(conn)
     _apply_3(conn)
+    _apply_4(conn)
 
 
 def _apply_1(conn: apsw.Connection) -> None:
@@ -65,6 +67,12 @@ def _apply_3(conn: apsw.Connection) -> None:
     conn.execute(schema.MEMGUI_FTS)
     conn.execute("DROP TRIGGER IF EXISTS memgui_fts_mark_update")
     conn.execute(schema.MEMGUI_TRIGGER_SQL["memgui_fts_mark_update"])
+
+
+def _apply_4(conn: apsw.Connection) -> None:
+    # Each node's degree, counted once here from the link and edge indexes, then kept by
+    # triggers whoever writes (a million traces: seconds, inside the migrating write).
+    degrees.install(conn)
 
 
 def agentos_version(conn: apsw.Connection) -> int | None:
@@ -142,6 +150,10 @@ class MigrationPlan:
 
 
 _TITLES_INDEXED = "memgui's full-text index takes each memory's title, so a search finds it"
+_DEGREES_KEPT = (
+    "each node's count of links and edges is kept in a table of memgui's, so the graph's "
+    "overview ranks a large brain at once"
+)
 _CHANGES_FROM = {
     0: (
         "memgui's columns are added to the memories (version, scope id, category, expiry, "
@@ -150,12 +162,15 @@ _CHANGES_FROM = {
         "index that finds words in every script and each memory's title",
         "triggers are added that note other programs' writes; AgentOS keeps reading and "
         "writing the brain",
+        _DEGREES_KEPT,
     ),
     1: (
         "triggers are added that note other programs' writes (AgentOS's among them)",
         _TITLES_INDEXED,
+        _DEGREES_KEPT,
     ),
-    2: (_TITLES_INDEXED,),
+    2: (_TITLES_INDEXED, _DEGREES_KEPT),
+    3: (_DEGREES_KEPT,),
 }
 
 
@@ -210,9 +225,10 @@ def apply(db: Database, brain_ids: list[str], index_all: Callable[[], object]) -
     conn = db.conn
     target = schema.SCHEMA_VERSION
     db.refresh_schema_state()
-    if db.schema_version >= target:
+    found = db.schema_version
+    if found >= target:
         return False
-    if db.schema_version < 1:
+    if found < 1:
         if "memory_traces" not in db.tables:
             conn.execute(schema.AGENTOS_TABLES)
         _apply_1(conn)
@@ -223,12 +239,14 @@ def apply(db: Database, brain_ids: list[str], index_all: Callable[[], object]) -
                 (bid, schema.SHARED_KEY),
             )
         db.mark_shared()
-    _apply_2(conn)
-    _apply_3(conn)
-    # From 0: the index is new. From 1: rows another program wrote meanwhile (no trigger
-    # marked them) and rows indexed before text was composed are indexed again. From 2:
-    # the index is new (with titles).
-    index_all()
+    if found < 3:
+        _apply_2(conn)
+        _apply_3(conn)
+        # From 0: the index is new. From 1: rows another program wrote meanwhile (no
+        # trigger marked them) and rows indexed before text was composed are indexed again.
+        # From 2: the index is new (with titles).
+        index_all()
+    _apply_4(conn)
     for bid in brain_ids or ["brain"]:
         conn.execute(
             "INSERT OR REPLACE INTO brain_meta(brain_id, key, value) VALUES (?, ?, ?)",

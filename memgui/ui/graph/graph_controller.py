@@ -238,11 +238,11 @@ class GraphController(QObject):
             self.laid_out.emit()
 
     def _remember_positions(self) -> None:
+        """Keep the positions; the file is written by the store's own thread, not this one."""
         self.positions.update(self.scene.positions())
-        try:
-            self.positions.save()
-        except OSError as exc:
-            self.failed.emit(f"could not keep the graph's positions: {exc}")
+        self.positions.save()
+        if self.positions.error is not None:  # the write before this one failed
+            self.failed.emit(f"could not keep the graph's positions: {self.positions.error}")
 
     def node_moved(self, node_id: str) -> None:
         where = self.scene.position(node_id)
@@ -301,10 +301,9 @@ class GraphController(QObject):
         self.layout_runner.shutdown()
         if self.scene.nodes:
             self.positions.update(self.scene.positions())
-        try:
-            self.positions.save()
-        except OSError:
-            pass  # positions are a convenience: never a reason not to close
+        # Written by the store's thread: the interpreter's exit waits for it, a window
+        # opening the same brain reads the file once it is written, closing does not wait.
+        self.positions.save()
         if self._reader is not None:
             self._reader.close()
             self._reader = None
