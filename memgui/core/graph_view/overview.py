@@ -85,11 +85,9 @@ def _ranked_page(db: Database, bid: str, page: int, size: int) -> list[tuple[str
     and the window count rides on the same pass.
     """
     if kept_degrees.is_kept(db.tables, db.triggers):
-        linked = db.conn.execute(
-            "SELECT count(*) FROM memgui_degrees WHERE brain_id = ?", (bid,)
-        ).fetchone()
+        linked = _kept_linked(db, bid)
         return [
-            (str(node_id), int(degree), int(linked[0]))
+            (str(node_id), int(degree), linked)
             for node_id, degree in db.conn.execute(
                 "SELECT node_id, degree FROM memgui_degrees INDEXED BY idx_memgui_degrees_rank "
                 "WHERE brain_id = ?1 ORDER BY degree DESC, node_id LIMIT ?2 OFFSET ?3",
@@ -110,11 +108,16 @@ def _ranked_page(db: Database, bid: str, page: int, size: int) -> list[tuple[str
 def _linked(db: Database, bid: str) -> int:
     """How many nodes are linked, for a page past the last one (its query returns no row)."""
     if kept_degrees.is_kept(db.tables, db.triggers):
-        row = db.conn.execute("SELECT count(*) FROM memgui_degrees WHERE brain_id = ?", (bid,))
-        return int(row.fetchone()[0])
+        return _kept_linked(db, bid)
     ends = _ends(db)
     if not ends:
         return 0
     sql = f"WITH ends(id, n) AS ({ends}) SELECT count(DISTINCT id) FROM ends"
     row = db.conn.execute(sql, (bid,)).fetchone()
     return int(row[0]) if row else 0
+
+
+def _kept_linked(db: Database, bid: str) -> int:
+    """How many nodes have a kept degree (a count of the rank index's entries)."""
+    count = db.conn.execute("SELECT count(*) FROM memgui_degrees WHERE brain_id = ?", (bid,)).get
+    return int(count) if isinstance(count, int) else 0

@@ -94,7 +94,8 @@ END;
 """
         out[f"memgui_degrees_{name}_insert"] = f"""
 CREATE TRIGGER IF NOT EXISTS memgui_degrees_{name}_insert AFTER INSERT ON {table}
-BEGIN{_down("new.brain_id", noted.format(col="end_a"))}{_down("new.brain_id", noted.format(col="end_b"))}
+BEGIN{_down("new.brain_id", noted.format(col="end_a"))}\
+{_down("new.brain_id", noted.format(col="end_b"))}
   DELETE FROM memgui_degree_replaced WHERE brain_id = new.brain_id AND source = '{name}'
     AND key = {new_key};{_UP.format(r="new", end=end_a)}{_UP.format(r="new", end=end_b)}
 END;
