@@ -364,6 +364,7 @@ def run(traces: int, overview_traces: int, runs: int) -> dict:
         paints.append((time.perf_counter() - t) * 1000)
     idle_gap = longest_gap(app, lambda: False, seconds=2.0)
     # 20,000 nodes: the overview's first page at its largest, laid out from nothing.
+    store_.flush()
     store_.path.unlink(missing_ok=True)
     store_._positions = {}
     t = time.perf_counter()

@@ -3,16 +3,18 @@
 One JSON file per brain (named from a hash of the file's path and the brain id) in a folder
 the app chooses. At most `MAX_KEPT` positions are kept: the ones placed longest ago go first.
 
-Writing is off the caller's thread: `save()` hands a snapshot to a writer thread of the
-file's own (a later snapshot replaces one not yet written) and returns at once. The writer
-encodes the snapshot in slices, so a GUI thread sharing the interpreter is never held for
-more than a slice, writes it to a temporary file of its own in the same folder (a name no
-other window or process can pick), syncs it and renames it over the file: a crash leaves the
-old file or the new one. The writer is not a daemon, so the interpreter's exit waits for it;
-`flush()` waits for it sooner, and a store opening the same file waits for it before reading.
-If another window or program rewrote the file since this store read or wrote it, the writer
-reads it again and lays only the positions this store placed over it: nobody's placements
-are lost to a stale copy.
+The caller's thread (the GUI's) only hands positions over: `place()` queues a layout's ids
+and coordinates, `save()` asks for the file to be written, and both return at once. One
+writer thread per process (a serial executor, so writes of one file never overlap) folds
+them into the kept positions, encodes those in slices (orjson holds the GIL for a whole
+call: one call for 100,000 positions would hold the GUI thread as long), writes them to a
+temporary file of its own in the same folder (a name no other window or process can pick),
+syncs it and renames it over the file: a crash leaves the old file or the new one. The
+interpreter's exit waits for the writer; `flush()` waits sooner, and a store reading the
+same file waits for the writes queued before it. If another program (or a store of another
+process) rewrote the file since this store read or wrote it, the writer reads it again and
+lays only the positions this store placed over it: nobody's placements are lost to a stale
+copy.
 """
 
 from __future__ import annotations
@@ -23,9 +25,11 @@ import math
 import os
 import tempfile
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
+import numpy as np
 import orjson
 
 MAX_KEPT = 100_000
@@ -33,8 +37,23 @@ SLICE = 5_000  # positions encoded at a time: ~1 ms each, then the GIL may pass
 Point = tuple[float, float]
 Stamp = tuple[int, int, int] | None  # the file's inode, size and mtime when last seen
 
-_writers_lock = threading.Lock()
-_writers: dict[Path, threading.Thread] = {}  # per file: the thread writing it, if any
+_writer_lock = threading.Lock()
+_writer: ThreadPoolExecutor | None = None
+_last_write: dict[Path, Future[None]] = {}  # per file: the write queued last
+_WRITER_NAME = "graph positions"
+
+
+def _executor() -> ThreadPoolExecutor:
+    global _writer
+    with _writer_lock:
+        if _writer is None:
+            _writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix=_WRITER_NAME)
+            _writer.submit(lambda: None)  # its thread starts now, not at a layout's end
+        return _writer
+
+
+def _on_writer() -> bool:
+    return threading.current_thread().name.startswith(_WRITER_NAME)
 
 
 class PositionStore:
@@ -43,27 +62,60 @@ class PositionStore:
     ):
         key = f"{Path(brain_path).resolve()}\0{brain_id}".encode("utf-8", "surrogatepass")
         self.path = Path(folder) / f"{hashlib.sha1(key).hexdigest()[:20]}.json"
+        self._lock = threading.RLock()  # the fields below: the caller's and the writer's
         self._positions: dict[str, Point] | None = None
         self._placed: set[str] = set()  # ids this store placed: laid over another's file
-        self._lock = threading.Lock()  # guards the fields below, shared with the writer
-        # the snapshot waiting to be written, with the ids this store placed
-        self._pending: tuple[dict[str, Point], frozenset[str]] | None = None
+        self._queued: list[tuple[Sequence[str], np.ndarray]] = []  # placed, not folded in
+        self._scheduled = False  # a write is queued and has not started
+        self._future: Future[None] | None = None
         self._seen: Stamp = None
         self.error: OSError | None = None  # the last write's failure, if it failed
+        _executor()
+
+    def _wait_for_writes(self) -> None:
+        """Before this store first reads the file: the writes queued for it (by any store of
+        this process) are done. Not under `_lock`: one of them may be this store's."""
+        if self._positions is not None or _on_writer():
+            return  # read already; or the writer itself, which did what it queued earlier
+        with _writer_lock:
+            before = _last_write.get(self.path)
+        if before is not None:
+            before.exception()
 
     def _loaded(self) -> dict[str, Point]:
-        if self._positions is None:
-            _wait_for_writer(self.path)
-            raw, self._seen = _read(self.path)
-            self._positions = raw
-        return self._positions
+        """The kept positions, read on first use, with what `place` queued folded in (the
+        caller holds `_lock`, after `_wait_for_writes`)."""
+        with self._lock:
+            if self._positions is None:
+                self._positions, self._seen = _read(self.path)
+            if self._queued:
+                for ids, xy in self._queued:
+                    self._apply(dict(zip(ids, map(tuple, xy.tolist()), strict=True)))
+                self._queued = []
+            return self._positions
 
     def get(self, ids: Iterable[str]) -> dict[str, Point]:
-        known = self._loaded()
-        return {i: known[i] for i in ids if i in known}
+        self._wait_for_writes()
+        with self._lock:
+            known = self._loaded()
+            return {i: known[i] for i in ids if i in known}
 
     def update(self, positions: Mapping[str, Point]) -> None:
-        known = self._loaded()
+        self._wait_for_writes()
+        with self._lock:
+            self._loaded()
+            self._apply(positions)
+
+    def place(self, ids: Sequence[str], xy: np.ndarray) -> None:
+        """Keep a layout's positions (rows of `xy` in the order of `ids`) and write them: the
+        caller pays for a copy of the array, the writer thread for the rest."""
+        with self._lock:
+            self._queued.append((ids, np.array(xy, dtype=np.float64).reshape(-1, 2)))
+        self.save()
+
+    def _apply(self, positions: Mapping[str, Point]) -> None:
+        known = self._positions
+        assert known is not None
         for node_id, point in positions.items():
             known.pop(node_id, None)  # re-inserted: the newest
             known[node_id] = (float(point[0]), float(point[1]))
@@ -73,55 +125,39 @@ class PositionStore:
             del known[oldest]
 
     def save(self) -> None:
-        """Hand the positions to the writer thread; return at once."""
-        if self._positions is None:
-            return
-        snapshot = (dict(self._positions), frozenset(self._placed))
-        with _writers_lock:
-            with self._lock:
-                self._pending = snapshot
-            running = _writers.get(self.path)
-            if running is not None and running.name == self._thread_name:
-                return  # this store's writer takes the newest snapshot before it ends
-            # Another store's writer of the same file goes first: one writer at a time.
-            thread = threading.Thread(
-                target=self._write_pending, args=(running,), name=self._thread_name
-            )
-            _writers[self.path] = thread
-            thread.start()
+        """Have the writer thread write the positions; return at once."""
+        with self._lock:
+            if (self._positions is None and not self._queued) or self._scheduled:
+                return  # nothing to write, or a write not yet begun will take it all
+            self._scheduled = True
+            writer = _executor()
+            with _writer_lock:
+                self._future = writer.submit(self._write_now)
+                _last_write[self.path] = self._future
 
     def flush(self, timeout: float | None = None) -> bool:
-        """Wait for the writer (at most `timeout` seconds); True when nothing is left to write."""
-        with _writers_lock:
-            thread = _writers.get(self.path)
-        if thread is not None:
-            thread.join(timeout)
-            return not thread.is_alive()
-        return True
+        """Wait for this store's writes (at most `timeout` seconds); True when all are done."""
+        future = self._future
+        if future is None:
+            return True
+        with contextlib.suppress(TimeoutError):
+            future.exception(timeout)
+        return future.done()
 
-    @property
-    def _thread_name(self) -> str:
-        return f"graph positions {id(self):x}"
-
-    def _write_pending(self, before: threading.Thread | None) -> None:
-        if before is not None:
-            before.join()
-        while True:
-            with _writers_lock, self._lock:
-                pending, self._pending = self._pending, None
-                if pending is None:
-                    if _writers.get(self.path) is threading.current_thread():
-                        del _writers[self.path]
-                    return
-            try:
-                self._write(*pending)
-            except OSError as exc:
-                self.error = exc
-            else:
-                self.error = None
+    def _write_now(self) -> None:
+        with self._lock:
+            self._scheduled = False
+            snapshot = dict(self._loaded())
+            placed = frozenset(self._placed)
+        try:
+            self._write(snapshot, placed)
+        except OSError as exc:
+            self.error = exc
+        else:
+            self.error = None
 
     def _write(self, snapshot: dict[str, Point], placed: frozenset[str]) -> None:
-        if _stamp(self.path) != self._seen:  # another window or program wrote it meanwhile
+        if _stamp(self.path) != self._seen:  # another program or process wrote it meanwhile
             theirs, _stamp_read = _read(self.path)
             for node_id in placed & snapshot.keys():
                 theirs.pop(node_id, None)
@@ -144,8 +180,7 @@ class PositionStore:
 
 
 def _encoded(positions: dict[str, Point]) -> Iterable[bytes]:
-    """The JSON object of `positions`, in slices of `SLICE` entries (orjson holds the GIL
-    for a whole call: one call for 100,000 positions would hold a GUI thread for it)."""
+    """The JSON object of `positions`, in slices of `SLICE` entries."""
     items = list(positions.items())
     yield b"{"
     for start in range(0, len(items), SLICE):
@@ -175,14 +210,6 @@ def _stamp(path: Path) -> Stamp:
     except OSError:
         return None
     return (st.st_ino, st.st_size, st.st_mtime_ns)
-
-
-def _wait_for_writer(path: Path) -> None:
-    """A store of this process may be writing the file: read it once that is done."""
-    with _writers_lock:
-        thread = _writers.get(path)
-    if thread is not None and thread is not threading.current_thread():
-        thread.join()
 
 
 def _is_point(value: object) -> bool:

@@ -6,6 +6,8 @@ import json
 import threading
 from pathlib import Path
 
+import numpy as np
+
 from memgui.core.graph_view import PositionStore
 from memgui.core.graph_view import positions as positions_module
 
@@ -33,6 +35,18 @@ def test_save_writes_on_a_thread_of_its_own_and_a_new_store_reads_it(tmp_path, m
     assert {k: tuple(v) for k, v in on_disk.items()} == many
     assert list(on_disk) == list(many)  # oldest first: the order the cap drops them in
     assert _store(tmp_path).get(["mt_000007", "nope"]) == {"mt_000007": (7.0, -7 / 3)}
+
+
+def test_a_layouts_positions_are_folded_in_by_the_writer(tmp_path):
+    store = _store(tmp_path)
+    ids = ("a", "b", "c")
+    xy = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    store.place(ids, xy)
+    xy[:] = 0.0  # the caller's array is its own again at once: the store took a copy
+    assert store.flush(timeout=30) and store.error is None
+    assert _store(tmp_path).get(ids) == {"a": (1.0, 2.0), "b": (3.0, 4.0), "c": (5.0, 6.0)}
+    store.place(("b",), np.array([[9.0, 9.0]]))
+    assert store.get(["a", "b"]) == {"a": (1.0, 2.0), "b": (9.0, 9.0)}
 
 
 def test_a_store_opening_the_file_waits_for_a_write_under_way(tmp_path):
