@@ -44,6 +44,8 @@ CREATE TABLE IF NOT EXISTS memgui_degree_replaced (
 );
 """
 
+TABLE_NAMES = ("memgui_degrees", "memgui_degree_replaced")
+
 # (table, its key as one text, the key's columns, its two ends) of each kind of edge counted
 _SOURCES = {
     "links": (

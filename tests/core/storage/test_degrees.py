@@ -12,7 +12,7 @@ import pytest
 from memgui.core import graph_view
 from memgui.core.brain import Brain
 from memgui.core.errors import Conflict
-from memgui.core.io import ImportOptions, commit, plan
+from memgui.core.io import ExportOptions, ImportOptions, commit, export, plan
 from memgui.core.progress import run_to_end
 from memgui.core.storage import degrees, schema
 from tests.support.paths import AGENTOS, ROOT
@@ -224,3 +224,19 @@ def test_degrees_of_a_neighbourhood_come_from_the_table(brain: Brain, edges: int
         brain.link(centre, brain.add(f"leaf {k}").id, "relates_to")
     found = graph_view.neighbourhood(brain, centre, 1)
     assert found.nodes[centre].degree == edges
+
+
+@pytest.mark.parametrize("selected", [False, True])
+def test_a_sqlite_export_counts_what_it_copied(brain: Brain, tmp_path: Path, selected: bool):
+    a, b, c = (brain.add(f"memory {k}").id for k in "abc")
+    brain.link(a, b, "relates_to")
+    brain.link(b, c, "caused_by")
+    dest = tmp_path / "export.sqlite"
+    options = ExportOptions(selection=[a, b] if selected else None)
+    run_to_end(export(brain, dest, "sqlite", options))
+    with Brain.open(dest, actor="test") as copy:
+        assert degrees.is_kept(copy.db.tables, copy.db.triggers)
+        counts = check(copy)
+        assert counts[(copy.brain_id, b)] == (1 if selected else 2)
+        copy.link(a, c if not selected else b, "supersedes")  # and kept from then on
+        check(copy)
