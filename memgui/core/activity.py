@@ -5,27 +5,28 @@ person in memgui's window (`gui`), comes after the brain's review mark (`through
 batch was not marked reviewed one by one since (`storage/review_rows.py`). The mark is the
 brain's, not a window's: whoever reviews, in any window on any machine, reviews for all.
 
-Reads are bounded whatever the journal's size. A batch is one transaction, and SQLite lets
-one writer in at a time, so a batch's rows are one run of journal ids: walking the journal
-newest first jumps from batch to batch with two index lookups each (the primary key, then
-the batch index), never reading the rows of a batch it skips. A count stops at
-`COUNT_CAP` and reads only the rows after the mark.
+Reads are bounded whatever the journal's size. A batch is one transaction, and a brain's
+writes commit one after another in journal-id order (SQLite lets one writer in at a time; a
+PostgreSQL brain's writes each take the brain's journal lock first), so a batch's rows are
+one run of the brain's journal ids and a mark at id N has seen every change up to N: walking
+the journal newest first jumps from batch to batch with two index lookups each (the id,
+then the batch index), never reading the rows of a batch it skips. A count stops at
+`COUNT_CAP` and reads only the rows after the mark. The SQL is the engine's
+(`storage/activity_rows.py`, `storage/postgres_activity.py`), reached through the brain's
+`activity_rows()`.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Collection, Iterable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from memgui.core import journal
 from memgui.core.errors import InvalidArgument, NotFound
 from memgui.core.model import Changes, JournalEntry, check_id, check_int_range
-from memgui.core.storage import journal_rows, review_rows, store
-
-if TYPE_CHECKING:
-    from memgui.core.brain import Brain
+from memgui.core.storage import journal_rows, review_rows
 
 PERSON_ACTORS = frozenset({"gui"})  # a person in memgui's window: never listed for review
 # Rows that come along with a change and are not one to a person (an import's graph rows).
@@ -41,6 +42,47 @@ AS_WRITTEN = "as written"
 UNDONE = "undone"  # back as it was before the change
 CHANGED = "changed since"
 GONE = "gone"
+
+
+class ActivityRows(Protocol):
+    """What activity reads and writes, in the engine's SQL (`storage/activity_rows.py`)."""
+
+    brain_id: str
+
+    def has_journal(self) -> bool: ...
+    def mark(self) -> dict[str, Any]: ...
+    def write_mark(self, before: dict[str, Any], after: dict[str, Any]) -> None: ...
+    def count_after(
+        self, through: int, actors: list[str], ops: list[str], skip: list[str], cap: int
+    ) -> int: ...
+    def newest(self, top: int, floor: int) -> tuple[int, str, str, str, int] | None: ...
+    def oldest_after(self, after: int) -> tuple[int, str, str, str] | None: ...
+    def batch_end(self, batch_id: str, last: bool) -> int: ...
+    def batch_summary(
+        self, batch_id: str, cap: int, first_rows: int
+    ) -> tuple[int, dict[str, int]]: ...
+    def batch_page(self, batch_id: str, after_id: int, limit: int) -> list[JournalEntry]: ...
+    def trace_snapshot(self, trace_id: str) -> dict[str, Any] | None: ...
+    def link_exists(self, from_id: Any, to_id: Any, kind: Any) -> bool: ...
+
+
+@dataclass
+class MarkWrite:
+    """The review mark's write: its rows, and once it ended, what it changed."""
+
+    rows: ActivityRows
+    changes: Changes = field(default_factory=lambda: Changes(kind="review"))
+
+
+class ActivityAccess(Protocol):
+    def reading(self, purpose: str) -> AbstractContextManager[ActivityRows]: ...
+    def writing(self, actor: str | None) -> AbstractContextManager[MarkWrite]: ...
+
+
+class ActivityBrain(Protocol):
+    """A brain of either engine (`Brain`, `SharedBrain`)."""
+
+    def activity_rows(self) -> ActivityAccess: ...
 
 
 @dataclass(frozen=True)
@@ -85,9 +127,9 @@ class ActivityPage:
     next_before: int | None  # pass as `before` for the next (older) page; None: no more
 
 
-def review_mark(brain: Brain) -> ReviewMark:
-    with brain.db.lock, brain.db.reading("reading the review mark"):
-        return _mark(review_rows.read(brain.db, brain.brain_id))
+def review_mark(brain: ActivityBrain) -> ReviewMark:
+    with brain.activity_rows().reading("reading the review mark") as rows:
+        return _mark(rows.mark())
 
 
 def _mark(stored: dict[str, Any]) -> ReviewMark:
@@ -101,35 +143,25 @@ def _check_exclude(exclude: Collection[str]) -> list[str]:
     return [check_id("exclude", b, "batch id") for b in exclude]
 
 
-def unreviewed_count(brain: Brain, exclude: Collection[str] = ()) -> int:
+def unreviewed_count(brain: ActivityBrain, exclude: Collection[str] = ()) -> int:
     """Unreviewed changes (companion rows aside), at most `COUNT_CAP`; `exclude` names
     batches not to count (the window's own)."""
     skip = _check_exclude(exclude)
-    if "memgui_journal" not in brain.db.tables:
-        return 0
-    with brain.db.lock, brain.db.reading("counting unreviewed changes"):
-        mark = review_rows.read(brain.db, brain.brain_id)
-        skip = [*skip, *mark["batches"]]
-        # `+brain_id`: the id range is the index to use, never the brain's whole journal.
-        row = brain.db.conn.execute(
-            "SELECT count(*) FROM (SELECT 1 FROM memgui_journal WHERE id > ?1 AND +brain_id = ?2 "
-            "AND actor NOT IN (SELECT value FROM json_each(?3)) "
-            "AND op NOT IN (SELECT value FROM json_each(?4)) "
-            "AND batch_id NOT IN (SELECT value FROM json_each(?5)) LIMIT ?6)",
-            (
-                mark["through"],
-                brain.brain_id,
-                json.dumps(sorted(PERSON_ACTORS)),
-                json.dumps(sorted(COMPANION_OPS)),
-                json.dumps(skip),
-                COUNT_CAP,
-            ),
-        ).fetchone()
-    return int(row[0]) if row else 0
+    with brain.activity_rows().reading("counting unreviewed changes") as rows:
+        if not rows.has_journal():
+            return 0
+        mark = rows.mark()
+        return rows.count_after(
+            mark["through"],
+            sorted(PERSON_ACTORS),
+            sorted(COMPANION_OPS),
+            [*skip, *mark["batches"]],
+            COUNT_CAP,
+        )
 
 
 def unreviewed_batches(
-    brain: Brain,
+    brain: ActivityBrain,
     before: int | None = None,
     limit: int = 50,
     exclude: Collection[str] = (),
@@ -142,81 +174,50 @@ def unreviewed_batches(
         check_int_range("before", before, 1, 2**63 - 1)
     check_int_range("after", after, 0, 2**63 - 1)
     skip = frozenset(_check_exclude(exclude))
-    if "memgui_journal" not in brain.db.tables:
-        return ActivityPage([], None)
-    conn = brain.db.conn
-    with brain.db.lock, brain.db.reading("reading agent activity"):
-        mark = _mark(review_rows.read(brain.db, brain.brain_id))
+    with brain.activity_rows().reading("reading agent activity") as rows:
+        if not rows.has_journal():
+            return ActivityPage([], None)
+        mark = _mark(rows.mark())
         floor = max(mark.through, after)
         top = 2**63 - 1 if before is None else before - 1
         found: list[ActivityBatch] = []
         for _ in range(MAX_STEPS):
             if top <= floor or len(found) >= limit:
                 break
-            row = conn.execute(
-                "SELECT id, brain_id, actor, batch_id, at FROM memgui_journal "
-                "WHERE id <= ? AND id > ? ORDER BY id DESC LIMIT 1",
-                (top, floor),
-            ).fetchone()
+            row = rows.newest(top, floor)
             if row is None:
                 top = floor
                 break
             last_id, row_brain, actor, batch_id, at = row
-            first_id = _batch_end(conn, batch_id, last=False)
+            first_id = rows.batch_end(batch_id, last=False)
             if (
-                row_brain == brain.brain_id
+                row_brain == rows.brain_id
                 and actor not in PERSON_ACTORS
                 and batch_id not in skip
                 and not mark.reviewed(batch_id, last_id)
             ):
-                summary = _summary(conn, batch_id, actor, first_id, last_id, at)
-                if set(summary.ops) - {review_rows.OP}:
-                    found.append(summary)
+                size, ops = rows.batch_summary(batch_id, COUNT_CAP + 1, SUMMARY_ROWS)
+                if set(ops) - {review_rows.OP}:
+                    found.append(ActivityBatch(batch_id, actor, first_id, last_id, at, size, ops))
             top = min(first_id, last_id) - 1
     return ActivityPage(found, top + 1 if top > floor else None)
 
 
-def _batch_end(conn: Any, batch_id: str, last: bool) -> int:
-    order = "DESC" if last else ""
-    row = conn.execute(
-        f"SELECT id FROM memgui_journal WHERE batch_id = ? ORDER BY id {order} LIMIT 1",
-        (batch_id,),
-    ).fetchone()
-    return int(row[0]) if row else 0
-
-
-def _summary(
-    conn: Any, batch_id: str, actor: str, first_id: int, last_id: int, at: int
-) -> ActivityBatch:
-    size = conn.execute(
-        "SELECT count(*) FROM (SELECT 1 FROM memgui_journal WHERE batch_id = ? LIMIT ?)",
-        (batch_id, COUNT_CAP + 1),
-    ).fetchone()[0]
-    ops = dict(
-        conn.execute(
-            "SELECT op, count(*) FROM (SELECT op FROM memgui_journal WHERE batch_id = ? "
-            "ORDER BY id LIMIT ?) GROUP BY op",
-            (batch_id, SUMMARY_ROWS),
-        ).fetchall()
-    )
-    return ActivityBatch(batch_id, actor, first_id, last_id, at, int(size), ops)
-
-
 def batch_changes(
-    brain: Brain, batch_id: str, after_id: int = 0, limit: int = 200
+    brain: ActivityBrain, batch_id: str, after_id: int = 0, limit: int = 200
 ) -> list[JournalEntry]:
     """A batch's journal rows after `after_id`, in order, at most `limit` (a page)."""
     check_id("batch_id", batch_id, "batch id")
     check_int_range("after_id", after_id, 0, 2**63 - 1)
     check_int_range("limit", limit, 1, MAX_CHANGES)
-    if "memgui_journal" not in brain.db.tables:
-        return []
-    with brain.db.lock, brain.db.reading("reading a batch"):
-        return journal.batch_page(brain, batch_id, after_id, limit)
+    with brain.activity_rows().reading("reading a batch") as rows:
+        if not rows.has_journal():
+            return []
+        return rows.batch_page(batch_id, after_id, limit)
 
 
 def mark_reviewed(
-    brain: Brain,
+    brain: ActivityBrain,
     batch_ids: Iterable[str] = (),
     through: int | None = None,
     actor: str | None = None,
@@ -230,66 +231,60 @@ def mark_reviewed(
         check_id(f"batch_ids[{i}]", batch_id, "batch id")
     if through is not None:
         check_int_range("through", through, 0, 2**63 - 1)
-    write = brain.write("review", kind="review", actor=actor)
-    with write as batch:
-        db, conn = brain.db, brain.db.conn
-        before = review_rows.read(db, brain.brain_id)
+    with brain.activity_rows().writing(actor) as write:
+        rows = write.rows
+        before = rows.mark()
         after = {"through": before["through"], "batches": dict(before["batches"])}
         news = through is not None and through > before["through"]
         if news:
             after["through"] = through
         for batch_id in ids:
-            last = _batch_end(conn, batch_id, last=True)
+            last = rows.batch_end(batch_id, last=True)
             if not last:
                 raise NotFound(batch_id, "batch")
             if last > after["through"] and batch_id not in after["batches"]:
-                after["batches"][batch_id] = [_batch_end(conn, batch_id, last=False), last]
+                after["batches"][batch_id] = [rows.batch_end(batch_id, last=False), last]
                 news = True
         if not news:
             return Changes(kind="review")  # nothing new reviewed: no batch to take back
-        _compact(conn, brain.brain_id, after)
-        review_rows.write(db, batch, brain.brain_id, before, after)
+        _compact(rows, after)
+        rows.write_mark(before, after)
     return write.changes
 
 
-def _compact(conn: Any, brain_id: str, mark: dict[str, Any]) -> None:
+def _compact(rows: ActivityRows, mark: dict[str, Any]) -> None:
     """Move `through` over what follows it and needs no review (batches reviewed one by
     one, a person's, another brain's), then forget the batches it has passed."""
     batches = mark["batches"]
     for _ in range(MAX_STEPS):
-        row = conn.execute(
-            "SELECT id, brain_id, actor, batch_id FROM memgui_journal WHERE id > ? "
-            "ORDER BY id LIMIT 1",
-            (mark["through"],),
-        ).fetchone()
+        row = rows.oldest_after(mark["through"])
         if row is None:
             break
         _id, row_brain, actor, batch_id = row
         if batch_id in batches:
             mark["through"] = max(mark["through"], batches[batch_id][1])
-        elif row_brain != brain_id or actor in PERSON_ACTORS:
-            mark["through"] = max(mark["through"], _batch_end(conn, batch_id, last=True))
+        elif row_brain != rows.brain_id or actor in PERSON_ACTORS:
+            mark["through"] = max(mark["through"], rows.batch_end(batch_id, last=True))
         else:
             break
     mark["batches"] = {b: span for b, span in batches.items() if span[1] > mark["through"]}
 
 
-def change_states(brain: Brain, entries: list[JournalEntry]) -> dict[int, str]:
+def change_states(brain: ActivityBrain, entries: list[JournalEntry]) -> dict[int, str]:
     """What each change's trace or link is like now: `AS_WRITTEN` (as the change left it),
     `UNDONE` (as it was before), `CHANGED` (since, by anyone) or `GONE`; companion rows
     are left out."""
     out: dict[int, str] = {}
-    db, bid = brain.db, brain.brain_id
-    with brain.db.lock, brain.db.reading("reading what changed since"):
+    with brain.activity_rows().reading("reading what changed since") as rows:
         for entry in entries:
             if entry.op in COMPANION_OPS:
                 continue
             if entry.op in ("link", "unlink"):
-                out[entry.id] = _link_state(brain, entry)
+                link = entry.after or entry.before or {}
+                exists = rows.link_exists(link.get("from_id"), link.get("to_id"), link.get("kind"))
+                out[entry.id] = AS_WRITTEN if exists == (entry.op == "link") else UNDONE
                 continue
-            row = store.fetch_row(db, bid, entry.trace_id)
-            now = store.row_to_snapshot(row) if row is not None else None
-            out[entry.id] = _trace_state(now, entry)
+            out[entry.id] = _trace_state(rows.trace_snapshot(entry.trace_id), entry)
     return out
 
 
@@ -301,16 +296,3 @@ def _trace_state(now: dict[str, Any] | None, entry: JournalEntry) -> str:
     if entry.before is not None and journal.same_edits(now, entry.before):
         return UNDONE
     return CHANGED
-
-
-def _link_state(brain: Brain, entry: JournalEntry) -> str:
-    link = entry.after or entry.before or {}
-    exists = (
-        brain.db.conn.execute(
-            "SELECT 1 FROM memory_links WHERE brain_id = ? AND from_id = ? AND to_id = ? "
-            "AND kind = ?",
-            (brain.brain_id, link.get("from_id"), link.get("to_id"), link.get("kind")),
-        ).fetchone()
-        is not None
-    )
-    return AS_WRITTEN if exists == (entry.op == "link") else UNDONE

@@ -19,6 +19,7 @@ from memgui.core import (
     traces,
     undo,
 )
+from memgui.core.activity_file import FileActivity
 from memgui.core.brain_file import BrainFile
 from memgui.core.brain_write import Batch, BrainWrite
 from memgui.core.changes import ChangesWithCount, ChangesWithId
@@ -465,6 +466,9 @@ class Brain(BrainFile):
         return journal.batch_entries(self, batch_id)
 
     # --- agent activity: what others wrote, and what a person has reviewed ------------
+
+    def activity_rows(self) -> FileActivity:
+        return FileActivity(self)
 
     def review_mark(self) -> activity.ReviewMark:
         return activity.review_mark(self)

@@ -46,6 +46,7 @@ from memgui.core.model import (
     with_changes,
 )
 from memgui.core.scopes import SweepReport
+from memgui.core.shared_activity import SharedActivity
 from memgui.core.storage import (
     postgres,
     postgres_graph,
@@ -67,7 +68,7 @@ if TYPE_CHECKING:
 SEARCH_MODES = ("auto", "keyword")  # by meaning needs the vectors, not on Postgres yet
 
 
-class SharedBrain:
+class SharedBrain(SharedActivity):
     """One brain id in a PostgreSQL database, over one connection (one thread at a time)."""
 
     def __init__(
@@ -118,6 +119,8 @@ class SharedBrain:
         batch = WriteBatch(batch_id=new_batch_id(), actor=actor or self.actor, kind=kind)
         try:
             with self.conn.transaction():
+                # First: the brain's journal ids then commit in their order (postgres_locks).
+                postgres_locks.hold_journal_order(self.conn, self.brain_id)
                 if lock is not None:
                     postgres_locks.hold(self.conn, self.brain_id, lock, str(self.address))
                 if not self.marked:

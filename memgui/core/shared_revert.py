@@ -13,6 +13,7 @@ from memgui.core.model import Changes, JournalEntry
 from memgui.core.storage import (
     journal_rows,
     postgres,
+    postgres_activity,
     postgres_graph,
     postgres_links,
     review_rows,
@@ -49,6 +50,9 @@ def _undo(brain: SharedBrain, batch: WriteBatch, entry: JournalEntry) -> None:
     if entry.op in postgres_graph.GRAPH_OPS:
         postgres_graph.undo(conn, bid, batch, entry)
         return
+    if entry.op == review_rows.OP:
+        postgres_activity.undo_mark(conn, bid, batch, entry)
+        return
     if entry.op in _NOT_HELD:  # a row kind a shared brain does not hold yet
         raise NotOnPostgres(f"reverting a batch's {entry.op!r} rows")
     row = postgres.fetch_row(conn, bid, entry.trace_id, lock=True)
@@ -68,5 +72,5 @@ def _undo(brain: SharedBrain, batch: WriteBatch, entry: JournalEntry) -> None:
         postgres.update_trace(conn, batch, bid, current, restored, "revert")
 
 
-# Documents, conversations, feedback and review marks live in a file alone so far.
-_NOT_HELD = (journal_rows.ROW_OPS - postgres_graph.GRAPH_OPS) | {review_rows.OP}
+# Documents, conversations and feedback live in a file alone so far.
+_NOT_HELD = journal_rows.ROW_OPS - postgres_graph.GRAPH_OPS

@@ -83,6 +83,7 @@ def _schema_current(conn: psycopg.Connection[tuple[Any, ...]]) -> bool:
     row = conn.execute(
         "SELECT to_regclass('memgui_journal') IS NOT NULL "
         "AND to_regclass('idx_memgui_journal_link_to') IS NOT NULL "
+        "AND to_regclass('idx_memgui_journal_brain') IS NOT NULL "
         "AND to_regclass('idx_memory_traces_tsv') IS NOT NULL "
         "AND to_regclass('idx_memory_traces_created') IS NOT NULL "
         "AND to_regclass('memory_links') IS NOT NULL "
@@ -293,6 +294,22 @@ def batch_entries(
         f"SELECT {_JOURNAL_COLUMNS} FROM memgui_journal WHERE brain_id = %s AND batch_id = %s "
         "ORDER BY id",
         (brain_id, batch_id),
+    ).fetchall()
+    return _whole(conn, brain_id, [row_to_entry(r) for r in rows])
+
+
+def batch_page(
+    conn: psycopg.Connection[tuple[Any, ...]],
+    brain_id: str,
+    batch_id: str,
+    after_id: int,
+    limit: int,
+) -> list[JournalEntry]:
+    """A batch's rows after journal id `after_id`, in order, at most `limit`, made whole."""
+    rows = conn.execute(
+        f"SELECT {_JOURNAL_COLUMNS} FROM memgui_journal WHERE brain_id = %s AND batch_id = %s "
+        "AND id > %s ORDER BY id LIMIT %s",
+        (brain_id, batch_id, after_id, limit),
     ).fetchall()
     return _whole(conn, brain_id, [row_to_entry(r) for r in rows])
 

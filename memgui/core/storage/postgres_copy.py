@@ -73,6 +73,7 @@ def _copy(
     with conn.transaction():
         # Two copies into one brain id at once: the second waits, then finds it taken.
         postgres_locks.hold(conn, destination.brain_id, "copy", str(destination), wait=True)
+        postgres_locks.hold_journal_order(conn, destination.brain_id)
         held = postgres.trace_counts(conn, destination.brain_id)[0]
         if held:
             raise InvalidArgument(

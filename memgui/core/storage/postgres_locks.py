@@ -62,3 +62,19 @@ def holder(conn: psycopg.Connection[tuple[Any, ...]], brain_id: str) -> str:
         f"{app or 'a program with no name'!r} (server process {pid}, {where}, "
         f"in a transaction since {since} UTC)"
     )
+
+
+# memgui's own key space for the journal's order: the two-int form of the advisory lock,
+# which never meets a one-bigint key such as AgentOS's (the server keeps them apart).
+JOURNAL_ORDER_CLASS = 0x6D676A6F  # "mgjo"
+
+
+def hold_journal_order(conn: psycopg.Connection[tuple[Any, ...]], brain_id: str) -> None:
+    """Wait for the brain's journal turn, held until the transaction ends. Every write of a
+    shared brain takes it first, so its journal ids are drawn and committed one transaction
+    after another, as a file's single writer does: a reader that saw id N has seen every
+    lower id of the brain (`core/activity.py`, live refresh). Reads take nothing."""
+    conn.execute(
+        "SELECT pg_advisory_xact_lock(%s, hashtext(%s))",
+        (JOURNAL_ORDER_CLASS, f"memgui_journal:{brain_id}"),
+    )

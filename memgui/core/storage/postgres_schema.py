@@ -57,6 +57,7 @@ CREATE TABLE IF NOT EXISTS memgui_journal (
   after    TEXT
 );
 CREATE INDEX IF NOT EXISTS idx_memgui_journal_trace ON memgui_journal (brain_id, trace_id, id);
+CREATE INDEX IF NOT EXISTS idx_memgui_journal_brain ON memgui_journal (brain_id, id);
 CREATE INDEX IF NOT EXISTS idx_memgui_journal_batch ON memgui_journal (batch_id);
 CREATE INDEX IF NOT EXISTS idx_memgui_journal_link_to
   ON memgui_journal (brain_id, (coalesce(after, before)::jsonb ->> 'to_id'))
