@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import time
 import warnings
 import weakref
 from collections.abc import Callable, Generator
@@ -183,18 +184,29 @@ class JobRunner(QObject):
         self._pool = QThreadPool(self)
         self._pool.setMaxThreadCount(max_threads)
         self._jobs: list[Job] = []
+        self._threads: list[threading.Thread] = []  # jobs at the app's priority (`start`)
 
     @property
     def active_jobs(self) -> list[Job]:
         return list(self._jobs)
 
-    def start(self, name: str, factory: JobFactory, own_thread: bool = False) -> Job:
+    def start(
+        self, name: str, factory: JobFactory, own_thread: bool = False, nice: bool | None = None
+    ) -> Job:
         """Run `factory()`'s generator in the pool; connect to the returned job's signals.
 
         `own_thread`: on a thread of its own instead, for a job its caller may stop waiting
         for (a plan cancelled while its reader is inside one slow read): it never holds one
         of the pool's threads, and closing the app does not wait for it.
+
+        `nice=False` runs this job at the app's priority even in a niced runner: a job that
+        runs Python most of its time holds the GIL whenever the system preempts it, and a
+        worker ten steps nicer waits ~10 times longer for its core back — all that while
+        the GUI thread waits for the GIL (40–100 ms on a busy machine, docs/performance.md).
+        A pool thread once niced cannot be made less nice without privileges, so such a job
+        runs on a thread of its own, which `shutdown` waits for as for the pool's.
         """
+        nice = self._nice if nice is None else nice
         # A job has no Qt parent: Python frees it (see `_release`). The runner is held
         # weakly, so the job's closures never keep a runner alive.
         job = Job(name, factory)
@@ -208,13 +220,16 @@ class JobRunner(QObject):
         for signal in (job.finished, job.failed, job.cancelled):
             signal.connect(forget)
         self._jobs.append(job)
-        if own_thread:
+        self._threads = [thread for thread in self._threads if thread.is_alive()]
+        if own_thread or (self._nice and not nice):
             thread = threading.Thread(
-                target=_run_on_own_thread, args=(job, self._nice), name=f"job {name}", daemon=True
+                target=_run_on_own_thread, args=(job, nice), name=f"job {name}", daemon=True
             )
+            if not own_thread:
+                self._threads.append(thread)
             thread.start()
         else:
-            self._pool.start(_JobRunnable(job, self._nice))
+            self._pool.start(_JobRunnable(job, nice))
         self.job_started.emit(job)
         return job
 
@@ -225,7 +240,12 @@ class JobRunner(QObject):
     def shutdown(self, timeout_ms: int = 10_000) -> bool:
         """Cancel every job and wait for the workers; True when all of them stopped."""
         self.cancel_all()
-        return self._pool.waitForDone(timeout_ms)
+        deadline = time.monotonic() + timeout_ms / 1000
+        for thread in self._threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
+        self._threads = [thread for thread in self._threads if thread.is_alive()]
+        left_ms = max(0, int((deadline - time.monotonic()) * 1000))
+        return self._pool.waitForDone(left_ms) and not self._threads
 
     def _forget(self, job: Job) -> None:
         if job in self._jobs:

@@ -122,7 +122,8 @@ def app_run(path: Path, scratch: Path, live: bool = True) -> dict[str, float | i
     window.set_session(BrainSession.open(path))
     window.show()
     wait(app, lambda: window.model is not None and not window.model.busy)
-    heap.settle()  # as `memgui` does once its window is up
+    heap.settle()  # as `memgui` does once its window is up…
+    heap.preload().join()  # …and a moment later (a person needs longer to start an import)
     probe = StallProbe()
     stolen = steal_ms()
     probe.start()
