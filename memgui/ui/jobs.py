@@ -184,7 +184,8 @@ class JobRunner(QObject):
         self._pool = QThreadPool(self)
         self._pool.setMaxThreadCount(max_threads)
         self._jobs: list[Job] = []
-        self._threads: list[threading.Thread] = []  # jobs at the app's priority (`start`)
+        self._plain: QThreadPool | None = None  # jobs at the app's priority (`start`)
+        self._max_threads = max_threads
 
     @property
     def active_jobs(self) -> list[Job]:
@@ -204,7 +205,9 @@ class JobRunner(QObject):
         worker ten steps nicer waits ~10 times longer for its core back — all that while
         the GUI thread waits for the GIL (40–100 ms on a busy machine, docs/performance.md).
         A pool thread once niced cannot be made less nice without privileges, so such a job
-        runs on a thread of its own, which `shutdown` waits for as for the pool's.
+        runs in a second pool whose threads are never niced (a pool, not a new thread: the
+        GUI thread would wait, on a busy machine, for that thread to be scheduled and say it
+        started), which `shutdown` waits for as for the first.
         """
         nice = self._nice if nice is None else nice
         # A job has no Qt parent: Python frees it (see `_release`). The runner is held
@@ -220,14 +223,13 @@ class JobRunner(QObject):
         for signal in (job.finished, job.failed, job.cancelled):
             signal.connect(forget)
         self._jobs.append(job)
-        self._threads = [thread for thread in self._threads if thread.is_alive()]
-        if own_thread or (self._nice and not nice):
+        if own_thread:
             thread = threading.Thread(
                 target=_run_on_own_thread, args=(job, nice), name=f"job {name}", daemon=True
             )
-            if not own_thread:
-                self._threads.append(thread)
             thread.start()
+        elif self._nice and not nice:
+            self._plain_pool().start(_JobRunnable(job, nice=False))
         else:
             self._pool.start(_JobRunnable(job, nice))
         self.job_started.emit(job)
@@ -241,11 +243,15 @@ class JobRunner(QObject):
         """Cancel every job and wait for the workers; True when all of them stopped."""
         self.cancel_all()
         deadline = time.monotonic() + timeout_ms / 1000
-        for thread in self._threads:
-            thread.join(max(0.0, deadline - time.monotonic()))
-        self._threads = [thread for thread in self._threads if thread.is_alive()]
+        done = self._plain is None or self._plain.waitForDone(timeout_ms)
         left_ms = max(0, int((deadline - time.monotonic()) * 1000))
-        return self._pool.waitForDone(left_ms) and not self._threads
+        return self._pool.waitForDone(left_ms) and done
+
+    def _plain_pool(self) -> QThreadPool:
+        if self._plain is None:
+            self._plain = QThreadPool(self)
+            self._plain.setMaxThreadCount(self._max_threads)
+        return self._plain
 
     def _forget(self, job: Job) -> None:
         if job in self._jobs:

@@ -240,17 +240,19 @@ def test_a_job_started_not_nice_keeps_the_apps_priority_in_a_nice_runner(qtbot):
 
 
 def test_shutdown_waits_for_a_job_at_the_apps_priority(qtbot):
-    release = threading.Event()
+    entered, release = threading.Event(), threading.Event()
     left: list[str] = []
 
     def held():
         yield from ()
+        entered.set()
         release.wait(WAIT_S)
         left.append("done")
         return None
 
     runner = JobRunner()
     runner.start("held", held, nice=False)
+    qtbot.waitUntil(entered.is_set, timeout=WAIT_MS)
     cancel_all = runner.cancel_all
     runner.cancel_all = lambda: (cancel_all(), release.set())  # shutdown lets it go on
     assert runner.shutdown()
