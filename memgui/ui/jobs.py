@@ -209,7 +209,7 @@ class JobRunner(QObject):
         GUI thread would wait, on a busy machine, for that thread to be scheduled and say it
         started), which `shutdown` waits for as for the first.
         """
-        nice = self._nice if nice is None else nice
+        nice = self._nice and nice is not False  # a job is never nicer than its runner
         # A job has no Qt parent: Python frees it (see `_release`). The runner is held
         # weakly, so the job's closures never keep a runner alive.
         job = Job(name, factory)
