@@ -29,6 +29,7 @@ from memgui.core.model import (
     check_int_range,
     check_limit,
     check_link_kind,
+    check_lookup_ids,
     now_ms,
     with_changes,
 )
@@ -105,6 +106,13 @@ class SharedBrain:
 
     def get(self, trace_id: str) -> Trace:
         return store.snapshot_to_trace(self._snapshot(trace_id), 0, self.now())
+
+    def get_many(self, ids: list[str]) -> dict[str, Trace]:
+        """The traces of `ids` that exist (an unknown id is simply absent), by id."""
+        check_lookup_ids(ids)
+        now = self.now()
+        rows = postgres.rows_of_ids(self.conn, self.brain_id, ids)
+        return {trace.id: trace for trace in (store.row_to_trace(r, now) for r in rows)}
 
     def _where(self, flt: TraceFilter) -> tuple[str, list[Any]]:
         check_filter(flt)

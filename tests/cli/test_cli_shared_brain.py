@@ -71,8 +71,6 @@ def test_what_is_not_served_on_postgres_says_so_and_writes_nothing(
         ("merge", a["id"], b["id"]),
         ("export", "out.json"),
         ("import", "in.json"),
-        ("serve-rest",),
-        ("serve-mcp",),
         ("embed",),
         ("neighbours", a["id"]),
         ("search", "one", "--mode", "semantic"),

@@ -91,6 +91,8 @@ class BrainStore(Protocol):
 
     def get(self, trace_id: str) -> Trace: ...
 
+    def get_many(self, ids: list[str]) -> dict[str, Trace]: ...
+
     def add(
         self,
         content: str,

@@ -193,6 +193,15 @@ def fetch_row(
     ).fetchone()
 
 
+def rows_of_ids(
+    conn: psycopg.Connection[tuple[Any, ...]], brain_id: str, ids: list[str]
+) -> list[tuple[Any, ...]]:
+    return conn.execute(
+        f"SELECT {COLUMNS} FROM memory_traces WHERE brain_id = %s AND id = ANY(%s)",
+        (brain_id, list(ids)),
+    ).fetchall()
+
+
 def _indexed_text(snap: dict[str, Any]) -> str:
     return " ".join([snap["content"], *snap["tags"]])
 
