@@ -47,6 +47,7 @@ BENCHMARKS: dict[str, tuple[list[str], list[str]]] = {
     "bench_consolidate": ([], ["--traces", "2000", "--rounds", "1"]),
     # Needs the build (make package) and Xvfb: without them it reports why and exits non-zero.
     "bench_startup": ([], ["--runs", "1"]),
+    "bench_pg_notify": ([], ["--adds", "200", "--rounds", "1", "--bulk", "10000"]),
 }
 OUTPUT_TAIL = 2000  # characters of a benchmark's output kept when it is not JSON
 

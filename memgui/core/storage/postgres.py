@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from memgui.core.errors import PostgresUnavailable, SchemaTooNew
 from memgui.core.model import JournalEntry, TraceFilter
-from memgui.core.storage import store
+from memgui.core.storage import postgres_notify, store
 from memgui.core.storage.engine import PostgresAddress
 from memgui.core.storage.journal_rows import event, row_to_entry
 from memgui.core.storage.json_text import dumps
@@ -23,7 +23,8 @@ if TYPE_CHECKING:
     import psycopg
 
 SCHEMA_KEY = "memgui_pg_schema"  # brain_meta: the memgui layout a brain id was written in
-SCHEMA_VERSION = 1
+# 1: traces, journal, links, meta. 2: the triggers that announce changes (postgres_notify).
+SCHEMA_VERSION = 2
 AGENTOS_SCHEMA_VERSION = "2"
 # Full text as AgentOS's Postgres brains have it: English stemming (deploy finds deployed).
 TEXT_CONFIG = "english"
@@ -123,6 +124,11 @@ def connect(address: PostgresAddress) -> psycopg.Connection[tuple[Any, ...]]:
                 conn.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
                 if not _schema_current(conn):  # another connection may have made it meanwhile
                     conn.execute(SCHEMA)  # idempotent: every statement IF NOT EXISTS
+                    conn.execute(postgres_notify.NOTIFY_SCHEMA)  # (CREATE OR REPLACE)
+                    conn.execute(  # the brains of layout 1 now have the triggers too
+                        "UPDATE brain_meta SET value = %s WHERE key = %s AND value = '1'",
+                        (str(SCHEMA_VERSION), SCHEMA_KEY),
+                    )
         check_not_too_new(conn, address)
     except BaseException:
         conn.close()
@@ -145,7 +151,7 @@ def _schema_current(conn: psycopg.Connection[tuple[Any, ...]]) -> bool:
         "'memory_traces' AND column_name = 'embedding_status' "
         "AND table_schema = current_schema())"
     ).fetchone()
-    return bool(row and row[0])
+    return bool(row and row[0]) and postgres_notify.installed(conn)
 
 
 def check_not_too_new(conn: psycopg.Connection[tuple[Any, ...]], address: PostgresAddress) -> None:
