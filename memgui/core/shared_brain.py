@@ -57,10 +57,18 @@ class SharedBrain:
         self._marked = False
 
     @classmethod
-    def open(cls, address: str, brain_id: str | None = None, *, actor: str = "cli") -> SharedBrain:
-        """Connect to `postgresql://…?brain_id=NAME`, making memgui's tables if missing."""
+    def open(
+        cls,
+        address: str,
+        brain_id: str | None = None,
+        *,
+        actor: str = "cli",
+        password: str | None = None,
+    ) -> SharedBrain:
+        """Connect to `postgresql://…?brain_id=NAME`, making memgui's tables if missing;
+        `password` when the person typed one (else libpq's PGPASSWORD, ~/.pgpass)."""
         parsed = parse_postgres_address(address, brain_id)
-        return cls(postgres.connect(parsed), parsed, actor)
+        return cls(postgres.connect(parsed, password), parsed, actor)
 
     def close(self) -> None:
         self.conn.close()

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from memgui.core.errors import PostgresUnavailable, SchemaTooNew
+from memgui.core.errors import PostgresPasswordRequired, PostgresUnavailable, SchemaTooNew
 from memgui.core.model import JournalEntry, TraceFilter
 from memgui.core.storage import postgres_notify, store
 from memgui.core.storage.engine import PostgresAddress
@@ -106,8 +106,11 @@ _INSERT = (
 _JOURNAL_COLUMNS = "id, at, actor, batch_id, op, trace_id, before, after"
 
 
-def connect(address: PostgresAddress) -> psycopg.Connection[tuple[Any, ...]]:
-    """An autocommit connection (each write opens its own transaction), schema ensured."""
+def connect(
+    address: PostgresAddress, password: str | None = None
+) -> psycopg.Connection[tuple[Any, ...]]:
+    """An autocommit connection (each write opens its own transaction), schema ensured.
+    `password`: one the person typed; otherwise libpq finds it (PGPASSWORD, ~/.pgpass)."""
     try:
         import psycopg
     except ImportError as exc:  # an optional dependency: memgui[postgres]
@@ -115,8 +118,12 @@ def connect(address: PostgresAddress) -> psycopg.Connection[tuple[Any, ...]]:
             "a PostgreSQL brain needs the psycopg driver: pip install 'memgui[postgres]'"
         ) from exc
     try:
-        conn = psycopg.connect(address.conninfo, autocommit=True)
+        conn = psycopg.connect(with_password(address.conninfo, password), autocommit=True)
     except psycopg.OperationalError as exc:
+        said = str(exc)
+        if "no password supplied" in said or "password authentication failed" in said:
+            wrong = "password authentication failed" in said
+            raise PostgresPasswordRequired(str(address), wrong) from exc
         raise PostgresUnavailable(f"cannot reach the PostgreSQL brain {address}: {exc}") from exc
     try:
         if not _schema_current(conn):
@@ -134,6 +141,15 @@ def connect(address: PostgresAddress) -> psycopg.Connection[tuple[Any, ...]]:
         conn.close()
         raise
     return conn
+
+
+def with_password(conninfo: str, password: str | None) -> str:
+    """The connection string with a typed password added (libpq's own lookup otherwise)."""
+    if password is None:
+        return conninfo
+    from psycopg.conninfo import make_conninfo
+
+    return make_conninfo(conninfo, password=password)
 
 
 def _schema_current(conn: psycopg.Connection[tuple[Any, ...]]) -> bool:

@@ -144,8 +144,10 @@ class ChangeListener:
         notices in a thread."""
         import psycopg
 
-        extra = {"password": self._password} if self._password is not None else {}
-        conn = psycopg.connect(self.address.conninfo, autocommit=True, **extra)
+        from memgui.core.storage.postgres import with_password
+
+        conninfo = with_password(self.address.conninfo, self._password)
+        conn = psycopg.connect(conninfo, autocommit=True)
         conn.execute(f'LISTEN "{channel_of(self.address.brain_id)}"')
         self._thread = threading.Thread(
             target=self._listen, args=(conn,), name="memgui-listen", daemon=True
