@@ -51,6 +51,7 @@ from memgui.ui.window.brain_tips import READ_ONLY_TIP, foreign_triggers_tip, rea
 from memgui.ui.window.context_menus import ContextMenus
 from memgui.ui.window.import_export_actions import install_import_export
 from memgui.ui.window.live_refresh import LiveWatcher
+from memgui.ui.window.shared_brains import install_shared_brains
 from memgui.ui.window.shown_trace import ShownTrace
 from memgui.ui.window.view_summary import ViewSummary
 from memgui.ui.window.why_line import install_why_line
@@ -105,6 +106,7 @@ class MainWindow(QMainWindow):
         self.edits = WindowEdits(self)
         self.shown = ShownTrace(self)  # the detail pane follows the table and the changes
         self.files = BrainFiles(self)
+        self.shared_brains = install_shared_brains(self)  # File ▸ Open shared brain…
         self._counts_timer = QTimer(self)
         self._counts_timer.setSingleShot(True)
         self._counts_timer.setInterval(COUNTS_DEBOUNCE_MS)

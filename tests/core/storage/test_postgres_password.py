@@ -4,41 +4,15 @@ shows it. The test server's other roles stay on trust; one role of its own needs
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
-import psycopg
 import pytest
 
 from memgui.core.errors import PostgresPasswordRequired, PostgresUnavailable
 from memgui.core.shared_brain import SharedBrain
-from tests.support.postgres import PostgresServer
+from tests.support.postgres import ROLE, SECRET
 
 pytestmark = pytest.mark.slow  # a real server
-
-ROLE, SECRET = "memgui_pw", "s3cret-word"
-HBA_LINE = f"local all {ROLE} scram-sha-256"
-
-
-@pytest.fixture
-def guarded_address(pg_server: PostgresServer, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    """An address of a new database as `memgui_pw`, whose logins need its password."""
-    data = Path(dict(parse_qsl(urlsplit(pg_server.uri).query))["host"])
-    hba = data / "pg_hba.conf"
-    with psycopg.connect(pg_server.uri, autocommit=True) as admin:
-        if HBA_LINE not in hba.read_text():
-            hba.write_text(HBA_LINE + "\n" + hba.read_text())  # first match wins
-            admin.execute("SELECT pg_reload_conf()")
-        if not admin.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (ROLE,)).fetchone():
-            admin.execute(f"CREATE ROLE {ROLE} LOGIN PASSWORD '{SECRET}'")
-        database = pg_server.create_database()
-        admin.execute(f"ALTER DATABASE {database} OWNER TO {ROLE}")
-    monkeypatch.delenv("PGPASSWORD", raising=False)
-    monkeypatch.setenv("PGPASSFILE", str(data / "no-such-pgpass"))
-    address = pg_server.address(database)
-    parts = urlsplit(address)
-    yield urlunsplit(parts._replace(netloc=f"{ROLE}@"))
 
 
 def test_no_password_then_a_wrong_one_then_the_right_one(guarded_address: str) -> None:
