@@ -13,7 +13,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from memgui.core import journal, links, shared_links, traces
+from memgui.core import journal, links, shared_links, traces, undo
+from memgui.core.brain_write import Batch
 from memgui.core.errors import Conflict, InvalidArgument, NotFound, NotOnPostgres
 from memgui.core.model import (
     Changes,
@@ -33,6 +34,7 @@ from memgui.core.model import (
     now_ms,
     with_changes,
 )
+from memgui.core.shared_brain_views import SharedBrainViews
 from memgui.core.storage import postgres, postgres_links, reads, store
 from memgui.core.storage.engine import PostgresAddress, parse_postgres_address
 from memgui.core.storage.transaction import WriteBatch, new_batch_id
@@ -43,7 +45,7 @@ if TYPE_CHECKING:
 SEARCH_MODES = ("auto", "keyword")  # by meaning needs the vectors, not on Postgres yet
 
 
-class SharedBrain:
+class SharedBrain(SharedBrainViews):
     """One brain id in a PostgreSQL database, over one connection (one thread at a time)."""
 
     def __init__(
@@ -55,6 +57,7 @@ class SharedBrain:
         self.actor = actor
         self.clock: Callable[[], int] = now_ms
         self._marked = False
+        self._open_batch: WriteBatch | None = None  # inside `batch()`
 
     @classmethod
     def open(
@@ -87,9 +90,29 @@ class SharedBrain:
         return self.clock()
 
     @contextmanager
+    def batch(self, actor: str | None = None, kind: str = "batch") -> Iterator[Batch]:
+        """Group several calls in one transaction and one journal batch (revertible as one).
+        Each call in it returns what it changed itself; once the batch committed, its
+        `changes` hold what they changed together (empty, with no batch id, if nothing)."""
+        with self._write(actor, kind) as open_batch:
+            handle = Batch(open_batch.batch_id, kind)
+            self._open_batch = open_batch
+            try:
+                yield handle
+            finally:
+                self._open_batch = None
+        handle.changes = open_batch.changes()
+
+    @contextmanager
     def _write(self, actor: str | None, kind: str = "edit") -> Iterator[WriteBatch]:
         import psycopg
 
+        joined = self._open_batch
+        if joined is not None:  # a call inside `batch()`: its transaction and journal batch
+            own = WriteBatch(batch_id=joined.batch_id, actor=joined.actor, kind=joined.kind)
+            yield own  # (what this call changed: its own events)
+            joined.events.extend(own.events)
+            return
         batch = WriteBatch(batch_id=new_batch_id(), actor=actor or self.actor, kind=kind)
         try:
             with self.conn.transaction():
@@ -145,7 +168,7 @@ class SharedBrain:
             sql += f" AND (created_at, id) {'<' if descending else '>'} (%s, %s)"
             params = [*params, created_at, after_id]
         rows = postgres.listed_rows(
-            self.conn, (sql, params), _order_sql(order, descending), limit, offset
+            self.conn, (sql, params), order_sql(order, descending), limit, offset
         )
         now = self.now()
         return [store.row_to_trace(r, now) for r in rows]
@@ -329,6 +352,21 @@ class SharedBrain:
             shared_links.unlink(self.conn, batch, self.brain_id, ids, kind)
         return batch.changes()
 
+    def undo(self, batch_id: str, actor: str | None = None) -> Changes:
+        """`revert`, tolerant of versions moved by undo steps alone (`core/undo.py`): what
+        the app's undo stack calls."""
+        return undo.undo_batch(self, batch_id, actor)
+
+    def restore_version(
+        self,
+        trace_id: str,
+        snapshot: dict[str, Any],
+        expect_version: int | None = None,
+        actor: str | None = None,
+    ) -> Trace:
+        """Bring a trace back to a version from its history, as a new update."""
+        return undo.restore_version(self, trace_id, snapshot, expect_version, actor)
+
     def revert(
         self, batch_id: str, actor: str | None = None, entry_ids: list[int] | None = None
     ) -> Changes:
@@ -385,7 +423,8 @@ def _refuse_nul(fields: dict[str, Any]) -> None:
             )
 
 
-def _order_sql(order: str, descending: bool) -> str:
+def order_sql(order: str, descending: bool) -> str:
+    """The ORDER BY of `order` (a column of `reads.ORDER_COLUMNS`), ties broken by id."""
     if not isinstance(order, str) or order not in reads.ORDER_COLUMNS:
         raise InvalidArgument(
             "order", f"must be one of {', '.join(reads.ORDER_COLUMNS)} (got {order!r})", order

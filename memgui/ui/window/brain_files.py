@@ -131,7 +131,12 @@ class BrainFiles(QObject):
         """Make a new, empty brain at `path` and open it. An existing file is never replaced
         (the open brain least of all) and never opened in its stead: the person says so."""
         session = self.window.session
-        if session is not None and path.exists() and path.samefile(session.path):
+        if (
+            session is not None
+            and not session.shared
+            and path.exists()
+            and path.samefile(session.path)
+        ):
             self.window.show_error(
                 f"{path.name} is the brain open now: a new brain needs a file of its own"
             )
@@ -146,7 +151,7 @@ class BrainFiles(QObject):
 
     def _new_brain_dir(self) -> Path:
         session = self.window.session
-        if session is not None and not session.temporary:
+        if session is not None and not session.temporary and not session.shared:
             return Path(session.path).parent
         return Path(self._start_dir())
 

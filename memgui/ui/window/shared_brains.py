@@ -1,23 +1,24 @@
 """File ▸ Open shared brain…: connecting to a team's brain on PostgreSQL, off the GUI thread.
 
-The connection is a job (the window never waits on the network): it connects, checks the
-layout and counts the brain, with progress in the status bar. A server that asks for a
+The connection is a job (the window never waits on the network): it connects and checks
+the layout, with progress in the status bar. A server that asks for a
 password gets one typed by the person (never kept), and the job runs again with it; a
 server that is down, a wrong password, an address without a brain id and a brain written
-by a newer memgui each say so. The window does not show a shared brain's memories yet
-(docs/shared-brains.md): once connected, it says what the brain holds and which commands
-and servers work on it. `SharedBrainLive` carries a shared brain's change notices
-(`core.storage.postgres_notify`) to the GUI thread as a signal.
+by a newer memgui each say so. Once connected, the window shows the brain (what it does
+not offer there yet is disabled: `shared_limits.py`). `SharedBrainLive` carries a shared
+brain's change notices (`core.storage.postgres_notify`) to the GUI thread as a signal, and
+`watch_shared` turns them into the window's live refresh.
 """
 
 from __future__ import annotations
 
 from collections.abc import Generator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QAction
 
+from memgui.core.changes import Changes
 from memgui.core.errors import MemguiError, PostgresPasswordRequired
 from memgui.core.progress import Progress
 from memgui.core.storage.engine import parse_postgres_address
@@ -25,31 +26,25 @@ from memgui.core.storage.postgres_notify import ChangeListener, ChangeNotice
 from memgui.ui.dialogs.shared_brain_dialog import SharedBrainDialog, ask_password, remember
 
 if TYPE_CHECKING:
+    from memgui.core.shared_brain import SharedBrain
     from memgui.ui.jobs import Job
     from memgui.ui.main_window import MainWindow
-
-NOT_IN_WINDOW_YET = (
-    "the window cannot show a shared brain's memories yet; use it with "
-    "memgui --brain '{address}' (add, list, search, history, revert …) or serve it to "
-    "agents with serve-mcp / serve-rest"
-)
+    from memgui.ui.session import BrainSession
 
 
-def connect_job(address: str, password: str | None) -> Generator[Progress, None, dict[str, Any]]:
-    """Connect, check the layout, count: the brain's `info()` (the connection is closed)."""
+def connect_job(address: str, password: str | None) -> Generator[Progress, None, SharedBrain]:
+    """Connect and check the layout (made or upgraded if need be): the open brain."""
     from memgui.core.shared_brain import SharedBrain
 
     shown = parse_postgres_address(address).shown
     yield Progress(0, None, f"connecting to {shown}")
-    with SharedBrain.open(address, actor="gui", password=password) as brain:
-        yield Progress(0, None, "counting")
-        return brain.info()
+    return SharedBrain.open(address, actor="gui", password=password)
 
 
 class SharedBrains(QObject):
     """The menu item, its dialog and the connection job of one window."""
 
-    connected = Signal(dict)  # the brain's info, once a connection succeeded
+    connected = Signal(object)  # the window's new session, once it shows the shared brain
     failed = Signal(str)  # why it did not
 
     def __init__(self, window: MainWindow) -> None:
@@ -65,23 +60,34 @@ class SharedBrains(QObject):
         if dialog.exec() == SharedBrainDialog.DialogCode.Accepted:
             self.connect_to(dialog.address())
 
-    def connect_to(self, address: str, password: str | None = None) -> Job:
-        """Start the connection job; its end is `connected` or `failed` (and a message)."""
-        job = self.window.runner.start("connect", lambda: connect_job(address, password))
-        job.finished.connect(lambda info: self._connected(address, info))
+    def connect_to(self, address: str, password: str | None = None) -> Job | None:
+        """Start the connection job; its end is `connected` (the window shows the brain) or
+        `failed` (and a message). None when the person keeps the brain open now (an unsaved
+        edit, a running import)."""
+        window = self.window
+        if not window.edits.settle_unsaved_edit():
+            return None
+        if not window.import_export.confirm_close("open another brain"):
+            return None
+        job = window.runner.start("connect", lambda: connect_job(address, password))
+        job.finished.connect(lambda brain: self._connected(address, brain, password))
         job.failed.connect(lambda exc: self._failed(address, exc))
         self.job = job
         return job
 
-    def _connected(self, address: str, info: dict[str, Any]) -> None:
+    def _connected(self, address: str, brain: SharedBrain, password: str | None) -> None:
+        from memgui.ui.session import BrainSession
+
+        session = BrainSession.of_shared(brain, password)
+        try:
+            self.window.set_session(session)
+        except Exception as exc:  # a part of the window that cannot show it: say so
+            self.window.close_session()
+            self._failed(address, exc)
+            return
         remember(self.window.settings, address)
-        shown = info["path"]
-        self.window.show_message(
-            f"Connected to {shown}: {info['live']} memories; "
-            + NOT_IN_WINDOW_YET.format(address=shown),
-            timeout_ms=20_000,
-        )
-        self.connected.emit(info)
+        self.window.show_message(f"Opened the shared brain {session.where}")
+        self.connected.emit(session)
 
     def _failed(self, address: str, exc: BaseException) -> None:
         if isinstance(exc, PostgresPasswordRequired):
@@ -135,3 +141,35 @@ class SharedBrainLive(QObject):
         if self.listener is not None:
             self.listener.stop()
             self.listener = None
+
+
+def watch_shared(window: MainWindow, session: BrainSession) -> SharedBrainLive:
+    """Follow another program's writes to `session`'s shared brain: each notice refreshes
+    the rows it names (all of them when it names none). The listening connection is made in
+    a job, off the GUI thread; this window's own writes are skipped (it knows them)."""
+    live = SharedBrainLive(window)
+    address = session.shared_address
+    assert address is not None
+    conn = getattr(session.brain, "conn", None)
+    own_pid = conn.info.backend_pid if conn is not None else None
+
+    def heard(notice: ChangeNotice) -> None:
+        if window.session is not session:
+            return
+        if notice.ids is None:
+            changes = Changes(kind="reset", actor="another program")
+        else:
+            changes = Changes(kind="edit", actor="another program", edited=frozenset(notice.ids))
+        session.bus.publish_external(changes)
+        count = "memories" if notice.ids is None else f"{len(notice.ids)} memories"
+        window.show_message(f"another program changed {count} of the shared brain", 10_000)
+
+    live.changed.connect(heard)
+
+    def listen() -> Generator[Progress, None, None]:
+        yield Progress(0, None, "listening for changes")
+        live.start(address, ignore_pid=own_pid, password=session.password)
+
+    job = window.runner.start("listen", listen)
+    job.failed.connect(lambda exc: window.show_error(f"Live refresh is off: {exc}"))
+    return live
