@@ -48,6 +48,7 @@ BENCHMARKS: dict[str, tuple[list[str], list[str]]] = {
     # Needs the build (make package) and Xvfb: without them it reports why and exits non-zero.
     "bench_startup": ([], ["--runs", "1"]),
     "bench_pg_notify": ([], ["--adds", "200", "--rounds", "1", "--bulk", "10000"]),
+    "bench_shared_ui": ([], ["--traces", "5000", "--runs", "1"]),
 }
 OUTPUT_TAIL = 2000  # characters of a benchmark's output kept when it is not JSON
 

@@ -147,3 +147,28 @@ def test_another_programs_write_shows_in_the_table(qtbot, tmp_path: Path, filled
             )
     finally:
         window.close()
+
+
+def test_the_command_line_address_and_the_recent_menu_open_it(
+    qtbot, tmp_path: Path, filled: str
+) -> None:
+    from memgui.ui.app import create_window
+    from memgui.ui.dialogs.shared_brain_dialog import without_password
+
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    window = create_window(filled, None, settings=settings, live=False)  # `memgui ADDRESS`
+    qtbot.addWidget(window)
+    try:
+        qtbot.waitUntil(lambda: window.session is not None, timeout=WAIT_MS)
+        assert window.session.shared and window.session.brain_id == "team"
+        window.files.open_sample()
+        assert not window.session.shared
+        menu = window.window_actions.recent_menu
+        menu.aboutToShow.emit()
+        entry = next(a for a in menu.actions() if "postgresql://" in a.text())
+        assert entry.text().replace("&&", "&") == without_password(filled)
+        with qtbot.waitSignal(window.shared_brains.connected, timeout=WAIT_MS):
+            entry.trigger()
+        assert window.session.shared
+    finally:
+        window.close()

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QFileDialog, QInputDialog
 
 from memgui.core import sample_brain
 from memgui.core.errors import BrainIdRequired, MemguiError
+from memgui.ui.dialogs.shared_brain_dialog import recent_addresses
 from memgui.ui.session import BrainSession
 from memgui.ui.window.import_export_actions import run_import_dialog
 
@@ -190,12 +191,20 @@ class BrainFiles(QObject):
         menu = self.window.window_actions.recent_menu
         menu.clear()
         entries = self.recent()
-        if not entries:
+        shared = recent_addresses(self.window.settings)  # shared brains: never a password
+        if not entries and not shared:
             menu.addAction("(none yet)").setEnabled(False)
         for number, entry in enumerate(entries, start=1):
             action = menu.addAction(f"&{number} {entry}")
             action.setEnabled(Path(entry).exists())
             action.triggered.connect(lambda _checked=False, p=entry: self.open_recent(p))
+        if entries and shared:
+            menu.addSeparator()
+        for address in shared:
+            action = menu.addAction(address.replace("&", "&&"))  # (not a shortcut's mark)
+            action.triggered.connect(
+                lambda _checked=False, a=address: self.window.shared_brains.connect_to(a)
+            )
 
     def _start_dir(self) -> str:
         recent = self.recent()

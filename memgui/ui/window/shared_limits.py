@@ -79,11 +79,12 @@ class SharedLimits:
         self._modes(shared)
         activity = getattr(self.window, "activity", None)
         dock = getattr(activity, "dock", None)
-        if isinstance(dock, QWidget):
-            dock.setEnabled(not shared)
-            dock.setToolTip(WHY["activity"] if shared else "")
-            if shared:
-                dock.hide()
+        for part in (dock, getattr(activity, "badge", None)):
+            if isinstance(part, QWidget):
+                part.setEnabled(not shared)
+                part.setToolTip(WHY["activity"] if shared else "")
+        if shared and isinstance(dock, QWidget):
+            dock.hide()
 
     def _tabs(self, shared: bool) -> None:
         pane = self.window.detail
