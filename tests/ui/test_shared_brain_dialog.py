@@ -101,7 +101,7 @@ def test_a_server_that_is_down_says_so(qtbot, window) -> None:
 
 
 @pytest.mark.slow
-def test_connecting_is_a_job_and_the_brain_is_counted(
+def test_connecting_is_a_job_and_the_window_shows_the_brain(
     qtbot, window, pg_address: str, settings: QSettings
 ) -> None:
     with SharedBrain.open(pg_address) as brain:
@@ -109,7 +109,10 @@ def test_connecting_is_a_job_and_the_brain_is_counted(
         brain.add("two")
     with qtbot.waitSignal(window.shared_brains.connected, timeout=WAIT_MS) as connected:
         window.shared_brains.connect_to(pg_address)
-    assert connected.args[0]["live"] == 2 and connected.args[0]["engine"] == "postgresql"
+    session = connected.args[0]
+    assert session is window.session and session.shared
+    assert window.model is not None
+    qtbot.waitUntil(lambda: window.model.rowCount() == 2, timeout=WAIT_MS)
     assert dialogs.recent_addresses(settings)[0] == without_password(pg_address)
 
 
