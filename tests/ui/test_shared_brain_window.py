@@ -172,3 +172,16 @@ def test_the_command_line_address_and_the_recent_menu_open_it(
         assert window.session.shared
     finally:
         window.close()
+
+
+def test_an_empty_shared_brain_welcomes_and_its_import_buttons_say_why(
+    qtbot, tmp_path: Path, pg_address: str
+) -> None:
+    window = shared_window(qtbot, tmp_path, pg_address)
+    try:
+        assert window.pages.currentWidget() is window.welcome
+        window.welcome.import_requested.emit()
+        assert window.statusBar().currentMessage() == WHY["import"]
+        assert window.import_export.last_import is None
+    finally:
+        window.close()
