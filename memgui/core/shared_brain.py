@@ -4,7 +4,9 @@
 traces (add, get, update, forget, restore, purge, list, count), search by keyword on the
 `_tsv` full-text column, the journal and revert. It checks arguments with the same rules as
 `Brain` (`traces.new_snapshot`, `traces.checked_patch`, `journal.trace_undo`), so both engines
-accept, refuse and write the same things; the SQL is in `storage/postgres.py`.
+accept, refuse and write the same things; the SQL is in `storage/postgres.py`. The app
+reaches a shared brain's addresses and change notices through this module too
+(`is_postgres_address`, `parse_postgres_address`, `ChangeListener`).
 """
 
 from __future__ import annotations
@@ -36,7 +38,11 @@ from memgui.core.model import (
 )
 from memgui.core.shared_brain_views import SharedBrainViews
 from memgui.core.storage import postgres, postgres_links, reads, store
-from memgui.core.storage.engine import PostgresAddress, parse_postgres_address
+from memgui.core.storage.engine import PostgresAddress as PostgresAddress
+from memgui.core.storage.engine import is_postgres_address as is_postgres_address
+from memgui.core.storage.engine import parse_postgres_address as parse_postgres_address
+from memgui.core.storage.postgres_notify import ChangeListener as ChangeListener
+from memgui.core.storage.postgres_notify import ChangeNotice as ChangeNotice
 from memgui.core.storage.transaction import WriteBatch, new_batch_id
 
 if TYPE_CHECKING:

@@ -10,7 +10,7 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication
 
 from memgui import APP_ID
-from memgui.core.storage.engine import is_postgres_address
+from memgui.core.shared_brain import is_postgres_address
 from memgui.ui import heap
 from memgui.ui.main_window import MainWindow
 from memgui.ui.theme.icons import icon

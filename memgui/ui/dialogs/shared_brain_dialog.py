@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from memgui.core.errors import InvalidArgument
-from memgui.core.storage.engine import is_postgres_address, parse_postgres_address
+from memgui.core.shared_brain import is_postgres_address, parse_postgres_address
 from memgui.ui.theme import colours
 
 LAST_KEY = "shared_brain/last_address"

@@ -18,11 +18,10 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QAction
 
-from memgui.core.changes import Changes
 from memgui.core.errors import MemguiError, PostgresPasswordRequired
+from memgui.core.model import Changes
 from memgui.core.progress import Progress
-from memgui.core.storage.engine import parse_postgres_address
-from memgui.core.storage.postgres_notify import ChangeListener, ChangeNotice
+from memgui.core.shared_brain import ChangeListener, ChangeNotice, parse_postgres_address
 from memgui.ui.dialogs.shared_brain_dialog import SharedBrainDialog, ask_password, remember
 
 if TYPE_CHECKING:
