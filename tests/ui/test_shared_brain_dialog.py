@@ -163,3 +163,15 @@ def test_another_programs_write_arrives_as_a_signal(qtbot, pg_address: str) -> N
         assert heard.args[0].ids == (added.id,)
     finally:
         live.stop()
+
+
+@pytest.mark.slow
+def test_a_connection_cancelled_meanwhile_does_not_take_the_window(
+    qtbot, window, pg_address: str
+) -> None:
+    job = window.shared_brains.connect_to(pg_address)
+    assert job is not None
+    job.cancel()  # (before the GUI thread hears its end: queued to it)
+    qtbot.waitUntil(lambda: job.done, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: not window.runner.active_jobs, timeout=WAIT_MS)
+    assert window.session is None

@@ -68,15 +68,18 @@ class SharedBrains(QObject):
             return None
         if not window.import_export.confirm_close("open another brain"):
             return None
-        job = window.runner.start("connect", lambda: connect_job(address, password))
-        job.finished.connect(lambda brain: self._connected(address, brain, password))
+        job = window.runner.start("connecting", lambda: connect_job(address, password))
+        job.finished.connect(lambda brain: self._connected(address, brain, password, job))
         job.failed.connect(lambda exc: self._failed(address, exc))
         self.job = job
         return job
 
-    def _connected(self, address: str, brain: SharedBrain, password: str | None) -> None:
+    def _connected(self, address: str, brain: SharedBrain, password: str | None, job: Job) -> None:
         from memgui.ui.session import BrainSession
 
+        if job.cancel_requested:  # the person went on to another brain meanwhile
+            brain.close()
+            return
         session = BrainSession.of_shared(brain, password)
         try:
             self.window.set_session(session)
