@@ -37,12 +37,13 @@ from memgui.core.model import (
     with_changes,
 )
 from memgui.core.shared_brain_views import SharedBrainViews
-from memgui.core.storage import postgres, postgres_links, reads, store
+from memgui.core.storage import postgres, postgres_links, store
 from memgui.core.storage.engine import PostgresAddress as PostgresAddress
 from memgui.core.storage.engine import is_postgres_address as is_postgres_address
 from memgui.core.storage.engine import parse_postgres_address as parse_postgres_address
 from memgui.core.storage.postgres_notify import ChangeListener as ChangeListener
 from memgui.core.storage.postgres_notify import ChangeNotice as ChangeNotice
+from memgui.core.storage.postgres_views import order_sql
 from memgui.core.storage.transaction import WriteBatch, new_batch_id
 
 if TYPE_CHECKING:
@@ -427,31 +428,3 @@ def _refuse_nul(fields: dict[str, Any]) -> None:
             raise InvalidArgument(
                 "tags", f"must hold no NUL character on a PostgreSQL brain (got {tag!r})", tag
             )
-
-
-def order_sql(order: str, descending: bool) -> str:
-    """The ORDER BY of `order` (a column of `reads.ORDER_COLUMNS`), ties broken by id."""
-    if not isinstance(order, str) or order not in reads.ORDER_COLUMNS:
-        raise InvalidArgument(
-            "order", f"must be one of {', '.join(reads.ORDER_COLUMNS)} (got {order!r})", order
-        )
-    # SQLite sorts NULL lowest; Postgres highest unless told. A column that holds no NULL
-    # is left without the NULLS clause: an index (brain_id, created_at) then serves the
-    # newest page at once (with it, Postgres sorted every trace: 35 ms at 100k).
-    nulls = "" if order in _NOT_NULL else (" NULLS LAST" if descending else " NULLS FIRST")
-    direction = "DESC" if descending else "ASC"
-    column = _TITLE_ORDER if order == "title" else order
-    return f"{column} {direction}{nulls}, id {direction}"
-
-
-_NOT_NULL = frozenset(
-    {"created_at", "retrieval_count", "strength", "type", "scope", "scope_id", "version"}
-    | {"embedding_status", "content", "tags", "id"}
-)
-# The title as SQLite's listing sorts it (`reads.TITLE_ORDER`): metadata's text title, else
-# the content without its leading blanks, case folded.
-_TITLE_ORDER = (
-    "lower(coalesce(CASE WHEN metadata IS JSON OBJECT AND "
-    "jsonb_typeof(metadata::jsonb -> 'title') = 'string' THEN metadata::jsonb ->> 'title' END, "
-    "ltrim(content, E' \\t\\n\\r')))"
-)

@@ -35,10 +35,9 @@ class SharedBrainViews:
         descending: bool = True,
     ) -> list[str]:
         """The ids of `list_traces` without a limit, in its order."""
-        from memgui.core.shared_brain import order_sql
-
         where = self._where(flt or TraceFilter())
-        return postgres_views.listed_ids(self.conn, where, order_sql(order, descending))
+        order_by = postgres_views.order_sql(order, descending)
+        return postgres_views.listed_ids(self.conn, where, order_by)
 
     def list_id_slices(
         self,
@@ -49,11 +48,10 @@ class SharedBrainViews:
     ) -> Iterator[list[str]]:
         """The ids of `list_ids` as lists of at most `size`, read from the server a slice
         at a time (a server-side cursor), so a caller in a worker can stop between them."""
-        from memgui.core.shared_brain import order_sql
-
         check_int_range("size", size, 1, 10_000_000)
         where = self._where(flt or TraceFilter())
-        yield from postgres_views.id_slices(self.conn, where, order_sql(order, descending), size)
+        order_by = postgres_views.order_sql(order, descending)
+        yield from postgres_views.id_slices(self.conn, where, order_by, size)
 
     def facets(self, deleted: bool = False, tag_limit: int = MAX_FACET_TAGS) -> Facets:
         """The live (or trashed) memories counted by type, scope, category and tag."""

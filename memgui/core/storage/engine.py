@@ -80,6 +80,15 @@ def parse_postgres_address(address: str, brain_id: str | None = None) -> Postgre
     return PostgresAddress(conninfo=conninfo, brain_id=chosen, shown=shown)
 
 
+def with_password(conninfo: str, password: str | None) -> str:
+    """The connection string with a typed password added (libpq's own lookup otherwise)."""
+    if password is None:
+        return conninfo
+    from psycopg.conninfo import make_conninfo
+
+    return make_conninfo(conninfo, password=password)
+
+
 class BrainStore(Protocol):
     """What both engines serve: traces and their journal. `Brain` (SQLite) meets it, and so
     does `core.shared_brain.SharedBrain` (PostgreSQL)."""

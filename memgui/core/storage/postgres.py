@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from memgui.core.errors import PostgresPasswordRequired, PostgresUnavailable, SchemaTooNew
 from memgui.core.model import JournalEntry, TraceFilter
 from memgui.core.storage import postgres_notify, store
-from memgui.core.storage.engine import PostgresAddress
+from memgui.core.storage.engine import PostgresAddress, with_password
 from memgui.core.storage.journal_rows import event, row_to_entry
 from memgui.core.storage.json_text import dumps
 from memgui.core.storage.transaction import WriteBatch
@@ -141,15 +141,6 @@ def connect(
         conn.close()
         raise
     return conn
-
-
-def with_password(conninfo: str, password: str | None) -> str:
-    """The connection string with a typed password added (libpq's own lookup otherwise)."""
-    if password is None:
-        return conninfo
-    from psycopg.conninfo import make_conninfo
-
-    return make_conninfo(conninfo, password=password)
 
 
 def _schema_current(conn: psycopg.Connection[tuple[Any, ...]]) -> bool:

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from memgui.core.storage.engine import PostgresAddress
+from memgui.core.storage.engine import PostgresAddress, with_password
 
 if TYPE_CHECKING:
     import psycopg
@@ -143,8 +143,6 @@ class ChangeListener:
         """Connect and LISTEN (here, so a failure to connect is the caller's), then hear
         notices in a thread."""
         import psycopg
-
-        from memgui.core.storage.postgres import with_password
 
         conninfo = with_password(self.address.conninfo, self._password)
         conn = psycopg.connect(conninfo, autocommit=True)

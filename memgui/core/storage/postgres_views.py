@@ -1,9 +1,13 @@
-"""The SQL of `shared_brain_views`: a view's ids in order, and the filter lists' counts."""
+"""The SQL of `shared_brain_views`: a view's ids in order, and the filter lists' counts; and
+the ORDER BY of a shared brain's listings (`order_sql`)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
+
+from memgui.core.errors import InvalidArgument
+from memgui.core.storage import reads
 
 if TYPE_CHECKING:
     import psycopg
@@ -52,3 +56,31 @@ def facet_counts(
         [(str(t), str(s), c, int(n)) for t, s, c, n in groups],
         [(str(tag), int(n)) for tag, n in tags],
     )
+
+
+def order_sql(order: str, descending: bool) -> str:
+    """The ORDER BY of `order` (a column of `reads.ORDER_COLUMNS`), ties broken by id."""
+    if not isinstance(order, str) or order not in reads.ORDER_COLUMNS:
+        raise InvalidArgument(
+            "order", f"must be one of {', '.join(reads.ORDER_COLUMNS)} (got {order!r})", order
+        )
+    # SQLite sorts NULL lowest; Postgres highest unless told. A column that holds no NULL
+    # is left without the NULLS clause: an index (brain_id, created_at) then serves the
+    # newest page at once (with it, Postgres sorted every trace: 35 ms at 100k).
+    nulls = "" if order in _NOT_NULL else (" NULLS LAST" if descending else " NULLS FIRST")
+    direction = "DESC" if descending else "ASC"
+    column = _TITLE_ORDER if order == "title" else order
+    return f"{column} {direction}{nulls}, id {direction}"
+
+
+_NOT_NULL = frozenset(
+    {"created_at", "retrieval_count", "strength", "type", "scope", "scope_id", "version"}
+    | {"embedding_status", "content", "tags", "id"}
+)
+# The title as SQLite's listing sorts it (`reads.TITLE_ORDER`): metadata's text title, else
+# the content without its leading blanks, case folded.
+_TITLE_ORDER = (
+    "lower(coalesce(CASE WHEN metadata IS JSON OBJECT AND "
+    "jsonb_typeof(metadata::jsonb -> 'title') = 'string' THEN metadata::jsonb ->> 'title' END, "
+    "ltrim(content, E' \\t\\n\\r')))"
+)

@@ -40,6 +40,7 @@ class SharedLimits:
     def __init__(self, window: MainWindow) -> None:
         self.window = window
         self._tips: dict[int, str] = {}  # each action's own tooltip, while a shared one shows
+        self._shown_shared = False  # the tabs and search modes are set for a shared brain
         box = window.search_bar.mode_box
         role = Qt.ItemDataRole.ToolTipRole
         self._mode_tips = [str(box.itemData(row, role) or "") for row in range(box.count())]
@@ -75,8 +76,10 @@ class SharedLimits:
                 action.setStatusTip(WHY[key])
             elif id(action) in self._tips:
                 action.setToolTip(self._tips.pop(id(action)))
-        self._tabs(shared)
-        self._modes(shared)
+        if shared != self._shown_shared:  # the window re-enables actions, never these
+            self._shown_shared = shared
+            self._tabs(shared)
+            self._modes(shared)
         activity = getattr(self.window, "activity", None)
         dock = getattr(activity, "dock", None)
         for part in (dock, getattr(activity, "badge", None)):
