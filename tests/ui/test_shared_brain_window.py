@@ -185,3 +185,25 @@ def test_an_empty_shared_brain_welcomes_and_its_import_buttons_say_why(
         assert window.import_export.last_import is None
     finally:
         window.close()
+
+
+def test_a_stopped_live_refresh_is_said(qtbot, tmp_path: Path, filled: str) -> None:
+    window = shared_window(qtbot, tmp_path, filled, live=True)
+    try:
+        qtbot.waitUntil(
+            lambda: window.shared_live is not None and window.shared_live.listener is not None,
+            timeout=WAIT_MS,
+        )
+        assert window.shared_live is not None
+        with qtbot.waitSignal(window.shared_live.stopped, timeout=WAIT_MS):
+            window.session.brain.conn.execute(  # type: ignore[attr-defined]
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                "WHERE query LIKE 'LISTEN %%' AND pid != pg_backend_pid()"
+            )
+        assert (
+            window.statusBar()
+            .currentMessage()
+            .startswith("Live refresh of the shared brain stopped")
+        )
+    finally:
+        window.close()

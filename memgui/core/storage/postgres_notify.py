@@ -129,9 +129,11 @@ class ChangeListener:
         *,
         ignore_pid: int | None = None,
         password: str | None = None,
+        on_error: Callable[[BaseException], None] | None = None,
     ) -> None:
         self.address = address
         self.on_change = on_change
+        self.on_error = on_error  # called (in the thread) when listening stopped on a failure
         self.ignore_pid = ignore_pid
         self._password = password
         self._stop = threading.Event()
@@ -165,6 +167,8 @@ class ChangeListener:
             if not self._stop.is_set():
                 self.error = exc
                 log.warning("stopped listening to %s: %s", self.address, exc)
+                if self.on_error is not None:
+                    self.on_error(exc)
 
     def stop(self) -> None:
         self._stop.set()

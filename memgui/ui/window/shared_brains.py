@@ -118,11 +118,14 @@ class SharedBrainLive(QObject):
     GUI thread (a queued connection): `changed(ChangeNotice)`."""
 
     changed = Signal(object)
+    stopped = Signal(str)  # listening failed (the server went away): why
     _heard = Signal(object)
+    _failed = Signal(str)
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._heard.connect(self.changed.emit, Qt.ConnectionType.QueuedConnection)
+        self._failed.connect(self.stopped.emit, Qt.ConnectionType.QueuedConnection)
         self.listener: ChangeListener | None = None
 
     def start(
@@ -134,6 +137,7 @@ class SharedBrainLive(QObject):
             self._hear,
             ignore_pid=ignore_pid,
             password=password,
+            on_error=lambda exc: self._failed.emit(str(exc)),
         ).start()
 
     def _hear(self, notice: ChangeNotice) -> None:
@@ -167,6 +171,11 @@ def watch_shared(window: MainWindow, session: BrainSession) -> SharedBrainLive:
         window.show_message(f"another program changed {count} of the shared brain", 10_000)
 
     live.changed.connect(heard)
+    live.stopped.connect(
+        lambda why: window.show_error(
+            f"Live refresh of the shared brain stopped ({why}): open it again to resume"
+        )
+    )
 
     def listen() -> Generator[Progress, None, None]:
         yield Progress(0, None, "listening for changes")
