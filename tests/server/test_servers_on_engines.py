@@ -4,8 +4,8 @@ on a real PostgreSQL server (`--brain 'postgresql://…?brain_id=team'`).
 
 The same calls, the same answers: store, search, list, update, forget, link and unlink,
 and the brain's own history names the client that wrote. What a shared brain does not
-serve yet (merging, consolidation, search by meaning) is an error naming the operation,
-and the server goes on serving.
+serve yet (rehydrate, search by meaning) is an error naming the operation, and the server
+goes on serving.
 """
 
 from __future__ import annotations
@@ -110,37 +110,37 @@ async def agent_memory_calls(session: ClientSession, ids: dict[str, str]) -> Non
     assert not gone.is_error and "not_found" in tool_text(gone)
 
 
-def test_mcp_agentos_tools_a_shared_brain_does_not_serve_yet(
-    tmp_path: Path, pg_address: str
-) -> None:
+def test_mcp_agentos_tools_on_a_shared_brain(tmp_path: Path, pg_address: str) -> None:
+    """merge and reflect run there; what a shared brain does not serve yet (rehydrate,
+    the cognitive search) is an error naming it, and the server goes on."""
     env = server_env(tmp_path)
 
     async def run() -> None:
-        args = ("--brain", pg_address, "serve-mcp", "--profile", "agentos")
+        args = ("--brain", pg_address, "serve-mcp", "--profile", "agentos", "--rehydrate")
         async with mcp_session(env, *args) as session:
             one = tool_json(await session.call_tool("memory_add", {"content": "alpha note"}))
             two = tool_json(await session.call_tool("memory_add", {"content": "beta note"}))
             ids = [one["traceId"], two["traceId"]]
-            merged = await session.call_tool("memory_merge", {"traceIds": ids})
-            assert merged.is_error
-            assert tool_text(merged).startswith(
-                "memory_merge (merging memories) is not available on a PostgreSQL brain yet"
-            )
+            merged = tool_json(await session.call_tool("memory_merge", {"traceIds": ids}))
+            assert merged["survivorId"] in ids and len(merged["deletedIds"]) == 1
             reflected = await session.call_tool("memory_reflect", {})
-            assert reflected.is_error
-            assert "memory_reflect (consolidation) is not available" in tool_text(reflected)
+            assert not reflected.is_error, tool_text(reflected)
+            rehydrated = await session.call_tool("rehydrate_memory", {"traceId": ids[0]})
+            assert rehydrated.is_error
+            assert tool_text(rehydrated).startswith(
+                "rehydrate_memory is not available on a PostgreSQL brain yet"
+            )
             cognitive = await session.call_tool(
                 "memory_search", {"query": "note", "mode": "cognitive"}
             )
             assert cognitive.is_error
             assert "search by 'cognitive' is not available" in tool_text(cognitive)
-            # The server goes on serving, and nothing was merged.
             found = tool_json(await session.call_tool("memory_search", {"query": "note"}))
-            assert sorted(r["id"] for r in found["results"]) == sorted(ids)
+            assert [r["id"] for r in found["results"]] == [merged["survivorId"]]
 
     anyio.run(run)
     with open_store(pg_address, actor="test") as store:
-        assert store.count() == 2
+        assert store.count() == 1
 
 
 @pytest.fixture

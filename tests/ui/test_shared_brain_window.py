@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QSettings
+from PySide6.QtGui import QAction
 
 from memgui.core.shared_brain import SharedBrain
 from memgui.ui.main_window import MainWindow
@@ -84,6 +85,21 @@ def test_browse_edit_undo_search_history_and_links(qtbot, tmp_path: Path, filled
             assert check.related(trace_id) == []
             window.window_actions.undo.trigger()
             assert [r.id for r in check.related(trace_id)] == [other]
+            # Merge two memories, then undo it.
+            count = check.count()
+            third = next(t for t in (window.model.id_at(r) for r in range(3)) if t != trace_id)
+            pair = [third, other] if third != other else [third, window.model.id_at(3)]
+            selection = window.table.selectionModel()
+            selection.clearSelection()
+            for picked in pair:
+                selection.select(
+                    window.model.index(window.model.row_of(picked), 0),
+                    selection.SelectionFlag.Select | selection.SelectionFlag.Rows,
+                )
+            window.window_actions.merge.trigger()
+            assert check.count() == count - 1
+            window.window_actions.undo.trigger()
+            assert check.count() == count
             # Keyword search, on the server's full-text column.
             window.search_bar.set_query("server")
             qtbot.waitUntil(
@@ -103,14 +119,16 @@ def test_what_a_shared_brain_does_not_offer_is_disabled_saying_why(
         select_row(window, 1)
         window.table.selectAll()
         window.update_actions()
-        assert not window.window_actions.merge.isEnabled()
-        assert window.window_actions.merge.toolTip() == WHY["merge"]
+        assert window.window_actions.merge.isEnabled()  # merging works on a shared brain
+        consolidate = window.findChild(QAction, "consolidate")
+        assert not consolidate.isEnabled() and consolidate.toolTip() == WHY["consolidate"]
         assert not window.graph.action.isEnabled()
         assert not window.import_export.export.isEnabled()
         assert not window.window_actions.import_file.isEnabled()
         pane = window.detail
         assert not pane.isTabEnabled(pane.indexOf(pane.similar))
-        assert pane.tabToolTip(pane.indexOf(pane.neighbours)) == WHY["neighbours"]
+        assert pane.tabToolTip(pane.indexOf(pane.similar)) == WHY["similar"]
+        assert pane.isTabEnabled(pane.indexOf(pane.neighbours))  # the graph's reads work
         box = window.search_bar.mode_box
         semantic = box.model().item(box.findData("semantic"))
         assert not semantic.isEnabled() and semantic.toolTip() == WHY["meaning"]

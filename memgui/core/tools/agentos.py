@@ -84,7 +84,7 @@ def _delete(ctx: ToolContext, args: Args) -> ToolResult:
 
 
 def _merge(ctx: ToolContext, args: Args) -> ToolResult:
-    brain = file_brain(ctx, "memory_merge (merging memories)")
+    brain = ctx.brain
     given = args["traceIds"]
     if len(given) < 2:
         raise ToolRefusal("traceIds", "traceIds must contain at least 2 trace IDs.", given)
@@ -159,8 +159,15 @@ def _result(trace: Trace) -> dict[str, Any]:
 
 def _reflect(ctx: ToolContext, args: Args) -> ToolResult:
     # `topic` is read and, as in AgentOS, not used (reserved for topic-scoped runs).
-    brain = file_brain(ctx, "memory_reflect (consolidation)")
-    result = reflect(brain, ConsolidationOptions(llm=ctx.llm))
+    from memgui.core.brain import Brain
+
+    options = ConsolidationOptions(llm=ctx.llm)
+    if isinstance(ctx.brain, Brain):
+        result = reflect(ctx.brain, options)
+    else:  # a shared brain: its own steps (those it cannot run say so in the notes)
+        from memgui.core import shared_consolidate
+
+        result = shared_consolidate.reflect(ctx.brain, options)
     return ToolResult(result.seed_counts(), changes=result.changes)
 
 

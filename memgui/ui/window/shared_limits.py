@@ -1,11 +1,12 @@
 """What the window does not offer on a shared brain yet, and why.
 
 A shared brain (PostgreSQL) serves the table, the editor with its undo, keyword search, the
-history and the links (`core/shared_brain.py`); the graph, merging, consolidation, import and
-export, search by meaning, the similar memories, the neighbours, a chat's conversation and
-the agent activity review need parts of the brain that are on files only so far. On a
-shared brain those are disabled, each with a tooltip saying why, rather than asked and
-failing; on a file they are as they were.
+history, the links, the neighbours and merging (`core/shared_brain.py`); the graph window,
+import and export, search by meaning, the similar memories, a chat's conversation, the
+consolidation window and the agent activity review need parts of the brain that are on
+files only so far, or reads the window does not make there yet. On a shared brain those are
+disabled, each with a tooltip saying why, rather than asked and failing; on a file they are
+as they were.
 """
 
 from __future__ import annotations
@@ -21,12 +22,12 @@ if TYPE_CHECKING:
 
 SEE = "on a brain file only so far (docs/shared-brains.md)"
 WHY = {
-    "graph": f"Not on a shared brain yet: the knowledge graph is {SEE}",
-    "merge": f"Not on a shared brain yet: merging memories is {SEE}",
+    "graph": f"Not on a shared brain yet: the graph window (its overview, its export) is {SEE}",
+    "consolidate": f"Not on a shared brain yet: the consolidation window is {SEE}; "
+    "memgui reflect runs there",
     "import": f"Not on a shared brain yet: import is {SEE}; copy it to a file with memgui copy",
     "export": f"Not on a shared brain yet: export is {SEE}; memgui snapshot makes a file of it",
     "similar": f"Not on a shared brain yet: similar memories need vectors, {SEE}",
-    "neighbours": f"Not on a shared brain yet: the knowledge graph is {SEE}",
     "conversation": f"Not on a shared brain yet: conversations are {SEE}",
     "meaning": f"Not on a shared brain yet: search by meaning is {SEE}; keyword search works",
     "activity": f"Not on a shared brain yet: the review of agent activity is {SEE}",
@@ -48,7 +49,6 @@ class SharedLimits:
     def _actions(self) -> list[tuple[QAction, str]]:
         w = self.window
         found = [
-            (w.window_actions.merge, "merge"),
             (w.window_actions.import_file, "import"),  # Import folder…, Consolidate… follow
             (w.import_export.export, "export"),
             (w.import_export.import_folder, "import"),
@@ -58,7 +58,7 @@ class SharedLimits:
             found.append((graph.action, "graph"))
         consolidate = w.findChild(QAction, "consolidate")
         if consolidate is not None:
-            found.append((consolidate, "merge"))
+            found.append((consolidate, "consolidate"))
         return found
 
     @property
@@ -93,7 +93,6 @@ class SharedLimits:
         pane = self.window.detail
         for tab, key in (
             (pane.similar, "similar"),
-            (pane.neighbours, "neighbours"),
             (pane.conversation, "conversation"),
         ):
             index = pane.indexOf(tab)
