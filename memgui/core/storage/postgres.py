@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from memgui.core.errors import PostgresUnavailable, SchemaTooNew
 from memgui.core.model import JournalEntry, TraceFilter
-from memgui.core.storage import store
+from memgui.core.storage import postgres_tables, store
 from memgui.core.storage.engine import PostgresAddress
 from memgui.core.storage.journal_rows import event, row_to_entry
 from memgui.core.storage.json_text import dumps
@@ -23,7 +23,9 @@ if TYPE_CHECKING:
     import psycopg
 
 SCHEMA_KEY = "memgui_pg_schema"  # brain_meta: the memgui layout a brain id was written in
-SCHEMA_VERSION = 1
+# 1: traces, links, journal, meta. 4: AgentOS's other tables (`postgres_tables`), for a
+# lossless copy. 2 and 3 are other layouts' numbers, made in parallel: this one jumps past.
+SCHEMA_VERSION = 4
 AGENTOS_SCHEMA_VERSION = "2"
 # Full text as AgentOS's Postgres brains have it: English stemming (deploy finds deployed).
 TEXT_CONFIG = "english"
@@ -123,6 +125,7 @@ def connect(address: PostgresAddress) -> psycopg.Connection[tuple[Any, ...]]:
                 conn.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
                 if not _schema_current(conn):  # another connection may have made it meanwhile
                     conn.execute(SCHEMA)  # idempotent: every statement IF NOT EXISTS
+                    conn.execute(postgres_tables.SCHEMA)
         check_not_too_new(conn, address)
     except BaseException:
         conn.close()
@@ -141,6 +144,7 @@ def _schema_current(conn: psycopg.Connection[tuple[Any, ...]]) -> bool:
         "AND to_regclass('idx_memory_traces_created') IS NOT NULL "
         "AND to_regclass('memory_links') IS NOT NULL "
         "AND to_regclass('brain_meta') IS NOT NULL "
+        f"AND to_regclass('{postgres_tables.LAST_INDEX}') IS NOT NULL "
         "AND EXISTS (SELECT 1 FROM information_schema.columns WHERE table_name = "
         "'memory_traces' AND column_name = 'embedding_status' "
         "AND table_schema = current_schema())"

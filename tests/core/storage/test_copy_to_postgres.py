@@ -144,3 +144,28 @@ def test_bad_addresses_are_refused_before_anything_opens(tmp_path: Path, pg_addr
     with pytest.raises(InvalidArgument) as caught:  # Postgres to Postgres: not a copy here
         run_to_end(copy_brain(pg_address, pg_address))
     assert caught.value.field == "destination"
+
+
+def test_the_agentos_graph_documents_and_logs_copy_and_take_new_rows(
+    agentos_copy: Path, pg_address: str
+) -> None:
+    """AgentOS's other tables arrive whole, and its next log row gets a fresh id: the
+    identity's sequence moved past the copied ids."""
+    run_to_end(copy_brain(agentos_copy, pg_address))
+    with apsw.Connection(str(agentos_copy)) as file_conn:
+        in_file = {
+            table: file_conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+            for table in ("knowledge_nodes", "knowledge_edges", "conversations", "messages")
+        }
+        top_log = file_conn.execute("SELECT max(id) FROM retrieval_feedback").fetchone()[0]
+    conninfo = parse_postgres_address(pg_address).conninfo
+    with psycopg.connect(conninfo, autocommit=True) as conn:
+        for table, count in in_file.items():
+            row = conn.execute(f"SELECT count(*) FROM {table} WHERE brain_id = 'team'").fetchone()
+            assert row is not None and row[0] == count > 0, table
+        new = conn.execute(
+            "INSERT INTO retrieval_feedback (brain_id, trace_id, signal, created_at) "
+            "SELECT 'team', id, 'used', 1 FROM memory_traces WHERE brain_id = 'team' "
+            "LIMIT 1 RETURNING id"
+        ).fetchone()
+        assert new is not None and new[0] > top_log
