@@ -3,6 +3,7 @@ not served there yet, and `memgui copy`."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -69,7 +70,6 @@ def test_what_is_not_served_on_postgres_says_so_and_writes_nothing(
     for argv in (
         ("sweep",),
         ("merge", a["id"], b["id"]),
-        ("export", "out.json"),
         ("import", "in.json"),
         ("serve-rest",),
         ("serve-mcp",),
@@ -83,6 +83,20 @@ def test_what_is_not_served_on_postgres_says_so_and_writes_nothing(
     listed = run_cli(capsys, pg_address, "list")
     assert sorted(r["version"] for r in listed.json()["results"]) == [1, 1]
     assert list(tmp_path.iterdir()) == []
+
+
+def test_export_writes_a_shared_brain_out(
+    capsys: pytest.CaptureFixture[str], pg_address: str, tmp_path: Path
+) -> None:
+    trace = add(capsys, pg_address, "exported from the server", "--tag", "ops")
+    out = tmp_path / "out.json"
+    result = run_cli(capsys, pg_address, "export", str(out))
+    assert result.code == 0, result.err
+    assert result.json()["exported"] == 1
+    assert [t["id"] for t in json.loads(out.read_text())["traces"]] == [trace["id"]]
+    notes = tmp_path / "notes"
+    assert run_cli(capsys, pg_address, "export", str(notes), "--format", "obsidian").code == 0
+    assert [p.read_text().count("exported from the server") for p in notes.rglob("*.md")] == [1]
 
 
 def test_the_app_and_a_missing_brain_id_are_refused_clearly(
