@@ -32,7 +32,7 @@ from memgui.core.model import (
     now_ms,
     with_changes,
 )
-from memgui.core.storage import postgres, postgres_links, reads, store
+from memgui.core.storage import postgres, postgres_links, postgres_recall, reads, store
 from memgui.core.storage.engine import PostgresAddress, parse_postgres_address
 from memgui.core.storage.transaction import WriteBatch, new_batch_id
 
@@ -148,7 +148,8 @@ class SharedBrain:
         mood: float | None = None,
     ) -> SearchResult:
         """By keyword: the `_tsv` column matched by `websearch_to_tsquery`, best `ts_rank`
-        first. A search does not note recalls on Postgres yet (`record_recall` is ignored)."""
+        first. With `record_recall`, the traces returned are noted as recalled, as in a file
+        (`postgres_recall`), and returned so."""
         if not isinstance(query, str):
             raise InvalidArgument("query", f"must be text (got {query!r})", query)
         check_limit(limit)
@@ -161,15 +162,21 @@ class SharedBrain:
             return SearchResult(hits=(), search_mode="keyword")
         rows = postgres.keyword_rows(self.conn, where, query, limit)
         now = self.now()
+        scored = [(float(r[-1]), store.row_to_snapshot(r[:-1])) for r in rows]
+        if record_recall and scored:
+            ids = [snap["id"] for _, snap in scored]
+            recalled = postgres_recall.note_recalls(self.conn, self.brain_id, where, ids, now)
+            # One another writer holds just now is returned as read, its recall not noted.
+            scored = [(score, recalled.get(s["id"], s)) for score, s in scored]
         hits = tuple(
             SearchHit(
                 trace,
-                float(r[-1]),
+                score,
                 tuple(self.related(trace.id, links.MAX_RELATED)) if expand_links else (),
                 query,
             )
-            for r in rows
-            for trace in (store.row_to_trace(r[:-1], now),)
+            for score, snap in scored
+            for trace in (store.snapshot_to_trace(snap, 0, now),)
         )
         return SearchResult(hits=hits, search_mode="keyword")
 

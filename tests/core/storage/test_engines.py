@@ -149,3 +149,21 @@ def test_info_counts_the_brain(store: BrainStore) -> None:
     store.forget(store.add("two").id)
     info = store.info()
     assert (info["brain_id"], info["traces"], info["live"], info["deleted"]) == ("team", 2, 1, 1)
+
+
+def test_a_search_notes_its_results_as_recalled(store: BrainStore) -> None:
+    found = store.add("the recall test about deploys")
+    other = store.add("unrelated words")
+    store.clock = lambda: found.created_at + 60_000  # type: ignore[attr-defined]
+    quiet = store.search("deploys", mode="keyword", record_recall=False)
+    assert [h.trace.retrieval_count for h in quiet.hits] == [0]
+    hits = store.search("deploys", mode="keyword").hits
+    assert [(h.trace.id, h.trace.retrieval_count) for h in hits] == [(found.id, 1)]
+    assert hits[0].trace.last_accessed == found.created_at + 60_000
+    recalled = store.get(found.id)
+    assert (recalled.retrieval_count, recalled.version) == (1, found.version)  # no edit
+    assert [e.op for e in store.history(found.id)] == ["add"]  # bookkeeping, not journaled
+    assert store.get(other.id).retrieval_count == 0
+    store.forget(found.id)
+    assert store.search("deploys", mode="keyword").hits == ()
+    assert store.get(found.id).retrieval_count == 1
