@@ -13,13 +13,12 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from memgui.core import journal, links, shared_links, traces
+from memgui.core import journal, links, shared_links, shared_search, shared_vectors, traces
 from memgui.core.errors import Conflict, InvalidArgument, NotFound, NotOnPostgres
 from memgui.core.model import (
     Changes,
     JournalEntry,
     RelatedSummary,
-    SearchHit,
     SearchResult,
     Trace,
     TraceFilter,
@@ -32,14 +31,14 @@ from memgui.core.model import (
     now_ms,
     with_changes,
 )
-from memgui.core.storage import postgres, postgres_links, postgres_recall, reads, store
+from memgui.core.progress import Job
+from memgui.core.search.hybrid import BACKFILL_BATCH, BackfillReport, Embedder
+from memgui.core.storage import postgres, postgres_links, postgres_vectors, reads, store
 from memgui.core.storage.engine import PostgresAddress, parse_postgres_address
 from memgui.core.storage.transaction import WriteBatch, new_batch_id
 
 if TYPE_CHECKING:
     import psycopg
-
-SEARCH_MODES = ("auto", "keyword")  # by meaning needs the vectors, not on Postgres yet
 
 
 class SharedBrain:
@@ -54,6 +53,7 @@ class SharedBrain:
         self.actor = actor
         self.clock: Callable[[], int] = now_ms
         self._marked = False
+        self.embedder: Embedder | None = None
 
     @classmethod
     def open(cls, address: str, brain_id: str | None = None, *, actor: str = "cli") -> SharedBrain:
@@ -106,7 +106,8 @@ class SharedBrain:
     def get(self, trace_id: str) -> Trace:
         return store.snapshot_to_trace(self._snapshot(trace_id), 0, self.now())
 
-    def _where(self, flt: TraceFilter) -> tuple[str, list[Any]]:
+    def where(self, flt: TraceFilter) -> tuple[str, list[Any]]:
+        """The SQL of a filter on this brain, checked."""
         check_filter(flt)
         return postgres.where_sql(self.brain_id, flt)
 
@@ -123,7 +124,7 @@ class SharedBrain:
         if limit is not None:
             check_limit(limit)
         check_int_range("offset", offset, 0, 2**62)
-        sql, params = self._where(flt or TraceFilter())
+        sql, params = self.where(flt or TraceFilter())
         if after is not None:
             created_at, after_id = check_after(after, order)
             sql += f" AND (created_at, id) {'<' if descending else '>'} (%s, %s)"
@@ -135,7 +136,7 @@ class SharedBrain:
         return [store.row_to_trace(r, now) for r in rows]
 
     def count(self, flt: TraceFilter | None = None) -> int:
-        return postgres.count(self.conn, self._where(flt or TraceFilter()))
+        return postgres.count(self.conn, self.where(flt or TraceFilter()))
 
     def search(
         self,
@@ -147,38 +148,30 @@ class SharedBrain:
         record_recall: bool = True,
         mood: float | None = None,
     ) -> SearchResult:
-        """By keyword: the `_tsv` column matched by `websearch_to_tsquery`, best `ts_rank`
-        first. With `record_recall`, the traces returned are noted as recalled, as in a file
-        (`postgres_recall`), and returned so."""
-        if not isinstance(query, str):
-            raise InvalidArgument("query", f"must be text (got {query!r})", query)
-        check_limit(limit)
-        if mode not in SEARCH_MODES:
-            raise NotOnPostgres(f"search by {mode!r}")
+        """By keyword (`_tsv`, `websearch_to_tsquery`, best `ts_rank` first), by meaning or
+        hybrid once the brain holds vectors and an embedder is set (`use_embedder`), as
+        `core/shared_search.py` says; the traces returned are noted as recalled unless
+        `record_recall` is false."""
         if mood is not None:
             raise NotOnPostgres("search with a mood")
-        where = self._where(flt or TraceFilter())
-        if not query.strip():
-            return SearchResult(hits=(), search_mode="keyword")
-        rows = postgres.keyword_rows(self.conn, where, query, limit)
-        now = self.now()
-        scored = [(float(r[-1]), store.row_to_snapshot(r[:-1])) for r in rows]
-        if record_recall and scored:
-            ids = [snap["id"] for _, snap in scored]
-            recalled = postgres_recall.note_recalls(self.conn, self.brain_id, where, ids, now)
-            # One another writer holds just now is returned as read, its recall not noted.
-            scored = [(score, recalled.get(s["id"], s)) for score, s in scored]
-        hits = tuple(
-            SearchHit(
-                trace,
-                score,
-                tuple(self.related(trace.id, links.MAX_RELATED)) if expand_links else (),
-                query,
-            )
-            for score, snap in scored
-            for trace in (store.snapshot_to_trace(snap, 0, now),)
+        return shared_search.search(
+            self, query, flt or TraceFilter(), limit, mode, expand_links, record_recall
         )
-        return SearchResult(hits=hits, search_mode="keyword")
+
+    def use_embedder(self, embedder: Embedder | None) -> None:
+        """The embedder that search by meaning and `backfill` use (none: keyword only)."""
+        self.embedder = embedder
+
+    def embedding_info(self) -> dict[str, Any]:
+        model, dims = postgres_vectors.pinned_model(self.conn, self.brain_id)
+        pending = postgres_vectors.count_pending(self.conn, self.brain_id)
+        return {"model": model, "dimensions": dims, "pending": pending}
+
+    def backfill(self, batch: int = BACKFILL_BATCH) -> Job[BackfillReport]:
+        """A job: embed the live traces without a vector (`shared_vectors.backfill`)."""
+        if self.embedder is None:
+            raise InvalidArgument("embedder", "must be set to embed (use_embedder; got none)")
+        return shared_vectors.backfill(self.conn, self.brain_id, self.embedder, batch)
 
     def related(self, trace_id: str, limit: int = links.MAX_RELATED) -> list[RelatedSummary]:
         """A trace's links to live traces, newest first, each read from its side."""

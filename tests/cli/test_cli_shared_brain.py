@@ -10,6 +10,7 @@ import pytest
 
 from memgui.__main__ import main
 from tests.support.cli import add, run_cli, run_text
+from tests.support.ollama_server import FakeOllama
 
 pytestmark = pytest.mark.slow  # a real server
 
@@ -73,9 +74,9 @@ def test_what_is_not_served_on_postgres_says_so_and_writes_nothing(
         ("import", "in.json"),
         ("serve-rest",),
         ("serve-mcp",),
-        ("embed",),
+        ("embed", "--rebuild", "--model", "nomic-embed-text"),
         ("neighbours", a["id"]),
-        ("search", "one", "--mode", "semantic"),
+        ("search", "one", "--mode", "cognitive"),
     ):
         result = run_text(capsys, pg_address, *argv)
         assert result.code == 2, argv
@@ -97,6 +98,23 @@ def test_export_writes_a_shared_brain_out(
     notes = tmp_path / "notes"
     assert run_cli(capsys, pg_address, "export", str(notes), "--format", "obsidian").code == 0
     assert [p.read_text().count("exported from the server") for p in notes.rglob("*.md")] == [1]
+
+
+def test_embed_then_search_by_meaning(
+    capsys: pytest.CaptureFixture[str], pg_address: str, ollama_server: FakeOllama
+) -> None:
+    car = add(capsys, pg_address, "my automobile stalled")
+    url = ("--ollama-url", ollama_server.url)
+    status = run_cli(capsys, pg_address, *url, "embed", "--status")
+    assert status.code == 0, status.err
+    assert status.json()["pending"] == 1 and status.json()["model"] is None
+    embedded = run_cli(capsys, pg_address, *url, "embed")
+    assert embedded.json() == {"embedded": 1, "stale": 0, "pending": 0}
+    found = run_cli(capsys, pg_address, *url, "search", "vehicle breakdown", "--mode", "semantic")
+    assert found.code == 0, found.err
+    assert found.json()["search_mode"] == "semantic"
+    assert [r["id"] for r in found.json()["results"]] == [car["id"]]
+    assert run_cli(capsys, pg_address, "get", car["id"]).json()["retrieval_count"] == 1
 
 
 def test_the_app_and_a_missing_brain_id_are_refused_clearly(

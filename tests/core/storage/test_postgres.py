@@ -142,7 +142,9 @@ def test_operations_not_served_yet_say_so(pg_address: str) -> None:
     with SharedBrain.open(pg_address) as brain:
         brain.add("words")
         with pytest.raises(NotOnPostgres, match="not available on a PostgreSQL brain"):
-            brain.search("words", mode="semantic")
+            brain.search("words", mode="cognitive")
+        # Without an embedder, by meaning answers by keyword and says so, as on a file.
+        assert brain.search("words", mode="semantic").search_mode == "keyword"
         with pytest.raises(NotOnPostgres):
             brain.search("words", mood=0.5)
 
