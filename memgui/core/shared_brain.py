@@ -33,7 +33,15 @@ from memgui.core.model import (
 )
 from memgui.core.progress import Job
 from memgui.core.search.hybrid import BACKFILL_BATCH, BackfillReport, Embedder
-from memgui.core.storage import postgres, postgres_links, postgres_vectors, reads, store
+from memgui.core.storage import (
+    journal_rows,
+    postgres,
+    postgres_links,
+    postgres_rows,
+    postgres_vectors,
+    reads,
+    store,
+)
 from memgui.core.storage.engine import PostgresAddress, parse_postgres_address
 from memgui.core.storage.transaction import WriteBatch, new_batch_id
 
@@ -76,6 +84,13 @@ class SharedBrain:
 
     def now(self) -> int:
         return self.clock()
+
+    @contextmanager
+    def write(self, actor: str | None, kind: str = "edit") -> Iterator[WriteBatch]:
+        """One transaction and journal batch (for a long write of another module: an
+        import's commit); PostgreSQL's refusal of a value is `InvalidArgument`."""
+        with self._write(actor, kind) as batch:
+            yield batch
 
     @contextmanager
     def _write(self, actor: str | None, kind: str = "edit") -> Iterator[WriteBatch]:
@@ -333,6 +348,9 @@ class SharedBrain:
     def _undo(self, batch: WriteBatch, entry: JournalEntry) -> None:
         if entry.op in ("link", "unlink"):
             shared_links.undo(self.conn, batch, self.brain_id, entry)
+            return
+        if entry.op in journal_rows.ROW_OPS:  # an import's graph, document, conversation rows
+            postgres_rows.undo(self.conn, self.brain_id, batch, entry)
             return
         row = postgres.fetch_row(self.conn, self.brain_id, entry.trace_id, lock=True)
         current = store.row_to_snapshot(row) if row is not None else None

@@ -71,7 +71,6 @@ def test_what_is_not_served_on_postgres_says_so_and_writes_nothing(
     for argv in (
         ("sweep",),
         ("merge", a["id"], b["id"]),
-        ("import", "in.json"),
         ("serve-rest",),
         ("serve-mcp",),
         ("embed", "--rebuild", "--model", "nomic-embed-text"),
@@ -115,6 +114,24 @@ def test_embed_then_search_by_meaning(
     assert found.json()["search_mode"] == "semantic"
     assert [r["id"] for r in found.json()["results"]] == [car["id"]]
     assert run_cli(capsys, pg_address, "get", car["id"]).json()["retrieval_count"] == 1
+
+
+def test_import_then_revert_on_a_shared_brain(
+    capsys: pytest.CaptureFixture[str], pg_address: str, tmp_path: Path
+) -> None:
+    source = tmp_path / "in.csv"
+    source.write_text("content,tags\nfirst memory,a\nsecond memory,b\n", encoding="utf-8")
+    dry = run_cli(capsys, pg_address, "import", str(source), "--dry-run")
+    assert dry.code == 0, dry.err
+    assert run_cli(capsys, pg_address, "list").json()["results"] == []
+    done = run_cli(capsys, pg_address, "import", str(source))
+    assert done.code == 0, done.err
+    result = done.json()["result"]
+    assert result["imported"] == 2
+    assert len(run_cli(capsys, pg_address, "list").json()["results"]) == 2
+    assert run_cli(capsys, pg_address, "import", str(source)).json()["result"]["imported"] == 0
+    assert run_cli(capsys, pg_address, "revert", result["batch_id"]).code == 0
+    assert run_cli(capsys, pg_address, "list").json()["results"] == []
 
 
 def test_the_app_and_a_missing_brain_id_are_refused_clearly(
