@@ -33,7 +33,8 @@ Conn = Any  # psycopg.Connection[tuple[Any, ...]]
 @dataclass
 class _Matrix:
     fingerprint: tuple[int, int] = (0, 0)
-    writers: dict[str, str] = field(default_factory=dict)  # id -> xmin when read
+    writers: dict[str, int] = field(default_factory=dict)  # every embedded row: id -> xmin
+    index: dict[str, int] = field(default_factory=dict)  # id -> its row in `vectors`
     ids: list[str] = field(default_factory=list)
     vectors: Any = None  # np.ndarray (rows, dims), normalised
     deleted: Any = None  # np.ndarray of bool
@@ -44,54 +45,94 @@ _cache: dict[tuple[str, str], _Matrix] = {}
 _cache_lock = threading.Lock()
 
 
-def _normalised(matrix: np.ndarray) -> np.ndarray:
+def _normalised(vector: np.ndarray) -> np.ndarray:
     import numpy as np
 
-    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-    norms[norms == 0] = 1.0
-    return (matrix / norms).astype(np.float32, copy=False)
+    norm = float(np.linalg.norm(vector))
+    return (vector / (norm or 1.0)).astype(np.float32, copy=False)
 
 
 def refresh(conn: psycopg.Connection[tuple[Any, ...]], key: tuple[str, str], dims: int) -> _Matrix:
-    """The brain's matrix, caught up with the server (see the module's doc)."""
-    import numpy as np
-
+    """The brain's matrix, caught up with the server (see the module's doc): untouched when
+    no embedded row changed; the rows written since patched in place, or appended, when the
+    rows a later transaction wrote account for the whole change (the usual case: a search's
+    recalls, an edit, an add); else read again, vectors only where a row's writer changed."""
     brain_id = key[1]
     with _cache_lock:
         entry = _cache.setdefault(key, _Matrix())
     with entry.lock:
         now = sql.fingerprint(conn, brain_id)
-        if now == entry.fingerprint and entry.vectors is not None:
-            return entry
-        rows = sql.row_writers(conn, brain_id)
-        changed = [tid for tid, xmin, _ in rows if entry.writers.get(tid) != xmin]
-        fetched = {
-            tid: unpack_vector(blob) for tid, blob in sql.vectors_of(conn, brain_id, changed)
-        }
-        old = dict(zip(entry.ids, entry.vectors, strict=True)) if entry.vectors is not None else {}
-        ids, vectors, deleted, writers = [], [], [], {}
-        for tid, xmin, gone in rows:
-            vector = fetched[tid] if tid in fetched else old.get(tid)
-            if vector is None or len(vector) != dims:
-                continue  # gone meanwhile, or not of the brain's dimension: never ranked
-            ids.append(tid)
-            vectors.append(vector)
-            deleted.append(bool(gone))
-            writers[tid] = xmin
-        if not ids:
-            entry.vectors = np.zeros((0, dims), dtype=np.float32)
-        elif changed:  # normalise only what is new: the rest already is
-            entry.vectors = np.vstack(
-                [
-                    (_normalised(v[None, :])[0] if tid in fetched else v)
-                    for tid, v in zip(ids, vectors, strict=True)
-                ]
-            )
-        else:
-            entry.vectors = np.vstack(vectors)
-        entry.ids, entry.deleted = ids, np.asarray(deleted, dtype=bool)
-        entry.writers, entry.fingerprint = writers, now
+        if entry.vectors is not None:
+            if now == entry.fingerprint:
+                return entry
+            if _caught_up_by_newer(conn, brain_id, entry, now, dims):
+                return entry
+        _reload(conn, brain_id, entry, dims)
+        entry.fingerprint = now
         return entry
+
+
+def _caught_up_by_newer(
+    conn: psycopg.Connection[tuple[Any, ...]],
+    brain_id: str,
+    entry: _Matrix,
+    now: tuple[int, int],
+    dims: int,
+) -> bool:
+    import numpy as np
+
+    newer = sql.written_after(conn, brain_id, max(entry.writers.values(), default=0))
+    writers = dict(entry.writers)
+    writers.update((tid, xmin) for tid, xmin, _, _ in newer)
+    if (len(writers), sum(writers.values())) != now:
+        return False  # a delete, or an older transaction committing late: read again
+    added_ids, added = [], []
+    for tid, _, gone, blob in newer:
+        vector = unpack_vector(blob)
+        if vector is None or len(vector) != dims:
+            if tid in entry.index:
+                entry.deleted[entry.index[tid]] = True  # no longer rankable
+            continue
+        if tid in entry.index:
+            entry.vectors[entry.index[tid]] = _normalised(vector)
+            entry.deleted[entry.index[tid]] = bool(gone)
+        else:
+            added_ids.append(tid)
+            added.append((_normalised(vector), bool(gone)))
+    if added:
+        entry.index.update((tid, len(entry.ids) + i) for i, tid in enumerate(added_ids))
+        entry.ids = entry.ids + added_ids
+        entry.vectors = np.vstack([entry.vectors, np.stack([v for v, _ in added])])
+        entry.deleted = np.concatenate([entry.deleted, [gone for _, gone in added]])
+    entry.writers, entry.fingerprint = writers, now
+    return True
+
+
+def _reload(
+    conn: psycopg.Connection[tuple[Any, ...]], brain_id: str, entry: _Matrix, dims: int
+) -> None:
+    import numpy as np
+
+    rows = sql.row_writers(conn, brain_id)
+    changed = [tid for tid, xmin, _ in rows if entry.writers.get(tid) != xmin]
+    fetched = {tid: unpack_vector(blob) for tid, blob in sql.vectors_of(conn, brain_id, changed)}
+    ids, vectors, deleted = [], [], []
+    for tid, _, gone in rows:
+        vector: Any = None  # gone meanwhile, unless found below
+        if tid in fetched:
+            got = fetched[tid]
+            vector = _normalised(got) if got is not None else None
+        elif tid in entry.index:
+            vector = entry.vectors[entry.index[tid]]
+        if vector is None or len(vector) != dims:
+            continue  # not of the brain's dimension: never ranked
+        ids.append(tid)
+        vectors.append(vector)
+        deleted.append(bool(gone))
+    entry.vectors = np.vstack(vectors) if ids else np.zeros((0, dims), dtype=np.float32)
+    entry.ids, entry.deleted = ids, np.asarray(deleted, dtype=bool)
+    entry.index = {tid: i for i, tid in enumerate(ids)}
+    entry.writers = {tid: xmin for tid, xmin, _ in rows}
 
 
 def forget_cache() -> None:

@@ -59,12 +59,25 @@ def fingerprint(conn: psycopg.Connection[tuple[Any, ...]], brain_id: str) -> tup
 
 def row_writers(
     conn: psycopg.Connection[tuple[Any, ...]], brain_id: str
-) -> list[tuple[str, str, int]]:
+) -> list[tuple[str, int, int]]:
     """(id, last writer, deleted) of every embedded row: no vector read."""
     return conn.execute(
-        f"SELECT id, xmin::text, deleted FROM memory_traces WHERE brain_id = %s AND {EMBEDDED}",
+        "SELECT id, xmin::text::bigint, deleted FROM memory_traces "
+        f"WHERE brain_id = %s AND {EMBEDDED}",
         (brain_id,),
     ).fetchall()
+
+
+def written_after(
+    conn: psycopg.Connection[tuple[Any, ...]], brain_id: str, writer: int
+) -> list[tuple[str, int, int, bytes]]:
+    """(id, last writer, deleted, vector) of the embedded rows a later transaction wrote."""
+    rows = conn.execute(
+        "SELECT id, xmin::text::bigint, deleted, embedding FROM memory_traces "
+        f"WHERE brain_id = %s AND {EMBEDDED} AND xmin::text::bigint > %s",
+        (brain_id, writer),
+    ).fetchall()
+    return [(tid, xmin, deleted, bytes(blob)) for tid, xmin, deleted, blob in rows]
 
 
 def vectors_of(

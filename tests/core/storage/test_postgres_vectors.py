@@ -67,6 +67,15 @@ def test_the_matrix_follows_other_connections_writes(
         with psycopg.connect(parse_postgres_address(pg_address).conninfo) as conn:
             conn.execute("UPDATE memory_traces SET deleted = 0 WHERE id = %s", (car.id,))
         assert [h.trace.id for h in brain.search("latte", mode="semantic").hits] == [car.id]
+        # Added and embedded by another connection: appended; purged: gone.
+        dog = other.add("a puppy barking")
+        run_to_end(other.backfill())
+        assert [h.trace.id for h in brain.search("canine", mode="semantic").hits] == [dog.id]
+        other.purge(dog.id)
+        assert brain.search("canine", mode="semantic").hits == ()
+        # Each search notes its recalls, which rewrites those rows: still found the same.
+        for _ in range(3):
+            assert [h.trace.id for h in brain.search("latte", mode="semantic").hits] == [car.id]
 
 
 def test_fallbacks_and_refusals_as_on_a_file(pg_address: str, ollama_server: FakeOllama) -> None:
