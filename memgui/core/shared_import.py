@@ -7,7 +7,10 @@ updates are found as in any file) and commits the reviewed plan into it (`commit
 replays that batch on the server in one transaction holding the brain's advisory lock
 (`storage/postgres_import.py`): the same rows and journal entries, under the batch id the
 result names, which `SharedBrain.revert` undoes. A trace the import changes that another
-writer changed since the plan is a `Conflict`, and nothing is written on the server.
+writer changed since the plan is a `Conflict`, and nothing is written on the server; the
+staged file is dropped then, and the import must be planned again. A trace another writer
+added meanwhile with a text the import also brings is not found a duplicate: the plan read
+the brain as it was.
 `close` removes the staged file.
 """
 
@@ -20,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memgui.core.brain import Brain
+from memgui.core.errors import InvalidArgument
 from memgui.core.io.options import ImportOptions
 from memgui.core.io.planning.plan import ImportPlan, plan
 from memgui.core.io.writing.commit import ImportResult, commit
@@ -86,17 +90,25 @@ class SharedImport:
         the server (see the module's doc); the result names the server's batch."""
         staged = self.staged
         if staged is None:
-            raise RuntimeError("plan the import first: nothing is staged")
+            raise InvalidArgument(
+                "plan", "must be made by this import's plan() first (nothing is staged)"
+            )
         result = yield from commit(staged, the_plan, accept, cancel_requested)
         if result.batch_id is None:
             return result
         entries = staged.batch_entries(result.batch_id)
         yield Progress(0, None, f"writing {len(entries)} changes into the shared brain")
         shared = self.shared
-        with shared.write(f"import:{the_plan.format}", kind="import") as batch:
-            advisory_lock(shared.conn, shared.brain_id)
-            postgres_import.apply(shared.conn, batch, shared.brain_id, staged.db, entries)
-            _carry_pin(self.shared, staged)
+        try:
+            with shared.write(f"import:{the_plan.format}", kind="import") as batch:
+                advisory_lock(shared.conn, shared.brain_id)
+                postgres_import.apply(shared.conn, batch, shared.brain_id, staged.db, entries)
+                _carry_pin(self.shared, staged)
+        except BaseException:
+            # The staged file holds a batch the server refused: it is dropped, and the
+            # import planned again against the brain as it is now.
+            self.close()
+            raise
         result.batch_id = batch.batch_id
         result.changes = batch.changes()
         return result

@@ -135,9 +135,7 @@ def main() -> None:
             out["first_hit_agrees"] = f"{agree} of {len(asked)}"
             if args.hnsw:
                 start = time.perf_counter()
-                brain.conn.execute(
-                    "CREATE INDEX ON bench_vec USING hnsw (v vector_cosine_ops)"
-                )
+                brain.conn.execute("CREATE INDEX ON bench_vec USING hnsw (v vector_cosine_ops)")
                 out["hnsw_build_s"] = round(time.perf_counter() - start, 1)
                 times["pgvector_hnsw"] = []
                 for vector in vectors:

@@ -12,7 +12,7 @@ import psycopg
 import pytest
 
 from memgui.core.brain import Brain
-from memgui.core.errors import Conflict
+from memgui.core.errors import Conflict, InvalidArgument
 from memgui.core.io.planning.plan import ImportOptions, plan
 from memgui.core.io.writing.commit import commit
 from memgui.core.model import TraceFilter
@@ -139,6 +139,8 @@ def test_a_trace_changed_on_the_server_since_the_plan_stops_the_import(
         edited = shared.update(trace_id, {"content": "edited on the server"})
         count = shared.count(EVERYTHING)
         with pytest.raises(Conflict, match="changed on the server since the import"):
+            run_to_end(job.commit(the_plan))
+        with pytest.raises(InvalidArgument, match="plan"):  # the staged file was dropped
             run_to_end(job.commit(the_plan))
         after = shared.get(trace_id)
         assert (after.content, after.version) == ("edited on the server", edited.version)
