@@ -5,7 +5,8 @@ every reader, against a staged file of the brain.
 a private temporary folder (`stage`), plans against that file (`plan`: duplicates, ids and
 updates are found as in any file) and commits the reviewed plan into it (`commit`), then
 replays that batch on the server in one transaction holding the brain's advisory lock
-(`storage/postgres_import.py`): the same rows and journal entries, under the batch id the
+(`storage/postgres_import.py`; `storage/postgres_locks.py`: a long operation another
+session holds is refused, naming it): the same rows and journal entries, under the batch id the
 result names, which `SharedBrain.revert` undoes. A trace the import changes that another
 writer changed since the plan is a `Conflict`, and nothing is written on the server; the
 staged file is dropped then, and the import must be planned again. A trace another writer
@@ -30,7 +31,6 @@ from memgui.core.io.writing.commit import ImportResult, commit
 from memgui.core.progress import Job, Progress
 from memgui.core.search.vectors import DIMENSIONS_KEY, MODEL_KEY
 from memgui.core.storage import postgres_import, postgres_to_file, postgres_vectors
-from memgui.core.storage.postgres_lock import advisory_lock
 
 if TYPE_CHECKING:
     from memgui.core.shared_brain import SharedBrain
@@ -100,8 +100,8 @@ class SharedImport:
         yield Progress(0, None, f"writing {len(entries)} changes into the shared brain")
         shared = self.shared
         try:
-            with shared.write(f"import:{the_plan.format}", kind="import") as batch:
-                advisory_lock(shared.conn, shared.brain_id)
+            actor = f"import:{the_plan.format}"
+            with shared.writing(actor, kind="import", lock="import") as batch:
                 postgres_import.apply(shared.conn, batch, shared.brain_id, staged.db, entries)
                 _carry_pin(self.shared, staged)
         except BaseException:

@@ -20,6 +20,7 @@ from memgui.core.storage.db import Database
 from memgui.core.storage.journal_rows import LINK_OPS, ROW_OPS, TABLES, event
 from memgui.core.storage.json_text import dumps
 from memgui.core.storage.postgres_copy import TRACE_COLUMNS
+from memgui.core.storage.postgres_journal import journal
 from memgui.core.storage.transaction import WriteBatch
 
 if TYPE_CHECKING:
@@ -178,7 +179,7 @@ def _link(
             key,
         )
     if cursor.rowcount:
-        postgres.journal(conn, batch, brain_id, entry.op, entry.trace_id, entry.before, entry.after)
+        journal(conn, batch, brain_id, entry.op, entry.trace_id, entry.before, entry.after)
 
 
 def _row(

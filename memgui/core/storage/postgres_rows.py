@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING, Any
 
 from memgui.core.errors import Conflict
 from memgui.core.model import JournalEntry
-from memgui.core.storage import postgres
 from memgui.core.storage.journal_rows import TABLES, columns, journal_row
 from memgui.core.storage.journal_rows import _json as parsed
 from memgui.core.storage.json_text import dumps
+from memgui.core.storage.postgres_journal import journal
 from memgui.core.storage.transaction import WriteBatch
 
 if TYPE_CHECKING:
@@ -40,14 +40,16 @@ def insert_row(
     names = [c for c in columns(op) if c in row]
     values = [dumps(row[c]) if c in json_cols else row[c] for c in names]
     marks = ", ".join(["%s"] * (len(names) + 1))
+    # feedback's id is an identity column: a row put back keeps its id
+    overriding = " OVERRIDING SYSTEM VALUE" if op == "feedback" and "id" in row else ""
     cursor = conn.execute(
-        f"INSERT INTO {table} (brain_id, {', '.join(names)}) VALUES ({marks}) "
+        f"INSERT INTO {table} (brain_id, {', '.join(names)}){overriding} VALUES ({marks}) "
         "ON CONFLICT DO NOTHING",
         (brain_id, *values),
     )
     if cursor.rowcount == 0:
         return False
-    postgres.journal(conn, batch, brain_id, op, row["id"], None, journal_row(op, row))
+    journal(conn, batch, brain_id, op, row["id"], None, journal_row(op, row))
     return True
 
 
@@ -68,7 +70,7 @@ def update_row(
         f"UPDATE {table} SET {sets} WHERE brain_id = %s AND id = %s",
         (*values, brain_id, after["id"]),
     )
-    postgres.journal(conn, batch, brain_id, op, after["id"], before, after)
+    journal(conn, batch, brain_id, op, after["id"], before, after)
 
 
 def current(
@@ -119,7 +121,7 @@ def undo(
                     row_id, f"{op} {row_id} is used by {used} row(s) of {other} written since"
                 )
         conn.execute(f"DELETE FROM {table} WHERE brain_id = %s AND id = %s", (brain_id, row_id))
-        postgres.journal(conn, batch, brain_id, op, row_id, entry.after, None)
+        journal(conn, batch, brain_id, op, row_id, entry.after, None)
     elif entry.before is not None and entry.after is not None:  # changed: restore
         update_row(conn, batch, brain_id, op, dict(entry.after), dict(entry.before, id=row_id))
     elif entry.before is not None:  # removed (a revert's delete): put it back
@@ -131,3 +133,32 @@ def undo(
         if op == "image":
             put_back.setdefault("data", b"")  # BLOBs are never journaled
         insert_row(conn, batch, brain_id, op, put_back)
+
+
+def let_go_of_trace(
+    conn: psycopg.Connection[tuple[Any, ...]], batch: WriteBatch, brain_id: str, trace_id: str
+) -> None:
+    """The rows beside a trace being deleted, as a file lets them go
+    (`journal_rows.let_go_of_trace`), journaled so a revert puts them back: a document chunk
+    forgets its trace, a retrieval feedback row goes (both hold a foreign key to it)."""
+    where = (brain_id, trace_id)
+    chunks = conn.execute(
+        "UPDATE document_chunks SET trace_id = NULL WHERE brain_id = %s AND trace_id = %s "
+        "RETURNING id",
+        where,
+    ).fetchall()
+    for (chunk_id,) in sorted(chunks):
+        before = {"id": chunk_id, "trace_id": trace_id}
+        journal(
+            conn, batch, brain_id, "chunk", chunk_id, before, {"id": chunk_id, "trace_id": None}
+        )
+    feedback = conn.execute(
+        "DELETE FROM retrieval_feedback WHERE brain_id = %s AND trace_id = %s "
+        "RETURNING id, trace_id, signal, query, created_at",
+        where,
+    ).fetchall()
+    for row_id, row_trace, signal, query, created_at in sorted(feedback):
+        row = {"id": row_id, "trace_id": row_trace, "signal": signal, "query": query}
+        journal(
+            conn, batch, brain_id, "feedback", str(row_id), row | {"created_at": created_at}, None
+        )

@@ -95,7 +95,9 @@ def postgres_ddl(statement: str) -> str:
 
 _OURS = [s for s in _statements() if _target(s) in TABLE_NAMES]
 TABLES = tuple(_table(s) for s in _OURS if s.startswith("CREATE TABLE"))
-# Run by `postgres.connect` with the rest of the layout (4).
-SCHEMA = "".join(f"{postgres_ddl(s)};\n" for s in _OURS)
+# The knowledge graph's tables are layout 3's (`postgres_schema`); the rest are made here,
+# run by `postgres.connect` after it (layout 4).
+_GRAPH = ("knowledge_nodes", "knowledge_edges")
+SCHEMA = "".join(f"{postgres_ddl(s)};\n" for s in _OURS if _target(s) not in _GRAPH)
 # The last statement's index, to tell whether the layout is all there.
 LAST_INDEX = re.findall(r"CREATE INDEX IF NOT EXISTS (\w+)", SCHEMA)[-1]
