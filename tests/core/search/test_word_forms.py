@@ -142,6 +142,10 @@ def test_a_schema_2_brain_gets_titles_indexed_by_its_first_write(brain_path: Pat
         assert migrating is not None and migrating.from_version == 2
         assert migrating.changes == (
             "memgui's full-text index takes each memory's title, so a search finds it",
+            "each node's count of links and edges is kept in a table of memgui's, so the "
+            "graph's overview ranks a large brain at once",
+            "the journal keeps only what each later edit changed, not the memory twice (history "
+            "and undo of earlier edits go on working; an older memgui opens the brain read-only)",
         )
         brain.add("the first write migrates")
         assert brain.info()["schema_version"] == schema.SCHEMA_VERSION
