@@ -122,6 +122,7 @@ class CommandContext:
 
             previous, self.operation = self.operation, "open brain"
             self._shared = SharedBrain.open(self.brain_address, self.brain_id, actor=ACTOR)
+            self._shared.use_embedder(self.embedder())
             self.operation = previous
         return self._shared
 

@@ -22,7 +22,9 @@ from memgui.core import (
     shared_graph,
     shared_links,
     shared_revert,
+    shared_search,
     shared_upkeep,
+    shared_vectors,
     traces,
     undo,
 )
@@ -35,7 +37,6 @@ from memgui.core.model import (
     JournalEntry,
     Neighbour,
     RelatedSummary,
-    SearchHit,
     SearchResult,
     Trace,
     TraceFilter,
@@ -46,17 +47,19 @@ from memgui.core.model import (
     check_limit,
     check_link_kind,
     check_lookup_ids,
-    check_text,
     now_ms,
     with_changes,
 )
+from memgui.core.progress import Job
 from memgui.core.scopes import SweepReport
+from memgui.core.search.hybrid import BACKFILL_BATCH, BackfillReport, Embedder
 from memgui.core.shared_brain_views import SharedBrainViews
 from memgui.core.storage import (
     postgres,
     postgres_graph,
     postgres_graph_view,
     postgres_locks,
+    postgres_vectors,
     store,
 )
 from memgui.core.storage.engine import PostgresAddress as PostgresAddress
@@ -73,8 +76,6 @@ if TYPE_CHECKING:
     import psycopg
 
     from memgui.core.storage.postgres_graph_view import PostgresGraphRows
-
-SEARCH_MODES = ("auto", "keyword")  # by meaning needs the vectors, not on Postgres yet
 
 
 class SharedBrain(SharedBrainViews):
@@ -95,6 +96,7 @@ class SharedBrain(SharedBrainViews):
         # Whether this brain id's meta rows are written (its first write writes them).
         self.marked = marked
         self._open_batch: WriteBatch | None = None  # inside `batch()`
+        self.embedder: Embedder | None = None
 
     @classmethod
     def open(
@@ -188,7 +190,8 @@ class SharedBrain(SharedBrainViews):
         rows = postgres.rows_of_ids(self.conn, self.brain_id, ids)
         return {trace.id: trace for trace in (store.row_to_trace(r, now) for r in rows)}
 
-    def _where(self, flt: TraceFilter) -> tuple[str, list[Any]]:
+    def where(self, flt: TraceFilter) -> tuple[str, list[Any]]:
+        """The SQL of a filter on this brain, checked."""
         check_filter(flt)
         return postgres.where_sql(self.brain_id, flt)
 
@@ -205,7 +208,7 @@ class SharedBrain(SharedBrainViews):
         if limit is not None:
             check_limit(limit)
         check_int_range("offset", offset, 0, 2**62)
-        sql, params = self._where(flt or TraceFilter())
+        sql, params = self.where(flt or TraceFilter())
         if after is not None:
             created_at, after_id = check_after(after, order)
             sql += f" AND (created_at, id) {'<' if descending else '>'} (%s, %s)"
@@ -217,7 +220,7 @@ class SharedBrain(SharedBrainViews):
         return [store.row_to_trace(r, now) for r in rows]
 
     def count(self, flt: TraceFilter | None = None) -> int:
-        return postgres.count(self.conn, self._where(flt or TraceFilter()))
+        return postgres.count(self.conn, self.where(flt or TraceFilter()))
 
     def search(
         self,
@@ -229,32 +232,30 @@ class SharedBrain(SharedBrainViews):
         record_recall: bool = True,
         mood: float | None = None,
     ) -> SearchResult:
-        """By keyword: the `_tsv` column matched by `websearch_to_tsquery`, best `ts_rank`
-        first. A search does not note recalls on Postgres yet (`record_recall` is ignored)."""
-        if not isinstance(query, str):
-            raise InvalidArgument("query", f"must be text (got {query!r})", query)
-        check_text("query", query)  # a lone surrogate cannot be sent to the server
-        check_limit(limit)
-        if mode not in SEARCH_MODES:
-            raise NotOnPostgres(f"search by {mode!r}")
+        """By keyword (`_tsv`, `websearch_to_tsquery`, best `ts_rank` first), by meaning or
+        hybrid once the brain holds vectors and an embedder is set (`use_embedder`), as
+        `core/shared_search.py` says; the traces returned are noted as recalled unless
+        `record_recall` is false."""
         if mood is not None:
             raise NotOnPostgres("search with a mood")
-        where = self._where(flt or TraceFilter())
-        if not query.strip():
-            return SearchResult(hits=(), search_mode="keyword")
-        rows = postgres.keyword_rows(self.conn, where, query, limit)
-        now = self.now()
-        hits = tuple(
-            SearchHit(
-                trace,
-                float(r[-1]),
-                tuple(self.related(trace.id, links.MAX_RELATED)) if expand_links else (),
-                query,
-            )
-            for r in rows
-            for trace in (store.row_to_trace(r[:-1], now),)
+        return shared_search.search(
+            self, query, flt or TraceFilter(), limit, mode, expand_links, record_recall
         )
-        return SearchResult(hits=hits, search_mode="keyword")
+
+    def use_embedder(self, embedder: Embedder | None) -> None:
+        """The embedder that search by meaning and `backfill` use (none: keyword only)."""
+        self.embedder = embedder
+
+    def embedding_info(self) -> dict[str, Any]:
+        model, dims = postgres_vectors.pinned_model(self.conn, self.brain_id)
+        pending = postgres_vectors.count_pending(self.conn, self.brain_id)
+        return {"model": model, "dimensions": dims, "pending": pending}
+
+    def backfill(self, batch: int = BACKFILL_BATCH) -> Job[BackfillReport]:
+        """A job: embed the live traces without a vector (`shared_vectors.backfill`)."""
+        if self.embedder is None:
+            raise InvalidArgument("embedder", "must be set to embed (use_embedder; got none)")
+        return shared_vectors.backfill(self.conn, self.brain_id, self.embedder, batch)
 
     def related(self, trace_id: str, limit: int = links.MAX_RELATED) -> list[RelatedSummary]:
         """A trace's links to live traces, newest first, each read from its side."""
@@ -500,7 +501,7 @@ class SharedBrain(SharedBrainViews):
         return shared_upkeep.refile_scope(self, scope, from_scope_id, to_scope_id, actor)
 
     def sweep(self, actor: str = "sweep") -> SweepReport:
-        """Expire traces past their time to live (embedding waits for pgvector)."""
+        """Expire traces past their time to live (embedding is `backfill`'s, `memgui embed`)."""
         expired = shared_upkeep.expire(self, actor)
         return SweepReport(expired=expired.count, embedded=0, changes=expired)
 

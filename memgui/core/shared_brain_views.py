@@ -25,7 +25,7 @@ class SharedBrainViews:
     conn: psycopg.Connection[tuple[Any, ...]]
     brain_id: str
 
-    def _where(self, flt: TraceFilter) -> tuple[str, list[Any]]:
+    def where(self, flt: TraceFilter) -> tuple[str, list[Any]]:
         raise NotImplementedError  # SharedBrain's
 
     def list_ids(
@@ -35,7 +35,7 @@ class SharedBrainViews:
         descending: bool = True,
     ) -> list[str]:
         """The ids of `list_traces` without a limit, in its order."""
-        where = self._where(flt or TraceFilter())
+        where = self.where(flt or TraceFilter())
         order_by = postgres_views.order_sql(order, descending)
         return postgres_views.listed_ids(self.conn, where, order_by)
 
@@ -49,7 +49,7 @@ class SharedBrainViews:
         """The ids of `list_ids` as lists of at most `size`, read from the server a slice
         at a time (a server-side cursor), so a caller in a worker can stop between them."""
         check_int_range("size", size, 1, 10_000_000)
-        where = self._where(flt or TraceFilter())
+        where = self.where(flt or TraceFilter())
         order_by = postgres_views.order_sql(order, descending)
         yield from postgres_views.id_slices(self.conn, where, order_by, size)
 

@@ -224,3 +224,21 @@ def test_the_windows_reads_answer_alike(store: BrainStore) -> None:
     store.undo(second.changes.batch_id)  # type: ignore[attr-defined]
     store.undo(first.changes.batch_id)  # the version moved by the first undo: tolerated
     assert store.get(a.id).content == "one"
+
+
+def test_a_search_notes_its_results_as_recalled(store: BrainStore) -> None:
+    found = store.add("the recall test about deploys")
+    other = store.add("unrelated words")
+    store.clock = lambda: found.created_at + 60_000  # type: ignore[attr-defined]
+    quiet = store.search("deploys", mode="keyword", record_recall=False)
+    assert [h.trace.retrieval_count for h in quiet.hits] == [0]
+    hits = store.search("deploys", mode="keyword").hits
+    assert [(h.trace.id, h.trace.retrieval_count) for h in hits] == [(found.id, 1)]
+    assert hits[0].trace.last_accessed == found.created_at + 60_000
+    recalled = store.get(found.id)
+    assert (recalled.retrieval_count, recalled.version) == (1, found.version)  # no edit
+    assert [e.op for e in store.history(found.id)] == ["add"]  # bookkeeping, not journaled
+    assert store.get(other.id).retrieval_count == 0
+    store.forget(found.id)
+    assert store.search("deploys", mode="keyword").hits == ()
+    assert store.get(found.id).retrieval_count == 1
