@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from memgui.core import journal, shared_links
-from memgui.core.errors import Conflict, InvalidArgument, NotFound, NotOnPostgres
+from memgui.core.errors import Conflict, InvalidArgument, NotFound
 from memgui.core.model import Changes, JournalEntry
 from memgui.core.storage import (
     journal_rows,
@@ -16,6 +16,7 @@ from memgui.core.storage import (
     postgres_activity,
     postgres_graph,
     postgres_links,
+    postgres_rows,
     review_rows,
     store,
 )
@@ -53,8 +54,9 @@ def _undo(brain: SharedBrain, batch: WriteBatch, entry: JournalEntry) -> None:
     if entry.op == review_rows.OP:
         postgres_activity.undo_mark(conn, bid, batch, entry)
         return
-    if entry.op in _NOT_HELD:  # a row kind a shared brain does not hold yet
-        raise NotOnPostgres(f"reverting a batch's {entry.op!r} rows")
+    if entry.op in journal_rows.ROW_OPS:  # an import's documents, conversations …
+        postgres_rows.undo(conn, bid, batch, entry)
+        return
     row = postgres.fetch_row(conn, bid, entry.trace_id, lock=True)
     current = store.row_to_snapshot(row) if row is not None else None
     action, restored = journal.trace_undo(entry, current, brain.now())
@@ -70,7 +72,3 @@ def _undo(brain: SharedBrain, batch: WriteBatch, entry: JournalEntry) -> None:
     else:
         assert current is not None
         postgres.update_trace(conn, batch, bid, current, restored, "revert")
-
-
-# Documents, conversations and feedback live in a file alone so far.
-_NOT_HELD = journal_rows.ROW_OPS - postgres_graph.GRAPH_OPS
