@@ -335,7 +335,9 @@ class Database:
             return 0
         if not set(schema.SCHEMA_2_TRIGGER_NAMES) <= self._triggers:
             return 1
-        return 3 if self._fts_has_title() else 2
+        if not self._fts_has_title():
+            return 2
+        return 6 if self._fts_merges_when_asked() else 3
 
     def _fts_has_title(self) -> bool:
         """Whether memgui_fts is schema 3's (a title column): a file memgui made, not yet
@@ -344,6 +346,17 @@ class Database:
             "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'memgui_fts'"
         ).fetchone()
         return row is not None and "title" in (row[0] or "")
+
+    def _fts_merges_when_asked(self) -> bool:
+        """Whether memgui_fts has schema 6's automerge 0 (a file memgui made, not yet
+        written, has no meta row to say its schema)."""
+        try:
+            row = self.conn.execute(
+                "SELECT v FROM memgui_fts_config WHERE k = 'automerge'"
+            ).fetchone()
+        except apsw.SQLError:
+            return False
+        return row is not None and row[0] == schema.MEMGUI_FTS_AUTOMERGE
 
     def ensure_triggers(self) -> None:
         """Inside a write transaction of a current brain: make the triggers a brain of this

@@ -2,8 +2,10 @@
 
 Schema 1 adds memgui's columns to AgentOS's `memory_traces` and memgui's own tables; schema 2
 adds the triggers that catch another program's writes (docs/interop.md); schema 3 makes
-`memgui_fts` again with a title column. A brain is migrated by its first
-write, after an online backup beside it (docs/architecture.md).
+`memgui_fts` again with a title column; schema 6 has `memgui_fts` merge its segments only
+when asked (4 and 5 are other migrations', made alongside: this code goes from 3 to 6). A
+brain is migrated by its first write, after an online backup beside it
+(docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ def create_tables(conn: apsw.Connection) -> None:
     _apply_1(conn)
     _apply_2(conn)
     _apply_3(conn)
+    _apply_6(conn)
 
 
 def _apply_1(conn: apsw.Connection) -> None:
@@ -65,6 +68,13 @@ def _apply_3(conn: apsw.Connection) -> None:
     conn.execute(schema.MEMGUI_FTS)
     conn.execute("DROP TRIGGER IF EXISTS memgui_fts_mark_update")
     conn.execute(schema.MEMGUI_TRIGGER_SQL["memgui_fts_mark_update"])
+
+
+def _apply_6(conn: apsw.Connection) -> None:
+    # memgui_fts merges in small steps off the writers' path (search/fts_merge.py): FTS5
+    # stores these in memgui_fts_config, inside this transaction.
+    for statement in schema.MEMGUI_FTS_CONFIG:
+        conn.execute(statement)
 
 
 def agentos_version(conn: apsw.Connection) -> int | None:
@@ -142,6 +152,7 @@ class MigrationPlan:
 
 
 _TITLES_INDEXED = "memgui's full-text index takes each memory's title, so a search finds it"
+_MERGED_APART = "memgui's full-text index tidies itself in the background, never during a write"
 _CHANGES_FROM = {
     0: (
         "memgui's columns are added to the memories (version, scope id, category, expiry, "
@@ -150,12 +161,15 @@ _CHANGES_FROM = {
         "index that finds words in every script and each memory's title",
         "triggers are added that note other programs' writes; AgentOS keeps reading and "
         "writing the brain",
+        _MERGED_APART,
     ),
     1: (
         "triggers are added that note other programs' writes (AgentOS's among them)",
         _TITLES_INDEXED,
+        _MERGED_APART,
     ),
-    2: (_TITLES_INDEXED,),
+    2: (_TITLES_INDEXED, _MERGED_APART),
+    3: (_MERGED_APART,),
 }
 
 
@@ -168,7 +182,7 @@ def pending(db: Database) -> MigrationPlan | None:
         found,
         schema.SCHEMA_VERSION,
         backup_path(db.path, schema.SCHEMA_VERSION),
-        _CHANGES_FROM.get(found, _CHANGES_FROM[1]),
+        _CHANGES_FROM.get(found, _CHANGES_FROM[1] if found < 3 else _CHANGES_FROM[3]),
     )
 
 
@@ -210,9 +224,10 @@ def apply(db: Database, brain_ids: list[str], index_all: Callable[[], object]) -
     conn = db.conn
     target = schema.SCHEMA_VERSION
     db.refresh_schema_state()
-    if db.schema_version >= target:
+    found = db.schema_version
+    if found >= target:
         return False
-    if db.schema_version < 1:
+    if found < 1:
         if "memory_traces" not in db.tables:
             conn.execute(schema.AGENTOS_TABLES)
         _apply_1(conn)
@@ -223,12 +238,16 @@ def apply(db: Database, brain_ids: list[str], index_all: Callable[[], object]) -
                 (bid, schema.SHARED_KEY),
             )
         db.mark_shared()
-    _apply_2(conn)
-    _apply_3(conn)
-    # From 0: the index is new. From 1: rows another program wrote meanwhile (no trigger
-    # marked them) and rows indexed before text was composed are indexed again. From 2:
-    # the index is new (with titles).
-    index_all()
+    if found < 3:
+        _apply_2(conn)
+        _apply_3(conn)
+    # (4 and 5: other migrations, made alongside this one; nothing of theirs here.)
+    _apply_6(conn)  # before the index is filled: a rebuild merges as schema 6 says
+    if found < 3:
+        # From 0: the index is new. From 1: rows another program wrote meanwhile (no
+        # trigger marked them) and rows indexed before text was composed are indexed again.
+        # From 2: the index is new (with titles). From 3 on the index stays as it is.
+        index_all()
     for bid in brain_ids or ["brain"]:
         conn.execute(
             "INSERT OR REPLACE INTO brain_meta(brain_id, key, value) VALUES (?, ?, ?)",

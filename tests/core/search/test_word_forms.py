@@ -142,6 +142,7 @@ def test_a_schema_2_brain_gets_titles_indexed_by_its_first_write(brain_path: Pat
         assert migrating is not None and migrating.from_version == 2
         assert migrating.changes == (
             "memgui's full-text index takes each memory's title, so a search finds it",
+            "memgui's full-text index tidies itself in the background, never during a write",
         )
         brain.add("the first write migrates")
         assert brain.info()["schema_version"] == schema.SCHEMA_VERSION
