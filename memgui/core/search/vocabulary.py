@@ -1,0 +1,65 @@
+"""Which of a query word's other forms memgui_fts holds: a search asks only for those.
+
+A word asks for ~40 forms (`word_forms`), most of which no memory holds ("filee",
+"nameative"); each costs FTS5 a b-tree probe per index segment inside the ranking statement,
+which at 1M traces doubled its time. A form no row holds matches nothing and adds nothing to
+any row's bm25 (its term frequency is 0 in every row), so leaving it out changes no result.
+What the index holds is asked once per form (one statement for a word's unknown forms) and
+remembered per connection while the index is unchanged: any write to memgui_fts rewrites its
+structure record, and then the forms found absent are asked again (those found present are
+kept: asking for one no longer there finds nothing, as before).
+"""
+
+from __future__ import annotations
+
+import json
+import weakref
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from memgui.core.storage.db import Database
+
+MAX_KNOWN = 100_000  # forms remembered per connection, at most
+STATE_SQL = "SELECT block FROM memgui_fts_data WHERE id = 10"  # FTS5's structure record
+PRESENT_SQL = (
+    "SELECT j.value FROM json_each(?) AS j "
+    "WHERE EXISTS (SELECT 1 FROM memgui_fts WHERE memgui_fts MATCH '\"' || j.value || '\"')"
+)
+
+
+class _Known:
+    __slots__ = ("state", "present")
+
+    def __init__(self, state: bytes, present: dict[str, bool]) -> None:
+        self.state = state
+        self.present = present
+
+
+_known: weakref.WeakKeyDictionary[Database, _Known] = weakref.WeakKeyDictionary()
+
+
+def present_filter(db: Database) -> Callable[[Sequence[str]], tuple[str, ...]]:
+    """A filter keeping the forms (lower-case ASCII words) memgui_fts holds now; the caller
+    has indexed what was pending (a form only a pending row holds would be left out)."""
+    with db.lock:
+        row = db.conn.execute(STATE_SQL).fetchone()
+    state = bytes(row[0]) if row is not None and row[0] is not None else b""
+    known = _known.get(db)
+    if known is None or len(known.present) > MAX_KNOWN:
+        known = _known[db] = _Known(state, {})
+    elif known.state != state:
+        known.state = state
+        known.present = {form: True for form, there in known.present.items() if there}
+    present = known.present
+
+    def keep(forms: Sequence[str]) -> tuple[str, ...]:
+        unknown = [form for form in forms if form not in present]
+        if unknown:
+            with db.lock:
+                found = {r[0] for r in db.conn.execute(PRESENT_SQL, (json.dumps(unknown),))}
+            for form in unknown:
+                present[form] = form in found
+        return tuple(form for form in forms if present[form])
+
+    return keep
