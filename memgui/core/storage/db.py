@@ -347,6 +347,11 @@ class Database:
         ).fetchone()
         return row is not None and "title" in (row[0] or "")
 
+    @property
+    def identity(self) -> tuple[int, int] | None:
+        """(device, inode) of the file this connection opened."""
+        return self._identity
+
     def _fts_merges_when_asked(self) -> bool:
         """Whether memgui_fts has schema 6's automerge 0 (a file memgui made, not yet
         written, has no meta row to say its schema)."""

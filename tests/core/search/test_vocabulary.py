@@ -26,6 +26,11 @@ def ids(brain: Brain, query: str) -> set[str]:
     return {h.id for h in keyword_ranking(brain, query, TraceFilter(), 100)}
 
 
+@pytest.fixture(autouse=True)
+def checked_at_any_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(vocabulary, "MIN_ROWS", 0)  # the forms are checked in a small brain
+
+
 def test_asking_only_for_held_forms_ranks_exactly_as_asking_for_all(
     brain: Brain, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -52,6 +57,7 @@ def test_asking_only_for_held_forms_ranks_exactly_as_asking_for_all(
 
 def test_a_form_written_after_a_search_is_found_by_the_next(brain_path: Path) -> None:
     with Brain.open(brain_path) as brain:
+        assert vocabulary.present_filter(brain.db) is not None
         first = brain.add("we deploy on fridays").id
         assert ids(brain, "deploy") == {first}  # "deployed" is not there yet: not asked for
         second = brain.add("the cranes were deployed at dawn").id
@@ -62,3 +68,12 @@ def test_a_form_written_after_a_search_is_found_by_the_next(brain_path: Path) ->
         assert ids(brain, "deploy") == {first, second, third}
         brain.forget(second)
         assert ids(brain, "deploy") == {first, third}
+    with Brain.open(brain_path) as again:  # the same file opened again: what was learnt holds
+        assert ids(again, "deploy") == {first, third}
+        assert again.add("deployable cranes").id in ids(again, "deploy")
+
+
+def test_a_small_index_asks_for_every_form(brain: Brain, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(vocabulary, "MIN_ROWS", 10)
+    brain.add("we deploy on fridays")
+    assert vocabulary.present_filter(brain.db) is None
