@@ -8,10 +8,11 @@ What the index holds is asked once per form (one statement for a word's unknown 
 remembered per brain file while the index is unchanged: any write to memgui_fts rewrites
 its structure record (whose segments carry ever-growing origin numbers), and then the forms
 found absent are asked again (those found present are kept: asking for one no longer there
-finds nothing, as before). Asking costs about what the probes it saves cost, so it pays
+finds nothing, as before). Asking costs more than the probes it saves, so it pays only
 from the second search of a word on, and on a big index, where each form left in the MATCH
 also costs bm25 work for every matching row: below `MIN_ROWS` every form is asked for, as
-before.
+before, and so is it by the first search after the index changed (while writes go on, what
+is learnt would not last).
 """
 
 from __future__ import annotations
@@ -60,10 +61,14 @@ def present_filter(db: Database) -> Callable[[Sequence[str]], tuple[str, ...]] |
     with _lock:
         known = _known.get(db.identity)
         if known is None or len(known.present) > MAX_KNOWN:
-            known = _known[db.identity] = _Known(state, {})
-        elif known.state != state:
+            _known[db.identity] = _Known(state, {})
+            return None
+        if known.state != state:
+            # The index changed since the last search: writes are going on, and what is
+            # asked now may be stale at the next search. This one asks for every form.
             known.state = state
             known.present = {form: True for form, there in known.present.items() if there}
+            return None
         present = known.present
 
     def keep(forms: Sequence[str]) -> tuple[str, ...]:
