@@ -89,6 +89,32 @@ def levels(conn: apsw.Connection, table: str = TABLE) -> list[Level]:
     return out
 
 
+def newest_origin(block: bytes) -> int | None:
+    """The highest origin number of a V2 structure record's segments (a contentless_delete
+    table's): FTS5 gives each flush of new rows the next origin, and a merge's output keeps
+    its inputs' range, so it grows when rows are written and not when segments merge.
+    None for a legacy record (no origins)."""
+    data = bytes(block)
+    if len(data) < 8 or data[4:8] != _V2_MARK:
+        return None
+    count, at = _varint(data, 8)
+    _, at = _varint(data, at)
+    _, at = _varint(data, at)
+    newest = 0
+    for _ in range(count):
+        _, at = _varint(data, at)
+        segments, at = _varint(data, at)
+        for _ in range(segments):
+            for _ in range(3):
+                _, at = _varint(data, at)
+            _, at = _varint(data, at)  # origin 1
+            origin, at = _varint(data, at)
+            newest = max(newest, origin)
+            for _ in range(3):
+                _, at = _varint(data, at)
+    return newest
+
+
 def segment_count(conn: apsw.Connection, table: str = TABLE) -> int:
     return sum(level.segments for level in levels(conn, table))
 

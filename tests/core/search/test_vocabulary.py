@@ -11,7 +11,7 @@ import pytest
 
 from memgui.core.brain import Brain
 from memgui.core.model import TraceFilter
-from memgui.core.search import vocabulary
+from memgui.core.search import fts_merge, fulltext, vocabulary
 from memgui.core.search.keyword import keyword_ranking
 
 TEXTS = (
@@ -55,34 +55,46 @@ def test_asking_only_for_held_forms_ranks_exactly_as_asking_for_all(
     assert all(pruned[q] for q in QUERIES)
 
 
-def searched(brain: Brain, query: str) -> tuple[set[str], bool]:
-    """The ids a keyword search finds, and whether it asked only for held forms."""
-    pruned = vocabulary.present_filter(brain.db) is not None
-    return ids(brain, query), pruned
-
-
 def test_a_form_written_after_a_search_is_found_by_the_next(brain_path: Path) -> None:
     with Brain.open(brain_path) as brain:
         first = brain.add("we deploy on fridays").id
-        brain.flush_index()
-        ids(brain, "deploy")  # the first search of a file learns nothing yet
-        # The index unchanged: "deployed" is found absent and not asked for.
-        assert searched(brain, "deploy") == ({first}, True)
-        assert searched(brain, "deploy") == ({first}, True)
+        assert vocabulary.present_filter(brain.db) is not None
+        # "deployed" is found absent and not asked for.
+        assert ids(brain, "deploy") == {first}
+        assert ids(brain, "deploy") == {first}
         second = brain.add("the cranes were deployed at dawn").id
-        brain.flush_index()
-        # The index changed: every form is asked for, then the held ones again.
-        assert searched(brain, "deploy") == ({first, second}, False)
-        assert searched(brain, "deploy") == ({first, second}, True)
+        assert ids(brain, "deploy") == {first, second}
         with Brain.open(brain_path) as other:  # another connection writes
             third = other.add("a deployment of cranes").id
         assert ids(brain, "deploy") == {first, second, third}
-        assert searched(brain, "deploy") == ({first, second, third}, True)
+        # As many words as before (FTS5's row and token counts stay), one a new form.
+        brain.update(third, {"content": "a deployable of cranes"})
+        assert ids(brain, '"deployable"') == {third}
+        assert ids(brain, "deploy") == {first, second, third}
         brain.forget(second)
         assert ids(brain, "deploy") == {first, third}
     with Brain.open(brain_path) as again:  # the same file opened again: what was learnt holds
-        assert searched(again, "deploy") == ({first, third}, True)
-        assert again.add("deployable cranes").id in ids(again, "deploy")
+        assert ids(again, "deploy") == {first, third}
+        assert again.add("deploying cranes").id in ids(again, "deploy")
+
+
+def test_what_a_search_learnt_outlasts_a_merge_not_a_write(
+    brain_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(fulltext, "FLUSH_AFTER", 1)  # a segment per add: merges are due
+    with Brain.open(brain_path) as brain:
+        for text in TEXTS * 3:
+            brain.add(text)
+        assert fts_merge.needs_merge(fts_merge.levels(brain.db.conn))
+        vocabulary.present_filter(brain.db)
+        learnt = vocabulary._known[brain.db.identity]
+        before = learnt.state
+        assert fts_merge.merge_pass(brain.db, gap_s=0.0) > 0
+        vocabulary.present_filter(brain.db)
+        assert learnt.state == before  # merged: the same rows, the same words
+        brain.add("a brand new sentence")
+        vocabulary.present_filter(brain.db)
+        assert learnt.state != before
 
 
 def test_a_small_index_asks_for_every_form(brain: Brain, monkeypatch: pytest.MonkeyPatch) -> None:
