@@ -139,11 +139,13 @@ def strength_sql(category: str, now: str) -> str:
     the stored strength, else 0; the time since last access, else creation, else none;
     `metadata.decay.stability` when a positive finite number, else the category's default.
     `tests/core/test_decay.py` compares it with `current_strength` row by row."""
-    stability = "json_extract(metadata, '$.decay.stability')"
+    # The value's JSON text as a REAL: a number reads as itself, anything else (true, a
+    # string, null, an object) as 0, which is not positive; ±1e400 reads as ±inf.
+    stability = "CAST(metadata -> '$.decay.stability' AS REAL)"
     explicit = (
         "CASE WHEN instr(metadata, 'stability') AND json_valid(metadata) "
-        f"AND json_type(metadata, '$.decay.stability') IN ('integer', 'real') "
-        f"AND {stability} > 0 AND {stability} <= {_MAX_FLOAT} THEN {stability} END"
+        f"THEN (CASE WHEN {stability} > 0 AND {stability} <= {_MAX_FLOAT} "
+        f"THEN {stability} END) END"
     )
     pinned = ", ".join(f"'{name}'" for name in sorted(PINNED_CATEGORIES))
     fallback = (
