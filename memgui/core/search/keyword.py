@@ -145,10 +145,10 @@ def keyword_ranking(brain: Brain, query: str, flt: TraceFilter, want: int) -> li
             else None
         )
         match = either([textindex.rewrite_query(word_forms.expand(f, keep)) for f in forms])
-        fallback = either([textindex.natural_language_query(f) for f in forms])
+        agentos_rewrite = False
     elif db.has_agentos_fts:
         table, match = "memory_traces_fts", either([word_forms.expand(f) for f in forms])
-        fallback = either([textindex.natural_language_query(f).replace('"', "") for f in forms])
+        agentos_rewrite = True
     else:
         return []
     ranking = _Query(brain, table, flt)
@@ -165,6 +165,15 @@ def keyword_ranking(brain: Brain, query: str, flt: TraceFilter, want: int) -> li
         except apsw.SQLError as exc:
             if not is_syntax_error(exc):
                 raise
+            # The rewrite, made only when FTS5 refused the query (most searches never need it).
+            fallback = either(
+                [
+                    textindex.natural_language_query(f).replace('"', "")
+                    if agentos_rewrite
+                    else textindex.natural_language_query(f)
+                    for f in forms
+                ]
+            )
             if not fallback or fallback == match:
                 raise QuerySyntaxError(query) from exc
             try:
