@@ -36,5 +36,6 @@ def agentos_copy(tmp_path: Path) -> Path:
     return dest
 
 
+from tests.support.cli import any_brain  # noqa: E402, F401  (a brain file, or PostgreSQL)
 from tests.support.ollama_fixture import ollama_server  # noqa: E402, F401  (the fake Ollama server)
 from tests.support.postgres import pg_address, pg_server  # noqa: E402, F401  (a real PostgreSQL)

@@ -1,6 +1,7 @@
 """What `Brain` tells about its file beyond the memories: whether another program changed
-it (`storage/commit_count.py`), what its first write will migrate, and its memories counted
-for the app's filter lists. A base of the facade, which stays the one entry point."""
+it (`storage/commit_count.py`), what its first write will migrate, its memories counted
+for the app's filter lists, and the rows the graph view reads. A base of the facade, which
+stays the one entry point."""
 
 from __future__ import annotations
 
@@ -13,6 +14,9 @@ from memgui.core.storage.commit_count import CommitCounts, who_changed
 from memgui.core.storage.migration import MigrationPlan
 
 if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
+
+    from memgui.core.graph_view.rows import FileGraphRows
     from memgui.core.storage.db import Database
 
 MAX_FACET_TAGS = 2_000  # the tags a tag field completes, most used first
@@ -45,3 +49,9 @@ class BrainFile:
         of the brain: run it off a GUI thread."""
         check_int_range("tag_limit", tag_limit, 1, MAX_FACET_TAGS)
         return brain_info.facets(self.db, self.brain_id, bool(deleted), tag_limit)
+
+    def graph_rows(self) -> AbstractContextManager[FileGraphRows]:
+        """What the graph view reads (`graph_view/rows.py`), under the connection's lock."""
+        from memgui.core.graph_view.rows import file_rows
+
+        return file_rows(self.db, self.brain_id)

@@ -124,15 +124,16 @@ def _group_key(s: Snap, options: ConsolidationOptions) -> tuple[str, ...]:
 
 
 def merge(
-    brain: Brain,
+    brain: Brain | None,
     traces: dict[str, tuple[int, Snap]],
     options: ConsolidationOptions,
     skip: set[str],
     cancel_requested: Callable[[], bool],
 ) -> Iterator[Progress | list[MergeCluster]]:
     """Clusters of traces to merge: the same text (SHA-256) always; cosine similarity above
-    the threshold on the brain's stored vectors when it has them. Never across scopes or
-    types unless the options ask. Yields progress, then the clusters."""
+    the threshold on the brain's stored vectors when it has them (a brain of None: the
+    text alone). Never across scopes or types unless the options ask. Yields progress, then
+    the clusters."""
     groups: dict[tuple[str, ...], list[str]] = defaultdict(list)
     for trace_id, (_rowid, s) in traces.items():
         if trace_id not in skip:
@@ -146,7 +147,8 @@ def merge(
                 union.union(first_of[digest], trace_id, None)
             else:
                 first_of[digest] = trace_id
-    yield from _similar(brain, traces, groups, options.merge_threshold, union, cancel_requested)
+    if brain is not None:
+        yield from _similar(brain, traces, groups, options.merge_threshold, union, cancel_requested)
     clusters: list[MergeCluster] = []
     order = {trace_id: i for i, trace_id in enumerate(traces)}
     for number, ids in enumerate(

@@ -187,6 +187,19 @@ class BrainBusy(MemguiError):
         )
 
 
+class BrainLocked(BrainBusy):
+    """A shared brain's long operation (a copy, re-file, sweep, merge, consolidation) holds
+    the brain id's advisory lock: this one was refused before it wrote anything."""
+
+    def __init__(self, address: str, operation: str, holder: str) -> None:
+        MemguiError.__init__(
+            self,
+            f"{address} is busy: {holder} holds its lock for a long operation; the "
+            f"{operation} was not done, nothing was written (try again when it is finished)",
+        )
+        self.path, self.operation, self.holder, self.waited_s = address, operation, holder, 0.0
+
+
 def _seconds(value: float) -> str:
     return f"{value:.0f} s" if value >= 10 else f"{value:.1f} s"
 

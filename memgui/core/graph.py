@@ -6,6 +6,7 @@ import json
 import math
 import sys
 import uuid
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import apsw
@@ -36,11 +37,24 @@ def _text(field: str, value: object) -> str:
     return check_text(field, value)
 
 
+def check_label_and_type(label: object, type: object) -> None:
+    """A node's label and type, on either engine."""
+    _text("label", label)
+    _text("type", type)
+
+
+def check_edge(source_id: object, target_id: object, type: object, weight: object) -> float:
+    """An edge's ends, type and weight, on either engine; the weight as a float."""
+    _text("source_id", source_id)
+    _text("target_id", target_id)
+    _text("type", type)
+    return _weight(weight)
+
+
 def add_node(
     brain: BrainContext, label: str, type: str, properties: dict[str, Any] | None
 ) -> ChangesWithId:
-    _text("label", label)
-    _text("type", type)
+    check_label_and_type(label, type)
     if properties is not None and not isinstance(properties, dict):
         raise InvalidArgument("properties", f"must be a JSON object (got {properties!r})")
     if properties:
@@ -73,10 +87,7 @@ def _node_exists(brain: BrainContext, node_id: str) -> bool:
 def add_edge(
     brain: BrainContext, source_id: str, target_id: str, type: str, weight: float
 ) -> ChangesWithId:
-    _text("source_id", source_id)
-    _text("target_id", target_id)
-    _text("type", type)
-    weight = _weight(weight)
+    weight = check_edge(source_id, target_id, type, weight)
     edge_id = f"ke_{uuid.uuid4()}"
     write = brain.write("add edge")
     with write as batch:
@@ -119,13 +130,13 @@ def _rows(brain: BrainContext, sql: str, params: tuple[Any, ...]) -> list[dict[s
         return [dict(zip(names, row, strict=True)) for row in cursor]
 
 
-def _page(limit: object, offset: object) -> None:
+def check_page(limit: object, offset: object) -> None:
     check_int_range("limit", limit, 1, MAX_PAGE)
     check_int_range("offset", offset, 0, MAX_OFFSET)
 
 
 def nodes(brain: BrainContext, limit: int, offset: int) -> list[dict[str, Any]]:
-    _page(limit, offset)
+    check_page(limit, offset)
     return _rows(
         brain,
         "SELECT id, type, label, properties, confidence, created_at FROM knowledge_nodes "
@@ -135,7 +146,7 @@ def nodes(brain: BrainContext, limit: int, offset: int) -> list[dict[str, Any]]:
 
 
 def edges(brain: BrainContext, limit: int, offset: int) -> list[dict[str, Any]]:
-    _page(limit, offset)
+    check_page(limit, offset)
     return _rows(
         brain,
         "SELECT id, source_id, target_id, type, weight, created_at FROM knowledge_edges "
@@ -175,59 +186,79 @@ def neighbours_and_more(
     brain: BrainContext, start_id: str, depth: int, limit: int = MAX_NEIGHBOURS
 ) -> tuple[list[Neighbour], bool]:
     """`neighbours`, and whether the graph holds more within `depth` than `limit` gave."""
-    check_depth(depth)
-    check_int_range("limit", limit, 1, NEIGHBOURS_CAP)
-    check_id("id", start_id, "trace or node id")
+    check_neighbours_query(start_id, depth, limit)
     found = _walk(brain, start_id, depth, limit + 1)
     return found[:limit], len(found) > limit
 
 
 def _walk(brain: BrainContext, start_id: str, depth: int, limit: int) -> list[Neighbour]:
     with brain.db.lock:
-        frontier = _start_nodes(brain, start_id)
-        seen = set(frontier)
-        labels: dict[str, str] = {}  # node id → label, for the nodes reached through it
-        out: list[Neighbour] = []
         conn, bid = brain.db.conn, brain.brain_id
-        for hop in range(1, depth + 1):
-            next_frontier: list[str] = []
-            for node_id in frontier:
-                rows: list[tuple[Any, ...]] = conn.execute(
-                    "SELECT CASE WHEN e.source_id = ?1 THEN e.target_id ELSE e.source_id END, "
-                    "e.type, n.label, n.type, CASE WHEN json_valid(n.properties) "
-                    "THEN json_extract(n.properties, '$.trace_id') END "
-                    "FROM knowledge_edges e LEFT JOIN knowledge_nodes n "
-                    "ON n.brain_id = e.brain_id AND n.id = CASE WHEN e.source_id = ?1 "
-                    "THEN e.target_id ELSE e.source_id END "
-                    "WHERE e.brain_id = ?2 AND (e.source_id = ?1 OR e.target_id = ?1) "
-                    "ORDER BY e.created_at, e.id",
-                    (node_id, bid),
-                ).fetchall()
-                via = labels.get(node_id, "") if hop > 1 else ""
-                for other, edge_type, label, node_type, trace_id in rows:
-                    if other in seen:
-                        continue
-                    seen.add(other)
-                    next_frontier.append(other)
-                    shown = label or other
-                    labels[other] = shown
-                    if node_type is None:  # an edge to a trace id itself (AgentOS writes those)
-                        trace_id = other
-                    out.append(
-                        Neighbour(
-                            other,
-                            shown,
-                            node_type or "trace",
-                            edge_type,
-                            hop,
-                            via,
-                            trace_id if isinstance(trace_id, str) else None,
-                        )
+
+        def edges_at(node_id: str) -> list[tuple[Any, ...]]:
+            return conn.execute(
+                "SELECT CASE WHEN e.source_id = ?1 THEN e.target_id ELSE e.source_id END, "
+                "e.type, n.label, n.type, CASE WHEN json_valid(n.properties) "
+                "THEN json_extract(n.properties, '$.trace_id') END "
+                "FROM knowledge_edges e LEFT JOIN knowledge_nodes n "
+                "ON n.brain_id = e.brain_id AND n.id = CASE WHEN e.source_id = ?1 "
+                "THEN e.target_id ELSE e.source_id END "
+                "WHERE e.brain_id = ?2 AND (e.source_id = ?1 OR e.target_id = ?1) "
+                "ORDER BY e.created_at, e.id",
+                (node_id, bid),
+            ).fetchall()
+
+        return walk(_start_nodes(brain, start_id), depth, limit, edges_at)
+
+
+def walk(
+    start: list[str],
+    depth: int,
+    limit: int,
+    edges_at: Callable[[str], Sequence[Sequence[Any]]],
+) -> list[Neighbour]:
+    """Breadth-first from the `start` nodes, on any engine: `edges_at(node)` gives each edge
+    at a node as (other end, edge type, other's label, other's type, other's trace id),
+    oldest first. At most `limit` neighbours, nearest first."""
+    frontier = list(start)
+    seen = set(frontier)
+    labels: dict[str, str] = {}  # node id → label, for the nodes reached through it
+    out: list[Neighbour] = []
+    for hop in range(1, depth + 1):
+        next_frontier: list[str] = []
+        for node_id in frontier:
+            via = labels.get(node_id, "") if hop > 1 else ""
+            for other, edge_type, label, node_type, trace_id in edges_at(node_id):
+                if other in seen:
+                    continue
+                seen.add(other)
+                next_frontier.append(other)
+                shown = label or other
+                labels[other] = shown
+                if node_type is None:  # an edge to a trace id itself (AgentOS writes those)
+                    trace_id = other
+                out.append(
+                    Neighbour(
+                        other,
+                        shown,
+                        node_type or "trace",
+                        edge_type,
+                        hop,
+                        via,
+                        trace_id if isinstance(trace_id, str) else None,
                     )
-                    if len(out) >= limit:
-                        return out
-            frontier = next_frontier
+                )
+                if len(out) >= limit:
+                    return out
+        frontier = next_frontier
     return out
+
+
+def check_neighbours_query(start_id: object, depth: object, limit: object) -> None:
+    """The arguments of a neighbourhood query, on either engine."""
+    check_depth(depth)
+    check_int_range("limit", limit, 1, NEIGHBOURS_CAP)
+    check_id("id", start_id, "trace or node id")
 
 
 def node_properties(raw: str) -> dict[str, Any]:

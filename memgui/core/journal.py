@@ -120,21 +120,13 @@ def revert(
     """Undo a batch, or with `entry_ids` only those of its journal rows, as a new batch."""
     if not isinstance(batch_id, str) or not batch_id:
         raise InvalidArgument("batch_id", f"must be a batch id (got {batch_id!r})", batch_id)
-    wanted = _check_entry_ids(entry_ids)
+    wanted = check_entry_ids(entry_ids)
     with brain.db.reading("reading the batch"):  # a damaged file says so, as a write does
         entries = batch_entries(brain, batch_id)
     if not entries:
         raise NotFound(batch_id, "batch")
     if wanted is not None:
-        missing = wanted - {e.id for e in entries}
-        if missing:
-            raise InvalidArgument(
-                "entry_ids",
-                f"must be journal ids of batch {batch_id} (got {sorted(missing)[:5]})",
-                sorted(missing),
-            )
-        wanted = _with_companions(entries, wanted)
-        entries = [e for e in entries if e.id in wanted]
+        entries = chosen_entries(batch_id, entries, wanted)
     write = brain.write("revert", kind="revert", actor=actor)
     with write as batch:
         for entry in reversed(entries):
@@ -142,7 +134,23 @@ def revert(
     return write.changes
 
 
-def _check_entry_ids(entry_ids: Collection[int] | None) -> set[int] | None:
+def chosen_entries(
+    batch_id: str, entries: list[JournalEntry], wanted: set[int]
+) -> list[JournalEntry]:
+    """The rows of a batch a partial revert undoes, on either engine: those `wanted`, each
+    trace's removal with the rows that went with it."""
+    missing = wanted - {e.id for e in entries}
+    if missing:
+        raise InvalidArgument(
+            "entry_ids",
+            f"must be journal ids of batch {batch_id} (got {sorted(missing)[:5]})",
+            sorted(missing),
+        )
+    wanted = _with_companions(entries, wanted)
+    return [e for e in entries if e.id in wanted]
+
+
+def check_entry_ids(entry_ids: Collection[int] | None) -> set[int] | None:
     if entry_ids is None:
         return None
     if isinstance(entry_ids, str) or not isinstance(entry_ids, Collection) or not entry_ids:

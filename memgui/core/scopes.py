@@ -34,17 +34,38 @@ def _scope_id(field: str, value: object) -> str:
     return check_text(field, value)
 
 
-def delete_scope(
-    brain: BrainContext, scope: str, scope_id: str, user_id: str | None, actor: str | None
-) -> ChangesWithCount:
-    """Delete for good every trace of one scope id (soft-deleted ones included); the count
-    is of the traces deleted."""
+def check_delete_scope(scope: object, scope_id: object, user_id: object) -> None:
+    """A scope deletion's arguments, on either engine."""
     check_choice("scope", scope, SCOPES)
     _scope_id("scope_id", scope_id)
     if user_id is not None and (not isinstance(user_id, str) or not user_id):
         raise InvalidArgument("user_id", f"must be a non-empty string (got {user_id!r})")
     if user_id is not None:
         check_text("user_id", user_id)
+
+
+def check_refile(scope: object, from_scope_id: object, to_scope_id: object) -> None:
+    """A re-filing's arguments, on either engine."""
+    check_choice("scope", scope, SCOPES)
+    _scope_id("from_scope_id", from_scope_id)
+    _scope_id("to_scope_id", to_scope_id)
+
+
+def refiled_node(raw: str | None, scope_id: str) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """A memory_graph node's properties before and after its trace moves to `scope_id`, or
+    None when they name no scope id or that one already."""
+    properties = node_properties(raw) if raw is not None else None
+    if not properties or properties.get("scopeId") == scope_id or "scopeId" not in properties:
+        return None
+    return properties, dict(properties, scopeId=scope_id)
+
+
+def delete_scope(
+    brain: BrainContext, scope: str, scope_id: str, user_id: str | None, actor: str | None
+) -> ChangesWithCount:
+    """Delete for good every trace of one scope id (soft-deleted ones included); the count
+    is of the traces deleted."""
+    check_delete_scope(scope, scope_id, user_id)
     count = 0
     write = brain.write("delete scope", kind="scope", actor=actor)
     with write as batch:
@@ -72,9 +93,7 @@ def refile_scope(
     The count is of the traces moved: 0 when `from_scope_id == to_scope_id` (nothing is
     written).
     """
-    check_choice("scope", scope, SCOPES)
-    _scope_id("from_scope_id", from_scope_id)
-    _scope_id("to_scope_id", to_scope_id)
+    check_refile(scope, from_scope_id, to_scope_id)
     if from_scope_id == to_scope_id:
         # Nothing moves: no write at all, so no version bump makes other writers' reads stale.
         return ChangesWithCount(kind="scope", actor=actor or brain.actor)
@@ -110,16 +129,16 @@ def _refile_graph_copy(
         "SELECT properties FROM knowledge_nodes WHERE brain_id = ? AND id = ?",
         (brain.brain_id, trace_id),
     ).fetchone()
-    properties = node_properties(row[0]) if row is not None else None
-    if not properties or properties.get("scopeId") == scope_id or "scopeId" not in properties:
+    moved = refiled_node(row[0] if row is not None else None, scope_id)
+    if moved is None:
         return
     journal_rows.update_row(
         brain.db,
         batch,
         brain.brain_id,
         "node",
-        {"id": trace_id, "properties": properties},
-        {"id": trace_id, "properties": dict(properties, scopeId=scope_id)},
+        {"id": trace_id, "properties": moved[0]},
+        {"id": trace_id, "properties": moved[1]},
     )
 
 

@@ -13,11 +13,23 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from memgui.core import journal, links, shared_links, traces
-from memgui.core.errors import Conflict, InvalidArgument, NotFound, NotOnPostgres
+from memgui.core import (
+    graph,
+    journal,
+    links,
+    shared_graph,
+    shared_links,
+    shared_revert,
+    shared_upkeep,
+    traces,
+)
+from memgui.core.changes import ChangesWithCount, ChangesWithId, with_id
+from memgui.core.errors import InvalidArgument, NotFound, NotOnPostgres
 from memgui.core.model import (
+    MAX_NEIGHBOURS,
     Changes,
     JournalEntry,
+    Neighbour,
     RelatedSummary,
     SearchHit,
     SearchResult,
@@ -29,15 +41,28 @@ from memgui.core.model import (
     check_int_range,
     check_limit,
     check_link_kind,
+    check_text,
     now_ms,
     with_changes,
 )
-from memgui.core.storage import postgres, postgres_links, reads, store
+from memgui.core.scopes import SweepReport
+from memgui.core.storage import (
+    postgres,
+    postgres_graph,
+    postgres_graph_view,
+    postgres_locks,
+    reads,
+    store,
+)
 from memgui.core.storage.engine import PostgresAddress, parse_postgres_address
 from memgui.core.storage.transaction import WriteBatch, new_batch_id
 
 if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
+
     import psycopg
+
+    from memgui.core.storage.postgres_graph_view import PostgresGraphRows
 
 SEARCH_MODES = ("auto", "keyword")  # by meaning needs the vectors, not on Postgres yet
 
@@ -46,14 +71,19 @@ class SharedBrain:
     """One brain id in a PostgreSQL database, over one connection (one thread at a time)."""
 
     def __init__(
-        self, conn: psycopg.Connection[tuple[Any, ...]], address: PostgresAddress, actor: str
+        self,
+        conn: psycopg.Connection[tuple[Any, ...]],
+        address: PostgresAddress,
+        actor: str,
+        marked: bool = False,
     ) -> None:
         self.conn = conn
         self.address = address
         self.brain_id = address.brain_id
         self.actor = actor
         self.clock: Callable[[], int] = now_ms
-        self._marked = False
+        # Whether this brain id's meta rows are written (its first write writes them).
+        self.marked = marked
 
     @classmethod
     def open(cls, address: str, brain_id: str | None = None, *, actor: str = "cli") -> SharedBrain:
@@ -78,13 +108,19 @@ class SharedBrain:
         return self.clock()
 
     @contextmanager
-    def _write(self, actor: str | None, kind: str = "edit") -> Iterator[WriteBatch]:
+    def writing(
+        self, actor: str | None, kind: str = "edit", lock: str | None = None
+    ) -> Iterator[WriteBatch]:
+        """One transaction and its journal batch; with `lock` (the operation's name), it
+        holds the brain id's advisory lock, refused if another long operation holds it."""
         import psycopg
 
         batch = WriteBatch(batch_id=new_batch_id(), actor=actor or self.actor, kind=kind)
         try:
             with self.conn.transaction():
-                if not self._marked:
+                if lock is not None:
+                    postgres_locks.hold(self.conn, self.brain_id, lock, str(self.address))
+                if not self.marked:
                     postgres.mark_brain(self.conn, self.brain_id, self.now())
                 yield batch
         except psycopg.DataError as exc:  # what the checks let through and Postgres refuses
@@ -92,7 +128,7 @@ class SharedBrain:
                 "value",
                 f"PostgreSQL refuses it ({exc.diag.message_primary or exc}); nothing was written",
             ) from exc
-        self._marked = True
+        self.marked = True
 
     # --- reading -------------------------------------------------------------------------
 
@@ -151,6 +187,7 @@ class SharedBrain:
         first. A search does not note recalls on Postgres yet (`record_recall` is ignored)."""
         if not isinstance(query, str):
             raise InvalidArgument("query", f"must be text (got {query!r})", query)
+        check_text("query", query)  # a lone surrogate cannot be sent to the server
         check_limit(limit)
         if mode not in SEARCH_MODES:
             raise NotOnPostgres(f"search by {mode!r}")
@@ -236,7 +273,7 @@ class SharedBrain:
             id=id,
         )
         _refuse_nul(snap)
-        with self._write(actor) as batch:
+        with self.writing(actor) as batch:
             if postgres.fetch_row(self.conn, self.brain_id, snap["id"]) is not None:
                 raise InvalidArgument("id", f"already exists (got {snap['id']!r})", snap["id"])
             postgres.insert_trace(self.conn, batch, self.brain_id, snap)
@@ -253,7 +290,7 @@ class SharedBrain:
         check_id("id", trace_id)
         wanted = traces.checked_patch(patch)
         _refuse_nul(wanted)
-        with self._write(actor) as batch:
+        with self.writing(actor) as batch:
             before = self._snapshot(trace_id, lock=True)
             journal.check_version(before, expect_version)
             now = self.now()
@@ -265,7 +302,7 @@ class SharedBrain:
         self, trace_id: str, deleted: bool, expect_version: int | None, actor: str | None
     ) -> Trace:
         op = "forget" if deleted else "restore"
-        with self._write(actor) as batch:
+        with self.writing(actor) as batch:
             before = self._snapshot(trace_id, lock=True)
             journal.check_version(before, expect_version)
             now = self.now()
@@ -291,7 +328,7 @@ class SharedBrain:
         self, trace_id: str, expect_version: int | None = None, actor: str | None = None
     ) -> Changes:
         """Remove for good, with its links (journaled: revertible)."""
-        with self._write(actor) as batch:
+        with self.writing(actor) as batch:
             before = self._snapshot(trace_id, lock=True)
             journal.check_version(before, expect_version)
             postgres.delete_trace(self.conn, batch, self.brain_id, before, "purge")
@@ -300,7 +337,7 @@ class SharedBrain:
     def link(self, from_id: str, to_id: str, kind: str, actor: str | None = None) -> Changes:
         """Link two traces. What changed: the link, or nothing (false) if it was there."""
         check_link_kind(kind)
-        with self._write(actor) as batch:
+        with self.writing(actor) as batch:
             ids = shared_links.checked(self.conn, self.brain_id, from_id, to_id, kind)
             shared_links.link(self.conn, batch, self.brain_id, ids, kind, self.now())
         return batch.changes()
@@ -308,7 +345,7 @@ class SharedBrain:
     def unlink(self, from_id: str, to_id: str, kind: str, actor: str | None = None) -> Changes:
         """Remove a link. What changed: the link, or nothing (false) if there was none."""
         check_link_kind(kind)
-        with self._write(actor) as batch:
+        with self.writing(actor) as batch:
             ids = shared_links.checked(self.conn, self.brain_id, from_id, to_id, kind)
             shared_links.unlink(self.conn, batch, self.brain_id, ids, kind)
         return batch.changes()
@@ -316,39 +353,95 @@ class SharedBrain:
     def revert(
         self, batch_id: str, actor: str | None = None, entry_ids: list[int] | None = None
     ) -> Changes:
-        """Undo a batch of trace changes as a new batch, with the rules of SQLite's revert
-        (`journal.trace_undo`): a trace changed since is a `Conflict`, nothing changes."""
-        if not isinstance(batch_id, str) or not batch_id:
-            raise InvalidArgument("batch_id", f"must be a batch id (got {batch_id!r})", batch_id)
-        if entry_ids is not None:
-            raise NotOnPostgres("reverting part of a batch")
-        with self._write(actor, "revert") as batch:
-            entries = self.batch_entries(batch_id)
-            if not entries:
-                raise NotFound(batch_id, "batch")
-            for entry in reversed(entries):
-                self._undo(batch, entry)
-        return batch.changes()
+        """Undo a batch as a new batch, or with `entry_ids` only those of its changes (a
+        trace's removal with the rows that went with it), with the rules of a file: a trace,
+        link or graph row changed since is a `Conflict`, nothing changes."""
+        return shared_revert.revert(self, batch_id, actor, entry_ids)
 
-    def _undo(self, batch: WriteBatch, entry: JournalEntry) -> None:
-        if entry.op in ("link", "unlink"):
-            shared_links.undo(self.conn, batch, self.brain_id, entry)
-            return
-        row = postgres.fetch_row(self.conn, self.brain_id, entry.trace_id, lock=True)
-        current = store.row_to_snapshot(row) if row is not None else None
-        action, restored = journal.trace_undo(entry, current, self.now())
-        if action == "delete":
-            if postgres_links.has_links(self.conn, self.brain_id, entry.trace_id):
-                # linked since: removing it would drop the links
-                raise Conflict.because(
-                    entry.trace_id, f"trace {entry.trace_id} was linked since the batch"
-                )
-            postgres.delete_trace(self.conn, batch, self.brain_id, restored, "revert")
-        elif action == "insert":
-            postgres.insert_trace(self.conn, batch, self.brain_id, restored, op="revert")
-        else:
-            assert current is not None
-            postgres.update_trace(self.conn, batch, self.brain_id, current, restored, "revert")
+    # --- the knowledge graph, merge, scopes, sweep ---------------------------------------
+
+    def add_node(
+        self,
+        label: str,
+        type: str,
+        properties: dict[str, Any] | None = None,
+        actor: str | None = None,
+    ) -> ChangesWithId:
+        node = shared_graph.new_node(label, type, properties, self.now())
+        with self.writing(actor) as batch:
+            postgres_graph.insert_row(self.conn, batch, self.brain_id, "node", node)
+        return with_id(batch.changes(), node["id"])
+
+    def add_edge(
+        self,
+        source_id: str,
+        target_id: str,
+        type: str,
+        weight: float = 1.0,
+        actor: str | None = None,
+    ) -> ChangesWithId:
+        weight = graph.check_edge(source_id, target_id, type, weight)
+        with self.writing(actor) as batch:
+            ends = (source_id, target_id)
+            edge_id = shared_graph.add_edge(
+                self.conn, batch, self.brain_id, ends, type, weight, self.now()
+            )
+        return with_id(batch.changes(), edge_id)
+
+    def nodes(self, limit: int = 200, offset: int = 0) -> list[dict[str, Any]]:
+        graph.check_page(limit, offset)
+        return postgres_graph.page(self.conn, self.brain_id, "node", limit, offset)
+
+    def edges(self, limit: int = 200, offset: int = 0) -> list[dict[str, Any]]:
+        graph.check_page(limit, offset)
+        return postgres_graph.page(self.conn, self.brain_id, "edge", limit, offset)
+
+    def neighbours(
+        self, start_id: str, depth: int = 1, limit: int = MAX_NEIGHBOURS
+    ) -> list[Neighbour]:
+        return self.neighbours_and_more(start_id, depth, limit)[0]
+
+    def neighbours_and_more(
+        self, start_id: str, depth: int = 1, limit: int = MAX_NEIGHBOURS
+    ) -> tuple[list[Neighbour], bool]:
+        """Breadth-first over edges both ways, up to `depth` hops, nearest first; and
+        whether more than `limit` lie within `depth`."""
+        return shared_graph.neighbours(self.conn, self.brain_id, start_id, depth, limit)
+
+    def graph_rows(self) -> AbstractContextManager[PostgresGraphRows]:
+        """What the graph view reads (`graph_view/query.py`), in one read-only snapshot."""
+        return postgres_graph_view.reading(self.conn, self.brain_id)
+
+    def degrees(self, node_ids: list[str]) -> dict[str, int]:
+        """Each node's number of edges, both ways."""
+        return postgres_graph.degrees(self.conn, self.brain_id, node_ids)
+
+    def merge(
+        self,
+        ids: list[str],
+        content: str | None = None,
+        actor: str | None = None,
+        *,
+        keep: str | None = None,
+    ) -> Trace:
+        """Merge live traces into `keep` (default: the most retrieved), which takes the
+        others' links and knowledge-graph edges; the others are forgotten."""
+        return shared_upkeep.merge(self, ids, content, actor, keep)
+
+    def delete_scope(
+        self, scope: str, scope_id: str, user_id: str | None = None, actor: str | None = None
+    ) -> ChangesWithCount:
+        return shared_upkeep.delete_scope(self, scope, scope_id, user_id, actor)
+
+    def refile_scope(
+        self, scope: str, from_scope_id: str, to_scope_id: str, actor: str | None = None
+    ) -> ChangesWithCount:
+        return shared_upkeep.refile_scope(self, scope, from_scope_id, to_scope_id, actor)
+
+    def sweep(self, actor: str = "sweep") -> SweepReport:
+        """Expire traces past their time to live (embedding waits for pgvector)."""
+        expired = shared_upkeep.expire(self, actor)
+        return SweepReport(expired=expired.count, embedded=0, changes=expired)
 
 
 _TEXT_FIELDS = ("id", "content", "scope_id", "category")

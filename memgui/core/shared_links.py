@@ -96,3 +96,31 @@ def undo(
         postgres_links.delete(conn, batch, brain_id, link_row)
     else:
         postgres_links.insert(conn, batch, brain_id, link_row)
+
+
+def carry_over(
+    conn: psycopg.Connection[tuple[Any, ...]],
+    batch: WriteBatch,
+    brain_id: str,
+    merged: list[str],
+    survivor: str,
+    now: int,
+) -> None:
+    """A merge's links move to the survivor, as on a file (`links.carry_over`): each one
+    journaled as unlinked, then linked from the survivor unless it has that link already; a
+    link among the merged traces themselves only goes."""
+    group = {survivor, *merged}
+    for absorbed in merged:
+        for from_id, to_id, kind, made in postgres_links.links_of(conn, brain_id, absorbed):
+            row = {"from_id": from_id, "to_id": to_id, "kind": kind, "created_at": made}
+            postgres_links.delete(conn, batch, brain_id, row)
+            if from_id in group and to_id in group:
+                continue
+            a, b = links.normalised(
+                survivor if from_id == absorbed else from_id,
+                survivor if to_id == absorbed else to_id,
+                kind,
+            )
+            if postgres_links.created_at(conn, brain_id, a, b, kind) is None:
+                new = {"from_id": a, "to_id": b, "kind": kind, "created_at": now}
+                postgres_links.insert(conn, batch, brain_id, new)

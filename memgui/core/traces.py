@@ -211,6 +211,28 @@ def merge(
     (`merge_moves`); the others go to the trash. `verified` counts the merge as AgentOS's
     consolidation does: the survivor's `verificationCount` becomes the sum of the merged
     traces' plus one per trace merged into it, and `lastVerifiedAt` now."""
+    ids = check_merge(ids, content, keep)
+    write = brain.write("merge", actor=actor)
+    with write as batch:
+        rows = [store.require_row(brain.db, brain.brain_id, i) for i in ids]
+        snaps = [store.row_to_snapshot(r) for r in rows]
+        now = brain.now()
+        best, after, gone = merged(snaps, ids, content, keep, now, verified)
+        kept = snaps[best]
+        store.update_trace(brain.db, batch, brain.brain_id, rows[best][0], kept, after, "merge")
+        for row, snap in zip(rows, snaps, strict=True):
+            if snap is not kept:
+                store.update_trace(
+                    brain.db, batch, brain.brain_id, row[0], snap, gone[snap["id"]], "forget"
+                )
+        absorbed = [s["id"] for s in snaps if s is not kept]
+        links.carry_over(brain, batch, absorbed, kept["id"])
+        merge_moves.move_edges(brain, batch, absorbed, kept)
+    return with_changes(store.snapshot_to_trace(after, rows[best][0], now), write.changes)
+
+
+def check_merge(ids: object, content: object, keep: object) -> list[str]:
+    """A merge's arguments, on either engine: the distinct ids, in the order given."""
     if isinstance(ids, list | tuple):
         for i, trace_id in enumerate(ids):
             check_id(f"ids[{i}]", trace_id)
@@ -225,55 +247,59 @@ def merge(
     ids = list(dict.fromkeys(ids))
     if keep is not None and keep not in ids:
         raise InvalidArgument("keep", f"must be one of ids (got {keep!r})", keep)
-    write = brain.write("merge", actor=actor)
-    with write as batch:
-        rows = [store.require_row(brain.db, brain.brain_id, i) for i in ids]
-        snaps = [store.row_to_snapshot(r) for r in rows]
-        dead = [s["id"] for s in snaps if s["deleted"]]
-        if dead:
-            raise InvalidArgument("ids", f"must name live traces only (deleted: {', '.join(dead)})")
-        best = (
-            ids.index(keep)
-            if keep is not None
-            else max(range(len(snaps)), key=lambda i: (snaps[i]["retrieval_count"], -i))
-        )
-        kept, now = snaps[best], brain.now()
-        tags: list[str] = []
-        for s in snaps:
-            tags.extend(t for t in s["tags"] if t not in tags)
-        accessed = [s["last_accessed"] for s in snaps if s["last_accessed"] is not None]
-        strength, metadata = decay.merged_state(snaps, kept)
-        after = dict(
-            kept,
-            content=content if content is not None else " | ".join(s["content"] for s in snaps),
-            tags=tags,
-            strength=strength,
-            retrieval_count=sum(s["retrieval_count"] for s in snaps),
-            last_accessed=max(accessed) if accessed else None,
-            version=kept["version"] + 1,
-            updated_at=now,
-            metadata=dict(
-                metadata, merged_from=[s["id"] for s in snaps], **_verified(snaps, now, verified)
-            ),
-            emotions=_averaged_emotions(snaps, kept),
-            # What one merged trace keeps for good, the merge keeps: no expiry if one has
-            # none (else the latest), and a category if the survivor has none.
-            expires_at=None
-            if any(s["expires_at"] is None for s in snaps)
-            else max(s["expires_at"] for s in snaps),
-            category=kept["category"]
-            or next((s["category"] for s in snaps if s["category"]), None),
-        )
-        store.update_trace(brain.db, batch, brain.brain_id, rows[best][0], kept, after, "merge")
-        for row, snap in zip(rows, snaps, strict=True):
-            if snap is kept:
-                continue
-            gone = dict(snap, deleted=True, version=snap["version"] + 1, updated_at=now)
-            store.update_trace(brain.db, batch, brain.brain_id, row[0], snap, gone, "forget")
-        absorbed = [s["id"] for s in snaps if s is not kept]
-        links.carry_over(brain, batch, absorbed, kept["id"])
-        merge_moves.move_edges(brain, batch, absorbed, kept)
-    return with_changes(store.snapshot_to_trace(after, rows[best][0], now), write.changes)
+    return ids
+
+
+def merged(
+    snaps: list[dict[str, Any]],
+    ids: list[str],
+    content: str | None,
+    keep: str | None,
+    now: int,
+    verified: bool,
+) -> tuple[int, dict[str, Any], dict[str, dict[str, Any]]]:
+    """What a merge of `snaps` (the traces of `ids`, in order) writes, on either engine: the
+    survivor's index, its new snapshot, and the forgotten snapshot of each other trace."""
+    dead = [s["id"] for s in snaps if s["deleted"]]
+    if dead:
+        raise InvalidArgument("ids", f"must name live traces only (deleted: {', '.join(dead)})")
+    best = (
+        ids.index(keep)
+        if keep is not None
+        else max(range(len(snaps)), key=lambda i: (snaps[i]["retrieval_count"], -i))
+    )
+    kept = snaps[best]
+    tags: list[str] = []
+    for s in snaps:
+        tags.extend(t for t in s["tags"] if t not in tags)
+    accessed = [s["last_accessed"] for s in snaps if s["last_accessed"] is not None]
+    strength, metadata = decay.merged_state(snaps, kept)
+    after = dict(
+        kept,
+        content=content if content is not None else " | ".join(s["content"] for s in snaps),
+        tags=tags,
+        strength=strength,
+        retrieval_count=sum(s["retrieval_count"] for s in snaps),
+        last_accessed=max(accessed) if accessed else None,
+        version=kept["version"] + 1,
+        updated_at=now,
+        metadata=dict(
+            metadata, merged_from=[s["id"] for s in snaps], **_verified(snaps, now, verified)
+        ),
+        emotions=_averaged_emotions(snaps, kept),
+        # What one merged trace keeps for good, the merge keeps: no expiry if one has
+        # none (else the latest), and a category if the survivor has none.
+        expires_at=None
+        if any(s["expires_at"] is None for s in snaps)
+        else max(s["expires_at"] for s in snaps),
+        category=kept["category"] or next((s["category"] for s in snaps if s["category"]), None),
+    )
+    gone = {
+        s["id"]: dict(s, deleted=True, version=s["version"] + 1, updated_at=now)
+        for s in snaps
+        if s is not kept
+    }
+    return best, after, gone
 
 
 def _verified(snaps: list[dict[str, Any]], now: int, verified: bool) -> dict[str, int]:

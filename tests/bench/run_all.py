@@ -45,6 +45,7 @@ BENCHMARKS: dict[str, tuple[list[str], list[str]]] = {
     "bench_ollama_calls": ([], ["--requests", "30", "--rounds", "1"]),
     "bench_changes": ([], ["--ops", "300", "--rounds", "1"]),
     "bench_consolidate": ([], ["--traces", "2000", "--rounds", "1"]),
+    "bench_pg_cas": ([], ["--writers", "10", "--rounds", "100"]),
     # Needs the build (make package) and Xvfb: without them it reports why and exits non-zero.
     "bench_startup": ([], ["--runs", "1"]),
 }

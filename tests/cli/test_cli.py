@@ -24,10 +24,10 @@ def brain(tmp_path: Path) -> Path:
 # --- add, get, list --------------------------------------------------------------------------
 
 
-def test_add_prints_the_new_trace_and_get_reads_it_back(capsys, brain):
+def test_add_prints_the_new_trace_and_get_reads_it_back(capsys, any_brain):
     added = add(
         capsys,
-        brain,
+        any_brain,
         "The build uses Python 3.11",
         "--type",
         "semantic",
@@ -53,41 +53,41 @@ def test_add_prints_the_new_trace_and_get_reads_it_back(capsys, brain):
     assert added["deleted"] is False and added["version"] == 1
     assert set(added) >= {"strength", "last_accessed", "retrieval_count"}
 
-    got = run_cli(capsys, brain, "get", added["id"])
+    got = run_cli(capsys, any_brain, "get", added["id"])
     assert got.code == 0
     assert without_strength(got.json()) == without_strength(added)
 
 
-def test_add_without_options_takes_the_core_defaults(capsys, brain):
-    added = add(capsys, brain, "plain")
+def test_add_without_options_takes_the_core_defaults(capsys, any_brain):
+    added = add(capsys, any_brain, "plain")
     assert (added["type"], added["scope"], added["scope_id"]) == ("episodic", "user", "")
     assert added["category"] is None and added["tags"] == [] and added["expires_at"] is None
 
 
-def test_json_after_the_command_and_brain_after_the_command(capsys, brain):
-    code = main(["add", "late options", "--brain", str(brain), "--json"])
+def test_json_after_the_command_and_brain_after_the_command(capsys, any_brain):
+    code = main(["add", "late options", "--brain", str(any_brain), "--json"])
     added = json.loads(capsys.readouterr().out)
     assert code == 0 and added["content"] == "late options"
-    code = main(["get", added["id"], "--json", "--brain", str(brain)])
+    code = main(["get", added["id"], "--json", "--brain", str(any_brain)])
     assert code == 0 and json.loads(capsys.readouterr().out)["id"] == added["id"]
 
 
-def test_readable_output_without_json(capsys, brain):
-    out = run_text(capsys, brain, "add", "Readable memory", "--tag", "t1")
+def test_readable_output_without_json(capsys, any_brain):
+    out = run_text(capsys, any_brain, "add", "Readable memory", "--tag", "t1")
     assert out.code == 0 and out.out.startswith("added mt_")
     trace_id = out.out.split()[1]
-    listing = run_text(capsys, brain, "list")
+    listing = run_text(capsys, any_brain, "list")
     assert trace_id in listing.out and "Readable memory" in listing.out and "#t1" in listing.out
-    details = run_text(capsys, brain, "get", trace_id)
+    details = run_text(capsys, any_brain, "get", trace_id)
     assert "id:" in details.out and "Readable memory" in details.out
-    assert "traces:" in run_text(capsys, brain, "info").out
-    assert "no traces found" in run_text(capsys, brain, "list", "--tag", "nothing").out
+    assert "traces:" in run_text(capsys, any_brain, "info").out
+    assert "no traces found" in run_text(capsys, any_brain, "list", "--tag", "nothing").out
 
 
-def test_list_filters_by_every_field(capsys, brain):
+def test_list_filters_by_every_field(capsys, any_brain):
     a = add(
         capsys,
-        brain,
+        any_brain,
         "alpha",
         "--type",
         "semantic",
@@ -102,7 +102,7 @@ def test_list_filters_by_every_field(capsys, brain):
     )
     b = add(
         capsys,
-        brain,
+        any_brain,
         "beta",
         "--type",
         "procedural",
@@ -115,10 +115,10 @@ def test_list_filters_by_every_field(capsys, brain):
         "--tag",
         "red",
     )
-    c = add(capsys, brain, "gamma", "--type", "semantic", "--scope", "user", "--scope-id", "u2")
+    c = add(capsys, any_brain, "gamma", "--type", "semantic", "--scope", "user", "--scope-id", "u2")
 
     def ids(*filters: str) -> list[str]:
-        result = run_cli(capsys, brain, "list", *filters)
+        result = run_cli(capsys, any_brain, "list", *filters)
         assert result.code == 0, result.err
         return [t["id"] for t in result.json()["results"]]
 
@@ -134,35 +134,35 @@ def test_list_filters_by_every_field(capsys, brain):
     assert ids("--limit", "200") == [c["id"], b["id"], a["id"]]
 
 
-def test_list_trash_and_everything(capsys, brain):
-    live = add(capsys, brain, "stays")
-    gone = add(capsys, brain, "goes")
-    assert run_cli(capsys, brain, "forget", gone["id"]).code == 0
+def test_list_trash_and_everything(capsys, any_brain):
+    live = add(capsys, any_brain, "stays")
+    gone = add(capsys, any_brain, "goes")
+    assert run_cli(capsys, any_brain, "forget", gone["id"]).code == 0
 
     def ids(*filters: str) -> set[str]:
-        return {t["id"] for t in run_cli(capsys, brain, "list", *filters).json()["results"]}
+        return {t["id"] for t in run_cli(capsys, any_brain, "list", *filters).json()["results"]}
 
     assert ids() == {live["id"]}
     assert ids("--deleted") == {gone["id"]}
     assert ids("--include-deleted") == {live["id"], gone["id"]}
 
 
-def test_list_and_search_expand_links(capsys, brain):
-    a = add(capsys, brain, "the parser was rewritten")
-    b = add(capsys, brain, "the old parser was slow")
-    assert run_cli(capsys, brain, "link", a["id"], b["id"], "supersedes").code == 0
+def test_list_and_search_expand_links(capsys, any_brain):
+    a = add(capsys, any_brain, "the parser was rewritten")
+    b = add(capsys, any_brain, "the old parser was slow")
+    assert run_cli(capsys, any_brain, "link", a["id"], b["id"], "supersedes").code == 0
 
-    listed = run_cli(capsys, brain, "list", "--expand-links").json()["results"]
+    listed = run_cli(capsys, any_brain, "list", "--expand-links").json()["results"]
     by_id = {t["id"]: t for t in listed}
     assert by_id[a["id"]]["related"][0]["id"] == b["id"]
     assert by_id[a["id"]]["related"][0]["direction"] == "out"
     assert by_id[b["id"]]["related"][0]["kind"] == "superseded_by"
-    assert "related" not in run_cli(capsys, brain, "list").json()["results"][0]
+    assert "related" not in run_cli(capsys, any_brain, "list").json()["results"][0]
 
-    found = run_cli(capsys, brain, "search", "rewritten", "--expand-links").json()
+    found = run_cli(capsys, any_brain, "search", "rewritten", "--expand-links").json()
     assert [r["id"] for r in found["results"]] == [a["id"]]
     assert found["results"][0]["related"][0]["id"] == b["id"]
-    text = run_text(capsys, brain, "list", "--expand-links").out
+    text = run_text(capsys, any_brain, "list", "--expand-links").out
     assert "superseded_by (in)" in text
 
 
@@ -195,9 +195,9 @@ def test_search_records_recall_only_for_returned_results(capsys, brain):
 
 
 @pytest.mark.parametrize("query", ["!!!", "   ", "-", '"'])
-def test_search_without_words_returns_nothing(capsys, brain, query):
-    add(capsys, brain, "anything at all")
-    result = run_cli(capsys, brain, "search", query)
+def test_search_without_words_returns_nothing(capsys, any_brain, query):
+    add(capsys, any_brain, "anything at all")
+    result = run_cli(capsys, any_brain, "search", query)
     assert result.code == 0, result.err
     assert result.json()["results"] == []
 
@@ -205,11 +205,11 @@ def test_search_without_words_returns_nothing(capsys, brain, query):
 # --- update, forget, restore, purge, merge --------------------------------------------------
 
 
-def test_update_changes_only_the_given_fields(capsys, brain):
-    t = add(capsys, brain, "draft", "--tag", "a", "--category", "TODO", "--ttl-secs", "60")
+def test_update_changes_only_the_given_fields(capsys, any_brain):
+    t = add(capsys, any_brain, "draft", "--tag", "a", "--category", "TODO", "--ttl-secs", "60")
     result = run_cli(
         capsys,
-        brain,
+        any_brain,
         "update",
         t["id"],
         "--content",
@@ -228,14 +228,14 @@ def test_update_changes_only_the_given_fields(capsys, brain):
     assert updated["expires_at"] is not None
 
     cleared = run_cli(
-        capsys, brain, "update", t["id"], "--clear-tags", "--no-category", "--no-ttl"
+        capsys, any_brain, "update", t["id"], "--clear-tags", "--no-category", "--no-ttl"
     ).json()
     assert cleared["tags"] == [] and cleared["category"] is None
     assert cleared["expires_at"] is None and cleared["content"] == "final"
 
     moved = run_cli(
         capsys,
-        brain,
+        any_brain,
         "update",
         t["id"],
         "--scope",
@@ -251,33 +251,35 @@ def test_update_changes_only_the_given_fields(capsys, brain):
     ).json()
     assert (moved["scope"], moved["scope_id"], moved["category"]) == ("persona", "p1", "PATTERN")
     assert moved["type"] == "procedural" and moved["expires_at"] is not None
-    assert without_strength(run_cli(capsys, brain, "get", t["id"]).json()) == without_strength(
+    assert without_strength(run_cli(capsys, any_brain, "get", t["id"]).json()) == without_strength(
         moved
     )
-    assert run_text(capsys, brain, "update", t["id"], "--content", "x").out.startswith("updated")
+    assert run_text(capsys, any_brain, "update", t["id"], "--content", "x").out.startswith(
+        "updated"
+    )
 
 
-def test_forget_restore_purge(capsys, brain):
-    t = add(capsys, brain, "short-lived")
-    forgotten = run_cli(capsys, brain, "forget", t["id"])
+def test_forget_restore_purge(capsys, any_brain):
+    t = add(capsys, any_brain, "short-lived")
+    forgotten = run_cli(capsys, any_brain, "forget", t["id"])
     assert forgotten.code == 0 and forgotten.json()["deleted"] is True
-    restored = run_cli(capsys, brain, "restore", t["id"])
+    restored = run_cli(capsys, any_brain, "restore", t["id"])
     assert restored.code == 0 and restored.json()["deleted"] is False
-    purged = run_cli(capsys, brain, "purge", t["id"])
+    purged = run_cli(capsys, any_brain, "purge", t["id"])
     assert purged.code == 0 and purged.json() == {"id": t["id"], "op": "purged"}
-    assert run_cli(capsys, brain, "get", t["id"]).code == 3
-    assert run_cli(capsys, brain, "info").json()["traces"] == 0
+    assert run_cli(capsys, any_brain, "get", t["id"]).code == 3
+    assert run_cli(capsys, any_brain, "info").json()["traces"] == 0
 
 
-def test_merge_keeps_the_first_on_a_tie_and_joins_contents(capsys, brain):
-    a = add(capsys, brain, "first", "--tag", "x")
-    b = add(capsys, brain, "second", "--tag", "y")
-    merged = run_cli(capsys, brain, "merge", a["id"], b["id"])
+def test_merge_keeps_the_first_on_a_tie_and_joins_contents(capsys, any_brain):
+    a = add(capsys, any_brain, "first", "--tag", "x")
+    b = add(capsys, any_brain, "second", "--tag", "y")
+    merged = run_cli(capsys, any_brain, "merge", a["id"], b["id"])
     assert merged.code == 0, merged.err
     survivor = merged.json()
     assert survivor["id"] == a["id"]
     assert survivor["content"] == "first | second" and survivor["tags"] == ["x", "y"]
-    assert run_cli(capsys, brain, "get", b["id"]).json()["deleted"] is True
-    c = add(capsys, brain, "third")
-    given = run_cli(capsys, brain, "merge", a["id"], c["id"], "--content", "all of it").json()
+    assert run_cli(capsys, any_brain, "get", b["id"]).json()["deleted"] is True
+    c = add(capsys, any_brain, "third")
+    given = run_cli(capsys, any_brain, "merge", a["id"], c["id"], "--content", "all of it").json()
     assert given["content"] == "all of it"

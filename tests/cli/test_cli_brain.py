@@ -10,7 +10,9 @@ import pytest
 
 from memgui.__main__ import main
 from memgui.core import brain as brain_module
+from memgui.core import shared_brain as shared_brain_module
 from memgui.core.brain import Brain
+from memgui.core.engines import open_store
 from tests.support.cli import add, isolate_user_dirs, run_cli, run_text, snapshot
 from tests.support.paths import ROOT
 
@@ -28,27 +30,27 @@ def brain(tmp_path: Path) -> Path:
 # --- links, graph, journal, scopes, sweep, info ---------------------------------------------
 
 
-def test_link_is_idempotent_and_unlink_removes_it(capsys, brain):
-    a, b = add(capsys, brain, "cause")["id"], add(capsys, brain, "effect")["id"]
+def test_link_is_idempotent_and_unlink_removes_it(capsys, any_brain):
+    a, b = add(capsys, any_brain, "cause")["id"], add(capsys, any_brain, "effect")["id"]
     for _ in range(2):
-        linked = run_cli(capsys, brain, "link", b, a, "caused_by")
+        linked = run_cli(capsys, any_brain, "link", b, a, "caused_by")
         assert linked.code == 0 and linked.json()["linked"] is True
-    related = run_cli(capsys, brain, "list", "--expand-links").json()["results"]
+    related = run_cli(capsys, any_brain, "list", "--expand-links").json()["results"]
     assert sum(len(t["related"]) for t in related) == 2  # one link, seen from both sides
-    unlinked = run_cli(capsys, brain, "unlink", b, a, "caused_by")
+    unlinked = run_cli(capsys, any_brain, "unlink", b, a, "caused_by")
     assert unlinked.code == 0
     assert unlinked.json() == {"from": b, "to": a, "kind": "caused_by", "unlinked": True}
-    related = run_cli(capsys, brain, "list", "--expand-links").json()["results"]
+    related = run_cli(capsys, any_brain, "list", "--expand-links").json()["results"]
     assert all(t["related"] == [] for t in related)
 
 
-def test_unlink_of_a_missing_link_says_so_and_writes_nothing(capsys, brain):
-    new, old = add(capsys, brain, "new rule")["id"], add(capsys, brain, "old rule")["id"]
-    assert run_cli(capsys, brain, "link", new, old, "supersedes").code == 0
-    before = snapshot(brain)
+def test_unlink_of_a_missing_link_says_so_and_writes_nothing(capsys, any_brain):
+    new, old = add(capsys, any_brain, "new rule")["id"], add(capsys, any_brain, "old rule")["id"]
+    assert run_cli(capsys, any_brain, "link", new, old, "supersedes").code == 0
+    before = snapshot(any_brain)
     for ends in ((old, new), (new, old)):  # the wrong direction, then a kind never linked
         kind = "supersedes" if ends == (old, new) else "caused_by"
-        missing = run_cli(capsys, brain, "unlink", *ends, kind)
+        missing = run_cli(capsys, any_brain, "unlink", *ends, kind)
         assert missing.code == 0, missing.err
         assert missing.json() == {
             "from": ends[0],
@@ -57,61 +59,64 @@ def test_unlink_of_a_missing_link_says_so_and_writes_nothing(capsys, brain):
             "unlinked": False,
             "reason": "not_found",
         }
-    text = run_text(capsys, brain, "unlink", old, new, "supersedes")
+    text = run_text(capsys, any_brain, "unlink", old, new, "supersedes")
     assert text.code == 0
     assert text.out == f"not unlinked: no link {old} supersedes {new} (nothing changed)\n"
-    assert snapshot(brain) == before
-    removed = run_text(capsys, brain, "unlink", new, old, "supersedes")
+    assert snapshot(any_brain) == before
+    removed = run_text(capsys, any_brain, "unlink", new, old, "supersedes")
     assert removed.out == f"unlinked {new} supersedes {old}\n"
 
 
-def test_neighbours_prints_the_graph_around_a_trace(capsys, brain):
-    t = add(capsys, brain, "a node of its own")
-    result = run_cli(capsys, brain, "neighbours", t["id"], "--depth", "3")
+def test_neighbours_prints_the_graph_around_a_trace(capsys, any_brain):
+    t = add(capsys, any_brain, "a node of its own")
+    result = run_cli(capsys, any_brain, "neighbours", t["id"], "--depth", "3")
     assert result.code == 0, result.err
     doc = result.json()
     assert doc["id"] == t["id"] and isinstance(doc["neighbours"], list)
     assert doc["truncated"] is False
-    assert run_text(capsys, brain, "neighbours", t["id"]).code == 0
+    assert run_text(capsys, any_brain, "neighbours", t["id"]).code == 0
 
 
-def test_neighbours_say_when_more_were_left_out(capsys, brain):
-    with Brain.open(brain) as opened:
+def test_neighbours_say_when_more_were_left_out(capsys, any_brain):
+    with open_store(any_brain, actor="test") as opened:
         hub = opened.add_node("hub", "thing").id
         for i in range(4):
             opened.add_edge(hub, opened.add_node(f"leaf {i}", "thing").id, "has")
-    doc = run_cli(capsys, brain, "neighbours", hub, "--limit", "3").json()
+    doc = run_cli(capsys, any_brain, "neighbours", hub, "--limit", "3").json()
     assert len(doc["neighbours"]) == 3
     assert doc["truncated"] is True
-    assert run_cli(capsys, brain, "neighbours", hub, "--limit", "4").json()["truncated"] is False
-    text = run_text(capsys, brain, "neighbours", hub, "--limit", "3").out
+    assert (
+        run_cli(capsys, any_brain, "neighbours", hub, "--limit", "4").json()["truncated"] is False
+    )
+    text = run_text(capsys, any_brain, "neighbours", hub, "--limit", "3").out
     assert text.splitlines()[-1] == "(the 3 nearest are shown; there are more: --limit N)"
 
 
-def test_history_and_revert_of_a_cli_change(capsys, brain):
-    t = add(capsys, brain, "before")
-    run_cli(capsys, brain, "update", t["id"], "--content", "after")
-    entries = run_cli(capsys, brain, "history", t["id"]).json()["entries"]
+def test_history_and_revert_of_a_cli_change(capsys, any_brain):
+    t = add(capsys, any_brain, "before")
+    run_cli(capsys, any_brain, "update", t["id"], "--content", "after")
+    entries = run_cli(capsys, any_brain, "history", t["id"]).json()["entries"]
     assert [e["op"] for e in entries][-1] == "update"
     assert {e["actor"] for e in entries} == {"cli"}
-    reverted = run_cli(capsys, brain, "revert", entries[-1]["batch_id"])
+    reverted = run_cli(capsys, any_brain, "revert", entries[-1]["batch_id"])
     assert reverted.code == 0, reverted.err
     assert t["id"] in reverted.json()["traces"]
-    assert run_cli(capsys, brain, "get", t["id"]).json()["content"] == "before"
-    assert run_text(capsys, brain, "history", t["id"]).out.count(t["id"]) >= 3
+    assert run_cli(capsys, any_brain, "get", t["id"]).json()["content"] == "before"
+    assert run_text(capsys, any_brain, "history", t["id"]).out.count(t["id"]) >= 3
 
 
-def test_sweep_removes_expired_traces(capsys, brain, monkeypatch):
+def test_sweep_removes_expired_traces(capsys, any_brain, monkeypatch):
     now = [brain_module.now_ms()]
-    monkeypatch.setattr(brain_module, "now_ms", lambda: now[0])  # the clock of every command
-    short = add(capsys, brain, "expires", "--ttl-secs", "1")
-    keep = add(capsys, brain, "stays")
+    for module in (brain_module, shared_brain_module):  # the clock of every command
+        monkeypatch.setattr(module, "now_ms", lambda: now[0])
+    short = add(capsys, any_brain, "expires", "--ttl-secs", "1")
+    keep = add(capsys, any_brain, "stays")
     now[0] += 1_001  # just past the second the first one had
-    report = run_cli(capsys, brain, "sweep")
+    report = run_cli(capsys, any_brain, "sweep")
     assert report.code == 0, report.err
     assert report.json()["expired"] == 1
-    assert run_cli(capsys, brain, "get", short["id"]).code == 3
-    assert run_cli(capsys, brain, "get", keep["id"]).code == 0
+    assert run_cli(capsys, any_brain, "get", short["id"]).code == 3
+    assert run_cli(capsys, any_brain, "get", keep["id"]).code == 0
 
 
 def test_info_reports_ids_schema_and_counts(capsys, brain):
@@ -124,30 +129,30 @@ def test_info_reports_ids_schema_and_counts(capsys, brain):
     assert (info["traces"], info["live"], info["deleted"]) == (2, 1, 1)
 
 
-def test_scope_delete_and_refile(capsys, brain):
-    a = add(capsys, brain, "a", "--scope", "user", "--scope-id", "alice")
-    add(capsys, brain, "b", "--scope", "user", "--scope-id", "alice")
-    c = add(capsys, brain, "c", "--scope", "user", "--scope-id", "bob")
-    refiled = run_cli(capsys, brain, "scope-refile", "user", "alice", "alicia")
+def test_scope_delete_and_refile(capsys, any_brain):
+    a = add(capsys, any_brain, "a", "--scope", "user", "--scope-id", "alice")
+    add(capsys, any_brain, "b", "--scope", "user", "--scope-id", "alice")
+    c = add(capsys, any_brain, "c", "--scope", "user", "--scope-id", "bob")
+    refiled = run_cli(capsys, any_brain, "scope-refile", "user", "alice", "alicia")
     assert refiled.code == 0 and refiled.json()["refiled"] == 2
-    assert run_cli(capsys, brain, "get", a["id"]).json()["scope_id"] == "alicia"
-    deleted = run_cli(capsys, brain, "scope-delete", "user", "alicia")
+    assert run_cli(capsys, any_brain, "get", a["id"]).json()["scope_id"] == "alicia"
+    deleted = run_cli(capsys, any_brain, "scope-delete", "user", "alicia")
     assert deleted.code == 0 and deleted.json()["deleted"] == 2
-    remaining = run_cli(capsys, brain, "list", "--include-deleted").json()["results"]
+    remaining = run_cli(capsys, any_brain, "list", "--include-deleted").json()["results"]
     assert [t["id"] for t in remaining] == [c["id"]]
-    assert run_text(capsys, brain, "scope-delete", "user", "bob").out.startswith("deleted 1")
+    assert run_text(capsys, any_brain, "scope-delete", "user", "bob").out.startswith("deleted 1")
 
 
-def test_scope_refile_to_the_same_id_writes_nothing(capsys, brain):
-    a = add(capsys, brain, "a", "--scope", "user", "--scope-id", "alice")
-    before = snapshot(brain)
-    same = run_cli(capsys, brain, "scope-refile", "user", "alice", "alice")
+def test_scope_refile_to_the_same_id_writes_nothing(capsys, any_brain):
+    a = add(capsys, any_brain, "a", "--scope", "user", "--scope-id", "alice")
+    before = snapshot(any_brain)
+    same = run_cli(capsys, any_brain, "scope-refile", "user", "alice", "alice")
     assert same.code == 0, same.err
     assert same.json() == {"scope": "user", "from": "alice", "to": "alice", "refiled": 0}
-    text = run_text(capsys, brain, "scope-refile", "user", "alice", "alice")
+    text = run_text(capsys, any_brain, "scope-refile", "user", "alice", "alice")
     assert text.out.startswith("re-filed 0 trace(s)") and "nothing changed" in text.out
-    assert snapshot(brain) == before
-    assert run_cli(capsys, brain, "get", a["id"]).json()["version"] == 1
+    assert snapshot(any_brain) == before
+    assert run_cli(capsys, any_brain, "get", a["id"]).json()["version"] == 1
 
 
 # --- which brain ----------------------------------------------------------------------------

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import shutil
+import uuid
 from pathlib import Path
 
 import apsw
@@ -12,8 +13,11 @@ import pytest
 
 from memgui.__main__ import main
 from memgui.cli.main import build_parser
+from memgui.cli.registry import REGISTRY
 from memgui.core.brain import Brain
+from memgui.core.shared_brain import SharedBrain
 from tests.support.cli import add, isolate_user_dirs, run_cli, snapshot
+from tests.support.postgres import PostgresServer
 
 
 @pytest.fixture(autouse=True)
@@ -233,6 +237,42 @@ def test_rejected_input_writes_nothing(capsys, populated, argv, code, words):
         assert word.format(**ids) in result.err
     assert "Traceback" not in result.err
     assert snapshot(brain) == before
+
+
+# The rejections of the commands that work on a shared brain, and of no command at all.
+SHARED_REJECTIONS = [
+    r for r in REJECTIONS if r[0][0] not in REGISTRY or REGISTRY[r[0][0]].on_shared_brains
+]
+
+
+@pytest.fixture(scope="module")
+def pg_database(pg_server: PostgresServer) -> str:
+    """One database for the module; each test fills a brain id of its own."""
+    return pg_server.create_database()
+
+
+@pytest.fixture
+def pg_populated(
+    pg_server: PostgresServer, pg_database: str, request: pytest.FixtureRequest
+) -> tuple[str, dict[str, str]]:
+    """A new shared brain holding what the template file holds."""
+    address = pg_server.address(pg_database, brain_id=f"b{uuid.uuid4().hex[:12]}")
+    with SharedBrain.open(address, actor="cli") as brain:
+        ids = {name: brain.add(f"trace {name}", scope_id="u1").id for name in "ab"}
+        ids["gone"] = brain.add("trace gone").id
+        brain.forget(ids["gone"])
+    return address, ids
+
+
+@pytest.mark.slow  # a real server
+@pytest.mark.parametrize(
+    ("argv", "code", "words"),
+    SHARED_REJECTIONS,
+    ids=[" ".join(r[0]) or "-" for r in SHARED_REJECTIONS],
+)
+def test_rejected_input_writes_nothing_on_postgres(capsys, pg_populated, argv, code, words):
+    """The same refusals, by the same words, on a shared brain: nothing written there."""
+    test_rejected_input_writes_nothing(capsys, pg_populated, argv, code, words)
 
 
 def test_stale_expect_version_names_the_trace_and_both_versions(capsys, populated):

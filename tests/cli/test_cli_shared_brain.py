@@ -65,16 +65,14 @@ def test_what_is_not_served_on_postgres_says_so_and_writes_nothing(
 ) -> None:
     monkeypatch.chdir(tmp_path)  # nothing may take the address for a file's path here
     a = add(capsys, pg_address, "one")
-    b = add(capsys, pg_address, "two")
+    add(capsys, pg_address, "two")
     for argv in (
-        ("sweep",),
-        ("merge", a["id"], b["id"]),
         ("export", "out.json"),
         ("import", "in.json"),
         ("serve-rest",),
         ("serve-mcp",),
         ("embed",),
-        ("neighbours", a["id"]),
+        ("similar", a["id"]),
         ("search", "one", "--mode", "semantic"),
     ):
         result = run_text(capsys, pg_address, *argv)
@@ -162,3 +160,44 @@ def test_links_work_on_a_shared_brain(capsys: pytest.CaptureFixture[str], pg_add
     assert reverted.code == 4 and "no longer exists" in reverted.err  # unlinked since
     bad = run_text(capsys, pg_address, "link", a["id"], b["id"], "likes")
     assert bad.code == 2 and "kind" in bad.err
+
+
+def test_reflect_on_a_shared_brain_and_its_revert(
+    capsys: pytest.CaptureFixture[str], pg_address: str
+) -> None:
+    a = add(capsys, pg_address, "We ship on Mondays")
+    b = add(capsys, pg_address, "We ship on Mondays")
+    planned = run_cli(capsys, pg_address, "reflect", "--dry-run")
+    assert planned.code == 0, planned.err
+    assert planned.json()["dry_run"] is True and len(planned.json()["merge"]) == 1
+    assert run_cli(capsys, pg_address, "get", b["id"]).json()["deleted"] is False
+    done = run_cli(capsys, pg_address, "reflect")
+    assert done.code == 0, done.err
+    assert (done.json()["merged"], done.json()["busy"]) == (1, None)
+    assert run_cli(capsys, pg_address, "get", b["id"]).json()["deleted"] is True
+    text = run_text(capsys, pg_address, "reflect")
+    assert text.code == 0 and "merged 0" in text.out.replace(":", "")
+    assert run_cli(capsys, pg_address, "revert", done.json()["batch_id"]).code == 0
+    assert run_cli(capsys, pg_address, "get", b["id"]).json()["deleted"] is False
+    assert run_cli(capsys, pg_address, "get", a["id"]).json()["content"] == "We ship on Mondays"
+
+
+def test_a_long_command_on_a_held_brain_exits_busy_naming_the_holder(
+    capsys: pytest.CaptureFixture[str], pg_address: str
+) -> None:
+    import psycopg
+
+    from memgui.core.storage.engine import parse_postgres_address
+
+    add(capsys, pg_address, "a", "--scope", "thread", "--scope-id", "t1")
+    with psycopg.connect(parse_postgres_address(pg_address).conninfo, autocommit=True) as other:
+        other.execute("SET application_name = 'agentos migration'")
+        with other.transaction():
+            other.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", ("agentos_brain:team",))
+            refused = run_text(capsys, pg_address, "scope-refile", "thread", "t1", "t2")
+            busy = run_cli(capsys, pg_address, "reflect")
+    assert refused.code == 5 and "is busy: 'agentos migration'" in refused.err, refused.err
+    assert "scope-refile was not done, nothing was written" in refused.err
+    assert busy.code == 5 and "'agentos migration'" in busy.json()["busy"]
+    listed = run_cli(capsys, pg_address, "list").json()["results"]
+    assert [(t["scope_id"], t["version"]) for t in listed] == [("t1", 1)]

@@ -11,6 +11,20 @@ import apsw
 import pytest
 
 from memgui.__main__ import main
+from memgui.core.storage.engine import is_postgres_address, parse_postgres_address
+
+# Both engines: a CLI test taking `any_brain` runs on a file and on a real PostgreSQL server
+# (slow: it starts one), for the commands that work on both.
+ENGINES = ["file", pytest.param("postgresql", marks=pytest.mark.slow)]
+
+
+@pytest.fixture(params=ENGINES)
+def any_brain(request: pytest.FixtureRequest, tmp_path: Path) -> Path | str:
+    """A new brain: a file's path, or a `postgresql://…?brain_id=team` address."""
+    if request.param == "file":
+        return tmp_path / "brain.sqlite"
+    address: str = request.getfixturevalue("pg_address")
+    return address
 
 
 @dataclass
@@ -48,8 +62,29 @@ def without_strength(trace: dict) -> dict:
     return {k: v for k, v in trace.items() if k != "strength"}
 
 
-def snapshot(path: Path) -> dict[str, list[tuple]]:
-    """Every row of every table: equal snapshots mean nothing was written."""
+# The tables of a PostgreSQL brain a command may write (every row holds its brain id).
+_PG_TABLES = (
+    "brain_meta",
+    "memory_traces",
+    "memory_links",
+    "memgui_journal",
+    "knowledge_nodes",
+    "knowledge_edges",
+)
+
+
+def snapshot(path: Path | str) -> dict[str, list[tuple]]:
+    """Every row of every table: equal snapshots mean nothing was written (a brain file, or
+    the database of a postgresql:// address)."""
+    if isinstance(path, str) and is_postgres_address(path):
+        import psycopg
+
+        conninfo = parse_postgres_address(path).conninfo
+        with psycopg.connect(conninfo) as pg:
+            return {
+                t: sorted(map(repr, pg.execute(f"SELECT * FROM {t}").fetchall()))
+                for t in _PG_TABLES
+            }
     conn = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READONLY)
     try:
         tables = [

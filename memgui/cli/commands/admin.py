@@ -61,10 +61,13 @@ def _configure_neighbours(parser: argparse.ArgumentParser) -> None:
 
 
 @command(
-    "neighbours", "knowledge-graph neighbours of a trace or node", configure=_configure_neighbours
+    "neighbours",
+    "knowledge-graph neighbours of a trace or node",
+    configure=_configure_neighbours,
+    on_shared_brains=True,
 )
 def run_neighbours(ctx: CommandContext, args: argparse.Namespace) -> None:
-    neighbours, truncated = ctx.brain.neighbours_and_more(args.id, args.depth, args.limit)
+    neighbours, truncated = ctx.store.neighbours_and_more(args.id, args.depth, args.limit)
     lines = neighbour_lines(neighbours)
     if truncated:
         lines.append(f"(the {args.limit} nearest are shown; there are more: --limit N)")
@@ -112,9 +115,9 @@ def run_revert(ctx: CommandContext, args: argparse.Namespace) -> None:
     ctx.emit(changes.to_json(), text + (f" (batch {changes.batch_id})" if changes else ""))
 
 
-@command("sweep", "remove traces whose TTL has passed, with their links")
+@command("sweep", "remove traces whose TTL has passed, with their links", on_shared_brains=True)
 def run_sweep(ctx: CommandContext, args: argparse.Namespace) -> None:
-    report = jsonable(ctx.brain.sweep())
+    report = jsonable(ctx.store.sweep())
     ctx.emit(report, mapping_lines(report) if isinstance(report, dict) else str(report))
 
 
@@ -133,10 +136,13 @@ def _configure_scope_delete(parser: argparse.ArgumentParser) -> None:
 
 
 @command(
-    "scope-delete", "delete every trace of one scope for good", configure=_configure_scope_delete
+    "scope-delete",
+    "delete every trace of one scope for good",
+    configure=_configure_scope_delete,
+    on_shared_brains=True,
 )
 def run_scope_delete(ctx: CommandContext, args: argparse.Namespace) -> None:
-    deleted = ctx.brain.delete_scope(args.scope, args.scope_id, user_id=args.user)
+    deleted = ctx.store.delete_scope(args.scope, args.scope_id, user_id=args.user)
     doc = {"scope": args.scope, "scope_id": args.scope_id, "user": args.user}
     doc["deleted"] = deleted.count
     ctx.emit(doc, f"deleted {deleted.count} trace(s) of {args.scope}:{args.scope_id}")
@@ -149,10 +155,13 @@ def _configure_scope_refile(parser: argparse.ArgumentParser) -> None:
 
 
 @command(
-    "scope-refile", "move a scope's traces to another scope id", configure=_configure_scope_refile
+    "scope-refile",
+    "move a scope's traces to another scope id",
+    configure=_configure_scope_refile,
+    on_shared_brains=True,
 )
 def run_scope_refile(ctx: CommandContext, args: argparse.Namespace) -> None:
-    refiled = ctx.brain.refile_scope(args.scope, args.from_id, args.to_id)
+    refiled = ctx.store.refile_scope(args.scope, args.from_id, args.to_id)
     doc = {"scope": args.scope, "from": args.from_id, "to": args.to_id, "refiled": refiled.count}
     text = f"re-filed {refiled.count} trace(s) from {args.scope}:{args.from_id} to {args.to_id}"
     if args.from_id == args.to_id:

@@ -18,7 +18,11 @@ from memgui.core.errors import BrainBusy, InvalidArgument
 from memgui.core.progress import Progress, run_to_end
 
 if TYPE_CHECKING:
-    from memgui.core.consolidate import ConsolidationPlan, ConsolidationResult
+    from memgui.core.consolidate import (
+        ConsolidationOptions,
+        ConsolidationPlan,
+        ConsolidationResult,
+    )
 
 EXIT_BUSY = BrainBusy.exit_code
 
@@ -67,7 +71,12 @@ def _progress(event: Progress) -> None:
         print(f"\r\033[K{event.message}", end="", file=sys.stderr, flush=True)
 
 
-@command("reflect", "consolidate the brain (or --dry-run: show the plan)", configure=_configure)
+@command(
+    "reflect",
+    "consolidate the brain (or --dry-run: show the plan)",
+    configure=_configure,
+    on_shared_brains=True,
+)
 def run_reflect(ctx: CommandContext, args: argparse.Namespace) -> int:
     """Prune, merge, strengthen, derive, compact and re-index (seed 000's memory_reflect)."""
     from memgui.core.consolidate import (
@@ -88,6 +97,8 @@ def run_reflect(ctx: CommandContext, args: argparse.Namespace) -> int:
     if args.merge_threshold is not None:
         options.merge_threshold = args.merge_threshold
     options.validated()
+    if ctx.brain_address is not None:
+        return _reflect_shared(ctx, options, dry_run=args.dry_run)
     llm = OllamaChat(ctx.ollama_url, args.chat_model) if "derive" in options.steps else None
     options.llm = llm
     try:
@@ -101,6 +112,22 @@ def run_reflect(ctx: CommandContext, args: argparse.Namespace) -> int:
     finally:
         if llm is not None:
             llm.close()
+    ctx.emit(result.to_json(), result_lines(result))
+    return EXIT_BUSY if result.busy else 0
+
+
+def _reflect_shared(ctx: CommandContext, options: ConsolidationOptions, dry_run: bool) -> int:
+    """On a shared brain (`core/shared_consolidate.py`): prune, merge copies, compact."""
+    from memgui.core import shared_consolidate
+    from memgui.core.shared_brain import SharedBrain
+
+    brain = ctx.store
+    assert isinstance(brain, SharedBrain)
+    if dry_run:
+        plan = shared_consolidate.plan_consolidation(brain, options)
+        ctx.emit(dict(plan.to_json(), dry_run=True), plan_lines(plan))
+        return 0
+    result = shared_consolidate.reflect(brain, options)
     ctx.emit(result.to_json(), result_lines(result))
     return EXIT_BUSY if result.busy else 0
 

@@ -266,9 +266,14 @@ def _configure_merge(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--content", help="the merged text (default: contents joined by ' | ')")
 
 
-@command("merge", "merge traces into the most retrieved one", configure=_configure_merge)
+@command(
+    "merge",
+    "merge traces into the most retrieved one",
+    configure=_configure_merge,
+    on_shared_brains=True,
+)
 def run_merge(ctx: CommandContext, args: argparse.Namespace) -> None:
-    survivor = ctx.brain.merge(args.ids, content=args.content)
+    survivor = ctx.store.merge(args.ids, content=args.content)
     ctx.emit(
         survivor, [f"merged into {survivor.id} (version {survivor.version})", trace_line(survivor)]
     )

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from memgui.core.errors import InvalidArgument, NotFound
 from memgui.core.graph_view import rows
@@ -27,8 +27,18 @@ from memgui.core.graph_view.shapes import (
 from memgui.core.model import check_depth, check_id, check_int_range
 
 if TYPE_CHECKING:
-    from memgui.core.brain import Brain
-    from memgui.core.storage.db import Database
+    from contextlib import AbstractContextManager
+
+    from memgui.core.graph_view.rows import GraphRows
+
+
+class GraphBrain(Protocol):
+    """A brain a neighbourhood reads, on either engine (`Brain`, `SharedBrain`)."""
+
+    def now(self) -> int: ...
+
+    def graph_rows(self) -> AbstractContextManager[GraphRows]: ...
+
 
 RANKS = ("degree", "strength")
 MAX_NODES = 20_000  # the most a neighbourhood may hold (the view draws 20k at 10 frames/s)
@@ -62,7 +72,7 @@ class Growth:
 
 
 def neighbourhood(
-    brain: Brain,
+    brain: GraphBrain,
     centre: str,
     depth: int = 1,
     *,
@@ -76,21 +86,21 @@ def neighbourhood(
     check_id("id", centre, "trace or node id")
     check_depth(depth)
     growth = Growth(per_node, max_nodes, hub_degree, rank, include_deleted).checked()
-    db, bid, now = brain.db, brain.brain_id, brain.now()
-    with db.lock:
-        found = rows.graph_nodes(db, bid, [centre], now)
+    now = brain.now()
+    with brain.graph_rows() as src:
+        found = src.graph_nodes([centre], now)
         node = found.get(centre)
         if node is None or (node.deleted and not include_deleted):
             raise NotFound(centre, "trace or node")
         result = Neighbourhood(centre=centre)
-        result.nodes[centre] = replace(node, degree=rows.degrees(db, bid, [centre])[centre])
-        _grow(db, bid, now, result, [centre], depth, growth, force={centre}, fresh=True)
+        result.nodes[centre] = replace(node, degree=src.degrees([centre])[centre])
+        _grow(src, now, result, [centre], depth, growth, force={centre}, fresh=True)
     hidden_counts(result)
     return result
 
 
 def expand(
-    brain: Brain,
+    brain: GraphBrain,
     node_id: str,
     shown: Collection[str],
     *,
@@ -105,24 +115,24 @@ def expand(
     check_id("id", node_id, "trace or node id")
     growth = Growth(limit, MAX_NODES, hub_degree, rank, include_deleted).checked()
     shown_set = _checked_ids("shown", shown)
-    db, bid, now = brain.db, brain.brain_id, brain.now()
-    with db.lock:
+    now = brain.now()
+    with brain.graph_rows() as src:
         result = Neighbourhood(centre=node_id)
         known = {i: GraphNode(i, "", "", "") for i in shown_set}  # stand-ins: ids only
         if node_id not in known:
-            found = rows.graph_nodes(db, bid, [node_id], now)
+            found = src.graph_nodes([node_id], now)
             if node_id not in found:
                 raise NotFound(node_id, "trace or node")
             known[node_id] = found[node_id]
-            result.nodes[node_id] = replace(found[node_id], degree=_degree(db, bid, node_id))
+            result.nodes[node_id] = replace(found[node_id], degree=_degree(src, node_id))
         view = Neighbourhood(nodes=dict(known))
         if pending is not None:
             ids = _checked_ids("pending", pending, MAX_PENDING)
-            _take(db, bid, now, view, {node_id: [i for i in ids if i not in known]}, growth)
+            _take(src, now, view, {node_id: [i for i in ids if i not in known]}, growth)
             new = [i for i in view.nodes if i not in known]
-            _connect(db, bid, view, new, growth.hub_degree)
+            _connect(src, view, new, growth.hub_degree)
         else:
-            _grow(db, bid, now, view, [node_id], 1, growth, force={node_id})
+            _grow(src, now, view, [node_id], 1, growth, force={node_id})
         for key in view.nodes.keys() - known.keys():
             result.nodes[key] = view.nodes[key]
         result.edges = view.edges
@@ -133,28 +143,28 @@ def expand(
 
 
 def refresh(
-    brain: Brain, shown: Collection[str], touched: Iterable[str]
+    brain: GraphBrain, shown: Collection[str], touched: Iterable[str]
 ) -> tuple[dict[str, GraphNode], dict[str, GraphEdge], set[str]]:
     """What the view must redraw after a change to `touched` ids: their rows now (with
     degrees; an id absent from the answer is gone) and every edge between a touched id
     and a shown one. Returns (nodes, edges, gone ids)."""
     shown_set = _checked_ids("shown", shown)
     ids = sorted(_checked_ids("touched", list(touched)) & shown_set)
-    db, bid, now = brain.db, brain.brain_id, brain.now()
-    with db.lock:
-        nodes = rows.graph_nodes(db, bid, ids, now)
-        counts = rows.degrees(db, bid, nodes)
+    now = brain.now()
+    with brain.graph_rows() as src:
+        nodes = src.graph_nodes(ids, now)
+        counts = src.degrees(nodes)
         nodes = {i: replace(n, degree=counts[i]) for i, n in nodes.items()}
         gone = {i for i in ids if i not in nodes}
         edges: dict[str, GraphEdge] = {}
-        for owner, other, edge in _edges_to(db, bid, nodes.values(), shown_set, HUB_DEGREE):
+        for owner, other, edge in _edges_to(src, nodes.values(), shown_set, HUB_DEGREE):
             if other in shown_set and owner not in gone and other not in gone:
                 edges[edge.key] = edge
     return nodes, edges, gone
 
 
 def arrivals(
-    brain: Brain,
+    brain: GraphBrain,
     shown: Collection[str],
     candidates: Iterable[str],
     expanded: Collection[str],
@@ -169,13 +179,13 @@ def arrivals(
     result = Neighbourhood()
     if not wanted or not open_ends:
         return result
-    db, bid, now = brain.db, brain.brain_id, brain.now()
-    with db.lock:
-        found = rows.graph_nodes(db, bid, wanted, now)
+    now = brain.now()
+    with brain.graph_rows() as src:
+        found = src.graph_nodes(wanted, now)
         live = {i: n for i, n in found.items() if include_deleted or not n.deleted}
-        counts = rows.degrees(db, bid, live)
+        counts = src.degrees(live)
         nodes = [replace(n, degree=counts[i]) for i, n in live.items()]
-        joined = _edges_to(db, bid, nodes, shown_set, HUB_DEGREE)
+        joined = _edges_to(src, nodes, shown_set, HUB_DEGREE)
     arriving = {owner for owner, other, _edge in joined if other in open_ends}
     result.nodes = {n.id: n for n in nodes if n.id in arriving}
     result.edges = {e.key: e for owner, _other, e in joined if owner in arriving}
@@ -183,13 +193,13 @@ def arrivals(
     return result
 
 
-def ends_of(brain: Brain, ids: Iterable[str]) -> dict[str, tuple[str, str]]:
+def ends_of(brain: GraphBrain, ids: Iterable[str]) -> dict[str, tuple[str, str]]:
     """The ends of the knowledge edges among `ids` (ids of other things are left out)."""
     wanted = sorted(_checked_ids("ids", list(ids)))
     if not wanted:
         return {}
-    with brain.db.lock:
-        return rows.edge_ends(brain.db, brain.brain_id, wanted)
+    with brain.graph_rows() as src:
+        return src.edge_ends(wanted)
 
 
 def hidden_counts(result: Neighbourhood, also_shown: Collection[str] = ()) -> None:
@@ -209,8 +219,7 @@ def hidden_counts(result: Neighbourhood, also_shown: Collection[str] = ()) -> No
 
 
 def _grow(
-    db: Database,
-    bid: str,
+    src: GraphRows,
     now: int,
     view: Neighbourhood,
     frontier: list[str],
@@ -232,7 +241,7 @@ def _grow(
         passed_over += [f for f in frontier if f not in walk]
         candidates: dict[str, list[str]] = {owner: [] for owner in walk}
         claimed: set[str] = set()
-        for owner, other, edge in rows.incident(db, bid, walk):
+        for owner, other, edge in src.incident(walk):
             if other in view.nodes:
                 view.edges[edge.key] = edge
             else:
@@ -241,7 +250,7 @@ def _grow(
                     claimed.add(other)
                     candidates[owner].append(other)
         before = set(view.nodes)
-        _take(db, bid, now, view, candidates, growth)
+        _take(src, now, view, candidates, growth)
         frontier = [i for i in view.nodes if i not in before]
         for new in frontier:
             for edge in by_pair[new]:
@@ -250,11 +259,11 @@ def _grow(
         if not frontier or len(view.nodes) >= growth.max_new:
             break
     if not fresh:
-        _connect(db, bid, view, frontier + passed_over, growth.hub_degree)
+        _connect(src, view, frontier + passed_over, growth.hub_degree)
         return
     hubs = {i for i in frontier + passed_over if view.nodes[i].degree > growth.hub_degree}
     small = [i for i in frontier if i not in hubs]
-    for _owner, other, edge in rows.incident(db, bid, small):
+    for _owner, other, edge in src.incident(small):
         if other in view.nodes:
             view.edges[edge.key] = edge
     # Each pair of hubs once, sought from its smaller end: a concept of 100,000 `mentions`
@@ -262,13 +271,12 @@ def _grow(
     rank = {i: (view.nodes[i].degree, i) for i in hubs}
     for hub in sorted(hubs):
         smaller = {i for i in hubs if rank[i] < rank[hub]}
-        for _owner, _other, edge in rows.incident_within(db, bid, hub, smaller):
+        for _owner, _other, edge in src.incident_within(hub, smaller):
             view.edges[edge.key] = edge
 
 
 def _take(
-    db: Database,
-    bid: str,
+    src: GraphRows,
     now: int,
     view: Neighbourhood,
     candidates: dict[str, list[str]],
@@ -277,9 +285,9 @@ def _take(
     """Of each owner's candidates, add the best `per_node` to `view`; the rest are pending."""
     pools = {owner: sorted(ids)[:RANK_POOL] for owner, ids in candidates.items()}
     everyone = sorted({i for pool in pools.values() for i in pool})
-    found = rows.graph_nodes(db, bid, everyone, now)
+    found = src.graph_nodes(everyone, now)
     live = [i for i in everyone if i in found and (growth.include_deleted or not found[i].deleted)]
-    counts = rows.degrees(db, bid, live)
+    counts = src.degrees(live)
     for owner, pool in pools.items():
         ranked = [replace(found[i], degree=counts[i]) for i in pool if i in counts]
         if growth.rank == "degree":
@@ -294,16 +302,16 @@ def _take(
             view.pending[owner] = rest
 
 
-def _connect(db: Database, bid: str, view: Neighbourhood, ids: list[str], hub_degree: int) -> None:
+def _connect(src: GraphRows, view: Neighbourhood, ids: list[str], hub_degree: int) -> None:
     """The edges between each of `ids` and the rest of `view`."""
     nodes = [view.nodes[i] for i in ids if i in view.nodes]
-    for _owner, other, edge in _edges_to(db, bid, nodes, set(view.nodes), hub_degree):
+    for _owner, other, edge in _edges_to(src, nodes, set(view.nodes), hub_degree):
         if other in view.nodes:
             view.edges[edge.key] = edge
 
 
 def _edges_to(
-    db: Database, bid: str, nodes: Iterable[GraphNode], others: set[str], hub_degree: int
+    src: GraphRows, nodes: Iterable[GraphNode], others: set[str], hub_degree: int
 ) -> list[rows.Incident]:
     """Edges from each node to `others`: a small node's edges read whole and filtered, a
     hub's found by a seek per other (whichever reads fewer)."""
@@ -311,14 +319,14 @@ def _edges_to(
     hubs: list[str] = []
     for node in nodes:
         (hubs if node.degree > max(hub_degree, len(others)) else small).append(node.id)
-    found = [inc for inc in rows.incident(db, bid, small) if inc[1] in others]
+    found = [inc for inc in src.incident(small) if inc[1] in others]
     for hub in hubs:
-        found += rows.incident_within(db, bid, hub, others - {hub})
+        found += src.incident_within(hub, others - {hub})
     return found
 
 
-def _degree(db: Database, bid: str, node_id: str) -> int:
-    return rows.degrees(db, bid, [node_id])[node_id]
+def _degree(src: GraphRows, node_id: str) -> int:
+    return src.degrees([node_id])[node_id]
 
 
 def _checked_ids(name: str, ids: object, most: int = MAX_NODES * 5) -> set[str]:

@@ -10,8 +10,9 @@ table. The caller holds the connection's lock.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from typing import Any, Protocol
 
 import orjson
 
@@ -237,12 +238,12 @@ def trace_nodes(db: Database, brain_id: str, ids: Iterable[str], now: int) -> di
         "JOIN memory_traces t ON t.brain_id = ?1 AND t.id = j.value"
     )
     for row in db.conn.execute(sql, (brain_id, _ids(ids))):
-        node = _trace_node(row, now)
+        node = trace_node(row, now)
         out[node.id] = node
     return out
 
 
-def _trace_node(row: tuple[Any, ...], now: int) -> GraphNode:
+def trace_node(row: tuple[Any, ...], now: int) -> GraphNode:
     (
         trace_id,
         trace_type,
@@ -323,3 +324,48 @@ def _tags(raw: object) -> tuple[str, ...]:
     except orjson.JSONDecodeError:
         return ()
     return tuple(t for t in value if isinstance(t, str)) if isinstance(value, list) else ()
+
+
+class GraphRows(Protocol):
+    """What a neighbourhood reads, on either engine: this module's SQL on a file
+    (`FileGraphRows`), `storage/postgres_graph_view.py` on a shared brain."""
+
+    def incident(self, ids: Iterable[str]) -> list[Incident]: ...
+
+    def incident_within(self, node_id: str, others: set[str]) -> list[Incident]: ...
+
+    def degrees(self, ids: Iterable[str]) -> dict[str, int]: ...
+
+    def graph_nodes(self, ids: Iterable[str], now: int) -> dict[str, GraphNode]: ...
+
+    def edge_ends(self, ids: Iterable[str]) -> dict[str, tuple[str, str]]: ...
+
+
+class FileGraphRows:
+    """A brain file's rows (the caller holds the connection's lock: `reading`)."""
+
+    def __init__(self, db: Database, brain_id: str) -> None:
+        self.db = db
+        self.brain_id = brain_id
+
+    def incident(self, ids: Iterable[str]) -> list[Incident]:
+        return incident(self.db, self.brain_id, ids)
+
+    def incident_within(self, node_id: str, others: set[str]) -> list[Incident]:
+        return incident_within(self.db, self.brain_id, node_id, others)
+
+    def degrees(self, ids: Iterable[str]) -> dict[str, int]:
+        return degrees(self.db, self.brain_id, ids)
+
+    def graph_nodes(self, ids: Iterable[str], now: int) -> dict[str, GraphNode]:
+        return graph_nodes(self.db, self.brain_id, ids, now)
+
+    def edge_ends(self, ids: Iterable[str]) -> dict[str, tuple[str, str]]:
+        return edge_ends(self.db, self.brain_id, ids)
+
+
+@contextmanager
+def file_rows(db: Database, brain_id: str) -> Iterator[FileGraphRows]:
+    """A file's rows, under the connection's lock for as long as the reads take."""
+    with db.lock:
+        yield FileGraphRows(db, brain_id)

@@ -2,7 +2,8 @@
 chosen by its address, and `BrainStore` is what the rest of memgui may ask of either.
 
 SQLite serves the whole of `Brain`; PostgreSQL serves `BrainStore` (docs/shared-brains.md
-says what is not there yet). A front end that needs only these operations takes a
+says what is not there yet): traces, links, the journal, the knowledge graph, merge, scopes
+and sweep. A front end that needs only these operations takes a
 `BrainStore` and works on both.
 """
 
@@ -12,10 +13,13 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from memgui.core.changes import ChangesWithCount, ChangesWithId
 from memgui.core.errors import InvalidArgument
 from memgui.core.model import (
+    MAX_NEIGHBOURS,
     Changes,
     JournalEntry,
+    Neighbour,
     RelatedSummary,
     SearchResult,
     Trace,
@@ -78,6 +82,18 @@ def parse_postgres_address(address: str, brain_id: str | None = None) -> Postgre
         parts._replace(netloc=netloc, query=urlencode([*rest, ("brain_id", chosen)]))
     )
     return PostgresAddress(conninfo=conninfo, brain_id=chosen, shown=shown)
+
+
+class Swept(Protocol):
+    """What a sweep did (`core.scopes.SweepReport`)."""
+
+    @property
+    def expired(self) -> int: ...
+
+    @property
+    def embedded(self) -> int: ...
+
+    def to_json(self) -> dict[str, int]: ...
 
 
 class BrainStore(Protocol):
@@ -165,3 +181,44 @@ class BrainStore(Protocol):
     ) -> Changes: ...
 
     def info(self) -> dict[str, Any]: ...
+
+    # --- the knowledge graph, merge, scopes, sweep ---------------------------------------
+
+    def add_node(
+        self, label: str, type: str, properties: dict[str, Any] | None = None
+    ) -> ChangesWithId: ...
+
+    def add_edge(
+        self, source_id: str, target_id: str, type: str, weight: float = 1.0
+    ) -> ChangesWithId: ...
+
+    def nodes(self, limit: int = 200, offset: int = 0) -> list[dict[str, Any]]: ...
+
+    def edges(self, limit: int = 200, offset: int = 0) -> list[dict[str, Any]]: ...
+
+    def neighbours(
+        self, start_id: str, depth: int = 1, limit: int = MAX_NEIGHBOURS
+    ) -> list[Neighbour]: ...
+
+    def neighbours_and_more(
+        self, start_id: str, depth: int = 1, limit: int = MAX_NEIGHBOURS
+    ) -> tuple[list[Neighbour], bool]: ...
+
+    def merge(
+        self,
+        ids: list[str],
+        content: str | None = None,
+        actor: str | None = None,
+        *,
+        keep: str | None = None,
+    ) -> Trace: ...
+
+    def delete_scope(
+        self, scope: str, scope_id: str, user_id: str | None = None, actor: str | None = None
+    ) -> ChangesWithCount: ...
+
+    def refile_scope(
+        self, scope: str, from_scope_id: str, to_scope_id: str, actor: str | None = None
+    ) -> ChangesWithCount: ...
+
+    def sweep(self, actor: str = "sweep") -> Swept: ...

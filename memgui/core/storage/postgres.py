@@ -13,81 +13,25 @@ from typing import TYPE_CHECKING, Any
 
 from memgui.core.errors import PostgresUnavailable, SchemaTooNew
 from memgui.core.model import JournalEntry, TraceFilter
-from memgui.core.storage import store
+from memgui.core.storage import postgres_graph, store
 from memgui.core.storage.engine import PostgresAddress
-from memgui.core.storage.journal_rows import event, row_to_entry
+from memgui.core.storage.journal_rows import row_to_entry
 from memgui.core.storage.json_text import dumps
+from memgui.core.storage.postgres_journal import journal
+from memgui.core.storage.postgres_schema import SCHEMA
 from memgui.core.storage.transaction import WriteBatch
 
 if TYPE_CHECKING:
     import psycopg
 
 SCHEMA_KEY = "memgui_pg_schema"  # brain_meta: the memgui layout a brain id was written in
-SCHEMA_VERSION = 1
+# 1: traces, links, journal. 2 is another branch's (the NOTIFY trigger of live refresh);
+# 3: AgentOS's knowledge graph tables, the index of a node's trace id and of a link's to_id.
+SCHEMA_VERSION = 3
 AGENTOS_SCHEMA_VERSION = "2"
 # Full text as AgentOS's Postgres brains have it: English stemming (deploy finds deployed).
 TEXT_CONFIG = "english"
 _SCHEMA_LOCK = 0x6D656D677569  # the advisory lock the DDL runs under ("memgui")
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS brain_meta (
-  brain_id TEXT NOT NULL,
-  key      TEXT NOT NULL,
-  value    TEXT NOT NULL,
-  PRIMARY KEY (brain_id, key)
-);
-CREATE TABLE IF NOT EXISTS memory_traces (
-  brain_id        TEXT             NOT NULL,
-  id              TEXT             NOT NULL,
-  type            TEXT             NOT NULL,
-  scope           TEXT             NOT NULL,
-  content         TEXT             NOT NULL,
-  embedding       BYTEA,
-  strength        DOUBLE PRECISION NOT NULL DEFAULT 1.0,
-  created_at      BIGINT           NOT NULL,
-  last_accessed   BIGINT,
-  retrieval_count BIGINT           NOT NULL DEFAULT 0,
-  tags            TEXT             NOT NULL DEFAULT '[]',
-  emotions        TEXT             NOT NULL DEFAULT '{}',
-  metadata        TEXT             NOT NULL DEFAULT '{}',
-  deleted         INTEGER          NOT NULL DEFAULT 0,
-  _tsv            TSVECTOR,
-  PRIMARY KEY (brain_id, id)
-);
-CREATE INDEX IF NOT EXISTS idx_memory_traces_tsv ON memory_traces USING GIN (_tsv);
-ALTER TABLE memory_traces
-  ADD COLUMN IF NOT EXISTS scope_id TEXT NOT NULL DEFAULT '',
-  ADD COLUMN IF NOT EXISTS expires_at BIGINT,
-  ADD COLUMN IF NOT EXISTS category TEXT,
-  ADD COLUMN IF NOT EXISTS version BIGINT NOT NULL DEFAULT 0,
-  ADD COLUMN IF NOT EXISTS updated_at BIGINT,
-  ADD COLUMN IF NOT EXISTS embedding_status INTEGER NOT NULL DEFAULT 0;
-CREATE INDEX IF NOT EXISTS idx_memory_traces_created ON memory_traces (brain_id, created_at);
-CREATE TABLE IF NOT EXISTS memory_links (
-  brain_id   TEXT   NOT NULL,
-  from_id    TEXT   NOT NULL,
-  to_id      TEXT   NOT NULL,
-  kind       TEXT   NOT NULL,
-  created_at BIGINT NOT NULL,
-  PRIMARY KEY (brain_id, from_id, to_id, kind)
-);
-CREATE TABLE IF NOT EXISTS memgui_journal (
-  id       BIGSERIAL PRIMARY KEY,
-  brain_id TEXT   NOT NULL,
-  at       BIGINT NOT NULL,
-  actor    TEXT   NOT NULL,
-  batch_id TEXT   NOT NULL,
-  op       TEXT   NOT NULL,
-  trace_id TEXT   NOT NULL,
-  before   TEXT,
-  after    TEXT
-);
-CREATE INDEX IF NOT EXISTS idx_memgui_journal_trace ON memgui_journal (brain_id, trace_id, id);
-CREATE INDEX IF NOT EXISTS idx_memgui_journal_batch ON memgui_journal (batch_id);
-CREATE INDEX IF NOT EXISTS idx_memgui_journal_link_to
-  ON memgui_journal (brain_id, (coalesce(after, before)::jsonb ->> 'to_id'))
-  WHERE op IN ('link', 'unlink');
-"""
 
 # The columns in the order `store.row_to_snapshot` reads (no rowid on Postgres: 0).
 COLUMNS = (
@@ -141,6 +85,9 @@ def _schema_current(conn: psycopg.Connection[tuple[Any, ...]]) -> bool:
         "AND to_regclass('idx_memory_traces_created') IS NOT NULL "
         "AND to_regclass('memory_links') IS NOT NULL "
         "AND to_regclass('brain_meta') IS NOT NULL "
+        "AND to_regclass('idx_knowledge_edges_brain_target') IS NOT NULL "
+        "AND to_regclass('idx_memgui_knowledge_nodes_trace') IS NOT NULL "
+        "AND to_regclass('idx_memory_links_to') IS NOT NULL "
         "AND EXISTS (SELECT 1 FROM information_schema.columns WHERE table_name = "
         "'memory_traces' AND column_name = 'embedding_status' "
         "AND table_schema = current_schema())"
@@ -159,10 +106,13 @@ def check_not_too_new(conn: psycopg.Connection[tuple[Any, ...]], address: Postgr
 
 
 def mark_brain(conn: psycopg.Connection[tuple[Any, ...]], brain_id: str, now: int) -> None:
-    """A brain id's meta rows, on its first write (as on SQLite)."""
+    """A brain id's meta rows, on its first write (as on SQLite); a brain marked with an
+    older layout is marked with this one, so an older memgui leaves it alone."""
     conn.execute(
         "INSERT INTO brain_meta (brain_id, key, value) VALUES (%s, %s, %s), (%s, %s, %s), "
-        "(%s, %s, %s) ON CONFLICT DO NOTHING",
+        "(%s, %s, %s) ON CONFLICT (brain_id, key) DO UPDATE SET value = EXCLUDED.value "
+        f"WHERE brain_meta.key = '{SCHEMA_KEY}' AND brain_meta.value ~ '^[0-9]{{1,9}}$' "
+        "AND brain_meta.value::int < EXCLUDED.value::int",
         (
             *(brain_id, "schema_version", AGENTOS_SCHEMA_VERSION),
             *(brain_id, "created_at", str(now)),
@@ -256,7 +206,7 @@ def delete_trace(
     before: dict[str, Any],
     op: str,
 ) -> None:
-    """Hard delete: the row and its links, each journaled."""
+    """Hard delete: the row, its links and its knowledge-graph copy, each journaled."""
     links = conn.execute(
         "DELETE FROM memory_links WHERE brain_id = %s AND (from_id = %s OR to_id = %s) "
         "RETURNING from_id, to_id, kind, created_at",
@@ -265,6 +215,7 @@ def delete_trace(
     for from_id, to_id, kind, created_at in links:
         link = {"from_id": from_id, "to_id": to_id, "kind": kind, "created_at": created_at}
         journal(conn, batch, brain_id, "unlink", from_id, link, None)
+    postgres_graph.let_go_of_trace(conn, batch, brain_id, before["id"])
     conn.execute(
         "DELETE FROM memory_traces WHERE brain_id = %s AND id = %s", (brain_id, before["id"])
     )
@@ -331,29 +282,6 @@ def keyword_rows(
 
 
 # --- the journal ---------------------------------------------------------------------------
-
-
-def journal(
-    conn: psycopg.Connection[tuple[Any, ...]],
-    batch: WriteBatch,
-    brain_id: str,
-    op: str,
-    trace_id: str,
-    before: dict[str, Any] | None,
-    after: dict[str, Any] | None,
-) -> None:
-    """One journal row, noted on the batch as what it changed (as `journal_rows.journal`)."""
-    conn.execute(
-        "INSERT INTO memgui_journal (brain_id, at, actor, batch_id, op, trace_id, before, after) "
-        "VALUES (%s, (extract(epoch FROM clock_timestamp()) * 1000)::bigint, %s, %s, %s, %s, "
-        "%s, %s)",
-        (
-            *(brain_id, batch.actor, batch.batch_id, op, trace_id),
-            dumps(before) if before is not None else None,
-            dumps(after) if after is not None else None,
-        ),
-    )
-    batch.events.append(event(op, trace_id, before, after))
 
 
 def batch_entries(

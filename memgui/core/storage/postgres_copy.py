@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from memgui.core.errors import InvalidArgument
 from memgui.core.progress import Job, Progress
-from memgui.core.storage import postgres, reads, schema, store
+from memgui.core.storage import postgres, postgres_locks, reads, schema, store
 from memgui.core.storage.db import Database
 from memgui.core.storage.engine import PostgresAddress
 
@@ -72,7 +72,7 @@ def _copy(
 ) -> Job[int]:
     with conn.transaction():
         # Two copies into one brain id at once: the second waits, then finds it taken.
-        conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (destination.brain_id,))
+        postgres_locks.hold(conn, destination.brain_id, "copy", str(destination), wait=True)
         held = postgres.trace_counts(conn, destination.brain_id)[0]
         if held:
             raise InvalidArgument(

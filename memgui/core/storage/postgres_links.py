@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from memgui.core.storage.postgres import journal
+from memgui.core.storage.postgres_journal import journal
 from memgui.core.storage.transaction import WriteBatch
 
 if TYPE_CHECKING:
@@ -93,4 +93,16 @@ def related_rows(
         "WHERE l.brain_id = %(b)s AND (l.from_id = %(t)s OR l.to_id = %(t)s) "
         "ORDER BY l.created_at DESC, l.from_id DESC, l.to_id DESC, l.kind DESC LIMIT %(n)s",
         {"t": trace_id, "b": brain_id, "n": limit},
+    ).fetchall()
+
+
+def links_of(
+    conn: psycopg.Connection[tuple[Any, ...]], brain_id: str, trace_id: str
+) -> list[tuple[Any, ...]]:
+    """(from_id, to_id, kind, created_at) of a trace's links, oldest first, locked."""
+    return conn.execute(
+        "SELECT from_id, to_id, kind, created_at FROM memory_links WHERE brain_id = %(b)s "
+        "AND (from_id = %(t)s OR to_id = %(t)s) ORDER BY created_at, from_id, to_id, kind "
+        "FOR UPDATE",
+        {"b": brain_id, "t": trace_id},
     ).fetchall()

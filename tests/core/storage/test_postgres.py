@@ -67,6 +67,34 @@ def test_a_brain_written_by_a_newer_memgui_is_refused_untouched(pg_address: str)
     assert "99" in str(caught.value) and "password" not in str(caught.value)
 
 
+def test_a_brain_of_the_first_layout_gets_the_graph_and_is_marked_with_this_one(
+    pg_address: str,
+) -> None:
+    """Layout 1 had no knowledge graph: a database made then gets its tables on the next
+    open (AgentOS's DDL: BIGINT times, REAL weights), and the brain's mark moves up on its
+    next write, so an older memgui, which would purge without the graph copy, refuses it."""
+    with SharedBrain.open(pg_address) as brain:
+        brain.add("hello")
+    with psycopg.connect(_conninfo(pg_address), autocommit=True) as conn:
+        conn.execute("DROP TABLE knowledge_edges; DROP TABLE knowledge_nodes")
+        conn.execute("UPDATE brain_meta SET value = '1' WHERE key = %s", (postgres.SCHEMA_KEY,))
+    with SharedBrain.open(pg_address) as brain:
+        assert brain.nodes() == []
+        brain.add_node("Alpha", "concept")
+    with psycopg.connect(_conninfo(pg_address)) as conn:
+        mark = conn.execute(
+            "SELECT value FROM brain_meta WHERE key = %s", (postgres.SCHEMA_KEY,)
+        ).fetchone()
+        types = dict(
+            conn.execute(
+                "SELECT column_name, data_type FROM information_schema.columns "
+                "WHERE table_name = 'knowledge_edges'"
+            ).fetchall()
+        )
+    assert mark == (str(postgres.SCHEMA_VERSION),)
+    assert (types["created_at"], types["weight"], types["metadata"]) == ("bigint", "real", "text")
+
+
 def test_brains_in_one_database_see_only_their_own_traces(pg_server: PostgresServer) -> None:
     database = pg_server.create_database()
     with (

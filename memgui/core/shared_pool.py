@@ -1,0 +1,96 @@
+"""Many threads on one shared brain: a pool of connections (`psycopg_pool`), from which each
+piece of work borrows one for as long as it runs.
+
+A `SharedBrain` holds one connection and serves one thread at a time; a server answering
+many requests, or a program with worker threads, takes a `SharedBrainPool` instead and asks
+it for a brain per request: `with pool.brain(actor="agent") as brain: brain.update(…)`. The
+pool opens connections as they are needed, up to `max_size`; a thread asking for one while
+all are lent waits for one to come back, up to `timeout` seconds.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+from memgui.core.errors import InvalidArgument, PostgresUnavailable
+from memgui.core.model import check_int_range
+from memgui.core.shared_brain import SharedBrain
+from memgui.core.storage import postgres
+from memgui.core.storage.engine import parse_postgres_address
+
+if TYPE_CHECKING:
+    from psycopg_pool import ConnectionPool
+
+MAX_POOL = 1_000
+
+
+class SharedBrainPool:
+    """A pool of connections to one brain id (see the module)."""
+
+    def __init__(
+        self,
+        address: str,
+        brain_id: str | None = None,
+        *,
+        actor: str = "cli",
+        min_size: int = 1,
+        max_size: int = 10,
+        timeout: float = 30.0,
+    ) -> None:
+        check_int_range("min_size", min_size, 0, MAX_POOL)
+        check_int_range("max_size", max_size, 1, MAX_POOL)
+        if min_size > max_size:
+            raise InvalidArgument(
+                "min_size", f"must be at most max_size {max_size} (got {min_size})", min_size
+            )
+        if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
+            raise InvalidArgument("timeout", f"must be a positive number (got {timeout!r})")
+        self.address = parse_postgres_address(address, brain_id)
+        self.brain_id = self.address.brain_id
+        self.actor = actor
+        self._marked = False
+        postgres.connect(self.address).close()  # tables made, layout checked, before any use
+        try:
+            from psycopg_pool import ConnectionPool
+        except ImportError as exc:  # an optional dependency: memgui[postgres]
+            raise PostgresUnavailable(
+                "a pool of PostgreSQL connections needs psycopg_pool: "
+                "pip install 'memgui[postgres]'"
+            ) from exc
+        name = f"memgui pool {os.getpid()}"
+        self._pool: ConnectionPool[Any] = ConnectionPool(
+            self.address.conninfo,
+            min_size=min_size,
+            max_size=max_size,
+            timeout=timeout,
+            kwargs={"autocommit": True, "application_name": name},
+            open=True,
+            name=name,
+        )
+
+    @contextmanager
+    def brain(self, actor: str | None = None) -> Iterator[SharedBrain]:
+        """A brain over a borrowed connection, given back when the block ends (a transaction
+        left open by a failure is rolled back by the pool)."""
+        with self._pool.connection() as conn:
+            brain = SharedBrain(conn, self.address, actor or self.actor, self._marked)
+            try:
+                yield brain
+            finally:
+                self._marked = self._marked or brain.marked  # once per pool, not per loan
+
+    def stats(self) -> dict[str, int]:
+        """The pool's counters (`psycopg_pool`'s: pool_size, requests_waiting …)."""
+        return dict(self._pool.get_stats())
+
+    def close(self) -> None:
+        self._pool.close()
+
+    def __enter__(self) -> SharedBrainPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
