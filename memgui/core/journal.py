@@ -15,7 +15,7 @@ from memgui.core import decay
 from memgui.core.errors import Conflict, InvalidArgument, NotFound
 from memgui.core.model import Changes, JournalEntry, check_id, check_int_range
 from memgui.core.search import vectors
-from memgui.core.storage import journal_rows, review_rows, store
+from memgui.core.storage import journal_rows, journal_states, review_rows, store
 
 if TYPE_CHECKING:
     from memgui.core.brain_write import BrainContext
@@ -57,9 +57,15 @@ def history(brain: BrainContext, trace_id: str) -> list[JournalEntry]:
             "ORDER BY id",
             (brain.brain_id, trace_id),
         ).fetchall()
-    if not rows and store.fetch_row(brain.db, brain.brain_id, trace_id) is None:
+        entries = [journal_rows.row_to_entry(r) for r in rows]
+        row = store.fetch_row(brain.db, brain.brain_id, trace_id)
+    if not rows and row is None:
         raise NotFound(trace_id)
-    return [journal_rows.row_to_entry(r) for r in rows]
+    if not any(journal_states.is_partial(e) for e in entries):
+        return entries
+    current = store.row_to_snapshot(row) if row is not None else None
+    whole = journal_states.expand_trace([e for e in entries if e.trace_id == trace_id], current)
+    return [whole.get(e.id, e) for e in entries]
 
 
 def since(
@@ -76,7 +82,7 @@ def since(
             "ORDER BY id LIMIT ?",
             (brain.brain_id, after_id, limit),
         ).fetchall()
-    return [journal_rows.row_to_entry(r) for r in rows]
+        return whole_states(brain, [journal_rows.row_to_entry(r) for r in rows])
 
 
 def last_id(brain: BrainContext) -> int:
@@ -97,7 +103,7 @@ def batch_entries(brain: BrainContext, batch_id: str) -> list[JournalEntry]:
             "ORDER BY id",
             (brain.brain_id, batch_id),
         ).fetchall()
-    return [journal_rows.row_to_entry(r) for r in rows]
+        return whole_states(brain, [journal_rows.row_to_entry(r) for r in rows])
 
 
 def batch_page(brain: BrainContext, batch_id: str, after_id: int, limit: int) -> list[JournalEntry]:
@@ -108,7 +114,41 @@ def batch_page(brain: BrainContext, batch_id: str, after_id: int, limit: int) ->
             "ORDER BY id LIMIT ?",
             (batch_id, after_id, limit),
         ).fetchall()
-    return [journal_rows.row_to_entry(r) for r in rows]
+        return whole_states(brain, [journal_rows.row_to_entry(r) for r in rows])
+
+
+def whole_states(brain: BrainContext, entries: list[JournalEntry]) -> list[JournalEntry]:
+    """`entries` with each partial row made whole (`journal_states`); inside the caller's
+    hold of the lock, so the rows and the traces are read at one moment."""
+    db, bid = brain.db, brain.brain_id
+
+    def later_rows(trace_ids: list[str], after_id: int) -> list[JournalEntry]:
+        out: list[JournalEntry] = []
+        for part in _chunks(trace_ids):
+            found = db.conn.execute(
+                f"SELECT {_COLUMNS} FROM memgui_journal WHERE brain_id = ? AND id > ? "
+                f"AND trace_id IN ({','.join('?' * len(part))})",
+                (bid, after_id, *part),
+            )
+            out += [journal_rows.row_to_entry(r) for r in found]
+        return sorted(out, key=lambda e: e.id)
+
+    def currents(trace_ids: list[str]) -> dict[str, dict[str, Any]]:
+        out: dict[str, dict[str, Any]] = {}
+        for part in _chunks(trace_ids):
+            found = db.conn.execute(
+                f"SELECT {store.select_columns(db)} FROM memory_traces WHERE brain_id = ? "
+                f"AND id IN ({','.join('?' * len(part))})",
+                (bid, *part),
+            )
+            out.update((row[1], store.row_to_snapshot(row)) for row in found)
+        return out
+
+    return journal_states.expand(entries, later_rows, currents)
+
+
+def _chunks(ids: list[str], size: int = 500) -> list[list[str]]:
+    return [ids[i : i + size] for i in range(0, len(ids), size)]
 
 
 def revert(

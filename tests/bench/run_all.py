@@ -26,6 +26,7 @@ from tests.support.paths import ROOT
 # name: (the documented run's arguments, the quick run's)
 BENCHMARKS: dict[str, tuple[list[str], list[str]]] = {
     "bench_add_floor": ([], ["--adds", "2000"]),
+    "bench_forget_floor": ([], ["--traces", "2000"]),
     "bench_core": ([], ["--adds", "2000", "--big", "0"]),
     "bench_search_floor": ([], ["--big", "50000"]),
     "bench_word_forms": ([], ["--big", "20000"]),

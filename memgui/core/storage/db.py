@@ -337,7 +337,9 @@ class Database:
             return 1
         if not self._fts_has_title():
             return 2
-        return 6 if self._fts_merges_when_asked() else 3
+        # Schemas 3 and 5 differ in the journal rows memgui writes, and a file without meta
+        # rows has had none written: it is of the newer; 6 set memgui_fts's merge settings.
+        return 6 if self._fts_merges_when_asked() else 5
 
     def _fts_has_title(self) -> bool:
         """Whether memgui_fts is schema 3's (a title column): a file memgui made, not yet

@@ -12,8 +12,11 @@ takes the AgentOS rows that name it along, journaled the same way (`let_go_of_tr
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
+
+import orjson
 
 from memgui.core.changes import EDGE, LINK, NODE, ROW, TRACE, Event, LinkKey
 from memgui.core.errors import Conflict
@@ -99,15 +102,29 @@ DEPENDANTS = {
 def row_to_entry(row: Sequence[Any]) -> JournalEntry:
     """A journal row (id, at, actor, batch_id, op, trace_id, before, after), on either engine."""
     return JournalEntry(
-        id=row[0],
-        at=row[1],
-        actor=row[2],
-        batch_id=row[3],
-        op=row[4],
-        trace_id=row[5],
-        before=json.loads(row[6]) if row[6] else None,
-        after=json.loads(row[7]) if row[7] else None,
+        row[0],
+        row[1],
+        row[2],
+        row[3],
+        row[4],
+        row[5],
+        _state(row[6]) if row[6] else None,
+        _state(row[7]) if row[7] else None,
     )
+
+
+# orjson reads an integer past 64 bits as a float; such text is read by json, which keeps it.
+_LONG_NUMBER = re.compile(r"\d{19}")
+
+
+def _state(text: str) -> Any:
+    """A before/after JSON text as json reads it (orjson for the text it reads the same)."""
+    if _LONG_NUMBER.search(text) is None:
+        try:
+            return orjson.loads(text)
+        except orjson.JSONDecodeError:  # NaN, lone surrogates: json reads them
+            pass
+    return json.loads(text)
 
 
 def journal(

@@ -2,8 +2,10 @@
 
 Schema 1 adds memgui's columns to AgentOS's `memory_traces` and memgui's own tables; schema 2
 adds the triggers that catch another program's writes (docs/interop.md); schema 3 makes
-`memgui_fts` again with a title column; schema 6 has `memgui_fts` merge its segments only
-when asked (4 and 5 are other migrations', made alongside: this code goes from 3 to 6). A
+`memgui_fts` again with a title column; schema 5 journals a trace's changed fields instead of
+two snapshots (`journal_states`), and rewrites nothing: the rows written before stay whole
+snapshots, which every reader takes as they are; schema 6 has `memgui_fts` merge its
+segments only when asked (4 is another change's number: this code goes from 3 to 5 to 6). A
 brain is migrated by its first write, after an online backup beside it
 (docs/architecture.md).
 """
@@ -34,6 +36,7 @@ def create_tables(conn: apsw.Connection) -> None:
     _apply_1(conn)
     _apply_2(conn)
     _apply_3(conn)
+    _apply_5(conn)
     _apply_6(conn)
 
 
@@ -68,6 +71,15 @@ def _apply_3(conn: apsw.Connection) -> None:
     conn.execute(schema.MEMGUI_FTS)
     conn.execute("DROP TRIGGER IF EXISTS memgui_fts_mark_update")
     conn.execute(schema.MEMGUI_TRIGGER_SQL["memgui_fts_mark_update"])
+
+
+def _apply_5(conn: apsw.Connection) -> None:
+    """Nothing to rewrite: the journal's older rows (whole snapshots) are read as they are,
+    beside the changed-fields rows written from now on. The number is what matters: a memgui
+    of schema 3 opens the brain read-only instead of misreading the new rows. Rewriting the
+    old rows would cost a pass over the whole journal for no read that needs it: whole rows
+    are read with no more work than the new ones."""
+    del conn
 
 
 def _apply_6(conn: apsw.Connection) -> None:
@@ -153,6 +165,10 @@ class MigrationPlan:
 
 _TITLES_INDEXED = "memgui's full-text index takes each memory's title, so a search finds it"
 _MERGED_APART = "memgui's full-text index tidies itself in the background, never during a write"
+_EDITS_JOURNALED = (
+    "the journal keeps only what each later edit changed, not the memory twice (history "
+    "and undo of earlier edits go on working; an older memgui opens the brain read-only)"
+)
 _CHANGES_FROM = {
     0: (
         "memgui's columns are added to the memories (version, scope id, category, expiry, "
@@ -166,10 +182,12 @@ _CHANGES_FROM = {
     1: (
         "triggers are added that note other programs' writes (AgentOS's among them)",
         _TITLES_INDEXED,
+        _EDITS_JOURNALED,
         _MERGED_APART,
     ),
-    2: (_TITLES_INDEXED, _MERGED_APART),
-    3: (_MERGED_APART,),
+    2: (_TITLES_INDEXED, _EDITS_JOURNALED, _MERGED_APART),
+    3: (_EDITS_JOURNALED, _MERGED_APART),
+    5: (_MERGED_APART,),
 }
 
 
@@ -241,7 +259,9 @@ def apply(db: Database, brain_ids: list[str], index_all: Callable[[], object]) -
     if found < 3:
         _apply_2(conn)
         _apply_3(conn)
-    # (4 and 5: other migrations, made alongside this one; nothing of theirs here.)
+    # (4 is another change's number; a brain of 3 goes straight to 5.)
+    if found < 5:
+        _apply_5(conn)
     _apply_6(conn)  # before the index is filled: a rebuild merges as schema 6 says
     if found < 3:
         # From 0: the index is new. From 1: rows another program wrote meanwhile (no

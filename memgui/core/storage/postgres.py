@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from memgui.core.errors import PostgresUnavailable, SchemaTooNew
 from memgui.core.model import JournalEntry, TraceFilter
-from memgui.core.storage import postgres_graph, store
+from memgui.core.storage import journal_states, postgres_graph, store
 from memgui.core.storage.engine import PostgresAddress
 from memgui.core.storage.journal_rows import row_to_entry
 from memgui.core.storage.json_text import dumps
@@ -26,8 +26,10 @@ if TYPE_CHECKING:
 
 SCHEMA_KEY = "memgui_pg_schema"  # brain_meta: the memgui layout a brain id was written in
 # 1: traces, links, journal. 2 is another branch's (the NOTIFY trigger of live refresh);
-# 3: AgentOS's knowledge graph tables, the index of a node's trace id and of a link's to_id.
-SCHEMA_VERSION = 3
+# 3: AgentOS's knowledge graph tables, the index of a node's trace id and of a link's to_id;
+# 4: a trace's journal rows hold what the write changed (`journal_states`; the older rows,
+# whole snapshots, are read as they are).
+SCHEMA_VERSION = 4
 AGENTOS_SCHEMA_VERSION = "2"
 # Full text as AgentOS's Postgres brains have it: English stemming (deploy finds deployed).
 TEXT_CONFIG = "english"
@@ -167,7 +169,7 @@ def insert_trace(
             *(snap["embedding_status"], _indexed_text(snap)),
         ),
     )
-    journal(conn, batch, brain_id, op, snap["id"], None, snap)
+    journal(conn, batch, brain_id, op, snap["id"], None, journal_states.added(snap))
 
 
 def update_trace(
@@ -196,7 +198,7 @@ def update_trace(
             *(after["embedding_status"], _indexed_text(after), brain_id, after["id"]),
         ),
     )
-    journal(conn, batch, brain_id, op, after["id"], before, after)
+    journal(conn, batch, brain_id, op, after["id"], *journal_states.changed_fields(before, after))
 
 
 def delete_trace(
@@ -292,7 +294,7 @@ def batch_entries(
         "ORDER BY id",
         (brain_id, batch_id),
     ).fetchall()
-    return [row_to_entry(r) for r in rows]
+    return _whole(conn, brain_id, [row_to_entry(r) for r in rows])
 
 
 def trace_history(
@@ -309,7 +311,30 @@ def trace_history(
         "ORDER BY id",
         {"b": brain_id, "t": trace_id},
     ).fetchall()
-    return [row_to_entry(r) for r in rows]
+    return _whole(conn, brain_id, [row_to_entry(r) for r in rows])
+
+
+def _whole(
+    conn: psycopg.Connection[tuple[Any, ...]], brain_id: str, entries: list[JournalEntry]
+) -> list[JournalEntry]:
+    """Changed-fields rows made whole, as on SQLite (`journal.whole_states`)."""
+
+    def later_rows(trace_ids: list[str], after_id: int) -> list[JournalEntry]:
+        found = conn.execute(
+            f"SELECT {_JOURNAL_COLUMNS} FROM memgui_journal WHERE brain_id = %s "
+            "AND trace_id = ANY(%s) AND id > %s ORDER BY id",
+            (brain_id, trace_ids, after_id),
+        ).fetchall()
+        return [row_to_entry(r) for r in found]
+
+    def currents(trace_ids: list[str]) -> dict[str, dict[str, Any]]:
+        found = conn.execute(
+            f"SELECT {COLUMNS} FROM memory_traces WHERE brain_id = %s AND id = ANY(%s)",
+            (brain_id, trace_ids),
+        ).fetchall()
+        return {row[1]: store.row_to_snapshot(row) for row in found}
+
+    return journal_states.expand(entries, later_rows, currents)
 
 
 def trace_counts(conn: psycopg.Connection[tuple[Any, ...]], brain_id: str) -> tuple[int, int]:

@@ -9,8 +9,10 @@ recorded as numbered migrations in `brain_meta` under `memgui_schema_version` (t
 from __future__ import annotations
 
 AGENTOS_SCHEMA_VERSION = "2"
-# memgui's own schema version. 4 and 5 are taken by migrations made alongside this one
-# (graph degrees, the journal); this code goes from 3 to 6 and skips them.
+# memgui's own schema version. 5: the journal keeps a trace's changed fields, not two
+# snapshots (journal_states); no table changes. 6: memgui_fts merges its segments only when
+# asked (MEMGUI_FTS_CONFIG). (4 is another change's number: a brain goes from 3 to 5 to 6
+# here.)
 SCHEMA_VERSION = 6
 SCHEMA_KEY = "memgui_schema_version"
 SHARED_KEY = "memgui_shared"  # another program writes this brain too (brain_meta)

@@ -23,12 +23,14 @@ from memgui.core.changes import TRACE
 from memgui.core.errors import InvalidArgument, NotFound
 from memgui.core.model import Trace, check_id, now_ms, trace_from_fields
 from memgui.core.search import fulltext, vectors
-from memgui.core.storage import journal_rows, schema
+from memgui.core.storage import journal_rows, journal_states, schema
 from memgui.core.storage.db import Database, WriteBatch
 from memgui.core.storage.journal_rows import journal
+from memgui.core.storage.journal_states import changed_fields
 from memgui.core.storage.json_text import dumps
 
-# The snapshot of a trace the journal records (everything but the embedding BLOB).
+# A trace's whole snapshot (everything but the embedding BLOB): what `JournalEntry` states
+# read back hold, and what the journal keeps of a trace removed (`journal_states`).
 SNAPSHOT_FIELDS = (
     "id",
     "type",
@@ -327,7 +329,7 @@ def insert_trace(
     fulltext.mark_new(db, rowid)
     if embedding is not None:
         vectors.sync_rows(db.conn, brain_id, [rowid])
-    journal(db, batch, brain_id, op, snap["id"], None, snap)
+    journal(db, batch, brain_id, op, snap["id"], None, journal_states.added(snap))
     return rowid
 
 
@@ -371,32 +373,16 @@ def insert_traces(
         "INSERT INTO memgui_journal (brain_id, at, actor, batch_id, op, trace_id, before, after) "
         "VALUES (?, ?, ?, ?, ?, ?, NULL, ?)",
         [
-            (brain_id, at, batch.actor, batch.batch_id, op, snap["id"], _snapshot_json(snap, row))
-            for snap, row in zip(snaps, rows, strict=True)
+            (brain_id, at, batch.actor, batch.batch_id, op, snap["id"], _ADDED % snap["version"])
+            for snap in snaps
         ],
     )
     batch.events += [(TRACE, snap["id"], False, True) for snap in snaps]
     return rowids
 
 
-_TAGS_AT, _EMOTIONS_AT, _METADATA_AT = (
-    _INSERT_COLUMNS.split(", ").index(name) for name in ("tags", "emotions", "metadata")
-)
-
-
-def _snapshot_json(snap: dict[str, Any], row: tuple[Any, ...]) -> str:
-    """The journal's JSON of a new trace, its JSON columns taken as the row holds them:
-    each record's tags, emotions and metadata are serialised once, not again for the journal."""
-    spliced = dict(
-        snap,
-        tags=orjson.Fragment(row[_TAGS_AT]),
-        emotions=orjson.Fragment(row[_EMOTIONS_AT]),
-        metadata=orjson.Fragment(row[_METADATA_AT]),
-    )
-    try:
-        return orjson.dumps(spliced).decode()
-    except TypeError:  # what orjson refuses, `dumps` writes as json does
-        return dumps(snap)
+# `journal_states.added` as JSON text: the journal keeps a new trace's version, not a copy.
+_ADDED = '{"version":%d}'
 
 
 _PAUSE_FROM_ROWS = 500  # fewer rows: the two DDL statements cost more than they save
@@ -494,9 +480,10 @@ def update_trace(
     if text_changed or after["deleted"] != before["deleted"]:
         vectors.sync_rows(db.conn, brain_id, [rowid])
     if journaled:
-        journal(db, batch, brain_id, op, after["id"], before, after)
+        journal(db, batch, brain_id, op, after["id"], *changed_fields(before, after))
 
 
+_SET_BY_TRASHING = ("deleted", "version", "updated_at")
 # What a forget leaves as it was: only `deleted`, `version`, `updated_at` (and the metadata
 # as every write prepares it) are written.
 _KEPT_BY_TRASHING = (
@@ -515,17 +502,30 @@ def _trash_trace(
     op: str,
     journaled: bool,
 ) -> None:
-    """`update_trace` for a forget: four columns written, the text's indexes untouched (a
-    search filters out the forgotten) and the vector dropped without reading the row."""
-    db.conn.execute(
-        "UPDATE memory_traces SET deleted = 1, version = ?, updated_at = ?, metadata = ? "
-        "WHERE rowid = ?",
-        (after["version"], after["updated_at"], dumps(after["metadata"]), rowid),
-    )
+    """`update_trace` for a forget: three or four columns written (the metadata only when
+    preparing it changed it), the text's indexes untouched (a search filters out the
+    forgotten) and the vector dropped without reading the row; the journal row holds the
+    changed fields alone."""
+    # The fields a forget changes, known without comparing the other fourteen.
+    old = {name: before[name] for name in _SET_BY_TRASHING}
+    new = {name: after[name] for name in _SET_BY_TRASHING}
+    if after["metadata"] != before["metadata"]:
+        old["metadata"], new["metadata"] = before["metadata"], after["metadata"]
+    if "metadata" in new:
+        db.conn.execute(
+            "UPDATE memory_traces SET deleted = 1, version = ?, updated_at = ?, metadata = ? "
+            "WHERE rowid = ?",
+            (after["version"], after["updated_at"], dumps(after["metadata"]), rowid),
+        )
+    else:
+        db.conn.execute(
+            "UPDATE memory_traces SET deleted = 1, version = ?, updated_at = ? WHERE rowid = ?",
+            (after["version"], after["updated_at"], rowid),
+        )
     if not before["deleted"]:
         vectors.drop_rows(db.conn, brain_id, [rowid])
     if journaled:
-        journal(db, batch, brain_id, op, after["id"], before, after)
+        journal(db, batch, brain_id, op, after["id"], old, new)
 
 
 def delete_trace(

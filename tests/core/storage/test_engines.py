@@ -4,6 +4,8 @@ and reverts."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from memgui.core.errors import Conflict, InvalidArgument, NotFound
@@ -142,6 +144,34 @@ def test_revert_of_a_trace_changed_since_is_a_conflict(store: BrainStore) -> Non
     assert store.get(trace.id).content == "v3"
     with pytest.raises(NotFound):
         store.revert("b_none")
+
+
+def _journal_rows(store: BrainStore, trace_id: str) -> list[tuple[str, object, object]]:
+    """A trace's journal rows as stored (op, before, after), on either engine."""
+    sql = "SELECT op, before, after FROM memgui_journal WHERE trace_id = {} ORDER BY id"
+    db = getattr(store, "db", None)
+    if db is not None:
+        rows = db.conn.execute(sql.format("?"), (trace_id,)).fetchall()
+    else:
+        rows = store.conn.execute(sql.format("%s"), (trace_id,)).fetchall()  # type: ignore[attr-defined]
+    return [(op, json.loads(b) if b else None, json.loads(a) if a else None) for op, b, a in rows]
+
+
+def test_the_journal_keeps_changed_fields_and_reads_back_whole(store: BrainStore) -> None:
+    trace = store.add("A long text about the deployment window. " * 20, tags=["ops"])
+    store.forget(trace.id)
+    (_, _, added), (op, old, new) = _journal_rows(store, trace.id)
+    assert added == {"version": 1}
+    assert op == "forget" and isinstance(old, dict) and isinstance(new, dict)
+    assert set(old) == set(new) == {"deleted", "version", "updated_at"}
+    add, forget = store.history(trace.id)
+    assert add.after is not None and add.after["content"] == trace.content
+    assert forget.before == add.after
+    assert forget.after is not None and forget.after["deleted"] is True
+    assert forget.after["tags"] == ["ops"]
+    store.revert(forget.batch_id)
+    back = store.get(trace.id)
+    assert not back.deleted and back.content == trace.content and back.tags == ("ops",)
 
 
 def test_info_counts_the_brain(store: BrainStore) -> None:
