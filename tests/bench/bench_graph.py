@@ -6,15 +6,18 @@
 The brains are built once under memgui-bench/ in the temp folder and reused (`graph_brain`):
 `store.insert_traces` for the traces (50k a write), then plain bulk inserts for the graph —
 each trace linked to the next (relates_to), one in five to one within ±1,000 (caused_by),
-one in ten superseding the one before; 50 hubs linked to 2,000 traces each; 20,000 concept
+one in ten superseding the one before; 50 hubs linked to 2,000 traces each; 10 regions (a
+centre linked to 15 traces, each of them to 100 more: a depth-2 neighbourhood of ~1,500
+nodes, the size a click is measured on); 20,000 concept
 nodes and one trace in five with its memory-graph copy and two `mentions` edges to concepts
 drawn from a power law (a few concepts are hubs of tens of thousands of edges). ~3–5 min
 for 1M traces.
 
 It measures, in one process, on the real graph window (offscreen):
-- `click_to_paint_ms`: from asking for a neighbourhood (depth 2, ≤ 2,000 nodes) until the
-  canvas has painted it (query + seed layout + first paint), p50 and max over the runs,
-  with the query alone (`query_ms`), the seed (`seed_ms`) and the paint (`paint_ms`);
+- `click_to_paint_ms`: from asking for a neighbourhood (depth 2, ≤ 2,000 nodes: a region's
+  centre, ~1,500) until the canvas has painted it (query + seed layout + first paint), p50
+  and max over the runs, with the query alone (`query_ms`), the seed (`seed_ms`) and the
+  paint (`paint_ms`); `small_click_to_paint_ms` the same on ordinary memories (a few nodes);
 - `layout_20k_longest_gap_ms`: the longest gap of a 5 ms timer on the GUI thread while a
   layout of 20,000 nodes runs in its job (and `idle_longest_gap_ms`, the same with nothing
   running: what the machine's load alone costs), and the layout's own time;
@@ -65,6 +68,9 @@ from tests.bench.qt_wait import wait_until  # noqa: E402
 CHUNK = 50_000
 START_MS = 1_700_000_000_000
 HUBS, HUB_LINKS = 50, 2_000
+# Regions: a centre with SPOKES neighbours, each linked to FAN traces of its own — a depth-2
+# neighbourhood of ~1,500 nodes whose nodes are all walked (no hub among them).
+REGIONS, SPOKES, FAN = 10, 15, 100
 HUB_DEGREE = graph_view.HUB_DEGREE
 CONCEPTS = 20_000
 TYPES = ("episodic", "semantic", "procedural", "prospective", "relational")
@@ -86,7 +92,7 @@ def graph_brain(traces: int) -> Path:
             _links(brain, traces, rng)
             _knowledge(brain, traces, rng)
 
-    return cached_brain(f"graph-{traces}", fill)
+    return cached_brain(f"graph-regions-{traces}", fill)
 
 
 def _snapshot(rng: random.Random, i: int) -> dict:
@@ -132,7 +138,19 @@ def _links(brain: Brain, traces: int, rng: random.Random) -> None:
         hub_id = trace_id(hub * (traces // HUBS))
         for _ in range(HUB_LINKS):
             rows.append((bid, hub_id, trace_id(rng.randrange(traces)), "caused_by", START_MS))
+    for centre in region_centres(traces):
+        for _ in range(SPOKES):
+            spoke = trace_id(rng.randrange(traces))
+            rows.append((bid, centre, spoke, "caused_by", START_MS))
+            for _ in range(FAN):
+                rows.append((bid, spoke, trace_id(rng.randrange(traces)), "caused_by", START_MS))
     flush()
+
+
+def region_centres(traces: int) -> list[str]:
+    """The centres of the regions: away from the hubs, spread over the brain."""
+    step = traces // REGIONS
+    return [trace_id(r * step + step // 2 + 3) for r in range(REGIONS)]
 
 
 def _knowledge(brain: Brain, traces: int, rng: random.Random) -> None:
@@ -293,15 +311,6 @@ def overview_floor_ms(path: Path) -> float:
         return round((time.perf_counter() - start) * 1000, 1)
 
 
-def centre_of_size(brain: Brain, near: int, want: int = 1500) -> str:
-    """A trace whose depth-2 neighbourhood holds about `want` nodes (≤ 2,000)."""
-    for i in range(near, near + 5000, 5):
-        found = graph_view.neighbourhood(brain, trace_id(i), 2)
-        if want <= len(found.nodes) <= 2000:
-            return trace_id(i)
-    return trace_id(near)
-
-
 def overview_ms(app: QApplication, path: Path, scratch: Path) -> float:
     """From asking for the overview's first page until it is painted, in a fresh window."""
     session = BrainSession.open(path)
@@ -334,9 +343,17 @@ def run(traces: int, overview_traces: int, runs: int) -> dict:
     painted = Painted(window)
     app.processEvents()
     brain = session.brain
-    rng = random.Random(3)
-    centres = [centre_of_size(brain, rng.randrange(5, traces - 6000) // 5 * 5) for _ in range(runs)]
+    regions = region_centres(traces)
+    centres = [regions[k % REGIONS] for k in range(runs)]
     window.controller.depth = 2
+    # Ordinary memories too (a chain, a cause, maybe a hub or a concept): a few nodes.
+    rng = random.Random(3)
+    small_sizes, small_clicks = [], []
+    for _ in range(runs):
+        centre = trace_id(rng.randrange(5, traces - 6000) // 5 * 5 + 1)
+        small_clicks.append(click_to_paint(app, window, painted, centre))
+        small_sizes.append(len(window.scene.nodes))
+        wait(app, lambda: not window.controller.busy)
     sizes, clicks, queries, seeds, paints, floors = [], [], [], [], [], []
     for centre in centres:
         clicks.append(click_to_paint(app, window, painted, centre))
@@ -356,6 +373,7 @@ def run(traces: int, overview_traces: int, runs: int) -> dict:
         paints.append((time.perf_counter() - t) * 1000)
     idle_gap = longest_gap(app, lambda: False, seconds=2.0)
     # 20,000 nodes: the overview's first page at its largest, laid out from nothing.
+    store_.flush()
     store_.path.unlink(missing_ok=True)
     store_._positions = {}
     t = time.perf_counter()
@@ -396,6 +414,8 @@ def run(traces: int, overview_traces: int, runs: int) -> dict:
         "traces": traces,
         "neighbourhood_nodes": sizes,
         "click_to_paint_ms": summary(clicks),
+        "small_neighbourhood_nodes": small_sizes,
+        "small_click_to_paint_ms": summary(small_clicks),
         "query_ms": summary(queries),
         "seed_ms": summary(seeds),
         "paint_ms": summary(paints),

@@ -1,9 +1,11 @@
 """The whole graph at a glance: its nodes ranked by degree, shown a page at a time.
 
-A neighbourhood never reads the whole brain; an overview must, once: the degree of every
-node is counted from the link and edge indexes alone (`GROUP BY` over an index, never a
-row of `memory_traces`), the nodes are ranked by it in SQLite, and one page — the `size` busiest
-nodes after `page · size` — is read with the edges among them. The answer says how many
+A neighbourhood never reads the whole brain; an overview ranks all of it. A brain of schema
+4 keeps each node's degree in `memgui_degrees` (kept by triggers, whoever writes), whose
+index is in rank order: a page is a seek. An older brain, or one read-only, is counted from
+the link and edge indexes alone (`GROUP BY` over an index, never a row of `memory_traces`)
+and ranked in SQLite. Either way one page — the `size` busiest nodes after `page · size` —
+is read with the edges among them. The answer says how many
 linked nodes there are, for the view's "showing X of Y" badge. Nodes without any link are
 left out: an overview shows how memories hang together.
 """
@@ -16,6 +18,7 @@ from typing import TYPE_CHECKING
 from memgui.core.graph_view import rows
 from memgui.core.graph_view.shapes import Neighbourhood
 from memgui.core.model import check_int_range
+from memgui.core.storage import degrees as kept_degrees
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
@@ -77,9 +80,20 @@ def _ends(db: Database) -> str:
 def _ranked_page(db: Database, bid: str, page: int, size: int) -> list[tuple[str, int, int]]:
     """One page of (id, degree, how many nodes are linked), ranked in SQLite, not in Python.
 
-    Each index is grouped in its own order (no sorter); only the sum per node and the top
-    `(page + 1) · size` of them are sorted. The window count rides on the same pass.
+    Kept degrees: a walk of their rank index. Else each index is grouped in its own order
+    (no sorter); only the sum per node and the top `(page + 1) · size` of them are sorted,
+    and the window count rides on the same pass.
     """
+    if kept_degrees.is_kept(db.tables, db.triggers):
+        linked = _kept_linked(db, bid)
+        return [
+            (str(node_id), int(degree), linked)
+            for node_id, degree in db.conn.execute(
+                "SELECT node_id, degree FROM memgui_degrees INDEXED BY idx_memgui_degrees_rank "
+                "WHERE brain_id = ?1 ORDER BY degree DESC, node_id LIMIT ?2 OFFSET ?3",
+                (bid, size, page * size),
+            )
+        ]
     ends = _ends(db)
     if not ends:
         return []
@@ -93,9 +107,17 @@ def _ranked_page(db: Database, bid: str, page: int, size: int) -> list[tuple[str
 
 def _linked(db: Database, bid: str) -> int:
     """How many nodes are linked, for a page past the last one (its query returns no row)."""
+    if kept_degrees.is_kept(db.tables, db.triggers):
+        return _kept_linked(db, bid)
     ends = _ends(db)
     if not ends:
         return 0
     sql = f"WITH ends(id, n) AS ({ends}) SELECT count(DISTINCT id) FROM ends"
     row = db.conn.execute(sql, (bid,)).fetchone()
     return int(row[0]) if row else 0
+
+
+def _kept_linked(db: Database, bid: str) -> int:
+    """How many nodes have a kept degree (a count of the rank index's entries)."""
+    count = db.conn.execute("SELECT count(*) FROM memgui_degrees WHERE brain_id = ?", (bid,)).get
+    return int(count) if isinstance(count, int) else 0

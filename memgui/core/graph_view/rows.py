@@ -29,6 +29,7 @@ from memgui.core.graph_view.shapes import (
     link_key,
     trace_label,
 )
+from memgui.core.storage import degrees as kept_degrees
 from memgui.core.storage.db import Database
 
 # (owner, other, edge): an edge seen from one of its ends
@@ -180,10 +181,19 @@ def edge_ends(db: Database, brain_id: str, ids: Iterable[str]) -> dict[str, tupl
 
 
 def degrees(db: Database, brain_id: str, ids: Iterable[str]) -> dict[str, int]:
-    """How many links and knowledge edges each id has (counted in the indexes)."""
+    """How many links and knowledge edges each id has: kept in `memgui_degrees` (schema 4),
+    else counted in the indexes."""
     ids = list(ids)
     out = dict.fromkeys(ids, 0)
     if not ids:
+        return out
+    if kept_degrees.is_kept(db.tables, db.triggers):
+        for node_id, count in db.conn.execute(
+            "SELECT d.node_id, d.degree FROM json_each(?2) j CROSS JOIN memgui_degrees d "
+            "ON d.brain_id = ?1 AND d.node_id = j.value",
+            (brain_id, _ids(ids)),
+        ):
+            out[node_id] = int(count)
         return out
     parts = []
     if has_links(db):

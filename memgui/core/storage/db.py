@@ -27,7 +27,7 @@ from memgui.core.errors import (
     StorageError,
 )
 from memgui.core.search import vectors
-from memgui.core.storage import commit_count, migration, schema
+from memgui.core.storage import commit_count, degrees, migration, schema
 from memgui.core.storage.checkpoint import Checkpointer, file_identity
 from memgui.core.storage.transaction import (
     BUSY_TIMEOUT_MS,
@@ -335,11 +335,12 @@ class Database:
             return 0
         if not set(schema.SCHEMA_2_TRIGGER_NAMES) <= self._triggers:
             return 1
-        if not self._fts_has_title():
-            return 2
-        # Schemas 3 and 5 differ in the journal rows memgui writes, and a file without meta
-        # rows has had none written: it is of the newer; 6 set memgui_fts's merge settings.
-        return 6 if self._fts_merges_when_asked() else 5
+        # Schemas 4 and 5 differ in the journal rows memgui writes, and a file without meta
+        # rows has had none written: with the degrees' table, it is of the newer; 6 set
+        # memgui_fts's merge settings.
+        if "memgui_degrees" in tables:
+            return 6 if self._fts_merges_when_asked() else 5
+        return 3 if self._fts_has_title() else 2
 
     def _fts_has_title(self) -> bool:
         """Whether memgui_fts is schema 3's (a title column): a file memgui made, not yet
@@ -374,7 +375,7 @@ class Database:
         stored = dict(
             self.conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'")
         )
-        changed = False
+        changed = recount = False
         for name in schema.MEMGUI_TRIGGER_NAMES:
             if name in stored and schema.same_trigger(stored[name] or "", name):
                 continue
@@ -382,6 +383,10 @@ class Database:
                 self.conn.execute(f"DROP TRIGGER {name}")
             self.conn.execute(schema.MEMGUI_TRIGGER_SQL[name])
             changed = True
+            if name in degrees.TRIGGER_NAMES:
+                recount = True  # writes went by while it was missing: the counts may be off
+        if recount:
+            degrees.install(self.conn)
         if changed:
             self.refresh_schema_state()
 

@@ -2,12 +2,12 @@
 
 Schema 1 adds memgui's columns to AgentOS's `memory_traces` and memgui's own tables; schema 2
 adds the triggers that catch another program's writes (docs/interop.md); schema 3 makes
-`memgui_fts` again with a title column; schema 5 journals a trace's changed fields instead of
-two snapshots (`journal_states`), and rewrites nothing: the rows written before stay whole
-snapshots, which every reader takes as they are; schema 6 has `memgui_fts` merge its
-segments only when asked (4 is another change's number: this code goes from 3 to 5 to 6). A
-brain is migrated by its first write, after an online backup beside it
-(docs/architecture.md).
+`memgui_fts` again with a title column; schema 4 keeps each node's degree in
+`memgui_degrees` by triggers (core/storage/degrees.py); schema 5 journals a trace's changed
+fields instead of two snapshots (`journal_states`), and rewrites nothing: the rows written
+before stay whole snapshots, which every reader takes as they are; schema 6 has `memgui_fts`
+merge its segments only when asked. A brain is migrated by its first write, after an online
+backup beside it (docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 import apsw
 
 from memgui.core.errors import InvalidArgument, MigrationError, ReadOnlyBrain
-from memgui.core.storage import leftovers, schema
+from memgui.core.storage import degrees, leftovers, schema
 
 if TYPE_CHECKING:
     from memgui.core.storage.db import Database
@@ -36,6 +36,7 @@ def create_tables(conn: apsw.Connection) -> None:
     _apply_1(conn)
     _apply_2(conn)
     _apply_3(conn)
+    _apply_4(conn)
     _apply_5(conn)
     _apply_6(conn)
 
@@ -73,10 +74,16 @@ def _apply_3(conn: apsw.Connection) -> None:
     conn.execute(schema.MEMGUI_TRIGGER_SQL["memgui_fts_mark_update"])
 
 
+def _apply_4(conn: apsw.Connection) -> None:
+    # Each node's degree, counted once here from the link and edge indexes, then kept by
+    # triggers whoever writes (a million traces: seconds, inside the migrating write).
+    degrees.install(conn)
+
+
 def _apply_5(conn: apsw.Connection) -> None:
     """Nothing to rewrite: the journal's older rows (whole snapshots) are read as they are,
     beside the changed-fields rows written from now on. The number is what matters: a memgui
-    of schema 3 opens the brain read-only instead of misreading the new rows. Rewriting the
+    of an earlier schema opens the brain read-only instead of misreading the new rows. Rewriting the
     old rows would cost a pass over the whole journal for no read that needs it: whole rows
     are read with no more work than the new ones."""
     del conn
@@ -169,6 +176,10 @@ _EDITS_JOURNALED = (
     "the journal keeps only what each later edit changed, not the memory twice (history "
     "and undo of earlier edits go on working; an older memgui opens the brain read-only)"
 )
+_DEGREES_KEPT = (
+    "each node's count of links and edges is kept in a table of memgui's, so the graph's "
+    "overview ranks a large brain at once"
+)
 _CHANGES_FROM = {
     0: (
         "memgui's columns are added to the memories (version, scope id, category, expiry, "
@@ -177,16 +188,19 @@ _CHANGES_FROM = {
         "index that finds words in every script and each memory's title",
         "triggers are added that note other programs' writes; AgentOS keeps reading and "
         "writing the brain",
+        _DEGREES_KEPT,
         _MERGED_APART,
     ),
     1: (
         "triggers are added that note other programs' writes (AgentOS's among them)",
         _TITLES_INDEXED,
+        _DEGREES_KEPT,
         _EDITS_JOURNALED,
         _MERGED_APART,
     ),
-    2: (_TITLES_INDEXED, _EDITS_JOURNALED, _MERGED_APART),
-    3: (_EDITS_JOURNALED, _MERGED_APART),
+    2: (_TITLES_INDEXED, _DEGREES_KEPT, _EDITS_JOURNALED, _MERGED_APART),
+    3: (_DEGREES_KEPT, _EDITS_JOURNALED, _MERGED_APART),
+    4: (_EDITS_JOURNALED, _MERGED_APART),
     5: (_MERGED_APART,),
 }
 
@@ -259,15 +273,17 @@ def apply(db: Database, brain_ids: list[str], index_all: Callable[[], object]) -
     if found < 3:
         _apply_2(conn)
         _apply_3(conn)
-    # (4 is another change's number; a brain of 3 goes straight to 5.)
-    if found < 5:
-        _apply_5(conn)
-    _apply_6(conn)  # before the index is filled: a rebuild merges as schema 6 says
+    # Schema 6's merge settings before the index is filled: a rebuild merges as they say.
+    _apply_6(conn)
     if found < 3:
         # From 0: the index is new. From 1: rows another program wrote meanwhile (no
         # trigger marked them) and rows indexed before text was composed are indexed again.
         # From 2: the index is new (with titles). From 3 on the index stays as it is.
         index_all()
+    if found < 4:
+        _apply_4(conn)
+    if found < 5:
+        _apply_5(conn)
     for bid in brain_ids or ["brain"]:
         conn.execute(
             "INSERT OR REPLACE INTO brain_meta(brain_id, key, value) VALUES (?, ?, ?)",

@@ -8,11 +8,12 @@ recorded as numbered migrations in `brain_meta` under `memgui_schema_version` (t
 
 from __future__ import annotations
 
+from memgui.core.storage import degrees
+
 AGENTOS_SCHEMA_VERSION = "2"
-# memgui's own schema version. 5: the journal keeps a trace's changed fields, not two
-# snapshots (journal_states); no table changes. 6: memgui_fts merges its segments only when
-# asked (MEMGUI_FTS_CONFIG). (4 is another change's number: a brain goes from 3 to 5 to 6
-# here.)
+# memgui's own schema version. 4: each node's degree kept in memgui_degrees by triggers;
+# 5: the journal keeps a trace's changed fields, not two snapshots (journal_states);
+# 6: memgui_fts merges its segments only when asked (MEMGUI_FTS_CONFIG).
 SCHEMA_VERSION = 6
 SCHEMA_KEY = "memgui_schema_version"
 SHARED_KEY = "memgui_shared"  # another program writes this brain too (brain_meta)
@@ -377,7 +378,10 @@ BEGIN
 END;
 """,
 }
+# The triggers of schema 2 (and 3): they mark rows for memgui's own index and scope id.
 MEMGUI_TRIGGERS = "".join(MEMGUI_TRIGGER_SQL.values())
+# Schema 4's, which keep each node's degree (core/storage/degrees.py).
+MEMGUI_TRIGGER_SQL.update(degrees.TRIGGER_SQL)
 
 MEMGUI_TRIGGER_NAMES = tuple(MEMGUI_TRIGGER_SQL)
 

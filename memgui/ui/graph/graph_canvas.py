@@ -60,6 +60,7 @@ class GraphCanvas(QWidget):
         self.node_mask = np.zeros(0, dtype=bool)
         self.edge_mask = np.zeros(0, dtype=bool)
         self._painted: Painted | None = None
+        self._moving_budget = graph_painter.MOVING_EDGES_FIRST  # a layout frame's edges
         self._press: QPointF | None = None
         self._press_node: str | None = None
         self._dragging = ""  # "", "pan", "link" or "move"
@@ -190,8 +191,14 @@ class GraphCanvas(QWidget):
             selected=set(self.selected),
             more=self.more,
         )
+        if self.scene.settling:
+            view.moving, view.edge_budget = True, self._moving_budget
+        else:
+            self._moving_budget = graph_painter.MOVING_EDGES_FIRST
         if len(self.node_mask) == len(self.scene.arrays.ids):
             self._painted = graph_painter.paint(painter, self.scene, view, rect)
+            if view.moving:
+                self._moving_budget = graph_painter.moving_budget(self._painted)
         if self._dragging == "link" and self._press_node and self._drag_end is not None:
             start = self.scene.position(self._press_node)
             if start is not None:

@@ -89,6 +89,8 @@ class GraphController(QObject):
 
     def _settle(self, job: Job) -> None:
         self._running.discard(job)
+        if job is self._layout:
+            self.scene.settling = False
         self.busy_changed.emit(self.busy)
 
     # --- opening and expanding ----------------------------------------------------------
@@ -221,6 +223,7 @@ class GraphController(QObject):
 
         job = self.layout_runner.start("layout", work)
         self._layout = job
+        self.scene.settling = True  # frames drawn as it moves keep to a time budget
         job.progress.connect(lambda step: self._layout_step(job, step))
         job.finished.connect(lambda final: self._layout_done(job, final))
         job.failed.connect(lambda exc: self._query_failed(job, exc))
@@ -232,17 +235,18 @@ class GraphController(QObject):
 
     def _layout_done(self, job: Job, final: dict[str, Point]) -> None:
         if job is self._layout:
+            self.scene.settling = False  # the final frame is drawn in full
             ids = list(final)
             self.scene.set_positions(ids, _array([final[i] for i in ids]))
             self._remember_positions()
             self.laid_out.emit()
 
     def _remember_positions(self) -> None:
-        self.positions.update(self.scene.positions())
-        try:
-            self.positions.save()
-        except OSError as exc:
-            self.failed.emit(f"could not keep the graph's positions: {exc}")
+        """Keep the positions: this thread hands over the ids and a copy of the array; the
+        store's writer thread folds them in and writes the file."""
+        self.positions.place(tuple(self.scene.arrays.ids), self.scene.xy)
+        if self.positions.error is not None:  # the write before this one failed
+            self.failed.emit(f"could not keep the graph's positions: {self.positions.error}")
 
     def node_moved(self, node_id: str) -> None:
         where = self.scene.position(node_id)
@@ -299,12 +303,12 @@ class GraphController(QObject):
         self.session.bus.changed.disconnect(self.on_changes)
         self.runner.shutdown()
         self.layout_runner.shutdown()
+        # Written by the store's thread: the interpreter's exit waits for it, a window
+        # opening the same brain reads the file once it is written, closing does not wait.
         if self.scene.nodes:
-            self.positions.update(self.scene.positions())
-        try:
-            self.positions.save()
-        except OSError:
-            pass  # positions are a convenience: never a reason not to close
+            self.positions.place(tuple(self.scene.arrays.ids), self.scene.xy)
+        else:
+            self.positions.save()  # a node moved by hand, say
         if self._reader is not None:
             self._reader.close()
             self._reader = None

@@ -8,6 +8,7 @@ sight for them to be read; far out, nodes are squares of at least two pixels.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -26,6 +27,11 @@ LABELS_MOST = 400  # labels drawn at most (the highest degree first)
 EDGE_LABELS_BELOW = 150
 ARROWS_BELOW = 3000
 EDGE_BUDGET = 12_000  # edges drawn at most in one frame
+# While a layout moves the nodes, a frame's edges are drawn in about this long, so the GUI
+# thread stays free between frames: the budget follows the last frame's time per edge.
+MOVING_EDGE_MS = 20.0
+MOVING_EDGES_LEAST = 500
+MOVING_EDGES_FIRST = 1500  # a layout's first frame, before its time per edge is known
 SMOOTH_EDGES_BELOW = 2000  # edges drawn antialiased and 1.2 px wide (above: one hard pixel)
 MIN_PIXELS = 1.0  # a node's radius on screen never falls below this
 
@@ -43,6 +49,8 @@ class View:
     text: QColor
     selected: set[str] = field(default_factory=set)
     more: dict[str, int] = field(default_factory=dict)  # expanded nodes with "+N more"
+    edge_budget: int = EDGE_BUDGET
+    moving: bool = False  # a layout's frame: hard pixels, the budget kept to its time
 
 
 @dataclass
@@ -53,6 +61,8 @@ class Painted:
     radius: np.ndarray
     visible: np.ndarray
     more_spots: list[tuple[str, QRectF]] = field(default_factory=list)
+    edges_drawn: int = 0
+    edge_ms: float = 0.0
 
 
 @dataclass
@@ -86,7 +96,9 @@ def paint(painter: QPainter, scene: GraphScene, view: View, rect: QRectF) -> Pai
     visible = view.nodes & inside
     frame = Frame(scene, view, xy, radius, visible, int(visible.sum()))
     painted = Painted(xy, radius, visible)
-    _edges(painter, frame, rect)
+    started = time.perf_counter()
+    painted.edges_drawn = _edges(painter, frame, rect)
+    painted.edge_ms = (time.perf_counter() - started) * 1000
     _nodes(painter, frame)
     if frame.count <= DETAIL_BELOW:
         _marks(painter, frame)
@@ -97,11 +109,12 @@ def paint(painter: QPainter, scene: GraphScene, view: View, rect: QRectF) -> Pai
     return painted
 
 
-def _edges(painter: QPainter, frame: Frame, rect: QRectF) -> None:
+def _edges(painter: QPainter, frame: Frame, rect: QRectF) -> int:
+    """Draw the edges in sight (the shortest `view.edge_budget` of them); how many."""
     scene, view, xy, count = frame.scene, frame.view, frame.xy, frame.count
     e = scene.edge_arrays
     if not len(e.keys):
-        return
+        return 0
     a, b = xy[e.src], xy[e.dst]
     crosses = (
         (np.maximum(a[:, 0], b[:, 0]) >= rect.left())
@@ -111,16 +124,17 @@ def _edges(painter: QPainter, frame: Frame, rect: QRectF) -> None:
     )
     shown = view.edges & crosses
     drawn = int(shown.sum())
-    if drawn > EDGE_BUDGET:
+    budget = view.edge_budget
+    if drawn > budget:
         # Far out and dense: the shortest edges on screen, which show how neighbours hang
         # together; the long ones would cross the whole canvas (and cost by their length).
         rows = np.flatnonzero(shown)
         length = ((a[rows] - b[rows]) ** 2).sum(axis=1)
         shown = np.zeros_like(shown)
-        shown[rows[np.argpartition(length, EDGE_BUDGET)[:EDGE_BUDGET]]] = True
+        shown[rows[np.argpartition(length, budget)[:budget]]] = True
     # Antialiased wide lines cost ~10× hard pixels: a few hundred nodes in sight can still
     # have thousands of long edges crossing the canvas, so the edges drawn decide too.
-    smooth = count <= DETAIL_BELOW and min(drawn, EDGE_BUDGET) <= SMOOTH_EDGES_BELOW
+    smooth = not view.moving and count <= DETAIL_BELOW and min(drawn, budget) <= SMOOTH_EDGES_BELOW
     painter.setRenderHint(QPainter.RenderHint.Antialiasing, smooth)
     painter.setBrush(Qt.BrushStyle.NoBrush)
     arrows = count <= ARROWS_BELOW and view.scale >= 0.5
@@ -144,6 +158,16 @@ def _edges(painter: QPainter, frame: Frame, rect: QRectF) -> None:
             middle = (start + end) / 2
             for x, y in middle:
                 painter.drawText(QPointF(x + 3, y - 3), kind)
+    return min(drawn, budget)
+
+
+def moving_budget(painted: Painted) -> int:
+    """The next layout frame's edge budget: as many edges as the last frame drew in
+    `MOVING_EDGE_MS` (never fewer than `MOVING_EDGES_LEAST`, nor more than `EDGE_BUDGET`)."""
+    if painted.edges_drawn <= 0 or painted.edge_ms <= 0:
+        return EDGE_BUDGET
+    rate = painted.edges_drawn / painted.edge_ms
+    return int(min(EDGE_BUDGET, max(MOVING_EDGES_LEAST, rate * MOVING_EDGE_MS)))
 
 
 def _arrow_heads(start: np.ndarray, end: np.ndarray, radius: np.ndarray) -> QPainterPath:

@@ -60,6 +60,7 @@ class GraphScene(QObject):
         self.pending: dict[str, list[str]] = {}  # expanded node -> next neighbours, best first
         self.expanded: set[str] = set()
         self.centre: str | None = None
+        self.settling = False  # a layout is moving nodes: frames are transient
         self.xy = np.zeros((0, 2))
         self.arrays = NodeArrays()
         self.edge_arrays = EdgeArrays()

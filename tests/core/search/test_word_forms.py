@@ -140,8 +140,13 @@ def test_a_schema_2_brain_gets_titles_indexed_by_its_first_write(brain_path: Pat
         assert ids(brain, "quarterly") == set()
         migrating = brain.pending_migration()
         assert migrating is not None and migrating.from_version == 2
-        assert migrating.changes[0] == (
-            "memgui's full-text index takes each memory's title, so a search finds it"
+        assert migrating.changes == (
+            "memgui's full-text index takes each memory's title, so a search finds it",
+            "each node's count of links and edges is kept in a table of memgui's, so the "
+            "graph's overview ranks a large brain at once",
+            "the journal keeps only what each later edit changed, not the memory twice (history "
+            "and undo of earlier edits go on working; an older memgui opens the brain read-only)",
+            "memgui's full-text index tidies itself in the background, never during a write",
         )
         brain.add("the first write migrates")
         assert brain.info()["schema_version"] == schema.SCHEMA_VERSION

@@ -26,7 +26,11 @@ class RecordingPainter(QPainter):
         super().drawPath(path)
 
 
-def _edges_drawn(edges: int) -> list[tuple[float, bool]]:
+def _edges_drawn(edges: int, **moving: object) -> list[tuple[float, bool]]:
+    return _paint(edges, **moving)[0]
+
+
+def _paint(edges: int, **moving: object) -> tuple[list[tuple[float, bool]], graph_painter.Painted]:
     """Ten nodes in sight at the centre, the rest far out on a ring; `edges` edges from
     the centre's nodes to the ring, each crossing the whole canvas."""
     found = Neighbourhood()
@@ -53,12 +57,13 @@ def _edges_drawn(edges: int) -> list[tuple[float, bool]]:
         colour_by="type",
         hub_degree=200,
         text=QColor("black"),
+        **moving,  # type: ignore[arg-type]
     )
     image = QImage(1000, 1000, QImage.Format.Format_ARGB32_Premultiplied)
     painter = RecordingPainter(image)
-    graph_painter.paint(painter, scene, view, QRectF(0, 0, 1000, 1000))
+    painted = graph_painter.paint(painter, scene, view, QRectF(0, 0, 1000, 1000))
     painter.end()
-    return painter.paths
+    return painter.paths, painted
 
 
 @pytest.mark.parametrize("edges", [50, graph_painter.SMOOTH_EDGES_BELOW])
@@ -69,3 +74,23 @@ def test_few_edges_are_drawn_smooth(qapp, edges):
 def test_thousands_of_edges_across_few_nodes_are_drawn_one_hard_pixel(qapp):
     # Ten nodes in sight once drew 5,000 crossing edges antialiased: ~10x the cost.
     assert _edges_drawn(graph_painter.SMOOTH_EDGES_BELOW + 1)[0] == (0.0, False)
+
+
+def test_a_layouts_frame_keeps_to_its_edge_budget_in_hard_pixels(qapp):
+    paths, painted = _paint(3000, moving=True, edge_budget=700)
+    assert painted.edges_drawn == 700 and painted.edge_ms > 0
+    assert paths[0] == (0.0, False)  # never antialiased while nodes move
+    _paths, settled = _paint(3000)
+    assert settled.edges_drawn == 3000
+
+
+def test_the_next_layout_frame_draws_what_fits_its_time():
+    def painted(drawn: int, ms: float) -> graph_painter.Painted:
+        nothing = np.zeros(0)
+        return graph_painter.Painted(nothing, nothing, nothing, edges_drawn=drawn, edge_ms=ms)
+
+    ms = graph_painter.MOVING_EDGE_MS
+    assert graph_painter.moving_budget(painted(3000, 2 * ms)) == 1500  # half as many
+    assert graph_painter.moving_budget(painted(3000, ms / 2)) == 6000  # twice as many
+    assert graph_painter.moving_budget(painted(100, 1000.0)) == graph_painter.MOVING_EDGES_LEAST
+    assert graph_painter.moving_budget(painted(9000, 1.0)) == graph_painter.EDGE_BUDGET

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -62,6 +63,17 @@ def test_positions_are_kept_per_brain(qtbot, tmp_path, brain_path, ids):
     again = open_graph(qtbot, open_window(qtbot, tmp_path, brain_path), ids["centre"])
     assert again.scene.positions() == placed
     assert placed[ids["old"]] == (999.0, -999.0)
+
+
+def test_positions_are_on_disk_after_the_window_closes(qtbot, tmp_path, brain_path, ids):
+    main = open_window(qtbot, tmp_path, brain_path)
+    graph = open_graph(qtbot, main, ids["centre"])
+    placed = graph.scene.positions()
+    store = graph.controller.positions
+    main.close()  # hands the positions to the store's writer; closing does not wait for it
+    assert store.flush(timeout=WAIT_MS / 1000) and store.error is None
+    on_disk = json.loads(store.path.read_text(encoding="utf-8"))
+    assert {i: tuple(p) for i, p in on_disk.items()} == placed
 
 
 def test_export_of_the_shown_graph(graph, tmp_path: Path):

@@ -52,7 +52,7 @@ from memgui.core.io.exporters.export_common import (
 from memgui.core.io.exporters.export_sqlite_pages import clean_copy, copy_pages
 from memgui.core.progress import Job, Progress
 from memgui.core.search import fulltext, vectors
-from memgui.core.storage import leftovers, schema
+from memgui.core.storage import degrees, leftovers, schema
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
@@ -61,7 +61,7 @@ log = logging.getLogger(__name__)
 
 CHUNK_ROWS = 5000
 # Derived tables: rebuilt in the new file, never copied.
-DERIVED = frozenset({"memgui_fts_pending", vectors.LOG_TABLE})
+DERIVED = frozenset({"memgui_fts_pending", vectors.LOG_TABLE, *degrees.TABLE_NAMES})
 REBUILT_VIRTUAL = frozenset({"memory_traces_fts", "memgui_fts", vectors.VEC_TABLE})
 # Columns naming a trace: with a selection, a row naming a trace left out is left out.
 TRACE_REFERENCES = {
@@ -228,6 +228,9 @@ def _rebuild(out: apsw.Connection, brain_id: str, names: set[str], vec_made: boo
         fulltext.rebuild_memgui_index(out)
     if vec_made:
         yield from vectors.reindex(out, brain_id)
+    if "memgui_degrees" in names:  # counted for what was copied, then kept by its triggers
+        yield Progress(0, None, "counting each node's links and edges")
+        degrees.install(out)
 
 
 def export_sqlite(brain: Brain, dest: str | Path, options: ExportOptions) -> Job[ExportResult]:
