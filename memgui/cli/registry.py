@@ -33,7 +33,8 @@ DEFAULT_MODEL = "nomic-embed-text"
 
 Configure = Callable[[argparse.ArgumentParser], None]
 Handler = Callable[["CommandContext", argparse.Namespace], "int | None"]
-AppOpener = Callable[[Path, "str | None"], "int | None"]
+# (a brain file's path, or a shared brain's postgresql:// address; the brain id)
+AppOpener = Callable[["Path | str", "str | None"], "int | None"]
 VersionReporter = Callable[[], "dict[str, str]"]
 
 

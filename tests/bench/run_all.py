@@ -49,6 +49,8 @@ BENCHMARKS: dict[str, tuple[list[str], list[str]]] = {
     "bench_pg_cas": ([], ["--writers", "10", "--rounds", "100"]),
     # Needs the build (make package) and Xvfb: without them it reports why and exits non-zero.
     "bench_startup": ([], ["--runs", "1"]),
+    "bench_pg_notify": ([], ["--adds", "200", "--rounds", "1", "--bulk", "10000"]),
+    "bench_shared_ui": ([], ["--traces", "5000", "--runs", "1"]),
 }
 OUTPUT_TAIL = 2000  # characters of a benchmark's output kept when it is not JSON
 

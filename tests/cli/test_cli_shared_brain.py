@@ -69,8 +69,6 @@ def test_what_is_not_served_on_postgres_says_so_and_writes_nothing(
     for argv in (
         ("export", "out.json"),
         ("import", "in.json"),
-        ("serve-rest",),
-        ("serve-mcp",),
         ("embed",),
         ("similar", a["id"]),
         ("search", "one", "--mode", "semantic"),
@@ -83,12 +81,12 @@ def test_what_is_not_served_on_postgres_says_so_and_writes_nothing(
     assert list(tmp_path.iterdir()) == []
 
 
-def test_the_app_and_a_missing_brain_id_are_refused_clearly(
+def test_a_missing_brain_id_is_refused_clearly_by_the_app_and_commands(
     capsys: pytest.CaptureFixture[str], pg_address: str
 ) -> None:
-    assert main([pg_address]) == 2
-    assert "the app (memgui with no command) is not available" in capsys.readouterr().err
     no_id = pg_address.replace("&brain_id=team", "")
+    assert main([no_id]) == 2  # the app is refused before it starts
+    assert "is required for a PostgreSQL brain" in capsys.readouterr().err
     assert main(["--brain", no_id, "list"]) == 2
     err = capsys.readouterr().err
     assert "brain_id" in err and "is required for a PostgreSQL brain" in err
