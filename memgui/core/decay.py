@@ -121,6 +121,48 @@ def current_strength(
     return finite_number(stored, 0.0) * math.exp(-elapsed / stability)
 
 
+_MAX_FLOAT = "1.7976931348623157e308"  # a REAL past it is ±inf, which `finite_number` refuses
+
+
+def _finite_sql(value: str) -> str:
+    """`value` when it is a finite number (INTEGER or REAL), else NULL."""
+    return (
+        f"(CASE WHEN typeof({value}) IN ('integer', 'real') AND abs({value}) <= {_MAX_FLOAT} "
+        f"THEN {value} END)"
+    )
+
+
+def strength_sql(category: str, now: str) -> str:
+    """`current_strength` of a `memory_traces` row as one SQL expression (`category`: its
+    category column or NULL; `now`: a parameter in ms), so a search computes it in the
+    statement that reads its candidates, with the same arithmetic (C's exp, as Python's):
+    the stored strength, else 0; the time since last access, else creation, else none;
+    `metadata.decay.stability` when a positive finite number, else the category's default.
+    `tests/core/test_decay.py` compares it with `current_strength` row by row."""
+    # The value's JSON text as a REAL: a number reads as itself, anything else (true, a
+    # string, null, an object) as 0, which is not positive; ±1e400 reads as ±inf.
+    stability = "CAST(metadata -> '$.decay.stability' AS REAL)"
+    explicit = (
+        "CASE WHEN instr(metadata, 'stability') AND json_valid(metadata) "
+        f"THEN (CASE WHEN {stability} > 0 AND {stability} <= {_MAX_FLOAT} "
+        f"THEN {stability} END) END"
+    )
+    pinned = ", ".join(f"'{name}'" for name in sorted(PINNED_CATEGORIES))
+    fallback = (
+        f"CASE WHEN {category} IN ({pinned}) THEN {default_stability('DECISION')!r} "
+        f"ELSE {default_stability(None)!r} END"
+    )
+    since = (
+        "CASE WHEN last_accessed IS NOT NULL THEN "
+        f"{_finite_sql('last_accessed')} ELSE {_finite_sql('coalesce(created_at, 0)')} END"
+    )
+    elapsed = f"max(0.0, {now} - coalesce({since}, {now}))"
+    return (
+        f"coalesce({_finite_sql('strength')}, 0.0) "
+        f"* exp(-({elapsed}) / CAST(coalesce({explicit}, {fallback}) AS REAL))"
+    )
+
+
 def agent_memory_stability(category: str | None) -> float:
     """Stability that makes S(t) equal agent-memory's half-life decay score (`H / ln 2`)."""
     half_life = PINNED_HALF_LIFE_MS if category in PINNED_CATEGORIES else HALF_LIFE_MS

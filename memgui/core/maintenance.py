@@ -1,4 +1,5 @@
-"""Background upkeep of a brain file: the TTL sweep and the embedding backfill.
+"""Background upkeep of a brain file: the TTL sweep, the embedding backfill and the merging
+of the full-text index's segments.
 
 As agent-memory's servers do (upstream-notes §A.8): the first tick runs at start, then one
 every `interval` seconds; each tick removes traces whose TTL passed (journaled under the
@@ -10,6 +11,10 @@ log only) and the next tick tries again. The work runs on a thread of its own wi
 connection, so it never holds up a call of the process that started it; SQLite's lock
 serialises its short write transactions with everyone else's. Qt-free: the servers use it,
 and the app can.
+
+Whenever the brain changed (another connection committed), at most every `MERGE_CHECK_S`,
+the thread reads memgui_fts's structure (one row) and merges its segments a small step at a
+time (`search/fts_merge.py`): schema 6 took that work out of the writes.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ log = logging.getLogger("memgui.maintenance")
 DEFAULT_INTERVAL_S = 300.0
 DEFAULT_SETTLE_S = 0.25  # writes arriving within this are embedded together
 VECTOR_RECHECK_S = 10.0  # while the brain has no vector: how often to look again
+MERGE_CHECK_S = 0.25  # how often the index's segments are looked at, when the brain changed
 SWEEP_ACTOR = "sweep"
 
 
@@ -87,6 +93,9 @@ class Maintainer:
         self.has_vectors: bool | None = None
         self._vectors_seen_at: tuple[float, int] | None = None  # (when, data_version)
         self._last_error: str | None = None
+        self.merge_passes = 0  # passes that looked at the index (each may merge nothing)
+        self.merge_steps = 0  # merge steps that did work
+        self._merged_at: int | None = None  # the data version the last pass saw
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
 
     # --- control ---------------------------------------------------------------------------
@@ -127,6 +136,10 @@ class Maintainer:
         with self._ticked:
             return self._ticked.wait_for(lambda: self.backfills >= count, timeout)
 
+    def wait_for_merge_passes(self, count: int, timeout: float) -> bool:
+        with self._ticked:
+            return self._ticked.wait_for(lambda: self.merge_passes >= count, timeout)
+
     # --- the thread ------------------------------------------------------------------------
 
     def _run(self) -> None:
@@ -144,7 +157,8 @@ class Maintainer:
                     self._finished(self._backfill_pass(), tick=False)
                 else:
                     self._recheck_vectors()
-                wait = next_tick - time.monotonic()
+                self._merge_index()
+                wait = min(next_tick - time.monotonic(), MERGE_CHECK_S)
                 if self.has_vectors is False:
                     wait = min(wait, VECTOR_RECHECK_S)
                 self._wake.wait(max(0.0, wait))
@@ -184,6 +198,28 @@ class Maintainer:
             log.info("sweep: %d expired memories removed", expired)
         self._recheck_vectors(force=True)
         return report
+
+    def _merge_index(self) -> None:
+        """Merge memgui_fts's segments a step at a time, when another connection wrote."""
+        brain = self._brain  # as the last tick left it: a brain that failed waits for one
+        if brain is None:
+            return
+        from memgui.core.search import fts_merge
+
+        try:
+            version = brain.data_version()
+            steps = 0
+            if version != self._merged_at:
+                steps = fts_merge.merge_pass(brain.db, self._stop)
+                # Its own commits leave the version as it was (SQLite counts others' only).
+                self._merged_at = version
+        except Exception as error:
+            self._failed("merge the full-text index", error)
+            return
+        with self._ticked:
+            self.merge_passes += 1
+            self.merge_steps += steps
+            self._ticked.notify_all()
 
     def _recheck_vectors(self, force: bool = False) -> None:
         """Look for vectors again while none was found, when another connection wrote."""

@@ -1,7 +1,7 @@
 """No write that stalls: the slowest single add, update, forget and search of a big brain.
 
     .venv/bin/python -m tests.bench.bench_stalls [--brain PATH | --traces 1000000]
-        [--ops 10000] [--block 500] [--thresholds 256 32] [--keep]
+        [--ops 10000] [--block 500] [--thresholds 256 32] [--merge upkeep] [--keep]
 
 The brain at PATH (e.g. a 1M-trace brain kept from bench_keyword) is copied to a temporary
 folder first, never written; without one, a brain of `--traces` is built there as
@@ -19,6 +19,12 @@ every operation.
 
 The search's floor in the same run: the exact-bm25 statement alone (FTS5's best 20 by
 `ORDER BY bm25(…)`, no row read) on the same queries, timed right after each search.
+
+`--merge` says who merges memgui_fts's segments (the copy is migrated first, untimed):
+`upkeep` (schema 6: automerge off, the upkeep thread `core.maintenance.Maintainer` runs
+on the copy with its own connection meanwhile, as the servers and the app run it),
+`inline` (schema 3's FTS5 automerge 4, inside the writes) or `none` (automerge off, no
+upkeep: only FTS5's crisis merges). The segments left at the end are reported.
 """
 
 from __future__ import annotations
@@ -33,7 +39,9 @@ from pathlib import Path
 from typing import Any
 
 from memgui.core.brain import Brain
-from memgui.core.search import fulltext
+from memgui.core.maintenance import Maintainer
+from memgui.core.search import fts_merge, fulltext
+from memgui.core.storage import schema
 from tests.bench.bench_core import fill, sentence
 from tests.bench.bench_keyword import FLOOR_SQL
 from tests.bench.bench_search_floor import fts_query, queries
@@ -109,9 +117,29 @@ class Workload:
         out[op]["cpu"].append(cpu)
 
 
-def run(path: Path, ops: int, block: int, thresholds: list[int]) -> dict[str, Any]:
-    brain = Brain.open(path, create=False)
+MERGES = ("upkeep", "inline", "none")
+
+
+def prepared(path: Path, merge: str) -> tuple[Brain, Maintainer | None]:
+    """The copy open, migrated (untimed) and set to merge as `merge` says."""
+    brain = Brain.open(path, create=False, actor="bench")
+    brain.forget(brain.add("the first write migrates an older brain").id)
+    automerge = 4 if merge == "inline" else schema.MEMGUI_FTS_AUTOMERGE
+    with brain.db.write("bench", "merge settings"):
+        brain.db.conn.execute(
+            "INSERT INTO memgui_fts(memgui_fts, rank) VALUES ('automerge', ?)", (automerge,)
+        )
+    upkeep = None
+    if merge == "upkeep":
+        upkeep = Maintainer(path, None, interval=3600, name="bench-upkeep").start()
+        upkeep.wait_for_merge_passes(1, 600)  # what the build left to merge, first
+    return brain, upkeep
+
+
+def run(path: Path, ops: int, block: int, thresholds: list[int], merge: str) -> dict[str, Any]:
+    brain, upkeep = prepared(path, merge)
     kept = fulltext.FLUSH_AFTER
+    merges: dict[str, Any] = {"merge": merge, "levels_at_start": fts_merge.levels(brain.db.conn)}
     try:
         traces = int(brain.db.conn.execute("SELECT count(*) FROM memory_traces").get)
         work = Workload(brain, seed=20)
@@ -127,8 +155,13 @@ def run(path: Path, ops: int, block: int, thresholds: list[int]) -> dict[str, An
                     work.step(samples[threshold], "search")
                 done[threshold] += min(block, ops - done[threshold])
         fulltext.flush(brain.db)
+        merges["levels_at_end"] = fts_merge.levels(brain.db.conn)
+        merges["segments_at_end"] = fts_merge.segment_count(brain.db.conn)
     finally:
         fulltext.FLUSH_AFTER = kept
+        if upkeep is not None:
+            upkeep.stop()
+            merges["upkeep_merge_steps"] = upkeep.merge_steps
         brain.close()
     results: dict[str, Any] = {}
     for threshold, per_op in samples.items():
@@ -142,7 +175,13 @@ def run(path: Path, ops: int, block: int, thresholds: list[int]) -> dict[str, An
             "max_wall_ms": worst,
             "within_target": worst <= TARGET_MAX_MS,
         }
-    return {"traces": traces, "ops_per_threshold": ops, "block": block, "results": results}
+    return {
+        "traces": traces,
+        "ops_per_threshold": ops,
+        "block": block,
+        **merges,
+        "results": results,
+    }
 
 
 def main() -> None:
@@ -152,6 +191,7 @@ def main() -> None:
     parser.add_argument("--ops", type=int, default=10_000)
     parser.add_argument("--block", type=int, default=500)
     parser.add_argument("--thresholds", type=int, nargs="+", default=[256, fulltext.FLUSH_AFTER])
+    parser.add_argument("--merge", choices=MERGES, default="upkeep")
     parser.add_argument("--keep", action="store_true", help="keep the written copy")
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="memgui-stalls-"))
@@ -162,7 +202,7 @@ def main() -> None:
         else:
             with Brain.open(copy, actor="bench") as brain:
                 fill(brain, args.traces, random.Random(5))
-        result = run(copy, args.ops, args.block, args.thresholds)
+        result = run(copy, args.ops, args.block, args.thresholds, args.merge)
         brain_name = str(args.brain or f"built, {args.traces} traces")
         emit("stalls", {"brain": brain_name, "target_max_ms": TARGET_MAX_MS, **result})
     finally:

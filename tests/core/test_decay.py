@@ -165,3 +165,49 @@ def test_an_imported_pinned_memory_and_a_merge_without_decay_state_keep_the_pin(
     merged = brain.merge([pattern.id, decision.id])
     assert merged.id == pattern.id and merged.category == "PATTERN"
     assert merged.metadata["decay"]["stability"] == DAY_MS * PINNED_STABILITY_FACTOR
+
+
+def test_the_sql_strength_is_current_strength_to_the_last_bit(tmp_path) -> None:
+    """`decay.strength_sql` (a keyword search's candidates) gives what `current_strength`
+    gives the row as memgui reads it, for ordinary rows and for what another program may
+    have stored: text numbers, no access time, odd stabilities, pinned categories."""
+    import apsw
+
+    from memgui.core.decay import strength_sql
+    from memgui.core.storage import store
+
+    rows = []
+    metas = [
+        "{}", '{"decay": {"stability": 3600000}}', '{"decay": {"stability": 1.5e9}}',
+        '{"decay": {"stability": true}}', '{"decay": {"stability": "9"}}',
+        '{"decay": {"stability": -4}}', '{"decay": {"stability": 1e400}}', "not json",
+        '{"decay": "stability"}', '{"decay": {"stability": 0}}', '{"decay": {"stability": null}}',
+    ]  # fmt: skip
+    for meta in metas:
+        for strength in (1.0, 0.37, 0, "high", None, 1e308):
+            for created, accessed in ((NOW - 5 * DAY_MS, None), (NOW - DAY_MS, NOW - 3_600_000),
+                                      (NOW + 60_000, None), ("yesterday", None), (0, "soon"),
+                                      (NOW - 7 * DAY_MS, NOW - 2.5 * DAY_MS)):  # fmt: skip
+                for category in (None, "DECISION", "PATTERN"):
+                    rows.append((strength, created, accessed, category, meta))
+    conn = apsw.Connection(str(tmp_path / "rows.sqlite"))
+    conn.execute(
+        "CREATE TABLE memory_traces (strength, created_at, last_accessed, category, metadata)"
+    )
+    conn.executemany("INSERT INTO memory_traces VALUES (?, ?, ?, ?, ?)", rows)
+    got = [
+        r[0]
+        for r in conn.execute(
+            f"SELECT {strength_sql('category', '?1')} FROM memory_traces ORDER BY rowid", (NOW,)
+        )
+    ]
+    stored = conn.execute(
+        "SELECT strength, created_at, last_accessed, category, metadata "
+        "FROM memory_traces ORDER BY rowid"
+    ).fetchall()
+    for (strength, created, accessed, category, meta), sql_value in zip(stored, got, strict=True):
+        expected = current_strength(
+            strength or 0.0, created or 0, accessed, store._loads(meta, {}), category, NOW
+        )
+        assert sql_value == expected, (strength, created, accessed, category, meta)
+    conn.close()

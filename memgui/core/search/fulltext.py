@@ -19,7 +19,7 @@ import apsw
 import orjson
 
 from memgui.core.errors import BrainBusy
-from memgui.core.search import textindex
+from memgui.core.search import fts_merge, textindex
 from memgui.core.storage import schema
 from memgui.core.storage.db import Database
 
@@ -126,6 +126,13 @@ def flushing(db: Database, batch: int = FLUSH_BATCH) -> Generator[int, None, int
         yield flushed
     if flushed:
         db.conn.execute("DELETE FROM memgui_fts_pending")
+    if flushed >= batch and fts_merge.configured(db.conn):
+        # A bulk write (an import) merges the segments it wrote before it commits: the
+        # upkeep's small steps are for the trickle of single writes.
+        while fts_merge.needs_merge(fts_merge.levels(db.conn)):
+            if not fts_merge.merge_step(db.conn, fts_merge.BULK_MERGE_PAGES):
+                break
+            yield flushed
     db.pending_marks = 0
     return flushed
 
@@ -258,4 +265,9 @@ def rebuild_memgui_index(conn: apsw.Connection) -> None:
             (row[:3] for row in rows),
         )
         return
+    # Schema 6's merge settings (a copy's index is a new table: FTS5's defaults), and the
+    # segments the rebuild wrote merged before it commits.
+    for statement in schema.MEMGUI_FTS_CONFIG:
+        conn.execute(statement)
     conn.executemany(INSERT_MEMGUI_FTS, rows)
+    fts_merge.merge_all(conn)

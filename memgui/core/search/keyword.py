@@ -23,7 +23,7 @@ import apsw
 from memgui.core import decay
 from memgui.core.errors import QuerySyntaxError
 from memgui.core.model import TraceFilter
-from memgui.core.search import fulltext, textindex, word_forms
+from memgui.core.search import fulltext, textindex, vocabulary, word_forms
 from memgui.core.search.filters import filter_sql
 
 if TYPE_CHECKING:
@@ -58,15 +58,12 @@ class _Query:
         self.table = table
         self.where, self.params = filter_sql(self.db, brain.brain_id, flt)
         category = "category" if "category" in self.db.trace_columns else "NULL"
-        # Metadata is parsed (twice: checked, then read) only where it names a stability.
-        self.score_columns = (
-            f"strength, created_at, last_accessed, {category}, CASE WHEN "
-            "instr(metadata, 'stability') AND json_valid(metadata) "
-            "THEN json_extract(metadata, '$.decay.stability') END"
-        )
+        # The decayed strength, computed in the statement (`?1`: now, in ms).
+        self.score_columns = decay.strength_sql(category, "?1")
+        self.now = brain.now()
 
     def ranked_first(self, match: str, want: int) -> list[tuple[Any, ...]] | None:
-        """(rowid, id, bm25, score columns...) of the best `want` matches that pass the
+        """(rowid, id, bm25, decayed strength) of the best `want` matches that pass the
         filter: the index ranks the best `take`, their rows are read and checked; None when
         too many fail even `RANKED_FIRST_MAX`, or more are wanted (the joined statement
         answers then)."""
@@ -87,19 +84,17 @@ class _Query:
             # NOT INDEXED: next to `brain_id = ?` and a list of rowids, SQLite's planner
             # prefers a brain_id index and walks every trace of the brain.
             marks = ",".join("?" * len(best))
-            rows = list(
-                self.db.conn.execute(
-                    f"SELECT rowid, id, {self.score_columns} FROM memory_traces AS t NOT INDEXED "
-                    f"WHERE rowid IN ({marks}) AND {self.where}",
-                    (*(rowid for _, rowid in best), *self.params),
-                )
+            rows = self.db.conn.execute(
+                f"SELECT rowid, id, {self.score_columns} FROM memory_traces AS t NOT INDEXED "
+                f"WHERE rowid IN ({marks}) AND {self.where}",
+                (self.now, *(rowid for _, rowid in best), *self.params),
             )
             by_rowid = {row[0]: row for row in rows}
             out = []
             for rank, rowid in best:
                 row = by_rowid.get(rowid)
                 if row is not None:
-                    out.append((rowid, row[1], rank, *row[2:]))
+                    out.append((rowid, row[1], rank, row[2]))
             if len(out) >= want or len(best) < take:  # enough, or every match was read
                 return out[:want]
             if take >= RANKED_FIRST_MAX:
@@ -116,7 +111,7 @@ class _Query:
             f"FROM {table} CROSS JOIN memory_traces AS t ON t.rowid = {table}.rowid "
             f"WHERE {table} MATCH ? AND {self.where} ORDER BY score, t.rowid LIMIT ?"
         )
-        params = (match, *self.params, want)
+        params = (self.now, match, *self.params, want)
         return list(self.db.conn.execute(sql, params))
 
     def on(self, table: str) -> _Query:
@@ -143,11 +138,17 @@ def keyword_ranking(brain: Brain, query: str, flt: TraceFilter, want: int) -> li
     either = textindex.either
     if "memgui_fts" in db.tables or ("memory_traces" in db.tables and _index_unmigrated(db)):
         table = "memgui_fts" if "memgui_fts" in db.tables else UNMIGRATED
-        match = either([textindex.rewrite_query(word_forms.expand(f)) for f in forms])
-        fallback = either([textindex.natural_language_query(f) for f in forms])
+        # Only the forms the index holds, when it holds every row (none waits unflushed).
+        keep = (
+            vocabulary.present_filter(db)
+            if table == "memgui_fts" and flushed and not db.readonly
+            else None
+        )
+        match = either([textindex.rewrite_query(word_forms.expand(f, keep)) for f in forms])
+        agentos_rewrite = False
     elif db.has_agentos_fts:
         table, match = "memory_traces_fts", either([word_forms.expand(f) for f in forms])
-        fallback = either([textindex.natural_language_query(f).replace('"', "") for f in forms])
+        agentos_rewrite = True
     else:
         return []
     ranking = _Query(brain, table, flt)
@@ -164,6 +165,15 @@ def keyword_ranking(brain: Brain, query: str, flt: TraceFilter, want: int) -> li
         except apsw.SQLError as exc:
             if not is_syntax_error(exc):
                 raise
+            # The rewrite, made only when FTS5 refused the query (most searches never need it).
+            fallback = either(
+                [
+                    textindex.natural_language_query(f).replace('"', "")
+                    if agentos_rewrite
+                    else textindex.natural_language_query(f)
+                    for f in forms
+                ]
+            )
             if not fallback or fallback == match:
                 raise QuerySyntaxError(query) from exc
             try:
@@ -172,13 +182,7 @@ def keyword_ranking(brain: Brain, query: str, flt: TraceFilter, want: int) -> li
                 if is_syntax_error(again):
                     raise QuerySyntaxError(query) from again
                 raise
-    now = brain.now()
-    hits = []
-    for rowid, trace_id, rank, stored, created, accessed, cat, stability in rows:
-        meta = {"decay": {"stability": stability}} if stability is not None else {}
-        current = decay.current_strength(stored or 0.0, created or 0, accessed, meta, cat, now)
-        hits.append(KeywordHit(rowid, trace_id, rank, current))
-    return hits
+    return [KeywordHit(*row) for row in rows]
 
 
 UNFLUSHED = "memgui_fts_unflushed"  # a TEMP table: in memory, this connection's alone

@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 import re
 import threading
+from collections.abc import Callable, Sequence
 
 import apsw
 
@@ -99,8 +100,9 @@ _TOKEN = re.compile(r'"(?:[^"]|"")*"?|[\w\x80-\U0010ffff]+|\S', re.UNICODE)
 _OPERATORS = frozenset({"AND", "OR", "NOT", "NEAR"})
 
 
-def expand(query: str) -> str:
-    """`query` (FTS5 syntax) with each bare English word `w` asked for as `(w OR form …)`.
+def expand(query: str, keep: Callable[[Sequence[str]], Sequence[str]] | None = None) -> str:
+    """`query` (FTS5 syntax) with each bare English word `w` asked for as `(w OR form …)`;
+    `keep` picks the forms asked for (`vocabulary.present_filter`: those the index holds).
 
     Phrases (`"…"`), prefixes (`w*`), column names (`col:`, `{a b}`), NEAR groups, words
     joined by `+` and words after `^` are kept as written: FTS5 takes no alternatives there.
@@ -138,6 +140,8 @@ def expand(query: str) -> str:
             and before not in ("^", "+")
         )
         found = forms(text) if expandable else ()
+        if found and keep is not None:
+            found = tuple(keep(found))
         starts = word or text[0] in '"(^{' or text == "NEAR"
         if starts and (grouped or (found and ended)):
             out.append("AND ")

@@ -336,9 +336,10 @@ class Database:
         if not set(schema.SCHEMA_2_TRIGGER_NAMES) <= self._triggers:
             return 1
         # Schemas 4 and 5 differ in the journal rows memgui writes, and a file without meta
-        # rows has had none written: with the degrees' table, it is of the newer.
+        # rows has had none written: with the degrees' table, it is of the newer; 6 set
+        # memgui_fts's merge settings.
         if "memgui_degrees" in tables:
-            return 5
+            return 6 if self._fts_merges_when_asked() else 5
         return 3 if self._fts_has_title() else 2
 
     def _fts_has_title(self) -> bool:
@@ -348,6 +349,22 @@ class Database:
             "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'memgui_fts'"
         ).fetchone()
         return row is not None and "title" in (row[0] or "")
+
+    @property
+    def identity(self) -> tuple[int, int] | None:
+        """(device, inode) of the file this connection opened."""
+        return self._identity
+
+    def _fts_merges_when_asked(self) -> bool:
+        """Whether memgui_fts has schema 6's automerge 0 (a file memgui made, not yet
+        written, has no meta row to say its schema)."""
+        try:
+            row = self.conn.execute(
+                "SELECT v FROM memgui_fts_config WHERE k = 'automerge'"
+            ).fetchone()
+        except apsw.SQLError:
+            return False
+        return row is not None and row[0] == schema.MEMGUI_FTS_AUTOMERGE
 
     def ensure_triggers(self) -> None:
         """Inside a write transaction of a current brain: make the triggers a brain of this

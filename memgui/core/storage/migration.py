@@ -5,8 +5,9 @@ adds the triggers that catch another program's writes (docs/interop.md); schema 
 `memgui_fts` again with a title column; schema 4 keeps each node's degree in
 `memgui_degrees` by triggers (core/storage/degrees.py); schema 5 journals a trace's changed
 fields instead of two snapshots (`journal_states`), and rewrites nothing: the rows written
-before stay whole snapshots, which every reader takes as they are. A brain is migrated by its first
-write, after an online backup beside it (docs/architecture.md).
+before stay whole snapshots, which every reader takes as they are; schema 6 has `memgui_fts`
+merge its segments only when asked. A brain is migrated by its first write, after an online
+backup beside it (docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ def create_tables(conn: apsw.Connection) -> None:
     _apply_3(conn)
     _apply_4(conn)
     _apply_5(conn)
+    _apply_6(conn)
 
 
 def _apply_1(conn: apsw.Connection) -> None:
@@ -85,6 +87,13 @@ def _apply_5(conn: apsw.Connection) -> None:
     old rows would cost a pass over the whole journal for no read that needs it: whole rows
     are read with no more work than the new ones."""
     del conn
+
+
+def _apply_6(conn: apsw.Connection) -> None:
+    # memgui_fts merges in small steps off the writers' path (search/fts_merge.py): FTS5
+    # stores these in memgui_fts_config, inside this transaction.
+    for statement in schema.MEMGUI_FTS_CONFIG:
+        conn.execute(statement)
 
 
 def agentos_version(conn: apsw.Connection) -> int | None:
@@ -162,6 +171,7 @@ class MigrationPlan:
 
 
 _TITLES_INDEXED = "memgui's full-text index takes each memory's title, so a search finds it"
+_MERGED_APART = "memgui's full-text index tidies itself in the background, never during a write"
 _EDITS_JOURNALED = (
     "the journal keeps only what each later edit changed, not the memory twice (history "
     "and undo of earlier edits go on working; an older memgui opens the brain read-only)"
@@ -179,16 +189,19 @@ _CHANGES_FROM = {
         "triggers are added that note other programs' writes; AgentOS keeps reading and "
         "writing the brain",
         _DEGREES_KEPT,
+        _MERGED_APART,
     ),
     1: (
         "triggers are added that note other programs' writes (AgentOS's among them)",
         _TITLES_INDEXED,
         _DEGREES_KEPT,
         _EDITS_JOURNALED,
+        _MERGED_APART,
     ),
-    2: (_TITLES_INDEXED, _DEGREES_KEPT, _EDITS_JOURNALED),
-    3: (_DEGREES_KEPT, _EDITS_JOURNALED),
-    4: (_EDITS_JOURNALED,),
+    2: (_TITLES_INDEXED, _DEGREES_KEPT, _EDITS_JOURNALED, _MERGED_APART),
+    3: (_DEGREES_KEPT, _EDITS_JOURNALED, _MERGED_APART),
+    4: (_EDITS_JOURNALED, _MERGED_APART),
+    5: (_MERGED_APART,),
 }
 
 
@@ -201,7 +214,7 @@ def pending(db: Database) -> MigrationPlan | None:
         found,
         schema.SCHEMA_VERSION,
         backup_path(db.path, schema.SCHEMA_VERSION),
-        _CHANGES_FROM.get(found, _CHANGES_FROM[1]),
+        _CHANGES_FROM.get(found, _CHANGES_FROM[1] if found < 3 else _CHANGES_FROM[3]),
     )
 
 
@@ -260,13 +273,17 @@ def apply(db: Database, brain_ids: list[str], index_all: Callable[[], object]) -
     if found < 3:
         _apply_2(conn)
         _apply_3(conn)
+    # Schema 6's merge settings before the index is filled: a rebuild merges as they say.
+    _apply_6(conn)
+    if found < 3:
         # From 0: the index is new. From 1: rows another program wrote meanwhile (no
         # trigger marked them) and rows indexed before text was composed are indexed again.
-        # From 2: the index is new (with titles).
+        # From 2: the index is new (with titles). From 3 on the index stays as it is.
         index_all()
     if found < 4:
         _apply_4(conn)
-    _apply_5(conn)
+    if found < 5:
+        _apply_5(conn)
     for bid in brain_ids or ["brain"]:
         conn.execute(
             "INSERT OR REPLACE INTO brain_meta(brain_id, key, value) VALUES (?, ?, ?)",

@@ -12,8 +12,9 @@ from memgui.core.storage import degrees
 
 AGENTOS_SCHEMA_VERSION = "2"
 # memgui's own schema version. 4: each node's degree kept in memgui_degrees by triggers;
-# 5: the journal keeps a trace's changed fields, not two snapshots (journal_states).
-SCHEMA_VERSION = 5
+# 5: the journal keeps a trace's changed fields, not two snapshots (journal_states);
+# 6: memgui_fts merges its segments only when asked (MEMGUI_FTS_CONFIG).
+SCHEMA_VERSION = 6
 SCHEMA_KEY = "memgui_schema_version"
 SHARED_KEY = "memgui_shared"  # another program writes this brain too (brain_meta)
 
@@ -240,6 +241,21 @@ MEMGUI_FTS = f"""CREATE VIRTUAL TABLE IF NOT EXISTS memgui_fts USING fts5(
   {", ".join(MEMGUI_FTS_COLUMNS)}, content='', contentless_delete=1,
   tokenize='{MEMGUI_TOKENIZE}'
 )"""
+# Schema 6: memgui_fts merges its segments only when asked, in small steps on the upkeep
+# thread and at the end of a bulk write (`search/fts_merge.py`), never inside a single
+# write. FTS5 keeps these in the table's `_config` shadow table: they travel with the file
+# and roll back with the transaction that set them. `crisismerge` (FTS5's default is 16)
+# is the backstop when no upkeep runs: a level of that many segments is merged by the
+# write that fills it, so the count stays bounded; higher, it leaves the upkeep room to
+# merge first, and a search reads no more segments than before.
+MEMGUI_FTS_AUTOMERGE = 0
+MEMGUI_FTS_CRISISMERGE = 16
+MEMGUI_FTS_USERMERGE = 4  # FTS5's default: `merge` merges a level of this many segments
+MEMGUI_FTS_CONFIG = (
+    f"INSERT INTO memgui_fts(memgui_fts, rank) VALUES ('automerge', {MEMGUI_FTS_AUTOMERGE})",
+    f"INSERT INTO memgui_fts(memgui_fts, rank) VALUES ('crisismerge', {MEMGUI_FTS_CRISISMERGE})",
+    f"INSERT INTO memgui_fts(memgui_fts, rank) VALUES ('usermerge', {MEMGUI_FTS_USERMERGE})",
+)
 # The title as memgui_fts indexes it, from a row's metadata: text only, invalid JSON none.
 TITLE_SQL = (
     "CASE WHEN json_valid({m}) AND json_type({m}, '$.title') = 'text' "

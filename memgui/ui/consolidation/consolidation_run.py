@@ -70,7 +70,9 @@ class ConsolidationRun(QObject):
 
     @property
     def running(self) -> bool:
-        return self.job is not None and not self.job.done
+        # Until this thread has taken the job's outcome: the worker marks the job done
+        # before its outcome's signal arrives here.
+        return self.job is not None
 
     def start_plan(self, options: ConsolidationOptions) -> Job:
         self.cancel()
@@ -94,7 +96,7 @@ class ConsolidationRun(QObject):
         return self._start("apply", APPLY_JOB, work, writes=True)
 
     def cancel(self) -> None:
-        if self.running and self.job is not None:
+        if self.job is not None and not self.job.done:
             self.job.cancel()
 
     # --- the undo stack -----------------------------------------------------------------------

@@ -4,7 +4,8 @@ A shared brain (PostgreSQL) serves the table, the editor with its undo, keyword 
 history, the links, the neighbours and merging (`core/shared_brain.py`); the graph window,
 import and export, search by meaning, the similar memories, a chat's conversation, the
 consolidation window and the agent activity review need parts of the brain that are on
-files only so far, or reads the window does not make there yet. On a shared brain those are
+files only so far, or calls the window does not make there yet (import, export and search
+by meaning work on the command line). On a shared brain those are
 disabled, each with a tooltip saying why, rather than asked and failing; on a file they are
 as they were.
 """
@@ -25,11 +26,13 @@ WHY = {
     "graph": f"Not on a shared brain yet: the graph window (its overview, its export) is {SEE}",
     "consolidate": f"Not on a shared brain yet: the consolidation window is {SEE}; "
     "memgui reflect runs there",
-    "import": f"Not on a shared brain yet: import is {SEE}; copy it to a file with memgui copy",
-    "export": f"Not on a shared brain yet: export is {SEE}; memgui snapshot makes a file of it",
-    "similar": f"Not on a shared brain yet: similar memories need vectors, {SEE}",
+    "import": "Not in the window on a shared brain yet: memgui import imports into it "
+    "(plan, review with --dry-run, revert)",
+    "export": "Not in the window on a shared brain yet: memgui export writes it out",
+    "similar": f"Not on a shared brain yet: similar memories are {SEE}",
     "conversation": f"Not on a shared brain yet: conversations are {SEE}",
-    "meaning": f"Not on a shared brain yet: search by meaning is {SEE}; keyword search works",
+    "meaning": "Not in the window on a shared brain yet: memgui search --mode semantic "
+    "searches it by meaning; keyword search works here",
     "activity": f"Not on a shared brain yet: the review of agent activity is {SEE}",
 }
 SHARED_MODES = ("auto", "keyword")  # what a shared brain searches by

@@ -146,6 +146,7 @@ def test_a_schema_2_brain_gets_titles_indexed_by_its_first_write(brain_path: Pat
             "graph's overview ranks a large brain at once",
             "the journal keeps only what each later edit changed, not the memory twice (history "
             "and undo of earlier edits go on working; an older memgui opens the brain read-only)",
+            "memgui's full-text index tidies itself in the background, never during a write",
         )
         brain.add("the first write migrates")
         assert brain.info()["schema_version"] == schema.SCHEMA_VERSION

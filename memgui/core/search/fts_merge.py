@@ -1,0 +1,186 @@
+"""Merging memgui_fts's segments in small steps, off the writers' path.
+
+FTS5 writes each flush of pending rows (`fulltext.FLUSH_AFTER`) as a new segment. With
+FTS5's automerge on, the write that crossed a threshold merged 64 leaf pages' worth of
+segments inline, and a write at 1M traces took up to ~50 ms. Schema 6 turns automerge off
+(`schema.MEMGUI_FTS_CONFIG`): the upkeep thread (`core.maintenance.Maintainer`) merges
+instead, `MERGE_PAGES` leaf pages a step, each step a write transaction of its own with a
+pause between steps that lets every other writer in. A bulk write (an import, a migration,
+a rebuild) merges at its end, inside its own transaction (`merge_all`). `crisismerge` stays
+the backstop when no upkeep runs (a script writing a brain): a level holding that many
+segments is merged by the write that fills it, so the count never grows without bound.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from typing import TYPE_CHECKING, NamedTuple
+
+import apsw
+
+from memgui.core.errors import BrainBusy
+from memgui.core.storage import schema
+
+if TYPE_CHECKING:
+    from memgui.core.storage.db import Database
+
+log = logging.getLogger(__name__)
+
+TABLE = "memgui_fts"
+STRUCTURE_ID = 10  # FTS5's structure record in `{table}_data`
+_V2_MARK = b"\xff\x00\x00\x01"  # a contentless_delete table's structure record (V2)
+_V2_SEGMENT_EXTRA = 5  # origin (2), tombstone pages, tombstone entries, entries
+
+# Leaf pages one upkeep step writes (FTS5's pages are ~4 KB): 1-4 ms at 1M traces here.
+MERGE_PAGES = 16
+# Between steps: longer than the sleeps of SQLite's busy handler up to then (1, 2, 5, 10,
+# 15, 20, 25 ms), so a writer waiting for the lock takes it before the next step.
+MERGE_GAP_S = 0.03
+# Pages a step of a bulk write's closing merge writes (one statement, no one waits).
+BULK_MERGE_PAGES = 2000
+STEP_WAIT_S = 0.5  # for the write lock: past it, the merge waits for the next pass
+PASS_BUDGET_S = 2.0  # one pass's steps at most, before the upkeep looks at its other work
+
+
+class Level(NamedTuple):
+    merging: int  # segments of this level an unfinished merge is taking as input
+    segments: int
+
+
+def _varint(data: bytes, at: int) -> tuple[int, int]:
+    """SQLite's varint at `at`: (value, the offset after it)."""
+    value = 0
+    for i in range(9):
+        byte = data[at + i]
+        if i == 8:
+            return (value << 8) | byte, at + 9
+        value = (value << 7) | (byte & 0x7F)
+        if byte < 0x80:
+            return value, at + i + 1
+    raise AssertionError("unreachable")
+
+
+def levels(conn: apsw.Connection, table: str = TABLE) -> list[Level]:
+    """The index's levels, lowest first, read from its structure record (one row)."""
+    try:
+        row = conn.execute(f"SELECT block FROM {table}_data WHERE id = ?", (STRUCTURE_ID,))
+        found = row.fetchone()
+    except apsw.SQLError:  # no such table
+        return []
+    if found is None or not found[0] or len(found[0]) < 7:
+        return []
+    data = bytes(found[0])
+    at = 4  # the configuration cookie
+    extra = 0
+    if data[at : at + 4] == _V2_MARK:
+        at, extra = at + 4, _V2_SEGMENT_EXTRA
+    count, at = _varint(data, at)
+    _, at = _varint(data, at)  # segments in all
+    _, at = _varint(data, at)  # write counter
+    out = []
+    for _ in range(count):
+        merging, at = _varint(data, at)
+        segments, at = _varint(data, at)
+        for _ in range(segments * (3 + extra)):
+            _, at = _varint(data, at)
+        out.append(Level(merging, segments))
+    return out
+
+
+def newest_origin(block: bytes) -> int | None:
+    """The highest origin number of a V2 structure record's segments (a contentless_delete
+    table's): FTS5 gives each flush of new rows the next origin, and a merge's output keeps
+    its inputs' range, so it grows when rows are written and not when segments merge.
+    None for a legacy record (no origins)."""
+    data = bytes(block)
+    if len(data) < 8 or data[4:8] != _V2_MARK:
+        return None
+    count, at = _varint(data, 8)
+    _, at = _varint(data, at)
+    _, at = _varint(data, at)
+    newest = 0
+    for _ in range(count):
+        _, at = _varint(data, at)
+        segments, at = _varint(data, at)
+        for _ in range(segments):
+            for _ in range(3):
+                _, at = _varint(data, at)
+            _, at = _varint(data, at)  # origin 1
+            origin, at = _varint(data, at)
+            newest = max(newest, origin)
+            for _ in range(3):
+                _, at = _varint(data, at)
+    return newest
+
+
+def segment_count(conn: apsw.Connection, table: str = TABLE) -> int:
+    return sum(level.segments for level in levels(conn, table))
+
+
+def needs_merge(found: list[Level]) -> bool:
+    """Whether a merge step would do work: a merge under way, or a level holding
+    `usermerge` segments (what FTS5's `merge` with a positive count merges)."""
+    return any(level.merging or level.segments >= schema.MEMGUI_FTS_USERMERGE for level in found)
+
+
+def merge_step(conn: apsw.Connection, pages: int, table: str = TABLE) -> bool:
+    """One `merge` of about `pages` leaf pages, in the caller's transaction; whether it
+    did any work (FTS5: two or more changes)."""
+    before = conn.total_changes()
+    conn.execute(f"INSERT INTO {table}({table}, rank) VALUES ('merge', ?)", (pages,))
+    return conn.total_changes() - before >= 2
+
+
+def merge_all(conn: apsw.Connection, table: str = TABLE) -> int:
+    """Merge until no level holds `usermerge` segments, in the caller's transaction (the end
+    of a bulk write); how many steps it took."""
+    steps = 0
+    while needs_merge(levels(conn, table)) and merge_step(conn, BULK_MERGE_PAGES, table):
+        steps += 1
+    return steps
+
+
+def configured(conn: apsw.Connection, table: str = TABLE) -> bool:
+    """Whether `table` merges only when asked (schema 6's automerge 0)."""
+    try:
+        row = conn.execute(f"SELECT v FROM {table}_config WHERE k = 'automerge'").fetchone()
+    except apsw.SQLError:
+        return False
+    return row is not None and row[0] == 0
+
+
+def merge_pass(
+    db: Database,
+    stop: threading.Event | None = None,
+    pages: int = MERGE_PAGES,
+    gap_s: float = MERGE_GAP_S,
+    budget_s: float = PASS_BUDGET_S,
+) -> int:
+    """Upkeep: merge a step at a time, each in a short write transaction of its own, until
+    no merge is due, `stop` is set, `budget_s` has passed (the upkeep's other work goes
+    first, then the next pass goes on) or another connection holds the lock past
+    `STEP_WAIT_S`; how many steps did work. Only a current brain (automerge off)."""
+    if db.readonly or not db.is_current or not configured(db.conn):
+        return 0
+    done = 0
+    ends = time.monotonic() + budget_s
+    while (stop is None or not stop.is_set()) and time.monotonic() < ends:
+        with db.lock:
+            if not needs_merge(levels(db.conn)):
+                break
+            try:
+                with db.write("sweep", "merge the index", kind="index", wait_s=STEP_WAIT_S):
+                    worked = merge_step(db.conn, pages)
+            except BrainBusy:
+                log.info("%s: the index merge waits: the brain is busy", db.path)
+                break
+        if not worked:
+            break
+        done += 1
+        if stop is not None:
+            stop.wait(gap_s)
+        else:
+            time.sleep(gap_s)
+    return done

@@ -1,0 +1,201 @@
+"""memgui_fts merges its segments only when asked (schema 6): never inside a single write, in
+small steps on the upkeep thread, and at the end of a bulk write; searches find the same
+before and after a merge; a brain of schema 3 migrates to it, or stays as it was."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import apsw
+import pytest
+
+from memgui.core.brain import Brain
+from memgui.core.errors import NotFound
+from memgui.core.io.planning.validate import trace_snapshot
+from memgui.core.maintenance import Maintainer
+from memgui.core.search import fts_merge, fulltext
+from memgui.core.storage import migration, schema, store
+
+WAIT_S = 60.0
+NOW = 1_800_000_000_000
+WORDS = ("harbour", "lantern", "copper", "meadow", "violin", "glacier", "saffron", "orbit")
+
+
+def config(path: Path) -> dict[str, object]:
+    conn = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READONLY)
+    try:
+        return dict(conn.execute("SELECT k, v FROM memgui_fts_config"))
+    finally:
+        conn.close()
+
+
+def text(i: int) -> str:
+    return f"{WORDS[i % 8]} {WORDS[(i * 3 + 1) % 8]} note {i}"
+
+
+def results(brain: Brain, query: str) -> list[tuple[str, float]]:
+    brain.clock = lambda: NOW  # the same decay in every search
+    hits = brain.search(query, limit=50, mode="keyword", record_recall=False)
+    return [(hit.trace.id, round(hit.score, 9)) for hit in hits.hits]
+
+
+def as_schema_3(path: Path) -> None:
+    """Make a brain written by this code what memgui of schema 3 wrote: FTS5's default
+    merge settings (no rows for them) and schema 3 in brain_meta."""
+    conn = apsw.Connection(str(path))
+    try:
+        with conn:
+            conn.execute(
+                "DELETE FROM memgui_fts_config WHERE k IN ('automerge', 'crisismerge', 'usermerge')"
+            )
+            conn.execute("UPDATE brain_meta SET value = '3' WHERE key = ?", (schema.SCHEMA_KEY,))
+    finally:
+        conn.close()
+
+
+def digest(path: Path) -> str:
+    conn = apsw.Connection(str(path))
+    try:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        conn.close()
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_a_new_brain_merges_its_index_only_when_asked(brain_path: Path) -> None:
+    with Brain.open(brain_path) as brain:
+        assert brain.info()["schema_version"] == schema.SCHEMA_VERSION == 6
+        assert fts_merge.configured(brain.db.conn)
+    # Made and never written: no meta row says the schema, the index's settings do.
+    assert config(brain_path)["automerge"] == 0
+    assert config(brain_path)["crisismerge"] == schema.MEMGUI_FTS_CRISISMERGE
+    with Brain.open(brain_path) as again:
+        assert again.db.is_current and again.db.schema_version == 6
+        again.add("written once")
+        assert again.info()["schema_version"] == 6
+
+
+def test_single_writes_leave_segments_for_the_upkeep(
+    brain_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(fulltext, "FLUSH_AFTER", 1)  # every add writes a segment
+    with Brain.open(brain_path) as brain:
+        for i in range(60):
+            brain.add(text(i))
+        found = fts_merge.levels(brain.db.conn)
+        # No write merged: the segments wait for the upkeep, and the crisis merge (the
+        # backstop when none runs) keeps each level below `crisismerge`.
+        assert fts_merge.needs_merge(found)
+        assert sum(level.segments for level in found) > schema.MEMGUI_FTS_USERMERGE
+        assert all(level.segments <= schema.MEMGUI_FTS_CRISISMERGE for level in found)
+
+
+def test_the_upkeep_merges_in_steps_and_searches_find_the_same(
+    brain_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(fulltext, "FLUSH_AFTER", 1)
+    queries = ["harbour", "lantern copper", "meadow OR violin", "note", "saffron orbit"]
+    with Brain.open(brain_path) as brain:
+        for i in range(120):
+            brain.add(text(i), tags=[WORDS[i % 3]])
+        for _ in range(0, 120, 7):  # forgotten rows leave tombstones in the segments
+            brain.forget(brain.list_ids()[0])
+        before = {q: results(brain, q) for q in queries}
+        assert fts_merge.needs_merge(fts_merge.levels(brain.db.conn))
+        segments_before = fts_merge.segment_count(brain.db.conn)
+    maintainer = Maintainer(brain_path, None, interval=3600).start()
+    try:
+        assert maintainer.wait_for_merge_passes(1, WAIT_S)
+    finally:
+        maintainer.stop()
+    assert maintainer.merge_steps > 0
+    with Brain.open(brain_path) as brain:
+        found = fts_merge.levels(brain.db.conn)
+        assert not fts_merge.needs_merge(found)  # every level below usermerge
+        assert fts_merge.segment_count(brain.db.conn) < segments_before
+        assert {q: results(brain, q) for q in queries} == before
+        brain.db.conn.execute(
+            "INSERT INTO memgui_fts(memgui_fts, rank) VALUES ('integrity-check', 0)"
+        )
+
+
+def test_a_merge_pass_stops_when_nothing_is_due_and_changes_no_result(
+    brain_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(fulltext, "FLUSH_AFTER", 1)
+    with Brain.open(brain_path) as brain:
+        for i in range(40):
+            brain.add(text(i))
+        before = results(brain, "harbour OR glacier")
+        steps = fts_merge.merge_pass(brain.db, gap_s=0.0)
+        assert steps > 0 and not fts_merge.needs_merge(fts_merge.levels(brain.db.conn))
+        assert fts_merge.merge_pass(brain.db, gap_s=0.0) == 0  # nothing due: no write
+        assert results(brain, "harbour OR glacier") == before
+
+
+def test_a_bulk_write_merges_before_it_commits(brain_path: Path) -> None:
+    with Brain.open(brain_path, "bench") as brain:
+        snaps = [
+            trace_snapshot({"content": text(i), "created_at": NOW + i}, f"mt_{i:05d}", NOW)
+            for i in range(fulltext.FLUSH_BATCH + 10)
+        ]
+        # FTS5 writes a segment whenever its in-memory terms pass `hashsize`: a small one
+        # makes this bulk write many segments, as a big import does.
+        brain.db.conn.execute("INSERT INTO memgui_fts(memgui_fts, rank) VALUES ('hashsize', 4096)")
+        with brain.write("import", kind="import") as batch:
+            store.insert_traces(brain.db, batch, brain.brain_id, snaps, "import")
+            # One progress report per full batch of rows, then one per merge step.
+            reports = list(fulltext.flushing(brain.db))
+            assert reports[0] == fulltext.FLUSH_BATCH and reports[1:] == [len(snaps)] * (
+                len(reports) - 1
+            )
+            assert len(reports) > 1
+        assert not fts_merge.needs_merge(fts_merge.levels(brain.db.conn))
+        assert len(results(brain, "copper")) == 50
+
+
+def test_a_schema_3_brain_migrates_without_rebuilding_its_index(brain_path: Path) -> None:
+    with Brain.open(brain_path) as brain:
+        ids = [brain.add(text(i)).id for i in range(30)]
+        before = results(brain, "lantern")
+    as_schema_3(brain_path)
+    assert "automerge" not in config(brain_path)
+    with Brain.open(brain_path) as brain:
+        assert brain.info()["schema_version"] == 3 and not brain.db.is_current
+        plan = migration.pending(brain.db)
+        assert plan is not None and (plan.from_version, plan.to_version) == (3, 6)
+        assert any("background" in change for change in plan.changes)
+        segments = fts_merge.levels(brain.db.conn)
+        brain.update(ids[0], {"content": "lantern moved"})  # the first write migrates
+        assert brain.info()["schema_version"] == 6 and fts_merge.configured(brain.db.conn)
+        # The index was kept, not made again: its old segments are all still there.
+        assert sum(lv.segments for lv in fts_merge.levels(brain.db.conn)) >= sum(
+            lv.segments for lv in segments
+        )
+        assert {i for i, _ in results(brain, "lantern")} == {i for i, _ in before}
+    assert config(brain_path)["automerge"] == 0
+    assert list(brain_path.parent.glob(f"{brain_path.name}.backup-pre-6-*"))
+
+
+@pytest.mark.parametrize("failure", ["refused write", "failing statement"])
+def test_a_failed_migration_of_a_schema_3_brain_leaves_it_as_it_was(
+    brain_path: Path, monkeypatch: pytest.MonkeyPatch, failure: str
+) -> None:
+    with Brain.open(brain_path) as brain:
+        some = brain.add(text(1)).id
+    as_schema_3(brain_path)
+    before = digest(brain_path)
+    with Brain.open(brain_path) as brain:
+        if failure == "refused write":
+            with pytest.raises(NotFound):
+                brain.update("mt_nope", {"content": "x"})
+        else:
+            broken = (*schema.MEMGUI_FTS_CONFIG, "INSERT INTO memgui_fts(memgui_fts) VALUES (1)")
+            monkeypatch.setattr(schema, "MEMGUI_FTS_CONFIG", broken)
+            with pytest.raises(apsw.Error):
+                brain.update(some, {"content": "x"})
+        assert brain.info()["schema_version"] == 3
+    assert digest(brain_path) == before
+    assert "automerge" not in config(brain_path)
+    assert not list(brain_path.parent.glob("*backup*"))
