@@ -3,8 +3,8 @@
 Every statement takes its ids as one JSON array (`json_each`), so a level of a neighbourhood
 is a handful of statements whatever its size, and each id is a seek in an index: the primary
 keys of `memory_traces`, `knowledge_nodes` and `memory_links` (brain, from, to, kind), and the
-indexes on `memory_links.to_id` and `knowledge_edges` source and target. Nothing here scans a
-table. The caller holds the connection's lock.
+indexes on `memory_links.to_id` and `knowledge_edges` source and target (and both ends
+together, schema 7). Nothing here scans a table. The caller holds the connection's lock.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from memgui.core.graph_view.shapes import (
     trace_label,
 )
 from memgui.core.storage import degrees as kept_degrees
+from memgui.core.storage import schema
 from memgui.core.storage.db import Database
 
 # (owner, other, edge): an edge seen from one of its ends
@@ -119,14 +120,14 @@ def incident_within(db: Database, brain_id: str, node_id: str, others: set[str])
             edge = link_edge(from_id, to_id, kind)
             out.append((node_id, to_id if node_id == from_id else from_id, edge))
     if has_graph(db):
+        by_source, by_target = _pair_indexes(db)
         for edge_id, source, target, kind, weight, both in conn.execute(
             "SELECT e.id, e.source_id, e.target_id, e.type, e.weight, e.bidirectional "
-            "FROM json_each(?3) j CROSS JOIN knowledge_edges e "
-            "INDEXED BY idx_knowledge_edges_brain_source ON e.brain_id = ?1 "
-            "AND e.source_id = j.value WHERE e.target_id = ?2 UNION ALL SELECT e.id, "
-            "e.source_id, e.target_id, e.type, e.weight, e.bidirectional FROM json_each(?3) j "
-            "CROSS JOIN knowledge_edges e INDEXED BY idx_knowledge_edges_brain_target "
-            "ON e.brain_id = ?1 AND e.target_id = j.value WHERE e.source_id = ?2",
+            f"FROM json_each(?3) j CROSS JOIN knowledge_edges e INDEXED BY {by_source} "
+            "ON e.brain_id = ?1 AND e.source_id = j.value AND e.target_id = ?2 UNION ALL "
+            "SELECT e.id, e.source_id, e.target_id, e.type, e.weight, e.bidirectional "
+            f"FROM json_each(?3) j CROSS JOIN knowledge_edges e INDEXED BY {by_target} "
+            "ON e.brain_id = ?1 AND e.target_id = j.value AND e.source_id = ?2",
             (brain_id, node_id, array),
         ):
             if source == target:
@@ -134,6 +135,14 @@ def incident_within(db: Database, brain_id: str, node_id: str, others: set[str])
             edge = graph_edge(edge_id, source, target, kind, weight, both)
             out.append((node_id, target if node_id == source else source, edge))
     return out
+
+
+def _pair_indexes(db: Database) -> tuple[str, str]:
+    """The indexes that find the edges from a given id to another: both ends at once where
+    the brain has memgui's pair indexes (schema 7), else one end, each row then read."""
+    if schema.EDGE_SOURCE_TARGET_INDEX in db.indexes:
+        return schema.EDGE_SOURCE_TARGET_INDEX, schema.EDGE_TARGET_SOURCE_INDEX
+    return "idx_knowledge_edges_brain_source", "idx_knowledge_edges_brain_target"
 
 
 def edges_among(db: Database, brain_id: str, ids: Iterable[str]) -> dict[str, GraphEdge]:

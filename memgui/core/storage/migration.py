@@ -37,6 +37,7 @@ def create_tables(conn: apsw.Connection) -> None:
     _apply_3(conn)
     _apply_4(conn)
     _apply_5(conn)
+    _apply_7(conn)
 
 
 def _apply_1(conn: apsw.Connection) -> None:
@@ -85,6 +86,16 @@ def _apply_5(conn: apsw.Connection) -> None:
     old rows would cost a pass over the whole journal for no read that needs it: whole rows
     are read with no more work than the new ones."""
     del conn
+
+
+# 6 is FTS automerge's number (a separate change); this one skips it.
+def _apply_7(conn: apsw.Connection) -> None:
+    # Two indexes on knowledge_edges: built once from the rows (400,000 edges: about a
+    # second, inside the migrating write), then kept by SQLite whoever writes.
+    if conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'knowledge_edges'"
+    ).fetchone():
+        conn.execute(schema.EDGE_PAIR_INDEXES)
 
 
 def agentos_version(conn: apsw.Connection) -> int | None:
@@ -266,7 +277,9 @@ def apply(db: Database, brain_ids: list[str], index_all: Callable[[], object]) -
         index_all()
     if found < 4:
         _apply_4(conn)
-    _apply_5(conn)
+    if found < 5:
+        _apply_5(conn)
+    _apply_7(conn)
     for bid in brain_ids or ["brain"]:
         conn.execute(
             "INSERT OR REPLACE INTO brain_meta(brain_id, key, value) VALUES (?, ?, ?)",
