@@ -10,7 +10,7 @@ together, schema 7). Nothing here scans a table. The caller holds the connection
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any, Protocol
 
@@ -69,18 +69,31 @@ def has_graph(db: Database) -> bool:
     return {"knowledge_nodes", "knowledge_edges"} <= db.tables
 
 
-def incident(db: Database, brain_id: str, ids: Iterable[str]) -> list[Incident]:
-    """Every link and knowledge edge touching one of `ids`, seen from that end."""
-    array = _ids(ids)
+def incident(
+    db: Database, brain_id: str, ids: Iterable[str], among: Collection[str] | None = None
+) -> list[Incident]:
+    """Every link and knowledge edge touching one of `ids`, seen from that end; with `among`,
+    only those whose other end is one of `among` (sifted in SQL: a neighbourhood's last level
+    reads thousands of edges that lead out of it, and makes none of them)."""
+    params: tuple[str, ...] = (brain_id, _ids(ids))
+    to_among = from_among = source_among = target_among = ""
+    if among is not None:
+        params += (_ids(among),)
+        # `+`: a filter on the rows found, never an index seek per id of `among`
+        among_sql = " IN (SELECT value FROM json_each(?3))"
+        to_among, from_among = f" WHERE +l.to_id{among_sql}", f" WHERE +l.from_id{among_sql}"
+        source_among = f" WHERE +e.source_id{among_sql}"
+        target_among = f" WHERE +e.target_id{among_sql}"
     out: list[Incident] = []
     conn = db.conn
     if has_links(db):
         for owner, from_id, to_id, kind in conn.execute(
             "SELECT j.value, l.from_id, l.to_id, l.kind FROM json_each(?2) j CROSS "
-            "JOIN memory_links l ON l.brain_id = ?1 AND l.from_id = j.value "
+            f"JOIN memory_links l ON l.brain_id = ?1 AND l.from_id = j.value{to_among} "
             "UNION ALL SELECT j.value, l.from_id, l.to_id, l.kind FROM json_each(?2) j CROSS "
-            f"JOIN memory_links l {BY_TARGET} ON l.brain_id = ?1 AND l.to_id = j.value",
-            (brain_id, array),
+            f"JOIN memory_links l {BY_TARGET} ON l.brain_id = ?1 AND l.to_id = j.value"
+            f"{from_among}",
+            params,
         ):
             edge = link_edge(from_id, to_id, kind)
             out.append((owner, to_id if owner == from_id else from_id, edge))
@@ -88,11 +101,11 @@ def incident(db: Database, brain_id: str, ids: Iterable[str]) -> list[Incident]:
         for owner, edge_id, source, target, kind, weight, both in conn.execute(
             "SELECT j.value, e.id, e.source_id, e.target_id, e.type, e.weight, e.bidirectional "
             "FROM json_each(?2) j CROSS JOIN knowledge_edges e "
-            "ON e.brain_id = ?1 AND e.source_id = j.value "
+            f"ON e.brain_id = ?1 AND e.source_id = j.value{target_among} "
             "UNION ALL SELECT j.value, e.id, e.source_id, e.target_id, e.type, e.weight, "
             "e.bidirectional FROM json_each(?2) j CROSS JOIN knowledge_edges e "
-            "ON e.brain_id = ?1 AND e.target_id = j.value",
-            (brain_id, array),
+            f"ON e.brain_id = ?1 AND e.target_id = j.value{source_among}",
+            params,
         ):
             edge = graph_edge(edge_id, source, target, kind, weight, both)
             if source == target:
@@ -349,7 +362,9 @@ class GraphRows(Protocol):
     """What a neighbourhood reads, on either engine: this module's SQL on a file
     (`FileGraphRows`), `storage/postgres_graph_view.py` on a shared brain."""
 
-    def incident(self, ids: Iterable[str]) -> list[Incident]: ...
+    def incident(
+        self, ids: Iterable[str], among: Collection[str] | None = None
+    ) -> list[Incident]: ...
 
     def incident_within(self, node_id: str, others: set[str]) -> list[Incident]: ...
 
@@ -367,8 +382,8 @@ class FileGraphRows:
         self.db = db
         self.brain_id = brain_id
 
-    def incident(self, ids: Iterable[str]) -> list[Incident]:
-        return incident(self.db, self.brain_id, ids)
+    def incident(self, ids: Iterable[str], among: Collection[str] | None = None) -> list[Incident]:
+        return incident(self.db, self.brain_id, ids, among)
 
     def incident_within(self, node_id: str, others: set[str]) -> list[Incident]:
         return incident_within(self.db, self.brain_id, node_id, others)
