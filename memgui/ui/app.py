@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QSettings, QTimer
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication
 
@@ -53,4 +53,5 @@ def run_app(brain_path: str | None, brain_id: str | None) -> int:
     window = create_window(brain_path, brain_id)
     window.show()
     heap.settle()  # before the event loop: one collection now, none this long later
+    QTimer.singleShot(heap.PRELOAD_AFTER_MS, heap.preload)
     return int(app.exec())

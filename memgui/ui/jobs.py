@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import time
 import warnings
 import weakref
 from collections.abc import Callable, Generator
@@ -183,18 +184,32 @@ class JobRunner(QObject):
         self._pool = QThreadPool(self)
         self._pool.setMaxThreadCount(max_threads)
         self._jobs: list[Job] = []
+        self._plain: QThreadPool | None = None  # jobs at the app's priority (`start`)
+        self._max_threads = max_threads
 
     @property
     def active_jobs(self) -> list[Job]:
         return list(self._jobs)
 
-    def start(self, name: str, factory: JobFactory, own_thread: bool = False) -> Job:
+    def start(
+        self, name: str, factory: JobFactory, own_thread: bool = False, nice: bool | None = None
+    ) -> Job:
         """Run `factory()`'s generator in the pool; connect to the returned job's signals.
 
         `own_thread`: on a thread of its own instead, for a job its caller may stop waiting
         for (a plan cancelled while its reader is inside one slow read): it never holds one
         of the pool's threads, and closing the app does not wait for it.
+
+        `nice=False` runs this job at the app's priority even in a niced runner: a job that
+        runs Python most of its time holds the GIL whenever the system preempts it, and a
+        worker ten steps nicer waits ~10 times longer for its core back — all that while
+        the GUI thread waits for the GIL (40–100 ms on a busy machine, docs/performance.md).
+        A pool thread once niced cannot be made less nice without privileges, so such a job
+        runs in a second pool whose threads are never niced (a pool, not a new thread: the
+        GUI thread would wait, on a busy machine, for that thread to be scheduled and say it
+        started), which `shutdown` waits for as for the first.
         """
+        nice = self._nice and nice is not False  # a job is never nicer than its runner
         # A job has no Qt parent: Python frees it (see `_release`). The runner is held
         # weakly, so the job's closures never keep a runner alive.
         job = Job(name, factory)
@@ -210,11 +225,13 @@ class JobRunner(QObject):
         self._jobs.append(job)
         if own_thread:
             thread = threading.Thread(
-                target=_run_on_own_thread, args=(job, self._nice), name=f"job {name}", daemon=True
+                target=_run_on_own_thread, args=(job, nice), name=f"job {name}", daemon=True
             )
             thread.start()
+        elif self._nice and not nice:
+            self._plain_pool().start(_JobRunnable(job, nice=False))
         else:
-            self._pool.start(_JobRunnable(job, self._nice))
+            self._pool.start(_JobRunnable(job, nice))
         self.job_started.emit(job)
         return job
 
@@ -225,7 +242,16 @@ class JobRunner(QObject):
     def shutdown(self, timeout_ms: int = 10_000) -> bool:
         """Cancel every job and wait for the workers; True when all of them stopped."""
         self.cancel_all()
-        return self._pool.waitForDone(timeout_ms)
+        deadline = time.monotonic() + timeout_ms / 1000
+        done = self._plain is None or self._plain.waitForDone(timeout_ms)
+        left_ms = max(0, int((deadline - time.monotonic()) * 1000))
+        return self._pool.waitForDone(left_ms) and done
+
+    def _plain_pool(self) -> QThreadPool:
+        if self._plain is None:
+            self._plain = QThreadPool(self)
+            self._plain.setMaxThreadCount(self._max_threads)
+        return self._plain
 
     def _forget(self, job: Job) -> None:
         if job in self._jobs:

@@ -25,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -37,6 +38,7 @@ from memgui.core.io.planning.plan import plan  # noqa: E402
 from memgui.core.io.writing.commit import commit  # noqa: E402
 from memgui.core.progress import run_to_end  # noqa: E402
 from tests.bench.common import emit  # noqa: E402
+from tests.bench.qt_wait import wait_until  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT.parent / "shared" / "corpora" / "obsidian-help"
@@ -101,13 +103,9 @@ def core_seconds(path: Path) -> tuple[float, int]:
         return time.perf_counter() - started, result.imported
 
 
-def wait(app: QApplication, until, timeout_s: float = 120.0) -> None:
-    deadline = time.monotonic() + timeout_s
-    while not until():
-        if time.monotonic() > deadline:
-            raise TimeoutError("the app did not finish in time")
-        app.processEvents()
-        time.sleep(0.001)
+def wait(app: QApplication, until: Callable[[], bool], timeout_s: float = 120.0) -> None:
+    """Run the event loop, as `memgui` does, until `until()` holds (woken by events)."""
+    wait_until(app, until, timeout_s, "the import")
 
 
 def app_run(path: Path, scratch: Path, live: bool = True) -> dict[str, float | int]:
@@ -122,7 +120,8 @@ def app_run(path: Path, scratch: Path, live: bool = True) -> dict[str, float | i
     window.set_session(BrainSession.open(path))
     window.show()
     wait(app, lambda: window.model is not None and not window.model.busy)
-    heap.settle()  # as `memgui` does once its window is up
+    heap.settle()  # as `memgui` does once its window is up…
+    heap.preload().join()  # …and a moment later (a person needs longer to start an import)
     probe = StallProbe()
     stolen = steal_ms()
     probe.start()

@@ -220,6 +220,75 @@ def test_workers_run_nicer_than_the_window(qtbot):
     runner.shutdown()
 
 
+def test_a_job_started_not_nice_keeps_the_apps_priority_in_a_nice_runner(qtbot):
+    if sys.platform != "linux":
+        pytest.skip("only Linux keeps a niceness per thread")
+
+    def niceness():
+        yield from ()
+        return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+    runner = JobRunner(max_threads=1)
+    niced = runner.start("niced", niceness)  # the pool's one thread is niced for good…
+    with qtbot.waitSignal(niced.finished, timeout=WAIT_MS):
+        pass
+    plain = runner.start("at the app's priority", niceness, nice=False)  # …so not on it
+    with qtbot.waitSignal(plain.finished, timeout=WAIT_MS) as finished:
+        pass
+    assert finished.args[0] == os.getpriority(os.PRIO_PROCESS, 0)
+    assert runner.shutdown()
+
+
+def test_shutdown_waits_for_a_job_at_the_apps_priority(qtbot):
+    entered, release = threading.Event(), threading.Event()
+    left: list[str] = []
+
+    def held():
+        yield from ()
+        entered.set()
+        release.wait(WAIT_S)
+        left.append("done")
+        return None
+
+    runner = JobRunner()
+    runner.start("held", held, nice=False)
+    qtbot.waitUntil(entered.is_set, timeout=WAIT_MS)
+    cancel_all = runner.cancel_all
+    runner.cancel_all = lambda: (cancel_all(), release.set())  # shutdown lets it go on
+    assert runner.shutdown()
+    assert left == ["done"]  # shutdown returned only once the job had left its generator
+
+
+def test_the_import_window_plans_and_commits_at_the_apps_priority(qtbot, tmp_path):
+    if sys.platform != "linux":
+        pytest.skip("only Linux keeps a niceness per thread")
+    from memgui.ui.importing import import_jobs
+
+    seen: list[int] = []
+    original = import_jobs.on_own_connection
+
+    def recording(session, work, writes):
+        seen.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
+        return (yield from original(session, work, writes))
+
+    import_jobs.on_own_connection = recording
+    try:
+        brain = tmp_path / "b.sqlite"
+        Brain.open(brain).close()
+        (tmp_path / "notes").mkdir()
+        (tmp_path / "notes" / "one.md").write_text("# One\n\nA note.\n")
+        runner = JobRunner()
+        run = import_jobs.ImportRun(runner, BrainSession.open(brain), tmp_path / "notes")
+        with qtbot.waitSignal(run.planned, timeout=WAIT_MS):
+            run.start_plan()
+        with qtbot.waitSignal(run.committed, timeout=WAIT_MS):
+            run.start_commit()
+        assert seen == [os.getpriority(os.PRIO_PROCESS, 0)] * 2
+        assert runner.shutdown()
+    finally:
+        import_jobs.on_own_connection = original
+
+
 def test_opening_a_brain_makes_no_ollama_client_on_the_gui_thread(qtbot, tmp_path, brain_path):
     settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
     window = MainWindow(settings=settings, live=False)

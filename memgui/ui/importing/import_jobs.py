@@ -293,7 +293,9 @@ class ImportRun(QObject):
     # --- the job ------------------------------------------------------------------------
 
     def _start(self, step: str, name: str, factory: JobFactory, own_thread: bool = False) -> Job:
-        job = self.runner.start(name, factory, own_thread=own_thread)
+        # At the app's priority: reading and writing an import is Python most of the time
+        # (it holds the GIL), and a niced worker preempted with it stalls the GUI thread.
+        job = self.runner.start(name, factory, own_thread=own_thread, nice=False)
         self.job, self.step = job, step
         self._listening = [
             job.progress.connect(self.progress),

@@ -353,9 +353,11 @@ class ImportReviewPage(QWidget):
 
     def set_committed(self, summary: str | None) -> None:
         """After a commit: show its summary and the revert button; editing ends."""
+        shown_before = self.model.committed
         self._show_committed(summary)
         if self.model.plan is not None:
-            self.model.refresh_all()  # the commit may have refused a record it re-checked
+            if self.model.committed == shown_before:  # else every row was just redrawn
+                self.model.refresh_all()  # the commit may have refused a record it re-checked
             self.refresh_counts()
 
     def _show_committed(self, summary: str | None) -> None:
