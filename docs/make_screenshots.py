@@ -65,6 +65,12 @@ SHOTS = (
     ),
     Shot("guide-trash.png", "the trash", ("--trash",)),
     Shot(
+        "guide-shared-brain.png",
+        "File ▸ Open shared brain…: where a team's brain is on PostgreSQL",
+        ("--view", "open-shared", "--size", "560x330"),
+        size=(560, 330),
+    ),
+    Shot(
         "guide-graph.png",
         "the graph window on a memory, three hops out",
         ("--view", "graph", "--depth", "3"),

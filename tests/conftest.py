@@ -38,4 +38,8 @@ def agentos_copy(tmp_path: Path) -> Path:
 
 from tests.support.cli import any_brain  # noqa: E402, F401  (a brain file, or PostgreSQL)
 from tests.support.ollama_fixture import ollama_server  # noqa: E402, F401  (the fake Ollama server)
-from tests.support.postgres import pg_address, pg_server  # noqa: E402, F401  (a real PostgreSQL)
+from tests.support.postgres import (  # noqa: E402, F401  (a real PostgreSQL)
+    guarded_address,
+    pg_address,
+    pg_server,
+)

@@ -21,6 +21,7 @@ FORBIDDEN_IN_CORE = ("PySide6", "qasync", "memgui.ui", "memgui.cli", "memgui.ser
 # The core modules the UI may import; everything else of the core it reaches through them.
 UI_PUBLIC = (
     "memgui.core.brain",
+    "memgui.core.shared_brain",
     "memgui.core.model",
     "memgui.core.errors",
     "memgui.core.progress",

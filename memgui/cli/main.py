@@ -44,7 +44,7 @@ from memgui.cli.commands import (  # noqa: F401 - each registers its commands
 from memgui.cli.log import failures_logged_to_file
 from memgui.cli.registry import REGISTRY, CommandContext
 from memgui.core.errors import InvalidArgument, MemguiError, NotOnPostgres, StorageError
-from memgui.core.storage.engine import is_postgres_address
+from memgui.core.storage.engine import is_postgres_address, parse_postgres_address
 
 APP_NAME = "memgui"
 BRAIN_ENV = "MEMGUI_BRAIN"
@@ -218,7 +218,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command is None:
             ctx.operation = "open the app"
             if shared_address is not None:
-                return _guarded(ctx, _app_not_on_postgres, log_path)
+                address = shared_address
+                return _guarded(ctx, lambda: _open_shared_app(address, args.brain_id), log_path)
             return _guarded(ctx, lambda: _open_app(brain_path, args.brain_id), log_path)
         cmd = REGISTRY[args.command]
         ctx.operation = cmd.name
@@ -229,8 +230,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _guarded(ctx, lambda: cmd.run(ctx, args), log_path)
 
 
-def _app_not_on_postgres() -> int:
-    raise NotOnPostgres("the app (memgui with no command)")
+def _open_shared_app(address: str, brain_id: str | None) -> int:
+    """The app on a shared brain: the address checked first (a missing brain id, or one
+    --brain-id disagrees with, is refused here), its brain id put in it when given apart."""
+    checked = parse_postgres_address(address, brain_id)
+    if "brain_id=" not in address:
+        address = f"{address}{'&' if '?' in address else '?'}brain_id={checked.brain_id}"
+    return _open_app(address, brain_id)
 
 
 def _not_on_postgres(name: str) -> int:
@@ -362,7 +368,7 @@ def _exit_status(stop: SystemExit) -> int:
 # --- the app (registered by the ui package) -----------------------------------------------
 
 
-def _open_app(brain_path: Path, brain_id: str | None) -> int:
+def _open_app(brain_path: Path | str, brain_id: str | None) -> int:
     if registry.app_opener is None:
         raise MemguiError("this memgui has no app; name a command (memgui --help lists them)")
     result = registry.app_opener(brain_path, brain_id)

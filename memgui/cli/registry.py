@@ -33,7 +33,8 @@ DEFAULT_MODEL = "nomic-embed-text"
 
 Configure = Callable[[argparse.ArgumentParser], None]
 Handler = Callable[["CommandContext", argparse.Namespace], "int | None"]
-AppOpener = Callable[[Path, "str | None"], "int | None"]
+# (a brain file's path, or a shared brain's postgresql:// address; the brain id)
+AppOpener = Callable[["Path | str", "str | None"], "int | None"]
 VersionReporter = Callable[[], "dict[str, str]"]
 
 
@@ -121,6 +122,7 @@ class CommandContext:
 
             previous, self.operation = self.operation, "open brain"
             self._shared = SharedBrain.open(self.brain_address, self.brain_id, actor=ACTOR)
+            self._shared.use_embedder(self.embedder())
             self.operation = previous
         return self._shared
 

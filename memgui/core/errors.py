@@ -233,3 +233,17 @@ class PostgresUnavailable(MemguiError):
     """The PostgreSQL driver is not installed, or the server cannot be reached."""
 
     exit_code = 3
+
+
+class PostgresPasswordRequired(PostgresUnavailable):
+    """The server asks for a password and none was found (`PGPASSWORD`, `~/.pgpass`, the
+    address), or the one given was wrong: a caller that can ask the person does."""
+
+    def __init__(self, address: str, wrong: bool) -> None:
+        self.address = address
+        self.wrong = wrong
+        said = "refused the password" if wrong else "asks for a password and none was given"
+        super().__init__(
+            f"the PostgreSQL server of {address} {said} (memgui reads PGPASSWORD and "
+            "~/.pgpass, as libpq does)"
+        )

@@ -4,7 +4,9 @@
 traces (add, get, update, forget, restore, purge, list, count), search by keyword on the
 `_tsv` full-text column, the journal and revert. It checks arguments with the same rules as
 `Brain` (`traces.new_snapshot`, `traces.checked_patch`, `journal.trace_undo`), so both engines
-accept, refuse and write the same things; the SQL is in `storage/postgres.py`.
+accept, refuse and write the same things; the SQL is in `storage/postgres.py`. The app
+reaches a shared brain's addresses and change notices through this module too
+(`is_postgres_address`, `parse_postgres_address`, `ChangeListener`).
 """
 
 from __future__ import annotations
@@ -20,9 +22,13 @@ from memgui.core import (
     shared_graph,
     shared_links,
     shared_revert,
+    shared_search,
     shared_upkeep,
+    shared_vectors,
     traces,
+    undo,
 )
+from memgui.core.brain_write import Batch
 from memgui.core.changes import ChangesWithCount, ChangesWithId, with_id
 from memgui.core.errors import InvalidArgument, NotFound, NotOnPostgres
 from memgui.core.model import (
@@ -31,7 +37,6 @@ from memgui.core.model import (
     JournalEntry,
     Neighbour,
     RelatedSummary,
-    SearchHit,
     SearchResult,
     Trace,
     TraceFilter,
@@ -41,20 +46,28 @@ from memgui.core.model import (
     check_int_range,
     check_limit,
     check_link_kind,
-    check_text,
+    check_lookup_ids,
     now_ms,
     with_changes,
 )
+from memgui.core.progress import Job
 from memgui.core.scopes import SweepReport
+from memgui.core.search.hybrid import BACKFILL_BATCH, BackfillReport, Embedder
+from memgui.core.shared_brain_views import SharedBrainViews
 from memgui.core.storage import (
     postgres,
     postgres_graph,
     postgres_graph_view,
     postgres_locks,
-    reads,
+    postgres_vectors,
     store,
 )
-from memgui.core.storage.engine import PostgresAddress, parse_postgres_address
+from memgui.core.storage.engine import PostgresAddress as PostgresAddress
+from memgui.core.storage.engine import is_postgres_address as is_postgres_address
+from memgui.core.storage.engine import parse_postgres_address as parse_postgres_address
+from memgui.core.storage.postgres_notify import ChangeListener as ChangeListener
+from memgui.core.storage.postgres_notify import ChangeNotice as ChangeNotice
+from memgui.core.storage.postgres_views import order_sql
 from memgui.core.storage.transaction import WriteBatch, new_batch_id
 
 if TYPE_CHECKING:
@@ -64,10 +77,8 @@ if TYPE_CHECKING:
 
     from memgui.core.storage.postgres_graph_view import PostgresGraphRows
 
-SEARCH_MODES = ("auto", "keyword")  # by meaning needs the vectors, not on Postgres yet
 
-
-class SharedBrain:
+class SharedBrain(SharedBrainViews):
     """One brain id in a PostgreSQL database, over one connection (one thread at a time)."""
 
     def __init__(
@@ -84,12 +95,22 @@ class SharedBrain:
         self.clock: Callable[[], int] = now_ms
         # Whether this brain id's meta rows are written (its first write writes them).
         self.marked = marked
+        self._open_batch: WriteBatch | None = None  # inside `batch()`
+        self.embedder: Embedder | None = None
 
     @classmethod
-    def open(cls, address: str, brain_id: str | None = None, *, actor: str = "cli") -> SharedBrain:
-        """Connect to `postgresql://…?brain_id=NAME`, making memgui's tables if missing."""
+    def open(
+        cls,
+        address: str,
+        brain_id: str | None = None,
+        *,
+        actor: str = "cli",
+        password: str | None = None,
+    ) -> SharedBrain:
+        """Connect to `postgresql://…?brain_id=NAME`, making memgui's tables if missing;
+        `password` when the person typed one (else libpq's PGPASSWORD, ~/.pgpass)."""
         parsed = parse_postgres_address(address, brain_id)
-        return cls(postgres.connect(parsed), parsed, actor)
+        return cls(postgres.connect(parsed, password), parsed, actor)
 
     def close(self) -> None:
         self.conn.close()
@@ -108,6 +129,20 @@ class SharedBrain:
         return self.clock()
 
     @contextmanager
+    def batch(self, actor: str | None = None, kind: str = "batch") -> Iterator[Batch]:
+        """Group several calls in one transaction and one journal batch (revertible as one).
+        Each call in it returns what it changed itself; once the batch committed, its
+        `changes` hold what they changed together (empty, with no batch id, if nothing)."""
+        with self.writing(actor, kind) as open_batch:
+            handle = Batch(open_batch.batch_id, kind)
+            self._open_batch = open_batch
+            try:
+                yield handle
+            finally:
+                self._open_batch = None
+        handle.changes = open_batch.changes()
+
+    @contextmanager
     def writing(
         self, actor: str | None, kind: str = "edit", lock: str | None = None
     ) -> Iterator[WriteBatch]:
@@ -115,6 +150,12 @@ class SharedBrain:
         holds the brain id's advisory lock, refused if another long operation holds it."""
         import psycopg
 
+        joined = self._open_batch
+        if joined is not None:  # a call inside `batch()`: its transaction and journal batch
+            own = WriteBatch(batch_id=joined.batch_id, actor=joined.actor, kind=joined.kind)
+            yield own  # (what this call changed: its own events)
+            joined.events.extend(own.events)
+            return
         batch = WriteBatch(batch_id=new_batch_id(), actor=actor or self.actor, kind=kind)
         try:
             with self.conn.transaction():
@@ -142,7 +183,15 @@ class SharedBrain:
     def get(self, trace_id: str) -> Trace:
         return store.snapshot_to_trace(self._snapshot(trace_id), 0, self.now())
 
-    def _where(self, flt: TraceFilter) -> tuple[str, list[Any]]:
+    def get_many(self, ids: list[str]) -> dict[str, Trace]:
+        """The traces of `ids` that exist (an unknown id is simply absent), by id."""
+        check_lookup_ids(ids)
+        now = self.now()
+        rows = postgres.rows_of_ids(self.conn, self.brain_id, ids)
+        return {trace.id: trace for trace in (store.row_to_trace(r, now) for r in rows)}
+
+    def where(self, flt: TraceFilter) -> tuple[str, list[Any]]:
+        """The SQL of a filter on this brain, checked."""
         check_filter(flt)
         return postgres.where_sql(self.brain_id, flt)
 
@@ -159,19 +208,19 @@ class SharedBrain:
         if limit is not None:
             check_limit(limit)
         check_int_range("offset", offset, 0, 2**62)
-        sql, params = self._where(flt or TraceFilter())
+        sql, params = self.where(flt or TraceFilter())
         if after is not None:
             created_at, after_id = check_after(after, order)
             sql += f" AND (created_at, id) {'<' if descending else '>'} (%s, %s)"
             params = [*params, created_at, after_id]
         rows = postgres.listed_rows(
-            self.conn, (sql, params), _order_sql(order, descending), limit, offset
+            self.conn, (sql, params), order_sql(order, descending), limit, offset
         )
         now = self.now()
         return [store.row_to_trace(r, now) for r in rows]
 
     def count(self, flt: TraceFilter | None = None) -> int:
-        return postgres.count(self.conn, self._where(flt or TraceFilter()))
+        return postgres.count(self.conn, self.where(flt or TraceFilter()))
 
     def search(
         self,
@@ -183,32 +232,30 @@ class SharedBrain:
         record_recall: bool = True,
         mood: float | None = None,
     ) -> SearchResult:
-        """By keyword: the `_tsv` column matched by `websearch_to_tsquery`, best `ts_rank`
-        first. A search does not note recalls on Postgres yet (`record_recall` is ignored)."""
-        if not isinstance(query, str):
-            raise InvalidArgument("query", f"must be text (got {query!r})", query)
-        check_text("query", query)  # a lone surrogate cannot be sent to the server
-        check_limit(limit)
-        if mode not in SEARCH_MODES:
-            raise NotOnPostgres(f"search by {mode!r}")
+        """By keyword (`_tsv`, `websearch_to_tsquery`, best `ts_rank` first), by meaning or
+        hybrid once the brain holds vectors and an embedder is set (`use_embedder`), as
+        `core/shared_search.py` says; the traces returned are noted as recalled unless
+        `record_recall` is false."""
         if mood is not None:
             raise NotOnPostgres("search with a mood")
-        where = self._where(flt or TraceFilter())
-        if not query.strip():
-            return SearchResult(hits=(), search_mode="keyword")
-        rows = postgres.keyword_rows(self.conn, where, query, limit)
-        now = self.now()
-        hits = tuple(
-            SearchHit(
-                trace,
-                float(r[-1]),
-                tuple(self.related(trace.id, links.MAX_RELATED)) if expand_links else (),
-                query,
-            )
-            for r in rows
-            for trace in (store.row_to_trace(r[:-1], now),)
+        return shared_search.search(
+            self, query, flt or TraceFilter(), limit, mode, expand_links, record_recall
         )
-        return SearchResult(hits=hits, search_mode="keyword")
+
+    def use_embedder(self, embedder: Embedder | None) -> None:
+        """The embedder that search by meaning and `backfill` use (none: keyword only)."""
+        self.embedder = embedder
+
+    def embedding_info(self) -> dict[str, Any]:
+        model, dims = postgres_vectors.pinned_model(self.conn, self.brain_id)
+        pending = postgres_vectors.count_pending(self.conn, self.brain_id)
+        return {"model": model, "dimensions": dims, "pending": pending}
+
+    def backfill(self, batch: int = BACKFILL_BATCH) -> Job[BackfillReport]:
+        """A job: embed the live traces without a vector (`shared_vectors.backfill`)."""
+        if self.embedder is None:
+            raise InvalidArgument("embedder", "must be set to embed (use_embedder; got none)")
+        return shared_vectors.backfill(self.conn, self.brain_id, self.embedder, batch)
 
     def related(self, trace_id: str, limit: int = links.MAX_RELATED) -> list[RelatedSummary]:
         """A trace's links to live traces, newest first, each read from its side."""
@@ -350,6 +397,21 @@ class SharedBrain:
             shared_links.unlink(self.conn, batch, self.brain_id, ids, kind)
         return batch.changes()
 
+    def undo(self, batch_id: str, actor: str | None = None) -> Changes:
+        """`revert`, tolerant of versions moved by undo steps alone (`core/undo.py`): what
+        the app's undo stack calls."""
+        return undo.undo_batch(self, batch_id, actor)
+
+    def restore_version(
+        self,
+        trace_id: str,
+        snapshot: dict[str, Any],
+        expect_version: int | None = None,
+        actor: str | None = None,
+    ) -> Trace:
+        """Bring a trace back to a version from its history, as a new update."""
+        return undo.restore_version(self, trace_id, snapshot, expect_version, actor)
+
     def revert(
         self, batch_id: str, actor: str | None = None, entry_ids: list[int] | None = None
     ) -> Changes:
@@ -439,7 +501,7 @@ class SharedBrain:
         return shared_upkeep.refile_scope(self, scope, from_scope_id, to_scope_id, actor)
 
     def sweep(self, actor: str = "sweep") -> SweepReport:
-        """Expire traces past their time to live (embedding waits for pgvector)."""
+        """Expire traces past their time to live (embedding is `backfill`'s, `memgui embed`)."""
         expired = shared_upkeep.expire(self, actor)
         return SweepReport(expired=expired.count, embedded=0, changes=expired)
 
@@ -460,13 +522,3 @@ def _refuse_nul(fields: dict[str, Any]) -> None:
             raise InvalidArgument(
                 "tags", f"must hold no NUL character on a PostgreSQL brain (got {tag!r})", tag
             )
-
-
-def _order_sql(order: str, descending: bool) -> str:
-    if not isinstance(order, str) or order not in reads.ORDER_COLUMNS:
-        raise InvalidArgument(
-            "order", f"must be one of {', '.join(reads.ORDER_COLUMNS)} (got {order!r})", order
-        )
-    # SQLite sorts NULL lowest; Postgres highest unless told.
-    direction = "DESC NULLS LAST" if descending else "ASC NULLS FIRST"
-    return f"{order} {direction}, id {direction}"

@@ -15,6 +15,7 @@ from memgui.core.storage import (
     postgres,
     postgres_graph,
     postgres_links,
+    postgres_rows,
     review_rows,
     store,
 )
@@ -49,6 +50,9 @@ def _undo(brain: SharedBrain, batch: WriteBatch, entry: JournalEntry) -> None:
     if entry.op in postgres_graph.GRAPH_OPS:
         postgres_graph.undo(conn, bid, batch, entry)
         return
+    if entry.op in journal_rows.ROW_OPS:  # an import's documents, conversations …
+        postgres_rows.undo(conn, bid, batch, entry)
+        return
     if entry.op in _NOT_HELD:  # a row kind a shared brain does not hold yet
         raise NotOnPostgres(f"reverting a batch's {entry.op!r} rows")
     row = postgres.fetch_row(conn, bid, entry.trace_id, lock=True)
@@ -68,5 +72,5 @@ def _undo(brain: SharedBrain, batch: WriteBatch, entry: JournalEntry) -> None:
         postgres.update_trace(conn, batch, bid, current, restored, "revert")
 
 
-# Documents, conversations, feedback and review marks live in a file alone so far.
-_NOT_HELD = (journal_rows.ROW_OPS - postgres_graph.GRAPH_OPS) | {review_rows.OP}
+# Review marks live in a file alone so far.
+_NOT_HELD = frozenset({review_rows.OP})

@@ -28,6 +28,7 @@ from memgui.core.model import (
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
+    from memgui.core.shared_brain import SharedBrain
 
 # What a person sees of a trace: equal in these, two states are the same to them.
 COMPARED = (*EDITABLE_FIELDS, "deleted", "expires_at")
@@ -50,7 +51,7 @@ def same_state(current: Trace, snapshot: dict[str, Any]) -> bool:
     return True
 
 
-def undo_batch(brain: Brain, batch_id: str, actor: str | None = None) -> Changes:
+def undo_batch(brain: Brain | SharedBrain, batch_id: str, actor: str | None = None) -> Changes:
     """Undo `batch_id` (see the module docstring); what the undo changed, in its own batch."""
     try:
         return brain.revert(batch_id, actor=actor)
@@ -63,7 +64,7 @@ def undo_batch(brain: Brain, batch_id: str, actor: str | None = None) -> Changes
     return batch.changes
 
 
-def only_versions_moved(brain: Brain, entries: list[JournalEntry]) -> bool:
+def only_versions_moved(brain: Brain | SharedBrain, entries: list[JournalEntry]) -> bool:
     """Whether every trace the batch wrote is still as it left it, but for its version.
 
     A purge is never undone this way: only the core's revert can bring the row back."""
@@ -79,7 +80,9 @@ def only_versions_moved(brain: Brain, entries: list[JournalEntry]) -> bool:
     return True
 
 
-def _apply_inverse(brain: Brain, entries: list[JournalEntry], actor: str | None) -> None:
+def _apply_inverse(
+    brain: Brain | SharedBrain, entries: list[JournalEntry], actor: str | None
+) -> None:
     for entry in reversed(entries):
         if entry.op in LINK_OPS:
             link = entry.after or entry.before or {}
@@ -126,7 +129,7 @@ def _ttl_until(expires_at: int | None, now: int) -> int | None:
 
 
 def restore_version(
-    brain: Brain,
+    brain: Brain | SharedBrain,
     trace_id: str,
     snapshot: dict[str, Any],
     expect_version: int | None,

@@ -6,8 +6,10 @@ an out-of-bounds or otherwise invalid argument is a JSON-RPC `invalid_params` er
 field, range and value; arguments that do not fit the tool at all (an unknown field, text
 where a number goes) are a tool result with `isError` ("failed to deserialize parameters:
 …"), as is a compare-and-set that lost; a storage failure is `internal_error` with a generic
-message, its detail in the log. stdout carries nothing but the protocol: the SDK points fd 1
-at stderr while it serves, and every log line goes to stderr and the log file.
+message, its detail in the log. A tool a shared (PostgreSQL) brain does not serve yet is a
+tool result with `isError` naming the operation. stdout carries nothing but the protocol:
+the SDK points fd 1 at stderr while it serves, and every log line goes to stderr and the
+log file.
 """
 
 from __future__ import annotations
@@ -149,7 +151,7 @@ async def _serve_stdio(service: ToolService, server: Server[Any]) -> None:
             "%s (profile %s, brain %s, Ollama %s)",
             READY,
             service.profile.name,
-            service.brain.path,
+            service.where,
             service.embedder.url,
         )
         await server.run(read_stream, write_stream, server.create_initialization_options())

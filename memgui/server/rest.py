@@ -7,7 +7,8 @@ the two v0.0.1 body routes (`POST /api/memories`, `POST /api/search`) axum's pla
 rejections of a body that never reaches the tools (400 malformed JSON, 415 no JSON content
 type, 422 a missing or wrongly typed field). A stale `expect_version` is 409; a brain that
 cannot be written (read-only, deleted) 503; a storage failure 500 with a generic message,
-its detail in the server log only.
+its detail in the server log only. What a shared (PostgreSQL) brain does not serve yet is 501
+with a message naming the operation.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from memgui.server.runtime import (
     NOT_FOUND,
     PARAMS,
     UNAVAILABLE,
+    UNSUPPORTED,
     ToolService,
     failure,
     operation_of,
@@ -36,7 +38,14 @@ from memgui.server.runtime import (
 
 log = logging.getLogger("memgui.server.rest")
 
-STATUS = {PARAMS: 400, CONFLICT: 409, NOT_FOUND: 404, UNAVAILABLE: 503, INTERNAL: 500}
+STATUS = {
+    PARAMS: 400,
+    CONFLICT: 409,
+    NOT_FOUND: 404,
+    UNAVAILABLE: 503,
+    UNSUPPORTED: 501,  # not served on a shared (PostgreSQL) brain yet
+    INTERNAL: 500,
+}
 _INTEGER = re.compile(r"[+-]?\d{1,25}")
 JSON_TYPE_REFUSED = "Expected request with `Content-Type: application/json`"
 

@@ -119,6 +119,6 @@ async def _serve(service: ToolService, sock: socket.socket) -> None:
         shown = f"[{host}]" if ":" in host else host
         log.info(
             "%s http://%s:%d (brain %s, Ollama %s)",
-            READY, shown, port, service.brain.path, service.embedder.url,
+            READY, shown, port, service.where, service.embedder.url,
         )  # fmt: skip
     await serving

@@ -27,6 +27,7 @@ from memgui.core.errors import (
     InvalidArgument,
     MemguiError,
     NotFound,
+    NotOnPostgres,
     ReadOnlyBrain,
     StorageError,
 )
@@ -99,6 +100,8 @@ class ServerOptions:
     rehydrate: bool = False
     maintenance_interval: float = DEFAULT_INTERVAL_S
     chat_model: str | None = None  # memory_reflect's derive step (default: core.llm's)
+    # A shared brain's address (postgresql://…?brain_id=…), served instead of `brain_path`.
+    brain_address: str | None = None
 
 
 class ToolService:
@@ -106,14 +109,30 @@ class ToolService:
 
     def __init__(self, options: ServerOptions, actor: str) -> None:
         from memgui.core.brain import Brain
+        from memgui.core.shared_brain import SharedBrain
 
         self.options = options
         self.profile: Profile = profile(options.profile, rehydrate=options.rehydrate)
-        self.brain = Brain.open(options.brain_path, options.brain_id, actor=actor)
         self.embedder = self._embedder()
-        # Writes are embedded behind the call (`Maintainer.backfill_soon`): a store never
-        # waits for Ollama, up or down; searches still rank by meaning once vectors exist.
-        self.brain.use_embedder(self.embedder, auto_embed=False)
+        self.brain: Brain | SharedBrain
+        # The upkeep (TTL sweeps, embedding backfill) of a brain file; a shared brain has
+        # none yet (docs/shared-brains.md), and its searches are by keyword.
+        self.maintainer: Maintainer | None = None
+        if options.brain_address is not None:
+            self.brain = SharedBrain.open(options.brain_address, options.brain_id, actor=actor)
+            self.where = str(self.brain.address)  # never its password
+        else:
+            brain = Brain.open(options.brain_path, options.brain_id, actor=actor)
+            # Writes are embedded behind the call (`Maintainer.backfill_soon`): a store never
+            # waits for Ollama, up or down; searches still rank by meaning once vectors exist.
+            brain.use_embedder(self.embedder, auto_embed=False)
+            self.brain, self.where = brain, str(brain.path)
+            self.maintainer = Maintainer(
+                brain.path,
+                brain.brain_id,
+                embedder_factory=self._embedder,
+                interval=options.maintenance_interval,
+            )
         from memgui.core.llm import OllamaChat
 
         self.chat = OllamaChat(options.ollama_url, options.chat_model)  # contacted when used
@@ -122,12 +141,6 @@ class ToolService:
         # names a file that gets each tool's call durations (seconds) as JSON at close.
         self._timings_file = os.environ.get(TIMINGS_ENV)
         self._timings: dict[str, list[float]] | None = {} if self._timings_file else None
-        self.maintainer = Maintainer(
-            self.brain.path,
-            self.brain.brain_id,
-            embedder_factory=self._embedder,
-            interval=options.maintenance_interval,
-        )
 
     def _embedder(self) -> Any:
         from memgui.core.search.embed import OllamaEmbedder
@@ -135,7 +148,8 @@ class ToolService:
         return OllamaEmbedder(self.options.ollama_url, model=self.options.embed_model)
 
     def start(self) -> ToolService:
-        self.maintainer.start()
+        if self.maintainer is not None:
+            self.maintainer.start()
         return self
 
     def call_now(
@@ -146,7 +160,11 @@ class ToolService:
         start = time.perf_counter()
         # No vector in the brain, or Ollama failed a moment ago: search by keyword at once,
         # as agent-memory falls back, without asking again on every call.
-        down = self.maintainer.has_vectors is False or self.embedder.known_down()
+        down = (
+            self.maintainer is None
+            or self.maintainer.has_vectors is False
+            or self.embedder.known_down()
+        )
         ctx = ToolContext(self.brain, actor, "keyword" if down else "auto", llm=self.chat)
         try:
             result = call(ctx, self.profile, name, arguments, defer=defer)
@@ -154,7 +172,8 @@ class ToolService:
             if self._timings is not None:
                 self._timings.setdefault(str(name), []).append(time.perf_counter() - start)
         changed = result.changes
-        if changed is not None and (changed.added or changed.edited):
+        wrote_text = changed is not None and bool(changed.added or changed.edited)
+        if self.maintainer is not None and wrote_text:
             self.maintainer.backfill_soon()  # a trace's text may wait for its vector
         return result
 
@@ -187,7 +206,8 @@ class ToolService:
         await loop.run_in_executor(self._worker, lambda: self.brain.list_traces(limit=1))
 
     def close(self) -> None:
-        self.maintainer.stop()
+        if self.maintainer is not None:
+            self.maintainer.stop()
         self._worker.shutdown(wait=True)
         self.brain.close()
         if self._timings_file and self._timings is not None:
@@ -200,8 +220,8 @@ class ToolService:
 
 # --- what a client may be told ---------------------------------------------------------------
 
-PARAMS, INVALID, CONFLICT, NOT_FOUND, UNAVAILABLE, INTERNAL = (
-    "params", "invalid", "conflict", "not_found", "unavailable", "internal",
+PARAMS, INVALID, CONFLICT, NOT_FOUND, UNAVAILABLE, UNSUPPORTED, INTERNAL = (
+    "params", "invalid", "conflict", "not_found", "unavailable", "unsupported", "internal",
 )  # fmt: skip
 
 
@@ -223,6 +243,8 @@ def failure(error: BaseException, operation: str) -> tuple[str, str]:
         return NOT_FOUND, str(error)
     if isinstance(error, ReadOnlyBrain | BrainFileLost):
         return UNAVAILABLE, str(error)
+    if isinstance(error, NotOnPostgres):  # a tool a shared brain does not serve yet
+        return UNSUPPORTED, str(error)
     if isinstance(error, MemguiError) and not isinstance(error, StorageError):
         log.warning("%s: %s", operation, error)
         return INTERNAL, f"{operation} failed: {error}"

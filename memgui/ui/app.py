@@ -10,6 +10,7 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication
 
 from memgui import APP_ID
+from memgui.core.shared_brain import is_postgres_address
 from memgui.ui import heap
 from memgui.ui.main_window import MainWindow
 from memgui.ui.theme.icons import icon
@@ -40,8 +41,12 @@ def create_window(
     settings: QSettings | None = None,
     live: bool = True,
 ) -> MainWindow:
-    """A window showing `brain_path` (default: the user's brain, created on first run)."""
+    """A window showing `brain_path` (default: the user's brain, created on first run); a
+    `postgresql://…?brain_id=` address is a shared brain, connected to in a job."""
     window = MainWindow(settings=settings, live=live)
+    if brain_path and is_postgres_address(brain_path):
+        window.shared_brains.connect_to(brain_path)
+        return window
     path = Path(brain_path).expanduser() if brain_path else default_brain_path()
     window.files.open_path(path, brain_id)
     return window

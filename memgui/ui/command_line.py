@@ -20,7 +20,7 @@ TABS = ("memory", "links", "neighbours", "history", "metadata")  # the detail pa
 
 
 @opens_the_app
-def open_app(brain_path: Path, brain_id: str | None) -> int | None:
+def open_app(brain_path: Path | str, brain_id: str | None) -> int | None:
     from memgui.ui import qt_platform
 
     qt_platform.check()  # Qt would abort on a missing library without naming it: we name it
@@ -54,7 +54,8 @@ def _window_size(text: str) -> tuple[int, int]:
 def _configure_screenshot(parser: argparse.ArgumentParser) -> None:
     parser.usage = (
         "memgui screenshot [BRAIN] OUT.png [--select ID] [--search TEXT] [--tab TAB] [--trash]"
-        " [--activity] [--size WxH] [--view main|graph] [--import PATH [--show V]] [--consolidate]"
+        " [--activity] [--size WxH] [--view main|graph|open-shared] [--import PATH [--show V]]"
+        " [--consolidate]"
     )
     parser.add_argument("first", metavar="BRAIN", help="the brain, or OUT.png alone (then --brain)")
     parser.add_argument("second", nargs="?", metavar="OUT.png", help="the PNG to write")
@@ -70,9 +71,10 @@ def _configure_screenshot(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--view",
-        choices=("main", "graph"),
+        choices=("main", "graph", "open-shared"),
         default="main",
-        help="graph: the graph window opened on --select (else the first memory)",
+        help="graph: the graph window opened on --select (else the first memory); "
+        "open-shared: File ▸ Open shared brain…'s dialog alone",
     )
     parser.add_argument(
         "--depth", type=int, choices=(1, 2, 3), default=1, help="with --view graph: hops shown"
@@ -145,6 +147,8 @@ def run_screenshot(ctx: CommandContext, args: argparse.Namespace) -> None:
     if args.view == "graph":
         options["view"] = "graph"
         options["depth"] = args.depth
+    elif args.view == "open-shared":
+        options["view"] = "open-shared"
     if args.size is not None:
         options["size"] = args.size
     if args.activity:

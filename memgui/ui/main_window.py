@@ -51,6 +51,8 @@ from memgui.ui.window.brain_tips import READ_ONLY_TIP, foreign_triggers_tip, rea
 from memgui.ui.window.context_menus import ContextMenus
 from memgui.ui.window.import_export_actions import install_import_export
 from memgui.ui.window.live_refresh import LiveWatcher
+from memgui.ui.window.shared_brains import SharedBrainLive, install_shared_brains, watch_shared
+from memgui.ui.window.shared_limits import SharedLimits
 from memgui.ui.window.shown_trace import ShownTrace
 from memgui.ui.window.view_summary import ViewSummary
 from memgui.ui.window.why_line import install_why_line
@@ -87,6 +89,7 @@ class MainWindow(QMainWindow):
         self.session: BrainSession | None = None
         self.model: TraceTableModel | None = None
         self.watcher: LiveWatcher | None = None
+        self.shared_live: SharedBrainLive | None = None  # a shared brain's live refresh
         self.runner = JobRunner(self)
         # The table's paging and search, the counts, the similar memories and the link
         # picker never queue behind an import or export: with both threads of `runner`
@@ -105,6 +108,7 @@ class MainWindow(QMainWindow):
         self.edits = WindowEdits(self)
         self.shown = ShownTrace(self)  # the detail pane follows the table and the changes
         self.files = BrainFiles(self)
+        self.shared_brains = install_shared_brains(self)  # File ▸ Open shared brain…
         self._counts_timer = QTimer(self)
         self._counts_timer.setSingleShot(True)
         self._counts_timer.setInterval(COUNTS_DEBOUNCE_MS)
@@ -125,6 +129,7 @@ class MainWindow(QMainWindow):
         self.search_bar.meaning_note.linkActivated.connect(
             lambda _link: self.semantic.edit_settings(self)
         )
+        self.shared_limits = SharedLimits(self)  # what a shared brain does not offer yet
         self._set_brain_actions_enabled(False)
         self.layout_state = WindowLayout(self, self.splitter, self.settings)
         self.layout_state.restore()
@@ -252,6 +257,8 @@ class MainWindow(QMainWindow):
         self.read_only_label.setVisible(enabled and self.read_only)
         foreign = self.session.brain.foreign_triggers if self.session is not None else []
         self.triggers_label.setVisible(enabled and bool(foreign))
+        if hasattr(self, "shared_limits"):
+            self.shared_limits.apply()
 
     @property
     def read_only(self) -> bool:
@@ -293,13 +300,15 @@ class MainWindow(QMainWindow):
         session.bus.changed.connect(lambda *_: self._counts_timer.start())
         session.bus.changed.connect(self.shown.on_changes)
         self.detail.show_trace(session.brain, None)
-        if self.live:
+        if self.live and session.shared:
+            self.shared_live = watch_shared(self, session)
+        elif self.live:
             self.watcher = LiveWatcher(session, self)
             self.watcher.external_changed.connect(self._on_external_change)
             self.watcher.file_lost.connect(self._on_file_lost)
             self.watcher.start()
         self._set_brain_actions_enabled(True)
-        self.welcome.set_brain_path(str(session.path))
+        self.welcome.set_brain_path(session.where)
         # Another brain: the last brain's search would make this one look empty.
         self.summary.info = None
         self.search_bar.clear()
@@ -342,6 +351,9 @@ class MainWindow(QMainWindow):
             self.watcher.stop()
             self.watcher.deleteLater()
             self.watcher = None
+        if self.shared_live is not None:
+            self.shared_live.stop()
+            self.shared_live = None
         self.semantic.detach()
         self.runner.shutdown()
         self.query_runner.shutdown()
@@ -364,7 +376,7 @@ class MainWindow(QMainWindow):
             return
         clean = self.session.undo_stack.isClean() and not self.detail.editor.dirty
         mark = "" if clean else " •"
-        name = Path(self.session.path).name
+        name = self.session.name
         state = " (read-only)" if self.read_only else ""
         self.setWindowTitle(f"{name} [{self.session.brain_id}]{state}{mark} — memgui")
 
@@ -530,6 +542,8 @@ class MainWindow(QMainWindow):
         shown = self.detail.trace
         # As the Links tab's Add link…: a memory in the trash takes no new links.
         a.add_link.setEnabled(shown is not None and not shown.deleted and not self.read_only)
+        if hasattr(self, "shared_limits"):
+            self.shared_limits.apply()
 
     def _say_undone_or_redone(self, index: int) -> None:
         """Undo and redo say what they did. A push moves the index too (and says its own),

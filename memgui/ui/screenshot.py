@@ -26,7 +26,8 @@ if TYPE_CHECKING:
 
 DEFAULT_SIZE = (1280, 800)
 WAIT_S = 15.0
-VIEWS = ("main", "graph")
+VIEWS = ("main", "graph", "open-shared")  # open-shared: File ▸ Open shared brain…'s dialog
+SHARED_EXAMPLE = "postgresql://me@db.example:5432/memory?brain_id=team"
 
 
 def settle(
@@ -112,7 +113,8 @@ def render(
 
     `search`, `tab` (one of TABS), `trash` and `activity` (the Agent activity panel open,
     its first change chosen) set up other states for the docs; `view` "graph" draws the
-    graph window opened on `select_id` (else on the first memory), `depth` hops around it.
+    graph window opened on `select_id` (else on the first memory), `depth` hops around it;
+    "open-shared" File ▸ Open shared brain…'s dialog alone, at `size`, an address filled in.
     """
     if view not in VIEWS:
         raise ValueError(f"view must be one of {', '.join(VIEWS)} (got {view!r})")
@@ -146,6 +148,17 @@ def render(
             window.detail.setCurrentIndex(TABS.index(tab))
         if view == "graph":
             _save_graph(app, window, select_id or window.current_id(), size, depth, out_png)
+            return
+        if view == "open-shared":
+            from memgui.ui.dialogs.shared_brain_dialog import SharedBrainDialog
+
+            dialog = SharedBrainDialog(window.settings, window)
+            dialog.set_address(SHARED_EXAMPLE)
+            dialog.resize(width, height)
+            dialog.show()
+            settle(app, timeout_s=0.2)
+            save_png(dialog, out_png)
+            dialog.close()
             return
         if activity:
             show_activity(app, window)

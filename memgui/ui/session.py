@@ -11,7 +11,7 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoStack
@@ -20,6 +20,9 @@ from memgui.core.brain import Brain
 from memgui.core.errors import MemguiError
 from memgui.core.model import Changes
 from memgui.ui.change_bus import ChangeBus
+
+if TYPE_CHECKING:
+    from memgui.core.shared_brain import SharedBrain
 
 T = TypeVar("T")
 ACTOR = "gui"
@@ -52,6 +55,42 @@ class BrainSession(QObject):
         # brain): what changes and where the backup goes. None: the window asks nobody.
         self.ask_migration: Callable[[Any], bool] | None = None
         self._migration_settled = brain.read_only or brain.pending_migration() is None
+        # A shared brain (PostgreSQL): its address, and the password the person typed, kept
+        # in memory only for this session's second connections. None: a brain file.
+        self.shared_address: str | None = None
+        self._password: str | None = None
+
+    @classmethod
+    def of_shared(
+        cls, brain: SharedBrain, password: str | None = None, **kwargs: Any
+    ) -> BrainSession:
+        """A session on a shared brain. Its `brain` answers what the window asks of a shared
+        brain (`SharedBrain`, `core/shared_brain_views.py`); the window disables what needs
+        more (`window/shared_limits.py`) rather than ask it."""
+        session = cls(cast(Brain, brain), **kwargs)
+        session.shared_address = str(brain.address)
+        session._password = password
+        return session
+
+    @property
+    def password(self) -> str | None:
+        """The password typed for this shared brain (memory only), or None."""
+        return self._password
+
+    @property
+    def shared(self) -> bool:
+        """On a shared brain (PostgreSQL), not a file."""
+        return self.shared_address is not None
+
+    @property
+    def name(self) -> str:
+        """What the title names the brain by: the file's name, or the shared brain's address."""
+        return self.shared_address or self.path.name
+
+    @property
+    def where(self) -> str:
+        """The file's path, or the shared brain's address (never its password)."""
+        return self.shared_address or str(self.path)
 
     @classmethod
     def open(
@@ -61,6 +100,9 @@ class BrainSession(QObject):
 
     @property
     def path(self) -> Path:
+        """The brain file (a shared brain's: its address as a path no file has)."""
+        if self.shared_address is not None:
+            return Path(self.shared_address)
         return self.brain.path
 
     @property
@@ -72,7 +114,12 @@ class BrainSession(QObject):
         return self.brain.read_only
 
     def open_reader(self) -> Brain:
-        """A second connection on the same file, for reads off the GUI thread."""
+        """A second connection on the same brain, for reads off the GUI thread."""
+        if self.shared_address is not None:
+            from memgui.core.shared_brain import SharedBrain
+
+            reader = SharedBrain.open(self.shared_address, actor=ACTOR, password=self._password)
+            return cast(Brain, reader)
         return Brain.open(self.path, self.brain_id, actor=ACTOR, create=False)
 
     @contextmanager

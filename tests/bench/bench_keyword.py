@@ -100,6 +100,7 @@ def memgui_rounds(path: Path, work: list[str]) -> dict[str, list[float]]:
                             profile="agentos", maintenance_interval=86_400)  # fmt: skip
     service = ToolService(options, actor="bench").start()
     try:
+        assert service.maintainer is not None  # a brain file has its upkeep
         service.maintainer.wait_for_ticks(1, 120)
 
         def call(query: str) -> None:

@@ -88,6 +88,7 @@ def in_process(brain: Path, work: dict[str, list[str]], profile: str) -> dict:
     options = ServerOptions(brain, None, "http://127.0.0.1:9", "nomic-embed-text",
                             profile=profile, maintenance_interval=86_400)  # fmt: skip
     service = ToolService(options, actor="bench").start()
+    assert service.maintainer is not None  # a brain file has its upkeep
     service.maintainer.wait_for_ticks(1, 120)  # it learns whether the brain has vectors
     store_tool = "memory_store" if profile == "agent-memory" else "memory_add"
     kind = "PATTERN" if profile == "agent-memory" else "semantic"

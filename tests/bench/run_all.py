@@ -46,9 +46,13 @@ BENCHMARKS: dict[str, tuple[list[str], list[str]]] = {
     "bench_ollama_calls": ([], ["--requests", "30", "--rounds", "1"]),
     "bench_changes": ([], ["--ops", "300", "--rounds", "1"]),
     "bench_consolidate": ([], ["--traces", "2000", "--rounds", "1"]),
+    "bench_postgres": ([], ["--traces", "10000", "--queries", "60"]),
+    "bench_postgres_vectors": (["--hnsw"], ["--traces", "5000", "--queries", "20"]),
     "bench_pg_cas": ([], ["--writers", "10", "--rounds", "100"]),
     # Needs the build (make package) and Xvfb: without them it reports why and exits non-zero.
     "bench_startup": ([], ["--runs", "1"]),
+    "bench_pg_notify": ([], ["--adds", "200", "--rounds", "1", "--bulk", "10000"]),
+    "bench_shared_ui": ([], ["--traces", "5000", "--runs", "1"]),
 }
 OUTPUT_TAIL = 2000  # characters of a benchmark's output kept when it is not JSON
 

@@ -3,12 +3,14 @@ not served there yet, and `memgui copy`."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from memgui.__main__ import main
 from tests.support.cli import add, run_cli, run_text
+from tests.support.ollama_server import FakeOllama
 
 pytestmark = pytest.mark.slow  # a real server
 
@@ -67,13 +69,9 @@ def test_what_is_not_served_on_postgres_says_so_and_writes_nothing(
     a = add(capsys, pg_address, "one")
     add(capsys, pg_address, "two")
     for argv in (
-        ("export", "out.json"),
-        ("import", "in.json"),
-        ("serve-rest",),
-        ("serve-mcp",),
-        ("embed",),
+        ("embed", "--rebuild", "--model", "nomic-embed-text"),
         ("similar", a["id"]),
-        ("search", "one", "--mode", "semantic"),
+        ("search", "one", "--mode", "cognitive"),
     ):
         result = run_text(capsys, pg_address, *argv)
         assert result.code == 2, argv
@@ -83,12 +81,61 @@ def test_what_is_not_served_on_postgres_says_so_and_writes_nothing(
     assert list(tmp_path.iterdir()) == []
 
 
-def test_the_app_and_a_missing_brain_id_are_refused_clearly(
+def test_export_writes_a_shared_brain_out(
+    capsys: pytest.CaptureFixture[str], pg_address: str, tmp_path: Path
+) -> None:
+    trace = add(capsys, pg_address, "exported from the server", "--tag", "ops")
+    out = tmp_path / "out.json"
+    result = run_cli(capsys, pg_address, "export", str(out))
+    assert result.code == 0, result.err
+    assert result.json()["exported"] == 1
+    assert [t["id"] for t in json.loads(out.read_text())["traces"]] == [trace["id"]]
+    notes = tmp_path / "notes"
+    assert run_cli(capsys, pg_address, "export", str(notes), "--format", "obsidian").code == 0
+    assert [p.read_text().count("exported from the server") for p in notes.rglob("*.md")] == [1]
+
+
+def test_embed_then_search_by_meaning(
+    capsys: pytest.CaptureFixture[str], pg_address: str, ollama_server: FakeOllama
+) -> None:
+    car = add(capsys, pg_address, "my automobile stalled")
+    url = ("--ollama-url", ollama_server.url)
+    status = run_cli(capsys, pg_address, *url, "embed", "--status")
+    assert status.code == 0, status.err
+    assert status.json()["pending"] == 1 and status.json()["model"] is None
+    embedded = run_cli(capsys, pg_address, *url, "embed")
+    assert embedded.json() == {"embedded": 1, "stale": 0, "pending": 0}
+    found = run_cli(capsys, pg_address, *url, "search", "vehicle breakdown", "--mode", "semantic")
+    assert found.code == 0, found.err
+    assert found.json()["search_mode"] == "semantic"
+    assert [r["id"] for r in found.json()["results"]] == [car["id"]]
+    assert run_cli(capsys, pg_address, "get", car["id"]).json()["retrieval_count"] == 1
+
+
+def test_import_then_revert_on_a_shared_brain(
+    capsys: pytest.CaptureFixture[str], pg_address: str, tmp_path: Path
+) -> None:
+    source = tmp_path / "in.csv"
+    source.write_text("content,tags\nfirst memory,a\nsecond memory,b\n", encoding="utf-8")
+    dry = run_cli(capsys, pg_address, "import", str(source), "--dry-run")
+    assert dry.code == 0, dry.err
+    assert run_cli(capsys, pg_address, "list").json()["results"] == []
+    done = run_cli(capsys, pg_address, "import", str(source))
+    assert done.code == 0, done.err
+    result = done.json()["result"]
+    assert result["imported"] == 2
+    assert len(run_cli(capsys, pg_address, "list").json()["results"]) == 2
+    assert run_cli(capsys, pg_address, "import", str(source)).json()["result"]["imported"] == 0
+    assert run_cli(capsys, pg_address, "revert", result["batch_id"]).code == 0
+    assert run_cli(capsys, pg_address, "list").json()["results"] == []
+
+
+def test_a_missing_brain_id_is_refused_clearly_by_the_app_and_commands(
     capsys: pytest.CaptureFixture[str], pg_address: str
 ) -> None:
-    assert main([pg_address]) == 2
-    assert "the app (memgui with no command) is not available" in capsys.readouterr().err
     no_id = pg_address.replace("&brain_id=team", "")
+    assert main([no_id]) == 2  # the app is refused before it starts
+    assert "is required for a PostgreSQL brain" in capsys.readouterr().err
     assert main(["--brain", no_id, "list"]) == 2
     err = capsys.readouterr().err
     assert "brain_id" in err and "is required for a PostgreSQL brain" in err

@@ -13,7 +13,7 @@ from typing import Any
 
 from memgui.core.brain import Brain
 from memgui.core.model import Trace
-from memgui.core.storage import schema
+from memgui.core.storage import postgres_tables, schema
 from memgui.core.storage.store import select_columns
 
 
@@ -22,7 +22,8 @@ def _digest(row: Any) -> str:
 
 
 def file_rows(path: Path, brain_id: str) -> dict[str, Any]:
-    """{"traces": {id: hash}, "links": [hash…], "journal": [hash…], "meta": {key: value}}."""
+    """{"traces": {id: hash}, "links": [hash…], "journal": [hash…], "meta": {key: value},
+    "tables": {AgentOS's other tables: [hash…]}}."""
     brain = Brain.open(path, brain_id, create=False)
     try:
         conn, tables = brain.db.conn, brain.db.tables
@@ -53,6 +54,9 @@ def file_rows(path: Path, brain_id: str) -> dict[str, Any]:
                 "memgui_journal", "at, actor, batch_id, op, trace_id, before, after", "id"
             ),
             "meta": meta,
+            "tables": {
+                t.name: rows(t.name, t.column_list, t.order) for t in postgres_tables.TABLES
+            },
         }
     finally:
         brain.close()

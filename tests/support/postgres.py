@@ -101,3 +101,30 @@ def _serve(root: Path) -> Iterator[PostgresServer]:
 def pg_address(pg_server: PostgresServer) -> str:
     """`postgresql://…/t_<random>?host=…&brain_id=team`: a new, empty database."""
     return pg_server.address(pg_server.create_database())
+
+
+ROLE, SECRET = "memgui_pw", "s3cret-word"
+HBA_LINE = f"local all {ROLE} scram-sha-256"
+
+
+@pytest.fixture
+def guarded_address(pg_server: PostgresServer, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """An address of a new database as `memgui_pw`, whose logins need its password (the
+    server's other roles stay on trust); PGPASSWORD and ~/.pgpass are out of the way."""
+    import psycopg
+
+    data = Path(dict(parse_qsl(urlsplit(pg_server.uri).query))["host"])
+    hba = data / "pg_hba.conf"
+    with psycopg.connect(pg_server.uri, autocommit=True) as admin:
+        if HBA_LINE not in hba.read_text():
+            hba.write_text(HBA_LINE + "\n" + hba.read_text())  # first match wins
+            admin.execute("SELECT pg_reload_conf()")
+        if not admin.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (ROLE,)).fetchone():
+            admin.execute(f"CREATE ROLE {ROLE} LOGIN PASSWORD '{SECRET}'")
+        database = pg_server.create_database()
+        admin.execute(f"ALTER DATABASE {database} OWNER TO {ROLE}")
+    monkeypatch.delenv("PGPASSWORD", raising=False)
+    monkeypatch.setenv("PGPASSFILE", str(data / "no-such-pgpass"))
+    address = pg_server.address(database)
+    parts = urlsplit(address)
+    yield urlunsplit(parts._replace(netloc=f"{ROLE}@"))

@@ -33,7 +33,10 @@ def _progress_to_stderr(event: Progress) -> None:
 
 
 @command(
-    "embed", "embed pending traces (or --rebuild, --reindex, --status)", configure=_configure_embed
+    "embed",
+    "embed pending traces (or --rebuild, --reindex, --status)",
+    configure=_configure_embed,
+    on_shared_brains=True,
 )
 def run_embed(ctx: CommandContext, args: argparse.Namespace) -> None:
     """Embed the traces still waiting for a vector, in batches of 128, through Ollama."""
@@ -48,6 +51,9 @@ def run_embed(ctx: CommandContext, args: argparse.Namespace) -> None:
             "`--embed-model` names the model for everything else",
             args.model,
         )
+    if ctx.brain_address is not None:
+        _embed_shared(ctx, args)
+        return
     brain = ctx.brain
     if args.status:
         embedder = ctx.embedder(args.model)
@@ -72,6 +78,27 @@ def run_embed(ctx: CommandContext, args: argparse.Namespace) -> None:
 
         job = SemanticSearch(ctx.embedder()).backfill(brain)
     report = run_to_end(job, _progress_to_stderr)
+    doc = {"embedded": report.embedded, "stale": report.stale, "pending": report.remaining}
+    ctx.emit(doc, f"embedded {report.embedded}; {report.remaining} still pending")
+
+
+def _embed_shared(ctx: CommandContext, args: argparse.Namespace) -> None:
+    """`embed` and `embed --status` on a shared brain (its vectors are its rows: there is
+    no index to rebuild; `--rebuild` is not there yet)."""
+    from memgui.core.shared_brain import SharedBrain
+
+    store = ctx.store
+    assert isinstance(store, SharedBrain)
+    if args.rebuild or args.reindex:
+        from memgui.core.errors import NotOnPostgres
+
+        raise NotOnPostgres(f"memgui embed {'--rebuild' if args.rebuild else '--reindex'}")
+    if args.status:
+        embedder = ctx.embedder(args.model)
+        doc = {"ollama": embedder.status(), "url": embedder.url, **store.embedding_info()}
+        ctx.emit(doc, [f"{k}: {v}" for k, v in doc.items()])
+        return
+    report = run_to_end(store.backfill(), _progress_to_stderr)
     doc = {"embedded": report.embedded, "stale": report.stale, "pending": report.remaining}
     ctx.emit(doc, f"embedded {report.embedded}; {report.remaining} still pending")
 

@@ -66,12 +66,16 @@ def _report_lines(result: ExportResult, fmt: str, path: str) -> list[str]:
 
 
 @command(
-    "export", "export the brain (sqlite, json, jsonl, markdown, obsidian)", configure=_configure
+    "export",
+    "export the brain (sqlite, json, jsonl, markdown, obsidian)",
+    configure=_configure,
+    on_shared_brains=True,
 )
 def run_export(ctx: CommandContext, args: argparse.Namespace) -> int | None:
     """Export the brain. SQLite never replaces a file; JSON and JSONL files are replaced
     atomically and written private (0600); Markdown and Obsidian write into a folder."""
-    from memgui.core.io import ExportIncomplete, ExportOptions, export
+    from memgui.core.engines import export_store
+    from memgui.core.io import ExportIncomplete, ExportOptions
 
     fmt = _format(args)
     if args.path == STDOUT and fmt != "jsonl":
@@ -88,7 +92,7 @@ def run_export(ctx: CommandContext, args: argparse.Namespace) -> int | None:
         sys.stdout.flush()
     failure: ExportIncomplete | None = None
     try:
-        result = run_to_end(export(ctx.brain, dest, fmt, options))
+        result = run_to_end(export_store(ctx.store, dest, fmt, options))
     except ExportIncomplete as error:
         failure, result = error, error.result
     if args.path == STDOUT:

@@ -121,7 +121,10 @@ def _result_line(result: ImportResult) -> str:
 
 
 @command(
-    "import", "import memories from a file or folder (plan, then commit)", configure=_configure
+    "import",
+    "import memories from a file or folder (plan, then commit)",
+    configure=_configure,
+    on_shared_brains=True,
 )
 def run_import(ctx: CommandContext, args: argparse.Namespace) -> int:
     """Plan the import of PATH against the brain; without --dry-run, commit it in one batch.
@@ -151,6 +154,8 @@ def run_import(ctx: CommandContext, args: argparse.Namespace) -> int:
         raise InvalidArgument(
             "extract_facts", "is needed for --ingest-config and --chat-model (got neither)"
         )
+    if ctx.brain_address is not None:
+        return _import_shared(ctx, args, options)
     from memgui.core.io.writing.new_brain import remove_killed_builds
 
     # What an import into this path, or a plan, killed before it ended left behind.
@@ -179,6 +184,31 @@ def run_import(ctx: CommandContext, args: argparse.Namespace) -> int:
         document = plan_document(the_plan)  # commit may have refused an edited record
         document["result"] = result.to_json()
         lines = _plan_lines(the_plan, every=False) + [_result_line(result)]
+    ctx.emit(document, lines)
+    has_errors = the_plan.counts["error"] > 0 if result is None else bool(result.errors)
+    return EXIT_ERRORS if has_errors else 0
+
+
+def _import_shared(ctx: CommandContext, args: argparse.Namespace, options: Any) -> int:
+    """The import into a shared brain: planned against a staged file of it, committed
+    there and written on the server in one transaction (`core/shared_import.py`)."""
+    from memgui.core.shared_brain import SharedBrain
+    from memgui.core.shared_import import SharedImport
+
+    shared = ctx.store
+    assert isinstance(shared, SharedBrain)
+    with SharedImport(shared) as job:
+        the_plan = run_to_end(job.plan(args.path, options=options))
+        if the_plan.unreadable is not None:
+            raise SourceUnreadable(f"cannot read {args.path}: {the_plan.unreadable}")
+        document = plan_document(the_plan)
+        lines = _plan_lines(the_plan, every=args.dry_run)
+        result: ImportResult | None = None
+        if not args.dry_run:
+            result = run_to_end(job.commit(the_plan))
+            document = plan_document(the_plan)
+            document["result"] = result.to_json()
+            lines = _plan_lines(the_plan, every=False) + [_result_line(result)]
     ctx.emit(document, lines)
     has_errors = the_plan.counts["error"] > 0 if result is None else bool(result.errors)
     return EXIT_ERRORS if has_errors else 0

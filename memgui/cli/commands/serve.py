@@ -4,7 +4,8 @@ Both serve the brain the options name — `--brain`, else `$MEMGUI_BRAIN`, else 
 `$AGENT_MEMORY_DB`, else memgui's default brain — so an agent-memory configuration keeps
 working when `memgui serve-mcp` replaces `agent-memory serve`. The Ollama URL is read the
 same way (`--ollama-url`, `$MEMGUI_OLLAMA_URL`, `$AGENT_MEMORY_OLLAMA_URL`). Logs go to stderr
-and the log file, never stdout.
+and the log file, never stdout. A `postgresql://…?brain_id=NAME` address serves that shared
+brain (docs/shared-brains.md).
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ def _options(ctx: CommandContext, args: argparse.Namespace, **profile: object) -
         )
     return ServerOptions(
         brain_path=brain_path_from(getattr(args, "brain", None), ctx.brain_path),
+        brain_address=ctx.brain_address,
         brain_id=ctx.brain_id,
         ollama_url=ollama_url_from(ctx.ollama_url),
         embed_model=ctx.embed_model or os.environ.get(EMBED_MODEL_ENV) or DEFAULT_MODEL,
@@ -76,6 +78,7 @@ def _configure_mcp(parser: argparse.ArgumentParser) -> None:
     "serve-mcp",
     "serve the brain's memory tools to an MCP client over stdin/stdout",
     configure=_configure_mcp,
+    on_shared_brains=True,
 )
 def run_serve_mcp(ctx: CommandContext, args: argparse.Namespace) -> None:
     """Serve the memory tools over MCP (stdio) until the client closes stdin."""
@@ -108,6 +111,7 @@ def _configure_rest(parser: argparse.ArgumentParser) -> None:
     "serve-rest",
     "serve the brain over HTTP (agent-memory's REST API), loopback only by default",
     configure=_configure_rest,
+    on_shared_brains=True,
 )
 def run_serve_rest(ctx: CommandContext, args: argparse.Namespace) -> None:
     """Serve agent-memory's REST API on the brain until interrupted."""

@@ -84,6 +84,15 @@ def parse_postgres_address(address: str, brain_id: str | None = None) -> Postgre
     return PostgresAddress(conninfo=conninfo, brain_id=chosen, shown=shown)
 
 
+def with_password(conninfo: str, password: str | None) -> str:
+    """The connection string with a typed password added (libpq's own lookup otherwise)."""
+    if password is None:
+        return conninfo
+    from psycopg.conninfo import make_conninfo
+
+    return make_conninfo(conninfo, password=password)
+
+
 class Swept(Protocol):
     """What a sweep did (`core.scopes.SweepReport`)."""
 
@@ -106,6 +115,8 @@ class BrainStore(Protocol):
     def close(self) -> None: ...
 
     def get(self, trace_id: str) -> Trace: ...
+
+    def get_many(self, ids: list[str]) -> dict[str, Trace]: ...
 
     def add(
         self,

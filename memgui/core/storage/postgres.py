@@ -11,10 +11,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from memgui.core.errors import PostgresUnavailable, SchemaTooNew
+from memgui.core.errors import PostgresPasswordRequired, PostgresUnavailable, SchemaTooNew
 from memgui.core.model import JournalEntry, TraceFilter
-from memgui.core.storage import journal_states, postgres_graph, store
-from memgui.core.storage.engine import PostgresAddress
+from memgui.core.storage import (
+    journal_states,
+    postgres_graph,
+    postgres_notify,
+    postgres_rows,
+    postgres_tables,
+    store,
+)
+from memgui.core.storage.engine import PostgresAddress, with_password
 from memgui.core.storage.journal_rows import row_to_entry
 from memgui.core.storage.json_text import dumps
 from memgui.core.storage.postgres_journal import journal
@@ -25,11 +32,14 @@ if TYPE_CHECKING:
     import psycopg
 
 SCHEMA_KEY = "memgui_pg_schema"  # brain_meta: the memgui layout a brain id was written in
-# 1: traces, links, journal. 2 is another branch's (the NOTIFY trigger of live refresh);
+# 1: traces, links, journal. 2: the triggers that announce changes (postgres_notify);
 # 3: AgentOS's knowledge graph tables, the index of a node's trace id and of a link's to_id;
 # 4: a trace's journal rows hold what the write changed (`journal_states`; the older rows,
-# whole snapshots, are read as they are).
-SCHEMA_VERSION = 4
+# whole snapshots, are read as they are);
+# 5: AgentOS's other tables (`postgres_tables`: documents, conversations, logs …) and the
+# graph's REAL columns as DOUBLE PRECISION, so a copy between a file and PostgreSQL loses
+# nothing.
+SCHEMA_VERSION = 5
 AGENTOS_SCHEMA_VERSION = "2"
 # Full text as AgentOS's Postgres brains have it: English stemming (deploy finds deployed).
 TEXT_CONFIG = "english"
@@ -51,8 +61,11 @@ _INSERT = (
 _JOURNAL_COLUMNS = "id, at, actor, batch_id, op, trace_id, before, after"
 
 
-def connect(address: PostgresAddress) -> psycopg.Connection[tuple[Any, ...]]:
-    """An autocommit connection (each write opens its own transaction), schema ensured."""
+def connect(
+    address: PostgresAddress, password: str | None = None
+) -> psycopg.Connection[tuple[Any, ...]]:
+    """An autocommit connection (each write opens its own transaction), schema ensured.
+    `password`: one the person typed; otherwise libpq finds it (PGPASSWORD, ~/.pgpass)."""
     try:
         import psycopg
     except ImportError as exc:  # an optional dependency: memgui[postgres]
@@ -60,8 +73,12 @@ def connect(address: PostgresAddress) -> psycopg.Connection[tuple[Any, ...]]:
             "a PostgreSQL brain needs the psycopg driver: pip install 'memgui[postgres]'"
         ) from exc
     try:
-        conn = psycopg.connect(address.conninfo, autocommit=True)
+        conn = psycopg.connect(with_password(address.conninfo, password), autocommit=True)
     except psycopg.OperationalError as exc:
+        said = str(exc)
+        if "no password supplied" in said or "password authentication failed" in said:
+            wrong = "password authentication failed" in said
+            raise PostgresPasswordRequired(str(address), wrong) from exc
         raise PostgresUnavailable(f"cannot reach the PostgreSQL brain {address}: {exc}") from exc
     try:
         if not _schema_current(conn):
@@ -69,6 +86,8 @@ def connect(address: PostgresAddress) -> psycopg.Connection[tuple[Any, ...]]:
                 conn.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
                 if not _schema_current(conn):  # another connection may have made it meanwhile
                     conn.execute(SCHEMA)  # idempotent: every statement IF NOT EXISTS
+                    conn.execute(postgres_notify.NOTIFY_SCHEMA)  # (CREATE OR REPLACE)
+                    conn.execute(postgres_tables.SCHEMA)
         check_not_too_new(conn, address)
     except BaseException:
         conn.close()
@@ -90,11 +109,12 @@ def _schema_current(conn: psycopg.Connection[tuple[Any, ...]]) -> bool:
         "AND to_regclass('idx_knowledge_edges_brain_target') IS NOT NULL "
         "AND to_regclass('idx_memgui_knowledge_nodes_trace') IS NOT NULL "
         "AND to_regclass('idx_memory_links_to') IS NOT NULL "
+        f"AND to_regclass('{postgres_tables.LAST_INDEX}') IS NOT NULL "
         "AND EXISTS (SELECT 1 FROM information_schema.columns WHERE table_name = "
         "'memory_traces' AND column_name = 'embedding_status' "
         "AND table_schema = current_schema())"
     ).fetchone()
-    return bool(row and row[0])
+    return bool(row and row[0]) and postgres_notify.installed(conn)
 
 
 def check_not_too_new(conn: psycopg.Connection[tuple[Any, ...]], address: PostgresAddress) -> None:
@@ -143,6 +163,15 @@ def fetch_row(
         + (" FOR UPDATE" if lock else ""),
         (brain_id, trace_id),
     ).fetchone()
+
+
+def rows_of_ids(
+    conn: psycopg.Connection[tuple[Any, ...]], brain_id: str, ids: list[str]
+) -> list[tuple[Any, ...]]:
+    return conn.execute(
+        f"SELECT {COLUMNS} FROM memory_traces WHERE brain_id = %s AND id = ANY(%s)",
+        (brain_id, list(ids)),
+    ).fetchall()
 
 
 def _indexed_text(snap: dict[str, Any]) -> str:
@@ -208,7 +237,8 @@ def delete_trace(
     before: dict[str, Any],
     op: str,
 ) -> None:
-    """Hard delete: the row, its links and its knowledge-graph copy, each journaled."""
+    """Hard delete: the row, its links, the document chunks and feedback naming it and its
+    knowledge-graph copy, each journaled."""
     links = conn.execute(
         "DELETE FROM memory_links WHERE brain_id = %s AND (from_id = %s OR to_id = %s) "
         "RETURNING from_id, to_id, kind, created_at",
@@ -217,6 +247,7 @@ def delete_trace(
     for from_id, to_id, kind, created_at in links:
         link = {"from_id": from_id, "to_id": to_id, "kind": kind, "created_at": created_at}
         journal(conn, batch, brain_id, "unlink", from_id, link, None)
+    postgres_rows.let_go_of_trace(conn, batch, brain_id, before["id"])
     postgres_graph.let_go_of_trace(conn, batch, brain_id, before["id"])
     conn.execute(
         "DELETE FROM memory_traces WHERE brain_id = %s AND id = %s", (brain_id, before["id"])

@@ -2,8 +2,9 @@
 
 Every trace (its embedding BLOB and JSON text as stored, not re-encoded), every link, every
 journal row (with its time, actor and batch, so `history` and `revert` go on working on the
-copy) and the brain's meta rows, in one transaction: a failure leaves the database as it was.
-The destination brain id must hold nothing yet.
+copy), the brain's meta rows and every row of AgentOS's other tables (the knowledge graph,
+documents, conversations …: `postgres_tables`), in one transaction: a failure leaves the
+database as it was. The destination brain id must hold nothing yet. Rows go in by COPY.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from memgui.core.errors import InvalidArgument
 from memgui.core.progress import Job, Progress
-from memgui.core.storage import postgres, postgres_locks, reads, schema, store
+from memgui.core.storage import postgres, postgres_locks, postgres_tables, reads, schema, store
 from memgui.core.storage.db import Database
 from memgui.core.storage.engine import PostgresAddress
 
@@ -105,6 +106,9 @@ def _copy(
             JOURNAL_COLUMNS,
             order="id",
         )
+        for table in postgres_tables.TABLES:
+            yield Progress(done, total, f"copying {table.name}")
+            copy_rows_in(source, conn, brain_id, destination.brain_id, table)
         meta = [
             (destination.brain_id, key, value)
             for key, value in source.conn.execute(
@@ -138,6 +142,33 @@ def _chunks(source: Database, sql: str, brain_id: str) -> Iterator[list[tuple[An
         if not rows:
             return
         yield rows
+
+
+def copy_rows_in(
+    source: Database,
+    conn: psycopg.Connection[tuple[Any, ...]],
+    brain_id: str,
+    to_brain_id: str,
+    table: postgres_tables.Table,
+) -> None:
+    """One of AgentOS's other tables, by COPY (which writes an identity column's values as
+    given); the identity's sequence then moves past them, for AgentOS's next row."""
+    if table.name not in source.tables:
+        return
+    select = (
+        f"SELECT {table.column_list} FROM {table.name} WHERE brain_id = ? ORDER BY {table.order}"
+    )
+    with conn.cursor().copy(
+        f"COPY {table.name} (brain_id, {table.column_list}) FROM STDIN"
+    ) as copy:
+        for rows in _chunks(source, select, brain_id):
+            for row in rows:
+                copy.write_row((to_brain_id, *row))
+    if table.identity:
+        conn.execute(
+            f"SELECT setval(pg_get_serial_sequence('{table.name}', 'id'), "
+            f"greatest((SELECT max(id) FROM {table.name}), 1))"
+        )
 
 
 def _copy_table(

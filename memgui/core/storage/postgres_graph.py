@@ -50,7 +50,7 @@ def _json(value: Any) -> Any:
 
 
 def insert_row(conn: Conn, batch: WriteBatch, brain_id: str, op: str, row: dict[str, Any]) -> bool:
-    """One node or edge, journaled as stored (a REAL column of AgentOS's DDL rounds the
+    """One node or edge, journaled as stored (a REAL column, as AgentOS makes it, rounds the
     weight: the journal holds what a later read finds); False when its id was there."""
     table, _ordered, json_cols, _blobs = TABLES[op]
     names = [c for c in columns(op) if c in row]

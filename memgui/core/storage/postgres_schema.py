@@ -1,6 +1,8 @@
 """The DDL of a PostgreSQL brain (`storage/postgres.py` runs it): AgentOS's Postgres layout
 (its SQLite DDL with INTEGER as BIGINT and BLOB as BYTEA, the full-text entry a tsvector)
-plus memgui's additions. Every statement is IF NOT EXISTS: running it again adds nothing.
+plus memgui's additions. REAL is DOUBLE PRECISION, as `strength` is: PostgreSQL's REAL has
+four bytes, and a copy from a file and back would change a confidence of 0.9. Every
+statement is IF NOT EXISTS: running it again adds nothing.
 """
 
 SCHEMA = """
@@ -68,7 +70,7 @@ CREATE TABLE IF NOT EXISTS knowledge_nodes (
   label      TEXT    NOT NULL,
   properties TEXT    NOT NULL DEFAULT '{}',
   embedding  BYTEA,
-  confidence REAL    NOT NULL DEFAULT 1.0,
+  confidence DOUBLE PRECISION NOT NULL DEFAULT 1.0,
   source     TEXT    NOT NULL DEFAULT '{}',
   created_at BIGINT  NOT NULL,
   PRIMARY KEY (brain_id, id)
@@ -80,7 +82,7 @@ CREATE TABLE IF NOT EXISTS knowledge_edges (
   source_id     TEXT    NOT NULL,
   target_id     TEXT    NOT NULL,
   type          TEXT    NOT NULL,
-  weight        REAL    NOT NULL DEFAULT 1.0,
+  weight        DOUBLE PRECISION NOT NULL DEFAULT 1.0,
   bidirectional BIGINT  NOT NULL DEFAULT 0,
   metadata      TEXT    NOT NULL DEFAULT '{}',
   created_at    BIGINT  NOT NULL,

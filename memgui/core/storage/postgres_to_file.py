@@ -2,8 +2,9 @@
 
 The mirror of `postgres_copy`: every trace (its embedding bytes and JSON text as stored),
 link, journal row (time, actor and batch kept, so `history` and `revert` go on working in the
-file) and meta row of one brain id, read in one repeatable-read snapshot of the server, so a
-copy taken while others write is one moment of the brain. The derived data (both full-text
+file), meta row and row of AgentOS's other tables (`postgres_tables`) of one brain id, read
+in one repeatable-read snapshot of the server, so a copy taken while others write is one
+moment of the brain. The derived data (both full-text
 indexes) is built from the copied rows; the vector index is built on first use, as for any
 file. `core/engines.py` makes the file under a temporary name and links it into place.
 """
@@ -15,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from memgui.core.progress import Job, Progress
 from memgui.core.search import fulltext
-from memgui.core.storage import postgres
+from memgui.core.storage import postgres, postgres_tables
 from memgui.core.storage.db import Database
 from memgui.core.storage.engine import PostgresAddress
 from memgui.core.storage.postgres_copy import (
@@ -61,6 +62,9 @@ def copy_into_file(
             ):
                 yield Progress(done, total, f"copying {table}")
                 _copy_table(conn, db, brain_id, table, columns)
+            for other in postgres_tables.TABLES:
+                yield Progress(done, total, f"copying {other.name}")
+                _copy_other(conn, db, brain_id, other)
             meta = conn.execute(
                 "SELECT key, value FROM brain_meta WHERE brain_id = %s ORDER BY key", (brain_id,)
             ).fetchall()
@@ -93,6 +97,21 @@ def _chunks(
         cursor.execute(sql, (brain_id,))
         while rows := cursor.fetchmany(ROWS_PER_STEP):
             yield rows
+
+
+def _copy_other(
+    conn: psycopg.Connection[tuple[Any, ...]],
+    db: Database,
+    brain_id: str,
+    table: postgres_tables.Table,
+) -> None:
+    marks = ", ".join(["?"] * (len(table.columns) + 1))
+    insert = f"INSERT INTO {table.name} (brain_id, {table.column_list}) VALUES ({marks})"
+    select = (
+        f"SELECT {table.column_list} FROM {table.name} WHERE brain_id = %s ORDER BY {table.order}"
+    )
+    for rows in _chunks(conn, select, brain_id):
+        db.conn.executemany(insert, [(brain_id, *_plain(row)) for row in rows])
 
 
 def _copy_table(

@@ -34,6 +34,7 @@ from memgui.core.model import (
 from memgui.core.tools.params import BOOLEAN, ID, INTEGER, STRING, STRINGS, Args, Param
 from memgui.core.tools.registry import Profile, Tool, ToolContext, ToolResult, make_profile
 from memgui.core.tools.shared import (
+    auto_embeds,
     checked_id,
     decode_cursor,
     encode_cursor,
@@ -149,10 +150,12 @@ def _search(ctx: ToolContext, args: Args) -> ToolResult:
     )
     traces = [hit.trace for hit in result.hits]
     related = {h.trace.id: list(h.related) for h in result.hits} if expand else None
+    # Only the returned results are recalled, after the answer (agent-memory's bump); a
+    # shared brain does not note recalls yet.
+    note = getattr(brain, "note_recalls", None)
     return ToolResult(
         {"search_mode": result.search_mode, "results": views(ctx, traces, related)},
-        # Only the returned results are recalled, after the answer (agent-memory's bump).
-        after=(lambda: brain.note_recalls(traces, flt)) if traces else None,
+        after=(lambda: note(traces, flt)) if traces and note is not None else None,
     )
 
 
@@ -200,7 +203,7 @@ def _update(ctx: ToolContext, args: Args) -> ToolResult:
     updated = update_live(ctx, trace_id, patch, args.get("expect_version"))
     if updated is None:
         return ToolResult({"id": args["id"], "updated": False, "reason": "not_found"}, found=False)
-    if "content" in patch and brain.auto_embed:
+    if "content" in patch and auto_embeds(brain):
         updated = brain.get(trace_id)  # embedded after the write, when Ollama answered
     view = dict(memory_view(updated), embedding_status=updated.embedding_status)
     return ToolResult(view, changes=updated.changes)

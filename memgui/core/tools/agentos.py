@@ -30,7 +30,7 @@ from memgui.core.model import (
 )
 from memgui.core.tools.params import ID, IDS, INTEGER, NUMBER, STRING, STRINGS, Args, Param
 from memgui.core.tools.registry import Profile, Tool, ToolContext, ToolResult, make_profile
-from memgui.core.tools.shared import checked_id, forget_live, update_live
+from memgui.core.tools.shared import checked_id, file_brain, forget_live, update_live
 
 SEARCH_LIMIT, MAX_SEARCH_LIMIT = 10, 100
 SEARCH_MODES = ("keyword", "cognitive")
@@ -84,6 +84,7 @@ def _delete(ctx: ToolContext, args: Args) -> ToolResult:
 
 
 def _merge(ctx: ToolContext, args: Args) -> ToolResult:
+    brain = ctx.brain
     given = args["traceIds"]
     if len(given) < 2:
         raise ToolRefusal("traceIds", "traceIds must contain at least 2 trace IDs.", given)
@@ -93,7 +94,7 @@ def _merge(ctx: ToolContext, args: Args) -> ToolResult:
         content = None  # AgentOS joins the texts when no merged content is given
     if content is not None:
         check_content(content, "mergedContent")
-    found = ctx.brain.get_many(ids)
+    found = brain.get_many(ids)
     live: list[Trace] = [found[i] for i in ids if i in found and not found[i].deleted]
     if len(live) < 2:
         raise ToolRefusal(
@@ -101,7 +102,7 @@ def _merge(ctx: ToolContext, args: Args) -> ToolResult:
             f"Found only {len(live)} active trace(s) for the provided IDs. Need at least 2.",
             given,
         )
-    survivor = ctx.brain.merge([t.id for t in live], content=content, actor=ctx.actor)
+    survivor = brain.merge([t.id for t in live], content=content, actor=ctx.actor)
     gone = [t.id for t in live if t.id != survivor.id]
     return ToolResult({"survivorId": survivor.id, "deletedIds": gone}, changes=survivor.changes)
 
@@ -158,12 +159,21 @@ def _result(trace: Trace) -> dict[str, Any]:
 
 def _reflect(ctx: ToolContext, args: Args) -> ToolResult:
     # `topic` is read and, as in AgentOS, not used (reserved for topic-scoped runs).
-    result = reflect(ctx.brain, ConsolidationOptions(llm=ctx.llm))
+    from memgui.core.brain import Brain
+
+    options = ConsolidationOptions(llm=ctx.llm)
+    if isinstance(ctx.brain, Brain):
+        result = reflect(ctx.brain, options)
+    else:  # a shared brain: its own steps (those it cannot run say so in the notes)
+        from memgui.core import shared_consolidate
+
+        result = shared_consolidate.reflect(ctx.brain, options)
     return ToolResult(result.seed_counts(), changes=result.changes)
 
 
 def _rehydrate(ctx: ToolContext, args: Args) -> ToolResult:
-    found = archive.rehydrate(ctx.brain, checked_id("traceId", args["traceId"]))
+    brain = file_brain(ctx, "rehydrate_memory")
+    found = archive.rehydrate(brain, checked_id("traceId", args["traceId"]))
     return ToolResult(
         {"verbatimContent": found.verbatim_content, "archivedAt": found.archived_at},
         found=found.verbatim_content is not None,

@@ -19,6 +19,7 @@ from memgui.core.tools.params import Args, Param, input_schema, read_params
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
+    from memgui.core.shared_brain import SharedBrain
 
 
 @dataclass(frozen=True)
@@ -39,9 +40,10 @@ class ToolResult:
 @dataclass(frozen=True)
 class ToolContext:
     """The brain a call works on and who calls (`mcp:<client>`, `rest`): every write the
-    call makes is journaled under this actor, one journal batch per write."""
+    call makes is journaled under this actor, one journal batch per write. A tool that
+    needs what only a file serves yet asks for it with `shared.file_brain`."""
 
-    brain: Brain
+    brain: Brain | SharedBrain
     actor: str
     # How a search ranks: "auto" (by meaning too, when the brain has vectors and Ollama
     # answers), or "keyword" when the caller knows Ollama is down right now.

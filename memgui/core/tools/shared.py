@@ -9,18 +9,35 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import orjson
 
-from memgui.core.errors import Conflict, InvalidArgument, NotFound
+from memgui.core.errors import Conflict, InvalidArgument, NotFound, NotOnPostgres
 from memgui.core.model import Trace, changes_of, check_id, shown
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
+    from memgui.core.shared_brain import SharedBrain
     from memgui.core.tools.registry import ToolContext
 
 T = TypeVar("T")
 CAS_ATTEMPTS = 8  # re-reads of a trace another writer keeps changing, before giving up
 
 
-def live_trace(brain: Brain, trace_id: str) -> Trace | None:
+def file_brain(ctx: ToolContext, operation: str) -> Brain:
+    """The brain, for a tool only a brain file serves yet: on a shared (PostgreSQL) brain,
+    `NotOnPostgres` naming the operation, before anything is read or written."""
+    from memgui.core.brain import Brain
+
+    if isinstance(ctx.brain, Brain):
+        return ctx.brain
+    raise NotOnPostgres(operation)
+
+
+def auto_embeds(brain: Brain | SharedBrain) -> bool:
+    """Whether a write embeds its text as it lands (a file with an embedder); a shared
+    brain does not embed yet."""
+    return bool(getattr(brain, "auto_embed", False))
+
+
+def live_trace(brain: Brain | SharedBrain, trace_id: str) -> Trace | None:
     """The trace if it exists and is not forgotten; forgotten reads as gone to an agent."""
     try:
         trace = brain.get(trace_id)
@@ -30,7 +47,7 @@ def live_trace(brain: Brain, trace_id: str) -> Trace | None:
 
 
 def on_live_trace(
-    brain: Brain,
+    brain: Brain | SharedBrain,
     trace_id: str,
     expect_version: int | None,
     write: Callable[[int], T],

@@ -115,8 +115,11 @@ class ActivityService(QObject):
     # --- the session -------------------------------------------------------------------------
 
     def _on_session_changed(self) -> None:
-        if self.window.session is not self.session:
-            self._attach(self.window.session)
+        session = self.window.session
+        if session is not None and session.shared:
+            session = None  # no review of agent activity on a shared brain yet
+        if session is not self.session:
+            self._attach(session)
 
     def _attach(self, session: BrainSession | None) -> None:
         self._refresh.stop()

@@ -139,6 +139,8 @@ class SemanticService(QObject):
         session, embedder = self.session, self._embedder_maker()
         if session is None or session.read_only or self.upkeep is not None:
             return
+        if session.shared:
+            return  # no sweep or embedding backfill on a shared brain yet
         if session.migration_pending:
             return  # its sweep and vectors are writes: an AgentOS brain waits for the person
         upkeep: Maintainer | None = None
@@ -193,6 +195,8 @@ class SemanticService(QObject):
 
         def open_reader() -> Brain:
             reader = session.open_reader()
+            if session.shared:
+                return reader  # searches by keyword: no embedder
             config = self.config
             if config is not None:
                 reader.use_embedder(self.embedder_for(config), auto_embed=False)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QPushButton, QVBoxLayout, QWidget
 
@@ -77,7 +79,7 @@ class WelcomePage(QWidget):
         layout.addStretch(3)
 
     def set_brain_path(self, path: str) -> None:
-        self.path_label.setText(f"<small>{path}</small>")
+        self.path_label.setText(f"<small>{html.escape(path)}</small>")
 
     @staticmethod
     def _button(text: str, icon_name: str, tip: str) -> QPushButton:

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QFileDialog, QInputDialog
 
 from memgui.core import sample_brain
 from memgui.core.errors import BrainIdRequired, MemguiError
+from memgui.ui.dialogs.shared_brain_dialog import recent_addresses
 from memgui.ui.session import BrainSession
 from memgui.ui.window.import_export_actions import run_import_dialog
 
@@ -131,7 +132,12 @@ class BrainFiles(QObject):
         """Make a new, empty brain at `path` and open it. An existing file is never replaced
         (the open brain least of all) and never opened in its stead: the person says so."""
         session = self.window.session
-        if session is not None and path.exists() and path.samefile(session.path):
+        if (
+            session is not None
+            and not session.shared
+            and path.exists()
+            and path.samefile(session.path)
+        ):
             self.window.show_error(
                 f"{path.name} is the brain open now: a new brain needs a file of its own"
             )
@@ -146,7 +152,7 @@ class BrainFiles(QObject):
 
     def _new_brain_dir(self) -> Path:
         session = self.window.session
-        if session is not None and not session.temporary:
+        if session is not None and not session.temporary and not session.shared:
             return Path(session.path).parent
         return Path(self._start_dir())
 
@@ -162,7 +168,12 @@ class BrainFiles(QObject):
         return opened
 
     def start_import(self, folder: bool = False) -> None:
-        if self.window.session is not None:
+        session = self.window.session
+        if session is not None and session.shared:
+            from memgui.ui.window.shared_limits import WHY
+
+            self.window.show_error(WHY["import"])  # (the welcome page's buttons)
+        elif session is not None:
             run_import_dialog(self.window, folder=folder)
 
     # --- recent files -------------------------------------------------------------------
@@ -185,12 +196,20 @@ class BrainFiles(QObject):
         menu = self.window.window_actions.recent_menu
         menu.clear()
         entries = self.recent()
-        if not entries:
+        shared = recent_addresses(self.window.settings)  # shared brains: never a password
+        if not entries and not shared:
             menu.addAction("(none yet)").setEnabled(False)
         for number, entry in enumerate(entries, start=1):
             action = menu.addAction(f"&{number} {entry}")
             action.setEnabled(Path(entry).exists())
             action.triggered.connect(lambda _checked=False, p=entry: self.open_recent(p))
+        if entries and shared:
+            menu.addSeparator()
+        for address in shared:
+            action = menu.addAction(address.replace("&", "&&"))  # (not a shortcut's mark)
+            action.triggered.connect(
+                lambda _checked=False, a=address: self.window.shared_brains.connect_to(a)
+            )
 
     def _start_dir(self) -> str:
         recent = self.recent()

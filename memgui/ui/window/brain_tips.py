@@ -12,7 +12,8 @@ READ_ONLY_TIP = (
 
 def read_only_tip(brain: Brain) -> str:
     """Why the window's brain is read-only: its file's mode, or what the brain says."""
-    why = brain.db.readonly_reason
+    db = getattr(brain, "db", None)  # a shared brain has no file: never read-only
+    why = db.readonly_reason if db is not None else None
     if why is None:
         return READ_ONLY_TIP
     return f"This brain {why}: memories can be read and searched, not changed or imported"

@@ -26,7 +26,7 @@ def _round_trip(path: Path, brain_id: str, pg_address: str, back: Path) -> None:
     assert copied == len(before["traces"])
     assert seen[-1].done == seen[-1].total == copied
     after = file_rows(back, brain_id)
-    for part in ("traces", "links", "journal", "meta"):
+    for part in ("traces", "links", "journal", "meta", "tables"):
         assert after[part] == before[part], part
     assert not [p.name for p in back.parent.iterdir() if ".copy-tmp-" in p.name]
 
@@ -36,6 +36,18 @@ def test_the_agentos_brain_comes_back_row_for_row(
 ) -> None:
     back = tmp_path / "back.sqlite"
     pg = pg_address.replace("brain_id=team", "brain_id=brain")
+    tables = file_rows(agentos_copy, "brain")["tables"]
+    # The fixture's graph, document, conversations and logs: each must come back.
+    assert {name for name, rows in tables.items() if rows} >= {
+        "knowledge_nodes",
+        "knowledge_edges",
+        "documents",
+        "document_chunks",
+        "conversations",
+        "messages",
+        "consolidation_log",
+        "retrieval_feedback",
+    }
     _round_trip(agentos_copy, "brain", pg, back)
     with Brain.open(back, "brain") as brain:
         assert brain.count() == file_count(agentos_copy)

@@ -144,3 +144,62 @@ def test_bad_addresses_are_refused_before_anything_opens(tmp_path: Path, pg_addr
     with pytest.raises(InvalidArgument) as caught:  # Postgres to Postgres: not a copy here
         run_to_end(copy_brain(pg_address, pg_address))
     assert caught.value.field == "destination"
+
+
+def test_the_agentos_graph_documents_and_logs_copy_and_take_new_rows(
+    agentos_copy: Path, pg_address: str
+) -> None:
+    """AgentOS's other tables arrive whole, and its next log row gets a fresh id: the
+    identity's sequence moved past the copied ids."""
+    run_to_end(copy_brain(agentos_copy, pg_address))
+    with apsw.Connection(str(agentos_copy)) as file_conn:
+        in_file = {
+            table: file_conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+            for table in ("knowledge_nodes", "knowledge_edges", "conversations", "messages")
+        }
+        top_log = file_conn.execute("SELECT max(id) FROM retrieval_feedback").fetchone()[0]
+    conninfo = parse_postgres_address(pg_address).conninfo
+    with psycopg.connect(conninfo, autocommit=True) as conn:
+        for table, count in in_file.items():
+            row = conn.execute(f"SELECT count(*) FROM {table} WHERE brain_id = 'team'").fetchone()
+            assert row is not None and row[0] == count > 0, table
+        new = conn.execute(
+            "INSERT INTO retrieval_feedback (brain_id, trace_id, signal, created_at) "
+            "SELECT 'team', id, 'used', 1 FROM memory_traces WHERE brain_id = 'team' "
+            "LIMIT 1 RETURNING id"
+        ).fetchone()
+        assert new is not None and new[0] > top_log
+
+
+def test_a_purge_lets_go_of_the_chunks_and_feedback_naming_the_trace_and_reverts(
+    agentos_copy: Path, pg_address: str
+) -> None:
+    """AgentOS's chunk and feedback rows hold a foreign key to their trace: a purge on the
+    server lets them go as a file does (the chunk forgets its trace, the feedback goes),
+    journaled, and its revert puts them back as they were."""
+    with apsw.Connection(str(agentos_copy)) as file_conn:
+        chunk_id, chunk_trace = file_conn.execute(
+            "SELECT id, trace_id FROM document_chunks WHERE trace_id IS NOT NULL LIMIT 1"
+        ).fetchone()
+        feedback_id, feedback_trace = file_conn.execute(
+            "SELECT id, trace_id FROM retrieval_feedback LIMIT 1"
+        ).fetchone()
+    run_to_end(copy_brain(agentos_copy, pg_address))
+    conninfo = parse_postgres_address(pg_address).conninfo
+
+    def rows() -> tuple[object, object]:
+        with psycopg.connect(conninfo, autocommit=True) as conn:
+            chunk = conn.execute(
+                "SELECT trace_id FROM document_chunks WHERE id = %s", (chunk_id,)
+            ).fetchone()
+            feedback = conn.execute(
+                "SELECT trace_id FROM retrieval_feedback WHERE id = %s", (feedback_id,)
+            ).fetchone()
+        return chunk, feedback
+
+    with SharedBrain.open(pg_address) as brain:
+        gone = [brain.purge(chunk_trace), brain.purge(feedback_trace)]
+        assert rows() == ((None,), None)
+        for changes in reversed(gone):
+            brain.revert(changes.batch_id)
+        assert rows() == ((chunk_trace,), (feedback_trace,))

@@ -179,3 +179,66 @@ def test_info_counts_the_brain(store: BrainStore) -> None:
     store.forget(store.add("two").id)
     info = store.info()
     assert (info["brain_id"], info["traces"], info["live"], info["deleted"]) == ("team", 2, 1, 1)
+
+
+def test_every_order_of_the_table_sorts_alike(store: BrainStore) -> None:
+    """The window's columns sort the same on both engines: the title (metadata's, else the
+    content without leading blanks, case folded), columns that may be empty, and ids."""
+    store.clock = iter(range(1_000, 10_000, 10)).__next__  # type: ignore[attr-defined]
+    a = store.add("  zebra notes", metadata={"title": "Apple"})
+    b = store.add("banana", category="TODO", ttl_secs=60)
+    c = store.add("Cherry", tags=["t"])
+    assert [t.id for t in store.list_traces(order="title", descending=False)] == [a.id, b.id, c.id]
+    assert [t.id for t in store.list_traces(order="title")] == [c.id, b.id, a.id]
+    for order in ("category", "expires_at", "last_accessed", "created_at", "id"):
+        for descending in (True, False):
+            listed = [t.id for t in store.list_traces(order=order, descending=descending)]
+            ids = store.list_ids(order=order, descending=descending)  # type: ignore[attr-defined]
+            assert listed == ids, (order, descending)
+    # An empty value sorts lowest on both: first going up, last going down.
+    assert [t.id for t in store.list_traces(order="category", descending=False)][-1] == b.id
+    assert [t.id for t in store.list_traces(order="expires_at")][0] == b.id
+
+
+def test_the_windows_reads_answer_alike(store: BrainStore) -> None:
+    """What the window asks besides `BrainStore`: the filter lists' counts, the ids of a
+    view in slices, a batch of calls as one journal batch, and the tolerant undo."""
+    a = store.add("one", type="semantic", tags=["x", "y"], category="TODO")
+    b = store.add("two", tags=["y"])
+    c = store.add("three", scope="thread")
+    store.forget(c.id)
+    facets = store.facets()  # type: ignore[attr-defined]
+    assert facets.types == {"semantic": 1, "episodic": 1} and facets.total == 2
+    assert facets.tags == {"y": 2, "x": 1} and facets.categories == {"TODO": 1}
+    assert store.facets(deleted=True).scopes == {"thread": 1}  # type: ignore[attr-defined]
+    slices = list(store.list_id_slices(size=1))  # type: ignore[attr-defined]
+    assert slices == [[b.id], [a.id]]
+    with store.batch(actor="gui", kind="edit") as batch:  # type: ignore[attr-defined]
+        one = store.update(a.id, {"tags": ["x"]})
+        two = store.update(b.id, {"tags": []})
+    assert one.changes.edited == {a.id} and two.changes.edited == {b.id}
+    assert batch.changes.edited == {a.id, b.id}
+    assert {e.trace_id for e in store.batch_entries(batch)} == {a.id, b.id}
+    first = store.update(a.id, {"content": "one, edited"})
+    second = store.update(a.id, {"content": "one, edited twice"})
+    store.undo(second.changes.batch_id)  # type: ignore[attr-defined]
+    store.undo(first.changes.batch_id)  # the version moved by the first undo: tolerated
+    assert store.get(a.id).content == "one"
+
+
+def test_a_search_notes_its_results_as_recalled(store: BrainStore) -> None:
+    found = store.add("the recall test about deploys")
+    other = store.add("unrelated words")
+    store.clock = lambda: found.created_at + 60_000  # type: ignore[attr-defined]
+    quiet = store.search("deploys", mode="keyword", record_recall=False)
+    assert [h.trace.retrieval_count for h in quiet.hits] == [0]
+    hits = store.search("deploys", mode="keyword").hits
+    assert [(h.trace.id, h.trace.retrieval_count) for h in hits] == [(found.id, 1)]
+    assert hits[0].trace.last_accessed == found.created_at + 60_000
+    recalled = store.get(found.id)
+    assert (recalled.retrieval_count, recalled.version) == (1, found.version)  # no edit
+    assert [e.op for e in store.history(found.id)] == ["add"]  # bookkeeping, not journaled
+    assert store.get(other.id).retrieval_count == 0
+    store.forget(found.id)
+    assert store.search("deploys", mode="keyword").hits == ()
+    assert store.get(found.id).retrieval_count == 1

@@ -71,8 +71,9 @@ def test_a_brain_of_the_first_layout_gets_the_graph_and_is_marked_with_this_one(
     pg_address: str,
 ) -> None:
     """Layout 1 had no knowledge graph: a database made then gets its tables on the next
-    open (AgentOS's DDL: BIGINT times, REAL weights), and the brain's mark moves up on its
-    next write, so an older memgui, which would purge without the graph copy, refuses it."""
+    open (AgentOS's DDL: BIGINT times; weights DOUBLE PRECISION), and the brain's mark moves
+    up on its next write, so an older memgui, which would purge without the graph copy,
+    refuses it."""
     with SharedBrain.open(pg_address) as brain:
         brain.add("hello")
     with psycopg.connect(_conninfo(pg_address), autocommit=True) as conn:
@@ -92,7 +93,12 @@ def test_a_brain_of_the_first_layout_gets_the_graph_and_is_marked_with_this_one(
             ).fetchall()
         )
     assert mark == (str(postgres.SCHEMA_VERSION),)
-    assert (types["created_at"], types["weight"], types["metadata"]) == ("bigint", "real", "text")
+    # REAL widened to DOUBLE PRECISION (layout 4), so a copy from a file and back is exact.
+    assert (types["created_at"], types["weight"], types["metadata"]) == (
+        "bigint",
+        "double precision",
+        "text",
+    )
 
 
 def test_brains_in_one_database_see_only_their_own_traces(pg_server: PostgresServer) -> None:
@@ -170,7 +176,9 @@ def test_operations_not_served_yet_say_so(pg_address: str) -> None:
     with SharedBrain.open(pg_address) as brain:
         brain.add("words")
         with pytest.raises(NotOnPostgres, match="not available on a PostgreSQL brain"):
-            brain.search("words", mode="semantic")
+            brain.search("words", mode="cognitive")
+        # Without an embedder, by meaning answers by keyword and says so, as on a file.
+        assert brain.search("words", mode="semantic").search_mode == "keyword"
         with pytest.raises(NotOnPostgres):
             brain.search("words", mood=0.5)
 

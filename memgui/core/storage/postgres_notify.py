@@ -1,0 +1,176 @@
+"""Live refresh of a shared brain: every change to its traces or links is announced on a
+channel of its own, and `ChangeListener` hears them on a connection in a thread.
+
+The announcement comes from triggers memgui's layout (version 2) installs on
+`memory_traces` and `memory_links`, so AgentOS's writes and any other program's are heard as
+well as memgui's. One notification per statement, not per row (a statement-level trigger
+over its transition table): a bulk copy of 100,000 rows sends one, and Postgres delivers it
+at commit, so a rolled-back write announces nothing. The payload is JSON, `{"ids": [...]}`
+naming the traces changed, or `{"ids": null}` when they would not fit in a notification
+(about 7 kB): a listener then reads everything it shows again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from memgui.core.storage.engine import PostgresAddress, with_password
+
+if TYPE_CHECKING:
+    import psycopg
+
+log = logging.getLogger("memgui.postgres.notify")
+
+MAX_IDS_TEXT = 7000  # NOTIFY's payload is at most 8000 bytes; the rest says "many"
+MAX_NAMED = 150  # a statement changing more traces says "many" without naming them
+LISTEN_TICK_S = 0.25  # how often the listening thread looks whether it should stop
+
+_CHANGED = {  # each table's changed trace ids, from its transition table `changed`
+    "memory_traces": "SELECT brain_id, id FROM changed",
+    "memory_links": (
+        "SELECT brain_id, from_id FROM changed UNION SELECT brain_id, to_id FROM changed"
+    ),
+}
+
+
+def _function(table: str) -> str:
+    # Counted first: a big statement's ids are never gathered (a 100k-row copy would spend
+    # more on naming them than on writing them), only a few are.
+    return f"""
+CREATE OR REPLACE FUNCTION memgui_notify_{table}() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  brain RECORD;
+  ids TEXT;
+BEGIN
+  FOR brain IN SELECT c.brain_id, count(*) AS n FROM ({_CHANGED[table]}) AS c (brain_id, id)
+    GROUP BY c.brain_id
+  LOOP
+    ids := NULL;
+    IF brain.n <= {MAX_NAMED} THEN
+      SELECT string_agg(DISTINCT to_json(c.id)::text, ',') INTO ids
+        FROM ({_CHANGED[table]}) AS c (brain_id, id) WHERE c.brain_id = brain.brain_id;
+    END IF;
+    PERFORM pg_notify(
+      'memgui_' || left(md5(brain.brain_id), 24),
+      CASE WHEN length(ids) <= {MAX_IDS_TEXT}
+        THEN '{{"ids": [' || ids || ']}}' ELSE '{{"ids": null}}' END
+    );
+  END LOOP;
+  RETURN NULL;
+END $$;
+"""
+
+
+def _triggers(table: str) -> str:
+    """One trigger per event: a transition table serves one event only."""
+    out = []
+    for event, side in (("INSERT", "NEW"), ("UPDATE", "NEW"), ("DELETE", "OLD")):
+        trigger = f"memgui_notify_{table}_{event.lower()}"
+        out.append(
+            f"DROP TRIGGER IF EXISTS {trigger} ON {table};\n"
+            f"CREATE TRIGGER {trigger} AFTER {event} ON {table} "
+            f"REFERENCING {side} TABLE AS changed FOR EACH STATEMENT "
+            f"EXECUTE FUNCTION memgui_notify_{table}();"
+        )
+    return "\n".join(out)
+
+
+# Installed with the rest of the layout, under its lock (postgres.connect).
+NOTIFY_SCHEMA = "\n".join(_function(t) + _triggers(t) for t in _CHANGED)
+TRIGGERS = 6
+
+
+def channel_of(brain_id: str) -> str:
+    """The channel a brain's changes are announced on (as the triggers name it)."""
+    return "memgui_" + hashlib.md5(brain_id.encode()).hexdigest()[:24]  # noqa: S324 - a name
+
+
+def installed(conn: psycopg.Connection[tuple[Any, ...]]) -> bool:
+    row = conn.execute(
+        "SELECT count(*) FROM pg_trigger WHERE tgname LIKE 'memgui_notify_%' AND NOT tgisinternal"
+    ).fetchone()
+    return bool(row and row[0] == TRIGGERS)
+
+
+@dataclass(frozen=True)
+class ChangeNotice:
+    """What another connection changed: the trace ids (None: too many to name, read all
+    again), and the server process that made the change."""
+
+    ids: tuple[str, ...] | None
+    sender_pid: int
+
+
+def parse_payload(payload: str, sender_pid: int) -> ChangeNotice:
+    try:
+        ids = json.loads(payload).get("ids")
+    except (ValueError, AttributeError):
+        ids = None  # not ours, or damaged: read all again rather than miss a change
+    if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+        return ChangeNotice(None, sender_pid)
+    return ChangeNotice(tuple(ids), sender_pid)
+
+
+class ChangeListener:
+    """Listens for a brain's changes on a connection of its own, in a thread, and calls
+    `on_change` (in that thread) for each. `ignore_pid` skips the notices of one server
+    process: the caller's own writing connection, whose changes it knows already."""
+
+    def __init__(
+        self,
+        address: PostgresAddress,
+        on_change: Callable[[ChangeNotice], None],
+        *,
+        ignore_pid: int | None = None,
+        password: str | None = None,
+        on_error: Callable[[BaseException], None] | None = None,
+    ) -> None:
+        self.address = address
+        self.on_change = on_change
+        self.on_error = on_error  # called (in the thread) when listening stopped on a failure
+        self.ignore_pid = ignore_pid
+        self._password = password
+        self._stop = threading.Event()
+        self._listening = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.error: BaseException | None = None  # why it stopped listening, if it failed
+
+    def start(self) -> ChangeListener:
+        """Connect and LISTEN (here, so a failure to connect is the caller's), then hear
+        notices in a thread."""
+        import psycopg
+
+        conninfo = with_password(self.address.conninfo, self._password)
+        conn = psycopg.connect(conninfo, autocommit=True)
+        conn.execute(f'LISTEN "{channel_of(self.address.brain_id)}"')
+        self._thread = threading.Thread(
+            target=self._listen, args=(conn,), name="memgui-listen", daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def _listen(self, conn: psycopg.Connection[tuple[Any, ...]]) -> None:
+        try:
+            with conn:
+                while not self._stop.is_set():
+                    for notice in conn.notifies(timeout=LISTEN_TICK_S):
+                        if notice.pid == self.ignore_pid:
+                            continue
+                        self.on_change(parse_payload(notice.payload, notice.pid))
+        except Exception as exc:  # the server went away: say so, the owner decides
+            if not self._stop.is_set():
+                self.error = exc
+                log.warning("stopped listening to %s: %s", self.address, exc)
+                if self.on_error is not None:
+                    self.on_error(exc)
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=10)

@@ -1,0 +1,116 @@
+"""What the window does not offer on a shared brain yet, and why.
+
+A shared brain (PostgreSQL) serves the table, the editor with its undo, keyword search, the
+history, the links, the neighbours and merging (`core/shared_brain.py`); the graph window,
+import and export, search by meaning, the similar memories, a chat's conversation, the
+consolidation window and the agent activity review need parts of the brain that are on
+files only so far, or reads the window does not make there yet. On a shared brain those are
+disabled, each with a tooltip saying why, rather than asked and failing; on a file they are
+as they were.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QStandardItemModel
+from PySide6.QtWidgets import QWidget
+
+if TYPE_CHECKING:
+    from memgui.ui.main_window import MainWindow
+
+SEE = "on a brain file only so far (docs/shared-brains.md)"
+WHY = {
+    "graph": f"Not on a shared brain yet: the graph window (its overview, its export) is {SEE}",
+    "consolidate": f"Not on a shared brain yet: the consolidation window is {SEE}; "
+    "memgui reflect runs there",
+    "import": f"Not on a shared brain yet: import is {SEE}; copy it to a file with memgui copy",
+    "export": f"Not on a shared brain yet: export is {SEE}; memgui snapshot makes a file of it",
+    "similar": f"Not on a shared brain yet: similar memories need vectors, {SEE}",
+    "conversation": f"Not on a shared brain yet: conversations are {SEE}",
+    "meaning": f"Not on a shared brain yet: search by meaning is {SEE}; keyword search works",
+    "activity": f"Not on a shared brain yet: the review of agent activity is {SEE}",
+}
+SHARED_MODES = ("auto", "keyword")  # what a shared brain searches by
+
+
+class SharedLimits:
+    """Applied after the window sets its actions' states (`apply`), on every change."""
+
+    def __init__(self, window: MainWindow) -> None:
+        self.window = window
+        self._tips: dict[int, str] = {}  # each action's own tooltip, while a shared one shows
+        self._shown_shared = False  # the tabs and search modes are set for a shared brain
+        box = window.search_bar.mode_box
+        role = Qt.ItemDataRole.ToolTipRole
+        self._mode_tips = [str(box.itemData(row, role) or "") for row in range(box.count())]
+
+    def _actions(self) -> list[tuple[QAction, str]]:
+        w = self.window
+        found = [
+            (w.window_actions.import_file, "import"),  # Import folder…, Consolidate… follow
+            (w.import_export.export, "export"),
+            (w.import_export.import_folder, "import"),
+        ]
+        graph = getattr(w, "graph", None)
+        if graph is not None:
+            found.append((graph.action, "graph"))
+        consolidate = w.findChild(QAction, "consolidate")
+        if consolidate is not None:
+            found.append((consolidate, "consolidate"))
+        return found
+
+    @property
+    def shared(self) -> bool:
+        session = self.window.session
+        return session is not None and session.shared
+
+    def apply(self) -> None:
+        shared = self.shared
+        for action, key in self._actions():
+            if shared:
+                self._tips.setdefault(id(action), action.toolTip())
+                action.setEnabled(False)
+                action.setToolTip(WHY[key])
+                action.setStatusTip(WHY[key])
+            elif id(action) in self._tips:
+                action.setToolTip(self._tips.pop(id(action)))
+        if shared != self._shown_shared:  # the window re-enables actions, never these
+            self._shown_shared = shared
+            self._tabs(shared)
+            self._modes(shared)
+        activity = getattr(self.window, "activity", None)
+        dock = getattr(activity, "dock", None)
+        for part in (dock, getattr(activity, "badge", None)):
+            if isinstance(part, QWidget):
+                part.setEnabled(not shared)
+                part.setToolTip(WHY["activity"] if shared else "")
+        if shared and isinstance(dock, QWidget):
+            dock.hide()
+
+    def _tabs(self, shared: bool) -> None:
+        pane = self.window.detail
+        for tab, key in (
+            (pane.similar, "similar"),
+            (pane.conversation, "conversation"),
+        ):
+            index = pane.indexOf(tab)
+            if shared and pane.currentWidget() is tab:
+                pane.setCurrentWidget(pane.editor)
+            pane.setTabEnabled(index, not shared)
+            pane.setTabToolTip(index, WHY[key] if shared else "")
+
+    def _modes(self, shared: bool) -> None:
+        box = self.window.search_bar.mode_box
+        model = box.model()
+        if not isinstance(model, QStandardItemModel):
+            return
+        for row in range(box.count()):
+            item = model.item(row)
+            if box.itemData(row) in SHARED_MODES:
+                continue
+            item.setEnabled(not shared)
+            item.setToolTip(WHY["meaning"] if shared else self._mode_tips[row])
+        if shared and box.currentData() not in SHARED_MODES:
+            box.setCurrentIndex(box.findData("auto"))

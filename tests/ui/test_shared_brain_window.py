@@ -1,0 +1,227 @@
+"""The window on a shared brain (a real PostgreSQL): opened by File ▸ Open shared brain…'s
+job, its table, editor with undo, keyword search, history and links work; what needs more
+is disabled with a tooltip saying why; another program's write shows in the table, the
+window waiting for the row, not for a time."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QSettings
+from PySide6.QtGui import QAction
+
+from memgui.core.shared_brain import SharedBrain
+from memgui.ui.main_window import MainWindow
+from memgui.ui.window.shared_limits import WHY
+from tests.support.brains import fill
+from tests.support.waiting import WAIT_MS
+from tests.support.window import Answers, select_row, wait_idle
+
+pytestmark = pytest.mark.slow  # a real server
+
+
+def shared_window(qtbot, tmp_path: Path, address: str, live: bool = False) -> MainWindow:
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    window = MainWindow(settings=settings, live=live)
+    qtbot.addWidget(window)
+    window.edits.ask = Answers()
+    with qtbot.waitSignal(window.shared_brains.connected, timeout=WAIT_MS):
+        window.shared_brains.connect_to(address)
+    window.show()
+    qtbot.waitExposed(window, timeout=WAIT_MS)
+    wait_idle(qtbot, window)
+    return window
+
+
+@pytest.fixture
+def filled(pg_address: str) -> str:
+    with SharedBrain.open(pg_address, actor="test") as brain:
+        fill(brain)  # type: ignore[arg-type]
+    return pg_address
+
+
+def test_browse_edit_undo_search_history_and_links(qtbot, tmp_path: Path, filled: str) -> None:
+    window = shared_window(qtbot, tmp_path, filled)
+    try:
+        with SharedBrain.open(filled, actor="check") as check:
+            total = check.count()
+            assert window.model.rowCount() == total > 2
+            assert "team" in window.windowTitle() and "postgresql://" in window.windowTitle()
+            trace_id = select_row(window, 0)
+            before = check.get(trace_id)
+            editor = window.detail.editor
+            editor.content.setPlainText("Rewritten on the server")
+            window.window_actions.save.trigger()
+            assert check.get(trace_id).content == "Rewritten on the server"
+            qtbot.waitUntil(
+                lambda: (
+                    window.model.index(window.model.row_of(trace_id), 0).data()
+                    == "Rewritten on the server"
+                ),
+                timeout=WAIT_MS,
+            )
+            window.window_actions.undo.trigger()
+            assert check.get(trace_id).content == before.content
+            window.window_actions.redo.trigger()
+            assert check.get(trace_id).content == "Rewritten on the server"
+            window.window_actions.undo.trigger()  # twice: the tolerant undo, not a conflict
+            window.window_actions.redo.trigger()
+            assert check.get(trace_id).content == "Rewritten on the server"
+            assert "Could not" not in window.statusBar().currentMessage()
+            # The history tab reads the journal on the server.
+            window.detail.setCurrentWidget(window.detail.history)
+            qtbot.waitUntil(lambda: window.detail.history.model.rowCount() >= 4, timeout=WAIT_MS)
+            # Links: one made elsewhere shows in the Links tab, removed here and undone.
+            other = window.model.id_at(1)
+            check.link(trace_id, other, "relates_to")
+            tab = window.detail.links
+            window.detail.setCurrentWidget(tab)
+            select_row(window, window.model.row_of(other))
+            select_row(window, window.model.row_of(trace_id))
+            qtbot.waitUntil(lambda: tab.model.rowCount() == 1, timeout=WAIT_MS)
+            tab.view.selectRow(0)
+            tab.remove_button.click()
+            assert check.related(trace_id) == []
+            window.window_actions.undo.trigger()
+            assert [r.id for r in check.related(trace_id)] == [other]
+            # Merge two memories, then undo it.
+            count = check.count()
+            third = next(t for t in (window.model.id_at(r) for r in range(3)) if t != trace_id)
+            pair = [third, other] if third != other else [third, window.model.id_at(3)]
+            selection = window.table.selectionModel()
+            selection.clearSelection()
+            for picked in pair:
+                selection.select(
+                    window.model.index(window.model.row_of(picked), 0),
+                    selection.SelectionFlag.Select | selection.SelectionFlag.Rows,
+                )
+            window.window_actions.merge.trigger()
+            assert check.count() == count - 1
+            window.window_actions.undo.trigger()
+            assert check.count() == count
+            # Keyword search, on the server's full-text column.
+            window.search_bar.set_query("server")
+            qtbot.waitUntil(
+                lambda: not window.model.busy and window.model.rowCount() == 1, timeout=WAIT_MS
+            )
+            assert window.model.id_at(0) == trace_id
+    finally:
+        window.close()
+
+
+def test_what_a_shared_brain_does_not_offer_is_disabled_saying_why(
+    qtbot, tmp_path: Path, filled: str, brain_path: Path
+) -> None:
+    window = shared_window(qtbot, tmp_path, filled)
+    try:
+        select_row(window, 0)
+        select_row(window, 1)
+        window.table.selectAll()
+        window.update_actions()
+        assert window.window_actions.merge.isEnabled()  # merging works on a shared brain
+        consolidate = window.findChild(QAction, "consolidate")
+        assert not consolidate.isEnabled() and consolidate.toolTip() == WHY["consolidate"]
+        assert not window.graph.action.isEnabled()
+        assert not window.import_export.export.isEnabled()
+        assert not window.window_actions.import_file.isEnabled()
+        pane = window.detail
+        assert not pane.isTabEnabled(pane.indexOf(pane.similar))
+        assert pane.tabToolTip(pane.indexOf(pane.similar)) == WHY["similar"]
+        assert pane.isTabEnabled(pane.indexOf(pane.neighbours))  # the graph's reads work
+        box = window.search_bar.mode_box
+        semantic = box.model().item(box.findData("semantic"))
+        assert not semantic.isEnabled() and semantic.toolTip() == WHY["meaning"]
+        assert window.window_actions.delete.isEnabled()  # editing is on
+        # A brain file opened next has them all back.
+        assert window.files.open_path(brain_path)
+        wait_idle(qtbot, window)
+        assert window.graph.action.isEnabled()
+        assert pane.isTabEnabled(pane.indexOf(pane.similar))
+        assert box.model().item(box.findData("semantic")).isEnabled()
+    finally:
+        window.close()
+
+
+def test_another_programs_write_shows_in_the_table(qtbot, tmp_path: Path, filled: str) -> None:
+    window = shared_window(qtbot, tmp_path, filled, live=True)
+    try:
+        qtbot.waitUntil(
+            lambda: window.shared_live is not None and window.shared_live.listener is not None,
+            timeout=WAIT_MS,
+        )
+        rows = window.model.rowCount()
+        with SharedBrain.open(filled, actor="agentos") as other:
+            added = other.add("written by another machine's agent")
+            qtbot.waitUntil(lambda: window.model.row_of(added.id) >= 0, timeout=WAIT_MS)
+            assert window.model.rowCount() == rows + 1
+            other.update(added.id, {"content": "and edited there"})
+            qtbot.waitUntil(
+                lambda: (
+                    window.model.index(window.model.row_of(added.id), 0).data()
+                    == "and edited there"
+                ),
+                timeout=WAIT_MS,
+            )
+    finally:
+        window.close()
+
+
+def test_the_command_line_address_and_the_recent_menu_open_it(
+    qtbot, tmp_path: Path, filled: str
+) -> None:
+    from memgui.ui.app import create_window
+    from memgui.ui.dialogs.shared_brain_dialog import without_password
+
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    window = create_window(filled, None, settings=settings, live=False)  # `memgui ADDRESS`
+    qtbot.addWidget(window)
+    try:
+        qtbot.waitUntil(lambda: window.session is not None, timeout=WAIT_MS)
+        assert window.session.shared and window.session.brain_id == "team"
+        window.files.open_sample()
+        assert not window.session.shared
+        menu = window.window_actions.recent_menu
+        menu.aboutToShow.emit()
+        entry = next(a for a in menu.actions() if "postgresql://" in a.text())
+        assert entry.text().replace("&&", "&") == without_password(filled)
+        with qtbot.waitSignal(window.shared_brains.connected, timeout=WAIT_MS):
+            entry.trigger()
+        assert window.session.shared
+    finally:
+        window.close()
+
+
+def test_an_empty_shared_brain_welcomes_and_its_import_buttons_say_why(
+    qtbot, tmp_path: Path, pg_address: str
+) -> None:
+    window = shared_window(qtbot, tmp_path, pg_address)
+    try:
+        assert window.pages.currentWidget() is window.welcome
+        window.welcome.import_requested.emit()
+        assert window.statusBar().currentMessage() == WHY["import"]
+        assert window.import_export.last_import is None
+    finally:
+        window.close()
+
+
+def test_a_stopped_live_refresh_is_said(qtbot, tmp_path: Path, filled: str) -> None:
+    window = shared_window(qtbot, tmp_path, filled, live=True)
+    try:
+        qtbot.waitUntil(
+            lambda: window.shared_live is not None and window.shared_live.listener is not None,
+            timeout=WAIT_MS,
+        )
+        assert window.shared_live is not None
+        with qtbot.waitSignal(window.shared_live.stopped, timeout=WAIT_MS):
+            window.session.brain.conn.execute(  # type: ignore[attr-defined]
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                "WHERE query LIKE 'LISTEN %%' AND pid != pg_backend_pid()"
+            )
+        assert (
+            window.statusBar()
+            .currentMessage()
+            .startswith("Live refresh of the shared brain stopped")
+        )
+    finally:
+        window.close()
