@@ -3,6 +3,8 @@
 // usage: node agentos_writer.mjs <brain path> <brainId> <json list of operations>
 //   {"op": "remember", "content", "scope", "scopeId"}       Memory.remember()
 //   {"op": "tool", "name", "args", "userId"}                a createTools() tool (memory_update…)
+//   {"op": "entity", "label", "type"}                       Memory.addEntity()
+//   {"op": "relation", "id"?, "sourceId", "targetId", "type"}  Memory.addRelation() (an upsert)
 // prints: [{"op", "id"?, "success"?, "output"?, "error"?}, ...]; exit 1 if one failed.
 //
 // The caller sets AGENTOS_NODE_MODULES to the `npm install --prefix` folder holding the package.
@@ -38,6 +40,13 @@ for (const op of JSON.parse(opsJson)) {
     if (op.op === 'remember') {
       const trace = await memory.remember(op.content, { scope: op.scope, scopeId: op.scopeId });
       results.push({ op: op.op, id: trace.id });
+    } else if (op.op === 'entity') {
+      const entity = await memory.addEntity({ label: op.label, type: op.type });
+      results.push({ op: op.op, id: entity.id });
+    } else if (op.op === 'relation') {
+      const { id, sourceId, targetId, type } = op;
+      const relation = await memory.addRelation({ id, sourceId, targetId, type });
+      results.push({ op: op.op, id: relation.id });
     } else if (op.op === 'tool') {
       const tool = tools.find((t) => t.name === op.name);
       if (!tool) throw new Error(`no tool ${op.name}`);

@@ -263,7 +263,7 @@ def _grow(
         return
     hubs = {i for i in frontier + passed_over if view.nodes[i].degree > growth.hub_degree}
     small = [i for i in frontier if i not in hubs]
-    for _owner, other, edge in src.incident(small):
+    for _owner, other, edge in src.incident(small, among=view.nodes.keys()):
         if other in view.nodes:
             view.edges[edge.key] = edge
     # Each pair of hubs once, sought from its smaller end: a concept of 100,000 `mentions`
@@ -319,7 +319,7 @@ def _edges_to(
     hubs: list[str] = []
     for node in nodes:
         (hubs if node.degree > max(hub_degree, len(others)) else small).append(node.id)
-    found = [inc for inc in src.incident(small) if inc[1] in others]
+    found = [inc for inc in src.incident(small, among=others) if inc[1] in others]
     for hub in hubs:
         found += src.incident_within(hub, others - {hub})
     return found

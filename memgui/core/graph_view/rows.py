@@ -3,14 +3,14 @@
 Every statement takes its ids as one JSON array (`json_each`), so a level of a neighbourhood
 is a handful of statements whatever its size, and each id is a seek in an index: the primary
 keys of `memory_traces`, `knowledge_nodes` and `memory_links` (brain, from, to, kind), and the
-indexes on `memory_links.to_id` and `knowledge_edges` source and target. Nothing here scans a
-table. The caller holds the connection's lock.
+indexes on `memory_links.to_id` and `knowledge_edges` source and target (and both ends
+together, schema 7). Nothing here scans a table. The caller holds the connection's lock.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any, Protocol
 
@@ -30,6 +30,7 @@ from memgui.core.graph_view.shapes import (
     trace_label,
 )
 from memgui.core.storage import degrees as kept_degrees
+from memgui.core.storage import schema
 from memgui.core.storage.db import Database
 
 # (owner, other, edge): an edge seen from one of its ends
@@ -68,18 +69,31 @@ def has_graph(db: Database) -> bool:
     return {"knowledge_nodes", "knowledge_edges"} <= db.tables
 
 
-def incident(db: Database, brain_id: str, ids: Iterable[str]) -> list[Incident]:
-    """Every link and knowledge edge touching one of `ids`, seen from that end."""
-    array = _ids(ids)
+def incident(
+    db: Database, brain_id: str, ids: Iterable[str], among: Collection[str] | None = None
+) -> list[Incident]:
+    """Every link and knowledge edge touching one of `ids`, seen from that end; with `among`,
+    only those whose other end is one of `among` (sifted in SQL: a neighbourhood's last level
+    reads thousands of edges that lead out of it, and makes none of them)."""
+    params: tuple[str, ...] = (brain_id, _ids(ids))
+    to_among = from_among = source_among = target_among = ""
+    if among is not None:
+        params += (_ids(among),)
+        # `+`: a filter on the rows found, never an index seek per id of `among`
+        among_sql = " IN (SELECT value FROM json_each(?3))"
+        to_among, from_among = f" WHERE +l.to_id{among_sql}", f" WHERE +l.from_id{among_sql}"
+        source_among = f" WHERE +e.source_id{among_sql}"
+        target_among = f" WHERE +e.target_id{among_sql}"
     out: list[Incident] = []
     conn = db.conn
     if has_links(db):
         for owner, from_id, to_id, kind in conn.execute(
             "SELECT j.value, l.from_id, l.to_id, l.kind FROM json_each(?2) j CROSS "
-            "JOIN memory_links l ON l.brain_id = ?1 AND l.from_id = j.value "
+            f"JOIN memory_links l ON l.brain_id = ?1 AND l.from_id = j.value{to_among} "
             "UNION ALL SELECT j.value, l.from_id, l.to_id, l.kind FROM json_each(?2) j CROSS "
-            f"JOIN memory_links l {BY_TARGET} ON l.brain_id = ?1 AND l.to_id = j.value",
-            (brain_id, array),
+            f"JOIN memory_links l {BY_TARGET} ON l.brain_id = ?1 AND l.to_id = j.value"
+            f"{from_among}",
+            params,
         ):
             edge = link_edge(from_id, to_id, kind)
             out.append((owner, to_id if owner == from_id else from_id, edge))
@@ -87,11 +101,11 @@ def incident(db: Database, brain_id: str, ids: Iterable[str]) -> list[Incident]:
         for owner, edge_id, source, target, kind, weight, both in conn.execute(
             "SELECT j.value, e.id, e.source_id, e.target_id, e.type, e.weight, e.bidirectional "
             "FROM json_each(?2) j CROSS JOIN knowledge_edges e "
-            "ON e.brain_id = ?1 AND e.source_id = j.value "
+            f"ON e.brain_id = ?1 AND e.source_id = j.value{target_among} "
             "UNION ALL SELECT j.value, e.id, e.source_id, e.target_id, e.type, e.weight, "
             "e.bidirectional FROM json_each(?2) j CROSS JOIN knowledge_edges e "
-            "ON e.brain_id = ?1 AND e.target_id = j.value",
-            (brain_id, array),
+            f"ON e.brain_id = ?1 AND e.target_id = j.value{source_among}",
+            params,
         ):
             edge = graph_edge(edge_id, source, target, kind, weight, both)
             if source == target:
@@ -119,14 +133,14 @@ def incident_within(db: Database, brain_id: str, node_id: str, others: set[str])
             edge = link_edge(from_id, to_id, kind)
             out.append((node_id, to_id if node_id == from_id else from_id, edge))
     if has_graph(db):
+        by_source, by_target = _pair_indexes(db)
         for edge_id, source, target, kind, weight, both in conn.execute(
             "SELECT e.id, e.source_id, e.target_id, e.type, e.weight, e.bidirectional "
-            "FROM json_each(?3) j CROSS JOIN knowledge_edges e "
-            "INDEXED BY idx_knowledge_edges_brain_source ON e.brain_id = ?1 "
-            "AND e.source_id = j.value WHERE e.target_id = ?2 UNION ALL SELECT e.id, "
-            "e.source_id, e.target_id, e.type, e.weight, e.bidirectional FROM json_each(?3) j "
-            "CROSS JOIN knowledge_edges e INDEXED BY idx_knowledge_edges_brain_target "
-            "ON e.brain_id = ?1 AND e.target_id = j.value WHERE e.source_id = ?2",
+            f"FROM json_each(?3) j CROSS JOIN knowledge_edges e INDEXED BY {by_source} "
+            "ON e.brain_id = ?1 AND e.source_id = j.value AND e.target_id = ?2 UNION ALL "
+            "SELECT e.id, e.source_id, e.target_id, e.type, e.weight, e.bidirectional "
+            f"FROM json_each(?3) j CROSS JOIN knowledge_edges e INDEXED BY {by_target} "
+            "ON e.brain_id = ?1 AND e.target_id = j.value AND e.source_id = ?2",
             (brain_id, node_id, array),
         ):
             if source == target:
@@ -134,6 +148,14 @@ def incident_within(db: Database, brain_id: str, node_id: str, others: set[str])
             edge = graph_edge(edge_id, source, target, kind, weight, both)
             out.append((node_id, target if node_id == source else source, edge))
     return out
+
+
+def _pair_indexes(db: Database) -> tuple[str, str]:
+    """The indexes that find the edges from a given id to another: both ends at once where
+    the brain has memgui's pair indexes (schema 7), else one end, each row then read."""
+    if schema.EDGE_SOURCE_TARGET_INDEX in db.indexes:
+        return schema.EDGE_SOURCE_TARGET_INDEX, schema.EDGE_TARGET_SOURCE_INDEX
+    return "idx_knowledge_edges_brain_source", "idx_knowledge_edges_brain_target"
 
 
 def edges_among(db: Database, brain_id: str, ids: Iterable[str]) -> dict[str, GraphEdge]:
@@ -340,7 +362,9 @@ class GraphRows(Protocol):
     """What a neighbourhood reads, on either engine: this module's SQL on a file
     (`FileGraphRows`), `storage/postgres_graph_view.py` on a shared brain."""
 
-    def incident(self, ids: Iterable[str]) -> list[Incident]: ...
+    def incident(
+        self, ids: Iterable[str], among: Collection[str] | None = None
+    ) -> list[Incident]: ...
 
     def incident_within(self, node_id: str, others: set[str]) -> list[Incident]: ...
 
@@ -358,8 +382,8 @@ class FileGraphRows:
         self.db = db
         self.brain_id = brain_id
 
-    def incident(self, ids: Iterable[str]) -> list[Incident]:
-        return incident(self.db, self.brain_id, ids)
+    def incident(self, ids: Iterable[str], among: Collection[str] | None = None) -> list[Incident]:
+        return incident(self.db, self.brain_id, ids, among)
 
     def incident_within(self, node_id: str, others: set[str]) -> list[Incident]:
         return incident_within(self.db, self.brain_id, node_id, others)

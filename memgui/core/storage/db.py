@@ -270,14 +270,18 @@ class Database:
         self._schema_cookie = self._read_schema_cookie()
         tables: set[str] = set()
         triggers: set[str] = set()
+        indexes: set[str] = set()
         foreign: list[str] = []
+        kinds = {"table": tables, "trigger": triggers, "index": indexes}
         for name, kind, table in self.conn.execute(
-            "SELECT name, type, tbl_name FROM sqlite_master WHERE type IN ('table', 'trigger')"
+            "SELECT name, type, tbl_name FROM sqlite_master "
+            "WHERE type IN ('table', 'trigger', 'index')"
         ):
-            (tables if kind == "table" else triggers).add(name)
+            kinds[kind].add(name)
             if kind == "trigger" and not schema.is_memgui_trigger(name):
                 foreign.append(f"{name} on {table}")
         self._triggers = triggers
+        self._indexes = indexes
         self.foreign_triggers = sorted(foreign)
         cols: set[str] = set()
         if "memory_traces" in tables:
@@ -306,6 +310,11 @@ class Database:
     def triggers(self) -> set[str]:
         self._fresh()
         return self._triggers
+
+    @property
+    def indexes(self) -> set[str]:
+        self._fresh()
+        return self._indexes
 
     @property
     def trace_columns(self) -> set[str]:
@@ -337,8 +346,10 @@ class Database:
             return 1
         # Schemas 4 and 5 differ in the journal rows memgui writes, and a file without meta
         # rows has had none written: with the degrees' table, it is of the newer; 6 set
-        # memgui_fts's merge settings.
+        # memgui_fts's merge settings, 7 the edge pair indexes.
         if "memgui_degrees" in tables:
+            if schema.EDGE_SOURCE_TARGET_INDEX in self._indexes:
+                return 7
             return 6 if self._fts_merges_when_asked() else 5
         return 3 if self._fts_has_title() else 2
 

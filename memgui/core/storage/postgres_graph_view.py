@@ -6,7 +6,7 @@ ends. A neighbourhood's reads share one read-only snapshot (`reading`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -40,8 +40,9 @@ class PostgresGraphRows:
     def _rows(self, sql: str, **params: Any) -> list[tuple[Any, ...]]:
         return self.conn.execute(sql, {"b": self.brain_id, **params}).fetchall()
 
-    def incident(self, ids: Iterable[str]) -> list[Incident]:
-        """Every link and knowledge edge touching one of `ids`, seen from that end."""
+    def incident(self, ids: Iterable[str], among: Collection[str] | None = None) -> list[Incident]:
+        """Every link and knowledge edge touching one of `ids`, seen from that end (with
+        `among`, only those whose other end is one of `among`)."""
         array = list(ids)
         out: list[Incident] = []
         for owner, from_id, to_id, kind in self._rows(
@@ -65,7 +66,10 @@ class PostgresGraphRows:
                 continue  # a loop draws nothing useful
             edge = graph_edge(edge_id, source, target, kind, weight, both)
             out.append((owner, target if owner == source else source, edge))
-        return out
+        if among is None:
+            return out
+        wanted = set(among)
+        return [found for found in out if found[1] in wanted]
 
     def incident_within(self, node_id: str, others: set[str]) -> list[Incident]:
         """The edges between `node_id` (a hub) and the ids of `others`, a seek per id."""

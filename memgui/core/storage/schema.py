@@ -13,10 +13,25 @@ from memgui.core.storage import degrees
 AGENTOS_SCHEMA_VERSION = "2"
 # memgui's own schema version. 4: each node's degree kept in memgui_degrees by triggers;
 # 5: the journal keeps a trace's changed fields, not two snapshots (journal_states);
-# 6: memgui_fts merges its segments only when asked (MEMGUI_FTS_CONFIG).
-SCHEMA_VERSION = 6
+# 6: memgui_fts merges its segments only when asked (MEMGUI_FTS_CONFIG);
+# 7: knowledge edges indexed by both ends together (EDGE_PAIR_INDEXES), so the edge between
+# two given nodes is one seek.
+SCHEMA_VERSION = 7
 SCHEMA_KEY = "memgui_schema_version"
 SHARED_KEY = "memgui_shared"  # another program writes this brain too (brain_meta)
+
+# memgui's own indexes on AgentOS's knowledge_edges (schema 7): an extra index changes
+# nothing AgentOS reads or writes (its INSERT OR REPLACE keeps every index up to date).
+# Without them the edge between a given source and target is found by walking one end's
+# edges and reading each row: the two hubs of a neighbourhood cost a walk of thousands.
+EDGE_SOURCE_TARGET_INDEX = "memgui_knowledge_edges_source_target"
+EDGE_TARGET_SOURCE_INDEX = "memgui_knowledge_edges_target_source"
+EDGE_PAIR_INDEXES = f"""
+CREATE INDEX IF NOT EXISTS {EDGE_SOURCE_TARGET_INDEX}
+  ON knowledge_edges (brain_id, source_id, target_id);
+CREATE INDEX IF NOT EXISTS {EDGE_TARGET_SOURCE_INDEX}
+  ON knowledge_edges (brain_id, target_id, source_id);
+"""
 
 AGENTOS_TABLES = """
 CREATE TABLE IF NOT EXISTS brain_meta (

@@ -147,6 +147,8 @@ def test_a_schema_2_brain_gets_titles_indexed_by_its_first_write(brain_path: Pat
             "the journal keeps only what each later edit changed, not the memory twice (history "
             "and undo of earlier edits go on working; an older memgui opens the brain read-only)",
             "memgui's full-text index tidies itself in the background, never during a write",
+            "the knowledge graph's edges are indexed by both their ends, so the graph finds the "
+            "edge between two nodes at once",
         )
         brain.add("the first write migrates")
         assert brain.info()["schema_version"] == schema.SCHEMA_VERSION
