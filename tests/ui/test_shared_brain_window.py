@@ -225,3 +225,32 @@ def test_a_stopped_live_refresh_is_said(qtbot, tmp_path: Path, filled: str) -> N
         )
     finally:
         window.close()
+
+
+def test_agent_activity_on_a_shared_brain_is_counted_listed_and_reviewed(
+    qtbot, tmp_path: Path, pg_address: str
+) -> None:
+    """Another machine's agent writes; the badge counts it as it happens, the panel lists it
+    under the agent's name, and marking it reviewed is kept on the server."""
+    window = shared_window(qtbot, tmp_path, pg_address, live=True)
+    try:
+        qtbot.waitUntil(
+            lambda: window.shared_live is not None and window.shared_live.listener is not None,
+            timeout=WAIT_MS,
+        )
+        assert window.activity.badge.isEnabled() and window.activity.count == 0
+        with SharedBrain.open(pg_address, actor="agentos") as agent:
+            agent.add("remembered by an agent on another machine")
+            agent.add("and a second memory")
+        qtbot.waitUntil(lambda: window.activity.count == 2, timeout=WAIT_MS)
+        window.activity.toggle_action.trigger()
+        model = window.activity.model
+        assert model is not None
+        qtbot.waitUntil(lambda: model.rowCount() == 1, timeout=WAIT_MS)
+        assert model.index(0, 1).data() == "agentos"
+        window.activity.mark_all_reviewed()
+        qtbot.waitUntil(lambda: window.activity.count == 0, timeout=WAIT_MS)
+        with SharedBrain.open(pg_address, actor="check") as check:
+            assert check.unreviewed_count() == 0
+    finally:
+        window.close()

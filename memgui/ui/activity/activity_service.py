@@ -116,8 +116,6 @@ class ActivityService(QObject):
 
     def _on_session_changed(self) -> None:
         session = self.window.session
-        if session is not None and session.shared:
-            session = None  # no review of agent activity on a shared brain yet
         if session is not self.session:
             self._attach(session)
 

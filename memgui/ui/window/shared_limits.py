@@ -1,13 +1,12 @@
 """What the window does not offer on a shared brain yet, and why.
 
 A shared brain (PostgreSQL) serves the table, the editor with its undo, keyword search, the
-history, the links, the neighbours and merging (`core/shared_brain.py`); the graph window,
-import and export, search by meaning, the similar memories, a chat's conversation, the
-consolidation window and the agent activity review need parts of the brain that are on
-files only so far, or calls the window does not make there yet (import, export and search
-by meaning work on the command line). On a shared brain those are
-disabled, each with a tooltip saying why, rather than asked and failing; on a file they are
-as they were.
+history, the links, the neighbours, merging and the review of agent activity
+(`core/shared_brain.py`); the graph window, import and export, search by meaning, the similar
+memories, a chat's conversation and the consolidation window need parts of the brain that
+are on files only so far, or calls the window does not make there yet (import, export and
+search by meaning work on the command line). On a shared brain those are disabled, each
+with a tooltip saying why, rather than asked and failing; on a file they are as they were.
 """
 
 from __future__ import annotations
@@ -16,7 +15,6 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QStandardItemModel
-from PySide6.QtWidgets import QWidget
 
 if TYPE_CHECKING:
     from memgui.ui.main_window import MainWindow
@@ -33,7 +31,6 @@ WHY = {
     "conversation": f"Not on a shared brain yet: conversations are {SEE}",
     "meaning": "Not in the window on a shared brain yet: memgui search --mode semantic "
     "searches it by meaning; keyword search works here",
-    "activity": f"Not on a shared brain yet: the review of agent activity is {SEE}",
 }
 SHARED_MODES = ("auto", "keyword")  # what a shared brain searches by
 
@@ -83,14 +80,6 @@ class SharedLimits:
             self._shown_shared = shared
             self._tabs(shared)
             self._modes(shared)
-        activity = getattr(self.window, "activity", None)
-        dock = getattr(activity, "dock", None)
-        for part in (dock, getattr(activity, "badge", None)):
-            if isinstance(part, QWidget):
-                part.setEnabled(not shared)
-                part.setToolTip(WHY["activity"] if shared else "")
-        if shared and isinstance(dock, QWidget):
-            dock.hide()
 
     def _tabs(self, shared: bool) -> None:
         pane = self.window.detail
