@@ -203,6 +203,8 @@ def test_every_order_of_the_table_sorts_alike(store: BrainStore) -> None:
 def test_the_windows_reads_answer_alike(store: BrainStore) -> None:
     """What the window asks besides `BrainStore`: the filter lists' counts, the ids of a
     view in slices, a batch of calls as one journal batch, and the tolerant undo."""
+    # Adds a millisecond apart at least: the newest-first slices do not fall to id order.
+    store.clock = iter(range(1_000, 10_000, 10)).__next__  # type: ignore[attr-defined]
     a = store.add("one", type="semantic", tags=["x", "y"], category="TODO")
     b = store.add("two", tags=["y"])
     c = store.add("three", scope="thread")
