@@ -296,3 +296,41 @@ def _trace_state(now: dict[str, Any] | None, entry: JournalEntry) -> str:
     if entry.before is not None and journal.same_edits(now, entry.before):
         return UNDONE
     return CHANGED
+
+
+class ActivityReview:
+    """The review's calls as a brain of either engine offers them: each engine gives only
+    `activity_rows` (its SQL), the rules above are the same."""
+
+    def activity_rows(self) -> ActivityAccess:
+        raise NotImplementedError  # the engine's
+
+    def review_mark(self) -> ReviewMark:
+        return review_mark(self)
+
+    def unreviewed_count(self, exclude: Collection[str] = ()) -> int:
+        """Changes nobody has reviewed yet, up to `COUNT_CAP`."""
+        return unreviewed_count(self, exclude)
+
+    def unreviewed_batches(
+        self,
+        before: int | None = None,
+        limit: int = 50,
+        exclude: Collection[str] = (),
+        after: int = 0,
+    ) -> ActivityPage:
+        """A page of unreviewed batches, newest first (this module says which)."""
+        return unreviewed_batches(self, before, limit, exclude, after)
+
+    def batch_changes(
+        self, batch_id: str, after_id: int = 0, limit: int = 200
+    ) -> list[JournalEntry]:
+        return batch_changes(self, batch_id, after_id, limit)
+
+    def change_states(self, entries: list[JournalEntry]) -> dict[int, str]:
+        return change_states(self, entries)
+
+    def mark_reviewed(
+        self, batch_ids: Collection[str] = (), through: int | None = None, actor: str | None = None
+    ) -> Changes:
+        return mark_reviewed(self, batch_ids, through, actor)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -66,7 +66,7 @@ EMBED_NOW_MAX = 32  # traces a revert embeds in the call; more wait for the back
 MAX_WRITE_WAIT_S = 86_400.0  # a day: a write waits for another's lock at most so long
 
 
-class Brain(BrainFile):
+class Brain(BrainFile, activity.ActivityReview):
     """One brain (one `brain_id`) in one SQLite file."""
 
     def __init__(self, db: Database, brain_id: str, actor: str) -> None:
@@ -469,36 +469,6 @@ class Brain(BrainFile):
 
     def activity_rows(self) -> FileActivity:
         return FileActivity(self)
-
-    def review_mark(self) -> activity.ReviewMark:
-        return activity.review_mark(self)
-
-    def unreviewed_count(self, exclude: Collection[str] = ()) -> int:
-        """Changes nobody has reviewed yet, up to `activity.COUNT_CAP`."""
-        return activity.unreviewed_count(self, exclude)
-
-    def unreviewed_batches(
-        self,
-        before: int | None = None,
-        limit: int = 50,
-        exclude: Collection[str] = (),
-        after: int = 0,
-    ) -> activity.ActivityPage:
-        """A page of unreviewed batches, newest first (`activity.py` says which)."""
-        return activity.unreviewed_batches(self, before, limit, exclude, after)
-
-    def batch_changes(
-        self, batch_id: str, after_id: int = 0, limit: int = 200
-    ) -> list[JournalEntry]:
-        return activity.batch_changes(self, batch_id, after_id, limit)
-
-    def change_states(self, entries: list[JournalEntry]) -> dict[int, str]:
-        return activity.change_states(self, entries)
-
-    def mark_reviewed(
-        self, batch_ids: Collection[str] = (), through: int | None = None, actor: str | None = None
-    ) -> Changes:
-        return activity.mark_reviewed(self, batch_ids, through, actor)
 
     # --- conversations -----------------------------------------------------------------
 

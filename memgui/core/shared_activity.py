@@ -5,13 +5,12 @@ the brain's journal lock first (`storage/postgres_locks.hold_journal_order`)."""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator
+from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from typing import TYPE_CHECKING, Any
 
 from memgui.core import activity
 from memgui.core.activity import MarkWrite
-from memgui.core.model import Changes, JournalEntry
 from memgui.core.storage.postgres_activity import PostgresActivityRows
 
 if TYPE_CHECKING:
@@ -20,8 +19,8 @@ if TYPE_CHECKING:
     from memgui.core.storage.transaction import WriteBatch
 
 
-class SharedActivity:
-    """The activity review's calls, as `Brain` has them."""
+class SharedActivity(activity.ActivityReview):
+    """The activity review's calls, as `Brain` has them (`activity.ActivityReview`)."""
 
     conn: psycopg.Connection[tuple[Any, ...]]
     brain_id: str
@@ -33,36 +32,6 @@ class SharedActivity:
 
     def activity_rows(self) -> SharedActivityAccess:
         return SharedActivityAccess(self)
-
-    def review_mark(self) -> activity.ReviewMark:
-        return activity.review_mark(self)
-
-    def unreviewed_count(self, exclude: Collection[str] = ()) -> int:
-        """Changes nobody has reviewed yet, up to `activity.COUNT_CAP`."""
-        return activity.unreviewed_count(self, exclude)
-
-    def unreviewed_batches(
-        self,
-        before: int | None = None,
-        limit: int = 50,
-        exclude: Collection[str] = (),
-        after: int = 0,
-    ) -> activity.ActivityPage:
-        """A page of unreviewed batches, newest first (`activity.py` says which)."""
-        return activity.unreviewed_batches(self, before, limit, exclude, after)
-
-    def batch_changes(
-        self, batch_id: str, after_id: int = 0, limit: int = 200
-    ) -> list[JournalEntry]:
-        return activity.batch_changes(self, batch_id, after_id, limit)
-
-    def change_states(self, entries: list[JournalEntry]) -> dict[int, str]:
-        return activity.change_states(self, entries)
-
-    def mark_reviewed(
-        self, batch_ids: Collection[str] = (), through: int | None = None, actor: str | None = None
-    ) -> Changes:
-        return activity.mark_reviewed(self, batch_ids, through, actor)
 
 
 class SharedActivityAccess:

@@ -12,10 +12,11 @@ from typing import Any
 import pytest
 
 from memgui.core.shared_brain import SharedBrain
+from tests.support.waiting import WAIT_S
 
 pytestmark = pytest.mark.slow  # starts a server
 
-SAFETY_S = 30.0  # a safety net: each wait is for a signal or a state, never for a time
+SAFETY_S = WAIT_S  # a safety net: each wait is for a signal or a state, never for a time
 
 
 def journal_since(brain: SharedBrain, after_id: int) -> list[tuple[int, str]]:
@@ -28,6 +29,8 @@ def journal_since(brain: SharedBrain, after_id: int) -> list[tuple[int, str]]:
 
 
 def until(condition: Callable[[], bool], what: str) -> None:
+    """Looks again until `condition` holds: PostgreSQL signals no one when a backend starts
+    waiting on a lock, so its `pg_locks` row is the state to look for."""
     deadline = time.monotonic() + SAFETY_S
     while not condition():
         assert time.monotonic() < deadline, f"still waiting for {what}"
