@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING, Any
 
 from memgui.core import links
 from memgui.core.errors import EmbeddingUnavailable, InvalidArgument, NotOnPostgres
-from memgui.core.model import SearchHit, SearchResult, TraceFilter, check_limit, check_text
+from memgui.core.model import SearchHit, SearchResult, TraceFilter
 from memgui.core.search import hybrid, textindex
+from memgui.core.search.searching import check_query
 from memgui.core.search.vectors import EmbeddingModelMismatch
 from memgui.core.storage import postgres, postgres_recall, postgres_vectors, store
 
@@ -33,10 +34,7 @@ def search(
     expand_links: bool,
     record_recall: bool,
 ) -> SearchResult:
-    if not isinstance(query, str):
-        raise InvalidArgument("query", f"must be text (got {query!r})", query)
-    check_text("query", query)
-    check_limit(limit)
+    check_query(query, limit)
     if mode == "cognitive":
         raise NotOnPostgres("search by 'cognitive'")
     if mode not in MODES:

@@ -73,6 +73,14 @@ def _prefixed(columns: str) -> str:
     return ", ".join(out)
 
 
+def check_query(query: object, limit: int) -> None:
+    """A search's text and limit, checked alike on both engines."""
+    if not isinstance(query, str):
+        raise InvalidArgument("query", f"must be a string (got {query!r})", query)
+    check_text("query", query)
+    check_limit(limit)
+
+
 def search(
     brain: Brain,
     query: str,
@@ -82,10 +90,7 @@ def search(
     expand_links: bool,
     record_recall: bool,
 ) -> SearchResult:
-    if not isinstance(query, str):
-        raise InvalidArgument("query", f"must be a string (got {query!r})", query)
-    check_text("query", query)
-    check_limit(limit)
+    check_query(query, limit)
     if mode not in MODES:
         every = (*MODES, "cognitive")  # cognitive is its own module (`Brain.search` picks it)
         raise InvalidArgument("mode", f"must be one of {', '.join(every)} (got {mode!r})", mode)
