@@ -201,3 +201,28 @@ def test_positions_are_kept_by_address_and_the_graph_exports(
         assert reopened.scene.positions() == placed
     finally:
         again.close()
+
+
+def test_screenshots_of_a_shared_brains_graph_and_consolidation(
+    qapp, capsys, tmp_path: Path, pg_address: str, ids
+) -> None:
+    from PySide6.QtGui import QImage
+
+    from tests.support.cli import run_cli
+
+    graph_png, plan_png, main_png = (tmp_path / f"{n}.png" for n in ("graph", "plan", "main"))
+    argv = ("screenshot", str(graph_png), "--view", "graph", "--select", ids["centre"])
+    shot = run_cli(capsys, pg_address, *argv, "--size", "900x600")  # --brain ADDRESS
+    assert shot.code == 0, shot.err
+    assert shot.json() == {"screenshot": str(graph_png), "brain": pg_address}
+    image = QImage(str(graph_png))
+    assert (image.width(), image.height()) == (900, 600)
+    colours = {image.pixel(x, y) for x in range(0, 900, 31) for y in range(0, 600, 23)}
+    assert len(colours) > 5  # drew something, not a blank rectangle
+    plan = run_cli(capsys, tmp_path / "unused.sqlite", "screenshot", pg_address, str(plan_png),
+                   "--consolidate")  # fmt: skip
+    assert plan.code == 0, plan.err
+    assert plan.json()["brain"] == pg_address and plan.json()["plan"]["merge"] >= 0
+    assert not QImage(str(plan_png)).isNull()
+    assert run_cli(capsys, pg_address, "screenshot", str(main_png)).code == 0
+    assert not QImage(str(main_png)).isNull()
