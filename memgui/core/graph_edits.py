@@ -23,7 +23,8 @@ from memgui.core.changes import (
 )
 from memgui.core.errors import InvalidArgument, NotFound
 from memgui.core.graph import node_properties
-from memgui.core.model import check_id, check_text
+from memgui.core.graph_edit_rules import MEMORY_GRAPH, checked_merge, edge_type_of
+from memgui.core.model import check_id
 from memgui.core.storage import journal_rows, store
 
 if TYPE_CHECKING:
@@ -31,15 +32,7 @@ if TYPE_CHECKING:
     from memgui.core.shared_brain import SharedBrain
     from memgui.core.storage.db import WriteBatch
 
-MEMORY_GRAPH = "memory_graph"
 EDGE_COLUMNS = "id, source_id, target_id, type, weight, bidirectional, metadata, created_at"
-
-
-def edge_type_of(value: object) -> str:
-    """An edge's type, checked."""
-    if not isinstance(value, str) or not value.strip():
-        raise InvalidArgument("type", f"must be a non-empty string (got {value!r})", value)
-    return check_text("type", value)
 
 
 def _node_row(brain: BrainContext, node_id: str) -> tuple[Any, ...] | None:
@@ -182,20 +175,6 @@ def merge_nodes(
             moved += _move_edges(brain, batch, gone, survivor, drop_within=set(unique))
             journal_rows.delete_rows(brain.db, batch, brain.brain_id, "node", "id = ?2", (gone,))
     return with_count(write.changes, moved)
-
-
-def checked_merge(ids: object, survivor: object) -> list[str]:
-    """A merge's node ids, checked, each once in their order; `survivor` one of them."""
-    if isinstance(ids, str) or not isinstance(ids, list | tuple):
-        raise InvalidArgument("ids", f"must be a list of node ids (got {ids!r:.80})", ids)
-    for i, node_id in enumerate(ids):
-        check_id(f"ids[{i}]", node_id, "node id")
-    unique = list(dict.fromkeys(ids))
-    if len(unique) < 2:
-        raise InvalidArgument("ids", f"must name at least 2 different nodes (got {list(ids)})")
-    if survivor not in unique:
-        raise InvalidArgument("survivor", f"must be one of ids (got {survivor!r})", survivor)
-    return unique
 
 
 def _move_edges(

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from memgui.core.changes import Changes, ChangesWithCount, ChangesWithId, with_count, with_id
 from memgui.core.errors import InvalidArgument, NotFound
 from memgui.core.graph import node_properties
-from memgui.core.graph_edits import MEMORY_GRAPH, checked_merge, edge_type_of
+from memgui.core.graph_edit_rules import MEMORY_GRAPH, checked_merge, edge_type_of
 from memgui.core.model import check_id
 from memgui.core.storage import postgres, postgres_graph, store
 
