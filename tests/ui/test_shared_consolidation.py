@@ -93,6 +93,19 @@ def test_review_apply_and_undo_on_the_server(qtbot, window, address: str) -> Non
     assert state(address) == after
     dialog.undo_button.click()  # the latest step: the same as Edit ▸ Undo
     assert state(address) == before
+    window.window_actions.redo.trigger()
+    # An edit after it: the dialog's Undo reverts the run as a new batch, the edit stays.
+    fresh = next(i for i, t in after.items() if t[0] == "The build uses Python 3.11")
+    assert window.select_id(fresh)
+    window.detail.editor.content.setPlainText("The build uses Python 3.12")
+    window.window_actions.save.trigger()
+    dialog.undo_button.click()
+    reverted = state(address)
+    assert reverted[fresh][0] == "The build uses Python 3.12"
+    assert {i: t for i, t in reverted.items() if i != fresh} == {
+        i: t for i, t in before.items() if i != fresh
+    }
+    assert dialog.status.text().startswith("Undone:")
 
 
 def test_a_run_cancelled_while_it_waits_writes_nothing(qtbot, window, address: str) -> None:
