@@ -120,12 +120,12 @@ def run_screenshot(ctx: CommandContext, args: argparse.Namespace) -> None:
         raise InvalidArgument("out", f"is a folder, not a PNG file (got '{out_png}')", str(out_png))
     if args.select is not None:
         check_id("select", args.select)
-    if args.import_path is not None and isinstance(brain_path, str):
-        raise NotOnPostgres("memgui screenshot --import")
     if args.import_path is not None and not Path(args.import_path).expanduser().exists():
         raise InvalidArgument(
             "import", f"does not exist (got '{args.import_path}')", args.import_path
         )
+    if args.import_path is not None and isinstance(brain_path, str):
+        raise NotOnPostgres("memgui screenshot --import")
     if args.consolidate:
         from memgui.ui.consolidation.consolidation_screenshot import render_consolidation
 
