@@ -7,6 +7,8 @@
   nothing);
 - `merge_nodes`: knowledge nodes into one survivor: the others' edges are moved to it (an
   edge it already has, or one that would join it to itself, is dropped), then they go.
+
+On a shared brain (PostgreSQL) each is `shared_graph_edits`' with the same checks and rows.
 """
 
 from __future__ import annotations
