@@ -23,8 +23,9 @@ import apsw
 from memgui.core import decay
 from memgui.core.errors import QuerySyntaxError
 from memgui.core.model import TraceFilter
-from memgui.core.search import fulltext, textindex, vocabulary, word_forms
+from memgui.core.search import fulltext, stems, textindex, vocabulary, word_forms
 from memgui.core.search.filters import filter_sql
+from memgui.core.storage import schema
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
@@ -67,7 +68,9 @@ class _Query:
         filter: the index ranks the best `take`, their rows are read and checked; None when
         too many fail even `RANKED_FIRST_MAX`, or more are wanted (the joined statement
         answers then)."""
-        take = want + want // 4 + 16
+        # A few more than wanted, for the rare rows that fail the filter (each read costs a
+        # row and its decayed strength: 41 for 20 was a third of a search at 20k).
+        take = want + want // 8 + 2
         if take > RANKED_FIRST_MAX:
             return None
         table = self.table
@@ -136,7 +139,12 @@ def keyword_ranking(brain: Brain, query: str, flt: TraceFilter, want: int) -> li
     # searched then as a read-only connection searches them (see `_index_unflushed`).
     flushed = fulltext.flush_unless_busy(db)
     either = textindex.either
-    if "memgui_fts" in db.tables or ("memory_traces" in db.tables and _index_unmigrated(db)):
+    stemmed = [stems.match(f) for f in forms] if stems.TABLE in db.tables else [None]
+    if "memgui_fts" in db.tables and None not in stemmed:
+        # Plain words (schema 9): one stemmed term a word (`stems`).
+        table, match = stems.TABLE, either([m for m in stemmed if m is not None])
+        agentos_rewrite = False
+    elif "memgui_fts" in db.tables or ("memory_traces" in db.tables and _index_unmigrated(db)):
         table = "memgui_fts" if "memgui_fts" in db.tables else UNMIGRATED
         # Only the forms the index holds, when it holds every row (none waits unflushed).
         keep = (
@@ -156,8 +164,8 @@ def keyword_ranking(brain: Brain, query: str, flt: TraceFilter, want: int) -> li
         # A read-only connection cannot index what a writer left pending: it searches those
         # rows in a small index of its own instead, and not their stale entries.
         unflushed = (
-            _index_unflushed(db)
-            if table == "memgui_fts" and (db.readonly or not flushed)
+            _index_unflushed(db, table)
+            if table in STAND_INS and (db.readonly or not flushed)
             else set()
         )
         try:
@@ -185,12 +193,18 @@ def keyword_ranking(brain: Brain, query: str, flt: TraceFilter, want: int) -> li
     return [KeywordHit(*row) for row in rows]
 
 
-UNFLUSHED = "memgui_fts_unflushed"  # a TEMP table: in memory, this connection's alone
+# For each of the brain's indexes, a TEMP table of the rows still pending (in memory, this
+# connection's alone) and its tokenizer.
+STAND_INS = {
+    "memgui_fts": ("memgui_fts_unflushed", schema.MEMGUI_TOKENIZE),
+    stems.TABLE: ("memgui_stems_unflushed", schema.MEMGUI_STEMS_TOKENIZE),
+}
 
 
-def _index_unflushed(db: Database) -> set[int]:
-    """Index the rows still pending (a writer stopped before it indexed them) in a TEMP
-    table; their rowids, whose entries in the brain's index may be stale or another row's."""
+def _index_unflushed(db: Database, table: str) -> set[int]:
+    """Index the rows still pending (a writer stopped before it indexed them) in `table`'s
+    TEMP stand-in; their rowids, whose entries in the brain's index may be stale or another
+    row's."""
     if "memgui_fts_pending" not in db.tables:
         return set()
     pending = {r[0] for r in db.conn.execute("SELECT rowid FROM memgui_fts_pending")}
@@ -198,7 +212,8 @@ def _index_unflushed(db: Database) -> set[int]:
         return set()
     marks = ",".join("?" * len(pending))
     rows = list(db.conn.execute(f"{fulltext.ROW_TEXT_SQL} WHERE rowid IN ({marks})", list(pending)))
-    fulltext.fill_temp_index(db, UNFLUSHED, rows)
+    name, tokenize = STAND_INS[table]
+    fulltext.fill_temp_index(db, name, rows, tokenize)
     return pending
 
 
@@ -206,7 +221,7 @@ def _ranked(ranking: _Query, match: str, want: int, unflushed: set[int]) -> list
     if not unflushed:
         return ranking.run(match, want)
     rows = [r for r in ranking.run(match, want + len(unflushed)) if r[0] not in unflushed]
-    rows += ranking.on(UNFLUSHED).joined(match, want)
+    rows += ranking.on(STAND_INS[ranking.table][0]).joined(match, want)
     return sorted(rows, key=lambda row: (row[2], row[0]))[:want]  # bm25: lower is better
 
 

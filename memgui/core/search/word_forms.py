@@ -94,21 +94,45 @@ def forms(word: str) -> tuple[str, ...]:
     return tuple(found[:MAX_FORMS])
 
 
+@functools.lru_cache(maxsize=4096)
+def other_stems(word: str) -> tuple[str, ...]:
+    """One of `word`'s forms for each Porter stem among them other than the word's own
+    (`deploy` → deploi, `deployment` → deploy: the final i and y of one key), likeliest
+    first; () for most words. Asked of memgui_stems, whose `porter` stems them again, the
+    word and these find every form `forms` lists."""
+    found = forms(word)
+    if not found:
+        return ()
+    stems = _stems([word.lower(), *found])
+    seen = {stems[0]}
+    out = []
+    for form, stem in zip(found, stems[1:], strict=True):
+        if stem not in seen:
+            seen.add(stem)
+            out.append(form)
+    return tuple(out)
+
+
 # A bareword of FTS5's query syntax (non-ASCII, letters, digits, `_`), a quoted phrase, or one
 # character of syntax.
-_TOKEN = re.compile(r'"(?:[^"]|"")*"?|[\w\x80-\U0010ffff]+|\S', re.UNICODE)
+TOKEN = re.compile(r'"(?:[^"]|"")*"?|[\w\x80-\U0010ffff]+|\S', re.UNICODE)
 _OPERATORS = frozenset({"AND", "OR", "NOT", "NEAR"})
 
 
-def expand(query: str, keep: Callable[[Sequence[str]], Sequence[str]] | None = None) -> str:
+def expand(
+    query: str,
+    keep: Callable[[Sequence[str]], Sequence[str]] | None = None,
+    alternatives: Callable[[str], tuple[str, ...]] = forms,
+) -> str:
     """`query` (FTS5 syntax) with each bare English word `w` asked for as `(w OR form …)`;
-    `keep` picks the forms asked for (`vocabulary.present_filter`: those the index holds).
+    `keep` picks the forms asked for (`vocabulary.present_filter`: those the index holds);
+    `alternatives` gives a word's forms (`other_stems` for memgui_stems).
 
     Phrases (`"…"`), prefixes (`w*`), column names (`col:`, `{a b}`), NEAR groups, words
     joined by `+` and words after `^` are kept as written: FTS5 takes no alternatives there.
     FTS5 joins words by AND only between phrases: next to a group the AND is written out.
     """
-    tokens = [(m.group(), m.start(), m.end()) for m in _TOKEN.finditer(query)]
+    tokens = [(m.group(), m.start(), m.end()) for m in TOKEN.finditer(query)]
     out: list[str] = []
     pos = 0
     near_depth = depth = 0
@@ -139,7 +163,7 @@ def expand(query: str, keep: Callable[[Sequence[str]], Sequence[str]] | None = N
             and after not in ("*", ":", "+", "(")
             and before not in ("^", "+")
         )
-        found = forms(text) if expandable else ()
+        found = alternatives(text) if expandable else ()
         if found and keep is not None:
             found = tuple(keep(found))
         starts = word or text[0] in '"(^{' or text == "NEAR"

@@ -200,7 +200,9 @@ def test_search_plans_never_walk_a_trace_index(
         brain.db.conn, lambda: brain.search("harbour", flt, limit=5, record_recall=False)
     )
     assert found.traces
-    ranking = [(s, b) for s, b in statements if "memgui_fts" in s or "rowid IN" in s]
+    ranking = [
+        (s, b) for s, b in statements if "memgui_fts" in s or "memgui_stems" in s or "rowid IN" in s
+    ]
     assert ranking
     for sql, bindings in ranking:
         plan = plan_of(brain.db.conn, sql, bindings)
