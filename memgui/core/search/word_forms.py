@@ -10,8 +10,8 @@ AgentOS's index runs) gives them the word's stem. Porter stems `deploy` to `depl
 `deployment` to `deploy` (its `y` becomes `i` only at the end of a word): a final `i` and `y`
 count as one here, so the word and all its forms find each other.
 
-Nothing is looked up in a brain: about 200 candidates are made, stemmed in one statement on
-a private in-memory database, and the answer is remembered for the word.
+Nothing is looked up in a brain: about 200 candidates are made, stemmed by FTS5's own
+tokenizer (called through apsw), and the answer is remembered for the word.
 """
 
 from __future__ import annotations
@@ -40,23 +40,25 @@ _STOP = frozenset(
 _ASCII_WORD = re.compile(r"[a-z]+")
 
 _lock = threading.Lock()
-_stemmer: apsw.Connection | None = None
+_stemmer: apsw.FTS5Tokenizer | None = None
 
 
 def _stems(words: list[str]) -> list[str]:
-    """Porter stems of ASCII words, one per word, by SQLite's FTS5 `porter` tokenizer."""
+    """Porter stems of ASCII words, one per word, by SQLite's FTS5 `porter` tokenizer
+    (called directly through apsw: under a microsecond a word)."""
     global _stemmer
     with _lock:
         if _stemmer is None:
-            conn = apsw.Connection(":memory:")  # a scratch index of this module's alone
-            conn.execute(
-                "CREATE VIRTUAL TABLE stemmer USING fts5(w, tokenize='porter ascii');"
-                "CREATE VIRTUAL TABLE stems USING fts5vocab(stemmer, 'instance');"
-            )
-            _stemmer = conn
-        _stemmer.execute("DELETE FROM stemmer")
-        _stemmer.execute("INSERT INTO stemmer(rowid, w) VALUES (1, ?)", (" ".join(words),))
-        return [row[0] for row in _stemmer.execute("SELECT term FROM stems ORDER BY offset")]
+            # A private in-memory database's tokenizer (the connection stays open with it).
+            _stemmer = apsw.Connection(":memory:").fts5_tokenizer("porter", ["ascii"])
+        stems = _stemmer(
+            " ".join(words).encode(),
+            apsw.FTS5_TOKENIZE_DOCUMENT,
+            None,
+            include_offsets=False,
+            include_colocated=False,
+        )
+    return [str(stem) for stem in stems]
 
 
 def _key(stem: str) -> str:
@@ -96,21 +98,28 @@ def forms(word: str) -> tuple[str, ...]:
 
 @functools.lru_cache(maxsize=4096)
 def other_stems(word: str) -> tuple[str, ...]:
-    """One of `word`'s forms for each Porter stem among them other than the word's own
-    (`deploy` → deploi, `deployment` → deploy: the final i and y of one key), likeliest
-    first; () for most words. Asked of memgui_stems, whose `porter` stems them again, the
-    word and these find every form `forms` lists."""
-    found = forms(word)
-    if not found:
+    """A word whose Porter stem is `word`'s other key form, when its stem ends in `i` or `y`
+    (`deploy` → deploi, its forms' `deployment` → deploy), else (): asked of memgui_stems,
+    whose `porter` stems both again, the two find every form of the word. For a word
+    that is not English (as `forms` says), ()."""
+    word = word.lower()
+    if not (MIN_CHARS <= len(word) <= MAX_CHARS) or not _ASCII_WORD.fullmatch(word):
         return ()
-    stems = _stems([word.lower(), *found])
-    seen = {stems[0]}
-    out = []
-    for form, stem in zip(found, stems[1:], strict=True):
-        if stem not in seen:
-            seen.add(stem)
-            out.append(form)
-    return tuple(out)
+    if word in _STOP:
+        return ()
+    stem = _stems([word])[0]
+    if stem.endswith("i"):  # deploi: a form keeping the y (deployment, deployer, …)
+        other = stem[:-1] + "y"
+        candidates = [other + ending for ending in _ENDINGS]
+    elif stem.endswith("y"):  # deploy: the y of a word's end becomes i (deploy, deploys)
+        other = stem[:-1] + "i"
+        candidates = [stem, stem + "s", stem + "ed", stem[:-1] + "ies", stem[:-1] + "ied"]
+    else:
+        return ()
+    for candidate, found in zip(candidates, _stems(candidates), strict=True):
+        if found == other:
+            return (candidate,)
+    return ()
 
 
 # A bareword of FTS5's query syntax (non-ASCII, letters, digits, `_`), a quoted phrase, or one
