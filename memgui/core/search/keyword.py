@@ -37,6 +37,17 @@ RANKED_FIRST_MAX = 4096
 SLICE_GROWTH = 4
 
 
+# The index ranks this many times the matches wanted at once: a slice four times larger
+# (and its spare rows) is then read from the same ranking.
+RANK_AHEAD = 5
+# Per brain connection, its last ranking of the brain's own indexes (not this connection's
+# TEMP stand-ins): (table, MATCH, data version, its own changes), LIMIT asked, (bm25, rowid).
+_MEMO_TABLES = frozenset({"memgui_fts", "memgui_stems", "memory_traces_fts"})
+_last_ranking: weakref.WeakKeyDictionary[
+    Database, tuple[tuple[Any, ...], int, list[tuple[Any, ...]]]
+] = weakref.WeakKeyDictionary()
+
+
 class KeywordHit(NamedTuple):
     rowid: int
     id: str
@@ -73,15 +84,8 @@ class _Query:
         take = want + want // 8 + 2
         if take > RANKED_FIRST_MAX:
             return None
-        table = self.table
         while True:
-            best = list(
-                self.db.conn.execute(
-                    f"SELECT bm25({table}) AS score, rowid FROM {table} WHERE {table} MATCH ? "
-                    "ORDER BY score, rowid LIMIT ?",
-                    (match, take),
-                )
-            )
+            best, every = self._best(match, take, want)
             if not best:
                 return []
             # NOT INDEXED: next to `brain_id = ?` and a list of rowids, SQLite's planner
@@ -98,11 +102,36 @@ class _Query:
                 row = by_rowid.get(rowid)
                 if row is not None:
                     out.append((rowid, row[1], rank, row[2]))
-            if len(out) >= want or len(best) < take:  # enough, or every match was read
+            if len(out) >= want or every:  # enough, or every match was read
                 return out[:want]
             if take >= RANKED_FIRST_MAX:
                 return None
             take = min(take * SLICE_GROWTH, RANKED_FIRST_MAX)
+
+    def _best(self, match: str, take: int, want: int) -> tuple[list[tuple[Any, ...]], bool]:
+        """(bm25, rowid) of the best `take` matches by bm25, and whether they are every
+        match. The index ranks `RANK_AHEAD` times `want` at once (scoring every match is
+        the cost, not the LIMIT): the search's next, larger slice (`keyword_hits` asks four
+        times as many when the blend with strength needs more) is read from this one's
+        ranking while nothing was written in between, not ranked again."""
+        db, table = self.db, self.table
+        version = db.conn.execute("PRAGMA data_version").get  # others' commits
+        key = (table, match, version, db.conn.total_changes())
+        memo = _last_ranking.get(db) if table in _MEMO_TABLES else None
+        if memo is not None and memo[0] == key and (memo[1] >= take or len(memo[2]) < memo[1]):
+            asked, ranked = memo[1], memo[2]
+        else:
+            asked = max(take, RANK_AHEAD * want + 2)
+            ranked = list(
+                db.conn.execute(
+                    f"SELECT bm25({table}) AS score, rowid FROM {table} WHERE {table} MATCH ? "
+                    "ORDER BY score, rowid LIMIT ?",
+                    (match, asked),
+                )
+            )
+            if table in _MEMO_TABLES:
+                _last_ranking[db] = (key, asked, ranked)
+        return ranked[:take], len(ranked) < asked and take >= len(ranked)
 
     def joined(self, match: str, want: int) -> list[tuple[Any, ...]]:
         """The best `want` matches that pass the filter, a trace row read per match."""

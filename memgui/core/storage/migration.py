@@ -207,7 +207,7 @@ _DEGREES_KEPT = (
 _STEMS_INDEXED = (
     "memgui's full-text index gains a second part holding each English word's stem, so a "
     "search of plain words asks one term per word (the whole text is indexed once, inside "
-    "this write: about a minute for a million memories)"
+    "this write: about ten seconds for a million short memories)"
 )
 _CHANGES_FROM = {
     0: (
