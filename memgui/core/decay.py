@@ -7,6 +7,7 @@ agent-memory's pinned half-life is six times its default. Decay never deletes an
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -132,6 +133,7 @@ def _finite_sql(value: str) -> str:
     )
 
 
+@functools.lru_cache(maxsize=16)  # built once: every keyword search asks for it
 def strength_sql(category: str, now: str) -> str:
     """`current_strength` of a `memory_traces` row as one SQL expression (`category`: its
     category column or NULL; `now`: a parameter in ms), so a search computes it in the

@@ -25,7 +25,7 @@ from memgui.core.errors import QuerySyntaxError
 from memgui.core.model import TraceFilter
 from memgui.core.search import fulltext, stems, textindex, vocabulary, word_forms
 from memgui.core.search.filters import filter_sql
-from memgui.core.storage import schema
+from memgui.core.storage import schema, store
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
@@ -53,6 +53,17 @@ class KeywordHit(NamedTuple):
     id: str
     bm25: float
     strength: float  # current, decayed
+    # The trace's row as `store.select_columns` reads it, when the ranking read it with its
+    # candidates (the result is built from it, not read again); None otherwise.
+    row: tuple[Any, ...] | None = None
+    # (PRAGMA data_version, this connection's total_changes) before the ranking read `row`:
+    # while they are the same, `row` is the trace as it is now.
+    seen: tuple[int, int] | None = None
+
+
+def read_state(db: Database) -> tuple[int, int]:
+    """What `KeywordHit.seen` is compared with (the caller holds `db.lock`)."""
+    return int(db.conn.execute("PRAGMA data_version").get), db.conn.total_changes()
 
 
 def is_syntax_error(exc: apsw.Error) -> bool:
@@ -73,6 +84,8 @@ class _Query:
         # The decayed strength, computed in the statement (`?1`: now, in ms).
         self.score_columns = decay.strength_sql(category, "?1")
         self.now = brain.now()
+        self.row_columns = store.select_columns(self.db)  # the only table of that statement
+        self.seen: tuple[int, int] | None = None
 
     def ranked_first(self, match: str, want: int) -> list[tuple[Any, ...]] | None:
         """(rowid, id, bm25, decayed strength) of the best `want` matches that pass the
@@ -91,17 +104,18 @@ class _Query:
             # NOT INDEXED: next to `brain_id = ?` and a list of rowids, SQLite's planner
             # prefers a brain_id index and walks every trace of the brain.
             marks = ",".join("?" * len(best))
+            # The whole row comes with its decayed strength: the result is built from it.
             rows = self.db.conn.execute(
-                f"SELECT rowid, id, {self.score_columns} FROM memory_traces AS t NOT INDEXED "
-                f"WHERE rowid IN ({marks}) AND {self.where}",
+                f"SELECT {self.score_columns}, {self.row_columns} "
+                f"FROM memory_traces AS t NOT INDEXED WHERE rowid IN ({marks}) AND {self.where}",
                 (self.now, *(rowid for _, rowid in best), *self.params),
             )
-            by_rowid = {row[0]: row for row in rows}
+            by_rowid = {row[1]: row for row in rows}
             out = []
             for rank, rowid in best:
                 row = by_rowid.get(rowid)
                 if row is not None:
-                    out.append((rowid, row[1], rank, row[2]))
+                    out.append((rowid, row[2], rank, row[0], row[1:], self.seen))
             if len(out) >= want or every:  # enough, or every match was read
                 return out[:want]
             if take >= RANKED_FIRST_MAX:
@@ -115,8 +129,8 @@ class _Query:
         times as many when the blend with strength needs more) is read from this one's
         ranking while nothing was written in between, not ranked again."""
         db, table = self.db, self.table
-        version = db.conn.execute("PRAGMA data_version").get  # others' commits
-        key = (table, match, version, db.conn.total_changes())
+        self.seen = read_state(db)  # others' commits, and this connection's changes
+        key = (table, match, *self.seen)
         memo = _last_ranking.get(db) if table in _MEMO_TABLES else None
         if memo is not None and memo[0] == key and (memo[1] >= take or len(memo[2]) < memo[1]):
             asked, ranked = memo[1], memo[2]

@@ -22,7 +22,7 @@ from memgui.core.model import (
     check_text,
 )
 from memgui.core.search.filters import filter_sql
-from memgui.core.search.keyword import KeywordHit, keyword_ranking
+from memgui.core.search.keyword import KeywordHit, keyword_ranking, read_state
 from memgui.core.storage import store
 
 if TYPE_CHECKING:
@@ -61,16 +61,6 @@ def snapshots_by_rowid(
     expected = dict(ranked)
     snaps = {r[0]: store.row_to_snapshot(r) for r in rows}
     return {rowid: snap for rowid, snap in snaps.items() if snap["id"] == expected[rowid]}
-
-
-def _prefixed(columns: str) -> str:
-    # Qualify the plain column names with the trace table's alias (the legacy list has
-    # expressions; those only name memory_traces columns, which are unambiguous).
-    out = []
-    for part in columns.split(", "):
-        name = part.strip()
-        out.append(f"t.{name}" if name.isidentifier() else name)
-    return ", ".join(out)
 
 
 def check_query(query: object, limit: int) -> None:
@@ -135,8 +125,22 @@ def keyword_scored(
 ) -> list[tuple[float, int, dict[str, Any]]]:
     """The keyword mode's answer from its ranking: −bm25 + strength, best `limit` rows."""
     ranked = sorted(hits, key=lambda h: (-(-h.bm25 + h.strength), h.id))[:limit]
-    snaps = snapshots_by_rowid(brain, [(h.rowid, h.id) for h in ranked], flt)
+    if ranked and _rows_current(brain, ranked):
+        # The ranking read these rows under the same filter, and nothing was written since:
+        # the answer is built from them, not read again.
+        snaps = {h.rowid: store.row_to_snapshot(h.row) for h in ranked if h.row is not None}
+    else:
+        snaps = snapshots_by_rowid(brain, [(h.rowid, h.id) for h in ranked], flt)
     return [(-h.bm25 + h.strength, h.rowid, snaps[h.rowid]) for h in ranked if h.rowid in snaps]
+
+
+def _rows_current(brain: Brain, hits: list[KeywordHit]) -> bool:
+    """Whether every hit holds its row, read while the brain was as it is now."""
+    seen = {h.seen if h.row is not None else None for h in hits}
+    if len(seen) != 1 or None in seen:
+        return False
+    with brain.db.lock:
+        return seen == {read_state(brain.db)}
 
 
 def _finish(

@@ -21,6 +21,7 @@ word of an unspaced script or a query FTS5 would refuse goes to memgui_fts as be
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 from typing import TYPE_CHECKING
@@ -66,6 +67,7 @@ def is_plain(query: str) -> bool:
     return depth == 0 and not want_operand
 
 
+@functools.lru_cache(maxsize=1024)  # a query asked again is not parsed again
 def match(query: str) -> str | None:
     """The MATCH text for memgui_stems of a plain-word `query` (each word and, where its
     forms have another stem, one form for it), or None when the query is not plain."""
