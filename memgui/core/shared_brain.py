@@ -4,7 +4,9 @@
 traces (add, get, update, forget, restore, purge, list, count), search by keyword on the
 `_tsv` full-text column, the journal and revert. It checks arguments with the same rules as
 `Brain` (`traces.new_snapshot`, `traces.checked_patch`, `journal.trace_undo`), so both engines
-accept, refuse and write the same things; the SQL is in `storage/postgres.py`. The app
+accept, refuse and write the same things; the SQL is in `storage/postgres.py`. Search and
+vectors are `shared_brain_meaning.py`'s, the knowledge graph, merge, scopes and sweep
+`shared_brain_graph.py`'s, the agent activity review `shared_activity.py`'s. The app
 reaches a shared brain's addresses and change notices through this module too
 (`is_postgres_address`, `parse_postgres_address`, `ChangeListener`).
 """
@@ -15,29 +17,13 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from memgui.core import (
-    graph,
-    journal,
-    links,
-    shared_graph,
-    shared_links,
-    shared_revert,
-    shared_search,
-    shared_upkeep,
-    shared_vectors,
-    traces,
-    undo,
-)
+from memgui.core import journal, links, shared_links, shared_revert, traces, undo
 from memgui.core.brain_write import Batch
-from memgui.core.changes import ChangesWithCount, ChangesWithId, with_id
-from memgui.core.errors import InvalidArgument, NotFound, NotOnPostgres
+from memgui.core.errors import InvalidArgument, NotFound
 from memgui.core.model import (
-    MAX_NEIGHBOURS,
     Changes,
     JournalEntry,
-    Neighbour,
     RelatedSummary,
-    SearchResult,
     Trace,
     TraceFilter,
     check_after,
@@ -50,19 +36,12 @@ from memgui.core.model import (
     now_ms,
     with_changes,
 )
-from memgui.core.progress import Job
-from memgui.core.scopes import SweepReport
-from memgui.core.search.hybrid import BACKFILL_BATCH, BackfillReport, Embedder
+from memgui.core.search.hybrid import Embedder
 from memgui.core.shared_activity import SharedActivity
+from memgui.core.shared_brain_graph import SharedBrainGraph
+from memgui.core.shared_brain_meaning import SharedBrainMeaning
 from memgui.core.shared_brain_views import SharedBrainViews
-from memgui.core.storage import (
-    postgres,
-    postgres_graph,
-    postgres_graph_view,
-    postgres_locks,
-    postgres_vectors,
-    store,
-)
+from memgui.core.storage import postgres, postgres_locks, store
 from memgui.core.storage.engine import PostgresAddress as PostgresAddress
 from memgui.core.storage.engine import is_postgres_address as is_postgres_address
 from memgui.core.storage.engine import parse_postgres_address as parse_postgres_address
@@ -72,14 +51,10 @@ from memgui.core.storage.postgres_views import order_sql
 from memgui.core.storage.transaction import WriteBatch, new_batch_id
 
 if TYPE_CHECKING:
-    from contextlib import AbstractContextManager
-
     import psycopg
 
-    from memgui.core.storage.postgres_graph_view import PostgresGraphRows
 
-
-class SharedBrain(SharedActivity, SharedBrainViews):
+class SharedBrain(SharedBrainMeaning, SharedBrainGraph, SharedActivity, SharedBrainViews):
     """One brain id in a PostgreSQL database, over one connection (one thread at a time)."""
 
     def __init__(
@@ -115,6 +90,9 @@ class SharedBrain(SharedActivity, SharedBrainViews):
 
     def close(self) -> None:
         self.conn.close()
+
+    def _brain(self) -> SharedBrain:
+        return self
 
     def __enter__(self) -> SharedBrain:
         return self
@@ -224,41 +202,6 @@ class SharedBrain(SharedActivity, SharedBrainViews):
 
     def count(self, flt: TraceFilter | None = None) -> int:
         return postgres.count(self.conn, self.where(flt or TraceFilter()))
-
-    def search(
-        self,
-        query: str,
-        flt: TraceFilter | None = None,
-        limit: int = 50,
-        mode: str = "auto",
-        expand_links: bool = False,
-        record_recall: bool = True,
-        mood: float | None = None,
-    ) -> SearchResult:
-        """By keyword (`_tsv`, `websearch_to_tsquery`, best `ts_rank` first), by meaning or
-        hybrid once the brain holds vectors and an embedder is set (`use_embedder`), as
-        `core/shared_search.py` says; the traces returned are noted as recalled unless
-        `record_recall` is false."""
-        if mood is not None:
-            raise NotOnPostgres("search with a mood")
-        return shared_search.search(
-            self, query, flt or TraceFilter(), limit, mode, expand_links, record_recall
-        )
-
-    def use_embedder(self, embedder: Embedder | None) -> None:
-        """The embedder that search by meaning and `backfill` use (none: keyword only)."""
-        self.embedder = embedder
-
-    def embedding_info(self) -> dict[str, Any]:
-        model, dims = postgres_vectors.pinned_model(self.conn, self.brain_id)
-        pending = postgres_vectors.count_pending(self.conn, self.brain_id)
-        return {"model": model, "dimensions": dims, "pending": pending}
-
-    def backfill(self, batch: int = BACKFILL_BATCH) -> Job[BackfillReport]:
-        """A job: embed the live traces without a vector (`shared_vectors.backfill`)."""
-        if self.embedder is None:
-            raise InvalidArgument("embedder", "must be set to embed (use_embedder; got none)")
-        return shared_vectors.backfill(self.conn, self.brain_id, self.embedder, batch)
 
     def related(self, trace_id: str, limit: int = links.MAX_RELATED) -> list[RelatedSummary]:
         """A trace's links to live traces, newest first, each read from its side."""
@@ -422,91 +365,6 @@ class SharedBrain(SharedActivity, SharedBrainViews):
         trace's removal with the rows that went with it), with the rules of a file: a trace,
         link or graph row changed since is a `Conflict`, nothing changes."""
         return shared_revert.revert(self, batch_id, actor, entry_ids)
-
-    # --- the knowledge graph, merge, scopes, sweep ---------------------------------------
-
-    def add_node(
-        self,
-        label: str,
-        type: str,
-        properties: dict[str, Any] | None = None,
-        actor: str | None = None,
-    ) -> ChangesWithId:
-        node = shared_graph.new_node(label, type, properties, self.now())
-        with self.writing(actor) as batch:
-            postgres_graph.insert_row(self.conn, batch, self.brain_id, "node", node)
-        return with_id(batch.changes(), node["id"])
-
-    def add_edge(
-        self,
-        source_id: str,
-        target_id: str,
-        type: str,
-        weight: float = 1.0,
-        actor: str | None = None,
-    ) -> ChangesWithId:
-        weight = graph.check_edge(source_id, target_id, type, weight)
-        with self.writing(actor) as batch:
-            ends = (source_id, target_id)
-            edge_id = shared_graph.add_edge(
-                self.conn, batch, self.brain_id, ends, type, weight, self.now()
-            )
-        return with_id(batch.changes(), edge_id)
-
-    def nodes(self, limit: int = 200, offset: int = 0) -> list[dict[str, Any]]:
-        graph.check_page(limit, offset)
-        return postgres_graph.page(self.conn, self.brain_id, "node", limit, offset)
-
-    def edges(self, limit: int = 200, offset: int = 0) -> list[dict[str, Any]]:
-        graph.check_page(limit, offset)
-        return postgres_graph.page(self.conn, self.brain_id, "edge", limit, offset)
-
-    def neighbours(
-        self, start_id: str, depth: int = 1, limit: int = MAX_NEIGHBOURS
-    ) -> list[Neighbour]:
-        return self.neighbours_and_more(start_id, depth, limit)[0]
-
-    def neighbours_and_more(
-        self, start_id: str, depth: int = 1, limit: int = MAX_NEIGHBOURS
-    ) -> tuple[list[Neighbour], bool]:
-        """Breadth-first over edges both ways, up to `depth` hops, nearest first; and
-        whether more than `limit` lie within `depth`."""
-        return shared_graph.neighbours(self.conn, self.brain_id, start_id, depth, limit)
-
-    def graph_rows(self) -> AbstractContextManager[PostgresGraphRows]:
-        """What the graph view reads (`graph_view/query.py`), in one read-only snapshot."""
-        return postgres_graph_view.reading(self.conn, self.brain_id)
-
-    def degrees(self, node_ids: list[str]) -> dict[str, int]:
-        """Each node's number of edges, both ways."""
-        return postgres_graph.degrees(self.conn, self.brain_id, node_ids)
-
-    def merge(
-        self,
-        ids: list[str],
-        content: str | None = None,
-        actor: str | None = None,
-        *,
-        keep: str | None = None,
-    ) -> Trace:
-        """Merge live traces into `keep` (default: the most retrieved), which takes the
-        others' links and knowledge-graph edges; the others are forgotten."""
-        return shared_upkeep.merge(self, ids, content, actor, keep)
-
-    def delete_scope(
-        self, scope: str, scope_id: str, user_id: str | None = None, actor: str | None = None
-    ) -> ChangesWithCount:
-        return shared_upkeep.delete_scope(self, scope, scope_id, user_id, actor)
-
-    def refile_scope(
-        self, scope: str, from_scope_id: str, to_scope_id: str, actor: str | None = None
-    ) -> ChangesWithCount:
-        return shared_upkeep.refile_scope(self, scope, from_scope_id, to_scope_id, actor)
-
-    def sweep(self, actor: str = "sweep") -> SweepReport:
-        """Expire traces past their time to live (embedding is `backfill`'s, `memgui embed`)."""
-        expired = shared_upkeep.expire(self, actor)
-        return SweepReport(expired=expired.count, embedded=0, changes=expired)
 
 
 _TEXT_FIELDS = ("id", "content", "scope_id", "category")
