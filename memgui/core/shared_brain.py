@@ -13,12 +13,18 @@ reaches a shared brain's addresses and change notices through this module too
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from memgui.core import journal, links, shared_links, shared_revert, traces, undo
-from memgui.core.brain_write import Batch
+from memgui.core import (
+    journal,
+    links,
+    shared_links,
+    shared_reconnect,
+    shared_revert,
+    traces,
+    undo,
+)
 from memgui.core.errors import InvalidArgument, NotFound
 from memgui.core.model import (
     Changes,
@@ -41,20 +47,24 @@ from memgui.core.shared_activity import SharedActivity
 from memgui.core.shared_brain_graph import SharedBrainGraph
 from memgui.core.shared_brain_meaning import SharedBrainMeaning
 from memgui.core.shared_brain_views import SharedBrainViews
-from memgui.core.storage import postgres, postgres_locks, store
+from memgui.core.shared_transaction import SharedTransactions
+from memgui.core.storage import postgres, store
 from memgui.core.storage.engine import PostgresAddress as PostgresAddress
 from memgui.core.storage.engine import is_postgres_address as is_postgres_address
 from memgui.core.storage.engine import parse_postgres_address as parse_postgres_address
 from memgui.core.storage.postgres_notify import ChangeListener as ChangeListener
 from memgui.core.storage.postgres_notify import ChangeNotice as ChangeNotice
 from memgui.core.storage.postgres_views import order_sql
-from memgui.core.storage.transaction import WriteBatch, new_batch_id
+from memgui.core.storage.transaction import WriteBatch
 
 if TYPE_CHECKING:
     import psycopg
 
 
-class SharedBrain(SharedBrainMeaning, SharedBrainGraph, SharedActivity, SharedBrainViews):
+@shared_reconnect.reconnecting
+class SharedBrain(
+    SharedTransactions, SharedBrainMeaning, SharedBrainGraph, SharedActivity, SharedBrainViews
+):
     """One brain id in a PostgreSQL database, over one connection (one thread at a time)."""
 
     def __init__(
@@ -63,8 +73,17 @@ class SharedBrain(SharedBrainMeaning, SharedBrainGraph, SharedActivity, SharedBr
         address: PostgresAddress,
         actor: str,
         marked: bool = False,
+        *,
+        password: str | None = None,
+        reconnects: bool = True,
     ) -> None:
         self.conn = conn
+        self.backend_pid = conn.info.backend_pid  # the server process it writes through
+        # Its own connection is made again when lost (`shared_reconnect`), with the password
+        # typed, kept in memory only; a pool's connection is the pool's to replace.
+        self.reconnects = reconnects
+        self._password = password
+        self.calls_open = 0  # public calls running (the outermost one reconnects)
         self.address = address
         self.brain_id = address.brain_id
         self.actor = actor
@@ -86,7 +105,7 @@ class SharedBrain(SharedBrainMeaning, SharedBrainGraph, SharedActivity, SharedBr
         """Connect to `postgresql://…?brain_id=NAME`, making memgui's tables if missing;
         `password` when the person typed one (else libpq's PGPASSWORD, ~/.pgpass)."""
         parsed = parse_postgres_address(address, brain_id)
-        return cls(postgres.connect(parsed, password), parsed, actor)
+        return cls(postgres.connect(parsed, password), parsed, actor, password=password)
 
     def close(self) -> None:
         self.conn.close()
@@ -103,54 +122,6 @@ class SharedBrain(SharedBrainMeaning, SharedBrainGraph, SharedActivity, SharedBr
     @property
     def read_only(self) -> bool:
         return False
-
-    def now(self) -> int:
-        return self.clock()
-
-    @contextmanager
-    def batch(self, actor: str | None = None, kind: str = "batch") -> Iterator[Batch]:
-        """Group several calls in one transaction and one journal batch (revertible as one).
-        Each call in it returns what it changed itself; once the batch committed, its
-        `changes` hold what they changed together (empty, with no batch id, if nothing)."""
-        with self.writing(actor, kind) as open_batch:
-            handle = Batch(open_batch.batch_id, kind)
-            self._open_batch = open_batch
-            try:
-                yield handle
-            finally:
-                self._open_batch = None
-        handle.changes = open_batch.changes()
-
-    @contextmanager
-    def writing(
-        self, actor: str | None, kind: str = "edit", lock: str | None = None
-    ) -> Iterator[WriteBatch]:
-        """One transaction and its journal batch; with `lock` (the operation's name), it
-        holds the brain id's advisory lock, refused if another long operation holds it."""
-        import psycopg
-
-        joined = self._open_batch
-        if joined is not None:  # a call inside `batch()`: its transaction and journal batch
-            own = WriteBatch(batch_id=joined.batch_id, actor=joined.actor, kind=joined.kind)
-            yield own  # (what this call changed: its own events)
-            joined.events.extend(own.events)
-            return
-        batch = WriteBatch(batch_id=new_batch_id(), actor=actor or self.actor, kind=kind)
-        try:
-            with self.conn.transaction():
-                # First: the brain's journal ids then commit in their order (postgres_locks).
-                postgres_locks.hold_journal_order(self.conn, self.brain_id)
-                if lock is not None:
-                    postgres_locks.hold(self.conn, self.brain_id, lock, str(self.address))
-                if not self.marked:
-                    postgres.mark_brain(self.conn, self.brain_id, self.now())
-                yield batch
-        except psycopg.DataError as exc:  # what the checks let through and Postgres refuses
-            raise InvalidArgument(
-                "value",
-                f"PostgreSQL refuses it ({exc.diag.message_primary or exc}); nothing was written",
-            ) from exc
-        self.marked = True
 
     # --- reading -------------------------------------------------------------------------
 

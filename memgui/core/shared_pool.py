@@ -66,6 +66,9 @@ class SharedBrainPool:
             min_size=min_size,
             max_size=max_size,
             timeout=timeout,
+            # Each loan checked first: one the server dropped meanwhile (a restart, a
+            # network cut) is replaced, not lent (a broken one given back is dropped).
+            check=ConnectionPool.check_connection,
             kwargs={"autocommit": True, "application_name": name},
             open=True,
             name=name,
@@ -76,7 +79,9 @@ class SharedBrainPool:
         """A brain over a borrowed connection, given back when the block ends (a transaction
         left open by a failure is rolled back by the pool)."""
         with self._pool.connection() as conn:
-            brain = SharedBrain(conn, self.address, actor or self.actor, self._marked)
+            brain = SharedBrain(
+                conn, self.address, actor or self.actor, self._marked, reconnects=False
+            )
             try:
                 yield brain
             finally:
