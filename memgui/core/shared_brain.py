@@ -74,15 +74,13 @@ class SharedBrain(
         actor: str,
         marked: bool = False,
         *,
-        password: str | None = None,
-        reconnects: bool = True,
+        connect: Callable[[], psycopg.Connection[tuple[Any, ...]]] | None = None,
     ) -> None:
         self.conn = conn
         self.backend_pid = conn.info.backend_pid  # the server process it writes through
-        # Its own connection is made again when lost (`shared_reconnect`), with the password
-        # typed, kept in memory only; a pool's connection is the pool's to replace.
-        self.reconnects = reconnects
-        self._password = password
+        # What makes a new connection when this one is lost (`shared_reconnect`): a new
+        # one with the password typed (kept in memory only), or the pool's next; None: none.
+        self.connect = connect
         self.calls_open = 0  # public calls running (the outermost one reconnects)
         self.address = address
         self.brain_id = address.brain_id
@@ -105,7 +103,12 @@ class SharedBrain(
         """Connect to `postgresql://…?brain_id=NAME`, making memgui's tables if missing;
         `password` when the person typed one (else libpq's PGPASSWORD, ~/.pgpass)."""
         parsed = parse_postgres_address(address, brain_id)
-        return cls(postgres.connect(parsed, password), parsed, actor, password=password)
+        return cls(
+            postgres.connect(parsed, password),
+            parsed,
+            actor,
+            connect=lambda: postgres.connect(parsed, password),
+        )
 
     def close(self) -> None:
         self.conn.close()
@@ -237,7 +240,7 @@ class SharedBrain(
             id=id,
         )
         _refuse_nul(snap)
-        with self.writing(actor) as batch:
+        with self.writing(actor, order_late=True) as batch:
             if postgres.fetch_row(self.conn, self.brain_id, snap["id"]) is not None:
                 raise InvalidArgument("id", f"already exists (got {snap['id']!r})", snap["id"])
             postgres.insert_trace(self.conn, batch, self.brain_id, snap)
@@ -254,7 +257,7 @@ class SharedBrain(
         check_id("id", trace_id)
         wanted = traces.checked_patch(patch)
         _refuse_nul(wanted)
-        with self.writing(actor) as batch:
+        with self.writing(actor, order_late=True) as batch:
             before = self._snapshot(trace_id, lock=True)
             journal.check_version(before, expect_version)
             now = self.now()
@@ -266,7 +269,7 @@ class SharedBrain(
         self, trace_id: str, deleted: bool, expect_version: int | None, actor: str | None
     ) -> Trace:
         op = "forget" if deleted else "restore"
-        with self.writing(actor) as batch:
+        with self.writing(actor, order_late=True) as batch:
             before = self._snapshot(trace_id, lock=True)
             journal.check_version(before, expect_version)
             now = self.now()

@@ -32,10 +32,9 @@ class SharedTransactions:
     actor: str
     marked: bool  # whether this brain id's meta rows are written (its first write does)
     backend_pid: int
-    reconnects: bool
+    connect: Callable[[], psycopg.Connection[tuple[Any, ...]]] | None
     calls_open: int
     clock: Callable[[], int]
-    _password: str | None
     _open_batch: WriteBatch | None
 
     def now(self) -> int:
@@ -51,12 +50,11 @@ class SharedTransactions:
         for this brain's own, as it did the old one's."""
         if not self.conn.closed:
             return
-        if not self.reconnects:
+        if self.connect is None:
             raise PostgresUnavailable(
-                f"the connection to the PostgreSQL brain {self.address} "
-                "was lost; the pool lends a new one"
+                f"the connection to the PostgreSQL brain {self.address} was lost"
             )
-        fresh = postgres.connect(self.address, self._password)
+        fresh = self.connect()
         postgres_notify.note_replaced(self.backend_pid, fresh.info.backend_pid)
         self.conn, self.backend_pid = fresh, fresh.info.backend_pid
 
@@ -76,10 +74,21 @@ class SharedTransactions:
 
     @contextmanager
     def writing(
-        self, actor: str | None, kind: str = "edit", lock: str | None = None
+        self,
+        actor: str | None,
+        kind: str = "edit",
+        lock: str | None = None,
+        order_late: bool = False,
     ) -> Iterator[WriteBatch]:
         """One transaction and its journal batch; with `lock` (the operation's name), it
-        holds the brain id's advisory lock, refused if another long operation holds it."""
+        holds the brain id's advisory lock, refused if another long operation holds it.
+
+        The brain's journal lock (`postgres_locks.hold_journal_order`) is taken first; with
+        `order_late`, just before the first journal row instead (`postgres_journal`), for a
+        write of one trace that locks its row first and no other after: its reads and checks
+        then overlap other writers'. A write that locks rows after journaling (a merge, a
+        revert) can then deadlock with it; the server ends one of the two, which is made
+        again (`shared_reconnect`)."""
         import psycopg
 
         joined = self._open_batch
@@ -93,8 +102,13 @@ class SharedTransactions:
         committing = False
         try:
             with self.conn.transaction():
-                # First: the brain's journal ids then commit in their order (postgres_locks).
-                postgres_locks.hold_journal_order(self.conn, self.brain_id)
+                # The brain's journal ids then commit in their order (postgres_locks).
+                # (A first write marks the brain's meta rows: those row locks come after
+                # the journal lock, as in every other write, or two first writes deadlock.)
+                if order_late and self.marked:
+                    batch.order_pending = True
+                else:
+                    postgres_locks.hold_journal_order(self.conn, self.brain_id)
                 if lock is not None:
                     postgres_locks.hold(self.conn, self.brain_id, lock, str(self.address))
                 if not self.marked:

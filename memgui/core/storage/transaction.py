@@ -53,6 +53,9 @@ class WriteBatch:
     actor: str
     kind: str = "edit"
     events: list[Event] = field(default_factory=list)
+    # PostgreSQL: the brain's journal lock is to be taken before the first journal row
+    # (`SharedTransactions.writing(order_late=True)`).
+    order_pending: bool = False
 
     def changes(self, since: int = 0) -> Changes:
         """The net effect of the events from `since` on (a call joined the batch there)."""

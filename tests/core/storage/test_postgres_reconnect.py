@@ -6,7 +6,10 @@ listens again and says that it missed what changed meanwhile."""
 
 from __future__ import annotations
 
+import logging
 import queue
+import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from urllib.parse import urlsplit
@@ -17,6 +20,7 @@ import pytest
 from memgui.core.errors import PostgresUnavailable
 from memgui.core.shared_brain import SharedBrain
 from memgui.core.shared_pool import SharedBrainPool
+from memgui.core.storage import postgres_locks
 from memgui.core.storage.engine import parse_postgres_address
 from memgui.core.storage.postgres_notify import ChangeListener, ChangeNotice
 from tests.support.pg_proxy import CommitCutter
@@ -114,15 +118,76 @@ def test_a_pool_replaces_connections_the_server_dropped(
         with pool.brain() as brain:
             trace = brain.add("pooled")
         assert drop(pg_server, pg_address, "application_name LIKE 'memgui pool%%'") >= 1
-        for _ in range(3):  # every loan checked: none lent dropped
+        for _ in range(3):  # each lent one checked, or replaced by the brain when found cut
             with pool.brain() as brain:
                 assert brain.get(trace.id).content == "pooled"
         with pool.brain() as brain:
             drop(pg_server, pg_address, f"pid = {brain.backend_pid}")  # during a loan
-            with pytest.raises(PostgresUnavailable, match="the pool lends a new connection"):
-                brain.add("not written")
+            brain.add("written on the pool's next connection")
         with pool.brain() as brain:
-            assert brain.count() == 1
+            assert brain.count() == 2
+        assert pool.stats().get("pool_size", 0) <= 2  # the broken ones were not kept
+
+
+def test_a_write_that_lost_a_deadlock_is_made_again(
+    pg_server: PostgresServer, pg_address: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An update takes the journal lock after locking its row; a transaction that holds
+    the journal lock and then wants that row (as a merge or a revert does) deadlocks with
+    it. The server ends one of the two; the update lands once either way."""
+    caplog.set_level(logging.WARNING, logger="memgui.postgres.reconnect")
+    with psycopg.connect(pg_server.uri, autocommit=True) as admin:
+        admin.execute(f"ALTER DATABASE {database(pg_address)} SET deadlock_timeout = '50ms'")
+    address = parse_postgres_address(pg_address)
+    with SharedBrain.open(pg_address, actor="test") as brain:
+        trace = brain.add("contended")
+        outcome: queue.Queue[object] = queue.Queue()
+        with psycopg.connect(address.conninfo, autocommit=True) as other:
+            other.execute("BEGIN")
+            other.execute(
+                "SELECT pg_advisory_xact_lock(%s, hashtext(%s))",
+                (postgres_locks.JOURNAL_ORDER_CLASS, f"memgui_journal:{address.brain_id}"),
+            )
+
+            def update() -> None:
+                try:
+                    outcome.put(brain.update(trace.id, {"content": "updated"}, expect_version=1))
+                except BaseException as exc:
+                    outcome.put(exc)
+
+            writer = threading.Thread(target=update)
+            writer.start()
+            until_waiting(other, brain, "advisory")  # row locked, waiting for the journal
+            try:
+                other.execute(
+                    "SELECT 1 FROM memory_traces WHERE brain_id = %s AND id = %s FOR UPDATE",
+                    (address.brain_id, trace.id),
+                )
+                other.execute("COMMIT")  # the update was the one ended: it runs again now
+                ended = "the update"
+            except psycopg.errors.DeadlockDetected:
+                other.execute("ROLLBACK")  # this one was: the update goes on
+                ended = "the other"
+            writer.join(WAIT_S)
+        updated = outcome.get(timeout=WAIT_S)
+        assert not isinstance(updated, BaseException), updated
+        assert brain.get(trace.id).version == 2
+        assert [e.op for e in brain.history(trace.id)] == ["add", "update"]
+        made_again = [r for r in caplog.records if "deadlock detected" in r.getMessage()]
+        assert (ended == "the update") == bool(made_again)  # a deadlock, either way
+
+
+def until_waiting(looker: psycopg.Connection, brain: SharedBrain, locktype: str) -> None:
+    """Looks again until the brain's server process waits for a lock of `locktype`: the
+    server signals no one when a process starts waiting, so its `pg_locks` row is the state
+    to look for."""
+    deadline = time.monotonic() + WAIT_S
+    while not looker.execute(
+        "SELECT count(*) FROM pg_locks WHERE locktype = %s AND NOT granted AND pid = %s",
+        (locktype, brain.backend_pid),
+    ).fetchone()[0]:
+        assert time.monotonic() < deadline, f"still waiting for a {locktype} lock wait"
+        time.sleep(0.01)
 
 
 def _listen(address: str, **options: object) -> tuple[ChangeListener, queue.Queue[object]]:
