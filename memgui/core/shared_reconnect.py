@@ -30,7 +30,7 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from memgui.core.errors import PostgresUnavailable
+from memgui.core.errors import BrainDeadlocked, PostgresUnavailable
 
 if TYPE_CHECKING:
     import psycopg
@@ -102,7 +102,7 @@ def _wrapped(method: Callable[..., Any]) -> Callable[..., Any]:
                     if attempt == ATTEMPTS:
                         if cut:
                             raise unreachable(brain.address, exc, "nothing was written") from exc
-                        raise
+                        raise BrainDeadlocked(str(brain.address), method.__name__) from exc
                     log.warning("%s on %s (%s): made again", method.__name__, brain.address, exc)
             raise AssertionError("unreachable")  # the loop returns or raises
         finally:

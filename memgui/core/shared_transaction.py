@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from memgui.core import shared_reconnect
 from memgui.core.brain_write import Batch
-from memgui.core.errors import InvalidArgument, PostgresUnavailable
+from memgui.core.errors import BrainDeadlocked, InvalidArgument, PostgresUnavailable
 from memgui.core.storage import postgres, postgres_locks, postgres_notify
 from memgui.core.storage.transaction import WriteBatch, new_batch_id
 
@@ -100,22 +100,30 @@ class SharedTransactions:
         self.ensure_connected()
         batch = WriteBatch(batch_id=new_batch_id(), actor=actor or self.actor, kind=kind)
         committing = False
+        turns: list[bool] = []
+
+        def take_turn() -> None:
+            # The brain's journal ids then commit in their order (postgres_locks); a first
+            # write marks the brain's meta rows after it, whose row locks would otherwise
+            # deadlock two first writes.
+            postgres_locks.hold_journal_order(self.conn, self.brain_id)
+            if not self.marked:
+                postgres.mark_brain(self.conn, self.brain_id, self.now())
+            turns.append(True)
+
         try:
             with self.conn.transaction():
-                # The brain's journal ids then commit in their order (postgres_locks).
-                # (A first write marks the brain's meta rows: those row locks come after
-                # the journal lock, as in every other write, or two first writes deadlock.)
-                if order_late and self.marked:
-                    batch.order_pending = True
+                if order_late:
+                    batch.before_first_row = take_turn
                 else:
-                    postgres_locks.hold_journal_order(self.conn, self.brain_id)
+                    take_turn()
                 if lock is not None:
                     postgres_locks.hold(self.conn, self.brain_id, lock, str(self.address))
-                if not self.marked:
-                    postgres.mark_brain(self.conn, self.brain_id, self.now())
                 yield batch
                 committing = True
         except psycopg.OperationalError as exc:
+            if shared_reconnect.deadlocked(exc) and not self.calls_open:
+                raise BrainDeadlocked(str(self.address), kind) from exc  # no call to retry
             if not shared_reconnect.lost(self.conn, exc):
                 raise
             if not committing:  # the server rolled it back with the connection
@@ -128,7 +136,7 @@ class SharedTransactions:
                 "value",
                 f"PostgreSQL refuses it ({exc.diag.message_primary or exc}); nothing was written",
             ) from exc
-        self.marked = True
+        self.marked = self.marked or bool(turns)  # (a late write that journaled nothing)
 
     def _after_lost_commit(self, batch: WriteBatch, exc: BaseException) -> None:
         """The COMMIT was sent and its answer lost: whether it landed is read on a new

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Any
 
 from memgui.core.storage.journal_rows import event
 from memgui.core.storage.json_text import dumps
-from memgui.core.storage.postgres_locks import hold_journal_order
 from memgui.core.storage.transaction import WriteBatch
 
 if TYPE_CHECKING:
@@ -25,9 +24,9 @@ def journal(
     after: dict[str, Any] | None,
 ) -> None:
     """One journal row, noted on the batch as what it changed (as `journal_rows.journal`)."""
-    if batch.order_pending:  # the journal lock, just before the transaction's first row
-        hold_journal_order(conn, brain_id)
-        batch.order_pending = False
+    if batch.before_first_row is not None:  # the journal lock, just before the first row
+        take_turn, batch.before_first_row = batch.before_first_row, None
+        take_turn()
     conn.execute(
         "INSERT INTO memgui_journal (brain_id, at, actor, batch_id, op, trace_id, before, after) "
         "VALUES (%s, (extract(epoch FROM clock_timestamp()) * 1000)::bigint, %s, %s, %s, %s, "

@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 import psycopg
 import pytest
 
-from memgui.core.errors import PostgresUnavailable
+from memgui.core.errors import BrainDeadlocked, PostgresUnavailable
 from memgui.core.shared_brain import SharedBrain
 from memgui.core.shared_pool import SharedBrainPool
 from memgui.core.storage import postgres_locks
@@ -175,6 +175,49 @@ def test_a_write_that_lost_a_deadlock_is_made_again(
         assert [e.op for e in brain.history(trace.id)] == ["add", "update"]
         made_again = [r for r in caplog.records if "deadlock detected" in r.getMessage()]
         assert (ended == "the update") == bool(made_again)  # a deadlock, either way
+
+
+def test_a_batch_that_lost_a_deadlock_says_so_and_writes_nothing(
+    pg_server: PostgresServer, pg_address: str
+) -> None:
+    """A batch takes the journal lock first; an update holding a row it then wants waits
+    for that lock: a deadlock. The batch is not made again (its caller's calls are gone
+    with it): if the server ends it, it says so, nothing of it written."""
+    with psycopg.connect(pg_server.uri, autocommit=True) as admin:
+        admin.execute(f"ALTER DATABASE {database(pg_address)} SET deadlock_timeout = '50ms'")
+    with (
+        SharedBrain.open(pg_address, actor="app") as brain,
+        SharedBrain.open(pg_address, actor="agent") as agent,
+        psycopg.connect(parse_postgres_address(pg_address).conninfo, autocommit=True) as looker,
+    ):
+        trace = brain.add("contended")
+        agent.add("the agent's first write")  # its brain is marked: its updates go late
+        outcome: queue.Queue[object] = queue.Queue()
+
+        def update() -> None:
+            try:
+                outcome.put(agent.update(trace.id, {"content": "by the agent"}))
+            except BaseException as exc:
+                outcome.put(exc)
+
+        writer = threading.Thread(target=update)
+        try:
+            with brain.batch():
+                brain.add("in the batch")
+                writer.start()
+                until_waiting(looker, agent, "advisory")  # the row held, the lock awaited
+                brain.update(trace.id, {"content": "by the batch"})
+            ended = "the agent's update"
+        except BrainDeadlocked as refused:
+            assert "nothing was written (try again)" in str(refused)
+            ended = "the batch"
+        writer.join(WAIT_S)
+        assert not isinstance(outcome.get(timeout=WAIT_S), BaseException)
+        contents = sorted(t.content for t in brain.list_traces())
+        if ended == "the batch":
+            assert contents == ["by the agent", "the agent's first write"]
+        else:  # the agent's update made again after the batch
+            assert contents == ["by the agent", "in the batch", "the agent's first write"]
 
 
 def until_waiting(looker: psycopg.Connection, brain: SharedBrain, locktype: str) -> None:
