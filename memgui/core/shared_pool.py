@@ -100,6 +100,8 @@ class SharedBrainPool:
         def another() -> Any:
             from psycopg_pool import PoolTimeout
 
+            # The cut one back first (the pool drops it), or a full pool would wait for it.
+            self._pool.putconn(lent.pop())
             try:
                 lent.append(self._pool.getconn())
             except PoolTimeout as exc:

@@ -127,6 +127,13 @@ def test_a_pool_replaces_connections_the_server_dropped(
         with pool.brain() as brain:
             assert brain.count() == 2
         assert pool.stats().get("pool_size", 0) <= 2  # the broken ones were not kept
+    # A pool of one: the cut connection goes back first, or the loan waits for itself.
+    with (
+        SharedBrainPool(pg_address, actor="test", min_size=1, max_size=1) as alone,
+        alone.brain() as brain,
+    ):
+        drop(pg_server, pg_address, f"pid = {brain.backend_pid}")
+        assert brain.count() == 2
 
 
 def test_a_write_that_lost_a_deadlock_is_made_again(
