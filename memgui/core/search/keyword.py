@@ -88,8 +88,8 @@ class _Query:
         self.seen: tuple[int, int] | None = None
 
     def ranked_first(self, match: str, want: int) -> list[tuple[Any, ...]] | None:
-        """(rowid, id, bm25, decayed strength) of the best `want` matches that pass the
-        filter: the index ranks the best `take`, their rows are read and checked; None when
+        """(rowid, id, bm25, decayed strength, row, seen) of the best `want` matches that pass
+        the filter: the index ranks the best `take`, their rows are read and checked; None when
         too many fail even `RANKED_FIRST_MAX`, or more are wanted (the joined statement
         answers then)."""
         # A few more than wanted, for the rare rows that fail the filter (each read costs a

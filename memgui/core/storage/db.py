@@ -58,7 +58,6 @@ def _writable(path: Path) -> bool:
 
 
 SHARED_CHECK_S = 1.0  # how stale "no other program writes this brain" may be
-PAGE_CACHE_KIB = 65_536  # per connection, at most (`PRAGMA cache_size`)
 FILE_CHECK_S = 0.05  # how stale "the file at the path is the one open" may be
 
 
@@ -141,9 +140,6 @@ class Database:
         # A statement that fires a trigger keeps a statement journal; in a file it cost each
         # add ~8 µs more than in memory (and sorts and TEMP indexes are quicker there too).
         self._conn.execute("PRAGMA temp_store = MEMORY")
-        # Up to 64 MiB of pages (the default 2 MiB): from 20k traces a search's candidate
-        # rows missed it (0.58 → 0.52 ms a search). Pages are taken as read, not up front.
-        self._conn.execute(f"PRAGMA cache_size = -{PAGE_CACHE_KIB}")
 
     def _examine(self) -> None:
         """What an existing file holds, before anything reads it (`migration.examine`)."""

@@ -5,14 +5,12 @@ it reads the rows again (test_search_consistency.py has another connection's).""
 from __future__ import annotations
 
 import random
-from pathlib import Path
 
 import pytest
 
 from memgui.core.brain import Brain
 from memgui.core.model import TraceFilter
 from memgui.core.search import searching
-from memgui.core.storage.db import PAGE_CACHE_KIB
 
 WORDS = "harbour crane lantern quay dusk boat rope tide gull anchor".split()
 QUERIES = ["harbour", "crane tide", "lantern OR quay", "gull NOT rope", "anchor boat dusk"]
@@ -78,9 +76,3 @@ def test_a_write_of_the_same_connection_after_the_ranking_is_read_again(
     by_id = {t.id: t for t in result.traces}
     assert set(by_id) == {kept.id, edited.id}
     assert by_id[edited.id].tags == ("new",)
-
-
-def test_a_brain_connection_keeps_up_to_64_mib_of_pages(brain_path: Path) -> None:
-    with Brain.open(brain_path, actor="test") as brain:
-        assert brain.db.conn.execute("PRAGMA cache_size").get == -PAGE_CACHE_KIB
-    assert PAGE_CACHE_KIB == 64 * 1024
