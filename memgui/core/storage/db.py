@@ -346,8 +346,10 @@ class Database:
             return 1
         # Schemas 4 and 5 differ in the journal rows memgui writes, and a file without meta
         # rows has had none written: with the degrees' table, it is of the newer; 6 set
-        # memgui_fts's merge settings, 7 the edge pair indexes.
+        # memgui_fts's merge settings, 7 the edge pair indexes, 8 the links' target cover.
         if "memgui_degrees" in tables:
+            if schema.LINK_TARGET_INDEX in self._indexes:
+                return 8
             if schema.EDGE_SOURCE_TARGET_INDEX in self._indexes:
                 return 7
             return 6 if self._fts_merges_when_asked() else 5
