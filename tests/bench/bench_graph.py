@@ -21,8 +21,11 @@ It measures, in one process, on the real graph window (offscreen):
 - `layout_20k_longest_gap_ms`: the longest gap of a 5 ms timer on the GUI thread while a
   layout of 20,000 nodes runs in its job (and `idle_longest_gap_ms`, the same with nothing
   running: what the machine's load alone costs), and the layout's own time;
-- `pan_zoom_fps_20k`: frames per second drawing 20,000 visible nodes while panning and
-  zooming (each frame a full paint into an offscreen image);
+- `pan_zoom_fps_20k`: frames per second of a pan-and-zoom gesture over 20,000 visible
+  nodes, a frame being one step then the canvas drawn into an offscreen image as the app
+  draws it (the first in full, the others the last full frame moved until the gesture
+  settles); `pan_zoom_full_frames_fps_20k` the same with every frame drawn in full, and
+  `pan_zoom_settled_frame_ms_20k` the full frame drawn once a gesture settles;
 - `filter_ms_20k`: applying a filter (mask, canvas and both lists) at 20,000 nodes;
 - `overview_ms`: from asking for the overview until its first page (2,000 nodes) is painted,
   on a brain of `--overview-traces` (100k) and on the big one.
@@ -228,8 +231,14 @@ def longest_gap(app: QApplication, busy: Callable[[], bool], seconds: float | No
     return round(max(gaps), 1)
 
 
-def frames_per_second(window: GraphWindow, frames: int = 30) -> float:
+def frames_per_second(window: GraphWindow, frames: int = 30, cached: bool = True) -> float:
+    """Frames per second of a pan-and-zoom gesture: each frame one step (a pan or a zoom)
+    then the canvas drawn into an offscreen image, as it would be shown. `cached`: as the
+    app draws (the first frame in full, as what is drawn changed just before, the rest the
+    last full frame moved); else every frame drawn in full."""
     canvas = window.canvas
+    canvas.cache_gestures = cached
+    canvas.redraw()  # nothing kept from before: the gesture's first frame is drawn in full
     image = QImage(canvas.size(), QImage.Format.Format_ARGB32_Premultiplied)
     start = time.perf_counter()
     for k in range(frames):
@@ -238,7 +247,21 @@ def frames_per_second(window: GraphWindow, frames: int = 30) -> float:
         else:
             canvas.zoom(1.03 if k % 4 else 1 / 1.03)
         canvas.render(image)
-    return round(frames / (time.perf_counter() - start), 1)
+    took = time.perf_counter() - start
+    canvas.cache_gestures = True
+    return round(frames / took, 1)
+
+
+def settled_frame_ms(app: QApplication, window: GraphWindow) -> float:
+    """After a gesture: the frame drawn in full once it settles (from the settling on)."""
+    canvas = window.canvas
+    canvas.pan(7.0, 3.0)
+    wait(app, lambda: not canvas.in_gesture)
+    image = QImage(canvas.size(), QImage.Format.Format_ARGB32_Premultiplied)
+    canvas.redraw()
+    start = time.perf_counter()
+    canvas.render(image)
+    return round((time.perf_counter() - start) * 1000, 1)
 
 
 def plain_paint_fps(window: GraphWindow, frames: int = 30) -> float:
@@ -368,6 +391,7 @@ def run(traces: int, overview_traces: int, runs: int) -> dict:
         graph_view.seed(found.nodes, edges, {}, centre)
         seeds.append((time.perf_counter() - t) * 1000)
         image = QImage(window.canvas.size(), QImage.Format.Format_ARGB32_Premultiplied)
+        window.canvas.redraw()  # drawn in full, not the frame kept from the click's paint
         t = time.perf_counter()
         window.canvas.render(image)
         paints.append((time.perf_counter() - t) * 1000)
@@ -386,6 +410,8 @@ def run(traces: int, overview_traces: int, runs: int) -> dict:
     shown = len(window.scene.nodes)
     window.canvas.fit()
     fps = frames_per_second(window)
+    full_fps = frames_per_second(window, cached=False)
+    settled_ms = settled_frame_ms(app, window)
     plain_fps = plain_paint_fps(window)
     filters = []
     for flt in (
@@ -425,6 +451,8 @@ def run(traces: int, overview_traces: int, runs: int) -> dict:
         "layout_20k_longest_gap_ms": layout_gap,
         "idle_longest_gap_ms": idle_gap,
         "pan_zoom_fps_20k": fps,
+        "pan_zoom_full_frames_fps_20k": full_fps,
+        "pan_zoom_settled_frame_ms_20k": settled_ms,
         "filter_ms_20k": [round(f, 1) for f in filters],
         "overview_ms": overviews,
         "floors": {
@@ -436,6 +464,7 @@ def run(traces: int, overview_traces: int, runs: int) -> dict:
         "ratios": {
             "query_over_floor": round(statistics.median(queries) / statistics.median(floors), 1),
             "ours_fps_over_plain": round(fps / plain_fps, 1),
+            "full_frames_fps_over_plain": round(full_fps / plain_fps, 1),
             "layout_gap_over_idle_gap": round(layout_gap / max(idle_gap, 0.1), 1),
             "overview_over_floor": {
                 k: round(overviews[k] / max(overview_floors[k], 0.1), 1) for k in overviews

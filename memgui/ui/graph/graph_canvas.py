@@ -4,14 +4,21 @@ It draws the scene through `graph_painter` and says what the person did through 
 it changes nothing itself. A drag from one node onto another asks for a link
 (`link_dragged`), a Shift-drag moves the node (`node_moved` on release), a double-click
 expands (`node_activated`), a click on a "+N more" pill brings more (`more_activated`).
+
+A pan or zoom is a gesture: while it goes on, each frame shows the last full frame moved
+and scaled (a pixmap: a blit, whatever the number of nodes), as map viewers do; once no
+pan or zoom has come for `SETTLE_MS` the frame is drawn in full again. Anything else that
+changes what is drawn (the scene, positions, filter, colours, selection) draws in full; a
+repaint that changes nothing (an expose) shows the last full frame as it is.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
-from PySide6.QtCore import QPoint, QPointF, QRectF, Qt, Signal
+from PySide6.QtCore import QEvent, QPoint, QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QColor,
     QContextMenuEvent,
@@ -20,6 +27,7 @@ from PySide6.QtGui import (
     QPainter,
     QPaintEvent,
     QPen,
+    QPixmap,
     QWheelEvent,
 )
 from PySide6.QtWidgets import QSizePolicy, QWidget
@@ -36,6 +44,26 @@ MIN_SCALE, MAX_SCALE = 0.01, 8.0
 MAX_FIT_SCALE = 1.5  # a fit never blows a few nodes up
 PICK_SLACK = 4.0
 FIT_LABEL_ROOM = 180  # pixels kept right of the nodes for their labels
+SETTLE_MS = 150  # a pan or zoom this long ago ended its gesture: the next frame is full
+
+
+@dataclass
+class FullFrame:
+    """The last frame drawn in full, kept to be moved and scaled during a gesture."""
+
+    pixmap: QPixmap
+    scale: float
+    offset: QPointF
+    content: int  # the canvas's content count it was drawn at
+    moving: bool  # a layout's frame (edges to a time budget): drawn again once it settles
+
+    def to_frame(self, point: QPointF, scale: float, offset: QPointF) -> QPointF:
+        """Where `point` (on the canvas now) was in this frame."""
+        k = scale / self.scale
+        return QPointF(
+            (point.x() - offset.x()) / k + self.offset.x(),
+            (point.y() - offset.y()) / k + self.offset.y(),
+        )
 
 
 class GraphCanvas(QWidget):
@@ -66,13 +94,22 @@ class GraphCanvas(QWidget):
         self._dragging = ""  # "", "pan", "link" or "move"
         self._drag_end: QPointF | None = None
         self._last: QPointF | None = None
+        self.cache_gestures = True  # False: every frame of a pan or zoom drawn in full
+        self.full_frames = 0  # frames drawn in full (the rest: the last one moved)
+        self._full: FullFrame | None = None
+        self._content = 0  # counts changes of what is drawn, the view's transform aside
+        self._gesture = False
+        self._settle = QTimer(self)
+        self._settle.setSingleShot(True)
+        self._settle.setInterval(SETTLE_MS)
+        self._settle.timeout.connect(self._settled)
         self.setMinimumSize(200, 200)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.setMouseTracking(True)
         self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent, True)
         scene.changed.connect(self.refilter)
-        scene.moved.connect(self.update)
+        scene.moved.connect(self.redraw)
         self.refilter()
 
     # --- state --------------------------------------------------------------------------
@@ -85,7 +122,26 @@ class GraphCanvas(QWidget):
         self.node_mask = graph_filters.node_mask(self.scene, self.filter)
         self.edge_mask = graph_filters.edge_mask(self.scene, self.filter, self.node_mask)
         self.filtered.emit()
+        self.redraw()
+
+    def redraw(self) -> None:
+        """What is drawn changed: the next frame is drawn in full."""
+        self._content += 1
         self.update()
+
+    def _gesture_step(self) -> None:
+        """A pan or zoom: frames move the last full one until the gesture settles."""
+        self._gesture = True
+        self._settle.start()
+        self.update()
+
+    def _settled(self) -> None:
+        self._gesture = False
+        self.update()
+
+    @property
+    def in_gesture(self) -> bool:
+        return self._gesture
 
     def visible_ids(self) -> list[str]:
         ids = self.scene.arrays.ids
@@ -93,15 +149,15 @@ class GraphCanvas(QWidget):
 
     def set_colour_by(self, by: str) -> None:
         self.colour_by = by
-        self.update()
+        self.redraw()
 
     def set_selected(self, ids: list[str]) -> None:
         self.selected = list(ids)
-        self.update()
+        self.redraw()
 
     def set_more(self, more: dict[str, int]) -> None:
         self.more = dict(more)
-        self.update()
+        self.redraw()
 
     # --- where things are ---------------------------------------------------------------
 
@@ -120,7 +176,7 @@ class GraphCanvas(QWidget):
             self.offset = QPointF(
                 self.width() / 2 - where[0] * self.scale, self.height() / 2 - where[1] * self.scale
             )
-            self.update()
+            self.redraw()
 
     def fit(self, ids: list[str] | None = None) -> None:
         """Zoom and pan so that `ids` (else every visible node) fill the canvas."""
@@ -142,7 +198,7 @@ class GraphCanvas(QWidget):
         self.offset = QPointF(
             self.width() / 2 - middle[0] * self.scale, self.height() / 2 - middle[1] * self.scale
         )
-        self.update()
+        self.redraw()
 
     def zoom(self, factor: float, anchor: QPointF | None = None) -> None:
         anchor = anchor or QPointF(self.width() / 2, self.height() / 2)
@@ -151,24 +207,33 @@ class GraphCanvas(QWidget):
         self.offset = QPointF(
             anchor.x() - world[0] * self.scale, anchor.y() - world[1] * self.scale
         )
-        self.update()
+        self._gesture_step()
 
     def pan(self, dx: float, dy: float) -> None:
         self.offset = QPointF(self.offset.x() + dx, self.offset.y() + dy)
-        self.update()
+        self._gesture_step()
+
+    def _in_painted(self, point: QPointF) -> tuple[QPointF, float]:
+        """`point` in the last full frame's coordinates, and that frame's scale over now's."""
+        full = self._full
+        if full is None or (full.scale == self.scale and full.offset == self.offset):
+            return point, 1.0
+        return full.to_frame(point, self.scale, self.offset), full.scale / self.scale
 
     def node_at(self, point: QPointF) -> str | None:
         painted = self._painted
         if painted is None or not len(painted.xy):
             return None
+        point, shrink = self._in_painted(point)
         d2 = ((painted.xy - np.array([point.x(), point.y()])) ** 2).sum(axis=1)
-        reach = (np.maximum(painted.radius, 3.0) + PICK_SLACK) ** 2
+        reach = (np.maximum(painted.radius, 3.0) + PICK_SLACK * shrink) ** 2
         hits = np.flatnonzero(painted.visible & (d2 <= reach))
         if not len(hits):
             return None
         return self.scene.arrays.ids[int(hits[np.argmin(d2[hits])])]
 
     def more_at(self, point: QPointF) -> str | None:
+        point = self._in_painted(point)[0]
         for owner, box in self._painted.more_spots if self._painted else []:
             if box.contains(point):
                 return owner
@@ -179,6 +244,43 @@ class GraphCanvas(QWidget):
     def paintEvent(self, event: QPaintEvent) -> None:
         painter = QPainter(self)
         rect = QRectF(self.rect())
+        if not self._moved_frame(painter, rect):
+            self._full = self._full_frame(rect)
+            painter.drawPixmap(0, 0, self._full.pixmap)
+        painter.end()
+
+    def _moved_frame(self, painter: QPainter, rect: QRectF) -> bool:
+        """During a gesture, the last full frame moved and scaled (out of one, the same frame
+        when nothing changed: an expose); False when it cannot be."""
+        full = self._full
+        ratio = self.devicePixelRatioF()
+        if (
+            full is None
+            or not (self._gesture and self.cache_gestures)
+            and (full.scale != self.scale or full.offset != self.offset)
+            or full.content != self._content
+            or full.moving
+            and not self.scene.settling
+            or full.pixmap.devicePixelRatio() != ratio
+            or full.pixmap.size() != self.size() * ratio
+        ):
+            return False
+        painter.fillRect(rect, self.palette().base())
+        k = self.scale / full.scale
+        painter.translate(
+            self.offset.x() - full.offset.x() * k, self.offset.y() - full.offset.y() * k
+        )
+        painter.scale(k, k)
+        painter.drawPixmap(0, 0, full.pixmap)
+        return True
+
+    def _full_frame(self, rect: QRectF) -> FullFrame:
+        """Draw everything into a pixmap the size of the canvas."""
+        ratio = self.devicePixelRatioF()
+        pixmap = QPixmap(self.size() * ratio)
+        pixmap.setDevicePixelRatio(ratio)
+        painter = QPainter(pixmap)
+        painter.setFont(self.font())
         painter.fillRect(rect, self.palette().base())
         view = View(
             scale=self.scale,
@@ -206,6 +308,17 @@ class GraphCanvas(QWidget):
                 painter.setPen(pen)
                 painter.drawLine(self.to_screen(*start), self._drag_end)
         painter.end()
+        self.full_frames += 1
+        return FullFrame(pixmap, self.scale, QPointF(self.offset), self._content, view.moving)
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() in (
+            QEvent.Type.PaletteChange,
+            QEvent.Type.FontChange,
+            QEvent.Type.StyleChange,
+        ):
+            self.redraw()  # the theme's colours or the font: the kept frame is stale
+        super().changeEvent(event)
 
     # --- the mouse and the keys ---------------------------------------------------------
 
@@ -232,7 +345,7 @@ class GraphCanvas(QWidget):
             self.scene.move(self._press_node, *self.to_world(point))
         else:
             self._drag_end = point
-            self.update()
+            self.redraw()
         self._last = point
 
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:
@@ -246,7 +359,7 @@ class GraphCanvas(QWidget):
             target = self.node_at(point)
             if target and target != source:
                 self.link_dragged.emit(source, target)
-            self.update()
+            self.redraw()
         elif dragging == "move" and source:
             self.node_moved.emit(source)
         elif not dragging:
