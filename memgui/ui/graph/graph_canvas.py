@@ -9,13 +9,13 @@ A pan or zoom is a gesture: while it goes on, each frame shows the last full fra
 and scaled (a pixmap: a blit, whatever the number of nodes), as map viewers do; once no
 pan or zoom has come for `SETTLE_MS` the frame is drawn in full again. Anything else that
 changes what is drawn (the scene, positions, filter, colours, selection) draws in full; a
-repaint that changes nothing (an expose) shows the last full frame as it is.
+repaint that changes nothing (an expose) shows the last full frame as it is. A layout's
+settled frame is drawn in slices (`canvas_frames`), so the GUI thread is never held long.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 from PySide6.QtCore import QEvent, QPoint, QPointF, QRectF, Qt, QTimer, Signal
@@ -33,6 +33,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from memgui.ui.graph import graph_filters, graph_painter
+from memgui.ui.graph.canvas_frames import FullFrame, SlicedFrame
 from memgui.ui.graph.graph_filters import GraphFilter
 from memgui.ui.graph.graph_painter import Painted, View
 from memgui.ui.graph.graph_scene import GraphScene
@@ -45,25 +46,6 @@ MAX_FIT_SCALE = 1.5  # a fit never blows a few nodes up
 PICK_SLACK = 4.0
 FIT_LABEL_ROOM = 180  # pixels kept right of the nodes for their labels
 SETTLE_MS = 150  # a pan or zoom this long ago ended its gesture: the next frame is full
-
-
-@dataclass
-class FullFrame:
-    """The last frame drawn in full, kept to be moved and scaled during a gesture."""
-
-    pixmap: QPixmap
-    scale: float
-    offset: QPointF
-    content: int  # the canvas's content count it was drawn at
-    moving: bool  # a layout's frame (edges to a time budget): drawn again once it settles
-
-    def to_frame(self, point: QPointF, scale: float, offset: QPointF) -> QPointF:
-        """Where `point` (on the canvas now) was in this frame."""
-        k = scale / self.scale
-        return QPointF(
-            (point.x() - offset.x()) / k + self.offset.x(),
-            (point.y() - offset.y()) / k + self.offset.y(),
-        )
 
 
 class GraphCanvas(QWidget):
@@ -103,6 +85,11 @@ class GraphCanvas(QWidget):
         self._settle.setSingleShot(True)
         self._settle.setInterval(SETTLE_MS)
         self._settle.timeout.connect(self._settled)
+        self._slicing: SlicedFrame | None = None
+        self._slices = QTimer(self)  # the next slice, once other events have run
+        self._slices.setSingleShot(True)
+        self._slices.setInterval(0)
+        self._slices.timeout.connect(self._next_slice)
         self.setMinimumSize(200, 200)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
@@ -142,6 +129,11 @@ class GraphCanvas(QWidget):
     @property
     def in_gesture(self) -> bool:
         return self._gesture
+
+    @property
+    def slicing(self) -> bool:
+        """A frame is being drawn in slices (the one on screen is the layout's last)."""
+        return self._slicing is not None
 
     def visible_ids(self) -> list[str]:
         ids = self.scene.arrays.ids
@@ -244,16 +236,20 @@ class GraphCanvas(QWidget):
     def paintEvent(self, event: QPaintEvent) -> None:
         painter = QPainter(self)
         rect = QRectF(self.rect())
-        if not self._moved_frame(painter, rect):
+        if not self._moved_frame(painter, rect) and not self._settled_in_slices(painter, rect):
+            self._stop_slicing()
             self._full = self._full_frame(rect)
             painter.drawPixmap(0, 0, self._full.pixmap)
         painter.end()
+
+    def _fits(self, pixmap: QPixmap) -> bool:
+        ratio = self.devicePixelRatioF()
+        return pixmap.devicePixelRatio() == ratio and pixmap.size() == self.size() * ratio
 
     def _moved_frame(self, painter: QPainter, rect: QRectF) -> bool:
         """During a gesture, the last full frame moved and scaled (out of one, the same frame
         when nothing changed: an expose); False when it cannot be."""
         full = self._full
-        ratio = self.devicePixelRatioF()
         if (
             full is None
             or not (self._gesture and self.cache_gestures)
@@ -261,21 +257,75 @@ class GraphCanvas(QWidget):
             or full.content != self._content
             or full.moving
             and not self.scene.settling
-            or full.pixmap.devicePixelRatio() != ratio
-            or full.pixmap.size() != self.size() * ratio
+            or not self._fits(full.pixmap)
         ):
             return False
-        painter.fillRect(rect, self.palette().base())
-        k = self.scale / full.scale
-        painter.translate(
-            self.offset.x() - full.offset.x() * k, self.offset.y() - full.offset.y() * k
-        )
-        painter.scale(k, k)
-        painter.drawPixmap(0, 0, full.pixmap)
+        full.draw_moved(painter, rect, self.scale, self.offset, self.palette().base())
         return True
 
-    def _full_frame(self, rect: QRectF) -> FullFrame:
-        """Draw everything into a pixmap the size of the canvas."""
+    def _settled_in_slices(self, painter: QPainter, rect: QRectF) -> bool:
+        """A layout has settled: its last frame stays on screen while the full one is drawn
+        in slices of as many edges as that frame drew in its time budget."""
+        full = self._full
+        if self._slicing is None:
+            if (
+                full is None
+                or not full.moving
+                or self.scene.settling
+                or full.arrays is not self.scene.arrays
+                or self._dragging == "link"
+                or not self._fits(full.pixmap)
+                or len(self.node_mask) != len(self.scene.arrays.ids)
+            ):
+                return False
+            budget = self._moving_budget
+            pixmap, frame_painter, view = self._begin_frame(rect)
+            frame_painter.end()  # begun again for each slice: none stays open between
+            steps = graph_painter.paint_in_slices(frame_painter, self.scene, view, rect, budget)
+            self._slicing = SlicedFrame(
+                pixmap,
+                frame_painter,
+                self.font(),
+                steps,
+                self.scale,
+                QPointF(self.offset),
+                self._content,
+                self.scene.arrays,
+            )
+            self._slices.start()
+        if full is not None:
+            full.draw_moved(painter, rect, self.scale, self.offset, self.palette().base())
+        return True
+
+    def _next_slice(self) -> None:
+        sliced = self._slicing
+        if sliced is None:
+            return
+        if (
+            sliced.content != self._content
+            or sliced.arrays is not self.scene.arrays
+            or not self._fits(sliced.pixmap)
+        ):
+            self._stop_slicing()  # what it draws changed: the next paint starts again
+            self.update()
+            return
+        painted = sliced.step()
+        if painted is None:
+            self._slices.start()
+            return
+        self._slicing = None
+        self._painted = painted
+        self._full = sliced.full()
+        self.full_frames += 1
+        self.update()
+
+    def _stop_slicing(self) -> None:
+        if self._slicing is not None:
+            self._slicing.abandon()
+            self._slicing = None
+
+    def _begin_frame(self, rect: QRectF) -> tuple[QPixmap, QPainter, View]:
+        """A pixmap the size of the canvas, a painter on it, and what the painter draws."""
         ratio = self.devicePixelRatioF()
         pixmap = QPixmap(self.size() * ratio)
         pixmap.setDevicePixelRatio(ratio)
@@ -297,6 +347,11 @@ class GraphCanvas(QWidget):
             view.moving, view.edge_budget = True, self._moving_budget
         else:
             self._moving_budget = graph_painter.MOVING_EDGES_FIRST
+        return pixmap, painter, view
+
+    def _full_frame(self, rect: QRectF) -> FullFrame:
+        """Draw everything into a pixmap the size of the canvas, at once."""
+        pixmap, painter, view = self._begin_frame(rect)
         if len(self.node_mask) == len(self.scene.arrays.ids):
             self._painted = graph_painter.paint(painter, self.scene, view, rect)
             if view.moving:
@@ -309,7 +364,10 @@ class GraphCanvas(QWidget):
                 painter.drawLine(self.to_screen(*start), self._drag_end)
         painter.end()
         self.full_frames += 1
-        return FullFrame(pixmap, self.scale, QPointF(self.offset), self._content, view.moving)
+        moving = view.moving
+        return FullFrame(
+            pixmap, self.scale, QPointF(self.offset), self._content, moving, self.scene.arrays
+        )
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() in (
