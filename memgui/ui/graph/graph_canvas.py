@@ -86,6 +86,7 @@ class GraphCanvas(QWidget):
         self._settle.setInterval(SETTLE_MS)
         self._settle.timeout.connect(self._settled)
         self._slicing: SlicedFrame | None = None
+        self._spare: QPixmap | None = None  # the full frame's pixmap before the last
         self._slices = QTimer(self)  # the next slice, once other events have run
         self._slices.setSingleShot(True)
         self._slices.setInterval(0)
@@ -324,11 +325,20 @@ class GraphCanvas(QWidget):
             self._slicing.abandon()
             self._slicing = None
 
-    def _begin_frame(self, rect: QRectF) -> tuple[QPixmap, QPainter, View]:
-        """A pixmap the size of the canvas, a painter on it, and what the painter draws."""
+    def _spare_pixmap(self) -> QPixmap:
+        """A pixmap to draw the next full frame into: the one before the frame on screen,
+        when it fits, else a new one (a canvas of 1400 × 900 is 5 MB to allocate)."""
+        spare, self._spare = self._spare, self._full.pixmap if self._full else None
+        if spare is not None and self._fits(spare) and spare is not self._spare:
+            return spare
         ratio = self.devicePixelRatioF()
         pixmap = QPixmap(self.size() * ratio)
         pixmap.setDevicePixelRatio(ratio)
+        return pixmap
+
+    def _begin_frame(self, rect: QRectF) -> tuple[QPixmap, QPainter, View]:
+        """A pixmap the size of the canvas, a painter on it, and what the painter draws."""
+        pixmap = self._spare_pixmap()
         painter = QPainter(pixmap)
         painter.setFont(self.font())
         painter.fillRect(rect, self.palette().base())

@@ -22,8 +22,9 @@ from memgui.core.errors import MemguiError
 from memgui.core.graph_view import GRAPH, HUB_DEGREE, LayoutProgress, Neighbourhood, PositionStore
 from memgui.core.model import Changes
 from memgui.core.progress import Progress
+from memgui.ui.graph import collector
 from memgui.ui.graph.graph_scene import GraphScene
-from memgui.ui.jobs import Job, JobRunner
+from memgui.ui.jobs import Job, JobRunner, keep_gil_switches_short
 from memgui.ui.session import BrainSession
 
 Point = tuple[float, float]
@@ -54,12 +55,14 @@ class GraphController(QObject):
         self.rank = "degree"
         self.hub_degree = HUB_DEGREE
         self.include_deleted = False
+        keep_gil_switches_short()  # its layout and query workers run beside the GUI thread
         self.runner = JobRunner(self, max_threads=1, nice=False)  # a click waits on it
-        self.layout_runner = JobRunner(self, max_threads=1)
+        self.layout_runner = JobRunner(self, max_threads=1, nice=False)
         self._reader: Brain | None = None  # used by the runner's one worker only
         self._query: Job | None = None
         self._layout: Job | None = None
         self._running: set[Job] = set()
+        self._holding: set[Job] = set()  # layouts holding the collector off (`collector`)
         self.overview_page: int | None = None  # the page shown, when an overview is
         session.bus.changed.connect(self.on_changes)
         self._open_reader()
@@ -89,6 +92,9 @@ class GraphController(QObject):
 
     def _settle(self, job: Job) -> None:
         self._running.discard(job)
+        if job in self._holding:  # once its positions are written (queued by now)
+            self._holding.discard(job)
+            self.positions.when_written(collector.release)
         if job is self._layout:
             self.scene.settling = False
         self.busy_changed.emit(self.busy)
@@ -221,8 +227,10 @@ class GraphController(QObject):
         def work() -> Generator[Progress, None, dict[str, Point]]:
             return (yield from graph_view.refine(ids, edges, start, fixed))
 
+        collector.hold()  # no full collection walks the scene while the layout runs
         job = self.layout_runner.start("layout", work)
         self._layout = job
+        self._holding.add(job)
         self.scene.settling = True  # frames drawn as it moves keep to a time budget
         job.progress.connect(lambda step: self._layout_step(job, step))
         job.finished.connect(lambda final: self._layout_done(job, final))
@@ -303,6 +311,9 @@ class GraphController(QObject):
         self.session.bus.changed.disconnect(self.on_changes)
         self.runner.shutdown()
         self.layout_runner.shutdown()
+        for _job in self._holding:  # a layout cut short by closing says nothing more
+            collector.release()
+        self._holding.clear()
         # Written by the store's thread: the interpreter's exit waits for it, a window
         # opening the same brain reads the file once it is written, closing does not wait.
         if self.scene.nodes:

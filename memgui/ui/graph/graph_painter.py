@@ -31,9 +31,9 @@ ARROWS_BELOW = 3000
 EDGE_BUDGET = 12_000  # edges drawn at most in one frame
 # While a layout moves the nodes, a frame's edges are drawn in about this long, so the GUI
 # thread stays free between frames: the budget follows the last frame's time per edge.
-MOVING_EDGE_MS = 20.0
+MOVING_EDGE_MS = 12.0
 MOVING_EDGES_LEAST = 500
-MOVING_EDGES_FIRST = 1500  # a layout's first frame, before its time per edge is known
+MOVING_EDGES_FIRST = 500  # a layout's first frame, before its time per edge is known
 SMOOTH_EDGES_BELOW = 2000  # edges drawn antialiased and 1.2 px wide (above: one hard pixel)
 MIN_PIXELS = 1.0  # a node's radius on screen never falls below this
 
