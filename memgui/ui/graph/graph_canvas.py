@@ -136,6 +136,14 @@ class GraphCanvas(QWidget):
         """A frame is being drawn in slices (the one on screen is the layout's last)."""
         return self._slicing is not None
 
+    @property
+    def owes_full_frame(self) -> bool:
+        """A layout has settled and the frame on screen is still its last moving one (its
+        full frame is being drawn in slices, or not begun)."""
+        full = self._full
+        moving = full is not None and full.moving and not self.scene.settling
+        return self._slicing is not None or moving
+
     def visible_ids(self) -> list[str]:
         ids = self.scene.arrays.ids
         return [ids[r] for r in np.flatnonzero(self.node_mask)]
@@ -268,6 +276,12 @@ class GraphCanvas(QWidget):
         """A layout has settled: its last frame stays on screen while the full one is drawn
         in slices of as many edges as that frame drew in its time budget."""
         full = self._full
+        sliced = self._slicing
+        if sliced is not None and (
+            sliced.content != self._content or sliced.arrays is not self.scene.arrays
+        ):
+            self._stop_slicing()  # what it draws changed since (a node dragged): at once
+            return False
         if self._slicing is None:
             if (
                 full is None
@@ -294,6 +308,7 @@ class GraphCanvas(QWidget):
                 self.scene.arrays,
             )
             self._slices.start()
+            full.moving = False  # once: a change meanwhile draws in full at once
         if full is not None:
             full.draw_moved(painter, rect, self.scale, self.offset, self.palette().base())
         return True

@@ -4,6 +4,8 @@ is on screen."""
 
 from __future__ import annotations
 
+from math import cos, pi, sin
+
 from PySide6.QtCore import QPointF
 from PySide6.QtGui import QColor, QImage
 
@@ -91,3 +93,66 @@ def test_without_the_cache_every_gesture_frame_is_full(qtbot) -> None:
         canvas.pan(3.0, 0.0)
         _frame(canvas)
     assert canvas.full_frames == full + 3
+
+
+def _crowded_canvas(qtbot, edges: int = 3000) -> GraphCanvas:
+    """60 memories in a circle, `edges` links between them (some twice over: other kinds)."""
+    found = Neighbourhood()
+    ids = [f"n{k:02d}" for k in range(60)]
+    for i in ids:
+        found.nodes[i] = GraphNode(i, TRACE, i, "semantic")
+    kinds = ("relates_to", "caused_by", "supersedes")
+    pairs = [(a, b) for a in ids for b in ids if a < b]
+    for k in range(edges):
+        a, b = pairs[k % len(pairs)]
+        edge = link_edge(a, b, kinds[k // len(pairs)])
+        found.edges[edge.key] = edge
+    scene = GraphScene()
+    angle = [2 * 3.14159 * k / len(ids) for k in range(len(ids))]
+    scene.add(
+        found,
+        {i: (200 + 120 * cos(a), 150 + 120 * sin(a)) for i, a in zip(ids, angle, strict=True)},
+    )
+    canvas = GraphCanvas(scene)
+    qtbot.addWidget(canvas)
+    canvas.resize(400, 300)
+    canvas.show()
+    qtbot.waitExposed(canvas)
+    return canvas
+
+
+def test_a_settled_layout_frame_is_drawn_in_slices_and_is_the_full_frame(qtbot) -> None:
+    canvas = _crowded_canvas(qtbot)
+    canvas.scene.settling = True  # a layout moving the nodes: its frames keep to a budget
+    canvas.scene.move("n00", 210.0, 150.0)
+    moving = _frame(canvas)
+    assert canvas.owes_full_frame is False  # still settling: nothing owed yet
+    canvas._moving_budget = 200  # slices of 200 edges: many slices for 3,000 edges
+    canvas.scene.settling = False
+    canvas.update()
+    shown = _frame(canvas)  # the first paint after settling: the slicing begins
+    assert canvas.slicing and canvas.owes_full_frame
+    assert shown == moving  # meanwhile the layout's last frame stays on screen
+    full = canvas.full_frames
+    qtbot.waitUntil(lambda: not canvas.owes_full_frame, timeout=WAIT_MS)
+    assert canvas.full_frames == full + 1
+    sliced = _frame(canvas)  # the completed frame, as it is
+    canvas.redraw()
+    at_once = _frame(canvas)
+    assert canvas.full_frames == full + 2
+    assert sliced == at_once and sliced != moving
+
+
+def test_a_change_while_slicing_starts_the_frame_again(qtbot) -> None:
+    canvas = _crowded_canvas(qtbot)
+    canvas.scene.settling = True
+    _frame(canvas)
+    canvas._moving_budget = 100
+    canvas.scene.settling = False
+    canvas.update()
+    _frame(canvas)
+    assert canvas.slicing
+    canvas.scene.move("n01", 100.0, 100.0)  # a node dragged meanwhile: drawn in full at once
+    after = _frame(canvas)
+    assert not canvas.slicing and not canvas.owes_full_frame
+    assert _is_node(after, 100, 100)
