@@ -4,7 +4,7 @@ is on screen."""
 
 from __future__ import annotations
 
-from math import cos, pi, sin
+from math import cos, sin
 
 from PySide6.QtCore import QPointF
 from PySide6.QtGui import QColor, QImage
