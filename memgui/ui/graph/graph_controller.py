@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Generator
 
 import numpy as np
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from memgui.core import graph_view
 from memgui.core.brain import Brain
@@ -62,6 +62,13 @@ class GraphController(QObject):
         self._query: Job | None = None
         self._layout: Job | None = None
         self._running: set[Job] = set()
+        # A new scene's layout starts once its first frame is painted (the next turn of the
+        # event loop): started at once, its worker took the GIL from that paint.
+        self._layout_due: set[str] | None = None
+        self._due = QTimer(self)
+        self._due.setSingleShot(True)
+        self._due.setInterval(0)
+        self._due.timeout.connect(self._start_due_layout)
         self._holding: set[Job] = set()  # layouts holding the collector off (`collector`)
         self.overview_page: int | None = None  # the page shown, when an overview is
         session.bus.changed.connect(self.on_changes)
@@ -80,7 +87,7 @@ class GraphController(QObject):
     def busy(self) -> bool:
         """A query or layout whose outcome this thread has not taken in yet (a job counts as
         done in its worker a moment before its last positions arrive here)."""
-        return bool(self._running)
+        return bool(self._running) or self._layout_due is not None
 
     def _track(self, job: Job) -> None:
         """Count `job` as running until its outcome has been handled here (connected after
@@ -125,7 +132,7 @@ class GraphController(QObject):
             self.overview_page = None
             self.scene.replace(found, seeded, centre=node_id)
             self.opened.emit(node_id)
-            self.lay_out(placed)
+            self._lay_out_after_paint(placed)
 
         self._run_query("graph", work, done)
 
@@ -148,7 +155,7 @@ class GraphController(QObject):
             self.overview_page = page
             self.scene.replace(found, seeded)
             self.overview_opened.emit(summary[-1])
-            self.lay_out(placed)
+            self._lay_out_after_paint(placed)
 
         self._run_query("overview", work, done)
 
@@ -212,8 +219,19 @@ class GraphController(QObject):
 
     # --- layout -------------------------------------------------------------------------
 
+    def _lay_out_after_paint(self, fixed: set[str]) -> None:
+        self._layout_due = fixed
+        self._due.start()
+
+    def _start_due_layout(self) -> None:
+        fixed, self._layout_due = self._layout_due, None
+        if fixed is not None:
+            self.lay_out(fixed)
+        self.busy_changed.emit(self.busy)
+
     def lay_out(self, fixed: set[str]) -> None:
         """Move every shown node not in `fixed` by forces, in a job posting positions."""
+        self._layout_due = None  # this one replaces a layout still due
         if self._layout is not None and not self._layout.done:
             self._layout.cancel()
         ids = list(self.scene.nodes)
@@ -308,6 +326,8 @@ class GraphController(QObject):
     # --- closing ------------------------------------------------------------------------
 
     def shutdown(self) -> None:
+        self._due.stop()
+        self._layout_due = None
         self.session.bus.changed.disconnect(self.on_changes)
         self.runner.shutdown()
         self.layout_runner.shutdown()
