@@ -57,7 +57,7 @@ class GraphController(QObject):
         self.include_deleted = False
         keep_gil_switches_short()  # its layout and query workers run beside the GUI thread
         self.runner = JobRunner(self, max_threads=1, nice=False)  # a click waits on it
-        self.layout_runner = JobRunner(self, max_threads=1, nice=False)
+        self.layout_runner = JobRunner(self, max_threads=1)
         self._reader: Brain | None = None  # used by the runner's one worker only
         self._query: Job | None = None
         self._layout: Job | None = None
@@ -102,8 +102,9 @@ class GraphController(QObject):
         if job in self._holding:  # once its positions are written (queued by now)
             self._holding.discard(job)
             self.positions.when_written(collector.release)
-        if job is self._layout:
+        if job is self._layout and self.scene.settling and self._layout_due is None:
             self.scene.settling = False
+            self.scene.moved.emit()  # a layout cut short: its frame drawn in full
         self.busy_changed.emit(self.busy)
 
     # --- opening and expanding ----------------------------------------------------------
@@ -221,12 +222,17 @@ class GraphController(QObject):
 
     def _lay_out_after_paint(self, fixed: set[str]) -> None:
         self._layout_due = fixed
+        self.scene.settling = True  # its first frame is a layout's: edges to a time budget
         self._due.start()
 
     def _start_due_layout(self) -> None:
         fixed, self._layout_due = self._layout_due, None
         if fixed is not None:
+            before = self._layout
             self.lay_out(fixed)
+            if self._layout is before:  # nothing to move after all: drawn in full
+                self.scene.settling = False
+                self.scene.moved.emit()
         self.busy_changed.emit(self.busy)
 
     def lay_out(self, fixed: set[str]) -> None:
