@@ -69,7 +69,8 @@ class GraphController(QObject):
         self._due.setSingleShot(True)
         self._due.setInterval(0)
         self._due.timeout.connect(self._start_due_layout)
-        self._holding: set[Job] = set()  # layouts holding the collector off (`collector`)
+        self._due_holds = 0  # holds of queries whose scene is not painted yet
+        self._holding: set[Job] = set()  # jobs holding the collector off (`collector`)
         self.overview_page: int | None = None  # the page shown, when an overview is
         session.bus.changed.connect(self.on_changes)
         self._open_reader()
@@ -99,9 +100,14 @@ class GraphController(QObject):
 
     def _settle(self, job: Job) -> None:
         self._running.discard(job)
-        if job in self._holding:  # once its positions are written (queued by now)
+        if job in self._holding:
             self._holding.discard(job)
-            self.positions.when_written(collector.release)
+            if job is self._layout:  # once its positions are written (queued by now)
+                self.positions.when_written(collector.release)
+            elif self._layout_due is not None:
+                self._due_holds += 1  # kept until the scene's first frame is painted
+            else:
+                collector.release()
         if job is self._layout and self.scene.settling and self._layout_due is None:
             self.scene.settling = False
             self.scene.moved.emit()  # a layout cut short: its frame drawn in full
@@ -204,8 +210,10 @@ class GraphController(QObject):
     ) -> None:
         if self._query is not None and not self._query.done:
             self._query.cancel()
+        collector.hold()  # no full collection in the middle of a click's query either
         job = self.runner.start(name, work)
         self._query = job
+        self._holding.add(job)
         job.finished.connect(lambda answer: self._query_done(job, done, answer))
         job.failed.connect(lambda exc: self._query_failed(job, exc))
         self._track(job)
@@ -225,6 +233,11 @@ class GraphController(QObject):
         self.scene.settling = True  # its first frame is a layout's: edges to a time budget
         self._due.start()
 
+    def _release_due_holds(self) -> None:
+        for _hold in range(self._due_holds):
+            collector.release()
+        self._due_holds = 0
+
     def _start_due_layout(self) -> None:
         fixed, self._layout_due = self._layout_due, None
         if fixed is not None:
@@ -233,15 +246,19 @@ class GraphController(QObject):
             if self._layout is before:  # nothing to move after all: drawn in full
                 self.scene.settling = False
                 self.scene.moved.emit()
+        self._release_due_holds()  # the layout holds the collector off from here
         self.busy_changed.emit(self.busy)
 
     def lay_out(self, fixed: set[str]) -> None:
         """Move every shown node not in `fixed` by forces, in a job posting positions."""
         self._layout_due = None  # this one replaces a layout still due
+        collector.hold()  # no full collection walks the scene while the layout runs
+        self._release_due_holds()
         if self._layout is not None and not self._layout.done:
             self._layout.cancel()
         ids = list(self.scene.nodes)
         if not ids or fixed >= set(ids):
+            collector.release()
             self._remember_positions()
             self.laid_out.emit()
             return
@@ -251,7 +268,6 @@ class GraphController(QObject):
         def work() -> Generator[Progress, None, dict[str, Point]]:
             return (yield from graph_view.refine(ids, edges, start, fixed))
 
-        collector.hold()  # no full collection walks the scene while the layout runs
         job = self.layout_runner.start("layout", work)
         self._layout = job
         self._holding.add(job)
@@ -337,9 +353,10 @@ class GraphController(QObject):
         self.session.bus.changed.disconnect(self.on_changes)
         self.runner.shutdown()
         self.layout_runner.shutdown()
-        for _job in self._holding:  # a layout cut short by closing says nothing more
+        for _job in self._holding:  # a job cut short by closing says nothing more
             collector.release()
         self._holding.clear()
+        self._release_due_holds()
         # Written by the store's thread: the interpreter's exit waits for it, a window
         # opening the same brain reads the file once it is written, closing does not wait.
         if self.scene.nodes:
