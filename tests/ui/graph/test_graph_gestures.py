@@ -30,7 +30,7 @@ def _canvas(qtbot) -> GraphCanvas:
     qtbot.addWidget(canvas)
     canvas.resize(400, 300)
     canvas.show()
-    qtbot.waitExposed(canvas)
+    qtbot.waitExposed(canvas, timeout=WAIT_MS)
     return canvas
 
 
@@ -117,7 +117,7 @@ def _crowded_canvas(qtbot, edges: int = 3000) -> GraphCanvas:
     qtbot.addWidget(canvas)
     canvas.resize(400, 300)
     canvas.show()
-    qtbot.waitExposed(canvas)
+    qtbot.waitExposed(canvas, timeout=WAIT_MS)
     return canvas
 
 
