@@ -1,17 +1,21 @@
 """Kept degrees on a real PostgreSQL server (layout 8, `storage/postgres_degrees.py`): after
-every kind of write — memgui's links, edges, merges, purges and reverts, AgentOS's own
-inserts, upserts and deletes, several brains side by side, two writers at once — each node's
-row in `memgui_degrees` is what the four end indexes count; a database of layout 7 gets the
-table, its counts and its triggers on open; the overview reads them."""
+every kind of write — memgui's links, edges, merges, purges, reverts and copies in, AgentOS's
+own inserts, upserts and deletes, several brains side by side, two writers at once — each
+node's row in `memgui_degrees` is what the four end indexes count; a database of layout 7
+gets the table, its counts and its triggers on open; the overview reads them."""
 
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 
 import psycopg
 import pytest
 
 from memgui.core import graph_view
+from memgui.core.brain import Brain
+from memgui.core.engines import copy_brain
+from memgui.core.progress import run_to_end
 from memgui.core.shared_brain import SharedBrain
 from memgui.core.storage import postgres, postgres_degrees
 from memgui.core.storage.engine import parse_postgres_address
@@ -177,3 +181,17 @@ def test_the_overview_ranks_by_the_kept_degrees(pg_address: str) -> None:
         )
         page = graph_view.overview(brain, 0, 1)
         assert list(page.found.nodes) == [ids[3]] and page.found.nodes[ids[3]].degree == 99
+
+
+def test_a_brain_copied_in_has_its_degrees(tmp_path: Path, pg_address: str) -> None:
+    path = tmp_path / "brain.sqlite"
+    with Brain.open(path, "team", actor="test") as brain:
+        ids = [brain.add(f"memory {n}").id for n in range(6)]
+        for other in ids[1:]:
+            brain.link(ids[0], other, "relates_to")
+        hub, spoke = (brain.add_node(n, "concept").id for n in ("hub", "spoke"))
+        brain.add_edge(spoke, hub, "mentions")
+    run_to_end(copy_brain(path, pg_address))
+    with SharedBrain.open(pg_address, actor="test") as shared:
+        truth = assert_right(shared.conn)
+        assert truth[("team", ids[0])] == 5 and truth[("team", hub)] == 1
