@@ -26,11 +26,19 @@ Snap = dict[str, Any]
 
 
 def clusters(
-    brain: Brain, traces: dict[str, tuple[int, Snap]], skip: set[str], min_size: int
+    found: list[tuple[str, str, float]],
+    traces: dict[str, tuple[int, Snap]],
+    skip: set[str],
+    min_size: int,
 ) -> list[tuple[str, list[str]]]:
     """(centroid, members) of each component of at least `min_size` live traces, largest
-    first; the centroid has the most edge weight inside its component (AgentOS)."""
-    edges = _edges(brain, traces, skip)
+    first; the centroid has the most edge weight inside its component (AgentOS). `found`:
+    the brain's associations (source, target, weight), as `file_edges` reads them."""
+    edges = [
+        (a, b, w)
+        for a, b, w in found
+        if a != b and a in traces and b in traces and a not in skip and b not in skip
+    ]
     parent: dict[str, str] = {}
 
     def find(a: str) -> str:
@@ -62,9 +70,8 @@ def clusters(
     return out
 
 
-def _edges(
-    brain: Brain, traces: dict[str, tuple[int, Snap]], skip: set[str]
-) -> list[tuple[str, str, float]]:
+def file_edges(brain: Brain) -> list[tuple[str, str, float]]:
+    """Every memory-graph edge and link of a file brain: (source, target, weight)."""
     db, bid = brain.db, brain.brain_id
     found: list[tuple[str, str, float]] = []
     with db.lock, db.reading("reading the memory graph"):
@@ -73,18 +80,18 @@ def _edges(
                 "SELECT source_id, target_id, weight FROM knowledge_edges WHERE brain_id = ?",
                 (bid,),
             ):
-                w = float(weight) if isinstance(weight, int | float) else 1.0
-                found.append((source, target, w))
+                found.append((source, target, edge_weight(weight)))
         if "memory_links" in db.tables:
             for a, b in db.conn.execute(
                 "SELECT from_id, to_id FROM memory_links WHERE brain_id = ?", (bid,)
             ):
                 found.append((a, b, 1.0))
-    return [
-        (a, b, w)
-        for a, b, w in found
-        if a != b and a in traces and b in traces and a not in skip and b not in skip
-    ]
+    return found
+
+
+def edge_weight(weight: object) -> float:
+    """An edge's weight as a number (1.0 when another program stored something else)."""
+    return float(weight) if isinstance(weight, int | float) else 1.0
 
 
 def derived_already(traces: dict[str, tuple[int, Snap]]) -> set[tuple[str, ...]]:
@@ -106,36 +113,63 @@ def derive(
     cancel_requested: Callable[[], bool],
 ) -> Iterator[Progress | list[DeriveCandidate]]:
     """Ask the chat model for one insight per cluster; yields progress, then the candidates."""
-    llm = options.llm
     if options.max_derived == 0:
         yield []
         return
+    found = wanted(file_edges(brain), traces, options, skip, notes)
+    yield from ask(found, traces, options, notes, cancel_requested)
+
+
+def wanted(
+    edges: list[tuple[str, str, float]],
+    traces: dict[str, tuple[int, Snap]],
+    options: ConsolidationOptions,
+    skip: set[str],
+    notes: list[str],
+) -> list[tuple[str, list[str]]]:
+    """The clusters to ask the chat model about: the largest `max_derived` without an
+    insight yet (none: the notes say why)."""
+    if options.max_derived == 0:
+        return []
     done = derived_already(traces)
-    wanted = [
+    found = [
         (centroid, ids)
-        for centroid, ids in clusters(brain, traces, skip, options.min_cluster_size)
+        for centroid, ids in clusters(edges, traces, skip, options.min_cluster_size)
         if tuple(sorted(ids)) not in done
     ][: options.max_derived]
-    if not wanted:
+    if not found:
         notes.append(
             f"derive: no cluster of {options.min_cluster_size} or more linked memories "
             "without an insight yet"
         )
+    return found
+
+
+def ask(
+    found: list[tuple[str, list[str]]],
+    traces: dict[str, tuple[int, Snap]],
+    options: ConsolidationOptions,
+    notes: list[str],
+    cancel_requested: Callable[[], bool],
+) -> Iterator[Progress | list[DeriveCandidate]]:
+    """One insight per cluster of `found` from the chat model (never inside a transaction);
+    yields progress, then the candidates."""
+    if not found:
         yield []
         return
-    found = f"{len(wanted)} cluster(s) found"
+    llm = options.llm
     reason = "no chat model was given" if llm is None else llm.unavailable_reason()
-    if reason is not None:
-        notes.append(f"derive skipped: {found}, but {reason}")
+    if reason is not None or llm is None:
+        notes.append(f"derive skipped: {len(found)} cluster(s) found, but {reason}")
         yield []
         return
     out: list[DeriveCandidate] = []
     from memgui.core.llm import LLMUnavailable
 
-    for n, (centroid, ids) in enumerate(wanted, start=1):
+    for n, (centroid, ids) in enumerate(found, start=1):
         if cancel_requested():
             raise Cancelled("the consolidation plan was cancelled")
-        yield Progress(n - 1, len(wanted), f"asking {llm.model} about cluster {n}")
+        yield Progress(n - 1, len(found), f"asking {llm.model} about cluster {n}")
         contents = [traces[i][1]["content"] for i in ids]
         try:
             insight = llm.chat(None, DERIVE_PROMPT + "\n".join(contents)).strip()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from memgui.core import decay
@@ -271,6 +271,18 @@ def strengthen(
             "AND signal = 'used' AND query IS NOT NULL ORDER BY id",
             (bid,),
         ).fetchall()
+    return strengthen_from(rows, traces, skip, lambda eid: co_activation_edge(brain, eid))
+
+
+def strengthen_from(
+    rows: Iterable[tuple[Any, ...]],
+    traces: dict[str, tuple[int, Snap]],
+    skip: set[str],
+    edge_of: Callable[[str], tuple[float, dict[str, Any]] | None],
+) -> tuple[list[StrengthenCandidate], dict[str, tuple[float, dict[str, Any]] | None]]:
+    """`strengthen` from the brain's `used` feedback rows (id, trace id, query), in id
+    order, and its CO_ACTIVATED edges (`edge_of`: an edge id's (weight, metadata) or None),
+    whichever engine they were read from."""
     uses: dict[str, dict[str, int]] = {}  # query -> trace id -> its 'used' rows
     for _row_id, trace_id, query in rows:
         if trace_id in traces and trace_id not in skip and isinstance(query, str):
@@ -289,7 +301,7 @@ def strengthen(
             for b in ordered[i + 1 :]:
                 eid = edge_id(a, b)
                 if eid not in seen:
-                    held = seen[eid] = co_activation_edge(brain, eid)
+                    held = seen[eid] = edge_of(eid)
                     if held is not None:
                         weights[eid] = held[0]
                 held = seen[eid]
@@ -319,6 +331,11 @@ def co_activation_edge(brain: Brain, eid: str) -> tuple[float, dict[str, Any]] |
             "AND type = 'CO_ACTIVATED'",
             (brain.brain_id, eid),
         ).fetchone()
+    return edge_value(row)
+
+
+def edge_value(row: tuple[Any, ...] | None) -> tuple[float, dict[str, Any]] | None:
+    """A CO_ACTIVATED edge's (weight, metadata) from its row (weight, metadata); None: none."""
     if row is None:
         return None
     weight = row[0] if isinstance(row[0], int | float) else 0.0

@@ -8,10 +8,10 @@ off as in the tests) with `memgui copy`'s job. Then, alternately on the file and
 server, in milliseconds: `click_query_ms` the neighbourhood a click asks for (depth 2, ≤ 2,000
 nodes, a region's centre: ~1,500 nodes), `small_query_ms` an ordinary memory's (depth 1),
 `overview_ms` the overview's first page (2,000 busiest nodes with the edges among them), and
-once each `export_whole_s` (GraphML of the whole graph). Floors measured in the same run:
-the overview's four `GROUP BY` statements alone on the server (`overview_floor_ms`: what any
-ranking of the shared brain by degree pays, since it keeps no degree table). Prints JSON with
-the medians, the PostgreSQL / file ratios and the machine's load.
+once each `export_whole_s` (GraphML of the whole graph). A peer measured in the same run:
+the four `GROUP BY` statements that count every degree on the server (`overview_floor_ms`:
+what the overview paid at each call before layout 8 kept the degrees in `memgui_degrees`).
+Prints JSON with the medians, the PostgreSQL / file ratios and the machine's load.
 """
 
 from __future__ import annotations
@@ -50,9 +50,20 @@ def one_round(store: Any, centre: str, ordinary: str) -> dict[str, float]:
     }
 
 
-def overview_floor_ms(brain: SharedBrain) -> float:
-    from memgui.core.storage.postgres_graph_view import _ENDS
+# Every linked node's degree counted from the four end indexes: what the overview read at
+# each call before the server kept degrees (layout 8), measured beside it as a peer.
+_ENDS = " UNION ALL ".join(
+    f"SELECT {end}, count(*) FROM {table} WHERE brain_id = %(b)s GROUP BY {end}"
+    for table, end in (
+        ("memory_links", "from_id"),
+        ("memory_links", "to_id"),
+        ("knowledge_edges", "source_id"),
+        ("knowledge_edges", "target_id"),
+    )
+)
 
+
+def overview_floor_ms(brain: SharedBrain) -> float:
     return _ms(
         lambda: brain.conn.execute(
             f"WITH ends(id, n) AS ({_ENDS}) SELECT id, sum(n) FROM ends GROUP BY id",

@@ -249,3 +249,22 @@ def test_a_long_command_on_a_held_brain_exits_busy_naming_the_holder(
     assert busy.code == 5 and "'agentos migration'" in busy.json()["busy"]
     listed = run_cli(capsys, pg_address, "list").json()["results"]
     assert [(t["scope_id"], t["version"]) for t in listed] == [("t1", 1)]
+
+
+def test_reflect_derives_an_insight_on_a_shared_brain(
+    capsys: pytest.CaptureFixture[str], pg_address: str, ollama_server: FakeOllama
+) -> None:
+    notes = [f"Release note {n} mentions the installer" for n in "abcde"]
+    ids = [add(capsys, pg_address, note)["id"] for note in notes]
+    for a, b in zip(ids, ids[1:], strict=False):
+        assert run_cli(capsys, pg_address, "link", a, b, "relates_to").code == 0
+    url = ("--ollama-url", ollama_server.url)
+    done = run_cli(capsys, pg_address, *url, "reflect", "--chat-model", "llama3.2")
+    assert done.code == 0, done.err
+    assert (done.json()["insights"], done.json()["busy"]) == (1, None)
+    listed = run_cli(capsys, pg_address, "list", "--tag", "insight").json()["results"]
+    assert [t["content"] for t in listed] == [
+        "Insight: these memories are about installer, mentions, note"
+    ]
+    assert run_cli(capsys, pg_address, "revert", done.json()["batch_id"]).code == 0
+    assert run_cli(capsys, pg_address, "list", "--tag", "insight").json()["results"] == []

@@ -151,3 +151,49 @@ def test_a_run_while_agentos_holds_the_brain_writes_nothing(qtbot, window, addre
     assert dialog.status.text().startswith("Nothing applied: another long operation")
     assert "'agentos reflect'" in dialog.status.text()
     assert state(address) == before
+
+
+def graph_and_traces(address: str) -> tuple[dict[str, float], dict[str, tuple]]:
+    with SharedBrain.open(address, actor="check") as check:
+        edges = {e["id"]: e["weight"] for e in check.edges()}
+    return edges, state(address)
+
+
+def test_strengthen_and_derive_are_planned_applied_and_undone(
+    qtbot, tmp_path: Path, pg_address: str, ollama_server, monkeypatch
+) -> None:
+    with SharedBrain.open(pg_address, actor="test") as brain:
+        ids = [brain.add(f"Release note {n} mentions the installer").id for n in range(5)]
+        for a, b in zip(ids, ids[1:], strict=False):
+            brain.link(a, b, "relates_to")
+        with brain.conn.transaction():
+            for trace_id in ids[:2]:
+                brain.conn.execute(
+                    "INSERT INTO retrieval_feedback (brain_id, trace_id, signal, query, "
+                    "created_at) VALUES ('team', %s, 'used', 'installer', 1)",
+                    (trace_id,),
+                )
+    before = graph_and_traces(pg_address)
+    monkeypatch.setenv("MEMGUI_OLLAMA_URL", ollama_server.url)
+    window = open_shared_window(qtbot, tmp_path, pg_address)
+    try:
+        dialog = planned(qtbot, window)
+        steps = {index.data(): index for index in rows(dialog.model)}
+        strengthen = steps["Strengthen co-used memories (1)"]
+        derive = steps["Derive insights (1)"]
+        for step in (strengthen, derive):  # planned here, not skipped with a note
+            assert "skipped" not in (step.siblingAtColumn(1).data() or "")
+        [query] = rows(dialog.model, strengthen)
+        assert query.data() == "query “installer”: 1 edge(s)"
+        [insight] = rows(dialog.model, derive)
+        assert insight.data().startswith("new insight: “Insight: these memories are about")
+        dialog.apply_button.click()
+        qtbot.waitUntil(lambda: dialog.run.result is not None, timeout=WAIT_MS)
+        assert dialog.status.text().startswith("Applied: pruned 0, merged 0, 1 insight(s), 1 st")
+        edges, after = graph_and_traces(pg_address)
+        assert len(edges) == len(before[0]) + 1 and len(after) == len(before[1]) + 1
+        qtbot.waitUntil(lambda: window.session.undo_stack.canUndo(), timeout=WAIT_MS)
+        window.window_actions.undo.trigger()
+        assert graph_and_traces(pg_address) == before
+    finally:
+        window.close()

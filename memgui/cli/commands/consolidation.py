@@ -97,11 +97,11 @@ def run_reflect(ctx: CommandContext, args: argparse.Namespace) -> int:
     if args.merge_threshold is not None:
         options.merge_threshold = args.merge_threshold
     options.validated()
-    if ctx.brain_address is not None:
-        return _reflect_shared(ctx, options, dry_run=args.dry_run)
     llm = OllamaChat(ctx.ollama_url, args.chat_model) if "derive" in options.steps else None
     options.llm = llm
     try:
+        if ctx.brain_address is not None:
+            return _reflect_shared(ctx, options, dry_run=args.dry_run)
         if args.dry_run:
             plan = run_to_end(plan_consolidation(ctx.brain, options), _progress)
             _end_progress()
@@ -117,7 +117,7 @@ def run_reflect(ctx: CommandContext, args: argparse.Namespace) -> int:
 
 
 def _reflect_shared(ctx: CommandContext, options: ConsolidationOptions, dry_run: bool) -> int:
-    """On a shared brain (`core/shared_consolidate.py`): prune, merge copies, compact."""
+    """On a shared brain (`core/shared_consolidate.py`): every step but merging by meaning."""
     from memgui.core import shared_consolidate
     from memgui.core.shared_brain import SharedBrain
 

@@ -65,8 +65,8 @@ def overview(brain: Brain | SharedBrain, page: int = 0, size: int = 2_000) -> Ov
 
 
 def _shared_overview(brain: SharedBrain, page: int, size: int) -> Overview:
-    """The same page of a shared brain, in one read-only snapshot: its degrees counted from
-    the link and edge indexes (a shared brain keeps no degrees of its own)."""
+    """The same page of a shared brain, in one read-only snapshot: its degrees kept by the
+    server's triggers (`storage/postgres_degrees.py`), as a file's are."""
     now = brain.now()
     with brain.graph_rows() as src:
         ranked = src.ranked_page(page, size)

@@ -15,6 +15,7 @@ from memgui.core.errors import PostgresPasswordRequired, PostgresUnavailable, Sc
 from memgui.core.model import JournalEntry, TraceFilter
 from memgui.core.storage import (
     journal_states,
+    postgres_degrees,
     postgres_graph,
     postgres_notify,
     postgres_rows,
@@ -41,7 +42,9 @@ SCHEMA_KEY = "memgui_pg_schema"  # brain_meta: the memgui layout a brain id was 
 # nothing.
 # 7: the knowledge graph's tables announce their changes too (`postgres_notify`: a node by
 # its id, an edge by its two ends), so the graph window hears another writer's graph edits.
-SCHEMA_VERSION = 7
+# 8: each node's degree kept in `memgui_degrees` by statement-level triggers
+# (`postgres_degrees`), so the graph's overview is a seek, as on a file.
+SCHEMA_VERSION = 8
 AGENTOS_SCHEMA_VERSION = "2"
 # Full text as AgentOS's Postgres brains have it: English stemming (deploy finds deployed).
 TEXT_CONFIG = "english"
@@ -90,6 +93,8 @@ def connect(
                     conn.execute(SCHEMA)  # idempotent: every statement IF NOT EXISTS
                     conn.execute(postgres_notify.NOTIFY_SCHEMA)  # (CREATE OR REPLACE)
                     conn.execute(postgres_tables.SCHEMA)
+                    if not postgres_degrees.installed(conn):  # counted once, when made
+                        postgres_degrees.install(conn)
         check_not_too_new(conn, address)
     except BaseException:
         conn.close()
@@ -117,7 +122,11 @@ def _schema_current(conn: psycopg.Connection[tuple[Any, ...]]) -> bool:
         "'memory_traces' AND column_name = 'embedding_status' "
         "AND table_schema = current_schema())"
     ).fetchone()
-    return bool(row and row[0]) and postgres_notify.installed(conn)
+    return (
+        bool(row and row[0])
+        and postgres_notify.installed(conn)
+        and postgres_degrees.installed(conn)
+    )
 
 
 def check_not_too_new(conn: psycopg.Connection[tuple[Any, ...]], address: PostgresAddress) -> None:

@@ -102,18 +102,14 @@ class PostgresGraphRows:
         return out
 
     def degrees(self, ids: Iterable[str]) -> dict[str, int]:
-        """How many links and knowledge edges each id has (counted in the indexes)."""
+        """How many links and knowledge edges each id has (kept in `memgui_degrees`)."""
         wanted = list(ids)
         out = dict.fromkeys(wanted, 0)
         if not wanted:
             return out
         for node_id, count in self._rows(
-            "SELECT j.v, "
-            "(SELECT count(*) FROM memory_links WHERE brain_id = %(b)s AND from_id = j.v) + "
-            "(SELECT count(*) FROM memory_links WHERE brain_id = %(b)s AND to_id = j.v) + "
-            "(SELECT count(*) FROM knowledge_edges WHERE brain_id = %(b)s AND source_id = j.v) + "
-            "(SELECT count(*) FROM knowledge_edges WHERE brain_id = %(b)s AND target_id = j.v) "
-            "FROM unnest(%(ids)s::text[]) j(v)",
+            "SELECT d.node_id, d.degree FROM unnest(%(ids)s::text[]) j(v) "
+            "JOIN memgui_degrees d ON d.brain_id = %(b)s AND d.node_id = j.v",
             ids=wanted,
         ):
             out[node_id] = int(count)
@@ -185,13 +181,14 @@ class PostgresGraphRows:
 
     def ranked_page(self, page: int, size: int) -> list[tuple[str, int, int]]:
         """One page of (id, degree, how many nodes are linked) of the linked nodes, busiest
-        first (ties by id, in byte order as on a file): each end index grouped on its own."""
+        first (ties by id, in byte order as on a file): a seek in the degrees' rank index."""
         return [
             (str(node_id), int(degree), int(linked))
             for node_id, degree, linked in self._rows(
-                f"WITH ends(id, n) AS ({_ENDS}) SELECT id, sum(n) AS degree, count(*) OVER () "
-                'FROM ends GROUP BY id ORDER BY degree DESC, id COLLATE "C" '
-                "LIMIT %(size)s OFFSET %(skip)s",
+                "SELECT node_id, degree, "
+                "(SELECT count(*) FROM memgui_degrees WHERE brain_id = %(b)s) "
+                "FROM memgui_degrees WHERE brain_id = %(b)s "
+                'ORDER BY degree DESC, node_id COLLATE "C" LIMIT %(size)s OFFSET %(skip)s',
                 size=size,
                 skip=page * size,
             )
@@ -199,7 +196,7 @@ class PostgresGraphRows:
 
     def linked(self) -> int:
         """How many nodes have a link or an edge (a page past the last has no row to say)."""
-        row = self._rows(f"WITH ends(id, n) AS ({_ENDS}) SELECT count(DISTINCT id) FROM ends")
+        row = self._rows("SELECT count(*) FROM memgui_degrees WHERE brain_id = %(b)s")
         return int(row[0][0]) if row else 0
 
     # --- the whole graph, a page at a time (an export), each page after the last one's key
@@ -274,16 +271,6 @@ _NODE = (
     "(" + _LIVE + " OR (NOT EXISTS (SELECT 1 FROM memory_traces t WHERE t.brain_id = %(b)s "
     "AND t.id = {}) AND EXISTS (SELECT 1 FROM knowledge_nodes n WHERE n.brain_id = %(b)s "
     "AND n.id = {})))"
-)
-
-_ENDS = " UNION ALL ".join(
-    f"SELECT {end}, count(*) FROM {table} WHERE brain_id = %(b)s GROUP BY {end}"
-    for table, end in (
-        ("memory_links", "from_id"),
-        ("memory_links", "to_id"),
-        ("knowledge_edges", "source_id"),
-        ("knowledge_edges", "target_id"),
-    )
 )
 
 
