@@ -12,26 +12,13 @@ from PySide6.QtCore import QSettings
 from PySide6.QtGui import QAction
 
 from memgui.core.shared_brain import SharedBrain
-from memgui.ui.main_window import MainWindow
 from memgui.ui.window.shared_limits import WHY
 from tests.support.brains import fill
+from tests.support.shared_window import shared_window
 from tests.support.waiting import WAIT_MS
-from tests.support.window import Answers, select_row, wait_idle
+from tests.support.window import select_row, wait_idle
 
 pytestmark = pytest.mark.slow  # a real server
-
-
-def shared_window(qtbot, tmp_path: Path, address: str, live: bool = False) -> MainWindow:
-    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    window = MainWindow(settings=settings, live=live)
-    qtbot.addWidget(window)
-    window.edits.ask = Answers()
-    with qtbot.waitSignal(window.shared_brains.connected, timeout=WAIT_MS):
-        window.shared_brains.connect_to(address)
-    window.show()
-    qtbot.waitExposed(window, timeout=WAIT_MS)
-    wait_idle(qtbot, window)
-    return window
 
 
 @pytest.fixture
@@ -123,8 +110,8 @@ def test_what_a_shared_brain_does_not_offer_is_disabled_saying_why(
         consolidate = window.findChild(QAction, "consolidate")
         assert not consolidate.isEnabled() and consolidate.toolTip() == WHY["consolidate"]
         assert not window.graph.action.isEnabled()
-        assert not window.import_export.export.isEnabled()
-        assert not window.window_actions.import_file.isEnabled()
+        assert window.import_export.export.isEnabled()  # import and export work there
+        assert window.window_actions.import_file.isEnabled()
         pane = window.detail
         assert not pane.isTabEnabled(pane.indexOf(pane.similar))
         assert pane.tabToolTip(pane.indexOf(pane.similar)) == WHY["similar"]
@@ -192,15 +179,20 @@ def test_the_command_line_address_and_the_recent_menu_open_it(
         window.close()
 
 
-def test_an_empty_shared_brain_welcomes_and_its_import_buttons_say_why(
-    qtbot, tmp_path: Path, pg_address: str
+def test_an_empty_shared_brain_welcomes_and_its_import_buttons_import(
+    qtbot, tmp_path: Path, pg_address: str, monkeypatch
 ) -> None:
+    from memgui.ui.importing import import_dialog
+
     window = shared_window(qtbot, tmp_path, pg_address)
     try:
         assert window.pages.currentWidget() is window.welcome
-        window.welcome.import_requested.emit()
-        assert window.statusBar().currentMessage() == WHY["import"]
-        assert window.import_export.last_import is None
+        asked: list[bool] = []
+        monkeypatch.setattr(
+            import_dialog, "choose_source", lambda _parent, folder: asked.append(folder)
+        )
+        window.welcome.import_requested.emit()  # the file chooser opens, as on a file
+        assert asked == [False]
     finally:
         window.close()
 

@@ -1,12 +1,13 @@
 """What the window does not offer on a shared brain yet, and why.
 
 A shared brain (PostgreSQL) serves the table, the editor with its undo, keyword search, the
-history, the links, the neighbours, merging and the review of agent activity
-(`core/shared_brain.py`); the graph window, import and export, search by meaning, the similar
-memories, a chat's conversation and the consolidation window need parts of the brain that
-are on files only so far, or calls the window does not make there yet (import, export and
-search by meaning work on the command line). On a shared brain those are disabled, each
-with a tooltip saying why, rather than asked and failing; on a file they are as they were.
+history, the links, the neighbours, merging, the review of agent activity, import and
+export (`core/shared_brain.py`, `core/shared_import.py`, `core/engines.py`); the graph
+window, search by meaning, the similar memories, a chat's conversation and the
+consolidation window need parts of the brain that are on files only so far, or calls the
+window does not make there yet (search by meaning works on the command line). On a shared
+brain those are disabled, each with a tooltip saying why, rather than asked and failing; on
+a file they are as they were.
 """
 
 from __future__ import annotations
@@ -24,9 +25,6 @@ WHY = {
     "graph": f"Not on a shared brain yet: the graph window (its overview, its export) is {SEE}",
     "consolidate": f"Not on a shared brain yet: the consolidation window is {SEE}; "
     "memgui reflect runs there",
-    "import": "Not in the window on a shared brain yet: memgui import imports into it "
-    "(plan, review with --dry-run, revert)",
-    "export": "Not in the window on a shared brain yet: memgui export writes it out",
     "similar": f"Not on a shared brain yet: similar memories are {SEE}",
     "conversation": f"Not on a shared brain yet: conversations are {SEE}",
     "meaning": "Not in the window on a shared brain yet: memgui search --mode semantic "
@@ -48,11 +46,7 @@ class SharedLimits:
 
     def _actions(self) -> list[tuple[QAction, str]]:
         w = self.window
-        found = [
-            (w.window_actions.import_file, "import"),  # Import folder…, Consolidate… follow
-            (w.import_export.export, "export"),
-            (w.import_export.import_folder, "import"),
-        ]
+        found: list[tuple[QAction, str]] = []
         graph = getattr(w, "graph", None)
         if graph is not None:
             found.append((graph.action, "graph"))

@@ -1,0 +1,25 @@
+"""The main window on a shared brain (a real PostgreSQL), as the window tests open it: by
+File ▸ Open shared brain…'s own connect step, waiting for its signal."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QSettings
+
+from memgui.ui.main_window import MainWindow
+from tests.support.waiting import WAIT_MS
+from tests.support.window import Answers, wait_idle
+
+
+def shared_window(qtbot, tmp_path: Path, address: str, live: bool = False) -> MainWindow:
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    window = MainWindow(settings=settings, live=live)
+    qtbot.addWidget(window)
+    window.edits.ask = Answers()
+    with qtbot.waitSignal(window.shared_brains.connected, timeout=WAIT_MS):
+        window.shared_brains.connect_to(address)
+    window.show()
+    qtbot.waitExposed(window, timeout=WAIT_MS)
+    wait_idle(qtbot, window)
+    return window
