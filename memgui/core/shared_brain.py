@@ -55,6 +55,7 @@ from memgui.core.scopes import SweepReport
 from memgui.core.search.hybrid import BACKFILL_BATCH, BackfillReport, Embedder
 from memgui.core.shared_activity import SharedActivity
 from memgui.core.shared_brain_views import SharedBrainViews
+from memgui.core.shared_conversations import SharedConversations
 from memgui.core.storage import (
     postgres,
     postgres_graph,
@@ -79,7 +80,7 @@ if TYPE_CHECKING:
     from memgui.core.storage.postgres_graph_view import PostgresGraphRows
 
 
-class SharedBrain(SharedActivity, SharedBrainViews):
+class SharedBrain(SharedActivity, SharedBrainViews, SharedConversations):
     """One brain id in a PostgreSQL database, over one connection (one thread at a time)."""
 
     def __init__(

@@ -12,8 +12,13 @@ from tests.support.waiting import WAIT_MS
 from tests.support.window import Answers, wait_idle
 
 
-def shared_window(qtbot, tmp_path: Path, address: str, live: bool = False) -> MainWindow:
+def shared_window(
+    qtbot, tmp_path: Path, address: str, live: bool = False, **values: str
+) -> MainWindow:
+    """The window on `address`; `values` go into its settings first (an Ollama URL…)."""
     settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    for key, value in values.items():
+        settings.setValue(key, value)
     window = MainWindow(settings=settings, live=live)
     qtbot.addWidget(window)
     window.edits.ask = Answers()

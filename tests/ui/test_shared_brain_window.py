@@ -117,15 +117,17 @@ def test_what_a_shared_brain_does_not_offer_is_disabled_saying_why(
         assert pane.tabToolTip(pane.indexOf(pane.similar)) == WHY["similar"]
         assert pane.isTabEnabled(pane.indexOf(pane.neighbours))  # the graph's reads work
         box = window.search_bar.mode_box
-        semantic = box.model().item(box.findData("semantic"))
-        assert not semantic.isEnabled() and semantic.toolTip() == WHY["meaning"]
+        assert box.model().item(box.findData("semantic")).isEnabled()  # search by meaning
+        assert box.model().item(box.findData("hybrid")).isEnabled()
+        cognitive = box.model().item(box.findData("cognitive"))
+        assert not cognitive.isEnabled() and cognitive.toolTip() == WHY["cognitive"]
         assert window.window_actions.delete.isEnabled()  # editing is on
         # A brain file opened next has them all back.
         assert window.files.open_path(brain_path)
         wait_idle(qtbot, window)
         assert window.graph.action.isEnabled()
         assert pane.isTabEnabled(pane.indexOf(pane.similar))
-        assert box.model().item(box.findData("semantic")).isEnabled()
+        assert box.model().item(box.findData("cognitive")).isEnabled()
     finally:
         window.close()
 

@@ -26,11 +26,10 @@ WHY = {
     "consolidate": f"Not on a shared brain yet: the consolidation window is {SEE}; "
     "memgui reflect runs there",
     "similar": f"Not on a shared brain yet: similar memories are {SEE}",
-    "conversation": f"Not on a shared brain yet: conversations are {SEE}",
-    "meaning": "Not in the window on a shared brain yet: memgui search --mode semantic "
-    "searches it by meaning; keyword search works here",
+    "cognitive": f"Not on a shared brain yet: the cognitive search is {SEE}; keyword, "
+    "semantic and hybrid search work here",
 }
-SHARED_MODES = ("auto", "keyword")  # what a shared brain searches by
+SHARED_MODES = ("auto", "keyword", "semantic", "hybrid")  # what a shared brain searches by
 
 
 class SharedLimits:
@@ -77,10 +76,7 @@ class SharedLimits:
 
     def _tabs(self, shared: bool) -> None:
         pane = self.window.detail
-        for tab, key in (
-            (pane.similar, "similar"),
-            (pane.conversation, "conversation"),
-        ):
+        for tab, key in ((pane.similar, "similar"),):
             index = pane.indexOf(tab)
             if shared and pane.currentWidget() is tab:
                 pane.setCurrentWidget(pane.editor)
@@ -97,6 +93,6 @@ class SharedLimits:
             if box.itemData(row) in SHARED_MODES:
                 continue
             item.setEnabled(not shared)
-            item.setToolTip(WHY["meaning"] if shared else self._mode_tips[row])
+            item.setToolTip(WHY["cognitive"] if shared else self._mode_tips[row])
         if shared and box.currentData() not in SHARED_MODES:
             box.setCurrentIndex(box.findData("auto"))
