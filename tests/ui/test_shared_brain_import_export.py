@@ -7,6 +7,7 @@ every format the command line exports a shared brain in."""
 from __future__ import annotations
 
 import json
+import tempfile
 from pathlib import Path
 
 import apsw
@@ -17,7 +18,7 @@ from memgui.core.model import TraceFilter
 from memgui.core.progress import run_to_end
 from memgui.core.shared_brain import SharedBrain
 from memgui.core.shared_import import SharedImport
-from memgui.ui.importing.import_jobs import COMMIT_JOB
+from memgui.ui.importing.import_jobs import COMMIT_JOB, PLAN_JOB
 from memgui.ui.importing.import_record_editor import RecordEditor
 from tests.support.brains import fill
 from tests.support.import_export import (
@@ -87,6 +88,14 @@ def test_a_dropped_folder_is_planned_reviewed_committed_and_reverted_on_the_serv
             assert "Alpha: the team keeps its memories on the server" in contents
             qtbot.waitUntil(lambda: window.model.rowCount() == before + len(NOTES), timeout=WAIT_MS)
             assert window.session.undo_stack.undoText().startswith("Import 3")
+            # The window's own import is no agent's activity: marked reviewed on the server.
+            qtbot.waitUntil(
+                lambda: all(
+                    b.batch_id != result.batch_id
+                    for b in check.unreviewed_batches(limit=200).batches
+                ),
+                timeout=WAIT_MS,
+            )
 
             dialog.review.revert_button.click()  # the import's undo step, on the server
             assert check.count() == before
@@ -94,6 +103,28 @@ def test_a_dropped_folder_is_planned_reviewed_committed_and_reverted_on_the_serv
             assert check.count() == before + len(NOTES)
             dialog.close()
             assert not staged_file.exists()  # the staged copy goes with the window
+    finally:
+        window.close()
+
+
+def test_a_plan_cancelled_while_staging_leaves_no_staged_file(
+    qtbot, tmp_path: Path, filled: str, monkeypatch
+) -> None:
+    scratch = tmp_path / "scratch"  # the staged copies' temporary folder, for this test
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    window = shared_window(qtbot, tmp_path, filled)
+    try:
+        cancel_at(monkeypatch, window.runner, PLAN_JOB, lambda event: True)
+        dialog = window.import_export.import_path(write_notes(tmp_path / "vault", NOTES))
+        assert dialog is not None
+        with qtbot.waitSignal(dialog.run.cancelled, timeout=WAIT_MS) as blocker:
+            pass
+        assert blocker.args == ["plan"] and dialog.run.plan is None
+        qtbot.waitUntil(
+            lambda: all(j.name != PLAN_JOB for j in window.runner.active_jobs), timeout=WAIT_MS
+        )
+        assert list(scratch.iterdir()) == []
     finally:
         window.close()
 
