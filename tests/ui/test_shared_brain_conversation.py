@@ -1,6 +1,6 @@
-"""The detail pane's Conversation tab on a shared brain (a real PostgreSQL): a memory
-imported from a chat shows the chat, its messages in order, read on the server; a memory
-typed by hand has no such tab, as on a file."""
+"""The detail pane's Conversation tab on a shared brain (a real PostgreSQL): a ChatGPT export
+imported through the import window, a memory of it shows the chat, its messages in order,
+read on the server; a memory typed by hand has no such tab, as on a file."""
 
 from __future__ import annotations
 
@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from memgui.core.progress import run_to_end
 from memgui.core.shared_brain import SharedBrain
-from memgui.core.shared_import import SharedImport
+from tests.support.import_export import commit_and_wait, open_and_plan
 from tests.support.paths import CORPORA
 from tests.support.shared_window import shared_window
 from tests.support.waiting import WAIT_MS
@@ -25,16 +24,21 @@ def test_a_chat_memory_shows_its_conversation_from_the_server(
     qtbot, tmp_path: Path, pg_address: str
 ) -> None:
     with SharedBrain.open(pg_address, actor="test") as brain:
-        with SharedImport(brain) as job:
-            run_to_end(job.commit(run_to_end(job.plan(CHAT_EXPORT, "chatgpt"))))
-        from_chat = next(
-            t for t in brain.list_traces(limit=200) if t.metadata.get("conversation_id")
-        )
-        expected = brain.conversation_of(from_chat.id)
         plain = brain.add("A memory typed by hand").id
-    assert expected is not None and expected["messages"]
     window = shared_window(qtbot, tmp_path, pg_address)
     try:
+        # The chat export imported through the import window, its review the file's.
+        dialog = open_and_plan(qtbot, window, CHAT_EXPORT)
+        assert dialog.run.plan.format == "chatgpt"
+        assert commit_and_wait(qtbot, dialog).imported > 0
+        dialog.close()
+        with SharedBrain.open(pg_address, actor="check") as check:
+            from_chat = next(
+                t for t in check.list_traces(limit=200) if t.metadata.get("conversation_id")
+            )
+            expected = check.conversation_of(from_chat.id)
+        assert expected is not None and expected["messages"]
+        qtbot.waitUntil(lambda: window.model.row_of(from_chat.id) >= 0, timeout=WAIT_MS)
         pane, tab = window.detail, window.detail.conversation
         index = pane.indexOf(tab)
         select_row(window, window.model.row_of(from_chat.id))
