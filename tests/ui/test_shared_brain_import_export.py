@@ -216,3 +216,29 @@ def test_export_writes_a_shared_brain_in_every_format(qtbot, tmp_path: Path, fil
         assert list((tmp_path / "out" / "team-markdown").rglob("*.md"))
     finally:
         window.close()
+
+
+def test_the_windows_own_import_is_not_taken_for_another_programs_write(
+    qtbot, tmp_path: Path, filled: str
+) -> None:
+    """Written on a connection of the import's job, its change notices are the window's
+    own: no "another program changed" for them; another machine's write right after is."""
+    window = shared_window(qtbot, tmp_path, filled, live=True)
+    try:
+        qtbot.waitUntil(
+            lambda: window.shared_live is not None and window.shared_live.listener is not None,
+            timeout=WAIT_MS,
+        )
+        said: list[str] = []
+        window.statusBar().messageChanged.connect(said.append)
+        dialog = open_and_plan(qtbot, window, write_notes(tmp_path / "vault", NOTES))
+        assert commit_and_wait(qtbot, dialog).imported == len(NOTES)
+        with SharedBrain.open(filled, actor="agentos") as other:
+            added = other.add("written by another machine's agent after the import")
+        # Notices reach the window in commit order: once this one is in, the import's were.
+        qtbot.waitUntil(lambda: window.model.row_of(added.id) >= 0, timeout=WAIT_MS)
+        heard = [m for m in said if m.startswith("another program changed")]
+        assert heard == ["another program changed 1 memories of the shared brain"], said
+        dialog.close()
+    finally:
+        window.close()

@@ -108,6 +108,7 @@ class SharedStaging:
         if staging is None or staging.staged is None:
             raise StagedPlanGone()
         server = self._open()
+        self.session.note_own_connection(server)  # its notices are this window's own
         staging.shared = server
         try:
             return (yield from staging.commit(planned, cancel_requested=cancel_requested))

@@ -322,7 +322,7 @@ class SemanticService(QObject):
 
         self.backfilling = True
         self.shared_backfill = start_shared_backfill(
-            self.runner, session, self.embedder_for(config), ended
+            self.runner, session, lambda: self.embedder_for(config), ended
         )
         return True
 

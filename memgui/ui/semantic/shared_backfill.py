@@ -24,10 +24,13 @@ from memgui.ui.session import BrainSession
 BACKFILL_JOB = "embedding"  # a quiet job: closing never asks about it (a batch is kept)
 
 
-def _backfill(session: BrainSession, embedder: OllamaEmbedder) -> Generator[Progress, None, Any]:
+def _backfill(
+    session: BrainSession, make_embedder: Callable[[], OllamaEmbedder]
+) -> Generator[Progress, None, Any]:
     reader = cast(SharedBrain, session.open_reader())
+    session.note_own_connection(reader)  # it announces its rows itself (below)
     try:
-        reader.use_embedder(embedder)
+        reader.use_embedder(make_embedder())  # made here: never on the GUI thread
         return (yield from reader.backfill())
     finally:
         reader.close()
@@ -36,7 +39,7 @@ def _backfill(session: BrainSession, embedder: OllamaEmbedder) -> Generator[Prog
 def start_shared_backfill(
     runner: JobRunner,
     session: BrainSession,
-    embedder: OllamaEmbedder,
+    make_embedder: Callable[[], OllamaEmbedder],
     ended: Callable[[int | None, str], None],
 ) -> Job:
     """Embed `session`'s pending memories in a job; `ended(remaining, error)` follows on
@@ -44,7 +47,7 @@ def start_shared_backfill(
     on the session's bus as the upkeep's are (a reset by the actor "embedding")."""
     # On a thread of its own: closing the window never waits for an Ollama that holds a
     # batch (the job ends after it, on its own connection).
-    job = runner.start(BACKFILL_JOB, lambda: _backfill(session, embedder), own_thread=True)
+    job = runner.start(BACKFILL_JOB, lambda: _backfill(session, make_embedder), own_thread=True)
 
     def finished(report: Any) -> None:  # core.search.hybrid.BackfillReport
         if report.embedded:
