@@ -1,13 +1,12 @@
 """What the window does not offer on a shared brain yet, and why.
 
-A shared brain (PostgreSQL) serves the table, the editor with its undo, keyword search, the
-history, the links, the neighbours, merging, the review of agent activity, import and
-export (`core/shared_brain.py`, `core/shared_import.py`, `core/engines.py`); the graph
-window, search by meaning, the similar memories, a chat's conversation and the
-consolidation window need parts of the brain that are on files only so far, or calls the
-window does not make there yet (search by meaning works on the command line). On a shared
-brain those are disabled, each with a tooltip saying why, rather than asked and failing; on
-a file they are as they were.
+A shared brain (PostgreSQL) serves the table, the editor with its undo, keyword, semantic
+and hybrid search, the history, the links, the neighbours, a chat's conversation, merging,
+the review of agent activity, import and export (`core/shared_brain.py`,
+`core/shared_import.py`, `core/engines.py`); the graph window, the cognitive search, the
+similar memories and the consolidation window need parts of the brain that are on files
+only so far. On a shared brain those are disabled, each with a tooltip saying why, rather
+than asked and failing; on a file they are as they were.
 """
 
 from __future__ import annotations
