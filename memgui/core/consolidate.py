@@ -6,6 +6,9 @@
     result = run_to_end(apply(brain, plan))     # one transaction, one journal batch
     brain.revert(result.batch_id)               # undoes the whole run
 
+On a shared brain (PostgreSQL) the same two calls plan and apply there
+(`shared_consolidate`), holding the brain id's advisory lock instead of the file's.
+
 AgentOS, mem0 and others consolidate blind; here every step's candidates are listed with why
 (`consolidate_plan`), found as AgentOS's loop finds them (`consolidate_steps`,
 `consolidate_derive`), and written only when accepted (`consolidate_apply`): soft deletes
@@ -43,6 +46,7 @@ from memgui.core.progress import Job, Progress, run_to_end
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
+    from memgui.core.shared_brain import SharedBrain
 
 __all__ = [
     "STEPS",
@@ -74,11 +78,22 @@ def plan_consolidation(
     """Find every step's candidates (a job: yields Progress, returns the plan); writes
     nothing. While another consolidation of the brain runs, the plan is empty and `busy`
     says who holds it."""
+    if (shared := _shared(brain)) is not None:
+        from memgui.core import shared_consolidate
+
+        return (yield from shared_consolidate.plan_job(shared, options, cancel_requested))
     options = _options(options)
     with ConsolidationLock(brain.path) as holder:
         if holder is not None:
             return _busy_plan(brain, options, holder)
         return (yield from _plan(brain, options, cancel_requested or _never))
+
+
+def _shared(brain: object) -> SharedBrain | None:
+    """`brain` when it is a shared brain (PostgreSQL): `shared_consolidate` runs there."""
+    from memgui.core.shared_brain import SharedBrain
+
+    return brain if isinstance(brain, SharedBrain) else None
 
 
 def _options(options: ConsolidationOptions | None) -> ConsolidationOptions:
@@ -182,6 +197,11 @@ def apply(
             plan.brain_id,
         )
     keys = None if accepted is None else _checked_keys(plan, accepted)
+    if (shared := _shared(brain)) is not None:
+        from memgui.core import shared_consolidate
+
+        stop = cancel_requested or _never
+        return (yield from shared_consolidate.apply_job(shared, plan, keys, stop, actor))
     with ConsolidationLock(brain.path) as holder:
         if holder is not None:
             result = ConsolidationResult()

@@ -190,7 +190,7 @@ def _refuse_outdated(
         if current is None:
             changed.append((trace_id, "it no longer exists"))
         elif seen is not None and current != seen:
-            changed.append((trace_id, _how(seen, current)))
+            changed.append((trace_id, how_changed(seen, current)))
     for eid in sorted({p.edge_id for c in strengthens for p in c.pairs}):
         if co_activation_edge(brain, eid) != plan.seen_edges.get(eid):
             changed.append((f"co-activation edge {eid}", "it changed"))
@@ -198,7 +198,8 @@ def _refuse_outdated(
         raise ConsolidationOutdated(len(changed), *changed[0])
 
 
-def _how(seen: tuple[int, int | None, bool], now: tuple[int, int | None, bool]) -> str:
+def how_changed(seen: tuple[int, int | None, bool], now: tuple[int, int | None, bool]) -> str:
+    """What befell a trace between planning (`seen`) and now, in a few words."""
     if seen[2] != now[2]:
         return "it was forgotten" if now[2] else "it was restored"
     if seen[0] != now[0]:

@@ -7,6 +7,8 @@
   nothing);
 - `merge_nodes`: knowledge nodes into one survivor: the others' edges are moved to it (an
   edge it already has, or one that would join it to itself, is dropped), then they go.
+
+On a shared brain (PostgreSQL) each is `shared_graph_edits`' with the same checks and rows.
 """
 
 from __future__ import annotations
@@ -23,21 +25,16 @@ from memgui.core.changes import (
 )
 from memgui.core.errors import InvalidArgument, NotFound
 from memgui.core.graph import node_properties
-from memgui.core.model import check_id, check_text
+from memgui.core.graph_edit_rules import MEMORY_GRAPH, checked_merge, edge_type_of
+from memgui.core.model import check_id
 from memgui.core.storage import journal_rows, store
 
 if TYPE_CHECKING:
     from memgui.core.brain_write import BrainContext
+    from memgui.core.shared_brain import SharedBrain
     from memgui.core.storage.db import WriteBatch
 
-MEMORY_GRAPH = "memory_graph"
 EDGE_COLUMNS = "id, source_id, target_id, type, weight, bidirectional, metadata, created_at"
-
-
-def _edge_type(value: object) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise InvalidArgument("type", f"must be a non-empty string (got {value!r})", value)
-    return check_text("type", value)
 
 
 def _node_row(brain: BrainContext, node_id: str) -> tuple[Any, ...] | None:
@@ -77,14 +74,25 @@ def _graph_end(brain: BrainContext, batch: WriteBatch, end_id: str) -> None:
     journal_rows.insert_row(brain.db, batch, brain.brain_id, "node", node)
 
 
+def _shared(brain: object) -> SharedBrain | None:
+    """`brain` when it is a shared brain (PostgreSQL): its edits are `shared_graph_edits`'."""
+    from memgui.core.shared_brain import SharedBrain
+
+    return brain if isinstance(brain, SharedBrain) else None
+
+
 def connect(
     brain: BrainContext, source_id: str, target_id: str, type: str, actor: str | None = None
 ) -> ChangesWithId:
     """A knowledge edge `source → target` of `type`; `.id` is its id (an existing one of the
     same ends and type is kept as it is: nothing changed)."""
+    if (shared := _shared(brain)) is not None:
+        from memgui.core import shared_graph_edits
+
+        return shared_graph_edits.connect(shared, source_id, target_id, type, actor)
     check_id("source_id", source_id, "trace or node id")
     check_id("target_id", target_id, "trace or node id")
-    edge_type = _edge_type(type)
+    edge_type = edge_type_of(type)
     if source_id == target_id:
         raise InvalidArgument("target_id", f"must differ from source_id (got {target_id!r})")
     write = brain.write("connect", actor=actor)
@@ -110,6 +118,10 @@ def connect(
 
 def remove_edge(brain: BrainContext, edge_id: str, actor: str | None = None) -> Changes:
     """Remove one knowledge edge; nothing changed (false) when there was none of that id."""
+    if (shared := _shared(brain)) is not None:
+        from memgui.core import shared_graph_edits
+
+        return shared_graph_edits.remove_edge(shared, edge_id, actor)
     check_id("edge_id", edge_id, "edge id")
     write = brain.write("remove edge", actor=actor)
     with write as batch:
@@ -120,6 +132,10 @@ def remove_edge(brain: BrainContext, edge_id: str, actor: str | None = None) -> 
 def delete_node(brain: BrainContext, node_id: str, actor: str | None = None) -> ChangesWithCount:
     """Delete a knowledge node and its edges; `.count` is how many edges went with it. A
     live trace's copy is not deleted here: forget the trace."""
+    if (shared := _shared(brain)) is not None:
+        from memgui.core import shared_graph_edits
+
+        return shared_graph_edits.delete_node(shared, node_id, actor)
     check_id("node_id", node_id, "node id")
     write = brain.write("delete node", actor=actor)
     with write as batch:
@@ -142,15 +158,11 @@ def merge_nodes(
 ) -> ChangesWithCount:
     """Merge knowledge nodes into `survivor` (one of `ids`); `.count` is how many edges
     moved to it (the others, already its own or joining it to itself, were dropped)."""
-    if isinstance(ids, str) or not isinstance(ids, list | tuple):
-        raise InvalidArgument("ids", f"must be a list of node ids (got {ids!r:.80})", ids)
-    for i, node_id in enumerate(ids):
-        check_id(f"ids[{i}]", node_id, "node id")
-    unique = list(dict.fromkeys(ids))
-    if len(unique) < 2:
-        raise InvalidArgument("ids", f"must name at least 2 different nodes (got {list(ids)})")
-    if survivor not in unique:
-        raise InvalidArgument("survivor", f"must be one of ids (got {survivor!r})", survivor)
+    if (shared := _shared(brain)) is not None:
+        from memgui.core import shared_graph_edits
+
+        return shared_graph_edits.merge_nodes(shared, ids, survivor, actor)
+    unique = checked_merge(ids, survivor)
     moved = 0
     write = brain.write("merge nodes", actor=actor)
     with write as batch:

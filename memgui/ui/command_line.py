@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from memgui.cli.registry import CommandContext, command, opens_the_app, reports_versions
-from memgui.core.errors import InvalidArgument
+from memgui.core.errors import InvalidArgument, NotOnPostgres
 from memgui.core.model import check_id
 
 SIZE_MIN, SIZE_MAX = 200, 10_000  # what the window can be drawn at (ui/screenshot.py)
@@ -97,16 +97,24 @@ def _configure_screenshot(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _brain_or_address(given: str) -> str | Path:
+    from memgui.core.shared_brain import is_postgres_address
+
+    return given if is_postgres_address(given) else Path(given)
+
+
 @command(
     "screenshot",
     "render the app's window for a brain to a PNG",
     configure=_configure_screenshot,
+    on_shared_brains=True,  # the window opens a shared brain as it opens a file
 )
 def run_screenshot(ctx: CommandContext, args: argparse.Namespace) -> None:
+    brain_path: str | Path
     if args.second is None:
-        brain_path, out_png = ctx.brain_path, Path(args.first)
-    else:
-        brain_path, out_png = Path(args.first), Path(args.second)
+        brain_path, out_png = ctx.brain_address or ctx.brain_path, Path(args.first)
+    else:  # a shared brain's address as it is (a Path would mangle its //)
+        brain_path, out_png = _brain_or_address(args.first), Path(args.second)
     # What the drawing would trip over, said as invalid input (exit 2) before Qt starts.
     if out_png.is_dir():
         raise InvalidArgument("out", f"is a folder, not a PNG file (got '{out_png}')", str(out_png))
@@ -116,6 +124,8 @@ def run_screenshot(ctx: CommandContext, args: argparse.Namespace) -> None:
         raise InvalidArgument(
             "import", f"does not exist (got '{args.import_path}')", args.import_path
         )
+    if args.import_path is not None and isinstance(brain_path, str):
+        raise NotOnPostgres("memgui screenshot --import")
     if args.consolidate:
         from memgui.ui.consolidation.consolidation_screenshot import render_consolidation
 

@@ -2,6 +2,8 @@
 
 Used for the docs and the tests. The window runs with its own throw-away settings (the
 person's column choices and recent files are not read or changed) and without live refresh.
+The brain is a file, or a shared brain's `postgresql://…?brain_id=…` address (its password
+from PGPASSWORD or ~/.pgpass: nobody is asked).
 """
 
 from __future__ import annotations
@@ -18,8 +20,9 @@ from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication, QWidget
 
 from memgui.core.errors import NotFound
+from memgui.core.shared_brain import SharedBrain, is_postgres_address
 from memgui.ui.command_line import TABS
-from memgui.ui.session import BrainSession
+from memgui.ui.session import ACTOR, BrainSession
 
 if TYPE_CHECKING:
     from memgui.ui.main_window import MainWindow
@@ -43,9 +46,26 @@ def settle(
     app.processEvents()
 
 
+def brain_place(brain: str | Path) -> str | Path:
+    """A shared brain's address as it is, else the brain file, which must be there."""
+    if isinstance(brain, str) and is_postgres_address(brain):
+        return brain
+    path = Path(brain).expanduser()
+    if not path.is_file():
+        raise FileNotFoundError(f"no brain at {path}")
+    return path
+
+
+def _session(place: str | Path) -> BrainSession:
+    if isinstance(place, str):
+        return BrainSession.of_shared(SharedBrain.open(place, actor=ACTOR))
+    return BrainSession.open(place)
+
+
 @contextmanager
-def offscreen_window(path: Path) -> Iterator[tuple[QApplication, MainWindow]]:
-    """A main window on `path` with throw-away settings and no live refresh, closed after."""
+def offscreen_window(path: str | Path) -> Iterator[tuple[QApplication, MainWindow]]:
+    """A main window on `path` (a file, or a shared brain's address: `brain_place`) with
+    throw-away settings and no live refresh, closed after."""
     if QApplication.instance() is None and not os.environ.get("DISPLAY"):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from memgui.ui.app import application
@@ -56,7 +76,7 @@ def offscreen_window(path: Path) -> Iterator[tuple[QApplication, MainWindow]]:
         settings = QSettings(str(Path(scratch) / "settings.ini"), QSettings.Format.IniFormat)
         window = MainWindow(settings=settings, live=False)
         try:
-            window.set_session(BrainSession.open(path))
+            window.set_session(_session(path))
             yield app, window
         finally:
             window.runner.shutdown()
@@ -118,9 +138,7 @@ def render(
     """
     if view not in VIEWS:
         raise ValueError(f"view must be one of {', '.join(VIEWS)} (got {view!r})")
-    path = Path(brain_path).expanduser()
-    if not path.is_file():
-        raise FileNotFoundError(f"no brain at {path}")
+    path = brain_place(brain_path)
     if tab is not None and tab not in TABS:
         raise ValueError(f"tab must be one of {', '.join(TABS)} (got {tab!r})")
     width, height = size

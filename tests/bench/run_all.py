@@ -53,6 +53,7 @@ BENCHMARKS: dict[str, tuple[list[str], list[str]]] = {
     "bench_startup": ([], ["--runs", "1"]),
     "bench_pg_notify": ([], ["--adds", "200", "--rounds", "1", "--bulk", "10000"]),
     "bench_shared_ui": ([], ["--traces", "5000", "--runs", "1"]),
+    "bench_shared_graph": ([], ["--traces", "5000", "--runs", "1"]),
     "bench_shared_import_ui": (
         ["--traces", "100000", "--notes", "200", "--runs", "3"],
         ["--traces", "5000", "--notes", "20", "--runs", "1"],

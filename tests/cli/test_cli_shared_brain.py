@@ -243,6 +243,8 @@ def test_a_long_command_on_a_held_brain_exits_busy_naming_the_holder(
             other.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", ("agentos_brain:team",))
             refused = run_text(capsys, pg_address, "scope-refile", "thread", "t1", "t2")
             busy = run_cli(capsys, pg_address, "reflect")
+            busy_plan = run_cli(capsys, pg_address, "reflect", "--dry-run")
+    assert busy_plan.code == 5 and "'agentos migration'" in busy_plan.json()["busy"]
     assert refused.code == 5 and "is busy: 'agentos migration'" in refused.err, refused.err
     assert "scope-refile was not done, nothing was written" in refused.err
     assert busy.code == 5 and "'agentos migration'" in busy.json()["busy"]

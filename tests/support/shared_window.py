@@ -1,5 +1,4 @@
-"""The main window on a shared brain (a real PostgreSQL), as the window tests open it: by
-File ▸ Open shared brain…'s own connect step, waiting for its signal."""
+"""The window on a shared brain in tests: opened by File ▸ Open shared brain…'s job."""
 
 from __future__ import annotations
 
@@ -12,10 +11,11 @@ from tests.support.waiting import WAIT_MS
 from tests.support.window import Answers, wait_idle
 
 
-def shared_window(
+def open_shared_window(
     qtbot, tmp_path: Path, address: str, live: bool = False, **values: str
 ) -> MainWindow:
-    """The window on `address`; `values` go into its settings first (an Ollama URL…)."""
+    """A shown window on the shared brain at `address`, its questions answered by `Answers`;
+    `values` go into its settings first (an Ollama URL…)."""
     settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
     for key, value in values.items():
         settings.setValue(key, value)
@@ -27,4 +27,9 @@ def shared_window(
     window.show()
     qtbot.waitExposed(window, timeout=WAIT_MS)
     wait_idle(qtbot, window)
+    if live:
+        qtbot.waitUntil(
+            lambda: window.shared_live is not None and window.shared_live.listener is not None,
+            timeout=WAIT_MS,
+        )
     return window

@@ -11,7 +11,7 @@ import pytest
 from memgui.core.shared_brain import SharedBrain
 from tests.support.import_export import commit_and_wait, open_and_plan
 from tests.support.paths import CORPORA
-from tests.support.shared_window import shared_window
+from tests.support.shared_window import open_shared_window
 from tests.support.waiting import WAIT_MS
 from tests.support.window import select_row
 
@@ -25,7 +25,7 @@ def test_a_chat_memory_shows_its_conversation_from_the_server(
 ) -> None:
     with SharedBrain.open(pg_address, actor="test") as brain:
         plain = brain.add("A memory typed by hand").id
-    window = shared_window(qtbot, tmp_path, pg_address)
+    window = open_shared_window(qtbot, tmp_path, pg_address)
     try:
         # The chat export imported through the import window, its review the file's.
         dialog = open_and_plan(qtbot, window, CHAT_EXPORT)

@@ -33,7 +33,7 @@ from tests.support.import_export import (
     write_csv,
     write_notes,
 )
-from tests.support.shared_window import shared_window
+from tests.support.shared_window import open_shared_window
 from tests.support.waiting import WAIT_MS
 
 pytestmark = pytest.mark.slow  # a real server
@@ -56,7 +56,7 @@ def filled(pg_address: str) -> str:
 def test_a_dropped_folder_is_planned_reviewed_committed_and_reverted_on_the_server(
     qtbot, tmp_path: Path, filled: str
 ) -> None:
-    window = shared_window(qtbot, tmp_path, filled)
+    window = open_shared_window(qtbot, tmp_path, filled)
     try:
         assert window.window_actions.import_file.isEnabled()
         assert window.import_export.import_folder.isEnabled()
@@ -113,7 +113,7 @@ def test_a_plan_cancelled_while_staging_leaves_no_staged_file(
     scratch = tmp_path / "scratch"  # the staged copies' temporary folder, for this test
     scratch.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(scratch))
-    window = shared_window(qtbot, tmp_path, filled)
+    window = open_shared_window(qtbot, tmp_path, filled)
     try:
         cancel_at(monkeypatch, window.runner, PLAN_JOB, lambda event: True)
         dialog = window.import_export.import_path(write_notes(tmp_path / "vault", NOTES))
@@ -133,7 +133,7 @@ def test_a_commit_cancelled_halfway_writes_nothing_on_the_server(
     qtbot, tmp_path: Path, pg_address: str, monkeypatch
 ) -> None:
     rows = 2_500  # the commit reports progress (and can stop) every 2,000 records
-    window = shared_window(qtbot, tmp_path, pg_address)
+    window = open_shared_window(qtbot, tmp_path, pg_address)
     try:
         dialog = open_and_plan(qtbot, window, write_csv(tmp_path / "facts.csv", rows))
         assert dialog.run.plan.counts["new"] == rows
@@ -169,7 +169,7 @@ def test_a_commit_the_server_changed_under_is_planned_again(
             "UPDATE memory_traces SET tags = ? WHERE id = ?",
             (json.dumps([*json.loads(tags), "brought-later"]), trace_id),
         )
-    window = shared_window(qtbot, tmp_path, pg_address)
+    window = open_shared_window(qtbot, tmp_path, pg_address)
     try:
         dialog = open_and_plan(qtbot, window, agentos_copy)
         first = dialog.run.plan
@@ -195,7 +195,7 @@ def test_a_commit_the_server_changed_under_is_planned_again(
 
 
 def test_export_writes_a_shared_brain_in_every_format(qtbot, tmp_path: Path, filled: str) -> None:
-    window = shared_window(qtbot, tmp_path, filled)
+    window = open_shared_window(qtbot, tmp_path, filled)
     try:
         assert window.import_export.export.isEnabled()
         with SharedBrain.open(filled, actor="check") as check:
@@ -223,7 +223,7 @@ def test_the_windows_own_import_is_not_taken_for_another_programs_write(
 ) -> None:
     """Written on a connection of the import's job, its change notices are the window's
     own: no "another program changed" for them; another machine's write right after is."""
-    window = shared_window(qtbot, tmp_path, filled, live=True)
+    window = open_shared_window(qtbot, tmp_path, filled, live=True)
     try:
         qtbot.waitUntil(
             lambda: window.shared_live is not None and window.shared_live.listener is not None,

@@ -13,7 +13,7 @@ from memgui.core.search.embed import OLLAMA_URL_ENV
 from memgui.core.shared_brain import SharedBrain
 from memgui.ui.dialogs.settings_dialog import MODEL_KEY, URL_KEY
 from memgui.ui.main_window import MainWindow
-from tests.support.shared_window import shared_window
+from tests.support.shared_window import open_shared_window
 from tests.support.waiting import WAIT_MS
 from tests.support.window import wait_idle
 
@@ -51,7 +51,7 @@ def test_semantic_and_hybrid_search_a_shared_brain_by_meaning(
         for text in TEXTS:
             brain.add(text)
     values = {URL_KEY: ollama_server.url, MODEL_KEY: "nomic-embed-text"}
-    window = shared_window(qtbot, tmp_path, pg_address, **values)
+    window = open_shared_window(qtbot, tmp_path, pg_address, **values)
     try:
         semantic = window.semantic
         qtbot.waitUntil(lambda: semantic.light.status == "reachable", timeout=WAIT_MS)
@@ -91,7 +91,7 @@ def test_without_ollama_a_search_by_meaning_says_why_and_answers_by_keyword(
         for text in TEXTS:
             brain.add(text)
     ollama_server.stop()
-    window = shared_window(qtbot, tmp_path, pg_address, **{URL_KEY: ollama_server.url})
+    window = open_shared_window(qtbot, tmp_path, pg_address, **{URL_KEY: ollama_server.url})
     try:
         qtbot.waitUntil(lambda: window.semantic.light.status == "down", timeout=WAIT_MS)
         search(qtbot, window, "semantic", "automobile")

@@ -126,7 +126,7 @@ def _reflect_shared(ctx: CommandContext, options: ConsolidationOptions, dry_run:
     if dry_run:
         plan = shared_consolidate.plan_consolidation(brain, options)
         ctx.emit(dict(plan.to_json(), dry_run=True), plan_lines(plan))
-        return 0
+        return EXIT_BUSY if plan.busy else 0  # planned while another long operation held it
     result = shared_consolidate.reflect(brain, options)
     ctx.emit(result.to_json(), result_lines(result))
     return EXIT_BUSY if result.busy else 0

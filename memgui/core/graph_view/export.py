@@ -28,6 +28,7 @@ from memgui.core.progress import Cancelled, Job, Progress
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
+    from memgui.core.shared_brain import SharedBrain
 
 FORMATS = ("graphml", "gexf")
 PAGE = 5_000
@@ -201,13 +202,17 @@ def write_shown(
 
 
 def export_whole(
-    brain: Brain,
+    brain: Brain | SharedBrain,
     path: str | os.PathLike[str],
     fmt: str,
     cancelled: Callable[[], bool] | None = None,
 ) -> Job[dict[str, int]]:
     """Every live memory and knowledge node, every link and edge between them; a job."""
     fmt = check_format(fmt)
+    from memgui.core.shared_brain import SharedBrain
+
+    if isinstance(brain, SharedBrain):
+        return (yield from _export_shared(brain, path, fmt, cancelled))
     counts = {"nodes": 0, "edges": 0}
     with _whole_file(path) as out:
         writer = _Writer(out, fmt)
@@ -231,6 +236,72 @@ def export_whole(
                 counts["edges"] += len(page)
                 yield Progress(counts["nodes"], None, f"wrote {counts['edges']} edges")
                 _check(cancelled)
+        writer.end()
+    return counts
+
+
+def _export_shared(
+    brain: SharedBrain,
+    path: str | os.PathLike[str],
+    fmt: str,
+    cancelled: Callable[[], bool] | None,
+) -> Job[dict[str, int]]:
+    """`export_whole` of a shared brain: the same file, read a page at a time by key (each
+    page a snapshot of its own, as each page of a file is read under its lock alone)."""
+    counts = {"nodes": 0, "edges": 0}
+    now = brain.now()
+    with _whole_file(path) as out:
+        writer = _Writer(out, fmt)
+        writer.start()
+        writer.nodes_start()
+        after = ""
+        while True:
+            with brain.graph_rows() as src:
+                nodes = src.trace_page(after, PAGE, now)
+            if not nodes:
+                break
+            for node in nodes:
+                writer.node(node)
+            after = nodes[-1].id
+            counts["nodes"] += len(nodes)
+            yield Progress(counts["nodes"], None, f"wrote {counts['nodes']} nodes")
+            _check(cancelled)
+        after = ""
+        while True:
+            with brain.graph_rows() as src:
+                nodes = src.node_page(after, PAGE)
+            if not nodes:
+                break
+            for node in nodes:
+                writer.node(node)
+            after = nodes[-1].id
+            counts["nodes"] += len(nodes)
+        writer.edges_start()
+        link_after = ("", "", "")
+        while True:
+            with brain.graph_rows() as src:
+                edges = src.link_page(link_after, PAGE)
+            if not edges:
+                break
+            for edge in edges:
+                writer.edge(edge)
+            last = edges[-1]
+            link_after = (last.source, last.target, last.kind)
+            counts["edges"] += len(edges)
+            yield Progress(counts["nodes"], None, f"wrote {counts['edges']} edges")
+            _check(cancelled)
+        after = ""
+        while True:
+            with brain.graph_rows() as src:
+                edges = src.edge_page(after, PAGE)
+            if not edges:
+                break
+            for edge in edges:
+                writer.edge(edge)
+            after = edges[-1].key.removeprefix("edge|")
+            counts["edges"] += len(edges)
+            yield Progress(counts["nodes"], None, f"wrote {counts['edges']} edges")
+            _check(cancelled)
         writer.end()
     return counts
 

@@ -22,6 +22,7 @@ from memgui.core.storage import degrees as kept_degrees
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
+    from memgui.core.shared_brain import SharedBrain
     from memgui.core.storage.db import Database
 
 MAX_PAGE_SIZE = 20_000
@@ -39,10 +40,14 @@ class Overview:
         return max(1, -(-self.linked // self.size))
 
 
-def overview(brain: Brain, page: int = 0, size: int = 2_000) -> Overview:
+def overview(brain: Brain | SharedBrain, page: int = 0, size: int = 2_000) -> Overview:
     """Page `page` of the nodes ranked by degree (highest first; ties by id)."""
     check_int_range("size", size, 1, MAX_PAGE_SIZE)
     check_int_range("page", page, 0, 2**31)
+    from memgui.core.shared_brain import SharedBrain
+
+    if isinstance(brain, SharedBrain):
+        return _shared_overview(brain, page, size)
     db, bid, now = brain.db, brain.brain_id, brain.now()
     with db.lock:
         ranked = _ranked_page(db, bid, page, size)
@@ -56,6 +61,25 @@ def overview(brain: Brain, page: int = 0, size: int = 2_000) -> Overview:
             if i in nodes and not nodes[i].deleted
         }
         found.edges = rows.edges_among(db, bid, found.nodes)
+    return Overview(found, linked, page, size)
+
+
+def _shared_overview(brain: SharedBrain, page: int, size: int) -> Overview:
+    """The same page of a shared brain, in one read-only snapshot: its degrees counted from
+    the link and edge indexes (a shared brain keeps no degrees of its own)."""
+    now = brain.now()
+    with brain.graph_rows() as src:
+        ranked = src.ranked_page(page, size)
+        degrees = {node_id: degree for node_id, degree, _linked in ranked}
+        linked = ranked[0][2] if ranked else src.linked()
+        nodes = src.graph_nodes(list(degrees), now)
+        found = Neighbourhood()
+        found.nodes = {
+            i: replace(nodes[i], degree=degree)
+            for i, degree in degrees.items()
+            if i in nodes and not nodes[i].deleted
+        }
+        found.edges = src.edges_among(found.nodes)
     return Overview(found, linked, page, size)
 
 

@@ -1,7 +1,8 @@
 """Where the graph view placed each node of a brain, kept between sessions.
 
-One JSON file per brain (named from a hash of the file's path and the brain id) in a folder
-the app chooses. At most `MAX_KEPT` positions are kept: the ones placed longest ago go first.
+One JSON file per brain (named from a hash of the file's path and the brain id; a shared
+brain's: of its address as memgui shows it, its password never in it, and the brain id) in a
+folder the app chooses. At most `MAX_KEPT` positions are kept: the ones placed longest ago go first.
 
 The caller's thread (the GUI's) only hands positions over: `place()` queues a layout's ids
 and coordinates, `save()` asks for the file to be written, and both return at once. One
@@ -28,9 +29,12 @@ import threading
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import numpy as np
 import orjson
+
+from memgui.core.storage.engine import is_postgres_address, parse_postgres_address
 
 MAX_KEPT = 100_000
 SLICE = 5_000  # positions encoded at a time: ~1 ms each, then the GIL may pass
@@ -41,6 +45,20 @@ _writer_lock = threading.Lock()
 _writer: ThreadPoolExecutor | None = None
 _last_write: dict[Path, Future[None]] = {}  # per file: the write queued last
 _WRITER_NAME = "graph positions"
+
+
+def _where(brain: str | os.PathLike[str], brain_id: str) -> str:
+    """What names a brain's place: a file's resolved path, or a shared brain's address
+    without its password (the same file whatever the password, the working folder or the
+    order of the address's options)."""
+    text = os.fspath(brain)
+    if isinstance(text, str) and is_postgres_address(text):
+        parts = urlsplit(str(parse_postgres_address(text, brain_id)))
+        user = f"{parts.username}@" if parts.username else ""
+        host = parts.netloc.rpartition("@")[2]
+        query = urlencode(sorted(parse_qsl(parts.query, keep_blank_values=True)))
+        return urlunsplit(parts._replace(netloc=user + host, query=query))
+    return str(Path(text).resolve())
 
 
 def _executor() -> ThreadPoolExecutor:
@@ -60,7 +78,7 @@ class PositionStore:
     def __init__(
         self, folder: str | os.PathLike[str], brain_path: str | os.PathLike[str], brain_id: str
     ):
-        key = f"{Path(brain_path).resolve()}\0{brain_id}".encode("utf-8", "surrogatepass")
+        key = f"{_where(brain_path, brain_id)}\0{brain_id}".encode("utf-8", "surrogatepass")
         self.path = Path(folder) / f"{hashlib.sha1(key).hexdigest()[:20]}.json"
         self._lock = threading.RLock()  # the fields below: the caller's and the writer's
         self._positions: dict[str, Point] | None = None

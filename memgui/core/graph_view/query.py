@@ -240,15 +240,21 @@ def _grow(
         view.walked.update(walk)
         passed_over += [f for f in frontier if f not in walk]
         candidates: dict[str, list[str]] = {owner: [] for owner in walk}
-        claimed: set[str] = set()
+        # A neighbour two walked nodes reach is the candidate of the one walked first, not of
+        # whichever row the engine returns first: the same brain gives the same neighbourhood
+        # on a file and on PostgreSQL.
+        walked_at = {owner: n for n, owner in enumerate(walk)}
+        claimed: dict[str, str] = {}
         for owner, other, edge in src.incident(walk):
             if other in view.nodes:
                 view.edges[edge.key] = edge
             else:
                 by_pair[other].append(edge)
-                if other not in claimed:
-                    claimed.add(other)
-                    candidates[owner].append(other)
+                held = claimed.get(other)
+                if held is None or walked_at[owner] < walked_at[held]:
+                    claimed[other] = owner
+        for other in sorted(claimed):
+            candidates[claimed[other]].append(other)
         before = set(view.nodes)
         _take(src, now, view, candidates, growth)
         frontier = [i for i in view.nodes if i not in before]

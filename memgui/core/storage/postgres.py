@@ -39,7 +39,9 @@ SCHEMA_KEY = "memgui_pg_schema"  # brain_meta: the memgui layout a brain id was 
 # 5: AgentOS's other tables (`postgres_tables`: documents, conversations, logs …) and the
 # graph's REAL columns as DOUBLE PRECISION, so a copy between a file and PostgreSQL loses
 # nothing.
-SCHEMA_VERSION = 5
+# 7: the knowledge graph's tables announce their changes too (`postgres_notify`: a node by
+# its id, an edge by its two ends), so the graph window hears another writer's graph edits.
+SCHEMA_VERSION = 7
 AGENTOS_SCHEMA_VERSION = "2"
 # Full text as AgentOS's Postgres brains have it: English stemming (deploy finds deployed).
 TEXT_CONFIG = "english"

@@ -246,3 +246,33 @@ def undo(conn: Conn, brain_id: str, batch: WriteBatch, entry: JournalEntry) -> N
                 if not node_exists(conn, brain_id, node_id):
                     raise Conflict.because(row_id, f"node {node_id} of edge {row_id} is gone")
         insert_row(conn, batch, brain_id, op, dict(entry.before))
+
+
+def node_row(conn: Conn, brain_id: str, node_id: str) -> tuple[Any, ...] | None:
+    """(id, type, label, properties) of a node, or None."""
+    row: tuple[Any, ...] | None = conn.execute(
+        "SELECT id, type, label, properties FROM knowledge_nodes WHERE brain_id = %s AND id = %s",
+        (brain_id, node_id),
+    ).fetchone()
+    return row
+
+
+def edge_id(conn: Conn, brain_id: str, source: str, target: str, kind: str) -> str | None:
+    """The id of the edge `source → target` of type `kind`, if there is one."""
+    row = conn.execute(
+        "SELECT id FROM knowledge_edges WHERE brain_id = %s AND source_id = %s AND "
+        "target_id = %s AND type = %s ORDER BY id LIMIT 1",
+        (brain_id, source, target, kind),
+    ).fetchone()
+    return None if row is None else str(row[0])
+
+
+def edge_rows_of(conn: Conn, brain_id: str, node_id: str) -> list[dict[str, Any]]:
+    """Every edge at `node_id` as stored (JSON columns as text), oldest first."""
+    names = [c for c in columns("edge") if c not in TABLES["edge"][3]]
+    found = conn.execute(
+        f"SELECT {', '.join(names)} FROM knowledge_edges WHERE brain_id = %(b)s AND "
+        "(source_id = %(n)s OR target_id = %(n)s) ORDER BY created_at, id",
+        {"b": brain_id, "n": node_id},
+    ).fetchall()
+    return [dict(zip(names, row, strict=True)) for row in found]

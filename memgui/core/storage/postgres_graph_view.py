@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from memgui.core.decay import finite_number
 from memgui.core.graph_view.rows import Incident, graph_edge, link_edge, trace_node
-from memgui.core.graph_view.shapes import NODE, GraphNode
+from memgui.core.graph_view.shapes import NODE, GraphEdge, GraphNode
 
 if TYPE_CHECKING:
     import psycopg
@@ -158,6 +158,133 @@ class PostgresGraphRows:
                 ids=list(ids),
             )
         }
+
+    def edges_among(self, ids: Iterable[str]) -> dict[str, GraphEdge]:
+        """Every link and knowledge edge with both ends in `ids`, each read once (from its
+        source's side, by the index on it)."""
+        wanted = set(ids)
+        array = sorted(wanted)
+        out: dict[str, GraphEdge] = {}
+        for from_id, to_id, kind in self._rows(
+            "SELECT l.from_id, l.to_id, l.kind FROM unnest(%(ids)s::text[]) j(v) "
+            "JOIN memory_links l ON l.brain_id = %(b)s AND l.from_id = j.v",
+            ids=array,
+        ):
+            if to_id in wanted:
+                edge = link_edge(from_id, to_id, kind)
+                out[edge.key] = edge
+        for edge_id, source, target, kind, weight, both in self._rows(
+            f"SELECT {_EDGE} FROM unnest(%(ids)s::text[]) j(v) JOIN knowledge_edges e "
+            "ON e.brain_id = %(b)s AND e.source_id = j.v",
+            ids=array,
+        ):
+            if target in wanted and target != source:
+                edge = graph_edge(edge_id, source, target, kind, weight, both)
+                out[edge.key] = edge
+        return out
+
+    def ranked_page(self, page: int, size: int) -> list[tuple[str, int, int]]:
+        """One page of (id, degree, how many nodes are linked) of the linked nodes, busiest
+        first (ties by id, in byte order as on a file): each end index grouped on its own."""
+        return [
+            (str(node_id), int(degree), int(linked))
+            for node_id, degree, linked in self._rows(
+                f"WITH ends(id, n) AS ({_ENDS}) SELECT id, sum(n) AS degree, count(*) OVER () "
+                'FROM ends GROUP BY id ORDER BY degree DESC, id COLLATE "C" '
+                "LIMIT %(size)s OFFSET %(skip)s",
+                size=size,
+                skip=page * size,
+            )
+        ]
+
+    def linked(self) -> int:
+        """How many nodes have a link or an edge (a page past the last has no row to say)."""
+        row = self._rows(f"WITH ends(id, n) AS ({_ENDS}) SELECT count(DISTINCT id) FROM ends")
+        return int(row[0][0]) if row else 0
+
+    # --- the whole graph, a page at a time (an export), each page after the last one's key
+
+    def trace_page(self, after: str, limit: int, now: int) -> list[GraphNode]:
+        """Live traces after id `after`, in id order."""
+        ids = [
+            str(r[0])
+            for r in self._rows(
+                "SELECT id FROM memory_traces WHERE brain_id = %(b)s AND deleted = 0 "
+                "AND id > %(after)s ORDER BY id LIMIT %(n)s",
+                after=after,
+                n=limit,
+            )
+        ]
+        found = self.graph_nodes(ids, now)
+        return [found[i] for i in ids if i in found]
+
+    def node_page(self, after: str, limit: int) -> list[GraphNode]:
+        """Knowledge nodes after id `after` that are not a memory's copy (the memory stands
+        for it)."""
+        ids = [
+            str(r[0])
+            for r in self._rows(
+                "SELECT n.id FROM knowledge_nodes n WHERE n.brain_id = %(b)s AND n.id > %(after)s "
+                "AND NOT EXISTS (SELECT 1 FROM memory_traces t WHERE t.brain_id = %(b)s "
+                "AND t.id = n.id) ORDER BY n.id LIMIT %(n)s",
+                after=after,
+                n=limit,
+            )
+        ]
+        found = self.graph_nodes(ids, 0)
+        return [found[i] for i in ids if i in found]
+
+    def link_page(self, after: tuple[str, str, str], limit: int) -> list[GraphEdge]:
+        """Links between live traces after the key `after` (from, to, kind), in key order."""
+        return [
+            link_edge(a, b, k)
+            for a, b, k in self._rows(
+                "SELECT l.from_id, l.to_id, l.kind FROM memory_links l WHERE l.brain_id = %(b)s "
+                "AND (l.from_id, l.to_id, l.kind) > (%(f)s, %(t)s, %(k)s) "
+                f"AND {_LIVE.format('l.from_id')} AND {_LIVE.format('l.to_id')} "
+                "ORDER BY l.from_id, l.to_id, l.kind LIMIT %(n)s",
+                f=after[0],
+                t=after[1],
+                k=after[2],
+                n=limit,
+            )
+        ]
+
+    def edge_page(self, after: str, limit: int) -> list[GraphEdge]:
+        """Knowledge edges after id `after` whose ends are shown (a live trace, or a node
+        that is no trace's), loops left out."""
+        ends = " AND ".join(_NODE.format(c, c, c) for c in ("e.source_id", "e.target_id"))
+        return [
+            graph_edge(i, s, t, k, w, both)
+            for i, s, t, k, w, both in self._rows(
+                f"SELECT {_EDGE} FROM knowledge_edges e WHERE e.brain_id = %(b)s "
+                f"AND e.id > %(after)s AND {ends} AND e.source_id != e.target_id "
+                "ORDER BY e.id LIMIT %(n)s",
+                after=after,
+                n=limit,
+            )
+        ]
+
+
+_LIVE = (
+    "EXISTS (SELECT 1 FROM memory_traces t WHERE t.brain_id = %(b)s AND t.id = {} "
+    "AND t.deleted = 0)"
+)
+_NODE = (
+    "(" + _LIVE + " OR (NOT EXISTS (SELECT 1 FROM memory_traces t WHERE t.brain_id = %(b)s "
+    "AND t.id = {}) AND EXISTS (SELECT 1 FROM knowledge_nodes n WHERE n.brain_id = %(b)s "
+    "AND n.id = {})))"
+)
+
+_ENDS = " UNION ALL ".join(
+    f"SELECT {end}, count(*) FROM {table} WHERE brain_id = %(b)s GROUP BY {end}"
+    for table, end in (
+        ("memory_links", "from_id"),
+        ("memory_links", "to_id"),
+        ("knowledge_edges", "source_id"),
+        ("knowledge_edges", "target_id"),
+    )
+)
 
 
 @contextmanager

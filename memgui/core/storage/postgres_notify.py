@@ -1,13 +1,16 @@
-"""Live refresh of a shared brain: every change to its traces or links is announced on a
-channel of its own, and `ChangeListener` hears them on a connection in a thread.
+"""Live refresh of a shared brain: every change to its traces, links or knowledge graph is
+announced on a channel of its own, and `ChangeListener` hears them on a connection in a
+thread.
 
-The announcement comes from triggers memgui's layout (version 2) installs on
-`memory_traces` and `memory_links`, so AgentOS's writes and any other program's are heard as
-well as memgui's. One notification per statement, not per row (a statement-level trigger
-over its transition table): a bulk copy of 100,000 rows sends one, and Postgres delivers it
-at commit, so a rolled-back write announces nothing. The payload is JSON, `{"ids": [...]}`
-naming the traces changed, or `{"ids": null}` when they would not fit in a notification
-(about 7 kB): a listener then reads everything it shows again.
+The announcement comes from triggers memgui's layout installs on `memory_traces` and
+`memory_links` (version 2) and on `knowledge_nodes` and `knowledge_edges` (version 7), so
+AgentOS's writes and any other program's are heard as well as memgui's. One notification
+per statement, not per row (a statement-level trigger over its transition table): a bulk
+copy of 100,000 rows sends one, and Postgres delivers it at commit, so a rolled-back write
+announces nothing. The payload is JSON, `{"ids": [...]}` naming the traces changed (a
+link: its two traces), `{"nodes": [...]}` the knowledge-graph nodes (an edge: its two
+ends), or a null list when they would not fit in a notification (about 7 kB): a listener
+then reads everything it shows again.
 """
 
 from __future__ import annotations
@@ -31,12 +34,19 @@ MAX_IDS_TEXT = 7000  # NOTIFY's payload is at most 8000 bytes; the rest says "ma
 MAX_NAMED = 150  # a statement changing more traces says "many" without naming them
 LISTEN_TICK_S = 0.25  # how often the listening thread looks whether it should stop
 
-_CHANGED = {  # each table's changed trace ids, from its transition table `changed`
+_CHANGED = {  # each table's changed ids, from its transition table `changed`
     "memory_traces": "SELECT brain_id, id FROM changed",
     "memory_links": (
         "SELECT brain_id, from_id FROM changed UNION SELECT brain_id, to_id FROM changed"
     ),
+    "knowledge_nodes": "SELECT brain_id, id FROM changed",
+    "knowledge_edges": (
+        "SELECT brain_id, source_id FROM changed UNION SELECT brain_id, target_id FROM changed"
+    ),
 }
+# What a table's ids name in the payload: traces (a link: its two traces), or knowledge-graph
+# nodes (an edge: its two ends; a trace's copy in the graph has the trace's id).
+_KEY = {table: "nodes" if table.startswith("knowledge_") else "ids" for table in _CHANGED}
 
 
 def _function(table: str) -> str:
@@ -59,7 +69,7 @@ BEGIN
     PERFORM pg_notify(
       'memgui_' || left(md5(brain.brain_id), 24),
       CASE WHEN length(ids) <= {MAX_IDS_TEXT}
-        THEN '{{"ids": [' || ids || ']}}' ELSE '{{"ids": null}}' END
+        THEN '{{"{_KEY[table]}": [' || ids || ']}}' ELSE '{{"{_KEY[table]}": null}}' END
     );
   END LOOP;
   RETURN NULL;
@@ -83,7 +93,7 @@ def _triggers(table: str) -> str:
 
 # Installed with the rest of the layout, under its lock (postgres.connect).
 NOTIFY_SCHEMA = "\n".join(_function(t) + _triggers(t) for t in _CHANGED)
-TRIGGERS = 6
+TRIGGERS = 3 * len(_CHANGED)
 
 
 def channel_of(brain_id: str) -> str:
@@ -101,19 +111,26 @@ def installed(conn: psycopg.Connection[tuple[Any, ...]]) -> bool:
 @dataclass(frozen=True)
 class ChangeNotice:
     """What another connection changed: the trace ids (None: too many to name, read all
-    again), and the server process that made the change."""
+    again), the server process that made the change, and the knowledge-graph nodes it
+    changed (a node, or an edge's ends: layout 7)."""
 
     ids: tuple[str, ...] | None
     sender_pid: int
+    nodes: tuple[str, ...] = ()
 
 
 def parse_payload(payload: str, sender_pid: int) -> ChangeNotice:
+    key = "ids"
     try:
-        ids = json.loads(payload).get("ids")
-    except (ValueError, AttributeError):
+        said = json.loads(payload)
+        key = "nodes" if "nodes" in said else "ids"
+        ids = said.get(key)
+    except (ValueError, AttributeError, TypeError):
         ids = None  # not ours, or damaged: read all again rather than miss a change
     if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
         return ChangeNotice(None, sender_pid)
+    if key == "nodes":
+        return ChangeNotice((), sender_pid, tuple(ids))
     return ChangeNotice(tuple(ids), sender_pid)
 
 

@@ -31,8 +31,9 @@ def install_consolidation(window: MainWindow) -> None:
     action.setToolTip(tip)
     action.setStatusTip(tip)
     action.triggered.connect(lambda: _open(window))
-    # Enabled as File ▸ Import… is: a brain is open and can be written.
-    follows = window.window_actions.import_file
+    # Enabled as File ▸ New memory is: a brain (a file or a shared one) is open and can be
+    # written.
+    follows = window.window_actions.new_memory
     follows.changed.connect(lambda: action.setEnabled(follows.isEnabled()))
     action.setEnabled(follows.isEnabled())
     anchor = window.window_actions.merge

@@ -50,7 +50,7 @@ class ConsolidateDialog(QDialog):
         self.window_ = window
         self.session = session
         self.settings: QSettings = window.settings
-        self.setWindowTitle(f"Consolidate {session.path.name}")
+        self.setWindowTitle(f"Consolidate {session.name}")
         self.resize(1100, 680)
         self.run = ConsolidationRun(window.runner, session, self)
         session.closing.connect(self._abandon)

@@ -3,7 +3,7 @@
 The window opens the brain with throw-away settings and no live refresh, plans a
 consolidation as Edit ▸ Consolidate… does, and draws the dialog once the plan is ready,
 its first merge cluster (else its first candidate) chosen. Nothing is applied: a plan
-writes nothing.
+writes nothing. The brain is a file or a shared brain's address.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 
 from memgui.ui.consolidation.consolidation_dialog import ConsolidateDialog
 from memgui.ui.consolidation.consolidation_model import Role
-from memgui.ui.screenshot import offscreen_window, save_png, settle
+from memgui.ui.screenshot import brain_place, offscreen_window, save_png, settle
 
 DEFAULT_SIZE = (1180, 700)
 WAIT_S = 120.0  # a chat model asked for insights may take its time
@@ -22,9 +22,7 @@ def render_consolidation(
     brain_path: str | Path, out_png: str | Path, size: tuple[int, int] = DEFAULT_SIZE
 ) -> dict[str, int]:
     """Write a PNG of the dialog with its plan for `brain_path`; returns the plan's counts."""
-    path = Path(brain_path).expanduser()
-    if not path.is_file():
-        raise FileNotFoundError(f"no brain at {path}")
+    path = brain_place(brain_path)
     with offscreen_window(path) as (app, window):
         dialog = ConsolidateDialog(window)
         dialog.resize(*size)

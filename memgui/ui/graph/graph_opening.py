@@ -109,7 +109,10 @@ class GraphOpening(QObject):
         window, session = self.window, self.window.session
         assert session is not None
         if self.graph_window is None:
-            store = PositionStore(positions_folder(window.settings), session.path, session.brain_id)
+            # A file's path, or a shared brain's address (its password never in the key).
+            store = PositionStore(
+                positions_folder(window.settings), session.where, session.brain_id
+            )
             self.graph_window = GraphWindow(session, store, window)
             self.graph_window.depth_box.setValue(self.depth)
             self.graph_window.trace_selected.connect(self._follow)

@@ -165,8 +165,16 @@ def watch_shared(window: MainWindow, session: BrainSession) -> SharedBrainLive:
         if notice.ids is None:
             changes = Changes(kind="reset", actor="another program")
         else:
-            changes = Changes(kind="edit", actor="another program", edited=frozenset(notice.ids))
+            changes = Changes(
+                kind="edit",
+                actor="another program",
+                edited=frozenset(notice.ids),
+                nodes=frozenset(notice.nodes),  # the graph window reads them again
+            )
         session.bus.publish_external(changes)
+        if notice.ids == () and notice.nodes:
+            window.show_message("another program changed the shared brain's graph", 10_000)
+            return
         count = "memories" if notice.ids is None else f"{len(notice.ids)} memories"
         window.show_message(f"another program changed {count} of the shared brain", 10_000)
 

@@ -2,11 +2,11 @@
 
 A shared brain (PostgreSQL) serves the table, the editor with its undo, keyword, semantic
 and hybrid search, the history, the links, the neighbours, a chat's conversation, merging,
-the review of agent activity, import and export (`core/shared_brain.py`,
-`core/shared_import.py`, `core/engines.py`); the graph window, the cognitive search, the
-similar memories and the consolidation window need parts of the brain that are on files
-only so far. On a shared brain those are disabled, each with a tooltip saying why, rather
-than asked and failing; on a file they are as they were.
+the review of agent activity, import and export, the graph window and the consolidation
+window (`core/shared_brain.py`, `core/shared_import.py`, `core/engines.py`); the similar
+memories and the cognitive search need parts of the brain that are on files only so far.
+On a shared brain those are disabled, each with a tooltip saying why, rather than asked and
+failing; on a file they are as they were.
 """
 
 from __future__ import annotations
@@ -14,16 +14,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QStandardItemModel
+from PySide6.QtGui import QStandardItemModel
 
 if TYPE_CHECKING:
     from memgui.ui.main_window import MainWindow
 
 SEE = "on a brain file only so far (docs/shared-brains.md)"
 WHY = {
-    "graph": f"Not on a shared brain yet: the graph window (its overview, its export) is {SEE}",
-    "consolidate": f"Not on a shared brain yet: the consolidation window is {SEE}; "
-    "memgui reflect runs there",
     "similar": f"Not on a shared brain yet: similar memories are {SEE}",
     "cognitive": f"Not on a shared brain yet: the cognitive search is {SEE}; keyword, "
     "semantic and hybrid search work here",
@@ -36,22 +33,10 @@ class SharedLimits:
 
     def __init__(self, window: MainWindow) -> None:
         self.window = window
-        self._tips: dict[int, str] = {}  # each action's own tooltip, while a shared one shows
         self._shown_shared = False  # the tabs and search modes are set for a shared brain
         box = window.search_bar.mode_box
         role = Qt.ItemDataRole.ToolTipRole
         self._mode_tips = [str(box.itemData(row, role) or "") for row in range(box.count())]
-
-    def _actions(self) -> list[tuple[QAction, str]]:
-        w = self.window
-        found: list[tuple[QAction, str]] = []
-        graph = getattr(w, "graph", None)
-        if graph is not None:
-            found.append((graph.action, "graph"))
-        consolidate = w.findChild(QAction, "consolidate")
-        if consolidate is not None:
-            found.append((consolidate, "consolidate"))
-        return found
 
     @property
     def shared(self) -> bool:
@@ -60,15 +45,7 @@ class SharedLimits:
 
     def apply(self) -> None:
         shared = self.shared
-        for action, key in self._actions():
-            if shared:
-                self._tips.setdefault(id(action), action.toolTip())
-                action.setEnabled(False)
-                action.setToolTip(WHY[key])
-                action.setStatusTip(WHY[key])
-            elif id(action) in self._tips:
-                action.setToolTip(self._tips.pop(id(action)))
-        if shared != self._shown_shared:  # the window re-enables actions, never these
+        if shared != self._shown_shared:
             self._shown_shared = shared
             self._tabs(shared)
             self._modes(shared)

@@ -105,3 +105,21 @@ def test_a_failed_write_is_reported_and_leaves_nothing(tmp_path):
     assert store.flush(timeout=30)
     assert isinstance(store.error, OSError)
     assert blocker.read_text(encoding="utf-8") == "a file where the folder should be"
+
+
+def test_a_shared_brain_is_kept_by_its_address_never_its_password(tmp_path: Path) -> None:
+    def store(address: str, brain_id: str = "team") -> PositionStore:
+        return PositionStore(tmp_path, address, brain_id)
+
+    plain = store("postgresql://bob@db.example:5432/mem?sslmode=require&brain_id=team")
+    typed = store("postgresql://bob:s3cret@db.example:5432/mem?brain_id=team&sslmode=require")
+    assert plain.path == typed.path  # the password and the options' order do not count
+    assert "s3cret" not in str(typed.path) and typed.path.parent == tmp_path
+    other_brain = store("postgresql://bob@db.example:5432/mem?sslmode=require&brain_id=ops", "ops")
+    other_server = store("postgresql://bob@db2.example:5432/mem?sslmode=require&brain_id=team")
+    assert len({plain.path, other_brain.path, other_server.path}) == 3
+    plain.place(("a",), np.array([[1.0, 2.0]]))
+    plain.flush()
+    assert store("postgresql://bob:other@db.example:5432/mem?brain_id=team&sslmode=require").get(
+        ["a"]
+    ) == {"a": (1.0, 2.0)}

@@ -4,6 +4,8 @@ on a real PostgreSQL server (`storage/postgres_graph_view.py`)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -93,3 +95,48 @@ def test_an_expand_leaves_the_rest_pending_and_refresh_rereads(store: BrainStore
     assert nodes[shown_leaves[0]].label == "renamed leaf" and nodes[shown_leaves[1]].superseded
     assert gone == {shown_leaves[2]}
     assert gv.link_key(shown_leaves[0], shown_leaves[1], "supersedes") in edges
+
+
+class _RowsReversed:
+    """A brain whose graph rows come in the reverse order (as another engine may give them)."""
+
+    def __init__(self, brain: Any) -> None:
+        self.brain = brain
+
+    def now(self) -> int:
+        return int(self.brain.now())
+
+    @contextmanager
+    def graph_rows(self) -> Iterator[Any]:
+        with self.brain.graph_rows() as rows:
+            yield _Reversed(rows)
+
+
+class _Reversed:
+    def __init__(self, rows: Any) -> None:
+        self.rows = rows
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.rows, name)
+
+    def incident(self, ids: Any, among: Any = None) -> list[Any]:
+        return list(reversed(self.rows.incident(ids, among)))
+
+
+def test_a_neighbour_two_nodes_reach_is_the_first_walked_ones(store: Any) -> None:
+    """Whichever order an engine returns its rows in, a shared neighbour is a candidate of
+    the node walked first (the one ranked first): both engines give the same neighbourhood."""
+    centre = store.add("the centre").id
+    first, second = store.add("walked first").id, store.add("walked second").id
+    store.link(centre, first, "relates_to")
+    store.link(centre, second, "relates_to")
+    shared = [store.add(f"shared {i}").id for i in range(4)]
+    for other in shared:
+        store.link(second, other, "caused_by")
+        store.link(first, other, "caused_by")
+    store.link(first, store.add("first's own").id, "caused_by")  # ranks it first (degree)
+    for brain in (store, _RowsReversed(store)):
+        found = gv.neighbourhood(brain, centre, 2, per_node=2)
+        assert found.nodes[first].degree > found.nodes[second].degree
+        assert second not in found.pending  # every shared one was the first walked one's
+        assert len(found.pending[first]) == 3 and len(found.nodes) == 5

@@ -1,5 +1,6 @@
 """Live refresh of a shared brain: the triggers of layout 2 announce every change to a
-brain's traces and links on its channel, whoever writes (memgui, AgentOS, plain SQL), and
+brain's traces and links on its channel, those of layout 7 every change to its knowledge
+graph (nodes by id, an edge by its ends), whoever writes (memgui, AgentOS, plain SQL), and
 `ChangeListener` hears them on a connection of its own. Each test waits for the notice it
 needs (an event), never for a time."""
 
@@ -158,10 +159,62 @@ def test_a_database_made_without_the_triggers_gets_them_on_open(pg_address: str)
         listener.stop()
 
 
+def test_knowledge_graph_writes_are_heard_by_their_nodes(
+    brain: SharedBrain, pg_address: str
+) -> None:
+    listener, heard = listen(pg_address, ignore_pid=brain.conn.info.backend_pid)
+    try:
+        with SharedBrain.open(pg_address, actor="other") as other:
+            a = other.add_node("Alice", "person").id
+            assert heard.next() == ChangeNotice((), other.conn.info.backend_pid, (a,))
+            b = other.add_node("Bob", "person").id
+            assert heard.next().nodes == (b,)
+            other.add_edge(a, b, "knows")
+            assert set(heard.next().nodes) == {a, b}
+        with psycopg.connect(_conninfo(pg_address), autocommit=True) as plain:
+            plain.execute("DELETE FROM knowledge_edges WHERE brain_id = 'team'")  # as AgentOS
+            assert set(heard.next().nodes) == {a, b}
+        brain.add_node("mine, not heard", "concept")
+        with SharedBrain.open(pg_address, actor="other") as other:
+            added = other.add("a trace").id
+            assert heard.next().ids == (added,)  # the next notice: not our own node's
+    finally:
+        listener.stop()
+
+
+def test_a_database_of_layout_5_gets_the_graph_triggers_on_open(pg_address: str) -> None:
+    with SharedBrain.open(pg_address) as brain:
+        brain.add("written at layout 5")
+        for table in ("knowledge_nodes", "knowledge_edges"):
+            for event in ("insert", "update", "delete"):
+                brain.conn.execute(f"DROP TRIGGER memgui_notify_{table}_{event} ON {table}")
+        brain.conn.execute(
+            "UPDATE brain_meta SET value = '5' WHERE brain_id = 'team' AND key = %s",
+            (postgres.SCHEMA_KEY,),
+        )
+        assert not postgres_notify.installed(brain.conn)
+    listener, heard = listen(pg_address)
+    try:
+        with SharedBrain.open(pg_address) as brain:
+            assert postgres_notify.installed(brain.conn)
+            node = brain.add_node("heard after the upgrade", "concept").id
+            meta = brain.conn.execute(
+                "SELECT value FROM brain_meta WHERE brain_id = 'team' AND key = %s",
+                (postgres.SCHEMA_KEY,),
+            ).fetchone()
+            assert meta == ("7",) == (str(postgres.SCHEMA_VERSION),)
+        assert heard.next().nodes == (node,)
+    finally:
+        listener.stop()
+
+
 def test_payloads_that_are_not_ours_read_as_everything() -> None:
     assert postgres_notify.parse_payload("not json", 7) == ChangeNotice(None, 7)
     assert postgres_notify.parse_payload('{"ids": [1]}', 7) == ChangeNotice(None, 7)
     assert postgres_notify.parse_payload('{"ids": ["a"]}', 7) == ChangeNotice(("a",), 7)
+    assert postgres_notify.parse_payload('{"nodes": ["n"]}', 7) == ChangeNotice((), 7, ("n",))
+    assert postgres_notify.parse_payload('{"nodes": null}', 7) == ChangeNotice(None, 7)
+    assert postgres_notify.parse_payload("[1]", 7) == ChangeNotice(None, 7)
     assert postgres_notify.channel_of("team").startswith("memgui_")
     assert len(postgres_notify.channel_of("x" * 500)) <= 63  # an identifier's bound
 
