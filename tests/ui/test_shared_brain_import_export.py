@@ -242,3 +242,31 @@ def test_the_windows_own_import_is_not_taken_for_another_programs_write(
         dialog.close()
     finally:
         window.close()
+
+
+def test_the_screenshot_of_an_import_review_on_a_shared_brain_writes_nothing(
+    qapp, capsys, tmp_path: Path, filled: str, monkeypatch
+) -> None:
+    """`memgui --brain ADDRESS screenshot OUT.png --import PATH`: the review page drawn
+    from a plan against a staged file of the brain; nothing on the server, no staged file
+    left."""
+    from PySide6.QtGui import QImage
+
+    from tests.support.cli import run_cli
+
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    with SharedBrain.open(filled, actor="check") as check:
+        before = check.count(EVERYTHING)
+    out = tmp_path / "review.png"
+    shot = run_cli(
+        capsys, filled, "screenshot", str(out), "--import", str(write_notes(tmp_path / "v", NOTES))
+    )
+    assert shot.code == 0, shot.err
+    assert shot.json()["plan"]["new"] == len(NOTES)
+    image = QImage(str(out))
+    assert (image.width(), image.height()) == (1180, 760)
+    with SharedBrain.open(filled, actor="check") as check:
+        assert check.count(EVERYTHING) == before
+    assert [p for p in scratch.iterdir() if p.name.startswith("memgui-import-")] == []

@@ -80,6 +80,8 @@ def test_semantic_and_hybrid_search_a_shared_brain_by_meaning(
         assert semantic.check_now() is not None  # (the window's check, every 30 s)
         with SharedBrain.open(pg_address, actor="check") as check:
             qtbot.waitUntil(lambda: check.embedding_info()["pending"] == 0, timeout=WAIT_MS)
+        qtbot.waitUntil(lambda: not semantic.backfilling, timeout=WAIT_MS)  # its end heard
+        wait_idle(qtbot, window)
     finally:
         window.close()
 
@@ -102,3 +104,25 @@ def test_without_ollama_a_search_by_meaning_says_why_and_answers_by_keyword(
         assert "Ollama does not answer" in note.text()
     finally:
         window.close()
+
+
+def test_closing_never_waits_for_an_embedding_job_ollama_holds(
+    qtbot, tmp_path: Path, pg_address: str, ollama_server
+) -> None:
+    """The window closes while Ollama holds the embedding job's batch; the job ends on its
+    own afterwards, keeps that batch, and refreshes no view of the closed brain."""
+    with SharedBrain.open(pg_address, actor="agent") as brain:
+        for text in TEXTS:
+            brain.add(text)
+    ollama_server.hold_embeds()  # every embed call waits until released
+    values = {URL_KEY: ollama_server.url, MODEL_KEY: "nomic-embed-text"}
+    window = open_shared_window(qtbot, tmp_path, pg_address, **values)
+    semantic = window.semantic
+    qtbot.waitUntil(lambda: ollama_server.embed_count() >= 1, timeout=WAIT_MS)
+    job = semantic.shared_backfill
+    assert job is not None and not job.done
+    window.close()  # returns while the call is held
+    ollama_server.release_embeds()
+    qtbot.waitUntil(lambda: semantic.shared_backfill is None, timeout=WAIT_MS)  # its end
+    with SharedBrain.open(pg_address, actor="check") as check:
+        assert check.embedding_info()["pending"] < len(TEXTS)  # the batch in hand was kept

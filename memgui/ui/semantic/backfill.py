@@ -322,7 +322,11 @@ class SemanticService(QObject):
 
         self.backfilling = True
         self.shared_backfill = start_shared_backfill(
-            self.runner, session, lambda: self.embedder_for(config), ended
+            self.runner,
+            session,
+            lambda: self.embedder_for(config),
+            ended,
+            lambda: session is self.session,
         )
         return True
 

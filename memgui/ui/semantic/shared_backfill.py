@@ -41,16 +41,19 @@ def start_shared_backfill(
     session: BrainSession,
     make_embedder: Callable[[], OllamaEmbedder],
     ended: Callable[[int | None, str], None],
+    still_shown: Callable[[], bool],
 ) -> Job:
     """Embed `session`'s pending memories in a job; `ended(remaining, error)` follows on
     the GUI thread (remaining None when it did not finish). Rows it embedded are announced
-    on the session's bus as the upkeep's are (a reset by the actor "embedding")."""
+    on the session's bus as the upkeep's are (a reset by the actor "embedding"), while the
+    window still shows the session (`still_shown`): a job that ends after its brain was
+    closed has no views left to refresh."""
     # On a thread of its own: closing the window never waits for an Ollama that holds a
     # batch (the job ends after it, on its own connection).
     job = runner.start(BACKFILL_JOB, lambda: _backfill(session, make_embedder), own_thread=True)
 
     def finished(report: Any) -> None:  # core.search.hybrid.BackfillReport
-        if report.embedded:
+        if report.embedded and still_shown():
             session.bus.publish_external(Changes(kind="reset", actor="embedding"))
         ended(int(report.remaining), "")
 
