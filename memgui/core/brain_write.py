@@ -15,7 +15,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Protocol
 
 from memgui.core.changes import Changes
-from memgui.core.search import fulltext
+from memgui.core.search import fulltext, stems
 from memgui.core.storage import store
 from memgui.core.storage.db import WriteBatch
 
@@ -115,7 +115,9 @@ class BrainWrite:
         if self.migrating or self.marking:
             try:
                 if self.migrating and not db.apply_migration(
-                    db.brain_ids() or [brain.brain_id], lambda: fulltext.index_all(db)
+                    db.brain_ids() or [brain.brain_id],
+                    lambda: fulltext.index_all(db),
+                    lambda: stems.create_and_fill(db),
                 ):
                     self._discard_backup()  # another process migrated it meanwhile
                 if self.marking:

@@ -229,6 +229,22 @@ class NotOnPostgres(MemguiError):
         )
 
 
+class BrainDeadlocked(BrainBusy):
+    """A shared brain's write and another writer's each waited for what the other held;
+    the server ended this one: nothing of it was written, and trying again succeeds."""
+
+    def __init__(self, address: str, operation: str) -> None:
+        self.path = address
+        self.operation = operation
+        self.holder = "another writer"
+        self.waited_s = 0.0
+        MemguiError.__init__(
+            self,
+            f"{address}: this {operation} and another writer's change each waited for rows "
+            "the other held, and the server ended this one; nothing was written (try again)",
+        )
+
+
 class PostgresUnavailable(MemguiError):
     """The PostgreSQL driver is not installed, or the server cannot be reached."""
 

@@ -200,7 +200,7 @@ class Maintainer:
         return report
 
     def _merge_index(self) -> None:
-        """Merge memgui_fts's segments a step at a time, when another connection wrote."""
+        """Merge the full-text indexes' segments a step at a time, when another connection wrote."""
         brain = self._brain  # as the last tick left it: a brain that failed waits for one
         if brain is None:
             return

@@ -4,40 +4,32 @@
 traces (add, get, update, forget, restore, purge, list, count), search by keyword on the
 `_tsv` full-text column, the journal and revert. It checks arguments with the same rules as
 `Brain` (`traces.new_snapshot`, `traces.checked_patch`, `journal.trace_undo`), so both engines
-accept, refuse and write the same things; the SQL is in `storage/postgres.py`. The app
+accept, refuse and write the same things; the SQL is in `storage/postgres.py`. Search and
+vectors are `shared_brain_meaning.py`'s, the knowledge graph, merge, scopes and sweep
+`shared_brain_graph.py`'s, the agent activity review `shared_activity.py`'s. The app
 reaches a shared brain's addresses and change notices through this module too
 (`is_postgres_address`, `parse_postgres_address`, `ChangeListener`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from memgui.core import (
-    graph,
     journal,
     links,
-    shared_graph,
     shared_links,
+    shared_reconnect,
     shared_revert,
-    shared_search,
-    shared_upkeep,
-    shared_vectors,
     traces,
     undo,
 )
-from memgui.core.brain_write import Batch
-from memgui.core.changes import ChangesWithCount, ChangesWithId, with_id
-from memgui.core.errors import InvalidArgument, NotFound, NotOnPostgres
+from memgui.core.errors import InvalidArgument, NotFound
 from memgui.core.model import (
-    MAX_NEIGHBOURS,
     Changes,
     JournalEntry,
-    Neighbour,
     RelatedSummary,
-    SearchResult,
     Trace,
     TraceFilter,
     check_after,
@@ -50,37 +42,35 @@ from memgui.core.model import (
     now_ms,
     with_changes,
 )
-from memgui.core.progress import Job
-from memgui.core.scopes import SweepReport
-from memgui.core.search.hybrid import BACKFILL_BATCH, BackfillReport, Embedder
+from memgui.core.search.hybrid import Embedder
 from memgui.core.shared_activity import SharedActivity
+from memgui.core.shared_brain_graph import SharedBrainGraph
+from memgui.core.shared_brain_meaning import SharedBrainMeaning
 from memgui.core.shared_brain_views import SharedBrainViews
 from memgui.core.shared_conversations import SharedConversations
-from memgui.core.storage import (
-    postgres,
-    postgres_graph,
-    postgres_graph_view,
-    postgres_locks,
-    postgres_vectors,
-    store,
-)
+from memgui.core.shared_transaction import SharedTransactions
+from memgui.core.storage import postgres, store
 from memgui.core.storage.engine import PostgresAddress as PostgresAddress
 from memgui.core.storage.engine import is_postgres_address as is_postgres_address
 from memgui.core.storage.engine import parse_postgres_address as parse_postgres_address
 from memgui.core.storage.postgres_notify import ChangeListener as ChangeListener
 from memgui.core.storage.postgres_notify import ChangeNotice as ChangeNotice
 from memgui.core.storage.postgres_views import order_sql
-from memgui.core.storage.transaction import WriteBatch, new_batch_id
+from memgui.core.storage.transaction import WriteBatch
 
 if TYPE_CHECKING:
-    from contextlib import AbstractContextManager
-
     import psycopg
 
-    from memgui.core.storage.postgres_graph_view import PostgresGraphRows
 
-
-class SharedBrain(SharedActivity, SharedBrainViews, SharedConversations):
+@shared_reconnect.reconnecting
+class SharedBrain(
+    SharedTransactions,
+    SharedBrainMeaning,
+    SharedBrainGraph,
+    SharedActivity,
+    SharedBrainViews,
+    SharedConversations,
+):
     """One brain id in a PostgreSQL database, over one connection (one thread at a time)."""
 
     def __init__(
@@ -89,8 +79,15 @@ class SharedBrain(SharedActivity, SharedBrainViews, SharedConversations):
         address: PostgresAddress,
         actor: str,
         marked: bool = False,
+        *,
+        connect: Callable[[], psycopg.Connection[tuple[Any, ...]]] | None = None,
     ) -> None:
         self.conn = conn
+        self.backend_pid = conn.info.backend_pid  # the server process it writes through
+        # What makes a new connection when this one is lost (`shared_reconnect`): a new
+        # one with the password typed (kept in memory only), or the pool's next; None: none.
+        self.connect = connect
+        self.calls_open = 0  # public calls running (the outermost one reconnects)
         self.address = address
         self.brain_id = address.brain_id
         self.actor = actor
@@ -112,10 +109,18 @@ class SharedBrain(SharedActivity, SharedBrainViews, SharedConversations):
         """Connect to `postgresql://…?brain_id=NAME`, making memgui's tables if missing;
         `password` when the person typed one (else libpq's PGPASSWORD, ~/.pgpass)."""
         parsed = parse_postgres_address(address, brain_id)
-        return cls(postgres.connect(parsed, password), parsed, actor)
+        return cls(
+            postgres.connect(parsed, password),
+            parsed,
+            actor,
+            connect=lambda: postgres.connect(parsed, password),
+        )
 
     def close(self) -> None:
         self.conn.close()
+
+    def _brain(self) -> SharedBrain:
+        return self
 
     def __enter__(self) -> SharedBrain:
         return self
@@ -126,54 +131,6 @@ class SharedBrain(SharedActivity, SharedBrainViews, SharedConversations):
     @property
     def read_only(self) -> bool:
         return False
-
-    def now(self) -> int:
-        return self.clock()
-
-    @contextmanager
-    def batch(self, actor: str | None = None, kind: str = "batch") -> Iterator[Batch]:
-        """Group several calls in one transaction and one journal batch (revertible as one).
-        Each call in it returns what it changed itself; once the batch committed, its
-        `changes` hold what they changed together (empty, with no batch id, if nothing)."""
-        with self.writing(actor, kind) as open_batch:
-            handle = Batch(open_batch.batch_id, kind)
-            self._open_batch = open_batch
-            try:
-                yield handle
-            finally:
-                self._open_batch = None
-        handle.changes = open_batch.changes()
-
-    @contextmanager
-    def writing(
-        self, actor: str | None, kind: str = "edit", lock: str | None = None
-    ) -> Iterator[WriteBatch]:
-        """One transaction and its journal batch; with `lock` (the operation's name), it
-        holds the brain id's advisory lock, refused if another long operation holds it."""
-        import psycopg
-
-        joined = self._open_batch
-        if joined is not None:  # a call inside `batch()`: its transaction and journal batch
-            own = WriteBatch(batch_id=joined.batch_id, actor=joined.actor, kind=joined.kind)
-            yield own  # (what this call changed: its own events)
-            joined.events.extend(own.events)
-            return
-        batch = WriteBatch(batch_id=new_batch_id(), actor=actor or self.actor, kind=kind)
-        try:
-            with self.conn.transaction():
-                # First: the brain's journal ids then commit in their order (postgres_locks).
-                postgres_locks.hold_journal_order(self.conn, self.brain_id)
-                if lock is not None:
-                    postgres_locks.hold(self.conn, self.brain_id, lock, str(self.address))
-                if not self.marked:
-                    postgres.mark_brain(self.conn, self.brain_id, self.now())
-                yield batch
-        except psycopg.DataError as exc:  # what the checks let through and Postgres refuses
-            raise InvalidArgument(
-                "value",
-                f"PostgreSQL refuses it ({exc.diag.message_primary or exc}); nothing was written",
-            ) from exc
-        self.marked = True
 
     # --- reading -------------------------------------------------------------------------
 
@@ -225,41 +182,6 @@ class SharedBrain(SharedActivity, SharedBrainViews, SharedConversations):
 
     def count(self, flt: TraceFilter | None = None) -> int:
         return postgres.count(self.conn, self.where(flt or TraceFilter()))
-
-    def search(
-        self,
-        query: str,
-        flt: TraceFilter | None = None,
-        limit: int = 50,
-        mode: str = "auto",
-        expand_links: bool = False,
-        record_recall: bool = True,
-        mood: float | None = None,
-    ) -> SearchResult:
-        """By keyword (`_tsv`, `websearch_to_tsquery`, best `ts_rank` first), by meaning or
-        hybrid once the brain holds vectors and an embedder is set (`use_embedder`), as
-        `core/shared_search.py` says; the traces returned are noted as recalled unless
-        `record_recall` is false."""
-        if mood is not None:
-            raise NotOnPostgres("search with a mood")
-        return shared_search.search(
-            self, query, flt or TraceFilter(), limit, mode, expand_links, record_recall
-        )
-
-    def use_embedder(self, embedder: Embedder | None) -> None:
-        """The embedder that search by meaning and `backfill` use (none: keyword only)."""
-        self.embedder = embedder
-
-    def embedding_info(self) -> dict[str, Any]:
-        model, dims = postgres_vectors.pinned_model(self.conn, self.brain_id)
-        pending = postgres_vectors.count_pending(self.conn, self.brain_id)
-        return {"model": model, "dimensions": dims, "pending": pending}
-
-    def backfill(self, batch: int = BACKFILL_BATCH) -> Job[BackfillReport]:
-        """A job: embed the live traces without a vector (`shared_vectors.backfill`)."""
-        if self.embedder is None:
-            raise InvalidArgument("embedder", "must be set to embed (use_embedder; got none)")
-        return shared_vectors.backfill(self.conn, self.brain_id, self.embedder, batch)
 
     def related(self, trace_id: str, limit: int = links.MAX_RELATED) -> list[RelatedSummary]:
         """A trace's links to live traces, newest first, each read from its side."""
@@ -324,7 +246,7 @@ class SharedBrain(SharedActivity, SharedBrainViews, SharedConversations):
             id=id,
         )
         _refuse_nul(snap)
-        with self.writing(actor) as batch:
+        with self.writing(actor, order_late=True) as batch:
             if postgres.fetch_row(self.conn, self.brain_id, snap["id"]) is not None:
                 raise InvalidArgument("id", f"already exists (got {snap['id']!r})", snap["id"])
             postgres.insert_trace(self.conn, batch, self.brain_id, snap)
@@ -341,7 +263,7 @@ class SharedBrain(SharedActivity, SharedBrainViews, SharedConversations):
         check_id("id", trace_id)
         wanted = traces.checked_patch(patch)
         _refuse_nul(wanted)
-        with self.writing(actor) as batch:
+        with self.writing(actor, order_late=True) as batch:
             before = self._snapshot(trace_id, lock=True)
             journal.check_version(before, expect_version)
             now = self.now()
@@ -353,7 +275,7 @@ class SharedBrain(SharedActivity, SharedBrainViews, SharedConversations):
         self, trace_id: str, deleted: bool, expect_version: int | None, actor: str | None
     ) -> Trace:
         op = "forget" if deleted else "restore"
-        with self.writing(actor) as batch:
+        with self.writing(actor, order_late=True) as batch:
             before = self._snapshot(trace_id, lock=True)
             journal.check_version(before, expect_version)
             now = self.now()
@@ -423,91 +345,6 @@ class SharedBrain(SharedActivity, SharedBrainViews, SharedConversations):
         trace's removal with the rows that went with it), with the rules of a file: a trace,
         link or graph row changed since is a `Conflict`, nothing changes."""
         return shared_revert.revert(self, batch_id, actor, entry_ids)
-
-    # --- the knowledge graph, merge, scopes, sweep ---------------------------------------
-
-    def add_node(
-        self,
-        label: str,
-        type: str,
-        properties: dict[str, Any] | None = None,
-        actor: str | None = None,
-    ) -> ChangesWithId:
-        node = shared_graph.new_node(label, type, properties, self.now())
-        with self.writing(actor) as batch:
-            postgres_graph.insert_row(self.conn, batch, self.brain_id, "node", node)
-        return with_id(batch.changes(), node["id"])
-
-    def add_edge(
-        self,
-        source_id: str,
-        target_id: str,
-        type: str,
-        weight: float = 1.0,
-        actor: str | None = None,
-    ) -> ChangesWithId:
-        weight = graph.check_edge(source_id, target_id, type, weight)
-        with self.writing(actor) as batch:
-            ends = (source_id, target_id)
-            edge_id = shared_graph.add_edge(
-                self.conn, batch, self.brain_id, ends, type, weight, self.now()
-            )
-        return with_id(batch.changes(), edge_id)
-
-    def nodes(self, limit: int = 200, offset: int = 0) -> list[dict[str, Any]]:
-        graph.check_page(limit, offset)
-        return postgres_graph.page(self.conn, self.brain_id, "node", limit, offset)
-
-    def edges(self, limit: int = 200, offset: int = 0) -> list[dict[str, Any]]:
-        graph.check_page(limit, offset)
-        return postgres_graph.page(self.conn, self.brain_id, "edge", limit, offset)
-
-    def neighbours(
-        self, start_id: str, depth: int = 1, limit: int = MAX_NEIGHBOURS
-    ) -> list[Neighbour]:
-        return self.neighbours_and_more(start_id, depth, limit)[0]
-
-    def neighbours_and_more(
-        self, start_id: str, depth: int = 1, limit: int = MAX_NEIGHBOURS
-    ) -> tuple[list[Neighbour], bool]:
-        """Breadth-first over edges both ways, up to `depth` hops, nearest first; and
-        whether more than `limit` lie within `depth`."""
-        return shared_graph.neighbours(self.conn, self.brain_id, start_id, depth, limit)
-
-    def graph_rows(self) -> AbstractContextManager[PostgresGraphRows]:
-        """What the graph view reads (`graph_view/query.py`), in one read-only snapshot."""
-        return postgres_graph_view.reading(self.conn, self.brain_id)
-
-    def degrees(self, node_ids: list[str]) -> dict[str, int]:
-        """Each node's number of edges, both ways."""
-        return postgres_graph.degrees(self.conn, self.brain_id, node_ids)
-
-    def merge(
-        self,
-        ids: list[str],
-        content: str | None = None,
-        actor: str | None = None,
-        *,
-        keep: str | None = None,
-    ) -> Trace:
-        """Merge live traces into `keep` (default: the most retrieved), which takes the
-        others' links and knowledge-graph edges; the others are forgotten."""
-        return shared_upkeep.merge(self, ids, content, actor, keep)
-
-    def delete_scope(
-        self, scope: str, scope_id: str, user_id: str | None = None, actor: str | None = None
-    ) -> ChangesWithCount:
-        return shared_upkeep.delete_scope(self, scope, scope_id, user_id, actor)
-
-    def refile_scope(
-        self, scope: str, from_scope_id: str, to_scope_id: str, actor: str | None = None
-    ) -> ChangesWithCount:
-        return shared_upkeep.refile_scope(self, scope, from_scope_id, to_scope_id, actor)
-
-    def sweep(self, actor: str = "sweep") -> SweepReport:
-        """Expire traces past their time to live (embedding is `backfill`'s, `memgui embed`)."""
-        expired = shared_upkeep.expire(self, actor)
-        return SweepReport(expired=expired.count, embedded=0, changes=expired)
 
 
 _TEXT_FIELDS = ("id", "content", "scope_id", "category")

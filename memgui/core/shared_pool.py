@@ -11,6 +11,7 @@ all are lent waits for one to come back, up to `timeout` seconds.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from psycopg_pool import ConnectionPool
 
 MAX_POOL = 1_000
+CHECK_AFTER_IDLE_S = 1.0  # a connection idle in the pool longer is checked before a loan
 
 
 class SharedBrainPool:
@@ -52,6 +54,7 @@ class SharedBrainPool:
         self.brain_id = self.address.brain_id
         self.actor = actor
         self._marked = False
+        self._given_back: dict[int, float] = {}  # a connection's id -> when it came back
         postgres.connect(self.address).close()  # tables made, layout checked, before any use
         try:
             from psycopg_pool import ConnectionPool
@@ -66,21 +69,56 @@ class SharedBrainPool:
             min_size=min_size,
             max_size=max_size,
             timeout=timeout,
+            # A loan idle a while is checked first: one the server dropped meanwhile (a
+            # restart, a network cut) is replaced, not lent; a broken one given back is
+            # dropped. One given back just now is lent as it is: no round trip per loan.
+            check=self._check,
+            reset=self._returned,
             kwargs={"autocommit": True, "application_name": name},
             open=True,
             name=name,
         )
 
+    def _returned(self, conn: Any) -> None:
+        self._given_back[id(conn)] = time.monotonic()
+
+    def _check(self, conn: Any) -> None:
+        from psycopg_pool import ConnectionPool
+
+        given_back = self._given_back.pop(id(conn), None)
+        if given_back is None or time.monotonic() - given_back > CHECK_AFTER_IDLE_S:
+            ConnectionPool.check_connection(conn)
+
     @contextmanager
     def brain(self, actor: str | None = None) -> Iterator[SharedBrain]:
         """A brain over a borrowed connection, given back when the block ends (a transaction
-        left open by a failure is rolled back by the pool)."""
-        with self._pool.connection() as conn:
-            brain = SharedBrain(conn, self.address, actor or self.actor, self._marked)
+        left open by a failure is rolled back by the pool). If the server drops it during
+        the loan, the brain borrows another (`shared_reconnect`); a broken one given back
+        is dropped by the pool."""
+        lent = [self._pool.getconn()]
+
+        def another() -> Any:
+            from psycopg_pool import PoolTimeout
+
+            # The cut one back first (the pool drops it), or a full pool would wait for it.
+            self._pool.putconn(lent.pop())
             try:
-                yield brain
-            finally:
-                self._marked = self._marked or brain.marked  # once per pool, not per loan
+                lent.append(self._pool.getconn())
+            except PoolTimeout as exc:
+                raise PostgresUnavailable(
+                    f"cannot reach the PostgreSQL brain {self.address}: {exc}"
+                ) from exc
+            return lent[-1]
+
+        brain = SharedBrain(
+            lent[0], self.address, actor or self.actor, self._marked, connect=another
+        )
+        try:
+            yield brain
+        finally:
+            self._marked = self._marked or brain.marked  # once per pool, not per loan
+            for conn in lent:
+                self._pool.putconn(conn)
 
     def stats(self) -> dict[str, int]:
         """The pool's counters (`psycopg_pool`'s: pool_size, requests_waiting …)."""

@@ -10,18 +10,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from memgui.core import links
-from memgui.core.errors import EmbeddingUnavailable, InvalidArgument, NotOnPostgres
-from memgui.core.model import SearchHit, SearchResult, TraceFilter
-from memgui.core.search import hybrid, textindex
+from memgui.core import shared_cognitive, shared_hits
+from memgui.core.errors import EmbeddingUnavailable, InvalidArgument
+from memgui.core.model import SearchResult, TraceFilter
+from memgui.core.search import cognitive, hybrid, textindex
 from memgui.core.search.searching import check_query
 from memgui.core.search.vectors import EmbeddingModelMismatch
-from memgui.core.storage import postgres, postgres_recall, postgres_vectors, store
+from memgui.core.storage import postgres, postgres_vectors, store
 
 if TYPE_CHECKING:
     from memgui.core.shared_brain import SharedBrain
 
-MODES = ("auto", "keyword", "semantic", "hybrid")
+MODES = ("auto", "keyword", "semantic", "hybrid", "cognitive")
 Scored = list[tuple[float, dict[str, Any]]]
 
 
@@ -33,10 +33,13 @@ def search(
     mode: str,
     expand_links: bool,
     record_recall: bool,
+    mood: float | None = None,
 ) -> SearchResult:
     check_query(query, limit)
-    if mode == "cognitive":
-        raise NotOnPostgres("search by 'cognitive'")
+    if mode == cognitive.MODE:
+        return shared_cognitive.search(brain, query, flt, limit, mood, expand_links, record_recall)
+    if mood is not None:
+        raise InvalidArgument("mood", f"is for the cognitive mode only (got mode {mode!r})", mood)
     if mode not in MODES:
         raise InvalidArgument("mode", f"must be one of {', '.join(MODES)} (got {mode!r})", mode)
     where = brain.where(flt)
@@ -47,23 +50,7 @@ def search(
         rows = postgres.keyword_rows(brain.conn, where, query, limit)
         answer = [(float(r[-1]), store.row_to_snapshot(r[:-1])) for r in rows], "keyword"
     scored, used = answer
-    now = brain.now()
-    if record_recall and scored:
-        ids = [snap["id"] for _, snap in scored]
-        recalled = postgres_recall.note_recalls(brain.conn, brain.brain_id, where, ids, now)
-        # One another writer holds just now is returned as read, its recall not noted.
-        scored = [(score, recalled.get(s["id"], s)) for score, s in scored]
-    hits = tuple(
-        SearchHit(
-            trace,
-            score,
-            tuple(brain.related(trace.id, links.MAX_RELATED)) if expand_links else (),
-            query,
-        )
-        for score, snap in scored
-        for trace in (store.snapshot_to_trace(snap, 0, now),)
-    )
-    return SearchResult(hits=hits, search_mode=used)
+    return shared_hits.finish(brain, query, scored, used, expand_links, record_recall, where)
 
 
 def _by_meaning(
@@ -97,12 +84,14 @@ def _by_meaning(
     key = (brain.address.conninfo, brain.brain_id)
     semantic = shared_vectors.rank(brain.conn, key, vector, want, allowed)
     if mode == "semantic":
-        snaps = _snapshots(brain, where, [tid for tid, _ in semantic])
+        snaps = shared_hits.snapshots(brain, where, [tid for tid, _ in semantic])
         return [(sim, snaps[tid]) for tid, sim in semantic if tid in snaps], "semantic"
     rows = postgres.keyword_rows(brain.conn, where, query, hybrid.OVERSAMPLE * limit)
     keyword = [store.row_to_snapshot(r[:-1]) for r in rows]
     snaps = {s["id"]: s for s in keyword}
-    snaps.update(_snapshots(brain, where, [tid for tid, _ in semantic if tid not in snaps]))
+    snaps.update(
+        shared_hits.snapshots(brain, where, [tid for tid, _ in semantic if tid not in snaps])
+    )
     now = brain.now()
     fused = hybrid.rrf_fuse(
         [s["id"] for s in keyword],
@@ -114,18 +103,3 @@ def _by_meaning(
 
 def _strength(snap: dict[str, Any], now: int) -> float:
     return store.snapshot_to_trace(snap, 0, now).strength
-
-
-def _snapshots(
-    brain: SharedBrain, where: tuple[str, list[Any]], ids: list[str]
-) -> dict[str, dict[str, Any]]:
-    """The rows of `ids` that pass the search's filter now, by id (a trace forgotten since
-    the matrix was read is left out)."""
-    if not ids:
-        return {}
-    sql, params = where
-    rows = brain.conn.execute(
-        f"SELECT {postgres.COLUMNS} FROM memory_traces WHERE {sql} AND id = ANY(%s)",
-        (*params, ids),
-    ).fetchall()
-    return {snap["id"]: snap for snap in map(store.row_to_snapshot, rows)}

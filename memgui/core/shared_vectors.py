@@ -135,9 +135,11 @@ def _reload(
     entry.writers = {tid: xmin for tid, xmin, _ in rows}
 
 
-def forget_cache() -> None:
+def forget_cache(brain_id: str | None = None) -> None:
+    """Drop the matrices in memory: every one, or those of one brain id (on any server)."""
     with _cache_lock:
-        _cache.clear()
+        for key in [k for k in _cache if brain_id is None or k[1] == brain_id]:
+            del _cache[key]
 
 
 def rank(
@@ -217,3 +219,40 @@ def backfill(
         stale += len(rows) - written
         yield Progress(embedded + stale, total, f"embedded {embedded} of {total} traces")
     return BackfillReport(embedded, stale, sql.count_pending(conn, brain_id))
+
+
+def reindex(
+    conn: psycopg.Connection[tuple[Any, ...]],
+    brain_id: str,
+    chunk: int = 2000,
+    cancel_requested: Callable[[], bool] | None = None,
+) -> Job[int]:
+    """Check every live stored vector against the pinned dimension, in the caller's
+    transaction, `chunk` rows a step: one that does not fit (or cannot be read) becomes
+    pending; the dimension is pinned from the first vector when none is. The number of
+    vectors that fit."""
+    if isinstance(chunk, bool) or not isinstance(chunk, int) or not 1 <= chunk <= 100_000:
+        raise InvalidArgument("chunk", f"must be an integer from 1 to 100000 (got {chunk!r})")
+    total = sql.count_embedded(conn, brain_id)
+    yield Progress(0, total, "checking the stored vectors")
+    dims = sql.pinned_model(conn, brain_id)[1]
+    done = indexed = 0
+    last = ""
+    while rows := sql.embedded_after(conn, brain_id, last, chunk):
+        if cancel_requested is not None and cancel_requested():
+            raise Cancelled()
+        misfits = []
+        for trace_id, blob in rows:
+            vector = unpack_vector(blob)
+            if vector is not None and dims is None:
+                dims = len(vector)
+                sql.pin_dimensions(conn, brain_id, dims)
+            if vector is None or len(vector) != dims:
+                misfits.append(trace_id)
+            else:
+                indexed += 1
+        sql.make_pending(conn, brain_id, misfits)
+        last = rows[-1][0]
+        done += len(rows)
+        yield Progress(done, total, f"checked {done} of {total} stored vectors")
+    return indexed

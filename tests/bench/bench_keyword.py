@@ -38,6 +38,7 @@ from typing import Any
 
 from memgui.core.brain import Brain
 from memgui.core.model import TraceFilter
+from memgui.core.search import stems
 from memgui.core.search.keyword import keyword_ranking
 from tests.bench.bench_core import fill
 from tests.bench.bench_search_floor import fts_query, queries
@@ -51,6 +52,9 @@ FLOOR_SQL = (
     "SELECT rowid, bm25(memgui_fts) AS score FROM memgui_fts WHERE memgui_fts MATCH ? "
     "ORDER BY score, rowid LIMIT ?"
 )
+# The same on the stemmed index (schema 9) with the query it is asked: the exact-bm25 floor
+# of what a plain-word search ranks now.
+STEMS_FLOOR_SQL = FLOOR_SQL.replace("memgui_fts", "memgui_stems")
 
 
 def asked() -> list[str]:
@@ -175,25 +179,28 @@ def big(brain: Brain, rounds: int) -> dict[str, Any]:
     """`brain.search` against the exact-bm25 floor, query by query, interleaved."""
     conn = brain.db.conn
     work = asked()
-    ours: list[float] = []
-    floor: list[float] = []
+    stemmed = "memgui_stems" in brain.db.tables
+    samples: dict[str, list[float]] = {}
     cpu: dict[str, list[float]] = {}
     for n in range(rounds):
-        ours, floor = [], []
-        cpu = {"memgui": [], "floor": []}
+        samples = {"memgui": [], "floor": [], "stems_floor": []}
+        cpu = {"memgui": [], "floor": [], "stems_floor": []}
         for query in work:
-            pair = [
-                (ours, lambda q=query: brain.search(
+            calls = [
+                ("memgui", lambda q=query: brain.search(
                     q, limit=BIG_LIMIT, mode="keyword", record_recall=False)),
-                (floor, lambda q=query: conn.execute(
+                ("floor", lambda q=query: conn.execute(
                     FLOOR_SQL, (fts_query(q.split()), BIG_LIMIT)).fetchall()),
             ]  # fmt: skip
-            for samples, call in pair if n % 2 == 0 else reversed(pair):
+            if stemmed:
+                calls.append(("stems_floor", lambda q=query: conn.execute(
+                    STEMS_FLOOR_SQL, (stems.match(q), BIG_LIMIT)).fetchall()))  # fmt: skip
+            for name, call in calls if n % 2 == 0 else reversed(calls):
                 start, cpu_start = time.perf_counter(), time.thread_time()
                 call()
-                samples.append(time.perf_counter() - start)
-                cpu["memgui" if samples is ours else "floor"].append(time.thread_time() - cpu_start)
-    mine, base = percentiles(ours), percentiles(floor)  # the last round: warm cache
+                samples[name].append(time.perf_counter() - start)
+                cpu[name].append(time.thread_time() - cpu_start)
+    mine, base = percentiles(samples["memgui"]), percentiles(samples["floor"])  # warm cache
     out: dict[str, Any] = {
         "traces": conn.execute("SELECT count(*) FROM memory_traces").fetchone()[0],
         "memgui_search_limit_20": mine,
@@ -206,6 +213,14 @@ def big(brain: Brain, rounds: int) -> dict[str, Any]:
         "cpu_memgui_search": percentiles(cpu["memgui"]),
         "cpu_exact_bm25_floor": percentiles(cpu["floor"]),
     }
+    if stemmed:
+        stems_base = percentiles(samples["stems_floor"])
+        out["stems_floor_limit_20"] = stems_base
+        out["cpu_stems_floor"] = percentiles(cpu["stems_floor"])
+        out["ratio_to_stems_floor"] = {
+            "p50": round(mine["p50_ms"] / stems_base["p50_ms"], 2),
+            "p95": round(mine["p95_ms"] / stems_base["p95_ms"], 2),
+        }
     out["targets_met"] = {
         "p50_ms_le_5": mine["p50_ms"] <= P50_TARGET_MS,
         "p95_ms_le_40": mine["p95_ms"] <= P95_TARGET_MS,

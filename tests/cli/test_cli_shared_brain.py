@@ -69,9 +69,8 @@ def test_what_is_not_served_on_postgres_says_so_and_writes_nothing(
     a = add(capsys, pg_address, "one")
     add(capsys, pg_address, "two")
     for argv in (
-        ("embed", "--rebuild", "--model", "nomic-embed-text"),
-        ("similar", a["id"]),
-        ("search", "one", "--mode", "cognitive"),
+        ("ingest", "--user", f"remember {a['id']}", "--assistant", "noted"),
+        ("install-desktop",),
     ):
         result = run_text(capsys, pg_address, *argv)
         assert result.code == 2, argv

@@ -111,8 +111,8 @@ async def agent_memory_calls(session: ClientSession, ids: dict[str, str]) -> Non
 
 
 def test_mcp_agentos_tools_on_a_shared_brain(tmp_path: Path, pg_address: str) -> None:
-    """merge and reflect run there; what a shared brain does not serve yet (rehydrate,
-    the cognitive search) is an error naming it, and the server goes on."""
+    """merge, reflect and the cognitive search run there; what a shared brain does not
+    serve yet (rehydrate) is an error naming it, and the server goes on."""
     env = server_env(tmp_path)
 
     async def run() -> None:
@@ -130,11 +130,18 @@ def test_mcp_agentos_tools_on_a_shared_brain(tmp_path: Path, pg_address: str) ->
             assert tool_text(rehydrated).startswith(
                 "rehydrate_memory is not available on a PostgreSQL brain yet"
             )
-            cognitive = await session.call_tool(
-                "memory_search", {"query": "note", "mode": "cognitive"}
+            cognitive = tool_json(
+                await session.call_tool(
+                    "memory_search", {"query": "note", "mode": "cognitive", "mood": 0.2}
+                )
             )
-            assert cognitive.is_error
-            assert "search by 'cognitive' is not available" in tool_text(cognitive)
+            [hit] = cognitive["results"]
+            assert hit["id"] == merged["survivorId"]
+            assert hit["why"].startswith(f"{hit['retrievalScore']:.2f} = similarity 1.00")
+            assert set(hit["scoreBreakdown"]) == {
+                "strengthScore", "similarityScore", "recencyScore",
+                "emotionalCongruenceScore", "graphActivationScore", "importanceScore",
+            }  # fmt: skip
             found = tool_json(await session.call_tool("memory_search", {"query": "note"}))
             assert [r["id"] for r in found["results"]] == [merged["survivorId"]]
 

@@ -165,7 +165,7 @@ class Zygote:
 # --- judging what a trial left --------------------------------------------------------------
 
 # Tables whose rows are derived (rebuilt, never compared): the indexes and their bookkeeping.
-DERIVED = ("memgui_fts", "memory_traces_fts", "memory_traces_vec", "sqlite_")
+DERIVED = ("memgui_fts", "memgui_stems", "memory_traces_fts", "memory_traces_vec", "sqlite_")
 # Values that differ from one run of the same job to the next: clock readings.
 VOLATILE_KEYS = frozenset({"at", "updated_at", "exported_at"})
 VOLATILE_META = frozenset({"created_at"})  # brain_meta rows a new brain writes with the clock

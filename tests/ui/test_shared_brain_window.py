@@ -198,24 +198,33 @@ def test_an_empty_shared_brain_welcomes_and_its_import_buttons_import(
         window.close()
 
 
-def test_a_stopped_live_refresh_is_said(qtbot, tmp_path: Path, filled: str) -> None:
+def test_a_dropped_live_refresh_listens_again(qtbot, tmp_path: Path, filled: str) -> None:
+    """The server drops the listening connection (as a restart does): the window listens
+    again, reads what it shows again, and hears the next change of another program."""
     window = open_shared_window(qtbot, tmp_path, filled, live=True)
     try:
         qtbot.waitUntil(
             lambda: window.shared_live is not None and window.shared_live.listener is not None,
             timeout=WAIT_MS,
         )
-        assert window.shared_live is not None
-        with qtbot.waitSignal(window.shared_live.stopped, timeout=WAIT_MS):
-            window.session.brain.conn.execute(  # type: ignore[attr-defined]
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                "WHERE query LIKE 'LISTEN %%' AND pid != pg_backend_pid()"
-            )
-        assert (
-            window.statusBar()
-            .currentMessage()
-            .startswith("Live refresh of the shared brain stopped")
+        live = window.shared_live
+        assert live is not None and live.listener is not None
+        listener = live.listener
+        window.session.brain.conn.execute(  # type: ignore[attr-defined]
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            "WHERE query LIKE 'LISTEN %%' AND pid != pg_backend_pid()"
         )
+        qtbot.waitUntil(lambda: listener.reconnected == 1, timeout=WAIT_MS)
+        with SharedBrain.open(filled, actor="agentos") as agent:
+            agent.add("written after the window listens again")
+        qtbot.waitUntil(
+            lambda: (
+                window.statusBar().currentMessage()
+                == "another program changed 1 memories of the shared brain"
+            ),
+            timeout=WAIT_MS,
+        )
+        assert listener.error is None
     finally:
         window.close()
 

@@ -83,22 +83,26 @@ def run_embed(ctx: CommandContext, args: argparse.Namespace) -> None:
 
 
 def _embed_shared(ctx: CommandContext, args: argparse.Namespace) -> None:
-    """`embed` and `embed --status` on a shared brain (its vectors are its rows: there is
-    no index to rebuild; `--rebuild` is not there yet)."""
+    """`embed` and its options on a shared brain (`core/shared_brain_meaning.py`)."""
     from memgui.core.shared_brain import SharedBrain
 
     store = ctx.store
     assert isinstance(store, SharedBrain)
-    if args.rebuild or args.reindex:
-        from memgui.core.errors import NotOnPostgres
-
-        raise NotOnPostgres(f"memgui embed {'--rebuild' if args.rebuild else '--reindex'}")
     if args.status:
         embedder = ctx.embedder(args.model)
         doc = {"ollama": embedder.status(), "url": embedder.url, **store.embedding_info()}
         ctx.emit(doc, [f"{k}: {v}" for k, v in doc.items()])
         return
-    report = run_to_end(store.backfill(), _progress_to_stderr)
+    if args.reindex:
+        indexed = run_to_end(store.reindex_vectors(), _progress_to_stderr)
+        doc = {"reindexed": True, "indexed": indexed, **store.embedding_info()}
+        ctx.emit(doc, "vector index rebuilt")
+        return
+    if args.rebuild:
+        job = store.rebuild_vectors(ctx.embedder(args.model))
+    else:
+        job = store.backfill()
+    report = run_to_end(job, _progress_to_stderr)
     doc = {"embedded": report.embedded, "stale": report.stale, "pending": report.remaining}
     ctx.emit(doc, f"embedded {report.embedded}; {report.remaining} still pending")
 
@@ -108,9 +112,14 @@ def _configure_similar(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--limit", type=int, default=10, metavar="N", help="1-200 (default 10)")
 
 
-@command("similar", "memories nearest in meaning to a trace", configure=_configure_similar)
+@command(
+    "similar",
+    "memories nearest in meaning to a trace",
+    configure=_configure_similar,
+    on_shared_brains=True,
+)
 def run_similar(ctx: CommandContext, args: argparse.Namespace) -> None:
-    found = ctx.brain.similar(args.id, args.limit)
+    found = ctx.store.similar(args.id, args.limit)
     results = [dict(t.to_json(), score=round(score, 6)) for t, score in found]
     ctx.emit(
         {"results": results},

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -134,7 +135,7 @@ def search(
     now = brain.now()
     ranked: list[tuple[float, int, dict[str, Any], dict[str, float]]] = []
     for rowid, snap in snaps.items():
-        parts = _parts(snap, similarity[snap["id"]][1], activation, mood, now)
+        parts = score_parts(snap, similarity[snap["id"]][1], activation, mood, now)
         total = sum(WEIGHTS[k] * parts[k] for k in WEIGHTS)
         ranked.append((max(0.0, min(1.0, total)), rowid, snap, parts))
     ranked.sort(key=lambda r: (-r[0], r[2]["id"]))
@@ -156,7 +157,7 @@ def search(
     return SearchResult(hits=hits, search_mode=MODE)
 
 
-def _parts(
+def score_parts(
     snap: dict[str, Any],
     similarity: float,
     activation: dict[str, float],
@@ -255,7 +256,7 @@ def _label_key(label: str) -> str:
     return "label:" + " ".join(label.casefold().split())
 
 
-def _phrases(query: str) -> list[str]:
+def query_phrases(query: str) -> list[str]:
     """The query's words and runs of two and three words, case-folded (what a node's label
     must equal to be named by the query)."""
     words = re.findall(r"[\w'-]+", query.casefold())[:MAX_QUERY_WORDS]
@@ -268,7 +269,7 @@ def _phrases(query: str) -> list[str]:
 def _activation(brain: Brain, query: str) -> dict[str, float]:
     """Node id (or `label:<name>`) -> activation spread from the nodes the query names."""
     db, bid = brain.db, brain.brain_id
-    phrases = _phrases(query)
+    phrases = query_phrases(query)
     if not phrases or "knowledge_nodes" not in db.tables:
         return {}
     marks = ",".join("?" * len(phrases))
@@ -278,27 +279,44 @@ def _activation(brain: Brain, query: str) -> dict[str, float]:
             f"AND lower(label) IN ({marks})",
             (bid, *phrases),
         ).fetchall()
+        return spread(
+            phrases,
+            [str(node) for node, _ in seeds],
+            lambda wave: {node: _neighbours(brain, node) for node in wave},
+            lambda nodes: _labels(brain, nodes),
+        )
+
+
+def spread(
+    phrases: list[str],
+    seeds: list[str],
+    neighbours_of: Callable[[list[str]], dict[str, list[tuple[str, float]]]],
+    labels_of: Callable[[list[str]], dict[str, str]],
+) -> dict[str, float]:
+    """AgentOS's spreading activation from the `seeds` (the nodes the query's `phrases`
+    name), a wave of nodes at a time: each engine gives a wave's neighbours (knowledge
+    edges and memory links, with their weights) and the nodes' labels."""
     # A trace naming a query word as an entity is a seed's self-match (AgentOS): 1.
     out: dict[str, float] = {f"label:{p}": 1.0 for p in phrases}
-    level: dict[str, float] = {str(node): 1.0 for node, _ in seeds}
+    level: dict[str, float] = dict.fromkeys(seeds, 1.0)
     wave = list(level)
-    with db.lock:
-        for _depth in range(MAX_DEPTH):
-            following: list[str] = []
-            for node in wave:
-                for other, weight in _neighbours(brain, node):
-                    push = level[node] * max(0.0, min(1.0, weight)) * DECAY_PER_HOP
-                    if push < ACTIVATION_THRESHOLD:
-                        continue
-                    if other in level:
-                        level[other] = min(1.0, level[other] + push)
-                    elif len(level) < MAX_VISITED:
-                        level[other] = min(1.0, push)
-                        following.append(other)
-            wave = following
-            if not wave:
-                break
-        labels = _labels(brain, list(level))
+    for _depth in range(MAX_DEPTH):
+        following: list[str] = []
+        found = neighbours_of(wave)
+        for node in wave:
+            for other, weight in found.get(node, []):
+                push = level[node] * max(0.0, min(1.0, weight)) * DECAY_PER_HOP
+                if push < ACTIVATION_THRESHOLD:
+                    continue
+                if other in level:
+                    level[other] = min(1.0, level[other] + push)
+                elif len(level) < MAX_VISITED:
+                    level[other] = min(1.0, push)
+                    following.append(other)
+        wave = following
+        if not wave:
+            break
+    labels = labels_of(list(level))
     for node, value in level.items():
         out[node] = max(out.get(node, 0.0), value)
         if node in labels:

@@ -1,4 +1,4 @@
-"""Merging memgui_fts's segments in small steps, off the writers' path.
+"""Merging memgui_fts's (and memgui_stems's) segments in small steps, off the writers' path.
 
 FTS5 writes each flush of pending rows (`fulltext.FLUSH_AFTER`) as a new segment. With
 FTS5's automerge on, the write that crossed a threshold merged 64 leaf pages' worth of
@@ -142,6 +142,12 @@ def merge_all(conn: apsw.Connection, table: str = TABLE) -> int:
     return steps
 
 
+def tables(conn: apsw.Connection) -> list[str]:
+    """memgui's full-text tables that merge only when asked: memgui_fts, and memgui_stems
+    from schema 9 on (the same rows, so the same segments come and go)."""
+    return [table for table in (TABLE, schema.STEMS_TABLE) if configured(conn, table)]
+
+
 def configured(conn: apsw.Connection, table: str = TABLE) -> bool:
     """Whether `table` merges only when asked (schema 6's automerge 0)."""
     try:
@@ -162,22 +168,26 @@ def merge_pass(
     no merge is due, `stop` is set, `budget_s` has passed (the upkeep's other work goes
     first, then the next pass goes on) or another connection holds the lock past
     `STEP_WAIT_S`; how many steps did work. Only a current brain (automerge off)."""
-    if db.readonly or not db.is_current or not configured(db.conn):
+    if db.readonly or not db.is_current:
         return 0
+    with db.lock:
+        merged = tables(db.conn)
     done = 0
     ends = time.monotonic() + budget_s
     while (stop is None or not stop.is_set()) and time.monotonic() < ends:
         with db.lock:
-            if not needs_merge(levels(db.conn)):
+            due = [table for table in merged if needs_merge(levels(db.conn, table))]
+            if not due:
                 break
             try:
                 with db.write("sweep", "merge the index", kind="index", wait_s=STEP_WAIT_S):
-                    worked = merge_step(db.conn, pages)
+                    worked = merge_step(db.conn, pages, due[0])
             except BrainBusy:
                 log.info("%s: the index merge waits: the brain is busy", db.path)
                 break
-        if not worked:
-            break
+        if not worked:  # nothing FTS5 would merge there: the other table's turn
+            merged.remove(due[0])
+            continue
         done += 1
         if stop is not None:
             stop.wait(gap_s)

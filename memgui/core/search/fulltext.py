@@ -126,13 +126,14 @@ def flushing(db: Database, batch: int = FLUSH_BATCH) -> Generator[int, None, int
         yield flushed
     if flushed:
         db.conn.execute("DELETE FROM memgui_fts_pending")
-    if flushed >= batch and fts_merge.configured(db.conn):
+    if flushed >= batch:
         # A bulk write (an import) merges the segments it wrote before it commits: the
         # upkeep's small steps are for the trickle of single writes.
-        while fts_merge.needs_merge(fts_merge.levels(db.conn)):
-            if not fts_merge.merge_step(db.conn, fts_merge.BULK_MERGE_PAGES):
-                break
-            yield flushed
+        for table in fts_merge.tables(db.conn):
+            while fts_merge.needs_merge(fts_merge.levels(db.conn, table)):
+                if not fts_merge.merge_step(db.conn, fts_merge.BULK_MERGE_PAGES, table):
+                    break
+                yield flushed
     db.pending_marks = 0
     return flushed
 
@@ -166,7 +167,12 @@ def _index_rows(db: Database, rows: list[tuple[Any, ...]], agentos: bool) -> Non
         db.conn.executemany(
             "INSERT INTO memory_traces_fts(rowid, content, tags) VALUES (?, ?, ?)", own
         )
-    db.conn.executemany(INSERT_MEMGUI_FTS, indexed_text(current))
+    texts = list(indexed_text(current))
+    db.conn.executemany(INSERT_MEMGUI_FTS, texts)
+    if schema.STEMS_TABLE in db.tables:  # schema 9: the same rows, stemmed
+        if gone:
+            db.conn.executemany(DELETE_STEMS, gone)
+        db.conn.executemany(INSERT_STEMS, texts)
 
 
 def indexed_rows(db: Database, table: str) -> int:
@@ -216,6 +222,8 @@ def flush_unless_busy(db: Database) -> bool:
 
 
 INSERT_MEMGUI_FTS = "INSERT INTO memgui_fts(rowid, content, tags, title) VALUES (?, ?, ?, ?)"
+INSERT_STEMS = INSERT_MEMGUI_FTS.replace("memgui_fts", schema.STEMS_TABLE)
+DELETE_STEMS = f"DELETE FROM {schema.STEMS_TABLE} WHERE rowid = ?"
 
 
 def indexed_text(
@@ -230,14 +238,19 @@ def indexed_text(
     )
 
 
-def fill_temp_index(db: Database, name: str, rows: Iterable[tuple[Any, ...]]) -> None:
+def fill_temp_index(
+    db: Database,
+    name: str,
+    rows: Iterable[tuple[Any, ...]],
+    tokenize: str = schema.MEMGUI_TOKENIZE,
+) -> None:
     """A TEMP FTS5 table `name` (this connection's alone, in memory; writes nothing to the
-    file) holding `rows` (as `ROW_TEXT_SQL` reads them) as memgui_fts would: a stand-in
-    where memgui_fts cannot serve."""
+    file) holding `rows` (as `ROW_TEXT_SQL` reads them) as memgui_fts (or, with the stems'
+    `tokenize`, memgui_stems) would: a stand-in where the brain's index cannot serve."""
     columns = ", ".join(schema.MEMGUI_FTS_COLUMNS)
     db.conn.execute(
         f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{name} USING fts5({columns}, "
-        f"tokenize='{schema.MEMGUI_TOKENIZE}')"
+        f"tokenize='{tokenize}')"
     )
     db.conn.execute(f"DELETE FROM {name}")
     db.conn.executemany(
@@ -271,3 +284,41 @@ def rebuild_memgui_index(conn: apsw.Connection) -> None:
         conn.execute(statement)
     conn.executemany(INSERT_MEMGUI_FTS, rows)
     fts_merge.merge_all(conn)
+    stems = schema.STEMS_TABLE
+    if conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (stems,)
+    ).fetchone():
+        conn.execute(f"INSERT INTO {stems}({stems}) VALUES ('delete-all')")
+        fill_stems(conn)
+
+
+def fill_stems(conn: apsw.Connection) -> int:
+    """memgui_stems from every row of `memory_traces` (schema 9's merge settings set, its
+    segments merged at the end); how many rows it took."""
+    for statement in schema.MEMGUI_STEMS_CONFIG:
+        conn.execute(statement)
+    taken = 0
+    for done in fill_stems_steps(conn):
+        taken = done
+    fts_merge.merge_all(conn, schema.STEMS_TABLE)
+    return taken
+
+
+STEMS_FILL_BATCH = 50_000  # rows a step of the stemmed index's fill (its progress)
+
+
+def fill_stems_steps(conn: apsw.Connection, after: int = -1) -> Iterator[int]:
+    """Index the rows past rowid `after` in memgui_stems, `STEMS_FILL_BATCH` at a time,
+    yielding how many so far (the migration logs its progress)."""
+    taken = 0
+    while True:
+        rows = list(
+            conn.execute(f"{ROW_TEXT_SQL} WHERE rowid > ? ORDER BY rowid LIMIT ?",
+                         (after, STEMS_FILL_BATCH))
+        )  # fmt: skip
+        if not rows:
+            return
+        conn.executemany(INSERT_STEMS, indexed_text(rows))
+        taken += len(rows)
+        after = rows[-1][0]
+        yield taken

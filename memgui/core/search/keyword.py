@@ -23,8 +23,9 @@ import apsw
 from memgui.core import decay
 from memgui.core.errors import QuerySyntaxError
 from memgui.core.model import TraceFilter
-from memgui.core.search import fulltext, textindex, vocabulary, word_forms
+from memgui.core.search import fulltext, stems, textindex, vocabulary, word_forms
 from memgui.core.search.filters import filter_sql
+from memgui.core.storage import schema
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
@@ -34,6 +35,17 @@ if TYPE_CHECKING:
 # statement (a selective filter: most matches would be read only to fail it).
 RANKED_FIRST_MAX = 4096
 SLICE_GROWTH = 4
+
+
+# The index ranks this many times the matches wanted at once: a slice four times larger
+# (and its spare rows) is then read from the same ranking.
+RANK_AHEAD = 5
+# Per brain connection, its last ranking of the brain's own indexes (not this connection's
+# TEMP stand-ins): (table, MATCH, data version, its own changes), LIMIT asked, (bm25, rowid).
+_MEMO_TABLES = frozenset({"memgui_fts", "memgui_stems", "memory_traces_fts"})
+_last_ranking: weakref.WeakKeyDictionary[
+    Database, tuple[tuple[Any, ...], int, list[tuple[Any, ...]]]
+] = weakref.WeakKeyDictionary()
 
 
 class KeywordHit(NamedTuple):
@@ -67,18 +79,13 @@ class _Query:
         filter: the index ranks the best `take`, their rows are read and checked; None when
         too many fail even `RANKED_FIRST_MAX`, or more are wanted (the joined statement
         answers then)."""
-        take = want + want // 4 + 16
+        # A few more than wanted, for the rare rows that fail the filter (each read costs a
+        # row and its decayed strength: 41 for 20 was a third of a search at 20k).
+        take = want + want // 8 + 2
         if take > RANKED_FIRST_MAX:
             return None
-        table = self.table
         while True:
-            best = list(
-                self.db.conn.execute(
-                    f"SELECT bm25({table}) AS score, rowid FROM {table} WHERE {table} MATCH ? "
-                    "ORDER BY score, rowid LIMIT ?",
-                    (match, take),
-                )
-            )
+            best, every = self._best(match, take, want)
             if not best:
                 return []
             # NOT INDEXED: next to `brain_id = ?` and a list of rowids, SQLite's planner
@@ -95,11 +102,36 @@ class _Query:
                 row = by_rowid.get(rowid)
                 if row is not None:
                     out.append((rowid, row[1], rank, row[2]))
-            if len(out) >= want or len(best) < take:  # enough, or every match was read
+            if len(out) >= want or every:  # enough, or every match was read
                 return out[:want]
             if take >= RANKED_FIRST_MAX:
                 return None
             take = min(take * SLICE_GROWTH, RANKED_FIRST_MAX)
+
+    def _best(self, match: str, take: int, want: int) -> tuple[list[tuple[Any, ...]], bool]:
+        """(bm25, rowid) of the best `take` matches by bm25, and whether they are every
+        match. The index ranks `RANK_AHEAD` times `want` at once (scoring every match is
+        the cost, not the LIMIT): the search's next, larger slice (`keyword_hits` asks four
+        times as many when the blend with strength needs more) is read from this one's
+        ranking while nothing was written in between, not ranked again."""
+        db, table = self.db, self.table
+        version = db.conn.execute("PRAGMA data_version").get  # others' commits
+        key = (table, match, version, db.conn.total_changes())
+        memo = _last_ranking.get(db) if table in _MEMO_TABLES else None
+        if memo is not None and memo[0] == key and (memo[1] >= take or len(memo[2]) < memo[1]):
+            asked, ranked = memo[1], memo[2]
+        else:
+            asked = max(take, RANK_AHEAD * want + 2)
+            ranked = list(
+                db.conn.execute(
+                    f"SELECT bm25({table}) AS score, rowid FROM {table} WHERE {table} MATCH ? "
+                    "ORDER BY score, rowid LIMIT ?",
+                    (match, asked),
+                )
+            )
+            if table in _MEMO_TABLES:
+                _last_ranking[db] = (key, asked, ranked)
+        return ranked[:take], len(ranked) < asked and take >= len(ranked)
 
     def joined(self, match: str, want: int) -> list[tuple[Any, ...]]:
         """The best `want` matches that pass the filter, a trace row read per match."""
@@ -136,7 +168,12 @@ def keyword_ranking(brain: Brain, query: str, flt: TraceFilter, want: int) -> li
     # searched then as a read-only connection searches them (see `_index_unflushed`).
     flushed = fulltext.flush_unless_busy(db)
     either = textindex.either
-    if "memgui_fts" in db.tables or ("memory_traces" in db.tables and _index_unmigrated(db)):
+    stemmed = [stems.match(f) for f in forms] if stems.TABLE in db.tables else [None]
+    if "memgui_fts" in db.tables and None not in stemmed:
+        # Plain words (schema 9): one stemmed term a word (`stems`).
+        table, match = stems.TABLE, either([m for m in stemmed if m is not None])
+        agentos_rewrite = False
+    elif "memgui_fts" in db.tables or ("memory_traces" in db.tables and _index_unmigrated(db)):
         table = "memgui_fts" if "memgui_fts" in db.tables else UNMIGRATED
         # Only the forms the index holds, when it holds every row (none waits unflushed).
         keep = (
@@ -156,8 +193,8 @@ def keyword_ranking(brain: Brain, query: str, flt: TraceFilter, want: int) -> li
         # A read-only connection cannot index what a writer left pending: it searches those
         # rows in a small index of its own instead, and not their stale entries.
         unflushed = (
-            _index_unflushed(db)
-            if table == "memgui_fts" and (db.readonly or not flushed)
+            _index_unflushed(db, table)
+            if table in STAND_INS and (db.readonly or not flushed)
             else set()
         )
         try:
@@ -185,12 +222,18 @@ def keyword_ranking(brain: Brain, query: str, flt: TraceFilter, want: int) -> li
     return [KeywordHit(*row) for row in rows]
 
 
-UNFLUSHED = "memgui_fts_unflushed"  # a TEMP table: in memory, this connection's alone
+# For each of the brain's indexes, a TEMP table of the rows still pending (in memory, this
+# connection's alone) and its tokenizer.
+STAND_INS = {
+    "memgui_fts": ("memgui_fts_unflushed", schema.MEMGUI_TOKENIZE),
+    stems.TABLE: ("memgui_stems_unflushed", schema.MEMGUI_STEMS_TOKENIZE),
+}
 
 
-def _index_unflushed(db: Database) -> set[int]:
-    """Index the rows still pending (a writer stopped before it indexed them) in a TEMP
-    table; their rowids, whose entries in the brain's index may be stale or another row's."""
+def _index_unflushed(db: Database, table: str) -> set[int]:
+    """Index the rows still pending (a writer stopped before it indexed them) in `table`'s
+    TEMP stand-in; their rowids, whose entries in the brain's index may be stale or another
+    row's."""
     if "memgui_fts_pending" not in db.tables:
         return set()
     pending = {r[0] for r in db.conn.execute("SELECT rowid FROM memgui_fts_pending")}
@@ -198,7 +241,8 @@ def _index_unflushed(db: Database) -> set[int]:
         return set()
     marks = ",".join("?" * len(pending))
     rows = list(db.conn.execute(f"{fulltext.ROW_TEXT_SQL} WHERE rowid IN ({marks})", list(pending)))
-    fulltext.fill_temp_index(db, UNFLUSHED, rows)
+    name, tokenize = STAND_INS[table]
+    fulltext.fill_temp_index(db, name, rows, tokenize)
     return pending
 
 
@@ -206,7 +250,7 @@ def _ranked(ranking: _Query, match: str, want: int, unflushed: set[int]) -> list
     if not unflushed:
         return ranking.run(match, want)
     rows = [r for r in ranking.run(match, want + len(unflushed)) if r[0] not in unflushed]
-    rows += ranking.on(UNFLUSHED).joined(match, want)
+    rows += ranking.on(STAND_INS[ranking.table][0]).joined(match, want)
     return sorted(rows, key=lambda row: (row[2], row[0]))[:want]  # bm25: lower is better
 
 

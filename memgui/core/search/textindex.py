@@ -112,6 +112,11 @@ def segment(text: str) -> str:
     return "".join(parts)
 
 
+def has_unspaced(text: str) -> bool:
+    """Whether `text` holds a character of a script written without spaces."""
+    return _UNSPACED_RUN.search(text) is not None
+
+
 def tags_text(tags: list[str] | tuple[str, ...]) -> str:
     return segment(" ".join(tags))
 

@@ -10,8 +10,8 @@ AgentOS's index runs) gives them the word's stem. Porter stems `deploy` to `depl
 `deployment` to `deploy` (its `y` becomes `i` only at the end of a word): a final `i` and `y`
 count as one here, so the word and all its forms find each other.
 
-Nothing is looked up in a brain: about 200 candidates are made, stemmed in one statement on
-a private in-memory database, and the answer is remembered for the word.
+Nothing is looked up in a brain: about 200 candidates are made, stemmed by FTS5's own
+tokenizer (called through apsw), and the answer is remembered for the word.
 """
 
 from __future__ import annotations
@@ -40,23 +40,25 @@ _STOP = frozenset(
 _ASCII_WORD = re.compile(r"[a-z]+")
 
 _lock = threading.Lock()
-_stemmer: apsw.Connection | None = None
+_stemmer: apsw.FTS5Tokenizer | None = None
 
 
 def _stems(words: list[str]) -> list[str]:
-    """Porter stems of ASCII words, one per word, by SQLite's FTS5 `porter` tokenizer."""
+    """Porter stems of ASCII words, one per word, by SQLite's FTS5 `porter` tokenizer
+    (called directly through apsw: under a microsecond a word)."""
     global _stemmer
     with _lock:
         if _stemmer is None:
-            conn = apsw.Connection(":memory:")  # a scratch index of this module's alone
-            conn.execute(
-                "CREATE VIRTUAL TABLE stemmer USING fts5(w, tokenize='porter ascii');"
-                "CREATE VIRTUAL TABLE stems USING fts5vocab(stemmer, 'instance');"
-            )
-            _stemmer = conn
-        _stemmer.execute("DELETE FROM stemmer")
-        _stemmer.execute("INSERT INTO stemmer(rowid, w) VALUES (1, ?)", (" ".join(words),))
-        return [row[0] for row in _stemmer.execute("SELECT term FROM stems ORDER BY offset")]
+            # A private in-memory database's tokenizer (the connection stays open with it).
+            _stemmer = apsw.Connection(":memory:").fts5_tokenizer("porter", ["ascii"])
+        stems = _stemmer(
+            " ".join(words).encode(),
+            apsw.FTS5_TOKENIZE_DOCUMENT,
+            None,
+            include_offsets=False,
+            include_colocated=False,
+        )
+    return [str(stem) for stem in stems]
 
 
 def _key(stem: str) -> str:
@@ -94,21 +96,52 @@ def forms(word: str) -> tuple[str, ...]:
     return tuple(found[:MAX_FORMS])
 
 
+@functools.lru_cache(maxsize=4096)
+def other_stems(word: str) -> tuple[str, ...]:
+    """A word whose Porter stem is `word`'s other key form, when its stem ends in `i` or `y`
+    (`deploy` → deploi, its forms' `deployment` → deploy), else (): asked of memgui_stems,
+    whose `porter` stems both again, the two find every form of the word. For a word
+    that is not English (as `forms` says), ()."""
+    word = word.lower()
+    if not (MIN_CHARS <= len(word) <= MAX_CHARS) or not _ASCII_WORD.fullmatch(word):
+        return ()
+    if word in _STOP:
+        return ()
+    stem = _stems([word])[0]
+    if stem.endswith("i"):  # deploi: a form keeping the y (deployment, deployer, …)
+        other = stem[:-1] + "y"
+        candidates = [other + ending for ending in _ENDINGS]
+    elif stem.endswith("y"):  # deploy: the y of a word's end becomes i (deploy, deploys)
+        other = stem[:-1] + "i"
+        candidates = [stem, stem + "s", stem + "ed", stem[:-1] + "ies", stem[:-1] + "ied"]
+    else:
+        return ()
+    for candidate, found in zip(candidates, _stems(candidates), strict=True):
+        if found == other:
+            return (candidate,)
+    return ()
+
+
 # A bareword of FTS5's query syntax (non-ASCII, letters, digits, `_`), a quoted phrase, or one
 # character of syntax.
-_TOKEN = re.compile(r'"(?:[^"]|"")*"?|[\w\x80-\U0010ffff]+|\S', re.UNICODE)
+TOKEN = re.compile(r'"(?:[^"]|"")*"?|[\w\x80-\U0010ffff]+|\S', re.UNICODE)
 _OPERATORS = frozenset({"AND", "OR", "NOT", "NEAR"})
 
 
-def expand(query: str, keep: Callable[[Sequence[str]], Sequence[str]] | None = None) -> str:
+def expand(
+    query: str,
+    keep: Callable[[Sequence[str]], Sequence[str]] | None = None,
+    alternatives: Callable[[str], tuple[str, ...]] = forms,
+) -> str:
     """`query` (FTS5 syntax) with each bare English word `w` asked for as `(w OR form …)`;
-    `keep` picks the forms asked for (`vocabulary.present_filter`: those the index holds).
+    `keep` picks the forms asked for (`vocabulary.present_filter`: those the index holds);
+    `alternatives` gives a word's forms (`other_stems` for memgui_stems).
 
     Phrases (`"…"`), prefixes (`w*`), column names (`col:`, `{a b}`), NEAR groups, words
     joined by `+` and words after `^` are kept as written: FTS5 takes no alternatives there.
     FTS5 joins words by AND only between phrases: next to a group the AND is written out.
     """
-    tokens = [(m.group(), m.start(), m.end()) for m in _TOKEN.finditer(query)]
+    tokens = [(m.group(), m.start(), m.end()) for m in TOKEN.finditer(query)]
     out: list[str] = []
     pos = 0
     near_depth = depth = 0
@@ -139,7 +172,7 @@ def expand(query: str, keep: Callable[[Sequence[str]], Sequence[str]] | None = N
             and after not in ("*", ":", "+", "(")
             and before not in ("^", "+")
         )
-        found = forms(text) if expandable else ()
+        found = alternatives(text) if expandable else ()
         if found and keep is not None:
             found = tuple(keep(found))
         starts = word or text[0] in '"(^{' or text == "NEAR"

@@ -346,8 +346,10 @@ class Database:
             return 1
         # Schemas 4 and 5 differ in the journal rows memgui writes, and a file without meta
         # rows has had none written: with the degrees' table, it is of the newer; 6 set
-        # memgui_fts's merge settings, 7 the edge pair indexes.
+        # memgui_fts's merge settings, 7 the edge pair indexes, 9 the stemmed index.
         if "memgui_degrees" in tables:
+            if schema.STEMS_TABLE in tables:
+                return 9
             if schema.EDGE_SOURCE_TARGET_INDEX in self._indexes:
                 return 7
             return 6 if self._fts_merges_when_asked() else 5
@@ -438,10 +440,15 @@ class Database:
         (None when the brain is current); see `migration.prepare`."""
         return migration.prepare(self)
 
-    def apply_migration(self, brain_ids: list[str], index_all: Callable[[], object]) -> bool:
+    def apply_migration(
+        self,
+        brain_ids: list[str],
+        index_all: Callable[[], object],
+        index_stems: Callable[[], object],
+    ) -> bool:
         """Inside the first write's transaction: the schema changes, undone if it rolls back.
         False when another process migrated the brain meanwhile (nothing to do)."""
-        return migration.apply(self, brain_ids, index_all)
+        return migration.apply(self, brain_ids, index_all, index_stems)
 
     def keep_backup(self, pending: Path) -> None:
         """Give the backup its final name (atomically: a re-run replaces an earlier one)."""

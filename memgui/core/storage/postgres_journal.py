@@ -24,6 +24,9 @@ def journal(
     after: dict[str, Any] | None,
 ) -> None:
     """One journal row, noted on the batch as what it changed (as `journal_rows.journal`)."""
+    if batch.before_first_row is not None:  # the journal lock, just before the first row
+        take_turn, batch.before_first_row = batch.before_first_row, None
+        take_turn()
     conn.execute(
         "INSERT INTO memgui_journal (brain_id, at, actor, batch_id, op, trace_id, before, after) "
         "VALUES (%s, (extract(epoch FROM clock_timestamp()) * 1000)::bigint, %s, %s, %s, %s, "

@@ -16,9 +16,11 @@ then reads everything it shows again.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import logging
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -33,6 +35,30 @@ log = logging.getLogger("memgui.postgres.notify")
 MAX_IDS_TEXT = 7000  # NOTIFY's payload is at most 8000 bytes; the rest says "many"
 MAX_NAMED = 150  # a statement changing more traces says "many" without naming them
 LISTEN_TICK_S = 0.25  # how often the listening thread looks whether it should stop
+RECONNECT_FOR_S = 60.0  # a dropped listening connection is made again for so long
+RECONNECT_WAITS_S = (0.1, 0.25, 0.5, 1.0, 2.0)  # between tries, then the last again
+
+# A brain's writing connection made again (`SharedBrain.ensure_connected`): the server
+# process that replaced each one, so a listener told to skip the old one's notices (its own
+# program's writes) skips the new one's too.
+_replaced: dict[int, int] = {}
+_replaced_lock = threading.Lock()
+
+
+def note_replaced(old_pid: int, new_pid: int) -> None:
+    with _replaced_lock:
+        _replaced[old_pid] = new_pid
+
+
+def current_pid(pid: int) -> int:
+    """The server process that now writes for the connection that was `pid`."""
+    with _replaced_lock:
+        seen = {pid}
+        while pid in _replaced and _replaced[pid] not in seen:
+            pid = _replaced[pid]
+            seen.add(pid)
+        return pid
+
 
 _CHANGED = {  # each table's changed ids, from its transition table `changed`
     "memory_traces": "SELECT brain_id, id FROM changed",
@@ -137,7 +163,13 @@ def parse_payload(payload: str, sender_pid: int) -> ChangeNotice:
 class ChangeListener:
     """Listens for a brain's changes on a connection of its own, in a thread, and calls
     `on_change` (in that thread) for each. `ignore_pid` skips the notices of one server
-    process: the caller's own writing connection, whose changes it knows already."""
+    process: the caller's own writing connection, whose changes it knows already (and of
+    the connection that replaced it, `note_replaced`).
+
+    A dropped connection (a server restart, a network cut) is made again, for up to
+    `reconnect_for_s` seconds; once listening again it calls `on_change` with a notice
+    naming no ids (read everything again: what changed meanwhile was not heard). If the
+    server stays away longer, `on_error` is called and the listener stops."""
 
     def __init__(
         self,
@@ -147,45 +179,84 @@ class ChangeListener:
         ignore_pid: int | None = None,
         password: str | None = None,
         on_error: Callable[[BaseException], None] | None = None,
+        reconnect_for_s: float = RECONNECT_FOR_S,
     ) -> None:
         self.address = address
         self.on_change = on_change
         self.on_error = on_error  # called (in the thread) when listening stopped on a failure
         self.ignore_pid = ignore_pid
+        self.reconnect_for_s = reconnect_for_s
         self._password = password
         self._stop = threading.Event()
         self._listening = threading.Event()
         self._thread: threading.Thread | None = None
         self.error: BaseException | None = None  # why it stopped listening, if it failed
+        self.reconnected = 0  # times the connection was made again
 
     def start(self) -> ChangeListener:
         """Connect and LISTEN (here, so a failure to connect is the caller's), then hear
         notices in a thread."""
-        import psycopg
-
-        conninfo = with_password(self.address.conninfo, self._password)
-        conn = psycopg.connect(conninfo, autocommit=True)
-        conn.execute(f'LISTEN "{channel_of(self.address.brain_id)}"')
+        conn = self._connect()
         self._thread = threading.Thread(
             target=self._listen, args=(conn,), name="memgui-listen", daemon=True
         )
         self._thread.start()
         return self
 
+    def _connect(self) -> psycopg.Connection[tuple[Any, ...]]:
+        import psycopg
+
+        conninfo = with_password(self.address.conninfo, self._password)
+        conn = psycopg.connect(conninfo, autocommit=True)
+        conn.execute(f'LISTEN "{channel_of(self.address.brain_id)}"')
+        return conn
+
     def _listen(self, conn: psycopg.Connection[tuple[Any, ...]]) -> None:
-        try:
-            with conn:
-                while not self._stop.is_set():
-                    for notice in conn.notifies(timeout=LISTEN_TICK_S):
-                        if notice.pid == self.ignore_pid:
-                            continue
-                        self.on_change(parse_payload(notice.payload, notice.pid))
-        except Exception as exc:  # the server went away: say so, the owner decides
-            if not self._stop.is_set():
-                self.error = exc
-                log.warning("stopped listening to %s: %s", self.address, exc)
-                if self.on_error is not None:
-                    self.on_error(exc)
+        while True:
+            try:
+                self._hear(conn)
+                return  # stopped
+            except Exception as exc:  # the server went away: listen again, or say so
+                if self._stop.is_set():
+                    return
+                log.warning("listening to %s was cut (%s): connecting again", self.address, exc)
+                again = self._reconnect(exc)
+                if again is None:
+                    return
+                conn = again
+                self.reconnected += 1
+                self.on_change(ChangeNotice(None, 0))  # what changed meanwhile: unheard
+
+    def _hear(self, conn: psycopg.Connection[tuple[Any, ...]]) -> None:
+        with conn:
+            while not self._stop.is_set():
+                for notice in conn.notifies(timeout=LISTEN_TICK_S):
+                    ignored = self.ignore_pid
+                    if ignored is not None and notice.pid != ignored:
+                        ignored = self.ignore_pid = current_pid(ignored)
+                    if notice.pid == ignored:
+                        continue
+                    self.on_change(parse_payload(notice.payload, notice.pid))
+
+    def _reconnect(self, cut: BaseException) -> psycopg.Connection[tuple[Any, ...]] | None:
+        """A new listening connection, tried until `reconnect_for_s` has passed (None once
+        it has, or when stopped meanwhile; `on_error` is called then)."""
+        deadline = time.monotonic() + self.reconnect_for_s
+        failure: BaseException = cut
+        for attempt in itertools.count():
+            if self._stop.wait(RECONNECT_WAITS_S[min(attempt, len(RECONNECT_WAITS_S) - 1)]):
+                return None
+            try:
+                return self._connect()
+            except Exception as exc:
+                failure = exc
+            if time.monotonic() >= deadline:
+                break
+        self.error = failure
+        log.warning("stopped listening to %s: %s", self.address, failure)
+        if self.on_error is not None:
+            self.on_error(failure)
+        return None
 
     def stop(self) -> None:
         self._stop.set()

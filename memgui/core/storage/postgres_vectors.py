@@ -141,3 +141,60 @@ def write_checked(
         )
         written += cursor.rowcount
     return written
+
+
+def clear(conn: psycopg.Connection[tuple[Any, ...]], brain_id: str) -> int:
+    """Forget every vector of the brain and its pinned model (`embed --rebuild`)."""
+    cursor = conn.execute(
+        "UPDATE memory_traces SET embedding = NULL, embedding_status = 0 "
+        "WHERE brain_id = %s AND (embedding IS NOT NULL OR embedding_status != 0)",
+        (brain_id,),
+    )
+    conn.execute(
+        "DELETE FROM brain_meta WHERE brain_id = %s AND key IN (%s, %s)",
+        (brain_id, MODEL_KEY, DIMENSIONS_KEY),
+    )
+    return cursor.rowcount
+
+
+def count_embedded(conn: psycopg.Connection[tuple[Any, ...]], brain_id: str) -> int:
+    row = conn.execute(
+        f"SELECT count(*) FROM memory_traces WHERE brain_id = %s AND deleted = 0 AND {EMBEDDED}",
+        (brain_id,),
+    ).fetchone()
+    return int(row[0]) if row else 0
+
+
+def embedded_after(
+    conn: psycopg.Connection[tuple[Any, ...]], brain_id: str, after: str, limit: int
+) -> list[tuple[str, bytes]]:
+    """The next `limit` live traces with a stored vector, by id after `after`."""
+    rows = conn.execute(
+        f"SELECT id, embedding FROM memory_traces WHERE brain_id = %s AND deleted = 0 "
+        f"AND {EMBEDDED} AND id > %s ORDER BY id LIMIT %s",
+        (brain_id, after, limit),
+    ).fetchall()
+    return [(trace_id, bytes(blob)) for trace_id, blob in rows]
+
+
+def pin_dimensions(
+    conn: psycopg.Connection[tuple[Any, ...]], brain_id: str, dimensions: int
+) -> None:
+    """The dimension alone (vectors found without a model named: `embed --reindex`)."""
+    conn.execute(
+        "INSERT INTO brain_meta (brain_id, key, value) VALUES (%s, %s, %s) "
+        "ON CONFLICT (brain_id, key) DO UPDATE SET value = excluded.value",
+        (brain_id, DIMENSIONS_KEY, str(dimensions)),
+    )
+
+
+def make_pending(
+    conn: psycopg.Connection[tuple[Any, ...]], brain_id: str, ids: Sequence[str]
+) -> None:
+    """These traces' vectors dropped: `embed` embeds them again."""
+    if ids:
+        conn.execute(
+            "UPDATE memory_traces SET embedding = NULL, embedding_status = 0 "
+            "WHERE brain_id = %s AND id = ANY(%s)",
+            (brain_id, list(ids)),
+        )

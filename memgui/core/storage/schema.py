@@ -15,8 +15,9 @@ AGENTOS_SCHEMA_VERSION = "2"
 # 5: the journal keeps a trace's changed fields, not two snapshots (journal_states);
 # 6: memgui_fts merges its segments only when asked (MEMGUI_FTS_CONFIG);
 # 7: knowledge edges indexed by both ends together (EDGE_PAIR_INDEXES), so the edge between
-# two given nodes is one seek.
-SCHEMA_VERSION = 7
+# two given nodes is one seek; 9: memgui_stems, the same text with one Porter stem per word
+# (MEMGUI_STEMS), so a query of plain words asks one term per word.
+SCHEMA_VERSION = 9
 SCHEMA_KEY = "memgui_schema_version"
 SHARED_KEY = "memgui_shared"  # another program writes this brain too (brain_meta)
 
@@ -270,6 +271,21 @@ MEMGUI_FTS_CONFIG = (
     f"INSERT INTO memgui_fts(memgui_fts, rank) VALUES ('automerge', {MEMGUI_FTS_AUTOMERGE})",
     f"INSERT INTO memgui_fts(memgui_fts, rank) VALUES ('crisismerge', {MEMGUI_FTS_CRISISMERGE})",
     f"INSERT INTO memgui_fts(memgui_fts, rank) VALUES ('usermerge', {MEMGUI_FTS_USERMERGE})",
+)
+# Schema 9: the same rows and columns again, each English word stemmed by FTS5's `porter`
+# (the tokenizer AgentOS's index runs) over memgui's own. A query of plain words
+# (`search/stems.py`) asks it one term per word where memgui_fts needs a word's every form;
+# phrases, prefixes and unspaced scripts go on to memgui_fts (words as written). Porter
+# keeps each token's count, so a row has the same length in both indexes.
+STEMS_TABLE = "memgui_stems"
+MEMGUI_STEMS_TOKENIZE = f"porter {MEMGUI_TOKENIZE}"
+MEMGUI_STEMS = f"""CREATE VIRTUAL TABLE IF NOT EXISTS {STEMS_TABLE} USING fts5(
+  {", ".join(MEMGUI_FTS_COLUMNS)}, content='', contentless_delete=1,
+  tokenize='{MEMGUI_STEMS_TOKENIZE}'
+)"""
+# Both merge as schema 6 has memgui_fts merge.
+MEMGUI_STEMS_CONFIG = tuple(
+    statement.replace("memgui_fts", STEMS_TABLE) for statement in MEMGUI_FTS_CONFIG
 )
 # The title as memgui_fts indexes it, from a row's metadata: text only, invalid JSON none.
 TITLE_SQL = (

@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -53,6 +54,9 @@ class WriteBatch:
     actor: str
     kind: str = "edit"
     events: list[Event] = field(default_factory=list)
+    # PostgreSQL: what to do just before the transaction's first journal row (take the
+    # brain's journal lock: `SharedTransactions.writing(order_late=True)`).
+    before_first_row: Callable[[], None] | None = None
 
     def changes(self, since: int = 0) -> Changes:
         """The net effect of the events from `since` on (a call joined the batch there)."""

@@ -4,9 +4,9 @@ A shared brain (PostgreSQL) serves the table, the editor with its undo, keyword,
 and hybrid search, the history, the links, the neighbours, a chat's conversation, merging,
 the review of agent activity, import and export, the graph window and the consolidation
 window (`core/shared_brain.py`, `core/shared_import.py`, `core/engines.py`); the similar
-memories and the cognitive search need parts of the brain that are on files only so far.
-On a shared brain those are disabled, each with a tooltip saying why, rather than asked and
-failing; on a file they are as they were.
+memories and the cognitive search, which the core serves there too, the window does not ask
+of a shared brain yet. On a shared brain those are disabled, each with a tooltip saying
+why, rather than asked and failing; on a file they are as they were.
 """
 
 from __future__ import annotations
@@ -19,11 +19,10 @@ from PySide6.QtGui import QStandardItemModel
 if TYPE_CHECKING:
     from memgui.ui.main_window import MainWindow
 
-SEE = "on a brain file only so far (docs/shared-brains.md)"
 WHY = {
-    "similar": f"Not on a shared brain yet: similar memories are {SEE}",
-    "cognitive": f"Not on a shared brain yet: the cognitive search is {SEE}; keyword, "
-    "semantic and hybrid search work here",
+    "similar": "Not in the window on a shared brain yet: memgui similar lists them there",
+    "cognitive": "Not in the window on a shared brain yet: memgui search --mode cognitive "
+    "runs there; keyword, semantic and hybrid search work here",
 }
 SHARED_MODES = ("auto", "keyword", "semantic", "hybrid")  # what a shared brain searches by
 

@@ -49,6 +49,7 @@ def as_schema_3(path: Path) -> None:
             conn.execute(
                 "DELETE FROM memgui_fts_config WHERE k IN ('automerge', 'crisismerge', 'usermerge')"
             )
+            conn.execute("DROP TABLE memgui_stems")  # schema 9's
             conn.execute("UPDATE brain_meta SET value = '3' WHERE key = ?", (schema.SCHEMA_KEY,))
     finally:
         conn.close()

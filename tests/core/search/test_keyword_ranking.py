@@ -200,7 +200,9 @@ def test_search_plans_never_walk_a_trace_index(
         brain.db.conn, lambda: brain.search("harbour", flt, limit=5, record_recall=False)
     )
     assert found.traces
-    ranking = [(s, b) for s, b in statements if "memgui_fts" in s or "rowid IN" in s]
+    ranking = [
+        (s, b) for s, b in statements if "memgui_fts" in s or "memgui_stems" in s or "rowid IN" in s
+    ]
     assert ranking
     for sql, bindings in ranking:
         plan = plan_of(brain.db.conn, sql, bindings)
@@ -288,3 +290,31 @@ def test_a_larger_unmigrated_brain_keeps_to_agentos_own_index(
             assert not brain.search("タワー", record_recall=False).traces
             assert brain.search("sampler", record_recall=False).traces  # ASCII: AgentOS's
     assert path.read_bytes() == AGENTOS_BRAIN.read_bytes()
+
+
+def test_a_larger_slice_read_from_the_last_ranking_is_what_ranking_again_gives(
+    brain: Brain,
+) -> None:
+    _random_brain(brain, 300)
+    for query in QUERIES:
+        for flt in FILTERS:
+            first = _ranked(brain, query, flt, 20)
+            again = _ranked(brain, query, flt, 80)  # from the ranking just made
+            keyword._last_ranking.clear()
+            assert again == _ranked(brain, query, flt, 80), (query, flt)
+            assert again[:20] == first
+
+
+def test_a_ranking_is_not_reused_across_a_write(brain_path: Path) -> None:
+    with Brain.open(brain_path, actor="test") as brain:
+        for n in range(30):
+            brain.add(f"harbour crane filler words {n}")
+        brain.flush_index()
+        before = _ranked(brain, "harbour", TraceFilter(), 5)
+        with Brain.open(brain_path, actor="other") as other:  # another connection's commit
+            best = other.add("harbour harbour harbour")
+        assert _ranked(brain, "harbour", TraceFilter(), 20)[0][0] == best.rowid
+        mine = brain.add("harbour harbour harbour harbour")  # this connection's own write
+        brain.flush_index()
+        assert _ranked(brain, "harbour", TraceFilter(), 80)[0][0] == mine.rowid
+        assert before != _ranked(brain, "harbour", TraceFilter(), 5)

@@ -11,7 +11,7 @@ import pytest
 
 from memgui.core.brain import Brain
 from memgui.core.search import word_forms
-from memgui.core.storage import schema
+from memgui.core.storage import migration, schema
 from tests.support.brains import agentos_index_ids
 
 ENGLISH = {
@@ -119,6 +119,7 @@ def back_to_schema_2(path: Path) -> None:
     """The brain as schema 2 left it: memgui_fts without a title column, version 2."""
     conn = apsw.Connection(str(path))
     conn.execute("DROP TABLE memgui_fts")
+    conn.execute("DROP TABLE memgui_stems")  # schema 9's
     conn.execute(
         "CREATE VIRTUAL TABLE memgui_fts USING fts5(content, tags, content='', "
         "contentless_delete=1, tokenize='unicode61 remove_diacritics 2')"
@@ -149,6 +150,7 @@ def test_a_schema_2_brain_gets_titles_indexed_by_its_first_write(brain_path: Pat
             "memgui's full-text index tidies itself in the background, never during a write",
             "the knowledge graph's edges are indexed by both their ends, so the graph finds the "
             "edge between two nodes at once",
+            migration._STEMS_INDEXED,
         )
         brain.add("the first write migrates")
         assert brain.info()["schema_version"] == schema.SCHEMA_VERSION

@@ -169,6 +169,7 @@ def _as_schema_3(path: Path) -> None:
     for name in degrees.TRIGGER_NAMES:
         conn.execute(f"DROP TRIGGER {name}")
     conn.execute("DROP TABLE memgui_degrees; DROP TABLE memgui_degree_replaced")
+    conn.execute("DROP TABLE memgui_stems")  # schema 9's
     conn.execute("UPDATE brain_meta SET value = '3' WHERE key = ?", (schema.SCHEMA_KEY,))
     conn.close()
 

@@ -10,7 +10,7 @@ import pytest
 from memgui.core import consolidate, shared_consolidate
 from memgui.core.brain import Brain
 from memgui.core.consolidate_apply import ConsolidationResult
-from memgui.core.model import TraceFilter
+from memgui.core.model import TraceFilter, now_ms
 from memgui.core.shared_brain import SharedBrain
 from memgui.core.storage.engine import BrainStore, parse_postgres_address
 
@@ -25,6 +25,10 @@ def reflect(store: BrainStore) -> ConsolidationResult:
 
 
 def test_reflect_prunes_and_merges_alike_and_a_revert_undoes_it(store: BrainStore) -> None:
+    # Adds a millisecond apart at least: two copies added in one millisecond are read oldest
+    # first by id on PostgreSQL (no insertion order there), and the survivor would be either.
+    start = now_ms()
+    store.clock = iter(range(start, start + 10**9, 10)).__next__  # type: ignore[attr-defined]
     weak = store.add("a faint memory", strength=0.01)
     first = store.add("We deploy on Fridays", tags=["ops"])
     copy = store.add("We deploy on Fridays", tags=["release"])

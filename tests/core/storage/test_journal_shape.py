@@ -137,6 +137,7 @@ def _to_schema_3_shape(path: Path) -> None:
                         entry.id,
                     ),
                 )
+            conn.db.conn.execute("DROP TABLE memgui_stems")  # schema 9's
             conn.db.conn.execute(
                 "UPDATE brain_meta SET value = '3' WHERE key = ?", (schema.SCHEMA_KEY,)
             )

@@ -12,7 +12,6 @@ import pytest
 from memgui.core.errors import (
     Conflict,
     InvalidArgument,
-    NotOnPostgres,
     PostgresUnavailable,
     SchemaTooNew,
 )
@@ -172,15 +171,16 @@ def test_what_postgres_cannot_hold_is_refused_by_name(pg_address: str) -> None:
         assert brain.get(trace.id).version == 1 and brain.count() == 1
 
 
-def test_operations_not_served_yet_say_so(pg_address: str) -> None:
+def test_search_modes_answer_as_on_a_file(pg_address: str) -> None:
     with SharedBrain.open(pg_address) as brain:
         brain.add("words")
-        with pytest.raises(NotOnPostgres, match="not available on a PostgreSQL brain"):
-            brain.search("words", mode="cognitive")
+        assert brain.search("words", mode="cognitive").search_mode == "cognitive"
         # Without an embedder, by meaning answers by keyword and says so, as on a file.
         assert brain.search("words", mode="semantic").search_mode == "keyword"
-        with pytest.raises(NotOnPostgres):
+        with pytest.raises(InvalidArgument, match="mood is for the cognitive mode only"):
             brain.search("words", mood=0.5)
+        with pytest.raises(InvalidArgument, match="mode must be one of"):
+            brain.search("words", mode="fuzzy")
 
 
 def test_an_unreachable_server_is_named_without_its_password(tmp_path: Path) -> None:

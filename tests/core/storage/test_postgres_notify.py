@@ -217,22 +217,3 @@ def test_payloads_that_are_not_ours_read_as_everything() -> None:
     assert postgres_notify.parse_payload("[1]", 7) == ChangeNotice(None, 7)
     assert postgres_notify.channel_of("team").startswith("memgui_")
     assert len(postgres_notify.channel_of("x" * 500)) <= 63  # an identifier's bound
-
-
-def test_a_dropped_listening_connection_says_so(brain: SharedBrain, pg_address: str) -> None:
-    brain.add("makes the layout")
-    failures: queue.Queue[BaseException] = queue.Queue()
-    listener = ChangeListener(
-        parse_postgres_address(pg_address), lambda _n: None, on_error=failures.put
-    ).start()
-    try:
-        # As a server restart or a network cut ends it: the server ends the connection.
-        brain.conn.execute(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-            "WHERE query LIKE 'LISTEN %%' AND pid != pg_backend_pid()"
-        )
-        failure = failures.get(timeout=WAIT_S)
-        assert isinstance(failure, psycopg.OperationalError)
-        assert listener.error is failure
-    finally:
-        listener.stop()

@@ -62,7 +62,7 @@ log = logging.getLogger(__name__)
 CHUNK_ROWS = 5000
 # Derived tables: rebuilt in the new file, never copied.
 DERIVED = frozenset({"memgui_fts_pending", vectors.LOG_TABLE, *degrees.TABLE_NAMES})
-REBUILT_VIRTUAL = frozenset({"memory_traces_fts", "memgui_fts", vectors.VEC_TABLE})
+REBUILT_VIRTUAL = frozenset({"memory_traces_fts", "memgui_fts", "memgui_stems", vectors.VEC_TABLE})
 # Columns naming a trace: with a selection, a row naming a trace left out is left out.
 TRACE_REFERENCES = {
     "knowledge_nodes": ("id",),

@@ -225,7 +225,12 @@ def test_a_file_of_one_brain_is_copied_whole_with_its_derived_data_rebuilt(
     assert out.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     names = {r[0] for r in out.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")}
     assert names == set(schema.MEMGUI_TRIGGER_NAMES)
-    for index in ("memgui_fts", "memory_traces_fts"):
+    for index in ("memgui_fts", "memory_traces_fts", "memgui_stems"):
         match = f"SELECT count(*) FROM {index} WHERE {index} MATCH 'harbours'"
         assert out.execute(match).fetchone()[0] == 1, index
+    # The stemmed index (schema 9) is rebuilt too, with its merge settings.
+    assert (
+        out.execute("SELECT count(*) FROM memgui_stems WHERE memgui_stems MATCH 'harbour'").get == 1
+    )
+    assert out.execute("SELECT v FROM memgui_stems_config WHERE k = 'automerge'").get == 0
     assert rows(out, "memory_traces") == rows(read(brain.path), "memory_traces")
