@@ -36,7 +36,6 @@ from memgui.ui.window.context_menus import ContextMenus
 from memgui.ui.window.import_export_actions import install_import_export
 from memgui.ui.window.live_refresh import LiveWatcher
 from memgui.ui.window.shared_brains import SharedBrainLive, install_shared_brains, watch_shared
-from memgui.ui.window.shared_limits import SharedLimits
 from memgui.ui.window.shown_trace import ShownTrace
 from memgui.ui.window.table_selection import TableSelection
 from memgui.ui.window.view_summary import ViewSummary
@@ -103,7 +102,6 @@ class MainWindow(TableSelection):
         self.search_bar.meaning_note.linkActivated.connect(
             lambda _link: self.semantic.edit_settings(self)
         )
-        self.shared_limits = SharedLimits(self)  # what a shared brain does not offer yet
         self._set_brain_actions_enabled(False)
         self.layout_state = WindowLayout(self, self.splitter, self.settings)
         self.layout_state.restore()
@@ -153,8 +151,6 @@ class MainWindow(TableSelection):
         self.read_only_label.setVisible(enabled and self.read_only)
         foreign = self.session.brain.foreign_triggers if self.session is not None else []
         self.triggers_label.setVisible(enabled and bool(foreign))
-        if hasattr(self, "shared_limits"):
-            self.shared_limits.apply()
 
     # --- the session --------------------------------------------------------------------
 
@@ -190,6 +186,7 @@ class MainWindow(TableSelection):
         session.bus.changed.connect(self.model.apply_changes)
         session.bus.changed.connect(lambda *_: self._counts_timer.start())
         session.bus.changed.connect(self.shown.on_changes)
+        self.detail.similar.open_reader = session.open_reader
         self.detail.show_trace(session.brain, None)
         if self.live and session.shared:
             self.shared_live = watch_shared(self, session)
@@ -251,6 +248,7 @@ class MainWindow(TableSelection):
         self.undo_group.removeStack(self.session.undo_stack)
         self.table.setModel(None)
         self.detail.show_trace(None, None)
+        self.detail.similar.open_reader = None
         if self.model is not None:
             self.model.close_readers()  # the runner has stopped: no job holds one
             self.model.deleteLater()

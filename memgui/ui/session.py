@@ -68,9 +68,8 @@ class BrainSession(QObject):
     def of_shared(
         cls, brain: SharedBrain, password: str | None = None, **kwargs: Any
     ) -> BrainSession:
-        """A session on a shared brain. Its `brain` answers what the window asks of a shared
-        brain (`SharedBrain`, `core/shared_brain_views.py`); the window disables what needs
-        more (`window/shared_limits.py`) rather than ask it."""
+        """A session on a shared brain. Its `brain` (`SharedBrain`) answers what the window
+        asks of a brain file, on the server."""
         session = cls(cast(Brain, brain), **kwargs)
         session.shared_address = str(brain.address)
         session._password = password

@@ -72,6 +72,20 @@ def test_semantic_and_hybrid_search_a_shared_brain_by_meaning(
         assert "hybrid" in window.search_bar.status_label.text()
         search(qtbot, window, "auto", "vehicle failure")
         assert STALLED in shown(window) and "hybrid" in window.search_bar.status_label.text()
+        search(qtbot, window, "cognitive", "vehicle breakdown")
+        assert STALLED in shown(window)  # its similarity from the vectors, not ts_rank
+        assert "cognitive" in window.search_bar.status_label.text()
+
+        # The Similar tab asks the server on a connection of its own.
+        assert window.select_id(window.model.id_at(shown(window).index(STALLED)))
+        tab = window.detail.similar
+        with qtbot.waitSignal(tab.loaded, timeout=WAIT_MS):
+            window.detail.setCurrentWidget(tab)
+        found = [trace.content for trace, _score in tab.model.items()]
+        assert found[0] == "The mechanic fixed the car engine" and STALLED not in found
+        nearest = tab.model.items()[0][0].id
+        tab.view.doubleClicked.emit(tab.model.index(0, 0))
+        assert window.current_id() == nearest
 
         # A memory written later by another machine waits, and is embedded by the window.
         with SharedBrain.open(pg_address, actor="agent") as agent:

@@ -1,12 +1,13 @@
 """The Similar tab: the memories nearest to the shown one by meaning (its stored vector).
 
 The nearest-neighbour scan grows with the brain, so it runs as a job on a connection of its
-own when the pane has a job runner; a double-click opens the other memory.
+own when the pane has a job runner (the window's session opens it: a second connection to a
+file, or to a shared brain's server); a double-click opens the other memory.
 """
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -42,14 +43,18 @@ class SimilarModel(ListTableModel[Neighbour]):
 
 
 def _similar_job(
-    path: Path, brain_id: str, trace_id: str, limit: int
+    open_reader: Callable[[], Brain], trace_id: str, limit: int
 ) -> Generator[Progress, None, list[Neighbour]]:
-    reader = Brain.open(path, brain_id, actor="gui", create=False)
+    reader = open_reader()
     try:
         yield Progress(0, None, "finding similar memories")
         return reader.similar(trace_id, limit=limit)
     finally:
         reader.close()
+
+
+def _file_reader(path: Path, brain_id: str) -> Callable[[], Brain]:
+    return lambda: Brain.open(path, brain_id, actor="gui", create=False)
 
 
 class SimilarTab(DetailTab):
@@ -59,6 +64,8 @@ class SimilarTab(DetailTab):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.runner: JobRunner | None = None  # without one the lookup runs inline
+        # The job's own connection (the session's `open_reader`); else a file by its path.
+        self.open_reader: Callable[[], Brain] | None = None
         self.model = SimilarModel(self)
         self.view = _table(self.model, "Similar memories")
         self.view.setToolTip("Memories closest in meaning; double-click opens one")
@@ -95,9 +102,9 @@ class SimilarTab(DetailTab):
         if self.runner is None:
             self._show(asked, brain.similar(trace.id, limit=SIMILAR_LIMIT))
             return
-        path, brain_id = brain.path, brain.brain_id
+        open_reader = self.open_reader or _file_reader(brain.path, brain.brain_id)
         job = self.runner.start(
-            SIMILAR_JOB, lambda: _similar_job(path, brain_id, trace.id, SIMILAR_LIMIT)
+            SIMILAR_JOB, lambda: _similar_job(open_reader, trace.id, SIMILAR_LIMIT)
         )
         job.finished.connect(lambda found: self._show(asked, found))
         job.failed.connect(lambda exc: self._failed(asked, exc))

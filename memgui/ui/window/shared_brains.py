@@ -4,8 +4,8 @@ The connection is a job (the window never waits on the network): it connects and
 the layout, with progress in the status bar. A server that asks for a
 password gets one typed by the person (never kept), and the job runs again with it; a
 server that is down, a wrong password, an address without a brain id and a brain written
-by a newer memgui each say so. Once connected, the window shows the brain (what it does
-not offer there yet is disabled: `shared_limits.py`). `SharedBrainLive` carries a shared
+by a newer memgui each say so. Once connected, the window shows the brain and offers all
+it offers on a file. `SharedBrainLive` carries a shared
 brain's change notices (`core.storage.postgres_notify`) to the GUI thread as a signal, and
 `watch_shared` turns them into the window's live refresh.
 """

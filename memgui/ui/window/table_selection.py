@@ -19,7 +19,6 @@ from memgui.ui.session import BrainSession
 from memgui.ui.window.window_frame import WindowFrame
 
 if TYPE_CHECKING:
-    from memgui.ui.window.shared_limits import SharedLimits
     from memgui.ui.window.view_summary import ViewSummary
 
 
@@ -40,7 +39,6 @@ class TableSelection(WindowFrame):
     session: BrainSession | None
     query_runner: JobRunner
     summary: ViewSummary
-    shared_limits: SharedLimits
     _counts_timer: QTimer
     _remembered: tuple[str | None, list[str]]
     _pending_select: str | None
@@ -160,5 +158,3 @@ class TableSelection(WindowFrame):
         shown = self.detail.trace
         # As the Links tab's Add link…: a memory in the trash takes no new links.
         a.add_link.setEnabled(shown is not None and not shown.deleted and not self.read_only)
-        if hasattr(self, "shared_limits"):
-            self.shared_limits.apply()
