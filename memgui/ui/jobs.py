@@ -30,6 +30,18 @@ WORKER_NICENESS = 10
 _APP_NICENESS = os.getpriority(os.PRIO_PROCESS, 0) if hasattr(os, "getpriority") else 0
 
 
+# A worker running Python keeps the GIL for a whole switch interval each time the GUI thread
+# lets go of it (every Qt call of a paint does): at Python's default 5 ms, a 20,000-node
+# layout's frames and the position store's writer stretched the GUI thread's stalls to
+# 100–250 ms. The main window sets the same (main_window.GIL_SWITCH_INTERVAL_S).
+GIL_SWITCH_INTERVAL_S = 0.001
+
+
+def keep_gil_switches_short() -> None:
+    """Have a worker holding the GIL hand it back to the GUI thread within 1 ms."""
+    sys.setswitchinterval(min(sys.getswitchinterval(), GIL_SWITCH_INTERVAL_S))
+
+
 def lower_thread_priority() -> None:
     """Run the calling worker thread WORKER_NICENESS steps nicer than the app. Only Linux
     keeps a niceness per thread (elsewhere the id could name a process): other systems, or

@@ -161,8 +161,8 @@ def test_mark_reviewed_survives_reopening_and_undo_takes_it_back(qtbot, tmp_path
     qtbot.waitUntil(lambda: service.count == 3, timeout=WAIT_MS)
     assert [service.model.index(r, 1).data() for r in range(2)] == ["cli", "mcp:claude-code"]
     window.window_actions.undo.trigger()
-    qtbot.waitUntil(lambda: service.count == 6, timeout=WAIT_MS)
-    assert service.model.rowCount() == 3
+    # The count's job and the list's refresh (after its short timer) land in either order.
+    qtbot.waitUntil(lambda: service.count == 6 and service.model.rowCount() == 3, timeout=WAIT_MS)
     window.window_actions.redo.trigger()
     qtbot.waitUntil(lambda: service.count == 3, timeout=WAIT_MS)
     window.close()
@@ -172,8 +172,10 @@ def test_mark_reviewed_survives_reopening_and_undo_takes_it_back(qtbot, tmp_path
         again.activity.toggle_action.trigger()
         assert again.activity.model.rowCount() == 2
         again.activity.panel.mark_all_action.trigger()
-        qtbot.waitUntil(lambda: again.activity.count == 0, timeout=WAIT_MS)
-        assert again.activity.model.rowCount() == 0
+        qtbot.waitUntil(
+            lambda: again.activity.count == 0 and again.activity.model.rowCount() == 0,
+            timeout=WAIT_MS,
+        )
         assert again.activity.badge.text() == "Agent activity"
     finally:
         again.close()

@@ -26,7 +26,7 @@ import math
 import os
 import tempfile
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -152,6 +152,15 @@ class PositionStore:
             with _writer_lock:
                 self._future = writer.submit(self._write_now)
                 _last_write[self.path] = self._future
+
+    def when_written(self, callback: Callable[[], object]) -> None:
+        """Call `callback` once the writes queued so far are done (on the writer thread; at
+        once, on this one, when none is pending)."""
+        future = self._future
+        if future is None:
+            callback()
+            return
+        future.add_done_callback(lambda _done: callback())
 
     def flush(self, timeout: float | None = None) -> bool:
         """Wait for this store's writes (at most `timeout` seconds); True when all are done."""

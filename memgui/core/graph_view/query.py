@@ -23,6 +23,7 @@ from memgui.core.graph_view.shapes import (
     GraphEdge,
     GraphNode,
     Neighbourhood,
+    with_degree,
 )
 from memgui.core.model import check_depth, check_id, check_int_range
 
@@ -154,7 +155,7 @@ def refresh(
     with brain.graph_rows() as src:
         nodes = src.graph_nodes(ids, now)
         counts = src.degrees(nodes)
-        nodes = {i: replace(n, degree=counts[i]) for i, n in nodes.items()}
+        nodes = {i: with_degree(n, counts[i]) for i, n in nodes.items()}
         gone = {i for i in ids if i not in nodes}
         edges: dict[str, GraphEdge] = {}
         for owner, other, edge in _edges_to(src, nodes.values(), shown_set, HUB_DEGREE):
@@ -184,7 +185,7 @@ def arrivals(
         found = src.graph_nodes(wanted, now)
         live = {i: n for i, n in found.items() if include_deleted or not n.deleted}
         counts = src.degrees(live)
-        nodes = [replace(n, degree=counts[i]) for i, n in live.items()]
+        nodes = [with_degree(n, counts[i]) for i, n in live.items()]
         joined = _edges_to(src, nodes, shown_set, HUB_DEGREE)
     arriving = {owner for owner, other, _edge in joined if other in open_ends}
     result.nodes = {n.id: n for n in nodes if n.id in arriving}
@@ -295,7 +296,7 @@ def _take(
     live = [i for i in everyone if i in found and (growth.include_deleted or not found[i].deleted)]
     counts = src.degrees(live)
     for owner, pool in pools.items():
-        ranked = [replace(found[i], degree=counts[i]) for i in pool if i in counts]
+        ranked = [with_degree(found[i], counts[i]) for i in pool if i in counts]
         if growth.rank == "degree":
             ranked.sort(key=lambda n: (-n.degree, n.id))
         else:

@@ -3,8 +3,9 @@
 Every statement takes its ids as one JSON array (`json_each`), so a level of a neighbourhood
 is a handful of statements whatever its size, and each id is a seek in an index: the primary
 keys of `memory_traces`, `knowledge_nodes` and `memory_links` (brain, from, to, kind), and the
-indexes on `memory_links.to_id` and `knowledge_edges` source and target (and both ends
-together, schema 7). Nothing here scans a table. The caller holds the connection's lock.
+indexes on `memory_links.to_id` (with every key column, schema 8) and `knowledge_edges`
+source and target (and both ends together, schema 7). Nothing here scans a table. The
+caller holds the connection's lock.
 """
 
 from __future__ import annotations
@@ -41,6 +42,14 @@ Incident = tuple[str, str, GraphEdge]
 # one to seek (the hub's end would walk all its edges once per node). CROSS JOIN likewise
 # keeps the id list the outer loop.
 BY_TARGET = "INDEXED BY idx_memory_links_to"
+
+
+def _by_target(db: Database) -> str:
+    """The index that finds links by their target: schema 8's covering one where the brain
+    has it (no row read per link), else the older one of (brain, to)."""
+    if schema.LINK_TARGET_INDEX in db.indexes:
+        return f"INDEXED BY {schema.LINK_TARGET_INDEX}"
+    return BY_TARGET
 
 
 def _ids(ids: Iterable[str]) -> str:
@@ -91,7 +100,7 @@ def incident(
             "SELECT j.value, l.from_id, l.to_id, l.kind FROM json_each(?2) j CROSS "
             f"JOIN memory_links l ON l.brain_id = ?1 AND l.from_id = j.value{to_among} "
             "UNION ALL SELECT j.value, l.from_id, l.to_id, l.kind FROM json_each(?2) j CROSS "
-            f"JOIN memory_links l {BY_TARGET} ON l.brain_id = ?1 AND l.to_id = j.value"
+            f"JOIN memory_links l {_by_target(db)} ON l.brain_id = ?1 AND l.to_id = j.value"
             f"{from_among}",
             params,
         ):
@@ -246,7 +255,7 @@ def _trace_columns(db: Database) -> str:
     )
     category = "t.category" if "category" in columns else "NULL"
     superseded = (
-        f"EXISTS (SELECT 1 FROM memory_links s {BY_TARGET} WHERE s.brain_id = t.brain_id "
+        f"EXISTS (SELECT 1 FROM memory_links s {_by_target(db)} WHERE s.brain_id = t.brain_id "
         "AND s.to_id = t.id AND s.kind = 'supersedes')"
         if has_links(db)
         else "0"

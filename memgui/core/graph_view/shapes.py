@@ -64,6 +64,28 @@ class GraphNode:
         }
 
 
+def with_degree(node: GraphNode, degree: int) -> GraphNode:
+    """`node` with its degree: `dataclasses.replace` but ~5× faster (it looks the fields up
+    each call), which a 1,500-node neighbourhood calls for every node it ranks."""
+    return GraphNode(
+        node.id,
+        node.kind,
+        node.label,
+        node.type,
+        node.scope,
+        node.scope_id,
+        node.category,
+        node.tags,
+        node.strength,
+        node.retrieval_count,
+        node.created_at,
+        node.last_accessed,
+        node.deleted,
+        node.superseded,
+        degree,
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class GraphEdge:
     key: str  # `link|from|to|kind` for a link, `edge|id` for a knowledge edge

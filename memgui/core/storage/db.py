@@ -346,10 +346,13 @@ class Database:
             return 1
         # Schemas 4 and 5 differ in the journal rows memgui writes, and a file without meta
         # rows has had none written: with the degrees' table, it is of the newer; 6 set
-        # memgui_fts's merge settings, 7 the edge pair indexes, 9 the stemmed index.
+        # memgui_fts's merge settings, 7 the edge pair indexes, 8 the links' target cover, 9 the
+        # stemmed index.
         if "memgui_degrees" in tables:
             if schema.STEMS_TABLE in tables:
                 return 9
+            if schema.LINK_TARGET_INDEX in self._indexes:
+                return 8
             if schema.EDGE_SOURCE_TARGET_INDEX in self._indexes:
                 return 7
             return 6 if self._fts_merges_when_asked() else 5

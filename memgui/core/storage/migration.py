@@ -6,10 +6,11 @@ adds the triggers that catch another program's writes (docs/interop.md); schema 
 `memgui_degrees` by triggers (core/storage/degrees.py); schema 5 journals a trace's changed
 fields instead of two snapshots (`journal_states`), and rewrites nothing: the rows written
 before stay whole snapshots, which every reader takes as they are; schema 6 has `memgui_fts`
-merge its segments only when asked; schema 7 indexes knowledge edges by both ends; schema 9
+merge its segments only when asked; schema 7 indexes knowledge edges by both ends; schema 8
+indexes links by their target with every key column, so reading them needs no row; schema 9
 adds `memgui_stems`, the full text with one Porter stem per word, filled from the rows by the
-migrating write (8 is the graph's). A brain is migrated by its first write, after an online
-backup beside it (docs/architecture.md).
+migrating write. A brain is migrated by its first write, after an online backup beside it
+(docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ def create_tables(conn: apsw.Connection) -> None:
     _apply_5(conn)
     _apply_6(conn)
     _apply_7(conn)
+    _apply_8(conn)
     _apply_9(conn)
 
 
@@ -107,6 +109,15 @@ def _apply_7(conn: apsw.Connection) -> None:
         "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'knowledge_edges'"
     ).fetchone():
         conn.execute(schema.EDGE_PAIR_INDEXES)
+
+
+def _apply_8(conn: apsw.Connection) -> None:
+    # A covering index of the links by target: built once from the rows (2.5 million links:
+    # seconds, inside the migrating write), then kept by SQLite whoever writes.
+    if conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'memory_links'"
+    ).fetchone():
+        conn.execute(schema.LINK_TARGET_INDEX_SQL)
 
 
 def _apply_9(conn: apsw.Connection) -> None:
@@ -196,6 +207,10 @@ _EDGES_INDEXED = (
     "the knowledge graph's edges are indexed by both their ends, so the graph finds the edge "
     "between two nodes at once"
 )
+_LINKS_COVERED = (
+    "links are indexed by the memory they point to with both their ends and kind, so the "
+    "graph reads a memory's incoming links from the index alone"
+)
 _EDITS_JOURNALED = (
     "the journal keeps only what each later edit changed, not the memory twice (history "
     "and undo of earlier edits go on working; an older memgui opens the brain read-only)"
@@ -220,6 +235,7 @@ _CHANGES_FROM = {
         _DEGREES_KEPT,
         _MERGED_APART,
         _EDGES_INDEXED,
+        _LINKS_COVERED,
         _STEMS_INDEXED,
     ),
     1: (
@@ -229,6 +245,7 @@ _CHANGES_FROM = {
         _EDITS_JOURNALED,
         _MERGED_APART,
         _EDGES_INDEXED,
+        _LINKS_COVERED,
         _STEMS_INDEXED,
     ),
     2: (
@@ -237,13 +254,21 @@ _CHANGES_FROM = {
         _EDITS_JOURNALED,
         _MERGED_APART,
         _EDGES_INDEXED,
+        _LINKS_COVERED,
         _STEMS_INDEXED,
     ),
-    3: (_DEGREES_KEPT, _EDITS_JOURNALED, _MERGED_APART, _EDGES_INDEXED, _STEMS_INDEXED),
-    4: (_EDITS_JOURNALED, _MERGED_APART, _EDGES_INDEXED, _STEMS_INDEXED),
-    5: (_MERGED_APART, _EDGES_INDEXED, _STEMS_INDEXED),
-    6: (_EDGES_INDEXED, _STEMS_INDEXED),
-    7: (_STEMS_INDEXED,),
+    3: (
+        _DEGREES_KEPT,
+        _EDITS_JOURNALED,
+        _MERGED_APART,
+        _EDGES_INDEXED,
+        _LINKS_COVERED,
+        _STEMS_INDEXED,
+    ),
+    4: (_EDITS_JOURNALED, _MERGED_APART, _EDGES_INDEXED, _LINKS_COVERED, _STEMS_INDEXED),
+    5: (_MERGED_APART, _EDGES_INDEXED, _LINKS_COVERED, _STEMS_INDEXED),
+    6: (_EDGES_INDEXED, _LINKS_COVERED, _STEMS_INDEXED),
+    7: (_LINKS_COVERED, _STEMS_INDEXED),
     8: (_STEMS_INDEXED,),
 }
 
@@ -335,6 +360,7 @@ def apply(
     if found < 5:
         _apply_5(conn)
     _apply_7(conn)
+    _apply_8(conn)
     if found < 9:
         index_stems()
     for bid in brain_ids or ["brain"]:

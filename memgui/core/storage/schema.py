@@ -15,8 +15,10 @@ AGENTOS_SCHEMA_VERSION = "2"
 # 5: the journal keeps a trace's changed fields, not two snapshots (journal_states);
 # 6: memgui_fts merges its segments only when asked (MEMGUI_FTS_CONFIG);
 # 7: knowledge edges indexed by both ends together (EDGE_PAIR_INDEXES), so the edge between
-# two given nodes is one seek; 9: memgui_stems, the same text with one Porter stem per word
-# (MEMGUI_STEMS), so a query of plain words asks one term per word.
+# two given nodes is one seek; 8: links indexed by their target with every key column
+# (LINK_TARGET_INDEX), so the links into a set of ids are read from the index alone;
+# 9: memgui_stems, the same text with one Porter stem per word (MEMGUI_STEMS), so a query of
+# plain words asks one term per word.
 SCHEMA_VERSION = 9
 SCHEMA_KEY = "memgui_schema_version"
 SHARED_KEY = "memgui_shared"  # another program writes this brain too (brain_meta)
@@ -32,6 +34,16 @@ CREATE INDEX IF NOT EXISTS {EDGE_SOURCE_TARGET_INDEX}
   ON knowledge_edges (brain_id, source_id, target_id);
 CREATE INDEX IF NOT EXISTS {EDGE_TARGET_SOURCE_INDEX}
   ON knowledge_edges (brain_id, target_id, source_id);
+"""
+
+# memgui's covering index of `memory_links` by target (schema 8): `idx_memory_links_to` holds
+# only (brain, to), so each link found by its target was a row lookup for `from_id` and
+# `kind` (a 1,500-node neighbourhood: ~3,600 of them). The older index stays: an older memgui
+# names it, and reads a newer brain.
+LINK_TARGET_INDEX = "memgui_memory_links_target_cover"
+LINK_TARGET_INDEX_SQL = f"""
+CREATE INDEX IF NOT EXISTS {LINK_TARGET_INDEX}
+  ON memory_links (brain_id, to_id, from_id, kind);
 """
 
 AGENTOS_TABLES = """

@@ -4,6 +4,13 @@ It draws the scene through `graph_painter` and says what the person did through 
 it changes nothing itself. A drag from one node onto another asks for a link
 (`link_dragged`), a Shift-drag moves the node (`node_moved` on release), a double-click
 expands (`node_activated`), a click on a "+N more" pill brings more (`more_activated`).
+
+A pan or zoom is a gesture: while it goes on, each frame shows the last full frame moved
+and scaled (a pixmap: a blit, whatever the number of nodes), as map viewers do; once no
+pan or zoom has come for `SETTLE_MS` the frame is drawn in full again. Anything else that
+changes what is drawn (the scene, positions, filter, colours, selection) draws in full; a
+repaint that changes nothing (an expose) shows the last full frame as it is. A layout's
+settled frame is drawn in slices (`canvas_frames`), so the GUI thread is never held long.
 """
 
 from __future__ import annotations
@@ -11,7 +18,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from PySide6.QtCore import QPoint, QPointF, QRectF, Qt, Signal
+from PySide6.QtCore import QEvent, QPoint, QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QColor,
     QContextMenuEvent,
@@ -20,11 +27,13 @@ from PySide6.QtGui import (
     QPainter,
     QPaintEvent,
     QPen,
+    QPixmap,
     QWheelEvent,
 )
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from memgui.ui.graph import graph_filters, graph_painter
+from memgui.ui.graph.canvas_frames import FullFrame, SlicedFrame
 from memgui.ui.graph.graph_filters import GraphFilter
 from memgui.ui.graph.graph_painter import Painted, View
 from memgui.ui.graph.graph_scene import GraphScene
@@ -36,6 +45,7 @@ MIN_SCALE, MAX_SCALE = 0.01, 8.0
 MAX_FIT_SCALE = 1.5  # a fit never blows a few nodes up
 PICK_SLACK = 4.0
 FIT_LABEL_ROOM = 180  # pixels kept right of the nodes for their labels
+SETTLE_MS = 150  # a pan or zoom this long ago ended its gesture: the next frame is full
 
 
 class GraphCanvas(QWidget):
@@ -66,13 +76,28 @@ class GraphCanvas(QWidget):
         self._dragging = ""  # "", "pan", "link" or "move"
         self._drag_end: QPointF | None = None
         self._last: QPointF | None = None
+        self.cache_gestures = True  # False: every frame of a pan or zoom drawn in full
+        self.full_frames = 0  # frames drawn in full (the rest: the last one moved)
+        self._full: FullFrame | None = None
+        self._content = 0  # counts changes of what is drawn, the view's transform aside
+        self._gesture = False
+        self._settle = QTimer(self)
+        self._settle.setSingleShot(True)
+        self._settle.setInterval(SETTLE_MS)
+        self._settle.timeout.connect(self._settled)
+        self._slicing: SlicedFrame | None = None
+        self._spare: QPixmap | None = None  # the full frame's pixmap before the last
+        self._slices = QTimer(self)  # the next slice, once other events have run
+        self._slices.setSingleShot(True)
+        self._slices.setInterval(0)
+        self._slices.timeout.connect(self._next_slice)
         self.setMinimumSize(200, 200)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.setMouseTracking(True)
         self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent, True)
         scene.changed.connect(self.refilter)
-        scene.moved.connect(self.update)
+        scene.moved.connect(self.redraw)
         self.refilter()
 
     # --- state --------------------------------------------------------------------------
@@ -85,7 +110,39 @@ class GraphCanvas(QWidget):
         self.node_mask = graph_filters.node_mask(self.scene, self.filter)
         self.edge_mask = graph_filters.edge_mask(self.scene, self.filter, self.node_mask)
         self.filtered.emit()
+        self.redraw()
+
+    def redraw(self) -> None:
+        """What is drawn changed: the next frame is drawn in full."""
+        self._content += 1
         self.update()
+
+    def _gesture_step(self) -> None:
+        """A pan or zoom: frames move the last full one until the gesture settles."""
+        self._gesture = True
+        self._settle.start()
+        self.update()
+
+    def _settled(self) -> None:
+        self._gesture = False
+        self.update()
+
+    @property
+    def in_gesture(self) -> bool:
+        return self._gesture
+
+    @property
+    def slicing(self) -> bool:
+        """A frame is being drawn in slices (the one on screen is the layout's last)."""
+        return self._slicing is not None
+
+    @property
+    def owes_full_frame(self) -> bool:
+        """A layout has settled and the frame on screen is still its last moving one (its
+        full frame is being drawn in slices, or not begun)."""
+        full = self._full
+        moving = full is not None and full.moving and not self.scene.settling
+        return self._slicing is not None or moving
 
     def visible_ids(self) -> list[str]:
         ids = self.scene.arrays.ids
@@ -93,15 +150,15 @@ class GraphCanvas(QWidget):
 
     def set_colour_by(self, by: str) -> None:
         self.colour_by = by
-        self.update()
+        self.redraw()
 
     def set_selected(self, ids: list[str]) -> None:
         self.selected = list(ids)
-        self.update()
+        self.redraw()
 
     def set_more(self, more: dict[str, int]) -> None:
         self.more = dict(more)
-        self.update()
+        self.redraw()
 
     # --- where things are ---------------------------------------------------------------
 
@@ -120,7 +177,7 @@ class GraphCanvas(QWidget):
             self.offset = QPointF(
                 self.width() / 2 - where[0] * self.scale, self.height() / 2 - where[1] * self.scale
             )
-            self.update()
+            self.redraw()
 
     def fit(self, ids: list[str] | None = None) -> None:
         """Zoom and pan so that `ids` (else every visible node) fill the canvas."""
@@ -142,7 +199,7 @@ class GraphCanvas(QWidget):
         self.offset = QPointF(
             self.width() / 2 - middle[0] * self.scale, self.height() / 2 - middle[1] * self.scale
         )
-        self.update()
+        self.redraw()
 
     def zoom(self, factor: float, anchor: QPointF | None = None) -> None:
         anchor = anchor or QPointF(self.width() / 2, self.height() / 2)
@@ -151,24 +208,33 @@ class GraphCanvas(QWidget):
         self.offset = QPointF(
             anchor.x() - world[0] * self.scale, anchor.y() - world[1] * self.scale
         )
-        self.update()
+        self._gesture_step()
 
     def pan(self, dx: float, dy: float) -> None:
         self.offset = QPointF(self.offset.x() + dx, self.offset.y() + dy)
-        self.update()
+        self._gesture_step()
+
+    def _in_painted(self, point: QPointF) -> tuple[QPointF, float]:
+        """`point` in the last full frame's coordinates, and that frame's scale over now's."""
+        full = self._full
+        if full is None or (full.scale == self.scale and full.offset == self.offset):
+            return point, 1.0
+        return full.to_frame(point, self.scale, self.offset), full.scale / self.scale
 
     def node_at(self, point: QPointF) -> str | None:
         painted = self._painted
         if painted is None or not len(painted.xy):
             return None
+        point, shrink = self._in_painted(point)
         d2 = ((painted.xy - np.array([point.x(), point.y()])) ** 2).sum(axis=1)
-        reach = (np.maximum(painted.radius, 3.0) + PICK_SLACK) ** 2
+        reach = (np.maximum(painted.radius, 3.0) + PICK_SLACK * shrink) ** 2
         hits = np.flatnonzero(painted.visible & (d2 <= reach))
         if not len(hits):
             return None
         return self.scene.arrays.ids[int(hits[np.argmin(d2[hits])])]
 
     def more_at(self, point: QPointF) -> str | None:
+        point = self._in_painted(point)[0]
         for owner, box in self._painted.more_spots if self._painted else []:
             if box.contains(point):
                 return owner
@@ -179,6 +245,117 @@ class GraphCanvas(QWidget):
     def paintEvent(self, event: QPaintEvent) -> None:
         painter = QPainter(self)
         rect = QRectF(self.rect())
+        if not self._moved_frame(painter, rect) and not self._settled_in_slices(painter, rect):
+            self._stop_slicing()
+            self._full = self._full_frame(rect)
+            painter.drawPixmap(0, 0, self._full.pixmap)
+        painter.end()
+
+    def _fits(self, pixmap: QPixmap) -> bool:
+        ratio = self.devicePixelRatioF()
+        return pixmap.devicePixelRatio() == ratio and pixmap.size() == self.size() * ratio
+
+    def _moved_frame(self, painter: QPainter, rect: QRectF) -> bool:
+        """During a gesture, the last full frame moved and scaled (out of one, the same frame
+        when nothing changed: an expose); False when it cannot be."""
+        full = self._full
+        if (
+            full is None
+            or not (self._gesture and self.cache_gestures)
+            and (full.scale != self.scale or full.offset != self.offset)
+            or full.content != self._content
+            or full.moving
+            and not self.scene.settling
+            or not self._fits(full.pixmap)
+        ):
+            return False
+        full.draw_moved(painter, rect, self.scale, self.offset, self.palette().base())
+        return True
+
+    def _settled_in_slices(self, painter: QPainter, rect: QRectF) -> bool:
+        """A layout has settled: its last frame stays on screen while the full one is drawn
+        in slices of as many edges as that frame drew in its time budget."""
+        full = self._full
+        sliced = self._slicing
+        if sliced is not None and (
+            sliced.content != self._content or sliced.arrays is not self.scene.arrays
+        ):
+            self._stop_slicing()  # what it draws changed since (a node dragged): at once
+            return False
+        if self._slicing is None:
+            if (
+                full is None
+                or not full.moving
+                or self.scene.settling
+                or full.arrays is not self.scene.arrays
+                or self._dragging == "link"
+                or not self._fits(full.pixmap)
+                or len(self.node_mask) != len(self.scene.arrays.ids)
+            ):
+                return False
+            budget = self._moving_budget
+            pixmap, frame_painter, view = self._begin_frame(rect)
+            frame_painter.end()  # begun again for each slice: none stays open between
+            steps = graph_painter.paint_in_slices(frame_painter, self.scene, view, rect, budget)
+            self._slicing = SlicedFrame(
+                pixmap,
+                frame_painter,
+                self.font(),
+                steps,
+                self.scale,
+                QPointF(self.offset),
+                self._content,
+                self.scene.arrays,
+            )
+            self._slices.start()
+            full.moving = False  # once: a change meanwhile draws in full at once
+        if full is not None:
+            full.draw_moved(painter, rect, self.scale, self.offset, self.palette().base())
+        return True
+
+    def _next_slice(self) -> None:
+        sliced = self._slicing
+        if sliced is None:
+            return
+        if (
+            sliced.content != self._content
+            or sliced.arrays is not self.scene.arrays
+            or not self._fits(sliced.pixmap)
+        ):
+            self._stop_slicing()  # what it draws changed: the next paint starts again
+            self.update()
+            return
+        painted = sliced.step()
+        if painted is None:
+            self._slices.start()
+            return
+        self._slicing = None
+        self._painted = painted
+        self._full = sliced.full()
+        self.full_frames += 1
+        self.update()
+
+    def _stop_slicing(self) -> None:
+        if self._slicing is not None:
+            self._slicing.abandon()
+            self._slicing = None
+
+    def _spare_pixmap(self) -> QPixmap:
+        """A pixmap to draw the next full frame into: the one before the frame on screen,
+        when it fits, else a new one (a canvas of 1400 × 900 is 5 MB to allocate)."""
+        spare, self._spare = self._spare, self._full.pixmap if self._full else None
+        if spare is not None and self._fits(spare) and spare is not self._spare:
+            return spare
+        ratio = self.devicePixelRatioF()
+        pixmap = QPixmap(self.size() * ratio)
+        pixmap.setDevicePixelRatio(ratio)
+        return pixmap
+
+    def _begin_frame(self, rect: QRectF) -> tuple[QPixmap, QPainter, View]:
+        """A pixmap the size of the canvas, a painter on it, and what the painter draws."""
+        pixmap = self._spare_pixmap()
+        painter = QPainter(pixmap)
+        painter.setFont(self.font())
         painter.fillRect(rect, self.palette().base())
         view = View(
             scale=self.scale,
@@ -195,6 +372,11 @@ class GraphCanvas(QWidget):
             view.moving, view.edge_budget = True, self._moving_budget
         else:
             self._moving_budget = graph_painter.MOVING_EDGES_FIRST
+        return pixmap, painter, view
+
+    def _full_frame(self, rect: QRectF) -> FullFrame:
+        """Draw everything into a pixmap the size of the canvas, at once."""
+        pixmap, painter, view = self._begin_frame(rect)
         if len(self.node_mask) == len(self.scene.arrays.ids):
             self._painted = graph_painter.paint(painter, self.scene, view, rect)
             if view.moving:
@@ -206,6 +388,20 @@ class GraphCanvas(QWidget):
                 painter.setPen(pen)
                 painter.drawLine(self.to_screen(*start), self._drag_end)
         painter.end()
+        self.full_frames += 1
+        moving = view.moving
+        return FullFrame(
+            pixmap, self.scale, QPointF(self.offset), self._content, moving, self.scene.arrays
+        )
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() in (
+            QEvent.Type.PaletteChange,
+            QEvent.Type.FontChange,
+            QEvent.Type.StyleChange,
+        ):
+            self.redraw()  # the theme's colours or the font: the kept frame is stale
+        super().changeEvent(event)
 
     # --- the mouse and the keys ---------------------------------------------------------
 
@@ -232,7 +428,7 @@ class GraphCanvas(QWidget):
             self.scene.move(self._press_node, *self.to_world(point))
         else:
             self._drag_end = point
-            self.update()
+            self.redraw()
         self._last = point
 
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:
@@ -246,7 +442,7 @@ class GraphCanvas(QWidget):
             target = self.node_at(point)
             if target and target != source:
                 self.link_dragged.emit(source, target)
-            self.update()
+            self.redraw()
         elif dragging == "move" and source:
             self.node_moved.emit(source)
         elif not dragging:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Generator
 
 import numpy as np
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from memgui.core import graph_view
 from memgui.core.brain import Brain
@@ -22,8 +22,9 @@ from memgui.core.errors import MemguiError
 from memgui.core.graph_view import GRAPH, HUB_DEGREE, LayoutProgress, Neighbourhood, PositionStore
 from memgui.core.model import Changes
 from memgui.core.progress import Progress
+from memgui.ui.graph import collector
 from memgui.ui.graph.graph_scene import GraphScene
-from memgui.ui.jobs import Job, JobRunner
+from memgui.ui.jobs import Job, JobRunner, keep_gil_switches_short
 from memgui.ui.session import BrainSession
 
 Point = tuple[float, float]
@@ -54,12 +55,22 @@ class GraphController(QObject):
         self.rank = "degree"
         self.hub_degree = HUB_DEGREE
         self.include_deleted = False
+        keep_gil_switches_short()  # its layout and query workers run beside the GUI thread
         self.runner = JobRunner(self, max_threads=1, nice=False)  # a click waits on it
         self.layout_runner = JobRunner(self, max_threads=1)
         self._reader: Brain | None = None  # used by the runner's one worker only
         self._query: Job | None = None
         self._layout: Job | None = None
         self._running: set[Job] = set()
+        # A new scene's layout starts once its first frame is painted (the next turn of the
+        # event loop): started at once, its worker took the GIL from that paint.
+        self._layout_due: set[str] | None = None
+        self._due = QTimer(self)
+        self._due.setSingleShot(True)
+        self._due.setInterval(0)
+        self._due.timeout.connect(self._start_due_layout)
+        self._due_holds = 0  # holds of queries whose scene is not painted yet
+        self._holding: set[Job] = set()  # jobs holding the collector off (`collector`)
         self.overview_page: int | None = None  # the page shown, when an overview is
         session.bus.changed.connect(self.on_changes)
         self._open_reader()
@@ -77,7 +88,7 @@ class GraphController(QObject):
     def busy(self) -> bool:
         """A query or layout whose outcome this thread has not taken in yet (a job counts as
         done in its worker a moment before its last positions arrive here)."""
-        return bool(self._running)
+        return bool(self._running) or self._layout_due is not None
 
     def _track(self, job: Job) -> None:
         """Count `job` as running until its outcome has been handled here (connected after
@@ -89,8 +100,17 @@ class GraphController(QObject):
 
     def _settle(self, job: Job) -> None:
         self._running.discard(job)
-        if job is self._layout:
+        if job in self._holding:
+            self._holding.discard(job)
+            if job is self._layout:  # once its positions are written (queued by now)
+                self.positions.when_written(collector.release)
+            elif self._layout_due is not None:
+                self._due_holds += 1  # kept until the scene's first frame is painted
+            else:
+                collector.release()
+        if job is self._layout and self.scene.settling and self._layout_due is None:
             self.scene.settling = False
+            self.scene.moved.emit()  # a layout cut short: its frame drawn in full
         self.busy_changed.emit(self.busy)
 
     # --- opening and expanding ----------------------------------------------------------
@@ -119,7 +139,7 @@ class GraphController(QObject):
             self.overview_page = None
             self.scene.replace(found, seeded, centre=node_id)
             self.opened.emit(node_id)
-            self.lay_out(placed)
+            self._lay_out_after_paint(placed)
 
         self._run_query("graph", work, done)
 
@@ -142,7 +162,7 @@ class GraphController(QObject):
             self.overview_page = page
             self.scene.replace(found, seeded)
             self.overview_opened.emit(summary[-1])
-            self.lay_out(placed)
+            self._lay_out_after_paint(placed)
 
         self._run_query("overview", work, done)
 
@@ -190,8 +210,10 @@ class GraphController(QObject):
     ) -> None:
         if self._query is not None and not self._query.done:
             self._query.cancel()
+        collector.hold()  # no full collection in the middle of a click's query either
         job = self.runner.start(name, work)
         self._query = job
+        self._holding.add(job)
         job.finished.connect(lambda answer: self._query_done(job, done, answer))
         job.failed.connect(lambda exc: self._query_failed(job, exc))
         self._track(job)
@@ -206,12 +228,37 @@ class GraphController(QObject):
 
     # --- layout -------------------------------------------------------------------------
 
+    def _lay_out_after_paint(self, fixed: set[str]) -> None:
+        self._layout_due = fixed
+        self.scene.settling = True  # its first frame is a layout's: edges to a time budget
+        self._due.start()
+
+    def _release_due_holds(self) -> None:
+        for _hold in range(self._due_holds):
+            collector.release()
+        self._due_holds = 0
+
+    def _start_due_layout(self) -> None:
+        fixed, self._layout_due = self._layout_due, None
+        if fixed is not None:
+            before = self._layout
+            self.lay_out(fixed)
+            if self._layout is before:  # nothing to move after all: drawn in full
+                self.scene.settling = False
+                self.scene.moved.emit()
+        self._release_due_holds()  # the layout holds the collector off from here
+        self.busy_changed.emit(self.busy)
+
     def lay_out(self, fixed: set[str]) -> None:
         """Move every shown node not in `fixed` by forces, in a job posting positions."""
+        self._layout_due = None  # this one replaces a layout still due
+        collector.hold()  # no full collection walks the scene while the layout runs
+        self._release_due_holds()
         if self._layout is not None and not self._layout.done:
             self._layout.cancel()
         ids = list(self.scene.nodes)
         if not ids or fixed >= set(ids):
+            collector.release()
             self._remember_positions()
             self.laid_out.emit()
             return
@@ -223,6 +270,7 @@ class GraphController(QObject):
 
         job = self.layout_runner.start("layout", work)
         self._layout = job
+        self._holding.add(job)
         self.scene.settling = True  # frames drawn as it moves keep to a time budget
         job.progress.connect(lambda step: self._layout_step(job, step))
         job.finished.connect(lambda final: self._layout_done(job, final))
@@ -300,9 +348,15 @@ class GraphController(QObject):
     # --- closing ------------------------------------------------------------------------
 
     def shutdown(self) -> None:
+        self._due.stop()
+        self._layout_due = None
         self.session.bus.changed.disconnect(self.on_changes)
         self.runner.shutdown()
         self.layout_runner.shutdown()
+        for _job in self._holding:  # a job cut short by closing says nothing more
+            collector.release()
+        self._holding.clear()
+        self._release_due_holds()
         # Written by the store's thread: the interpreter's exit waits for it, a window
         # opening the same brain reads the file once it is written, closing does not wait.
         if self.scene.nodes:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Generator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -30,9 +31,9 @@ ARROWS_BELOW = 3000
 EDGE_BUDGET = 12_000  # edges drawn at most in one frame
 # While a layout moves the nodes, a frame's edges are drawn in about this long, so the GUI
 # thread stays free between frames: the budget follows the last frame's time per edge.
-MOVING_EDGE_MS = 20.0
+MOVING_EDGE_MS = 12.0
 MOVING_EDGES_LEAST = 500
-MOVING_EDGES_FIRST = 1500  # a layout's first frame, before its time per edge is known
+MOVING_EDGES_FIRST = 500  # a layout's first frame, before its time per edge is known
 SMOOTH_EDGES_BELOW = 2000  # edges drawn antialiased and 1.2 px wide (above: one hard pixel)
 MIN_PIXELS = 1.0  # a node's radius on screen never falls below this
 
@@ -84,6 +85,21 @@ def screen_positions(scene: GraphScene, view: View) -> np.ndarray:
 
 
 def paint(painter: QPainter, scene: GraphScene, view: View, rect: QRectF) -> Painted:
+    """Draw the whole frame at once."""
+    steps = paint_in_slices(painter, scene, view, rect, slice_edges=None)
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            painted: Painted = done.value
+            return painted
+
+
+def paint_in_slices(
+    painter: QPainter, scene: GraphScene, view: View, rect: QRectF, slice_edges: int | None
+) -> Generator[None, None, Painted]:
+    """Draw the frame, pausing (a `yield`) after each `slice_edges` edges drawn, so a caller
+    can let other events run between slices (None: no pause); returns what was drawn."""
     a = scene.arrays
     xy = screen_positions(scene, view)
     radius = np.maximum(a.radius * view.scale, MIN_PIXELS)
@@ -98,7 +114,7 @@ def paint(painter: QPainter, scene: GraphScene, view: View, rect: QRectF) -> Pai
     frame = Frame(scene, view, xy, radius, visible, int(visible.sum()))
     painted = Painted(xy, radius, visible)
     started = time.perf_counter()
-    painted.edges_drawn = _edges(painter, frame, rect)
+    painted.edges_drawn = yield from _edges(painter, frame, rect, slice_edges)
     painted.edge_ms = (time.perf_counter() - started) * 1000
     _nodes(painter, frame)
     if frame.count <= DETAIL_BELOW:
@@ -110,8 +126,11 @@ def paint(painter: QPainter, scene: GraphScene, view: View, rect: QRectF) -> Pai
     return painted
 
 
-def _edges(painter: QPainter, frame: Frame, rect: QRectF) -> int:
-    """Draw the edges in sight (the shortest `view.edge_budget` of them); how many."""
+def _edges(
+    painter: QPainter, frame: Frame, rect: QRectF, slice_edges: int | None
+) -> Generator[None, None, int]:
+    """Draw the edges in sight (the shortest `view.edge_budget` of them); how many. With
+    `slice_edges`, a pause after each slice of that many."""
     scene, view, xy, count = frame.scene, frame.view, frame.xy, frame.count
     e = scene.edge_arrays
     if not len(e.keys):
@@ -136,29 +155,34 @@ def _edges(painter: QPainter, frame: Frame, rect: QRectF) -> int:
     # Antialiased wide lines cost ~10× hard pixels: a few hundred nodes in sight can still
     # have thousands of long edges crossing the canvas, so the edges drawn decide too.
     smooth = not view.moving and count <= DETAIL_BELOW and min(drawn, budget) <= SMOOTH_EDGES_BELOW
-    painter.setRenderHint(QPainter.RenderHint.Antialiasing, smooth)
-    painter.setBrush(Qt.BrushStyle.NoBrush)
     arrows = count <= ARROWS_BELOW and view.scale >= 0.5
     labels = int(shown.sum()) <= EDGE_LABELS_BELOW and view.scale >= 0.8
+    step = slice_edges or len(e.keys)
     for group, (kind, origin) in enumerate(e.groups):
-        members = shown & (e.group == group)
-        if not members.any():
-            continue
+        members = np.flatnonzero(shown & (e.group == group))
         pen = QPen(encodings.edge_colour(kind, origin))
         pen.setWidthF(1.2 if smooth else 0.0)  # 0: one pixel, the fastest
-        painter.setPen(pen)
-        start, end = a[members], b[members]
-        painter.drawPath(segments(start, end))
-        if arrows:
-            directed = e.directed[members]
-            if directed.any():
-                tip_radius = np.maximum(scene.arrays.radius[e.dst[members]] * view.scale, 1.0)
-                painter.drawPath(_arrow_heads(start[directed], end[directed], tip_radius[directed]))
-        if labels:
-            painter.setPen(view.text)
-            middle = (start + end) / 2
-            for x, y in middle:
-                painter.drawText(QPointF(x + 3, y - 3), kind)
+        for first in range(0, len(members), step):
+            rows = members[first : first + step]
+            # Set for each slice: a frame drawn in slices has its painter begun anew.
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing, smooth)
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.setPen(pen)
+            start, end = a[rows], b[rows]
+            painter.drawPath(segments(start, end))
+            if arrows:
+                directed = e.directed[rows]
+                if directed.any():
+                    tip_radius = np.maximum(scene.arrays.radius[e.dst[rows]] * view.scale, 1.0)
+                    heads = _arrow_heads(start[directed], end[directed], tip_radius[directed])
+                    painter.drawPath(heads)
+            if labels:
+                painter.setPen(view.text)
+                middle = (start + end) / 2
+                for x, y in middle:
+                    painter.drawText(QPointF(x + 3, y - 3), kind)
+            if slice_edges is not None:
+                yield
     return min(drawn, budget)
 
 

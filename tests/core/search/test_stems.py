@@ -189,15 +189,15 @@ def test_a_plain_query_reads_the_stemmed_index_alone(brain: Brain) -> None:
     assert not any("memgui_fts MATCH" in sql for sql, _ in statements)
 
 
-def as_schema_7(path: Path) -> None:
-    """The brain as schema 7 left it: no memgui_stems, version 7."""
+def as_schema_8(path: Path) -> None:
+    """The brain as schema 8 left it: no memgui_stems, version 8."""
     conn = apsw.Connection(str(path))
     conn.execute("DROP TABLE memgui_stems")
-    conn.execute("UPDATE brain_meta SET value = '7' WHERE key = ?", (schema.SCHEMA_KEY,))
+    conn.execute("UPDATE brain_meta SET value = '8' WHERE key = ?", (schema.SCHEMA_KEY,))
     conn.close()
 
 
-def test_a_schema_7_brain_gains_the_stemmed_index_on_its_first_write(
+def test_a_schema_8_brain_gains_the_stemmed_index_on_its_first_write(
     brain_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(fulltext, "STEMS_FILL_BATCH", 40)  # the fill in steps, logged
@@ -210,12 +210,12 @@ def test_a_schema_7_brain_gains_the_stemmed_index_on_its_first_write(
             brain.add(f"a deployment left pending {n}")
         assert fulltext.has_pending(brain.db)
         brain.close = lambda: brain.db.close()  # stop without the closing flush
-    as_schema_7(brain_path)
+    as_schema_8(brain_path)
     with Brain.open(brain_path, actor="test") as brain:
-        assert brain.db.schema_version == 7 and "memgui_stems" not in brain.db.tables
+        assert brain.db.schema_version == 8 and "memgui_stems" not in brain.db.tables
         before = {q: found_ids(brain, q) for q in QUERIES}  # memgui_fts, every form
         plan = brain.pending_migration()
-        assert plan is not None and plan.from_version == 7
+        assert plan is not None and plan.from_version == 8
         assert plan.changes == (migration._STEMS_INDEXED,)
         added = brain.add("the first write migrates: a deployment")
         assert brain.db.schema_version == schema.SCHEMA_VERSION
@@ -230,14 +230,14 @@ def test_a_schema_7_brain_gains_the_stemmed_index_on_its_first_write(
     assert list(brain_path.parent.glob(f"{brain_path.name}.backup-pre-{schema.SCHEMA_VERSION}-*"))
 
 
-def test_a_failed_first_write_leaves_a_schema_7_brain_as_it_was(brain_path: Path) -> None:
+def test_a_failed_first_write_leaves_a_schema_8_brain_as_it_was(brain_path: Path) -> None:
     with Brain.open(brain_path, actor="test") as brain:
         trace = brain.add("the harbour crane")
-    as_schema_7(brain_path)
+    as_schema_8(brain_path)
     with Brain.open(brain_path, actor="test") as brain:
         with pytest.raises(Exception, match="no such|not found|unknown"):
             brain.update("mt_no-such-trace", {"content": "nothing"})
-        assert brain.db.schema_version == 7 and "memgui_stems" not in brain.db.tables
+        assert brain.db.schema_version == 8 and "memgui_stems" not in brain.db.tables
         assert found_ids(brain, "harbour") == {trace.id}
     assert not list(brain_path.parent.glob(f"{brain_path.name}.backup-pre-*"))
 

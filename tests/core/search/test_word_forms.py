@@ -150,6 +150,8 @@ def test_a_schema_2_brain_gets_titles_indexed_by_its_first_write(brain_path: Pat
             "memgui's full-text index tidies itself in the background, never during a write",
             "the knowledge graph's edges are indexed by both their ends, so the graph finds the "
             "edge between two nodes at once",
+            "links are indexed by the memory they point to with both their ends and kind, so the "
+            "graph reads a memory's incoming links from the index alone",
             migration._STEMS_INDEXED,
         )
         brain.add("the first write migrates")
