@@ -32,6 +32,7 @@ from memgui.core.errors import (
     StorageError,
 )
 from memgui.core.maintenance import DEFAULT_INTERVAL_S, Maintainer
+from memgui.core.progress import Job
 from memgui.core.tools import ParameterError, Profile, ToolContext, ToolResult, call, profile
 
 log = logging.getLogger("memgui.server")
@@ -115,12 +116,16 @@ class ToolService:
         self.profile: Profile = profile(options.profile, rehydrate=options.rehydrate)
         self.embedder = self._embedder()
         self.brain: Brain | SharedBrain
-        # The upkeep (TTL sweeps, embedding backfill) of a brain file; a shared brain has
-        # none yet (docs/shared-brains.md), and its searches are by keyword.
+        # The upkeep (TTL sweeps, embedding backfill) of a brain file. A shared brain's
+        # writes are embedded on the worker after the answer (`_embed_pending`), as a file's
+        # maintainer does behind the call; its TTL sweep is `memgui sweep`'s.
         self.maintainer: Maintainer | None = None
+        self._pending_embeds: Job[Any] | None = None  # a shared brain's backfill under way
+        self._embed_again = False  # a write landed while it ran: look once more after it
         if options.brain_address is not None:
-            self.brain = SharedBrain.open(options.brain_address, options.brain_id, actor=actor)
-            self.where = str(self.brain.address)  # never its password
+            shared = SharedBrain.open(options.brain_address, options.brain_id, actor=actor)
+            shared.use_embedder(self.embedder)  # search by meaning with the file's embedder
+            self.brain, self.where = shared, str(shared.address)  # never its password
         else:
             brain = Brain.open(options.brain_path, options.brain_id, actor=actor)
             # Writes are embedded behind the call (`Maintainer.backfill_soon`): a store never
@@ -150,7 +155,41 @@ class ToolService:
     def start(self) -> ToolService:
         if self.maintainer is not None:
             self.maintainer.start()
+        else:  # a shared brain: what waits for a vector is embedded now, as a file's upkeep does
+            self._queue_embeds()
         return self
+
+    def _queue_embeds(self) -> None:
+        try:
+            self._worker.submit(self._embed_pending)
+        except RuntimeError:  # closing: the traces stay pending for the next server or `embed`
+            pass
+
+    def _embed_pending(self) -> None:
+        """On the worker: one batch of a shared brain's backfill, then the next batch queued
+        behind the calls waiting, so a long backfill never holds a call up for more than a
+        batch. Ollama down or another model pinned: logged, the traces stay pending."""
+        from memgui.core.shared_brain import SharedBrain
+
+        brain = self.brain
+        if not isinstance(brain, SharedBrain) or self.embedder.known_down():
+            self._pending_embeds, self._embed_again = None, False  # the next write tries again
+            return
+        try:
+            if self._pending_embeds is None:
+                self._pending_embeds = brain.backfill()
+            next(self._pending_embeds)
+        except StopIteration:
+            self._pending_embeds = None
+            if self._embed_again:  # the job's cursor may have passed a trace written since
+                self._embed_again = False
+                self._queue_embeds()
+            return
+        except Exception as error:  # best effort: a store never fails for its vector
+            self._pending_embeds, self._embed_again = None, False
+            log.warning("embedding the shared brain's new memories failed: %s", error)
+            return
+        self._queue_embeds()
 
     def call_now(
         self, name: object, arguments: object, actor: str, defer: bool = False
@@ -160,10 +199,8 @@ class ToolService:
         start = time.perf_counter()
         # No vector in the brain, or Ollama failed a moment ago: search by keyword at once,
         # as agent-memory falls back, without asking again on every call.
-        down = (
-            self.maintainer is None
-            or self.maintainer.has_vectors is False
-            or self.embedder.known_down()
+        down = self.embedder.known_down() or (
+            self.maintainer is not None and self.maintainer.has_vectors is False
         )
         ctx = ToolContext(self.brain, actor, "keyword" if down else "auto", llm=self.chat)
         try:
@@ -173,8 +210,13 @@ class ToolService:
                 self._timings.setdefault(str(name), []).append(time.perf_counter() - start)
         changed = result.changes
         wrote_text = changed is not None and bool(changed.added or changed.edited)
-        if self.maintainer is not None and wrote_text:
-            self.maintainer.backfill_soon()  # a trace's text may wait for its vector
+        if wrote_text:  # a trace's text may wait for its vector
+            if self.maintainer is not None:
+                self.maintainer.backfill_soon()
+            elif self._pending_embeds is None:
+                self._queue_embeds()
+            else:
+                self._embed_again = True
         return result
 
     async def call(self, name: object, arguments: object, actor: str) -> ToolResult:

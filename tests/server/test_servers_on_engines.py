@@ -4,7 +4,7 @@ on a real PostgreSQL server (`--brain 'postgresql://…?brain_id=team'`).
 
 The same calls, the same answers: store, search, list, update, forget, link and unlink,
 and the brain's own history names the client that wrote. What a shared brain does not
-serve yet (rehydrate, search by meaning) is an error naming the operation, and the server
+serve yet (rehydrate) is an error naming the operation, and the server
 goes on serving.
 """
 
