@@ -22,6 +22,8 @@ FORBIDDEN_IN_CORE = ("PySide6", "qasync", "memgui.ui", "memgui.cli", "memgui.ser
 UI_PUBLIC = (
     "memgui.core.brain",
     "memgui.core.shared_brain",
+    "memgui.core.shared_import",
+    "memgui.core.engines",
     "memgui.core.model",
     "memgui.core.errors",
     "memgui.core.progress",

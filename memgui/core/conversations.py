@@ -1,17 +1,26 @@
-"""Imported conversations (AgentOS `conversations` / `messages`) as a trace's context."""
+"""Imported conversations (AgentOS `conversations` / `messages`) as a trace's context, on
+either engine (`Brain.conversation`, `SharedBrain.conversation`; their rows are read in
+`storage/conversation_rows.py`)."""
 
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from memgui.core.errors import NotFound
-from memgui.core.model import check_id
+from memgui.core.model import Trace, check_id
+from memgui.core.storage import conversation_rows
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
 
 MAX_MESSAGES = 2000
+
+
+class ConversationReader(Protocol):
+    def get(self, trace_id: str) -> Trace: ...
+
+    def conversation(self, conversation_id: str) -> dict[str, Any]: ...
 
 
 def _json(text: Any) -> dict[str, Any]:
@@ -25,18 +34,17 @@ def _json(text: Any) -> dict[str, Any]:
 def conversation(brain: Brain, conversation_id: str) -> dict[str, Any]:
     check_id("conversation_id", conversation_id, "conversation id")
     with brain.db.lock:
-        head = brain.db.conn.execute(
-            "SELECT id, title, created_at, updated_at, metadata FROM conversations "
-            "WHERE brain_id = ? AND id = ?",
-            (brain.brain_id, conversation_id),
-        ).fetchone()
-        if head is None:
-            raise NotFound(conversation_id, "conversation")
-        messages = brain.db.conn.execute(
-            "SELECT id, role, content, created_at, metadata FROM messages "
-            "WHERE brain_id = ? AND conversation_id = ? ORDER BY created_at, rowid LIMIT ?",
-            (brain.brain_id, conversation_id, MAX_MESSAGES),
-        ).fetchall()
+        rows = conversation_rows.file_rows(
+            brain.db.conn, brain.brain_id, conversation_id, MAX_MESSAGES
+        )
+    return built(conversation_id, rows)
+
+
+def built(conversation_id: str, rows: conversation_rows.Rows) -> dict[str, Any]:
+    """The conversation of its rows (either engine's), or `NotFound` without its head."""
+    head, messages = rows
+    if head is None:
+        raise NotFound(conversation_id, "conversation")
     return {
         "id": head[0],
         "title": head[1],
@@ -50,12 +58,14 @@ def conversation(brain: Brain, conversation_id: str) -> dict[str, Any]:
     }
 
 
-def conversation_of(brain: Brain, trace_id: str) -> dict[str, Any] | None:
+def conversation_of(brain: ConversationReader, trace_id: str) -> dict[str, Any] | None:
+    """The conversation `trace_id` was imported from (its `metadata.conversation_id`), or
+    None; `brain` is either engine's facade."""
     trace = brain.get(trace_id)
     conversation_id = trace.metadata.get("conversation_id")
     if not isinstance(conversation_id, str) or not conversation_id:
         return None
     try:
-        return conversation(brain, conversation_id)
+        return brain.conversation(conversation_id)
     except NotFound:
         return None

@@ -47,6 +47,7 @@ from memgui.core.shared_activity import SharedActivity
 from memgui.core.shared_brain_graph import SharedBrainGraph
 from memgui.core.shared_brain_meaning import SharedBrainMeaning
 from memgui.core.shared_brain_views import SharedBrainViews
+from memgui.core.shared_conversations import SharedConversations
 from memgui.core.shared_transaction import SharedTransactions
 from memgui.core.storage import postgres, store
 from memgui.core.storage.engine import PostgresAddress as PostgresAddress
@@ -63,7 +64,12 @@ if TYPE_CHECKING:
 
 @shared_reconnect.reconnecting
 class SharedBrain(
-    SharedTransactions, SharedBrainMeaning, SharedBrainGraph, SharedActivity, SharedBrainViews
+    SharedTransactions,
+    SharedBrainMeaning,
+    SharedBrainGraph,
+    SharedActivity,
+    SharedBrainViews,
+    SharedConversations,
 ):
     """One brain id in a PostgreSQL database, over one connection (one thread at a time)."""
 

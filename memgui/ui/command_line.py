@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from memgui.cli.registry import CommandContext, command, opens_the_app, reports_versions
-from memgui.core.errors import InvalidArgument, NotOnPostgres
+from memgui.core.errors import InvalidArgument
 from memgui.core.model import check_id
 
 SIZE_MIN, SIZE_MAX = 200, 10_000  # what the window can be drawn at (ui/screenshot.py)
@@ -124,8 +124,6 @@ def run_screenshot(ctx: CommandContext, args: argparse.Namespace) -> None:
         raise InvalidArgument(
             "import", f"does not exist (got '{args.import_path}')", args.import_path
         )
-    if args.import_path is not None and isinstance(brain_path, str):
-        raise NotOnPostgres("memgui screenshot --import")
     if args.consolidate:
         from memgui.ui.consolidation.consolidation_screenshot import render_consolidation
 

@@ -3,31 +3,20 @@
 It owns one `BrainSession` at a time (File ▸ Open swaps it), routes the change bus to the
 table and the detail pane, and keeps the status bar's counts. Edits live in
 `window_edits.py`, opening brains in `brain_files.py`, and how the detail pane follows the
-table and the changes in `shown_trace.py`.
+table and the changes in `shown_trace.py`. Its widgets are built in `window_frame.py`, its
+selection and counts kept in `table_selection.py` (the classes it builds on).
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Generator
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
-from PySide6.QtCore import QItemSelectionModel, QSettings, Qt, QTimer, Signal
-from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut, QShowEvent, QUndoGroup
-from PySide6.QtWidgets import (
-    QLabel,
-    QMainWindow,
-    QMessageBox,
-    QSplitter,
-    QStackedWidget,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtCore import QSettings, QTimer, Signal
+from PySide6.QtGui import QCloseEvent, QShowEvent, QUndoGroup
 
-from memgui.core.model import Changes, Facets, TraceFilter
-from memgui.core.progress import Progress
+from memgui.core.model import Changes, TraceFilter
 from memgui.ui.actions import build_actions
 from memgui.ui.activity.activity_service import install_activity
 from memgui.ui.commands import SetDeletedCommand
@@ -41,19 +30,15 @@ from memgui.ui.semantic.backfill import install_semantic
 from memgui.ui.session import BrainSession
 from memgui.ui.theme import colours
 from memgui.ui.theme.icons import icon
-from memgui.ui.views.detail_pane import DetailPane
-from memgui.ui.views.filter_bar import FilterBar
-from memgui.ui.views.search_bar import SearchBar
-from memgui.ui.views.trace_table_view import TraceTableView
-from memgui.ui.views.welcome_page import WelcomePage
 from memgui.ui.window.brain_files import BrainFiles
-from memgui.ui.window.brain_tips import READ_ONLY_TIP, foreign_triggers_tip, read_only_tip
+from memgui.ui.window.brain_tips import foreign_triggers_tip, read_only_tip
 from memgui.ui.window.context_menus import ContextMenus
 from memgui.ui.window.import_export_actions import install_import_export
 from memgui.ui.window.live_refresh import LiveWatcher
 from memgui.ui.window.shared_brains import SharedBrainLive, install_shared_brains, watch_shared
 from memgui.ui.window.shared_limits import SharedLimits
 from memgui.ui.window.shown_trace import ShownTrace
+from memgui.ui.window.table_selection import TableSelection
 from memgui.ui.window.view_summary import ViewSummary
 from memgui.ui.window.why_line import install_why_line
 from memgui.ui.window.window_edits import WindowEdits
@@ -68,18 +53,7 @@ GIL_SWITCH_INTERVAL_S = 0.001
 QUIET_JOBS = ("query", "counts", "ollama status", "similar")
 
 
-def _info_job(
-    session: BrainSession, trash: bool
-) -> Generator[Progress, None, tuple[dict[str, Any], Facets]]:
-    reader = session.open_reader()
-    try:
-        yield Progress(0, None, "counting")
-        return reader.info(), reader.facets(deleted=trash)
-    finally:
-        reader.close()
-
-
-class MainWindow(QMainWindow):
+class MainWindow(TableSelection):
     session_changed = Signal()  # another brain is shown (or none): its model is in place
 
     def __init__(self, settings: QSettings | None = None, live: bool = True) -> None:
@@ -140,84 +114,6 @@ class MainWindow(QMainWindow):
         super().showEvent(event)
         self.layout_state.restore_split()
 
-    # --- layout -------------------------------------------------------------------------
-
-    def _build_central(self) -> None:
-        self.search_bar = SearchBar()
-        self.filter_bar = FilterBar()
-        self.table = TraceTableView(self.settings)
-        self.detail = DetailPane()
-        left = QWidget()
-        column = QVBoxLayout(left)
-        column.setContentsMargins(6, 6, 0, 6)
-        column.addWidget(self.search_bar)
-        column.addWidget(self.filter_bar)
-        column.addWidget(self.table, 1)
-        self.splitter = QSplitter(Qt.Orientation.Horizontal)
-        self.splitter.addWidget(left)
-        self.splitter.addWidget(self.detail)
-        self.splitter.setStretchFactor(0, 3)
-        self.splitter.setStretchFactor(1, 2)
-        self.splitter.setSizes([840, 440])
-        self.welcome = WelcomePage()
-        self.pages = QStackedWidget()
-        self.pages.addWidget(self.welcome)
-        self.pages.addWidget(self.splitter)
-        self.setCentralWidget(self.pages)
-        for action in (self.window_actions.delete, self.window_actions.purge):
-            # Del acts on the table only, never on the text being typed in the editor.
-            action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-            self.table.addAction(action)
-        # Esc in the search field goes back to the table; the default (window) context made
-        # Esc anywhere do it, so the filter bar's Esc never cleared and the editor lost focus.
-        back = QShortcut(QKeySequence("Escape"), self.search_bar.field, self.table.setFocus)
-        back.setContext(Qt.ShortcutContext.WidgetShortcut)
-        self._set_tab_order()
-
-    def _set_tab_order(self) -> None:
-        """Tab follows the screen: search, filters, table, then the editor top to bottom."""
-        s, f, e = self.search_bar, self.filter_bar, self.detail.editor
-        chain = (
-            s.field,
-            s.mode_box,
-            f.type_box,
-            f.scope_box,
-            f.category_box,
-            f.scope_id_edit,
-            f.tag_edit,
-            f.trash_check,
-            self.table,
-            e.content,
-            e.tags.field,  # tag chips insert themselves just before it (tag_editor.py)
-            e.type_box,
-            e.category_box,
-            e.scope_box,
-            e.scope_id_edit,
-            e.ttl_edit,
-            e.revert_button,
-            e.save_button,
-            self.detail.tabBar(),
-        )
-        for first, second in zip(chain, chain[1:], strict=False):
-            self.setTabOrder(first, second)
-
-    def _build_status_bar(self) -> None:
-        self.counts_label = QLabel()
-        self.counts_label.setObjectName("counts_label")
-        self.job_label = QLabel()
-        self.job_label.setObjectName("job_label")
-        self.read_only_label = QLabel("Read-only")
-        self.read_only_label.setObjectName("read_only_label")
-        self.read_only_label.setToolTip(READ_ONLY_TIP)
-        self.read_only_label.hide()
-        self.statusBar().addPermanentWidget(self.read_only_label)
-        self.triggers_label = QLabel("Foreign triggers")  # shown when the brain has some
-        self.triggers_label.setObjectName("triggers_label")
-        self.triggers_label.hide()
-        self.statusBar().addPermanentWidget(self.triggers_label)
-        self.statusBar().addPermanentWidget(self.job_label)
-        self.statusBar().addPermanentWidget(self.counts_label)
-
     def _connect(self) -> None:
         a = self.window_actions
         a.find.triggered.connect(self.focus_search)
@@ -259,11 +155,6 @@ class MainWindow(QMainWindow):
         self.triggers_label.setVisible(enabled and bool(foreign))
         if hasattr(self, "shared_limits"):
             self.shared_limits.apply()
-
-    @property
-    def read_only(self) -> bool:
-        """The open brain's file cannot be written: browse and search only."""
-        return self.session is not None and self.session.read_only
 
     # --- the session --------------------------------------------------------------------
 
@@ -380,35 +271,6 @@ class MainWindow(QMainWindow):
         state = " (read-only)" if self.read_only else ""
         self.setWindowTitle(f"{name} [{self.session.brain_id}]{state}{mark} — memgui")
 
-    def update_counts(self) -> None:
-        """Count live and trashed memories off the GUI thread (a count grows with the brain)."""
-        session = self.session
-        if session is None:
-            self.counts_label.setText("")
-            return
-        trash = self.filter_bar.trash_check.isChecked()
-        job = self.query_runner.start("counts", lambda: _info_job(session, trash))
-        job.finished.connect(lambda counted: self._show_counts(session, *counted))
-        job.failed.connect(lambda exc: self.counts_label.setText(str(exc)))
-
-    def _show_counts(self, session: BrainSession, info: dict[str, Any], facets: Facets) -> None:
-        if session is not self.session:
-            return  # counted for a brain that is no longer open
-        self.summary.set_info(info)
-        self.filter_bar.set_facets(facets)
-        empty = info["traces"] == 0
-        self.pages.setCurrentWidget(self.welcome if empty else self.splitter)
-
-    def _show_table_if_rows(self) -> None:
-        if self.model is not None and self.model.rowCount() > 0:
-            self.pages.setCurrentWidget(self.splitter)
-
-    def show_message(self, text: str, timeout_ms: int = 6000) -> None:
-        self.statusBar().showMessage(text, timeout_ms)
-
-    def show_error(self, text: str) -> None:
-        self.statusBar().showMessage(text, 12_000)
-
     # --- reactions ----------------------------------------------------------------------
 
     def clear_search_and_filters(self) -> None:
@@ -416,11 +278,6 @@ class MainWindow(QMainWindow):
         self.search_bar.set_query("")
         trash = self.filter_bar.trash_check.isChecked()
         self.filter_bar.set_filter(TraceFilter(deleted=trash))
-
-    def focus_search(self) -> None:
-        self.pages.setCurrentWidget(self.splitter)
-        self.search_bar.field.setFocus()
-        self.search_bar.field.selectAll()
 
     def _refresh(self) -> None:
         if self.model is not None:
@@ -451,100 +308,6 @@ class MainWindow(QMainWindow):
             self.select_id(pending)
         self._detail_follows_table()
 
-    def _detail_follows_table(self) -> None:
-        """After a new list (the Trash switched on, a filter): the detail pane shows the
-        table's current memory, or none when the one it showed is not in the list. An
-        unsaved edit or a new memory stays where it is."""
-        editor = self.detail.editor
-        if self.session is None or self.model is None or editor.dirty or editor.is_new:
-            return
-        current = self.current_id()
-        shown = self.detail.trace
-        if current is not None and (shown is None or shown.id != current):
-            self.detail.show_trace(
-                self.session.brain, self.model.trace_at(self.table.currentIndex().row())
-            )
-        elif current is None and shown is not None and self.model.row_of(shown.id) < 0:
-            self.detail.show_trace(self.session.brain, None)
-        self.update_actions()
-
-    def _remember_selection(self) -> None:
-        self._remembered = (self.current_id(), self.selected_ids())
-
-    def _restore_selection(self) -> None:
-        current, selected = self._remembered
-        if self.model is None or not (current or selected):
-            return
-        selection = self.table.selectionModel()
-        selection.blockSignals(True)
-        try:
-            for trace_id in selected:
-                row = self.model.row_of(trace_id)
-                if row >= 0:
-                    flags = (
-                        QItemSelectionModel.SelectionFlag.Select
-                        | QItemSelectionModel.SelectionFlag.Rows
-                    )
-                    selection.select(self.model.index(row, 0), flags)
-            row = self.model.row_of(current) if current else -1
-            if row >= 0:
-                selection.setCurrentIndex(
-                    self.model.index(row, 0), QItemSelectionModel.SelectionFlag.NoUpdate
-                )
-        finally:
-            selection.blockSignals(False)
-        self.table.viewport().update()
-        self.update_actions()
-
-    def current_id(self) -> str | None:
-        if self.model is None:
-            return None
-        index = self.table.currentIndex()
-        return self.model.id_at(index.row()) if index.isValid() else None
-
-    def selected_ids(self) -> list[str]:
-        if self.model is None or self.table.selectionModel() is None:
-            return []
-        rows = sorted({i.row() for i in self.table.selectionModel().selectedRows()})
-        return [tid for tid in (self.model.id_at(r) for r in rows) if tid]
-
-    def select_id(self, trace_id: str) -> bool:
-        """Make `trace_id` the current row (clearing filters that hide it is not done)."""
-        model = self.model
-        row = model.row_of(trace_id) if model is not None else -1
-        if model is None or row < 0:
-            return False
-        index = model.index(row, 0)
-        self.table.selectionModel().setCurrentIndex(
-            index,
-            QItemSelectionModel.SelectionFlag.ClearAndSelect
-            | QItemSelectionModel.SelectionFlag.Rows,
-        )
-        self.table.scrollTo(index)
-        return True
-
-    def select_when_ready(self, trace_id: str) -> None:
-        """Select `trace_id` now, or once the running query has answered."""
-        if self.model is not None and not self.model.busy and self.select_id(trace_id):
-            return
-        self._pending_select = trace_id
-
-    def update_actions(self) -> None:
-        count = 0 if self.read_only else len(self.selected_ids())
-        trash = self.filter_bar.trash_check.isChecked()
-        a = self.window_actions
-        a.delete.setEnabled(count > 0 and not trash)
-        a.restore.setEnabled(count > 0 and trash)
-        a.purge.setEnabled(count > 0)
-        a.merge.setEnabled(count >= 2 and not trash)
-        a.add_tag.setEnabled(count > 0)
-        a.remove_tag.setEnabled(count > 0)
-        shown = self.detail.trace
-        # As the Links tab's Add link…: a memory in the trash takes no new links.
-        a.add_link.setEnabled(shown is not None and not shown.deleted and not self.read_only)
-        if hasattr(self, "shared_limits"):
-            self.shared_limits.apply()
-
     def _say_undone_or_redone(self, index: int) -> None:
         """Undo and redo say what they did. A push moves the index too (and says its own),
         and so does a step that could not replay: the stack drops it, and it said why."""
@@ -569,16 +332,6 @@ class MainWindow(QMainWindow):
     def _on_jobs_changed(self, _job: Job) -> None:
         jobs = [j for j in self.runner.active_jobs if j.name not in QUIET_JOBS]
         self.job_label.setText(", ".join(f"{j.name}…" for j in jobs))
-
-    def _fill_columns_menu(self) -> None:
-        self.window_actions.columns_menu.clear()
-        for action in self.table.column_menu().actions():
-            self.window_actions.columns_menu.addAction(action)
-
-    def _about(self) -> None:
-        QMessageBox.about(
-            self, "About memgui", "memgui — browse, search and edit what AI agents remember."
-        )
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if not self.edits.settle_unsaved_edit():

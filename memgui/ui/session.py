@@ -59,6 +59,10 @@ class BrainSession(QObject):
         # in memory only for this session's second connections. None: a brain file.
         self.shared_address: str | None = None
         self._password: str | None = None
+        # The server processes of this window's other connections to a shared brain that
+        # write (an import's commit, the embedding job): their change notices are this
+        # window's own, which it has published itself (`note_own_connection`).
+        self.own_pids: set[int] = set()
 
     @classmethod
     def of_shared(
@@ -135,6 +139,14 @@ class BrainSession(QObject):
         finally:
             with self._writers_lock:
                 self._writers -= 1
+
+    def note_own_connection(self, brain: object) -> None:
+        """`brain` (a shared brain's connection in a job) writes for this window: the live
+        refresh takes its change notices as this window's own (called in the job)."""
+        conn = getattr(brain, "conn", None)
+        pid = getattr(getattr(conn, "info", None), "backend_pid", None)
+        if isinstance(pid, int):
+            self.own_pids.add(pid)
 
     @property
     def writes_in_flight(self) -> bool:

@@ -54,6 +54,10 @@ BENCHMARKS: dict[str, tuple[list[str], list[str]]] = {
     "bench_pg_notify": ([], ["--adds", "200", "--rounds", "1", "--bulk", "10000"]),
     "bench_shared_ui": ([], ["--traces", "5000", "--runs", "1"]),
     "bench_shared_graph": ([], ["--traces", "5000", "--runs", "1"]),
+    "bench_shared_import_ui": (
+        ["--traces", "100000", "--notes", "200", "--runs", "3"],
+        ["--traces", "5000", "--notes", "20", "--runs", "1"],
+    ),
 }
 OUTPUT_TAIL = 2000  # characters of a benchmark's output kept when it is not JSON
 

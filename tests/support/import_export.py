@@ -8,6 +8,7 @@ tmp_path, with import and export installed as the app installs them.
 from __future__ import annotations
 
 import hashlib
+import threading
 from pathlib import Path
 
 import apsw
@@ -19,7 +20,7 @@ from memgui.ui.exporting.export_dialog import EXPORT_JOB, ExportDialog
 from memgui.ui.importing.import_dialog import ImportDialog
 from memgui.ui.importing.import_record_editor import RecordEditor
 from tests.support.paths import SHARED
-from tests.support.waiting import WAIT_MS
+from tests.support.waiting import WAIT_MS, WAIT_S
 
 CORPORA = SHARED / "corpora"
 CONTENT_TABLES = (
@@ -154,3 +155,38 @@ def apply_and_wait(qtbot, editor: RecordEditor) -> bool:
     with qtbot.waitSignal(editor.applied, timeout=WAIT_MS) as blocker:
         editor.apply()
     return bool(blocker.args[0])
+
+
+def at_next_reports(monkeypatch, runner, name: str, react) -> None:
+    """Call `react(job, event)` in the worker at each progress report of the next job
+    called `name` that `runner` starts, from its first report on."""
+    start = runner.start
+
+    def start_watched(job_name: str, factory, **how):
+        if job_name != name:
+            return start(job_name, factory, **how)
+        monkeypatch.setattr(runner, "start", start)  # the next such job only
+        connected = threading.Event()
+
+        def factory_once_connected():  # runs in the worker, before the job's first step
+            connected.wait(WAIT_S)
+            return factory()
+
+        job = start(job_name, factory_once_connected, **how)
+        # The job re-emits progress in the GUI thread; its worker-side signal fires at the
+        # yield, in the worker.
+        job._worker_progress.connect(
+            lambda event: react(job, event), Qt.ConnectionType.DirectConnection
+        )
+        connected.set()
+        return job
+
+    monkeypatch.setattr(runner, "start", start_watched)
+
+
+def cancel_at(monkeypatch, runner, name: str, when) -> None:
+    """Cancel the next `name` job from inside its worker, at the yield that reports
+    `when(event)`."""
+    at_next_reports(
+        monkeypatch, runner, name, lambda job, event: job.cancel() if when(event) else None
+    )

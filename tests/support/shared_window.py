@@ -11,9 +11,14 @@ from tests.support.waiting import WAIT_MS
 from tests.support.window import Answers, wait_idle
 
 
-def open_shared_window(qtbot, tmp_path: Path, address: str, live: bool = False) -> MainWindow:
-    """A shown window on the shared brain at `address`, its questions answered by `Answers`."""
+def open_shared_window(
+    qtbot, tmp_path: Path, address: str, live: bool = False, **values: str
+) -> MainWindow:
+    """A shown window on the shared brain at `address`, its questions answered by `Answers`;
+    `values` go into its settings first (an Ollama URL…)."""
     settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    for key, value in values.items():
+        settings.setValue(key, value)
     window = MainWindow(settings=settings, live=live)
     qtbot.addWidget(window)
     window.edits.ask = Answers()

@@ -14,45 +14,18 @@ from PySide6.QtCore import Qt
 
 from memgui.ui.importing.import_dialog import ImportDialog
 from memgui.ui.importing.import_jobs import COMMIT_JOB, PLAN_JOB
-from tests.support.import_export import CORPORA, WAIT_MS, brain_digest, open_and_plan, write_csv
+from tests.support.import_export import (
+    CORPORA,
+    WAIT_MS,
+    at_next_reports,
+    brain_digest,
+    cancel_at,
+    open_and_plan,
+    write_csv,
+)
 from tests.support.waiting import WAIT_S
 
 COMMIT_ROWS = 2_500  # the commit reports progress (and can stop) every 2,000 records
-
-
-def at_next_reports(monkeypatch, runner, name: str, react) -> None:
-    """Call `react(job, event)` in the worker at each progress report of the next job
-    called `name` that `runner` starts, from its first report on."""
-    start = runner.start
-
-    def start_watched(job_name: str, factory, **how):
-        if job_name != name:
-            return start(job_name, factory, **how)
-        monkeypatch.setattr(runner, "start", start)  # the next such job only
-        connected = threading.Event()
-
-        def factory_once_connected():  # runs in the worker, before the job's first step
-            connected.wait(WAIT_S)
-            return factory()
-
-        job = start(job_name, factory_once_connected, **how)
-        # The job re-emits progress in the GUI thread; its worker-side signal fires at the
-        # yield, in the worker.
-        job._worker_progress.connect(
-            lambda event: react(job, event), Qt.ConnectionType.DirectConnection
-        )
-        connected.set()
-        return job
-
-    monkeypatch.setattr(runner, "start", start_watched)
-
-
-def cancel_at(monkeypatch, runner, name: str, when) -> None:
-    """Cancel the next `name` job from inside its worker, at the yield that reports
-    `when(event)`."""
-    at_next_reports(
-        monkeypatch, runner, name, lambda job, event: job.cancel() if when(event) else None
-    )
 
 
 def test_cancel_while_planning_stops_and_writes_nothing(qtbot, window, monkeypatch):

@@ -241,16 +241,16 @@ def test_table_shows_with_its_first_rows_before_the_count_and_readers_close(
 ):
     import threading
 
-    from memgui.ui import main_window
+    from memgui.ui.window import table_selection
 
     counted = threading.Event()
-    real_info_job = main_window._info_job
+    real_info_job = table_selection._info_job
 
     def slow_info_job(session, trash):
         counted.wait(WAIT_S)  # a count of a huge brain, still running
         return (yield from real_info_job(session, trash))
 
-    monkeypatch.setattr(main_window, "_info_job", slow_info_job)
+    monkeypatch.setattr(table_selection, "_info_job", slow_info_job)
     settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
     window = MainWindow(settings=settings, live=False)
     qtbot.addWidget(window)

@@ -12,26 +12,13 @@ from PySide6.QtCore import QSettings
 from PySide6.QtGui import QAction
 
 from memgui.core.shared_brain import SharedBrain
-from memgui.ui.main_window import MainWindow
 from memgui.ui.window.shared_limits import WHY
 from tests.support.brains import fill
+from tests.support.shared_window import open_shared_window
 from tests.support.waiting import WAIT_MS
-from tests.support.window import Answers, select_row, wait_idle
+from tests.support.window import select_row, wait_idle
 
 pytestmark = pytest.mark.slow  # a real server
-
-
-def shared_window(qtbot, tmp_path: Path, address: str, live: bool = False) -> MainWindow:
-    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    window = MainWindow(settings=settings, live=live)
-    qtbot.addWidget(window)
-    window.edits.ask = Answers()
-    with qtbot.waitSignal(window.shared_brains.connected, timeout=WAIT_MS):
-        window.shared_brains.connect_to(address)
-    window.show()
-    qtbot.waitExposed(window, timeout=WAIT_MS)
-    wait_idle(qtbot, window)
-    return window
 
 
 @pytest.fixture
@@ -42,7 +29,7 @@ def filled(pg_address: str) -> str:
 
 
 def test_browse_edit_undo_search_history_and_links(qtbot, tmp_path: Path, filled: str) -> None:
-    window = shared_window(qtbot, tmp_path, filled)
+    window = open_shared_window(qtbot, tmp_path, filled)
     try:
         with SharedBrain.open(filled, actor="check") as check:
             total = check.count()
@@ -113,7 +100,7 @@ def test_browse_edit_undo_search_history_and_links(qtbot, tmp_path: Path, filled
 def test_what_a_shared_brain_does_not_offer_is_disabled_saying_why(
     qtbot, tmp_path: Path, filled: str, brain_path: Path
 ) -> None:
-    window = shared_window(qtbot, tmp_path, filled)
+    window = open_shared_window(qtbot, tmp_path, filled)
     try:
         select_row(window, 0)
         select_row(window, 1)
@@ -122,28 +109,30 @@ def test_what_a_shared_brain_does_not_offer_is_disabled_saying_why(
         assert window.window_actions.merge.isEnabled()  # merging works on a shared brain
         consolidate = window.findChild(QAction, "consolidate")
         assert consolidate.isEnabled() and window.graph.action.isEnabled()  # both work there
-        assert not window.import_export.export.isEnabled()
-        assert not window.window_actions.import_file.isEnabled()
+        assert window.import_export.export.isEnabled()  # import and export work there
+        assert window.window_actions.import_file.isEnabled()
         pane = window.detail
         assert not pane.isTabEnabled(pane.indexOf(pane.similar))
         assert pane.tabToolTip(pane.indexOf(pane.similar)) == WHY["similar"]
         assert pane.isTabEnabled(pane.indexOf(pane.neighbours))  # the graph's reads work
         box = window.search_bar.mode_box
-        semantic = box.model().item(box.findData("semantic"))
-        assert not semantic.isEnabled() and semantic.toolTip() == WHY["meaning"]
+        assert box.model().item(box.findData("semantic")).isEnabled()  # search by meaning
+        assert box.model().item(box.findData("hybrid")).isEnabled()
+        cognitive = box.model().item(box.findData("cognitive"))
+        assert not cognitive.isEnabled() and cognitive.toolTip() == WHY["cognitive"]
         assert window.window_actions.delete.isEnabled()  # editing is on
         # A brain file opened next has them all back.
         assert window.files.open_path(brain_path)
         wait_idle(qtbot, window)
         assert window.graph.action.isEnabled()
         assert pane.isTabEnabled(pane.indexOf(pane.similar))
-        assert box.model().item(box.findData("semantic")).isEnabled()
+        assert box.model().item(box.findData("cognitive")).isEnabled()
     finally:
         window.close()
 
 
 def test_another_programs_write_shows_in_the_table(qtbot, tmp_path: Path, filled: str) -> None:
-    window = shared_window(qtbot, tmp_path, filled, live=True)
+    window = open_shared_window(qtbot, tmp_path, filled, live=True)
     try:
         qtbot.waitUntil(
             lambda: window.shared_live is not None and window.shared_live.listener is not None,
@@ -191,15 +180,20 @@ def test_the_command_line_address_and_the_recent_menu_open_it(
         window.close()
 
 
-def test_an_empty_shared_brain_welcomes_and_its_import_buttons_say_why(
-    qtbot, tmp_path: Path, pg_address: str
+def test_an_empty_shared_brain_welcomes_and_its_import_buttons_import(
+    qtbot, tmp_path: Path, pg_address: str, monkeypatch
 ) -> None:
-    window = shared_window(qtbot, tmp_path, pg_address)
+    from memgui.ui.importing import import_dialog
+
+    window = open_shared_window(qtbot, tmp_path, pg_address)
     try:
         assert window.pages.currentWidget() is window.welcome
-        window.welcome.import_requested.emit()
-        assert window.statusBar().currentMessage() == WHY["import"]
-        assert window.import_export.last_import is None
+        asked: list[bool] = []
+        monkeypatch.setattr(
+            import_dialog, "choose_source", lambda _parent, folder: asked.append(folder)
+        )
+        window.welcome.import_requested.emit()  # the file chooser opens, as on a file
+        assert asked == [False]
     finally:
         window.close()
 
@@ -207,7 +201,7 @@ def test_an_empty_shared_brain_welcomes_and_its_import_buttons_say_why(
 def test_a_dropped_live_refresh_listens_again(qtbot, tmp_path: Path, filled: str) -> None:
     """The server drops the listening connection (as a restart does): the window listens
     again, reads what it shows again, and hears the next change of another program."""
-    window = shared_window(qtbot, tmp_path, filled, live=True)
+    window = open_shared_window(qtbot, tmp_path, filled, live=True)
     try:
         qtbot.waitUntil(
             lambda: window.shared_live is not None and window.shared_live.listener is not None,
@@ -240,7 +234,7 @@ def test_agent_activity_on_a_shared_brain_is_counted_listed_and_reviewed(
 ) -> None:
     """Another machine's agent writes; the badge counts it as it happens, the panel lists it
     under the agent's name, and marking it reviewed is kept on the server."""
-    window = shared_window(qtbot, tmp_path, pg_address, live=True)
+    window = open_shared_window(qtbot, tmp_path, pg_address, live=True)
     try:
         qtbot.waitUntil(
             lambda: window.shared_live is not None and window.shared_live.listener is not None,

@@ -38,8 +38,9 @@ from PySide6.QtWidgets import (
 )
 
 from memgui.core.brain import Brain
+from memgui.core.engines import export_store
 from memgui.core.errors import MemguiError
-from memgui.core.io import EXPORT_FORMATS, ExportIncomplete, ExportOptions, ExportResult, export
+from memgui.core.io import EXPORT_FORMATS, ExportIncomplete, ExportOptions, ExportResult
 from memgui.core.progress import Progress
 from memgui.ui.exporting.export_refused import RefusedList
 from memgui.ui.importing.import_jobs import on_own_connection
@@ -48,6 +49,7 @@ from memgui.ui.jobs import Job
 
 if TYPE_CHECKING:
     from memgui.ui.main_window import MainWindow
+    from memgui.ui.session import BrainSession
 
 EXPORT_JOB = "export"
 FORMAT_KEY = "export/format"  # the last export's format and folder, offered next time
@@ -226,7 +228,7 @@ class ExportDialog(QDialog):
         folder = settings.value(FOLDER_KEY, "")
         session = self.window_.session
         if isinstance(folder, str) and folder and Path(folder).is_dir() and session is not None:
-            name = f"{Path(session.path).stem}-{self.format}"
+            name = f"{_brain_stem(session)}-{self.format}"
             self.dest_edit.setText(str(_with_format_suffix(Path(folder) / name, self.format)))
 
     def _remember_choice(self, dest: Path) -> None:
@@ -256,7 +258,7 @@ class ExportDialog(QDialog):
 
     def browse(self) -> None:
         session = self.window_.session
-        start = self.dest_edit.text() or (str(session.path.parent / "export") if session else "")
+        start = self.dest_edit.text() or (str(_start_folder(session) / "export") if session else "")
         if self.format in FOLDER_FORMATS:
             path = QFileDialog.getExistingDirectory(self, "Export into folder", start)
         else:
@@ -307,7 +309,8 @@ class ExportDialog(QDialog):
             return None
 
         def work(brain: Brain) -> Generator[Progress, None, ExportResult]:
-            return export(brain, dest, fmt, options)
+            # A shared brain is staged into a file first (`export_store`), as the CLI does.
+            return export_store(brain, dest, fmt, options)
 
         self._show_refused(())
         self._remember_choice(Path(dest))
@@ -425,3 +428,14 @@ def open_export(window: MainWindow, parent: QWidget | None = None) -> ExportDial
     dialog = ExportDialog(window)
     dialog.show()
     return dialog
+
+
+def _brain_stem(session: BrainSession) -> str:
+    """What an export is named after: the brain file's name, or a shared brain's id."""
+    return session.brain_id if session.shared else Path(session.path).stem
+
+
+def _start_folder(session: BrainSession) -> Path:
+    """Where the destination is first looked for: beside the brain file (a shared brain's
+    address is no folder: the home folder)."""
+    return Path.home() if session.shared else session.path.parent

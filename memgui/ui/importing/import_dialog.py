@@ -283,12 +283,17 @@ class ImportDialog(QDialog):
 
     def _dispose(self) -> None:
         # A job that is still stopping reports to `run`, a child: go once it has.
+        # A shared brain's staged files go with it (`ImportRun.dispose`).
         if self.run.running:
             for signal in (self.run.cancelled, self.run.failed, self.run.committed):
-                signal.connect(lambda *_: self.deleteLater())
-            self.run.planned.connect(lambda *_: self.deleteLater())
+                signal.connect(lambda *_: self._go())
+            self.run.planned.connect(lambda *_: self._go())
         else:
-            self.deleteLater()
+            self._go()
+
+    def _go(self) -> None:
+        self.run.dispose()
+        self.deleteLater()
 
     def reject(self) -> None:
         self.close()  # Escape goes through the same question as the close button

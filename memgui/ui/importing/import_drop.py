@@ -39,9 +39,7 @@ class DropCheck:
         return self.path is not None
 
 
-def check_drop(
-    mime: QMimeData, brain_open: bool, read_only: bool = False, shared: bool = False
-) -> DropCheck:
+def check_drop(mime: QMimeData, brain_open: bool, read_only: bool = False) -> DropCheck:
     """What dropping `mime` would import, or why it would not."""
     if not mime.hasUrls():
         return DropCheck(None, None, "Only files and folders can be imported")
@@ -58,10 +56,6 @@ def check_drop(
         return DropCheck(None, None, "Open or create a brain first; imports go into it")
     if read_only:
         return DropCheck(None, None, "This brain's file is read-only: nothing can be imported")
-    if shared:
-        return DropCheck(
-            None, None, "Import into a shared brain is not available yet: import into a file"
-        )
     if not path.exists():
         return DropCheck(None, None, f"{path.name} does not exist")
     try:
@@ -160,8 +154,7 @@ class DropFilter(QObject):
         if kind == QEvent.Type.DragEnter or self.check is None:
             session = self.window.session
             read_only = session is not None and session.read_only
-            shared = session is not None and session.shared
-            self.check = check_drop(mime, session is not None, read_only, shared)
+            self.check = check_drop(mime, session is not None, read_only)
             if self.check.ok and not event.possibleActions() & COPY:
                 self.check = DropCheck(None, None, ONLY_MOVE)
             self.overlay.show_check(self.check)

@@ -44,6 +44,7 @@ from memgui.core.model import Changes
 from memgui.core.progress import Progress
 from memgui.ui.commands import CoreCommand
 from memgui.ui.importing.review_tools import note_text
+from memgui.ui.importing.shared_staging import SharedStaging, outdated_reason
 from memgui.ui.jobs import Job, JobFactory, JobRunner
 from memgui.ui.session import ACTOR, BrainSession
 
@@ -134,6 +135,8 @@ class ImportRun(QObject):
         # the stack dropped (cut off by a new edit, past its limit) keeps its last state.
         self._steps: list[list[Any]] = []
         self.state = ""
+        # On a shared brain: plans are made, checked and committed against staged files.
+        self.staging = SharedStaging(session) if session.shared else None
 
     @property
     def running(self) -> bool:
@@ -165,9 +168,21 @@ class ImportRun(QObject):
                 planned.carried_fixes = carried.reapply(brain, planned)  # checks the brain
             return planned
 
-        job = self._start(
-            "plan", PLAN_JOB, lambda: on_own_connection(self.session, work, False), own_thread=True
-        )
+        staging = self.staging
+        if staging is not None:
+            job = self._start(
+                "plan",
+                PLAN_JOB,
+                lambda: staging.plan(source, opts, carried, cancel_requested),
+                own_thread=True,
+            )
+        else:
+            job = self._start(
+                "plan",
+                PLAN_JOB,
+                lambda: on_own_connection(self.session, work, False),
+                own_thread=True,
+            )
         holder["job"] = job
         return job
 
@@ -189,7 +204,20 @@ class ImportRun(QObject):
                 session.publish(result.changes, session)  # still counted as this window's
             return result
 
-        job = self._start("commit", COMMIT_JOB, lambda: on_own_connection(self.session, work, True))
+        def shared_work() -> Generator[Progress, None, ImportResult]:
+            assert staging is not None
+            with session.writing():
+                result = yield from staging.commit(current, planned, cancel_requested)
+                if result.changes is not None:
+                    session.publish(result.changes, session)
+            return result
+
+        staging = self.staging
+        current = staging.current if staging is not None else None
+        factory: JobFactory = (
+            shared_work if staging is not None else lambda: on_own_connection(session, work, True)
+        )
+        job = self._start("commit", COMMIT_JOB, factory)
         holder["job"] = job
         return job
 
@@ -207,7 +235,7 @@ class ImportRun(QObject):
             yield Progress(0, 1, "checking the record again")
             return revalidate(brain, planned, row)
 
-        job = self.runner.start(CHECK_JOB, lambda: on_own_connection(self.session, work, False))
+        job = self._check(work)
         job.finished.connect(done)
         job.failed.connect(lambda exc: failed(str(exc) or type(exc).__name__))
         return job
@@ -229,10 +257,26 @@ class ImportRun(QObject):
             text_for = partial(note_text, root=planned.source)
             return fix_alike(brain, planned, rows, changes, text_for)
 
-        job = self.runner.start(CHECK_JOB, lambda: on_own_connection(self.session, work, False))
+        job = self._check(work)
         job.finished.connect(done)
         job.failed.connect(lambda exc: failed(str(exc) or type(exc).__name__))
         return job
+
+    def _check(self, work: Callable[[Brain], Generator[Progress, None, Any]]) -> Job:
+        """A check of the plan against the brain: on a connection of its own to a file, on
+        the plan's staged file on a shared brain."""
+        staging = self.staging
+        if staging is None:
+            return self.runner.start(
+                CHECK_JOB, lambda: on_own_connection(self.session, work, False)
+            )
+        current = staging.current
+        return self.runner.start(CHECK_JOB, lambda: staging.on_staged(current, work))
+
+    def dispose(self) -> None:
+        """The import window goes: its staged files too (a shared brain's)."""
+        if self.staging is not None:
+            self.staging.close()
 
     def cancel(self) -> None:
         """Stop the running step. A plan stops for the window at once: however long its
@@ -319,6 +363,8 @@ class ImportRun(QObject):
             return  # a re-plan replaced this job
         self.job = None
         if isinstance(value, ImportPlan):
+            if self.staging is not None:
+                self.staging.adopt(value)
             self.plan = value
             self.planned.emit(value)
         else:
@@ -329,8 +375,11 @@ class ImportRun(QObject):
     def _failed(self, job: Job, exc: BaseException) -> None:
         if self._is_current(job):
             self.job = None
+            reason = outdated_reason(exc) if self.staging is not None else None
             if isinstance(exc, PlanOutdated):
                 self.outdated.emit(str(exc))
+            elif reason is not None:
+                self.outdated.emit(reason)
             else:
                 self.failed.emit(str(exc) or type(exc).__name__)
 

@@ -1,8 +1,9 @@
 """Render the review page of an import to a PNG (`memgui screenshot … --import PATH`).
 
 The window opens the brain with throw-away settings and no live refresh, plans the import
-exactly as a drop would (in the background job), and draws the import window once the plan
-is ready. Nothing is committed: a plan writes nothing. `show` picks the record selected in
+exactly as a drop would (in the background job; on a shared brain against a staged file of
+it), and draws the import window once the plan is ready. Nothing is committed: a plan
+writes nothing. `show` picks the record selected in
 the table so its detail is drawn too: the first record of that verdict (by default the
 first duplicate, else refused, else new record).
 """
@@ -16,7 +17,7 @@ from PySide6.QtCore import QItemSelectionModel
 from PySide6.QtWidgets import QAbstractItemView
 
 from memgui.core.io import Verdict
-from memgui.ui.screenshot import offscreen_window, save_png, settle
+from memgui.ui.screenshot import brain_place, offscreen_window, save_png, settle
 
 if TYPE_CHECKING:
     from memgui.ui.importing.import_review import ImportReviewPage
@@ -34,10 +35,8 @@ def render_import(
     show: str | None = None,
 ) -> dict[str, int]:
     """Write a PNG of the review page for importing `source`; returns the plan's counts."""
-    path = Path(brain_path).expanduser()
+    path = brain_place(brain_path)  # a file, or a shared brain's address
     source = Path(source).expanduser()
-    if not path.is_file():
-        raise FileNotFoundError(f"no brain at {path}")
     if not source.exists():
         raise FileNotFoundError(f"nothing to import at {source}")
     with offscreen_window(path) as (app, window):
@@ -45,7 +44,11 @@ def render_import(
         if dialog is None:
             raise RuntimeError(window.statusBar().currentMessage() or "cannot import")
         dialog.resize(*size)
-        settle(app, lambda: not dialog.run.running, WAIT_S)
+        # The plan's end as the window hears it (its job is done a moment before).
+        heard: list[object] = []
+        for signal in (dialog.run.planned, dialog.run.failed, dialog.run.cancelled):
+            signal.connect(heard.append)
+        settle(app, lambda: bool(heard), WAIT_S)
         if dialog.run.plan is None:
             raise RuntimeError(dialog.working.message.text() or "the plan did not finish")
         _select(dialog.review, show)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Generator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction
@@ -27,13 +27,15 @@ from memgui.core.maintenance import SWEEP_ACTOR, Maintainer, TickReport
 from memgui.core.model import Changes
 from memgui.core.progress import Progress
 from memgui.core.search.embed import EmbedderStatus, OllamaEmbedder
+from memgui.core.shared_brain import SharedBrain
 from memgui.ui.dialogs.settings_dialog import SettingsDialog, ollama_config
 from memgui.ui.jobs import Job, JobRunner
 from memgui.ui.semantic.ollama_status import OllamaStatusLight
+from memgui.ui.semantic.shared_backfill import start_shared_backfill
+from memgui.ui.session import BrainSession
 
 if TYPE_CHECKING:
     from memgui.ui.main_window import MainWindow
-    from memgui.ui.session import BrainSession
 
 CHECK_INTERVAL_MS = 30_000
 AFTER_EDIT_MS = 2_000
@@ -84,6 +86,7 @@ class SemanticService(QObject):
         self.pending: int | None = None
         self.status_job: Job | None = None
         self.upkeep: Maintainer | None = None
+        self.shared_backfill: Job | None = None  # a shared brain's embedding job
         self.backfilling = False  # a backfill was asked for and has not reported yet
         self.refusal = ""  # why the backfill may not run with these settings
         self.settings_action: QAction | None = None  # Search settings… in the window's menu
@@ -195,10 +198,10 @@ class SemanticService(QObject):
 
         def open_reader() -> Brain:
             reader = session.open_reader()
-            if session.shared:
-                return reader  # searches by keyword: no embedder
             config = self.config
-            if config is not None:
+            if config is not None and session.shared:
+                cast(SharedBrain, reader).use_embedder(self.embedder_for(config))
+            elif config is not None:
                 reader.use_embedder(self.embedder_for(config), auto_embed=False)
             return reader
 
@@ -291,11 +294,40 @@ class SemanticService(QObject):
     # --- the backfill ---------------------------------------------------------------------
 
     def start_backfill(self) -> bool:
-        """Have the upkeep embed pending memories now (False: it is not running)."""
+        """Have the upkeep embed pending memories now (False: it is not running); on a
+        shared brain, a job of the window does (`shared_backfill.py`)."""
+        session = self.session
+        if session is not None and session.shared:
+            return self._backfill_shared(session)
         if self.upkeep is None or self.refusal:
             return False
         self.backfilling = True
         self.upkeep.backfill_soon()
+        return True
+
+    def _backfill_shared(self, session: BrainSession) -> bool:
+        config = self.config
+        if config is None or self.refusal or self.shared_backfill is not None:
+            return False
+
+        def ended(remaining: int | None, error: str) -> None:
+            self.shared_backfill = None
+            self.backfilling = False
+            if session is not self.session:
+                return  # embedded a brain that is no longer open
+            if error:
+                self._show(self.status, self.pending, f"Embedding stopped: {error}")
+            elif remaining is not None:
+                self._show(self.status, remaining)
+
+        self.backfilling = True
+        self.shared_backfill = start_shared_backfill(
+            self.runner,
+            session,
+            lambda: self.embedder_for(config),
+            ended,
+            lambda: session is self.session,
+        )
         return True
 
     def stop_jobs(self, timeout_s: float = 2.0) -> None:

@@ -168,12 +168,7 @@ class BrainFiles(QObject):
         return opened
 
     def start_import(self, folder: bool = False) -> None:
-        session = self.window.session
-        if session is not None and session.shared:
-            from memgui.ui.window.shared_limits import WHY
-
-            self.window.show_error(WHY["import"])  # (the welcome page's buttons)
-        elif session is not None:
+        if self.window.session is not None:
             run_import_dialog(self.window, folder=folder)
 
     # --- recent files -------------------------------------------------------------------

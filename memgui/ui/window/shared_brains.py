@@ -160,8 +160,8 @@ def watch_shared(window: MainWindow, session: BrainSession) -> SharedBrainLive:
     own_pid = conn.info.backend_pid if conn is not None else None
 
     def heard(notice: ChangeNotice) -> None:
-        if window.session is not session:
-            return
+        if window.session is not session or notice.sender_pid in session.own_pids:
+            return  # another brain's, or this window's own import or embedding
         if notice.ids is None:
             changes = Changes(kind="reset", actor="another program")
         else:

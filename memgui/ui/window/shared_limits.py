@@ -1,12 +1,12 @@
 """What the window does not offer on a shared brain yet, and why.
 
-A shared brain (PostgreSQL) serves the table, the editor with its undo, keyword search, the
-history, the links, the neighbours, merging, the review of agent activity, the graph window
-and the consolidation window (`core/shared_brain.py`); import and export, search by meaning,
-the similar memories and a chat's conversation need parts of the brain that are on files
-only so far, or calls the window does not make there yet (import, export and search by
-meaning work on the command line). On a shared brain those are disabled, each
-with a tooltip saying why, rather than asked and failing; on a file they are as they were.
+A shared brain (PostgreSQL) serves the table, the editor with its undo, keyword, semantic
+and hybrid search, the history, the links, the neighbours, a chat's conversation, merging,
+the review of agent activity, import and export, the graph window and the consolidation
+window (`core/shared_brain.py`, `core/shared_import.py`, `core/engines.py`); the similar
+memories and the cognitive search, which the core serves there too, the window does not ask
+of a shared brain yet. On a shared brain those are disabled, each with a tooltip saying
+why, rather than asked and failing; on a file they are as they were.
 """
 
 from __future__ import annotations
@@ -14,22 +14,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QStandardItemModel
+from PySide6.QtGui import QStandardItemModel
 
 if TYPE_CHECKING:
     from memgui.ui.main_window import MainWindow
 
-SEE = "on a brain file only so far (docs/shared-brains.md)"
 WHY = {
-    "import": "Not in the window on a shared brain yet: memgui import imports into it "
-    "(plan, review with --dry-run, revert)",
-    "export": "Not in the window on a shared brain yet: memgui export writes it out",
-    "similar": f"Not on a shared brain yet: similar memories are {SEE}",
-    "conversation": f"Not on a shared brain yet: conversations are {SEE}",
-    "meaning": "Not in the window on a shared brain yet: memgui search --mode semantic "
-    "searches it by meaning; keyword search works here",
+    "similar": "Not in the window on a shared brain yet: memgui similar lists them there",
+    "cognitive": "Not in the window on a shared brain yet: memgui search --mode cognitive "
+    "runs there; keyword, semantic and hybrid search work here",
 }
-SHARED_MODES = ("auto", "keyword")  # what a shared brain searches by
+SHARED_MODES = ("auto", "keyword", "semantic", "hybrid")  # what a shared brain searches by
 
 
 class SharedLimits:
@@ -37,20 +32,10 @@ class SharedLimits:
 
     def __init__(self, window: MainWindow) -> None:
         self.window = window
-        self._tips: dict[int, str] = {}  # each action's own tooltip, while a shared one shows
         self._shown_shared = False  # the tabs and search modes are set for a shared brain
         box = window.search_bar.mode_box
         role = Qt.ItemDataRole.ToolTipRole
         self._mode_tips = [str(box.itemData(row, role) or "") for row in range(box.count())]
-
-    def _actions(self) -> list[tuple[QAction, str]]:
-        w = self.window
-        found = [
-            (w.window_actions.import_file, "import"),  # Import folder… follows
-            (w.import_export.export, "export"),
-            (w.import_export.import_folder, "import"),
-        ]
-        return found
 
     @property
     def shared(self) -> bool:
@@ -59,25 +44,14 @@ class SharedLimits:
 
     def apply(self) -> None:
         shared = self.shared
-        for action, key in self._actions():
-            if shared:
-                self._tips.setdefault(id(action), action.toolTip())
-                action.setEnabled(False)
-                action.setToolTip(WHY[key])
-                action.setStatusTip(WHY[key])
-            elif id(action) in self._tips:
-                action.setToolTip(self._tips.pop(id(action)))
-        if shared != self._shown_shared:  # the window re-enables actions, never these
+        if shared != self._shown_shared:
             self._shown_shared = shared
             self._tabs(shared)
             self._modes(shared)
 
     def _tabs(self, shared: bool) -> None:
         pane = self.window.detail
-        for tab, key in (
-            (pane.similar, "similar"),
-            (pane.conversation, "conversation"),
-        ):
+        for tab, key in ((pane.similar, "similar"),):
             index = pane.indexOf(tab)
             if shared and pane.currentWidget() is tab:
                 pane.setCurrentWidget(pane.editor)
@@ -94,6 +68,6 @@ class SharedLimits:
             if box.itemData(row) in SHARED_MODES:
                 continue
             item.setEnabled(not shared)
-            item.setToolTip(WHY["meaning"] if shared else self._mode_tips[row])
+            item.setToolTip(WHY["cognitive"] if shared else self._mode_tips[row])
         if shared and box.currentData() not in SHARED_MODES:
             box.setCurrentIndex(box.findData("auto"))
