@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
+from functools import partial
 from typing import TYPE_CHECKING
 
 from memgui.core import consolidate_derive, consolidate_steps
@@ -125,7 +126,8 @@ def _plan(
         gone |= {c.trace_id for c in plan.prune}
     yield Progress(0, None, f"{len(plan.prune)} to prune; looking for duplicates")
     if MERGE in steps:
-        for event in consolidate_steps.merge(brain, traces, options, gone, cancel_requested):
+        vectors = partial(consolidate_steps.file_vectors, brain, traces)
+        for event in consolidate_steps.merge(vectors, traces, options, gone, cancel_requested):
             if isinstance(event, Progress):
                 yield event
             else:

@@ -32,6 +32,8 @@ if TYPE_CHECKING:
     from memgui.core.brain import Brain
 
 Snap = dict[str, Any]
+# What merging by meaning compares: trace id -> its row in a matrix of normalised vectors.
+Vectors = tuple[dict[str, int], Any]
 SIMILARITY_BLOCK = 512  # rows of the similarity matrix computed at once
 CO_USES = "coUses"  # an edge's metadata: query key -> co-uses counted
 
@@ -124,16 +126,17 @@ def _group_key(s: Snap, options: ConsolidationOptions) -> tuple[str, ...]:
 
 
 def merge(
-    brain: Brain | None,
+    vectors: Callable[[], Vectors | None] | None,
     traces: dict[str, tuple[int, Snap]],
     options: ConsolidationOptions,
     skip: set[str],
     cancel_requested: Callable[[], bool],
 ) -> Iterator[Progress | list[MergeCluster]]:
-    """Clusters of traces to merge: the same text (SHA-256) always; cosine similarity above
-    the threshold on the brain's stored vectors when it has them (a brain of None: the
-    text alone). Never across scopes or types unless the options ask. Yields progress, then
-    the clusters."""
+    """Clusters of traces to merge, the rule of both engines: the same text (SHA-256)
+    always; cosine similarity above the threshold on the traces' stored vectors when
+    `vectors` finds some (`file_vectors`, `shared_vectors.rows_of`; None: the text alone).
+    Never across scopes or types unless the options ask; the survivor is the most
+    retrieved member, the first read on a tie. Yields progress, then the clusters."""
     groups: dict[tuple[str, ...], list[str]] = defaultdict(list)
     for trace_id, (_rowid, s) in traces.items():
         if trace_id not in skip:
@@ -147,8 +150,9 @@ def merge(
                 union.union(first_of[digest], trace_id, None)
             else:
                 first_of[digest] = trace_id
-    if brain is not None:
-        yield from _similar(brain, traces, groups, options.merge_threshold, union, cancel_requested)
+    found = vectors() if vectors is not None else None
+    if found is not None:
+        yield from _similar(found, groups, options.merge_threshold, union, cancel_requested)
     clusters: list[MergeCluster] = []
     order = {trace_id: i for i, trace_id in enumerate(traces)}
     for number, ids in enumerate(
@@ -193,37 +197,46 @@ def merge(
     yield clusters
 
 
-def _similar(
-    brain: Brain,
-    traces: dict[str, tuple[int, Snap]],
-    groups: dict[tuple[str, ...], list[str]],
-    threshold: float,
-    union: _Union,
-    cancel_requested: Callable[[], bool],
-) -> Iterator[Progress]:
-    """Join traces whose stored vectors are closer than the threshold, group by group, a
-    block of rows at a time (cancellable between blocks)."""
+def file_vectors(brain: Brain, traces: dict[str, tuple[int, Snap]]) -> Vectors | None:
+    """A file's stored vectors of `traces` (the brain's matrix in memory); None when it
+    has none."""
     from memgui.core.search import hybrid, vectors
 
     conn, bid = brain.db.conn, brain.brain_id
     with brain.db.lock, brain.db.reading("reading the brain's vectors"):
         if not hybrid.has_embeddings(conn, bid):
-            return
+            return None
         dimensions = vectors.pinned_model(conn, bid)[1]
         if not dimensions:
-            return
+            return None
         from memgui.core.search import vector_cache  # numpy: only once vectors are compared
 
         matrix = vector_cache.refresh(conn, bid, dimensions)
+    with matrix.lock:
+        position = {
+            trace_id: matrix.position[rowid]
+            for trace_id, (rowid, _s) in traces.items()
+            if rowid in matrix.position
+        }
+        return position, matrix.vectors
+
+
+def _similar(
+    found: Vectors,
+    groups: dict[tuple[str, ...], list[str]],
+    threshold: float,
+    union: _Union,
+    cancel_requested: Callable[[], bool],
+) -> Iterator[Progress]:
+    """Join traces whose vectors are closer than the threshold, group by group, a block of
+    rows at a time (cancellable between blocks)."""
     import numpy as np
 
-    with matrix.lock:
-        position = dict(matrix.position)
-        vectors_all = matrix.vectors
+    position, vectors_all = found
     total = sum(len(ids) for ids in groups.values())
     done = 0
     for ids in groups.values():
-        inside = [(i, position[traces[i][0]]) for i in ids if traces[i][0] in position]
+        inside = [(i, position[i]) for i in ids if i in position]
         done += len(ids)
         if len(inside) < 2:
             continue

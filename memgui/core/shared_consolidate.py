@@ -9,7 +9,7 @@ co-activation edge changed since the plan makes it `ConsolidationOutdated`, and 
 consolidation (or any long operation, AgentOS's migrations included) is refused meanwhile
 with `busy` naming the holder, zero counts and nothing written, as on a file. The chat model
 that derives insights is asked after the planning transaction, never inside one. Merging
-by meaning needs the vectors: on PostgreSQL only copies of the same text merge (`notes`).
+by meaning compares the vectors the planning snapshot reads (`shared_vectors.rows_of`).
 """
 
 from __future__ import annotations
@@ -17,9 +17,16 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from memgui.core import consolidate_derive, consolidate_steps, shared_consolidate_steps, traces
+from memgui.core import (
+    consolidate_derive,
+    consolidate_steps,
+    shared_consolidate_steps,
+    shared_vectors,
+    traces,
+)
 from memgui.core.consolidate_apply import ConsolidationResult, how_changed
 from memgui.core.consolidate_plan import (
     COMPACT,
@@ -39,7 +46,7 @@ from memgui.core.consolidate_plan import (
 from memgui.core.errors import BrainLocked, ConsolidationOutdated, InvalidArgument
 from memgui.core.progress import Cancelled, Job, Progress, run_to_end
 from memgui.core.shared_upkeep import merge_in
-from memgui.core.storage import postgres, postgres_locks, postgres_scopes, store
+from memgui.core.storage import postgres, postgres_locks, postgres_scopes, postgres_vectors, store
 
 if TYPE_CHECKING:
     from memgui.core.shared_brain import SharedBrain
@@ -47,7 +54,6 @@ if TYPE_CHECKING:
 
 ACTOR = "consolidation"
 LOCK_PLAN, LOCK_RUN = "consolidation plan", "consolidation"  # what a refused one is told
-_BY_TEXT = "merge: copies of the same text only (merging by meaning needs the vectors)"
 Snap = dict[str, Any]
 Cluster = tuple[str, list[str]]
 
@@ -98,11 +104,11 @@ def _plan(
         plan.prune = consolidate_steps.prune(live, options, now)
         gone |= {c.trace_id for c in plan.prune}
     if MERGE in steps:
-        for event in consolidate_steps.merge(None, live, options, gone, lambda: False):
+        vectors = partial(_vectors, brain, list(live))
+        for event in consolidate_steps.merge(vectors, live, options, gone, lambda: False):
             if isinstance(event, list):
                 plan.merge = event
         gone |= {i for c in plan.merge for i in c.losers}
-        plan.notes.append(_BY_TEXT)
     if STRENGTHEN in steps:
         plan.strengthen, plan.seen_edges = shared_consolidate_steps.strengthen(
             conn, bid, live, gone
@@ -113,6 +119,16 @@ def _plan(
     if COMPACT in steps:
         plan.compact = consolidate_steps.compact(live, options, now, gone)
     return plan, live, wanted
+
+
+def _vectors(brain: SharedBrain, ids: list[str]) -> consolidate_steps.Vectors | None:
+    """The stored vectors of `ids` as the caller's transaction sees them; None when the
+    brain has none (no dimension pinned)."""
+    dims = postgres_vectors.pinned_model(brain.conn, brain.brain_id)[1]
+    if not dims:
+        return None
+    key = (brain.address.conninfo, brain.brain_id)
+    return shared_vectors.rows_of(brain.conn, key, dims, ids)
 
 
 def _seen(plan: ConsolidationPlan, live: dict[str, tuple[int, Snap]]) -> None:

@@ -57,19 +57,42 @@ def refresh(conn: psycopg.Connection[tuple[Any, ...]], key: tuple[str, str], dim
     no embedded row changed; the rows written since patched in place, or appended, when the
     rows a later transaction wrote account for the whole change (the usual case: a search's
     recalls, an edit, an add); else read again, vectors only where a row's writer changed."""
-    brain_id = key[1]
-    with _cache_lock:
-        entry = _cache.setdefault(key, _Matrix())
+    entry = _entry(key)
     with entry.lock:
-        now = sql.fingerprint(conn, brain_id)
-        if entry.vectors is not None:
-            if now == entry.fingerprint:
-                return entry
-            if _caught_up_by_newer(conn, brain_id, entry, now, dims):
-                return entry
-        _reload(conn, brain_id, entry, dims)
-        entry.fingerprint = now
+        _catch_up(conn, key[1], entry, dims)
         return entry
+
+
+def rows_of(
+    conn: psycopg.Connection[tuple[Any, ...]], key: tuple[str, str], dims: int, ids: list[str]
+) -> tuple[dict[str, int], np.ndarray]:
+    """The vectors of `ids` as the caller's transaction sees them (its snapshot: the matrix
+    is caught up with what it reads), copied out under the matrix's lock: id -> its row, and
+    the rows (normalised). Ids without a vector of the brain's dimension are left out."""
+    entry = _entry(key)
+    with entry.lock:
+        _catch_up(conn, key[1], entry, dims)
+        found = [(tid, entry.index[tid]) for tid in ids if tid in entry.index]
+        rows = entry.vectors[[row for _, row in found]]  # a copy: later refreshes patch in place
+    return {tid: n for n, (tid, _) in enumerate(found)}, rows
+
+
+def _entry(key: tuple[str, str]) -> _Matrix:
+    with _cache_lock:
+        return _cache.setdefault(key, _Matrix())
+
+
+def _catch_up(
+    conn: psycopg.Connection[tuple[Any, ...]], brain_id: str, entry: _Matrix, dims: int
+) -> None:
+    now = sql.fingerprint(conn, brain_id)
+    if entry.vectors is not None:
+        if now == entry.fingerprint:
+            return
+        if _caught_up_by_newer(conn, brain_id, entry, now, dims):
+            return
+    _reload(conn, brain_id, entry, dims)
+    entry.fingerprint = now
 
 
 def _caught_up_by_newer(

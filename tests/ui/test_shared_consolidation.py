@@ -1,7 +1,8 @@
 """Edit ▸ Consolidate… on a shared brain (a real PostgreSQL), through the same dialog as on a
-file: the plan reviewed, applied as one batch on the server, undone from the Edit menu and
-the dialog; a run cancelled while it waits for a row writes nothing; a run while another
-program holds the brain's advisory lock (AgentOS's key) writes nothing and says who."""
+file: the plan reviewed (memories of one meaning listed as a cluster), applied as one batch
+on the server, undone from the Edit menu and the dialog; a run cancelled while it waits for a
+row writes nothing; a run while another program holds the brain's advisory lock (AgentOS's
+key) writes nothing and says who."""
 
 from __future__ import annotations
 
@@ -195,5 +196,42 @@ def test_strengthen_and_derive_are_planned_applied_and_undone(
         qtbot.waitUntil(lambda: window.session.undo_stack.canUndo(), timeout=WAIT_MS)
         window.window_actions.undo.trigger()
         assert graph_and_traces(pg_address) == before
+    finally:
+        window.close()
+
+
+def test_a_cluster_by_meaning_is_listed_applied_and_undone(
+    qtbot, tmp_path: Path, pg_address: str, ollama_server
+) -> None:
+    from memgui.core.progress import run_to_end
+    from memgui.core.search.embed import OllamaEmbedder
+
+    with SharedBrain.open(pg_address, actor="test") as brain:
+        ids = [brain.add(text).id for text in ("The car broke", "The automobile failed")]
+        brain.add("Coffee at dawn")
+        brain.use_embedder(OllamaEmbedder(ollama_server.url, model="nomic-embed-text"))
+        run_to_end(brain.backfill())
+    before = state(pg_address)
+    window = open_shared_window(qtbot, tmp_path, pg_address)
+    try:
+        dialog = planned(qtbot, window)
+        steps = {index.data(): index for index in rows(dialog.model)}
+        merge_step = next(i for text, i in steps.items() if text.startswith("Merge"))
+        assert merge_step.data() == "Merge duplicates (1)"
+        [cluster_index] = rows(dialog.model, merge_step)
+        assert cluster_index.data() == "2 into one: “The car broke”"
+        assert cluster_index.siblingAtColumn(1).data().startswith("2 traces with cosine sim")
+        dialog.tree.setCurrentIndex(cluster_index)
+        cluster = cluster_index.data(Role.Candidate)
+        assert cluster.basis == "similar" and [m.trace_id for m in cluster.members] == ids
+        assert cluster.why.startswith("2 traces with cosine similarity > 0.95")
+        dialog.apply_button.click()
+        qtbot.waitUntil(lambda: dialog.run.result is not None, timeout=WAIT_MS)
+        assert dialog.status.text().startswith("Applied: pruned 0, merged 1")
+        after = state(pg_address)
+        assert after[ids[1]][2] and not after[ids[0]][2]
+        qtbot.waitUntil(lambda: window.session.undo_stack.canUndo(), timeout=WAIT_MS)
+        window.window_actions.undo.trigger()
+        assert state(pg_address) == before
     finally:
         window.close()

@@ -117,7 +117,7 @@ def run_reflect(ctx: CommandContext, args: argparse.Namespace) -> int:
 
 
 def _reflect_shared(ctx: CommandContext, options: ConsolidationOptions, dry_run: bool) -> int:
-    """On a shared brain (`core/shared_consolidate.py`): every step but merging by meaning."""
+    """On a shared brain (`core/shared_consolidate.py`): every step, by the file's rules."""
     from memgui.core import shared_consolidate
     from memgui.core.shared_brain import SharedBrain
 

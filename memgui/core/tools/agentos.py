@@ -164,7 +164,7 @@ def _reflect(ctx: ToolContext, args: Args) -> ToolResult:
     options = ConsolidationOptions(llm=ctx.llm)
     if isinstance(ctx.brain, Brain):
         result = reflect(ctx.brain, options)
-    else:  # a shared brain: the same steps but merging by meaning (the notes say so)
+    else:  # a shared brain: the same steps and rules
         from memgui.core import shared_consolidate
 
         result = shared_consolidate.reflect(ctx.brain, options)
