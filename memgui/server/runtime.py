@@ -15,6 +15,7 @@ import json
 import logging
 import os
 import sys
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -31,7 +32,7 @@ from memgui.core.errors import (
     ReadOnlyBrain,
     StorageError,
 )
-from memgui.core.maintenance import DEFAULT_INTERVAL_S, Maintainer
+from memgui.core.maintenance import DEFAULT_INTERVAL_S, SWEEP_ACTOR, Maintainer
 from memgui.core.progress import Job
 from memgui.core.tools import ParameterError, Profile, ToolContext, ToolResult, call, profile
 
@@ -117,9 +118,12 @@ class ToolService:
         self.embedder = self._embedder()
         self.brain: Brain | SharedBrain
         # The upkeep (TTL sweeps, embedding backfill) of a brain file. A shared brain's
-        # writes are embedded on the worker after the answer (`_embed_pending`), as a file's
-        # maintainer does behind the call; its TTL sweep is `memgui sweep`'s.
+        # writes are embedded on the worker after the answer (`_embed_pending`), and its TTL
+        # sweep runs on the worker every interval (`_sweep_shared`), as a file's maintainer
+        # does both behind the calls.
         self.maintainer: Maintainer | None = None
+        self._closing = threading.Event()
+        self._sweeper: threading.Thread | None = None
         self._pending_embeds: Job[Any] | None = None  # a shared brain's backfill under way
         self._embed_again = False  # a write landed while it ran: look once more after it
         if options.brain_address is not None:
@@ -157,7 +161,30 @@ class ToolService:
             self.maintainer.start()
         else:  # a shared brain: what waits for a vector is embedded now, as a file's upkeep does
             self._queue_embeds()
+            self._sweeper = threading.Thread(
+                target=self._sweep_every_interval, name="memgui-shared-sweep", daemon=True
+            )
+            self._sweeper.start()
         return self
+
+    def _sweep_every_interval(self) -> None:
+        """A shared brain's TTL sweep: at start, then every interval, on the worker (between
+        the calls, on the brain's one connection) until the service closes."""
+        while not self._closing.is_set():
+            try:
+                self._worker.submit(self._sweep_shared)
+            except RuntimeError:  # closing
+                return
+            self._closing.wait(self.options.maintenance_interval)
+
+    def _sweep_shared(self) -> None:
+        try:
+            expired = self.brain.sweep(actor=SWEEP_ACTOR).expired
+        except Exception as error:  # logged; the next interval tries again
+            log.warning("sweeping the shared brain's expired memories failed: %s", error)
+            return
+        if expired:
+            log.info("sweep: %d expired memories removed", expired)
 
     def _queue_embeds(self) -> None:
         try:
@@ -250,6 +277,9 @@ class ToolService:
     def close(self) -> None:
         if self.maintainer is not None:
             self.maintainer.stop()
+        self._closing.set()
+        if self._sweeper is not None:
+            self._sweeper.join()  # it queues nothing more: the worker's queue is final
         self._worker.shutdown(wait=True)
         self.brain.close()
         if self._timings_file and self._timings is not None:

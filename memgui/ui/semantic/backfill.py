@@ -32,6 +32,7 @@ from memgui.ui.dialogs.settings_dialog import SettingsDialog, ollama_config
 from memgui.ui.jobs import Job, JobRunner
 from memgui.ui.semantic.ollama_status import OllamaStatusLight
 from memgui.ui.semantic.shared_backfill import start_shared_backfill
+from memgui.ui.semantic.shared_sweep import SWEEP_JOB, SharedSweep
 from memgui.ui.session import BrainSession
 
 if TYPE_CHECKING:
@@ -45,7 +46,7 @@ DEFAULT_INTERVAL_S = 60.0  # the TTL sweep and a backfill round: once a minute
 MIN_INTERVAL_S, MAX_INTERVAL_S = 0.1, 86_400.0
 READ_ONLY_REFUSAL = "the file is read-only: its memories cannot be embedded here"
 # Jobs nobody needs to be asked about when the window closes.
-BACKGROUND_JOBS = (STATUS_JOB, "similar", "counts")
+BACKGROUND_JOBS = (STATUS_JOB, "similar", "counts", SWEEP_JOB)
 
 
 def _status_job(
@@ -87,6 +88,7 @@ class SemanticService(QObject):
         self.status_job: Job | None = None
         self.upkeep: Maintainer | None = None
         self.shared_backfill: Job | None = None  # a shared brain's embedding job
+        self.shared_sweep = SharedSweep(runner, self)  # a shared brain's TTL sweep
         self.backfilling = False  # a backfill was asked for and has not reported yet
         self.refusal = ""  # why the backfill may not run with these settings
         self.settings_action: QAction | None = None  # Search settings… in the window's menu
@@ -142,8 +144,9 @@ class SemanticService(QObject):
         session, embedder = self.session, self._embedder_maker()
         if session is None or session.read_only or self.upkeep is not None:
             return
-        if session.shared:
-            return  # no sweep or embedding backfill on a shared brain yet
+        if session.shared:  # its sweep a job every interval; its backfill `_backfill_shared`
+            self.shared_sweep.start(session, self.interval_s())
+            return
         if session.migration_pending:
             return  # its sweep and vectors are writes: an AgentOS brain waits for the person
         upkeep: Maintainer | None = None
@@ -168,6 +171,7 @@ class SemanticService(QObject):
     def _stop_upkeep(self) -> None:
         upkeep, self.upkeep = self.upkeep, None
         self.backfilling = False
+        self.shared_sweep.stop()
         if upkeep is not None:
             upkeep.stop(timeout=0)  # it ends after the batch in hand, on its own
 
