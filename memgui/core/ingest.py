@@ -229,7 +229,7 @@ def keep_turn(
 ) -> tuple[str, str]:
     """Store the raw turn as a conversation (a new one, or appended to `conversation_id`)
     and its two messages, on either engine; returns (conversation id, batch id)."""
-    from memgui.core.brain import Brain  # noqa: F811 (at run time, for the engine's check)
+    from memgui.core.brain import Brain  # at run time: which engine
 
     now = brain.now()
     if conversation_id is None:
@@ -348,7 +348,7 @@ def _store_facts(
     brain: BrainStore, kept: list[Fact], conversation_id: str | None, scope_id: str, actor: str
 ) -> str | None:
     """The kept facts as traces, in one journal batch; its id (None if nothing was written)."""
-    from memgui.core.brain import Brain  # noqa: F811 (at run time, for the engine's check)
+    from memgui.core.brain import Brain  # at run time: which engine
 
     if not isinstance(brain, Brain):  # a shared brain: its own adds, grouped in one batch
         with brain.batch(actor, kind="ingest") as grouped:
