@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from memgui.core.model import check_id
 
@@ -38,11 +38,9 @@ def rehydrate(brain: Brain, trace_id: str) -> Archived:
             "WHERE brain_id = ? AND trace_id = ?",
             (brain.brain_id, trace_id),
         ).fetchone()
-    if row is None or not isinstance(row[0], str):
-        return Archived(None, None)
-    text, stored_hash, archived_at = row
-    if hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest() != stored_hash:
-        return Archived(None, None)
+    found = verified(row)
+    if found.verbatim_content is None:
+        return found
     if not brain.read_only and "archive_access_log" in db.tables:
         with brain.write("rehydrate", kind="recall"):
             db.conn.execute(
@@ -50,4 +48,15 @@ def rehydrate(brain: Brain, trace_id: str) -> Archived:
                 "(brain_id, trace_id, accessed_at, request_context) VALUES (?, ?, ?, ?)",
                 (brain.brain_id, trace_id, brain.now(), REQUEST_CONTEXT),
             )
+    return found
+
+
+def verified(row: tuple[Any, ...] | None) -> Archived:
+    """An archive row (verbatim_content, content_hash, archived_at) read on either engine:
+    its text if the stored SHA-256 still matches it, else nothing (as AgentOS answers)."""
+    if row is None or not isinstance(row[0], str):
+        return Archived(None, None)
+    text, stored_hash, archived_at = row
+    if hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest() != stored_hash:
+        return Archived(None, None)
     return Archived(text, archived_at if isinstance(archived_at, int) else None)

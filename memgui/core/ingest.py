@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import re
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +36,10 @@ from memgui.core.storage import journal_rows
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
+    from memgui.core.shared_brain import SharedBrain
+    from memgui.core.shared_conversations import RowWrite
+
+    BrainStore = Brain | SharedBrain  # either engine
 
 ACTOR = "auto_ingest"
 TAG = "auto_ingest"
@@ -216,64 +221,78 @@ def extract(llm: Any, user_message: str, assistant_message: str) -> list[Fact]:
 
 
 def keep_turn(
-    brain: Brain,
+    brain: BrainStore,
     user_message: str,
     assistant_message: str,
     conversation_id: str | None = None,
     actor: str = ACTOR,
 ) -> tuple[str, str]:
     """Store the raw turn as a conversation (a new one, or appended to `conversation_id`)
-    and its two messages; returns (conversation id, batch id)."""
+    and its two messages, on either engine; returns (conversation id, batch id)."""
+    from memgui.core.brain import Brain  # at run time: which engine
+
     now = brain.now()
+    if conversation_id is None:
+        conversation_id = f"cv_{uuid.uuid4()}"
+    turn = (conversation_id, user_message, assistant_message, now)
+
+    def rows_of(updated_at: int | None) -> Iterator[RowWrite]:
+        return turn_rows(*turn, updated_at)
+
+    if not isinstance(brain, Brain):  # a shared brain writes the same rows on its server
+        return conversation_id, brain.keep_turn(conversation_id, rows_of, actor)
     with brain.write("keep the turn", kind="ingest", actor=actor) as batch:
         db, bid = brain.db, brain.brain_id
-        if conversation_id is None:
-            conversation_id = f"cv_{uuid.uuid4()}"
         held = db.conn.execute(
             "SELECT updated_at FROM conversations WHERE brain_id = ? AND id = ?",
             (bid, conversation_id),
         ).fetchone()
-        if held is None:
-            title = " ".join(user_message.split())[:80] or "Untitled"
-            journal_rows.insert_row(
-                db,
-                batch,
-                bid,
-                "conversation",
-                {
-                    "id": conversation_id,
-                    "title": title,
-                    "created_at": now,
-                    "updated_at": now,
-                    "metadata": {"source": TAG},
-                },
-            )
-        else:
-            journal_rows.update_row(
-                db,
-                batch,
-                bid,
-                "conversation",
-                {"id": conversation_id, "updated_at": held[0]},
-                {"id": conversation_id, "updated_at": now},
-            )
-        for offset, (role, text) in enumerate(
-            (("user", user_message), ("assistant", assistant_message))
-        ):
-            message = {
-                "id": f"msg_{uuid.uuid4()}",
-                "conversation_id": conversation_id,
-                "role": role,
-                "content": text,
-                "created_at": now + offset,
-                "metadata": {"source": TAG},
-            }
-            journal_rows.insert_row(db, batch, bid, "message", message)
+        for op, before, after in rows_of(None if held is None else held[0]):
+            if before is None:
+                journal_rows.insert_row(db, batch, bid, op, after)
+            else:
+                journal_rows.update_row(db, batch, bid, op, before, after)
         return conversation_id, batch.batch_id
 
 
+def turn_rows(
+    conversation_id: str,
+    user_message: str,
+    assistant_message: str,
+    now: int,
+    updated_at: int | None,
+) -> Iterator[RowWrite]:
+    """The rows a kept turn writes: its conversation (new, or its `updated_at` moved on)
+    and its two messages, on either engine."""
+    if updated_at is None:
+        title = " ".join(user_message.split())[:80] or "Untitled"
+        conversation = {
+            "id": conversation_id,
+            "title": title,
+            "created_at": now,
+            "updated_at": now,
+            "metadata": {"source": TAG},
+        }
+        yield "conversation", None, conversation
+    else:
+        before = {"id": conversation_id, "updated_at": updated_at}
+        yield "conversation", before, {"id": conversation_id, "updated_at": now}
+    for offset, (role, text) in enumerate(
+        (("user", user_message), ("assistant", assistant_message))
+    ):
+        message = {
+            "id": f"msg_{uuid.uuid4()}",
+            "conversation_id": conversation_id,
+            "role": role,
+            "content": text,
+            "created_at": now + offset,
+            "metadata": {"source": TAG},
+        }
+        yield "message", None, message
+
+
 def ingest_turn(
-    brain: Brain,
+    brain: BrainStore,
     user_message: str,
     assistant_message: str,
     config: AutoIngestConfig | None = None,
@@ -321,11 +340,26 @@ def ingest_turn(
     kept = filter_facts(facts, config)
     if dry_run or not kept:
         return result
+    result.batch_id = _store_facts(brain, kept, result.conversation_id, scope_id, actor)
+    return result
+
+
+def _store_facts(
+    brain: BrainStore, kept: list[Fact], conversation_id: str | None, scope_id: str, actor: str
+) -> str | None:
+    """The kept facts as traces, in one journal batch; its id (None if nothing was written)."""
+    from memgui.core.brain import Brain  # at run time: which engine
+
+    if not isinstance(brain, Brain):  # a shared brain: its own adds, grouped in one batch
+        with brain.batch(actor, kind="ingest") as grouped:
+            for fact in kept:
+                fields = fact_fields(fact, conversation_id, scope_id)
+                fact.trace_id = brain.add(**fields, actor=actor).id
+        return grouped.changes.batch_id or None
     write = brain.write("store facts", kind="ingest", actor=actor)
     with write:
         for fact in kept:
-            fields = fact_fields(fact, result.conversation_id, scope_id)
+            fields = fact_fields(fact, conversation_id, scope_id)
             fact.trace_id = traces.add(brain, **fields, actor=actor).id
-    result.batch_id = write.changes.batch_id or None
     brain._embed_now([f.trace_id for f in kept if f.trace_id])  # after the commit
-    return result
+    return write.changes.batch_id or None

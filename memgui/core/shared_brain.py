@@ -44,6 +44,7 @@ from memgui.core.model import (
 )
 from memgui.core.search.hybrid import Embedder
 from memgui.core.shared_activity import SharedActivity
+from memgui.core.shared_archive import SharedArchive
 from memgui.core.shared_brain_graph import SharedBrainGraph
 from memgui.core.shared_brain_meaning import SharedBrainMeaning
 from memgui.core.shared_brain_views import SharedBrainViews
@@ -70,6 +71,7 @@ class SharedBrain(
     SharedActivity,
     SharedBrainViews,
     SharedConversations,
+    SharedArchive,
 ):
     """One brain id in a PostgreSQL database, over one connection (one thread at a time)."""
 

@@ -66,12 +66,9 @@ def test_what_is_not_served_on_postgres_says_so_and_writes_nothing(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.chdir(tmp_path)  # nothing may take the address for a file's path here
-    a = add(capsys, pg_address, "one")
+    add(capsys, pg_address, "one")
     add(capsys, pg_address, "two")
-    for argv in (
-        ("ingest", "--user", f"remember {a['id']}", "--assistant", "noted"),
-        ("install-desktop",),
-    ):
+    for argv in (("install-desktop",),):
         result = run_text(capsys, pg_address, *argv)
         assert result.code == 2, argv
         assert "not available on a PostgreSQL brain yet" in result.err, argv

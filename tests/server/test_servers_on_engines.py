@@ -3,9 +3,8 @@
 on a real PostgreSQL server (`--brain 'postgresql://…?brain_id=team'`).
 
 The same calls, the same answers: store, search, list, update, forget, link and unlink,
-and the brain's own history names the client that wrote. What a shared brain does not
-serve yet (rehydrate) is an error naming the operation, and the server
-goes on serving.
+and the brain's own history names the client that wrote (`test_rehydrate_on_engines.py`:
+rehydrate_memory on both engines).
 """
 
 from __future__ import annotations
@@ -111,8 +110,7 @@ async def agent_memory_calls(session: ClientSession, ids: dict[str, str]) -> Non
 
 
 def test_mcp_agentos_tools_on_a_shared_brain(tmp_path: Path, pg_address: str) -> None:
-    """merge, reflect and the cognitive search run there; what a shared brain does not
-    serve yet (rehydrate) is an error naming it, and the server goes on."""
+    """merge, reflect, rehydrate and the cognitive search run there."""
     env = server_env(tmp_path)
 
     async def run() -> None:
@@ -126,10 +124,7 @@ def test_mcp_agentos_tools_on_a_shared_brain(tmp_path: Path, pg_address: str) ->
             reflected = await session.call_tool("memory_reflect", {})
             assert not reflected.is_error, tool_text(reflected)
             rehydrated = await session.call_tool("rehydrate_memory", {"traceId": ids[0]})
-            assert rehydrated.is_error
-            assert tool_text(rehydrated).startswith(
-                "rehydrate_memory is not available on a PostgreSQL brain yet"
-            )
+            assert tool_json(rehydrated) == {"verbatimContent": None, "archivedAt": None}
             cognitive = tool_json(
                 await session.call_tool(
                     "memory_search", {"query": "note", "mode": "cognitive", "mood": 0.2}

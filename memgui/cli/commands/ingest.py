@@ -9,8 +9,13 @@ what would be stored. A chat model that cannot answer stores no fact (exit 1, th
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING, cast
 
 from memgui.cli.registry import CommandContext, command
+
+if TYPE_CHECKING:
+    from memgui.core.brain import Brain
+    from memgui.core.shared_brain import SharedBrain
 
 
 def _configure(parser: argparse.ArgumentParser) -> None:
@@ -35,6 +40,7 @@ def _configure(parser: argparse.ArgumentParser) -> None:
     "ingest",
     "store the facts of a user message and the assistant's reply (auto-ingest)",
     configure=_configure,
+    on_shared_brains=True,
 )
 def run_ingest(ctx: CommandContext, args: argparse.Namespace) -> int:
     """Keep the turn, ask the chat model for its facts, store those the filter keeps."""
@@ -46,7 +52,7 @@ def run_ingest(ctx: CommandContext, args: argparse.Namespace) -> int:
     llm = OllamaChat(ctx.ollama_url, args.chat_model)
     try:
         result = ingest_turn(
-            ctx.brain,
+            cast("Brain | SharedBrain", ctx.store),  # the store is one of the two engines
             args.user,
             args.assistant,
             config,

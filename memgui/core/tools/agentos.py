@@ -30,7 +30,7 @@ from memgui.core.model import (
 )
 from memgui.core.tools.params import ID, IDS, INTEGER, NUMBER, STRING, STRINGS, Args, Param
 from memgui.core.tools.registry import Profile, Tool, ToolContext, ToolResult, make_profile
-from memgui.core.tools.shared import checked_id, file_brain, forget_live, update_live
+from memgui.core.tools.shared import checked_id, forget_live, update_live
 
 SEARCH_LIMIT, MAX_SEARCH_LIMIT = 10, 100
 SEARCH_MODES = ("keyword", "cognitive")
@@ -172,8 +172,13 @@ def _reflect(ctx: ToolContext, args: Args) -> ToolResult:
 
 
 def _rehydrate(ctx: ToolContext, args: Args) -> ToolResult:
-    brain = file_brain(ctx, "rehydrate_memory")
-    found = archive.rehydrate(brain, checked_id("traceId", args["traceId"]))
+    from memgui.core.brain import Brain
+
+    trace_id = checked_id("traceId", args["traceId"])
+    if isinstance(ctx.brain, Brain):
+        found = archive.rehydrate(ctx.brain, trace_id)
+    else:  # a shared brain: the same read and check on its server
+        found = ctx.brain.rehydrate(trace_id)
     return ToolResult(
         {"verbatimContent": found.verbatim_content, "archivedAt": found.archived_at},
         found=found.verbatim_content is not None,
