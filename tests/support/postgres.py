@@ -13,9 +13,11 @@ import os
 import shutil
 import subprocess
 import tempfile
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import pytest
@@ -128,3 +130,16 @@ def guarded_address(pg_server: PostgresServer, monkeypatch: pytest.MonkeyPatch) 
     address = pg_server.address(database)
     parts = urlsplit(address)
     yield urlunsplit(parts._replace(netloc=f"{ROLE}@"))
+
+
+def until_waiting_for_lock(looker: Any, pid: int, locktype: str = "advisory") -> None:
+    """Looks again until server process `pid` waits for a lock of `locktype`, through the
+    connection `looker`: PostgreSQL signals no one when a process starts waiting, so its
+    `pg_locks` row is the state to look for (`WAIT_S` is only the safety net)."""
+    from tests.support.waiting import WAIT_S
+
+    deadline = time.monotonic() + WAIT_S
+    query = "SELECT count(*) FROM pg_locks WHERE locktype = %s AND NOT granted AND pid = %s"
+    while not looker.execute(query, (locktype, pid)).fetchone()[0]:
+        assert time.monotonic() < deadline, f"process {pid} still not waiting for a {locktype} lock"
+        time.sleep(0.01)

@@ -5,13 +5,12 @@ a transaction holding a lower id never commits after a higher one, so a reader t
 from __future__ import annotations
 
 import threading
-import time
-from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from memgui.core.shared_brain import SharedBrain
+from tests.support.postgres import until_waiting_for_lock
 from tests.support.waiting import WAIT_S
 
 pytestmark = pytest.mark.slow  # starts a server
@@ -26,23 +25,6 @@ def journal_since(brain: SharedBrain, after_id: int) -> list[tuple[int, str]]:
         (brain.brain_id, after_id),
     ).fetchall()
     return [(int(r[0]), str(r[1])) for r in rows]
-
-
-def until(condition: Callable[[], bool], what: str) -> None:
-    """Looks again until `condition` holds: PostgreSQL signals no one when a backend starts
-    waiting on a lock, so its `pg_locks` row is the state to look for."""
-    deadline = time.monotonic() + SAFETY_S
-    while not condition():
-        assert time.monotonic() < deadline, f"still waiting for {what}"
-        time.sleep(0.01)
-
-
-def waiting_on_an_advisory_lock(reader: SharedBrain, pid: int) -> bool:
-    row = reader.conn.execute(
-        "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND pid = %s",
-        (pid,),
-    ).fetchone()
-    return bool(row and row[0])
 
 
 def test_a_lower_id_never_commits_after_a_higher_one(pg_address: str) -> None:
@@ -78,10 +60,7 @@ def test_a_lower_id_never_commits_after_a_higher_one(pg_address: str) -> None:
         assert slow_wrote.wait(SAFETY_S) and not errors
         quick_thread.start()
         # The quick writer waits for the slow one's turn to end, before drawing its id.
-        until(
-            lambda: waiting_on_an_advisory_lock(reader, quick.conn.info.backend_pid),
-            "the second writer to wait for the brain's journal lock",
-        )
+        until_waiting_for_lock(reader.conn, quick.conn.info.backend_pid)
         assert quick_thread.is_alive()
         # Meanwhile a reader sees nothing past what it saw, and the review nothing new.
         last_seen = seen[-1][0]

@@ -9,7 +9,6 @@ from __future__ import annotations
 import logging
 import queue
 import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from urllib.parse import urlsplit
@@ -24,7 +23,7 @@ from memgui.core.storage import postgres_locks
 from memgui.core.storage.engine import parse_postgres_address
 from memgui.core.storage.postgres_notify import ChangeListener, ChangeNotice
 from tests.support.pg_proxy import CommitCutter
-from tests.support.postgres import PostgresServer
+from tests.support.postgres import PostgresServer, until_waiting_for_lock
 from tests.support.waiting import WAIT_S
 
 pytestmark = pytest.mark.slow  # a real server
@@ -164,7 +163,7 @@ def test_a_write_that_lost_a_deadlock_is_made_again(
 
             writer = threading.Thread(target=update)
             writer.start()
-            until_waiting(other, brain, "advisory")  # row locked, waiting for the journal
+            until_waiting_for_lock(other, brain.backend_pid)  # row locked, waiting for the journal
             try:
                 other.execute(
                     "SELECT 1 FROM memory_traces WHERE brain_id = %s AND id = %s FOR UPDATE",
@@ -212,7 +211,7 @@ def test_a_batch_that_lost_a_deadlock_says_so_and_writes_nothing(
             with brain.batch():
                 brain.add("in the batch")
                 writer.start()
-                until_waiting(looker, agent, "advisory")  # the row held, the lock awaited
+                until_waiting_for_lock(looker, agent.backend_pid)  # the row held, the lock awaited
                 brain.update(trace.id, {"content": "by the batch"})
             ended = "the agent's update"
         except BrainDeadlocked as refused:
@@ -225,19 +224,6 @@ def test_a_batch_that_lost_a_deadlock_says_so_and_writes_nothing(
             assert contents == ["by the agent", "the agent's first write"]
         else:  # the agent's update made again after the batch
             assert contents == ["by the agent", "in the batch", "the agent's first write"]
-
-
-def until_waiting(looker: psycopg.Connection, brain: SharedBrain, locktype: str) -> None:
-    """Looks again until the brain's server process waits for a lock of `locktype`: the
-    server signals no one when a process starts waiting, so its `pg_locks` row is the state
-    to look for."""
-    deadline = time.monotonic() + WAIT_S
-    while not looker.execute(
-        "SELECT count(*) FROM pg_locks WHERE locktype = %s AND NOT granted AND pid = %s",
-        (locktype, brain.backend_pid),
-    ).fetchone()[0]:
-        assert time.monotonic() < deadline, f"still waiting for a {locktype} lock wait"
-        time.sleep(0.01)
 
 
 def _listen(address: str, **options: object) -> tuple[ChangeListener, queue.Queue[object]]:
