@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any
 from memgui.core import traces
 from memgui.core.consolidate_plan import (
     INSIGHT_STRENGTH,
-    LEARNING_RATE,
     REINDEX,
     Candidate,
     ConsolidationPlan,
@@ -26,7 +25,11 @@ from memgui.core.consolidate_plan import (
     MergeCluster,
     StrengthenCandidate,
 )
-from memgui.core.consolidate_steps import CO_USES, co_activation_edge
+from memgui.core.consolidate_steps import (
+    co_activation_edge,
+    co_activation_rows,
+    memory_graph_node,
+)
 from memgui.core.errors import ConsolidationOutdated, InvalidArgument
 from memgui.core.model import Changes
 from memgui.core.progress import Cancelled, Job, Progress
@@ -220,49 +223,14 @@ def _strengthen(brain: Brain, batch: WriteBatch, candidate: StrengthenCandidate)
         ).fetchone():
             continue
         snap = store.row_to_snapshot(store.fetch_row(db, bid, trace_id))  # type: ignore[arg-type]
-        properties = {
-            "type": snap["type"],
-            "scope": snap["scope"],
-            "scopeId": snap["scope_id"],
-            "strength": snap["strength"],
-            "createdAt": snap["created_at"],
-        }
-        node = {
-            "id": trace_id,
-            "type": "memory_graph",  # AgentOS's node of a trace: id and label are its id
-            "label": trace_id,
-            "properties": properties,
-            "confidence": snap["strength"],
-            "source": {},
-            "created_at": now,
-        }
-        journal_rows.insert_row(db, batch, bid, "node", node)
+        journal_rows.insert_row(db, batch, bid, "node", memory_graph_node(trace_id, snap, now))
     for pair in candidate.pairs:
         current = co_activation_edge(brain, pair.edge_id)
-        counted = {candidate.query_key: pair.uses}
-        if current is None:
-            edge = {
-                "id": pair.edge_id,
-                "source_id": pair.source_id,
-                "target_id": pair.target_id,
-                "type": "CO_ACTIVATED",
-                "weight": LEARNING_RATE,
-                "bidirectional": 0,
-                "metadata": {CO_USES: counted},
-                "created_at": now,
-            }
-            journal_rows.insert_row(db, batch, bid, "edge", edge)
-            continue
-        weight, metadata = current
-        held = metadata.get(CO_USES)
-        held = dict(held) if isinstance(held, dict) else {}
-        after = {
-            "id": pair.edge_id,
-            "weight": min(1.0, weight + LEARNING_RATE),
-            "metadata": dict(metadata, **{CO_USES: {**held, **counted}}),
-        }
-        before = {"id": pair.edge_id, "weight": weight, "metadata": metadata}
-        journal_rows.update_row(db, batch, bid, "edge", before, after)
+        before, after = co_activation_rows(pair, candidate.query_key, current, now)
+        if before is None:
+            journal_rows.insert_row(db, batch, bid, "edge", after)
+        else:
+            journal_rows.update_row(db, batch, bid, "edge", before, after)
 
 
 def _derive(brain: Brain, candidate: DeriveCandidate, actor: str, n: int) -> str:

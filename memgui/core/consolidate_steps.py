@@ -347,6 +347,57 @@ def co_activation_edge(brain: Brain, eid: str) -> tuple[float, dict[str, Any]] |
     return edge_value(row)
 
 
+def memory_graph_node(trace_id: str, snap: Snap, now: int) -> dict[str, Any]:
+    """AgentOS's memory-graph node of a trace, as strengthen writes it (both engines)."""
+    properties = {
+        "type": snap["type"],
+        "scope": snap["scope"],
+        "scopeId": snap["scope_id"],
+        "strength": snap["strength"],
+        "createdAt": snap["created_at"],
+    }
+    return {
+        "id": trace_id,
+        "type": "memory_graph",  # AgentOS's node of a trace: id and label are its id
+        "label": trace_id,
+        "properties": properties,
+        "confidence": snap["strength"],
+        "source": {},
+        "created_at": now,
+    }
+
+
+def co_activation_rows(
+    pair: StrengthenPair,
+    key: str,
+    current: tuple[float, dict[str, Any]] | None,
+    now: int,
+) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+    """(before, after) of a pair's CO_ACTIVATED edge grown by the learning rate, its uses
+    counted under `key`; before is None when the edge is new (`after` is its whole row)."""
+    counted = {key: pair.uses}
+    if current is None:
+        return None, {
+            "id": pair.edge_id,
+            "source_id": pair.source_id,
+            "target_id": pair.target_id,
+            "type": "CO_ACTIVATED",
+            "weight": LEARNING_RATE,
+            "bidirectional": 0,
+            "metadata": {CO_USES: counted},
+            "created_at": now,
+        }
+    weight, metadata = current
+    held = metadata.get(CO_USES)
+    held = dict(held) if isinstance(held, dict) else {}
+    after = {
+        "id": pair.edge_id,
+        "weight": min(1.0, weight + LEARNING_RATE),
+        "metadata": dict(metadata, **{CO_USES: {**held, **counted}}),
+    }
+    return {"id": pair.edge_id, "weight": weight, "metadata": metadata}, after
+
+
 def edge_value(row: tuple[Any, ...] | None) -> tuple[float, dict[str, Any]] | None:
     """A CO_ACTIVATED edge's (weight, metadata) from its row (weight, metadata); None: none."""
     if row is None:

@@ -15,11 +15,9 @@ from memgui.core import consolidate_steps, traces
 from memgui.core.consolidate_derive import edge_weight
 from memgui.core.consolidate_plan import (
     INSIGHT_STRENGTH,
-    LEARNING_RATE,
     DeriveCandidate,
     StrengthenCandidate,
 )
-from memgui.core.consolidate_steps import CO_USES
 from memgui.core.storage import postgres, postgres_graph, store
 
 if TYPE_CHECKING:
@@ -92,50 +90,16 @@ def write_strengthen(brain: SharedBrain, batch: WriteBatch, candidate: Strengthe
             continue
         row = postgres.fetch_row(conn, bid, trace_id)
         assert row is not None  # locked live by the run (`_current`)
-        snap = store.row_to_snapshot(row)
-        properties = {
-            "type": snap["type"],
-            "scope": snap["scope"],
-            "scopeId": snap["scope_id"],
-            "strength": snap["strength"],
-            "createdAt": snap["created_at"],
-        }
-        node = {
-            "id": trace_id,
-            "type": "memory_graph",  # AgentOS's node of a trace: id and label are its id
-            "label": trace_id,
-            "properties": properties,
-            "confidence": snap["strength"],
-            "source": {},
-            "created_at": now,
-        }
+        node = consolidate_steps.memory_graph_node(trace_id, store.row_to_snapshot(row), now)
         postgres_graph.insert_row(conn, batch, bid, "node", node)
     for pair in candidate.pairs:
         current = co_activation_edge(conn, bid, pair.edge_id)
-        counted = {candidate.query_key: pair.uses}
-        if current is None:
-            edge = {
-                "id": pair.edge_id,
-                "source_id": pair.source_id,
-                "target_id": pair.target_id,
-                "type": "CO_ACTIVATED",
-                "weight": LEARNING_RATE,
-                "bidirectional": 0,
-                "metadata": {CO_USES: counted},
-                "created_at": now,
-            }
-            postgres_graph.insert_row(conn, batch, bid, "edge", edge)
-            continue
-        weight, metadata = current
-        held = metadata.get(CO_USES)
-        held = dict(held) if isinstance(held, dict) else {}
-        after = {
-            "id": pair.edge_id,
-            "weight": min(1.0, weight + LEARNING_RATE),
-            "metadata": dict(metadata, **{CO_USES: {**held, **counted}}),
-        }
-        before = {"id": pair.edge_id, "weight": weight, "metadata": metadata}
-        postgres_graph.update_row(conn, batch, bid, "edge", before, after)
+        key = candidate.query_key
+        before, after = consolidate_steps.co_activation_rows(pair, key, current, now)
+        if before is None:
+            postgres_graph.insert_row(conn, batch, bid, "edge", after)
+        else:
+            postgres_graph.update_row(conn, batch, bid, "edge", before, after)
 
 
 def write_derive(
