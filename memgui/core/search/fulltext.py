@@ -322,3 +322,52 @@ def fill_stems_steps(conn: apsw.Connection, after: int = -1) -> Iterator[int]:
         taken += len(rows)
         after = rows[-1][0]
         yield taken
+
+
+# --- a bulk insert's rows, indexed as they are written (an import) ---------------------------
+
+
+def index_new(db: Database, rows: list[tuple[int, str, str, list[str], str | None]]) -> None:
+    """Enter rows this connection has just inserted, in ascending rowid order, straight into
+    the full-text indexes, in the caller's transaction: what the flush of their pending
+    marks would write, without the marks and without reading the rows back.
+
+    `rows`: (rowid, content, tags as the row's JSON, tags, title). A rowid the pending table
+    names already (another program's row deleted there: memgui_fts may still hold its
+    words) is marked as `mark_new` marks it instead, and the flush indexes it.
+    """
+    if not rows:
+        return
+    conn = db.conn
+    held = {
+        rowid
+        for (rowid,) in conn.execute(
+            "SELECT rowid FROM memgui_fts_pending WHERE rowid BETWEEN ? AND ?",
+            (rows[0][0], rows[-1][0]),
+        )
+    }
+    if held:
+        marked = [(row[0],) for row in rows if row[0] in held]
+        conn.executemany(MARK_NEW_SQL, marked)
+        db.pending_marks += len(marked)
+        rows = [row for row in rows if row[0] not in held]
+    if db.has_agentos_fts:
+        conn.executemany(
+            "INSERT INTO memory_traces_fts(rowid, content, tags) VALUES (?, ?, ?)",
+            [row[:3] for row in rows],
+        )
+    segment, tags_text = textindex.segment, textindex.tags_text
+    texts = [(r, segment(c), tags_text(tags), segment(t or "")) for r, c, _, tags, t in rows]
+    conn.executemany(INSERT_MEMGUI_FTS, texts)
+    if schema.STEMS_TABLE in db.tables:  # schema 9: the same rows, stemmed
+        conn.executemany(INSERT_STEMS, texts)
+
+
+def merging(db: Database) -> Iterator[None]:
+    """Merge the segments a bulk write left (as `flushing` does after a big flush), a step
+    at a time, inside the caller's transaction; yields after each step."""
+    for table in fts_merge.tables(db.conn):
+        while fts_merge.needs_merge(fts_merge.levels(db.conn, table)):
+            if not fts_merge.merge_step(db.conn, fts_merge.BULK_MERGE_PAGES, table):
+                break
+            yield

@@ -47,6 +47,7 @@ from memgui.core.io.readers.jsonl_checks import (  # noqa: F401 - the format, na
     _Defect,
     stability_ms,
 )
+from memgui.core.io.readers.jsonl_fields import MemoryFields
 from memgui.core.io.readers.text_utils import content_hash, unexpected_reason
 from memgui.core.io.records import (
     DUPLICATE,
@@ -258,45 +259,10 @@ def _attach_links(
     return dropped
 
 
-# Per category: the trace type and the stability, computed once.
-_BY_CATEGORY = {name: (kind, stability_ms(name)) for name, kind in CATEGORY_TYPES.items()}
-
-
 def _trace(where: str, line: int, obj: dict[str, Any], now: int, trace_id: str) -> ImportRecord:
-    category = obj["type"]
-    trace_type, stability = _BY_CATEGORY[category]
-    content = obj["content"]
-    metadata: dict[str, Any] = {"import_hash": content_hash(content)}
-    source = obj.get("source")
-    if source is not None:
-        metadata["source"] = source  # with `category` and content: the duplicate key
-    scope = obj.get("scope")
-    if scope:
-        metadata["scopeId"] = scope
+    fields = MemoryFields(trace_id, obj, now, content_hash(obj["content"]))
+    record = ImportRecord(source=where + str(line), kind=TRACE, fields=fields)
     expires_at = obj.get("expires_at")
-    record = ImportRecord(
-        source=where + str(line),
-        kind=TRACE,
-        fields={
-            "id": trace_id,
-            "content": content,
-            "type": trace_type,
-            "scope": "user",
-            "scope_id": scope or "",
-            "category": category,
-            "tags": list(obj["tags"]),
-            "metadata": metadata,
-            "emotions": {},
-            "strength": 1.0,
-            "created_at": obj["created_at"] * 1000,
-            "last_accessed": now,
-            "retrieval_count": obj["access_count"],
-            "deleted": False,
-            "expires_at": None if expires_at is None else expires_at * 1000,
-            "embedding": None,
-            "stability_ms": stability,
-        },
-    )
     if expires_at is not None and expires_at * 1000 <= now:
         record.verdict = SKIPPED
         record.problem_field = "expires_at"

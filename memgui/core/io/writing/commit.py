@@ -4,8 +4,9 @@
 `update` and that are accepted (`record.accepted`, and their index in `accept` when given),
 plus any refused record the person fixed (checked again first), all inside one
 `brain.write(…, actor="import:<format>")`: one transaction and one journal batch, which
-`brain.revert(batch_id)` undoes. Full-text rows are indexed once at the end, inside the same
-transaction, so a killed process leaves the brain exactly as it was. Cancelling between
+`brain.revert(batch_id)` undoes. New traces enter the full-text indexes as they are
+written, other changed rows once at the end, all inside the same transaction, so a killed
+process leaves the brain exactly as it was. Cancelling between
 progress events rolls everything back.
 """
 
@@ -170,6 +171,11 @@ def _commit(
             steps = fulltext.flushing(brain.db, INDEX_BATCH)
             for indexed in steps:
                 yield Progress(indexed, waiting, f"indexed {indexed} of {waiting} for search")
+            if writer.indexed >= fulltext.FLUSH_BATCH:
+                # The new traces went into the indexes as they were written: their
+                # segments merged before the commit, as a big flush merges its own.
+                for _ in fulltext.merging(brain.db):
+                    yield Progress(0, None, f"merging the search index of {total} records")
             result.batch_id = batch.batch_id if (written or writer.wrote_any) else None
         plan.written |= written  # after the transaction committed: a re-commit skips them
         result.changes = write.changes if result.batch_id else None

@@ -1,9 +1,11 @@
 """The writes of one import commit, inside the caller's transaction and journal batch.
 
-Traces go through `store.insert_trace` / `store.update_trace` (journaled, full-text rows
-marked); other rows through `journal_rows.insert_row` (journaled with an op of their kind, so a
+New traces go in bulk through `bulk_rows.insert_rows` (journaled, indexed for search as they
+are written), edited ones through `store.update_trace` (journaled, full-text rows marked);
+other rows through `journal_rows.insert_row` (journaled with an op of their kind, so a
 revert removes them). Parents are written before children: traces, nodes, edges, documents,
-chunks, images, conversations, messages; then trace links and Obsidian wikilinks (`commit_links`).
+chunks, images, conversations, messages; then trace links and Obsidian wikilinks
+(`commit_links`).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from memgui.core.errors import InvalidArgument
 from memgui.core.io.planning import brain_index
 from memgui.core.io.planning.brain_index import sha256, user_of
 from memgui.core.io.planning.validate import check_trace_fields, fresh_text, trace_snapshot
+from memgui.core.io.readers.jsonl_fields import MemoryFields
 from memgui.core.io.records import (
     CHUNK,
     CONVERSATION,
@@ -28,9 +31,11 @@ from memgui.core.io.records import (
     NODE,
     TRACE,
     UPDATE,
+    ImportRecord,
     built_afresh,
     plain_fields,
 )
+from memgui.core.io.writing import trace_rows
 from memgui.core.io.writing.commit_links import (
     CONCEPT,
     RELATED_TO,
@@ -45,7 +50,8 @@ from memgui.core.merge_moves import memory_graph_node
 from memgui.core.model import new_trace_id
 from memgui.core.search import vectors
 from memgui.core.search.vectors import VectorIndexUnavailable, sync_rows
-from memgui.core.storage import journal_rows, store
+from memgui.core.storage import bulk_rows, journal_rows, store
+from memgui.core.storage.bulk_rows import EMBEDDING, ID
 from memgui.core.storage.db import WriteBatch
 from memgui.core.storage.transaction import extended_code
 
@@ -67,8 +73,10 @@ OPS = {
 BULK_ROWS = 5000  # traces per bulk insert
 # Formats whose sources say nothing of when a memory was last used.
 ACCESS_UNKNOWN = frozenset({"markdown", "obsidian", "chatgpt", "csv", "gsd"})
-# A new trace queued for the bulk insert: record index, snapshot, embedding.
-Pending = tuple[int, dict[str, Any], bytes | None]
+# A new trace queued for the bulk insert: record index, its row (`trace_rows`), its tags
+# and title for the full-text indexes, and its snapshot (None for a JSONL memory's checked
+# row, which needs none: it has no wikilinks).
+Pending = tuple[int, trace_rows.Row, trace_rows.Texts, dict[str, Any] | None]
 
 
 def trace_exists(brain: Brain, trace_id: str) -> bool:
@@ -126,6 +134,7 @@ class RowWriter:
         self.wrote_any = False
         self.written: set[int] = set()  # record indexes written (or queued to be)
         self.pending: list[Pending] = []
+        self.indexed = 0  # new traces entered in the full-text indexes as they were written
         self.pending_rows: list[tuple[int, dict[str, Any]]] = []  # new messages to write
         self._map_duplicates()
 
@@ -144,14 +153,21 @@ class RowWriter:
     def write(self, i: int) -> None:
         record = self.plan.records[i]
         if record.kind == TRACE and record.verdict != UPDATE:  # most of a big import
-            afresh = built_afresh(record.fields)
-            fields = plain_fields(record.fields)  # built once (lazy fields), checked, written
-            try:
-                check_trace_fields(fields)
-            except InvalidArgument as error:
-                record.refuse(error.field, f"{error.field} {error.problem}", error.value)
-                return
-            self._trace(i, fields, afresh)
+            fields = record.fields
+            if type(fields) is MemoryFields and fields.checked and not _wikilinks(record):
+                # Checked by its reader and not edited since: its row straight away.
+                wanted = self._wanted(i, fields.trace_id)
+                row, texts = trace_rows.checked_row(fields, self.brain.brain_id, wanted, self.now)
+                self._queue(i, row, texts, None)
+            else:
+                afresh = built_afresh(fields)
+                fields = plain_fields(fields)  # built once (lazy fields), checked, written
+                try:
+                    check_trace_fields(fields)
+                except InvalidArgument as error:
+                    record.refuse(error.field, f"{error.field} {error.problem}", error.value)
+                    return
+                self._trace(i, fields, afresh)
             self.written.add(i)
             return
         if self.pending:
@@ -187,34 +203,47 @@ class RowWriter:
 
     # --- traces ------------------------------------------------------------------------
 
-    def _trace(self, i: int, fields: dict[str, Any], afresh: bool) -> None:
-        """Checked; queued and written in bulk (see `store.insert_traces`)."""
+    def _wanted(self, i: int, source_id: Any) -> str:
+        """The id a new trace is written under (planning chose it; see `classify`)."""
         resolved = self.plan.resolved.get(i)
-        if resolved is None:  # planned under its own id (see `classify`)
-            wanted = fields.get("id")
-            wanted = wanted if isinstance(wanted, str) and wanted else new_trace_id()
-        else:
-            wanted = resolved.get("id") or new_trace_id()
-        snapshot = trace_snapshot(fields, wanted, self.now, afresh)
+        if resolved is None:  # planned under its own id
+            return source_id if isinstance(source_id, str) and source_id else new_trace_id()
+        return resolved.get("id") or new_trace_id()
+
+    def _trace(self, i: int, fields: dict[str, Any], afresh: bool) -> None:
+        """Checked; queued and written in bulk (see `bulk_rows.insert_rows`)."""
+        snapshot = trace_snapshot(fields, self._wanted(i, fields.get("id")), self.now, afresh)
         if snapshot["last_accessed"] is None and self.plan.format in ACCESS_UNKNOWN:
             # A note or a chat of last year would arrive with its strength decayed to 0:
             # it starts decaying when it arrives, as if recalled then (AgentOS reads it so).
             snapshot["last_accessed"] = self.now
-        self.pending.append((i, snapshot, fields.get("embedding")))
+        row, texts = trace_rows.snapshot_row(self.brain.brain_id, snapshot, fields.get("embedding"))
+        self._queue(i, row, texts, snapshot)
+
+    def _queue(
+        self, i: int, row: trace_rows.Row, texts: trace_rows.Texts, snap: dict[str, Any] | None
+    ) -> None:
+        self.pending.append((i, row, texts, snap))
         if len(self.pending) >= BULK_ROWS:
             self._flush_traces()
 
     def _flush_traces(self) -> None:
         items, self.pending = self.pending, []
         bid = self.brain.brain_id
-        taken = brain_index.taken_ids(self.db, bid, [snap["id"] for _, snap, _ in items])
+        taken = brain_index.taken_ids(self.db, bid, [row[ID] for _, row, _, _ in items])
         keep = self._free_of(items, taken) if taken else items
-        rowids = store.insert_traces(
-            self.db, self.batch, bid, [s for _, s, _ in keep], "import", [e for _, _, e in keep]
+        rowids = bulk_rows.insert_rows(
+            self.db,
+            self.batch,
+            bid,
+            [row for _, row, _, _ in keep],
+            [texts for _, _, texts, _ in keep],
+            "import",
         )
+        self.indexed += len(rowids)
         records, resolved, trace_ids = self.plan.records, self.plan.resolved, self.trace_ids
-        for (i, snap, embedding), rowid in zip(keep, rowids, strict=True):
-            trace_id = snap["id"]
+        for (i, row, _, snap), rowid in zip(keep, rowids, strict=True):
+            trace_id = row[ID]
             record = records[i]
             source_id = record.fields.get("id")
             if i in resolved:
@@ -226,10 +255,10 @@ class RowWriter:
             trace_ids.setdefault(trace_id, trace_id)
             self.record_traces[i] = trace_id
             self.inserted.add(trace_id)
-            if embedding is not None:
+            if row[EMBEDDING] is not None:
                 self.embedded.append(rowid)
                 self.embedding_models.add(record.embedding_model)
-            if record.links:
+            if snap is not None and record.links:  # a checked row has no wikilinks
                 for link in record.links:
                     if "target" in link:
                         self.wikilinks.append((snap, link["target"], note_path(record.fields)))
@@ -237,17 +266,21 @@ class RowWriter:
     def _free_of(self, items: list[Pending], taken: set[str]) -> list[Pending]:
         """The queued traces whose ids are still free; others get a new id (or are dropped)."""
         keep = []
-        for i, snap, embedding in items:
-            if snap["id"] in taken:
+        for i, row, texts, snap in items:
+            trace_id = row[ID]
+            if trace_id in taken:
                 if self.plan.format == "chatgpt" and self.plan.options.dedup:
                     # a ChatGPT pair is named after its text: the brain holds it since planning
                     record = self.plan.records[i]
-                    record.verdict, record.existing_id = DUPLICATE, snap["id"]
-                    record.reason = f"the brain holds trace {snap['id']} (written since planning)"
+                    record.verdict, record.existing_id = DUPLICATE, trace_id
+                    record.reason = f"the brain holds trace {trace_id} (written since planning)"
                     self.written.discard(i)
                     continue
-                snap["id"] = new_trace_id()
-            keep.append((i, snap, embedding))
+                new_id = new_trace_id()
+                row = (row[0], new_id, *row[ID + 1 :])
+                if snap is not None:
+                    snap["id"] = new_id
+            keep.append((i, row, texts, snap))
         return keep
 
     def _trace_update(self, i: int) -> bool:
@@ -421,6 +454,10 @@ class RowWriter:
         pinned_model, dimensions = vectors.pinned_model(conn, bid)
         if model is not None and pinned_model is None and dimensions is not None:
             vectors.pin_model(conn, bid, model, dimensions)
+
+
+def _wikilinks(record: ImportRecord) -> bool:
+    return any("target" in link for link in record.links)
 
 
 def _constraint(error: apsw.ConstraintError) -> str:
