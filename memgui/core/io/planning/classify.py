@@ -30,6 +30,7 @@ from memgui.core.io.planning.brain_index import (
     sha256,
     user_of,
 )
+from memgui.core.io.readers.jsonl_fields import MemoryFields
 from memgui.core.io.readers.obsidian_reader import read_trailer
 from memgui.core.io.readers.text_utils import normalize_newlines
 from memgui.core.io.records import (
@@ -180,7 +181,13 @@ class TracePlanner:
         return brain_index.trace_rows(self.brain, named & self.index.ids)
 
     def _classify(self, i: int, record: ImportRecord, own_notes: dict[str, dict[str, Any]]) -> None:
-        fields = plain_fields(record.fields)  # read here several times: built once
+        lazy = record.fields
+        if type(lazy) is MemoryFields and lazy.checked:
+            # A JSONL memory as its reader made it: its key without building its fields.
+            key = agent_memory_key(lazy.category, lazy.source, lazy.import_hash)
+            self._place(i, record, lazy.trace_id, AGENT_MEMORY_WHERE, [key] if key else [])
+            return
+        fields = plain_fields(lazy)  # read here several times: built once
         source_id: Any = fields.get("id")  # whatever the source held there
         scope, scope_id, user = AGENT_MEMORY_WHERE if self.fmt == "jsonl" else where_of(fields)
         own = own_notes.get(source_id) if own_notes and isinstance(source_id, str) else None
@@ -199,6 +206,20 @@ class TracePlanner:
                 self.trailers[i] = trailer
             return
         hashes = trace_hashes(fields, self.fmt)
+        where = (scope, scope_id, user)
+        self._place(i, record, source_id, where, hashes, bool(fields.get("deleted")))
+
+    def _place(
+        self,
+        i: int,
+        record: ImportRecord,
+        source_id: Any,
+        where: tuple[str, str, str | None],
+        hashes: list[str],
+        deleted: bool = False,
+    ) -> None:
+        """A duplicate of what the brain or the source holds by one of `hashes`, else new."""
+        scope, scope_id, user = where
         if self.dedup:
             match = self.index.find(scope, scope_id, user, hashes)
             if match is not None:
@@ -222,7 +243,7 @@ class TracePlanner:
         self.new_ids.add(trace_id)
         self._remember(source_id, trace_id)
         via = "key" if self.fmt == "jsonl" else "text"
-        match = Match(trace_id, bool(fields.get("deleted")), via)
+        match = Match(trace_id, deleted, via)
         for digest in hashes:
             self.seen.add((scope, scope_id, user, digest), match)
 

@@ -158,6 +158,19 @@ def _check_shape(line: int, obj: dict[str, Any], tag: str) -> None:
 
 
 def _check_line(state: _Check, line: int, obj: Any) -> None:
+    if type(obj) is dict and obj.get("record") == "memory" and line != 1:
+        # Most lines: a memory (as below, in the same order, with fewer calls).
+        state.memories += 1
+        key = obj.get("key")
+        if type(key) is int:
+            first = state.keys.get(key)
+            if first is not None:
+                raise _Defect(line, f"duplicate key {key} (first on line {first})", "key", key)
+            state.keys[key] = line
+        if not _fits(obj, "memory"):
+            _check_shape(line, obj, "memory")
+        _check_memory(line, obj)
+        return
     if not isinstance(obj, dict):
         state.untagged += 1
         raise _Defect(line, f"not a JSON object (got {_json_type_name(obj)})")
@@ -193,23 +206,7 @@ def _check_line(state: _Check, line: int, obj: Any) -> None:
             raise _Defect(line, f"version must be a positive integer (got {obj['version']})")
         state.header = obj
     elif tag == "memory":
-        if obj["type"] not in CATEGORIES:
-            allowed = ", ".join(CATEGORIES)
-            raise _Defect(line, f"unknown type {obj['type']!r}, expected one of {allowed}", "type")
-        if obj["content"].isspace() or not obj["content"]:  # no copy, unlike strip()
-            raise _Defect(line, "content must not be empty", "content", obj["content"])
-        if not all(isinstance(tag, str) for tag in obj["tags"]):
-            raise _Defect(line, "tags must be an array of strings", "tags", obj["tags"])
-        for index, tag in enumerate(obj["tags"]):
-            if not tag or tag.isspace():  # memgui holds no blank tag: the commit would refuse it
-                where = f"tags[{index}]"
-                raise _Defect(line, f"{where} must be a non-empty string (got {tag!r})", where, tag)
-        if not 0 <= obj["access_count"] < INT64:
-            raise _Defect(
-                line, f"access_count must be between 0 and 2**63 - 1 (got {obj['access_count']})"
-            )
-        for name in MEMORY_TIMES:
-            _check_seconds(line, name, obj.get(name))
+        _check_memory(line, obj)
     else:
         if obj["kind"] not in LINK_KINDS:
             allowed = ", ".join(LINK_KINDS)
@@ -217,6 +214,40 @@ def _check_line(state: _Check, line: int, obj: Any) -> None:
         if obj["from"] == obj["to"]:
             raise _Defect(line, f"a link from key {obj['from']} to itself", "to", obj["to"])
         _check_seconds(line, "created_at", obj["created_at"])
+
+
+_CATEGORY_SET = frozenset(CATEGORIES)
+
+
+def _check_memory(line: int, obj: dict[str, Any]) -> None:
+    """The values of a memory line of the right shape."""
+    if obj["type"] not in _CATEGORY_SET:
+        allowed = ", ".join(CATEGORIES)
+        raise _Defect(line, f"unknown type {obj['type']!r}, expected one of {allowed}", "type")
+    content = obj["content"]
+    if not content or content.isspace():  # no copy, unlike strip()
+        raise _Defect(line, "content must not be empty", "content", content)
+    tags = obj["tags"]
+    for tag in tags:
+        if type(tag) is not str or not tag or tag.isspace():
+            _check_tags(line, tags)  # the defect, named as the format lists them
+    if not 0 <= obj["access_count"] < INT64:
+        raise _Defect(
+            line, f"access_count must be between 0 and 2**63 - 1 (got {obj['access_count']})"
+        )
+    for name in MEMORY_TIMES:
+        value = obj.get(name)
+        if value is not None and not -INT64 <= value * 1000 < INT64:
+            _check_seconds(line, name, value)  # raises, naming the field
+
+
+def _check_tags(line: int, tags: list[Any]) -> None:
+    if not all(isinstance(tag, str) for tag in tags):
+        raise _Defect(line, "tags must be an array of strings", "tags", tags)
+    for index, tag in enumerate(tags):
+        if not tag or tag.isspace():  # memgui holds no blank tag: the commit would refuse it
+            where = f"tags[{index}]"
+            raise _Defect(line, f"{where} must be a non-empty string (got {tag!r})", where, tag)
 
 
 def _check_seconds(line: int, name: str, value: int | None) -> None:
