@@ -122,7 +122,8 @@ def _read(source: Path, state: _Check, built: _Built) -> Iterator[Progress]:
             if tag == "link":
                 built.links.append((line, obj))
             elif tag == "memory" and not state.defects:
-                _add_memory(built, _trace(where, line, obj, now, new_id()), obj, line)
+                trace_id = new_id()
+                _add_memory(built, _trace(where, line, obj, now, trace_id), obj, line, trace_id)
         except _Defect as defect:
             state.defects.append(defect)
         except Exception as exc:  # a line no rule foresaw: a defect like any other
@@ -147,7 +148,9 @@ def _read(source: Path, state: _Check, built: _Built) -> Iterator[Progress]:
                 )
 
 
-def _add_memory(built: _Built, record: ImportRecord, obj: dict[str, Any], line: int) -> None:
+def _add_memory(
+    built: _Built, record: ImportRecord, obj: dict[str, Any], line: int, trace_id: str
+) -> None:
     """Keep a checked memory's record; a repeat of an earlier one is its duplicate."""
     key = obj["key"]
     # agent-memory's duplicate key, compared as is (no hash to compute).
@@ -161,7 +164,6 @@ def _add_memory(built: _Built, record: ImportRecord, obj: dict[str, Any], line: 
         record.reason = f"same (source, type, content) as the memory on line {first_line}"
         built.ids[key] = first_id
     else:
-        trace_id = record.fields["id"]
         built.seen[twin] = (trace_id, line)
         built.ids[key] = trace_id
         built.by_id[trace_id] = record
