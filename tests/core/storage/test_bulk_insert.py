@@ -11,9 +11,10 @@ import pytest
 
 from memgui.core.brain import Brain
 from memgui.core.io.planning.validate import trace_snapshot
+from memgui.core.io.writing import trace_rows
 from memgui.core.progress import gc_paused, paused_steps
 from memgui.core.search import fulltext
-from memgui.core.storage import store
+from memgui.core.storage import bulk_rows, store
 
 NOW = 1_767_225_600_000
 TEXTS = (
@@ -197,3 +198,44 @@ def test_a_big_bulk_insert_pauses_the_insert_triggers_and_keeps_them(brain: Brai
     except Exception:  # the ids exist: a constraint error
         pass
     assert triggers() == set(schema.MEMGUI_TRIGGER_NAMES)
+
+
+def index_terms(brain: Brain, table: str) -> list[tuple]:
+    """Every (term, rowid, column, offset) the FTS5 index `table` holds."""
+    name = f"vocab_{table}"
+    with brain.db.lock:
+        conn = brain.db.conn
+        conn.execute(
+            f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{name} "
+            f"USING fts5vocab(main, {table}, 'instance')"
+        )
+        return conn.execute(f"SELECT * FROM {name} ORDER BY 1, 2, 3, 4").fetchall()
+
+
+def test_rows_built_once_and_indexed_as_written_equal_one_by_one(tmp_path: Path) -> None:
+    """`bulk_rows.insert_rows` (an import's new traces) writes the rows, journal and the
+    three full-text indexes `insert_trace` writes one by one, with nothing left pending."""
+    (tmp_path / "one").mkdir()
+    (tmp_path / "bulk").mkdir()
+    one_path, bulk_path = tmp_path / "one" / "brain.sqlite", tmp_path / "bulk" / "brain.sqlite"
+    with Brain.open(one_path) as one, Brain.open(bulk_path) as bulk:
+        snaps = snapshots("mt_", 12)
+        snaps[3]["metadata"] = {"title": "Quarterly plumcot review"}
+        with one.write("add") as batch:
+            for snap in snaps:
+                store.insert_trace(one.db, batch, one.brain_id, dict(snap), op="import")
+            fulltext.flush_in_transaction(one.db)
+        with bulk.write("add") as batch:
+            built = [trace_rows.snapshot_row(bulk.brain_id, dict(s), None) for s in snaps]
+            rowids = bulk_rows.insert_rows(
+                bulk.db, batch, bulk.brain_id, [r for r, _ in built], [t for _, t in built]
+            )
+            assert fulltext.pending_count(bulk.db) == 0  # indexed as written
+        assert batch.changes().added == {f"mt_{i:04d}" for i in range(12)}
+        rows = "SELECT rowid, * FROM memory_traces ORDER BY rowid"
+        assert table(bulk, rows) == table(one, rows)
+        assert rowids == [r[0] for r in table(bulk, rows)]
+        assert journal(bulk) == journal(one)
+        for index in ("memory_traces_fts", "memgui_fts", "memgui_stems"):
+            assert index_terms(bulk, index) == index_terms(one, index), index
+        assert ids(bulk, "plumcot") == {"mt_0003"}
