@@ -154,8 +154,11 @@ class RowWriter:
         record = self.plan.records[i]
         if record.kind == TRACE and record.verdict != UPDATE:  # most of a big import
             fields = record.fields
-            checked = type(fields) is MemoryFields and fields.checked
-            if checked and not (record.links and _wikilinks(record)):
+            if (
+                type(fields) is MemoryFields
+                and fields.checked
+                and not (record.links and _wikilinks(record))
+            ):
                 # Checked by its reader and not edited since: its row straight away.
                 wanted = self._wanted(i, fields.trace_id)
                 row, texts = trace_rows.checked_row(fields, self.brain.brain_id, wanted, self.now)

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
+
 from memgui.core.io.planning.validate import fresh_text
 from memgui.core.io.readers.jsonl_fields import BY_CATEGORY, MemoryFields
 from memgui.core.storage import store
-from memgui.core.storage.json_text import dumps
 
 Row = tuple[Any, ...]
 Texts = tuple[list[str], str | None]  # tags, title
@@ -36,6 +37,7 @@ def checked_row(fields: MemoryFields, brain_id: str, trace_id: str, now: int) ->
     metadata["decay"] = {"stability": stability}  # explicit: a pinned category keeps it
     metadata["content_hash"] = fields.import_hash  # the SHA-256 of the same text
     tags = list(dict.fromkeys(fields.tags)) if fields.tags else []
+    # orjson writes these as `dumps` would: text read by orjson (no lone surrogate), ints.
     row = (
         brain_id,
         trace_id,
@@ -48,9 +50,9 @@ def checked_row(fields: MemoryFields, brain_id: str, trace_id: str, now: int) ->
         fields.created_at,
         fields.last_accessed,
         fields.retrieval_count,
-        dumps(tags),
+        orjson.dumps(tags).decode(),
         "{}",
-        dumps(metadata),
+        orjson.dumps(metadata).decode(),
         0,  # deleted
         fields.expires_at,
         fields.category,
