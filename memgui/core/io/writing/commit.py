@@ -160,14 +160,16 @@ def _commit(
                     if cancel_requested is not None and cancel_requested():
                         raise Cancelled("the import was cancelled; nothing was written")
                     yield Progress(done, total, f"wrote {done} of {total} records")
-            # The rows still held for bulk inserts, the links and vectors; then both
-            # full-text indexes, the longest part of a big import: each phase says so, and
-            # the index its progress, so the bar never stands at the rows' end meanwhile.
+            # The rows still held for bulk inserts, the links and vectors; then the
+            # full-text indexes of the traces edited (new ones were indexed as they were
+            # written): each phase says so, and the index its progress, so the bar never
+            # stands at the rows' end meanwhile.
             yield Progress(0, None, f"storing {total} records and their links")
             writer.finish()
             written = writer.written
             waiting = fulltext.pending_count(brain.db)
-            yield Progress(0, waiting, f"indexing {waiting} memories for search")
+            if waiting:
+                yield Progress(0, waiting, f"indexing {waiting} memories for search")
             steps = fulltext.flushing(brain.db, INDEX_BATCH)
             for indexed in steps:
                 yield Progress(indexed, waiting, f"indexed {indexed} of {waiting} for search")
