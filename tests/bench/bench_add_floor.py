@@ -2,12 +2,17 @@
 
     .venv/bin/python -m tests.bench.bench_add_floor [--adds 20000] [--dir FOLDER]
 
-Each add is `BEGIN IMMEDIATE`, the trace row, its full-text pending mark, its journal row and
-`COMMIT`, under the writer lock, on a brain memgui created (same tables, indexes, pragmas and
-checkpoint thread). Prints wall and CPU time per add, the median of each statement, the WAL
-frames one add writes, and the disk's bound: those bytes must reach the disk (every
-checkpoint syncs the WAL), so `disk_bound_us_per_add` is the WAL bytes of one add over the
-folder's measured write-and-sync rate. `--dir /dev/shm` (a RAM disk) takes the disk out.
+Each add is `BEGIN IMMEDIATE`, the trace row, its full-text pending mark, its journal row
+(`{"version":1}`, as memgui journals an add) and `COMMIT`, under the writer lock, on a brain
+memgui created (same tables, indexes, pragmas and checkpoint thread). `bare_add` empties the
+pending table every `FLUSH_AFTER` adds and indexes nothing; `bare_add_indexed` is the whole
+layout: every `FLUSH_AFTER`th add also writes the gathered rows into the three full-text
+indexes (AgentOS's `memory_traces_fts`, `memgui_fts` and its stemmed twin) in its
+transaction, as memgui's flush does, their text segmented beforehand (untimed). Prints wall
+and CPU time per add, the median of each statement, the WAL frames one add writes, and the
+disk's bound: those bytes must reach the disk (every checkpoint syncs the WAL), so
+`disk_bound_us_per_add` is the WAL bytes of one add over the folder's measured
+write-and-sync rate. `--dir /dev/shm` (a RAM disk) takes the disk out.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import apsw
 import orjson
 
 from memgui.core.brain import Brain
+from memgui.core.search import fulltext
 from memgui.core.search.fulltext import MARK_NEW_SQL as _PENDING_SQL
 from memgui.core.storage import store
 from memgui.core.storage.db import Database
@@ -36,19 +42,41 @@ _JOURNAL_SQL = (
 STEPS = ("begin", "trace", "pending", "journal", "commit")
 
 
-def bare_adds(path: Path, count: int) -> dict[str, object]:
+def _index_sql(db: Database) -> list[str]:
+    """The statements a flush writes new rows with, one per full-text index of the brain."""
+    out = [fulltext.INSERT_MEMGUI_FTS, fulltext.INSERT_STEMS]
+    if db.has_agentos_fts:
+        out.append("INSERT INTO memory_traces_fts(rowid, content, tags) VALUES (?, ?, ?)")
+    return out
+
+
+def bare_adds(path: Path, count: int, indexed: bool) -> dict[str, object]:
     with Brain.open(path) as brain:
         brain.add("the brain's first write records its meta rows")
     db = Database(path)  # memgui's pragmas (WAL, synchronous NORMAL, checkpoints)
     conn = db.conn
-    spent: dict[str, list[float]] = {step: [] for step in STEPS}
+    index_sql = _index_sql(db)
+    spent: dict[str, list[float]] = {step: [] for step in (*STEPS, "index")}
+    contents = [
+        f"{SENTENCES[i % len(SENTENCES)]} {SENTENCES[(i * 7) % len(SENTENCES)]}"
+        for i in range(count)
+    ]
+    # The text as the indexes take it, made before the clock starts: the floor is SQLite's.
+    segmented = [
+        (c, *text[1:])
+        for c, text in zip(
+            contents,
+            fulltext.indexed_text((0, c, '["bench"]', None) for c in contents),
+            strict=True,
+        )
+    ]
+    gathered: list[tuple[int, tuple[str, str, str, str]]] = []
     clock = time.perf_counter
     start, cpu_start = clock(), time.process_time()
     for i in range(count):
-        content = f"{SENTENCES[i % len(SENTENCES)]} {SENTENCES[(i * 7) % len(SENTENCES)]}"
+        content = contents[i]
         trace_id = f"mt_{os.urandom(16).hex()}"
         now = int(time.time() * 1000)
-        snap = {"id": trace_id, "content": content, "tags": ["bench"], "version": 1}
         meta = orjson.dumps({"content_hash": store.content_hash(content)}).decode()
         row = (None, "bench", trace_id, "episodic", "user", "", content, None, 1.0, now)
         row += (None, 0, '["bench"]', "{}", meta, 0, None, None, 1, now, 0)
@@ -61,16 +89,28 @@ def bare_adds(path: Path, count: int) -> dict[str, object]:
         t2 = clock()
         conn.execute(_PENDING_SQL, (rowid,))
         t3 = clock()
-        journal = (f"b_{time.time_ns():x}", "add", trace_id, None, orjson.dumps(snap).decode())
+        journal = (f"b_{time.time_ns():x}", "add", trace_id, None, '{"version":1}')
         conn.execute(_JOURNAL_SQL, ("bench", now, "bench", *journal))
         t4 = clock()
-        conn.execute("COMMIT")
-        t5 = clock()
-        db.lock.release()
-        if i % 256 == 255:  # what a full-text flush does to the pending table
+        gathered.append((rowid, segmented[i]))
+        if len(gathered) >= fulltext.FLUSH_AFTER:  # what a flush writes, in this transaction
+            if indexed:
+                for sql in index_sql:
+                    if "memory_traces_fts" in sql:
+                        rows = [(r, text[0], '["bench"]') for r, text in gathered]
+                    else:
+                        rows = [(r, *text[1:]) for r, text in gathered]
+                    conn.executemany(sql, rows)
             conn.execute("DELETE FROM memgui_fts_pending")
-        for step, took in zip(STEPS, (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4), strict=True):
-            spent[step].append(took)
+            gathered = []
+        t5 = clock()
+        conn.execute("COMMIT")
+        t6 = clock()
+        db.lock.release()
+        took = (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t6 - t5)
+        for step, took_s in zip(STEPS, took, strict=True):
+            spent[step].append(took_s)
+        spent["index"].append(t5 - t4)
     wall, cpu = clock() - start, time.process_time() - cpu_start
     if db.checkpointer is not None:
         db.checkpointer.close()  # the frame count below checkpoints on this connection
@@ -80,6 +120,7 @@ def bare_adds(path: Path, count: int) -> dict[str, object]:
         "count": count,
         "per_add_us": round(wall / count * 1e6),
         "cpu_per_add_us": round(cpu / count * 1e6),
+        "indexed": indexed,
         "median_us": {step: round(statistics.median(v) * 1e6, 1) for step, v in spent.items()},
         "mean_us": {step: round(statistics.fmean(v) * 1e6, 1) for step, v in spent.items()},
         "wal_frames_per_add": frames,
@@ -128,7 +169,8 @@ def main() -> None:
     parser.add_argument("--dir", default=None, help="folder of the brain (default: the temp dir)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
-        bare = bare_adds(Path(tmp) / "floor.sqlite", args.adds)
+        bare = bare_adds(Path(tmp) / "floor.sqlite", args.adds, indexed=False)
+        bare_indexed = bare_adds(Path(tmp) / "indexed.sqlite", args.adds, indexed=True)
         rate = disk_write_rate(Path(tmp))
     wal_bytes = bare["wal_frames_per_add"] * (4096 + 24)
     disk = {
@@ -137,7 +179,15 @@ def main() -> None:
         "disk_bound_us_per_add": round(wal_bytes / (rate * 1e6) * 1e6),
         "disk_bound_s": round(wal_bytes * args.adds / (rate * 1e6), 2),
     }
-    emit("add_floor", {"folder": args.dir or tempfile.gettempdir(), "bare_add": bare, "disk": disk})
+    emit(
+        "add_floor",
+        {
+            "folder": args.dir or tempfile.gettempdir(),
+            "bare_add": bare,
+            "bare_add_indexed": bare_indexed,
+            "disk": disk,
+        },
+    )
 
 
 if __name__ == "__main__":
