@@ -13,6 +13,9 @@ writer lock, the layouts taking turns trace by trace:
   (5 pages; what a trace with a vector still writes);
 - `returning` — the read folded into the `UPDATE … RETURNING` (one statement fewer, same
   pages);
+- `journal_unindexed` — `journaled` into a copy of the journal table without its two
+  indexes (2 pages: the row's leaf and the journal's): the least any journaled forget
+  writes, a bound for every journal design, since history and revert need the indexes;
 - `unjournaled` — AgentOS's whole delete: one autocommit `UPDATE … SET deleted = 1` that
   records nothing (1 page), on the same file and page cache.
 
@@ -33,7 +36,8 @@ from memgui.core.search import vectors
 from memgui.core.storage import store
 from tests.bench.common import emit
 
-LAYOUTS = ("journaled", "journaled_vector_log", "returning", "unjournaled")
+LAYOUTS = ("journaled", "journaled_vector_log", "returning", "journal_unindexed", "unjournaled")
+_BARE_JOURNAL = "bench_journal_unindexed"
 _JOURNAL_SQL = (
     "INSERT INTO memgui_journal (brain_id, at, actor, batch_id, op, trace_id, before, after) "
     "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
@@ -84,7 +88,10 @@ def bare_forget(brain: Brain, layout: str, n: int, trace_id: str) -> dict[str, f
                     (bid, row[0]),
                 )
                 marks.append(("vector_log", clock()))
-        conn.execute(_JOURNAL_SQL, _journal_row(bid, n, trace_id, version, updated_at))
+        sql = _JOURNAL_SQL
+        if layout == "journal_unindexed":
+            sql = sql.replace("memgui_journal", _BARE_JOURNAL)
+        conn.execute(sql, _journal_row(bid, n, trace_id, version, updated_at))
         marks.append(("journal", clock()))
         conn.execute("COMMIT")
         marks.append(("commit", clock()))
@@ -105,6 +112,9 @@ def main() -> None:
             ]
         with brain.db.lock:  # the table a forget of an embedded trace writes
             vectors.ensure_log(brain.db.conn)
+            brain.db.conn.execute(
+                f"CREATE TABLE {_BARE_JOURNAL} AS SELECT * FROM memgui_journal WHERE 0"
+            )
         for trace_id in ids[:500]:
             brain.forget(trace_id)
         rest = ids[500:]
