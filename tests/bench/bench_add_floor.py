@@ -12,7 +12,8 @@ transaction, as memgui's flush does, their text segmented beforehand (untimed). 
 and CPU time per add, the median of each statement, the WAL frames one add writes, and the
 disk's bound: those bytes must reach the disk (every checkpoint syncs the WAL), so
 `disk_bound_us_per_add` is the WAL bytes of one add over the folder's measured
-write-and-sync rate. `--dir /dev/shm` (a RAM disk) takes the disk out.
+write-and-sync rate. `--dir /dev/shm` (a RAM disk) takes the disk out. `--alternate` also
+runs `brain.add` and the indexed floor in turns, 500 adds each, and prints their ratio.
 """
 
 from __future__ import annotations
@@ -127,6 +128,94 @@ def bare_adds(path: Path, count: int, indexed: bool) -> dict[str, object]:
     }
 
 
+def alternating(folder: Path, count: int, block: int = 500) -> dict[str, object]:
+    """`brain.add` and the indexed floor's bare add taking turns, `block` adds each, on two
+    new brains in one folder: the ratio with the machine's load the same for both. CPU is
+    the writing thread's (`thread_time`: the checkpoint threads of both are left out)."""
+    contents = [
+        f"{SENTENCES[i % len(SENTENCES)]} {SENTENCES[(i * 7) % len(SENTENCES)]}"
+        for i in range(count)
+    ]
+    segmented = [
+        text[1:] for text in fulltext.indexed_text((0, c, '["bench"]', None) for c in contents)
+    ]
+    floor_path = folder / "alternate-floor.sqlite"
+    with Brain.open(floor_path) as first:
+        first.add("the brain's first write records its meta rows")
+    db = Database(floor_path)
+    index_sql = _index_sql(db)
+    gathered: list[tuple[int, int]] = []
+    spent = {"memgui": [0.0, 0.0], "floor": [0.0, 0.0]}  # wall, CPU
+    with Brain.open(folder / "alternate-memgui.sqlite") as brain:
+        brain.add("the brain's first write records its meta rows")
+        for start in range(0, count, block):
+            part = range(start, min(count, start + block))
+            wall, cpu = time.perf_counter(), time.thread_time()
+            for i in part:
+                brain.add(contents[i], tags=["bench"])
+            spent["memgui"][0] += time.perf_counter() - wall
+            spent["memgui"][1] += time.thread_time() - cpu
+            wall, cpu = time.perf_counter(), time.thread_time()
+            for i in part:
+                _bare_add(db, index_sql, contents[i], gathered, i, segmented)
+            spent["floor"][0] += time.perf_counter() - wall
+            spent["floor"][1] += time.thread_time() - cpu
+    db.close()
+    out: dict[str, object] = {
+        who: {"per_add_us": round(w / count * 1e6), "cpu_per_add_us": round(c / count * 1e6)}
+        for who, (w, c) in spent.items()
+    }
+    out["wall_over_floor"] = round(spent["memgui"][0] / spent["floor"][0], 2)
+    out["cpu_over_floor"] = round(spent["memgui"][1] / spent["floor"][1], 2)
+    return {"count": count, "block": block, **out}
+
+
+def _bare_add(
+    db: Database,
+    index_sql: list[str],
+    content: str,
+    gathered: list[tuple[int, int]],
+    i: int,
+    segmented: list[tuple[str, str, str]],
+) -> None:
+    """One add of `bare_add_indexed`, without the clock between its statements."""
+    conn = db.conn
+    trace_id = f"mt_{os.urandom(16).hex()}"
+    now = int(time.time() * 1000)
+    meta = orjson.dumps({"content_hash": store.content_hash(content)}).decode()
+    row = (None, "bench", trace_id, "episodic", "user", "", content, None, 1.0, now)
+    row += (None, 0, '["bench"]', "{}", meta, 0, None, None, 1, now, 0)
+    with db.lock:
+        conn.execute("BEGIN IMMEDIATE")
+        conn.execute(store._INSERT_SQL, row)
+        rowid = conn.last_insert_rowid()
+        conn.execute(_PENDING_SQL, (rowid,))
+        journal = (f"b_{time.time_ns():x}", "add", trace_id, None, '{"version":1}')
+        conn.execute(_JOURNAL_SQL, ("bench", now, "bench", *journal))
+        gathered.append((rowid, i))
+        if len(gathered) >= fulltext.FLUSH_AFTER:
+            for sql in index_sql:
+                if "memory_traces_fts" in sql:
+                    rows = [(r, db_text, '["bench"]') for r, db_text in _contents(gathered, conn)]
+                else:
+                    rows = [(r, *segmented[n]) for r, n in gathered]
+                conn.executemany(sql, rows)
+            conn.execute("DELETE FROM memgui_fts_pending")
+            gathered.clear()
+        conn.execute("COMMIT")
+
+
+def _contents(gathered: list[tuple[int, int]], conn: apsw.Connection) -> list[tuple[int, str]]:
+    """The rows' text for AgentOS's index, as a flush reads it back with the pending rows."""
+    marks = ",".join("?" * len(gathered))
+    return list(
+        conn.execute(
+            f"SELECT rowid, content FROM memory_traces WHERE rowid IN ({marks})",
+            [r for r, _ in gathered],
+        )
+    )
+
+
 def disk_write_rate(folder: Path, megabytes: int = 256) -> float:
     """MB/s of sequential 4 KiB writes followed by one fsync: how a checkpoint meets the WAL."""
     page = os.urandom(4096)
@@ -167,10 +256,14 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--adds", type=int, default=20_000)
     parser.add_argument("--dir", default=None, help="folder of the brain (default: the temp dir)")
+    parser.add_argument(
+        "--alternate", action="store_true", help="also brain.add and the indexed floor in turns"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
         bare = bare_adds(Path(tmp) / "floor.sqlite", args.adds, indexed=False)
         bare_indexed = bare_adds(Path(tmp) / "indexed.sqlite", args.adds, indexed=True)
+        turns = alternating(Path(tmp), args.adds) if args.alternate else None
         rate = disk_write_rate(Path(tmp))
     wal_bytes = bare["wal_frames_per_add"] * (4096 + 24)
     disk = {
@@ -185,6 +278,7 @@ def main() -> None:
             "folder": args.dir or tempfile.gettempdir(),
             "bare_add": bare,
             "bare_add_indexed": bare_indexed,
+            "memgui_and_indexed_floor_in_turns": turns,
             "disk": disk,
         },
     )
