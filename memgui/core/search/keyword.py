@@ -48,6 +48,26 @@ _last_ranking: weakref.WeakKeyDictionary[
 ] = weakref.WeakKeyDictionary()
 
 
+# Up to this many rows in the index, a search ranks and blends every match in one statement
+# (`_Query.blended`, each match's row read); past it, the index ranks alone first.
+BLENDED_MAX = 50_000
+# Per brain connection: (index, state), and how many rows that index held then.
+_index_rows: weakref.WeakKeyDictionary[Database, tuple[tuple[Any, ...], int]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def bm25(table: str) -> str:
+    """The SQL of a match's score on the full-text index `table` (lower is better)."""
+    return f"bm25({table})"
+
+
+def blend(score: str, strength: str) -> str:
+    """The SQL of the keyword mode's score: −bm25 + the decayed strength (higher is better),
+    with Python's arithmetic to the last bit (`strength - score` is `-score + strength`)."""
+    return f"({strength} - {score})"
+
+
 class KeywordHit(NamedTuple):
     rowid: int
     id: str
@@ -86,6 +106,7 @@ class _Query:
         self.now = brain.now()
         self.row_columns = store.select_columns(self.db)  # the only table of that statement
         self.seen: tuple[int, int] | None = None
+        self.state: tuple[int, int] | None = None  # read_state's, if read just before
 
     def ranked_first(self, match: str, want: int) -> list[tuple[Any, ...]] | None:
         """(rowid, id, bm25, decayed strength, row, seen) of the best `want` matches that pass
@@ -129,7 +150,9 @@ class _Query:
         times as many when the blend with strength needs more) is read from this one's
         ranking while nothing was written in between, not ranked again."""
         db, table = self.db, self.table
-        self.seen = read_state(db)  # others' commits, and this connection's changes
+        # Others' commits, and this connection's changes: read for the search's check of
+        # the pending rows a moment ago, else now.
+        self.seen, self.state = self.state or read_state(db), None
         key = (table, match, *self.seen)
         memo = _last_ranking.get(db) if table in _MEMO_TABLES else None
         if memo is not None and memo[0] == key and (memo[1] >= take or len(memo[2]) < memo[1]):
@@ -138,7 +161,7 @@ class _Query:
             asked = max(take, RANK_AHEAD * want + 2)
             ranked = list(
                 db.conn.execute(
-                    f"SELECT bm25({table}) AS score, rowid FROM {table} WHERE {table} MATCH ? "
+                    f"SELECT {bm25(table)} AS score, rowid FROM {table} WHERE {table} MATCH ? "
                     "ORDER BY score, rowid LIMIT ?",
                     (match, asked),
                 )
@@ -153,12 +176,40 @@ class _Query:
         # CROSS JOIN keeps the full-text index outermost: the planner would otherwise walk a
         # trace index and evaluate the MATCH once per trace.
         sql = (
-            f"SELECT t.rowid, t.id, bm25({table}) AS score, {self.score_columns} "
+            f"SELECT t.rowid, t.id, {bm25(table)} AS score, {self.score_columns} "
             f"FROM {table} CROSS JOIN memory_traces AS t ON t.rowid = {table}.rowid "
             f"WHERE {table} MATCH ? AND {self.where} ORDER BY score, t.rowid LIMIT ?"
         )
         params = (self.now, match, *self.params, want)
         return list(self.db.conn.execute(sql, params))
+
+    def small(self) -> bool:
+        """Whether the index holds at most `BLENDED_MAX` rows (its count read again after
+        any write)."""
+        db = self.db
+        if self.state is None:
+            self.state = read_state(db)
+        key = (self.table, *self.state)
+        known = _index_rows.get(db)
+        if known is None or known[0] != key:
+            known = (key, fulltext.indexed_rows(db, self.table))
+            _index_rows[db] = known
+        return known[1] <= BLENDED_MAX
+
+    def blended(self, match: str, limit: int) -> list[tuple[Any, ...]]:
+        """(rowid, id, bm25, decayed strength, row, None) of the best `limit` matches that
+        pass the filter by −bm25 + strength, then by id: every match's row is read and
+        scored, so the answer is exact by construction, and its rows are read with it."""
+        table = self.table
+        # The subquery's only columns are `hit` and `score`: every other name is the row's.
+        sql = (
+            f"SELECT m.score, {self.score_columns} AS strength, {self.row_columns} "
+            f"FROM (SELECT rowid AS hit, {bm25(table)} AS score FROM {table} "
+            f"WHERE {table} MATCH ?) AS m CROSS JOIN memory_traces AS t ON t.rowid = m.hit "
+            f"WHERE {self.where} ORDER BY {blend('m.score', 'strength')} DESC, t.id LIMIT ?"
+        )
+        rows = self.db.conn.execute(sql, (self.now, match, *self.params, limit))
+        return [(row[2], row[3], row[0], row[1], row[2:], None) for row in rows]
 
     def on(self, table: str) -> _Query:
         """The same search and filter over another full-text table."""
@@ -173,6 +224,24 @@ class _Query:
 
 def keyword_ranking(brain: Brain, query: str, flt: TraceFilter, want: int) -> list[KeywordHit]:
     """Up to `want` hits by bm25, best first; raw FTS5 syntax, then the rewrite."""
+    rows = _keyword_rows(brain, query, flt, lambda q, m, u: _ranked(q, m, want, u))
+    return [KeywordHit(*row) for row in rows]
+
+
+def keyword_blended(
+    brain: Brain, query: str, flt: TraceFilter, limit: int
+) -> list[KeywordHit] | None:
+    """The best `limit` hits by −bm25 + strength, best first (then by id), in one statement
+    over every match, each hit with its row read with the ranking: for a brain whose index
+    holds at most `BLENDED_MAX` rows (None for a larger one, or one whose rows wait
+    unindexed: `keyword_ranking`'s slices answer there)."""
+    rows = _keyword_rows(brain, query, flt, lambda q, m, u: _blended(q, m, limit, u))
+    return None if rows is None else [KeywordHit(*row) for row in rows]
+
+
+def _keyword_rows(brain: Brain, query: str, flt: TraceFilter, run: Any) -> Any:
+    """What `run(ranking, match, unflushed)` answers for the query's MATCH on its index
+    (raw FTS5 syntax, then the rewrite); [] for a query with no words."""
     db = brain.db
     forms = textindex.query_forms(query)
     query = forms[0]
@@ -180,7 +249,7 @@ def keyword_ranking(brain: Brain, query: str, flt: TraceFilter, want: int) -> li
         return []
     # Another connection holding the write lock long leaves the marked rows unindexed:
     # searched then as a read-only connection searches them (see `_index_unflushed`).
-    flushed = fulltext.flush_unless_busy(db)
+    flushed, state = _flush_before_search(db)
     either = textindex.either
     stemmed = [stems.match(f) for f in forms] if stems.TABLE in db.tables else [None]
     if "memgui_fts" in db.tables and None not in stemmed:
@@ -203,6 +272,7 @@ def keyword_ranking(brain: Brain, query: str, flt: TraceFilter, want: int) -> li
     else:
         return []
     ranking = _Query(brain, table, flt)
+    ranking.state = state
     with db.lock:
         # A read-only connection cannot index what a writer left pending: it searches those
         # rows in a small index of its own instead, and not their stale entries.
@@ -212,7 +282,7 @@ def keyword_ranking(brain: Brain, query: str, flt: TraceFilter, want: int) -> li
             else set()
         )
         try:
-            rows = _ranked(ranking, match, want, unflushed)
+            rows = run(ranking, match, unflushed)
         except apsw.SQLError as exc:
             if not is_syntax_error(exc):
                 raise
@@ -228,12 +298,33 @@ def keyword_ranking(brain: Brain, query: str, flt: TraceFilter, want: int) -> li
             if not fallback or fallback == match:
                 raise QuerySyntaxError(query) from exc
             try:
-                rows = _ranked(ranking, fallback, want, unflushed)
+                rows = run(ranking, fallback, unflushed)
             except apsw.SQLError as again:
                 if is_syntax_error(again):
                     raise QuerySyntaxError(query) from again
                 raise
-    return [KeywordHit(*row) for row in rows]
+    return rows
+
+
+# Per brain connection, the state (`read_state`) at which no row waited for the indexes:
+# while it is the same, neither this connection nor another program wrote one since.
+_nothing_pending: weakref.WeakKeyDictionary[Database, tuple[int, int]] = weakref.WeakKeyDictionary()
+
+
+def _flush_before_search(db: Database) -> tuple[bool, tuple[int, int] | None]:
+    """Index what waits (`fulltext.flush_unless_busy`): whether nothing waits now, and the
+    state read when nothing could have been written since nothing was found to wait (the
+    pending table is not asked again then: one statement fewer a search)."""
+    with db.lock:
+        state = read_state(db)
+    if _nothing_pending.get(db) == state:
+        return True, state
+    flushed = fulltext.flush_unless_busy(db)
+    if flushed and not db.readonly:
+        # The state read before the look: a write after it changes the state, and the next
+        # search looks again.
+        _nothing_pending[db] = state
+    return flushed, None
 
 
 # For each of the brain's indexes, a TEMP table of the rows still pending (in memory, this
@@ -258,6 +349,14 @@ def _index_unflushed(db: Database, table: str) -> set[int]:
     name, tokenize = STAND_INS[table]
     fulltext.fill_temp_index(db, name, rows, tokenize)
     return pending
+
+
+def _blended(
+    ranking: _Query, match: str, limit: int, unflushed: set[int]
+) -> list[tuple[Any, ...]] | None:
+    if unflushed or ranking.table not in _MEMO_TABLES or not ranking.small():
+        return None
+    return ranking.blended(match, limit)
 
 
 def _ranked(ranking: _Query, match: str, want: int, unflushed: set[int]) -> list[tuple[Any, ...]]:
