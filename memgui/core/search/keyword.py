@@ -48,24 +48,9 @@ _last_ranking: weakref.WeakKeyDictionary[
 ] = weakref.WeakKeyDictionary()
 
 
-# Up to this many rows in the index, a search ranks and blends every match in one statement
-# (`_Query.blended`, each match's row read); past it, the index ranks alone first.
-BLENDED_MAX = 50_000
-# Per brain connection: (index, state), and how many rows that index held then.
-_index_rows: weakref.WeakKeyDictionary[Database, tuple[tuple[Any, ...], int]] = (
-    weakref.WeakKeyDictionary()
-)
-
-
 def bm25(table: str) -> str:
     """The SQL of a match's score on the full-text index `table` (lower is better)."""
     return f"bm25({table})"
-
-
-def blend(score: str, strength: str) -> str:
-    """The SQL of the keyword mode's score: −bm25 + the decayed strength (higher is better),
-    with Python's arithmetic to the last bit (`strength - score` is `-score + strength`)."""
-    return f"({strength} - {score})"
 
 
 class KeywordHit(NamedTuple):
@@ -150,7 +135,7 @@ class _Query:
         times as many when the blend with strength needs more) is read from this one's
         ranking while nothing was written in between, not ranked again."""
         db, table = self.db, self.table
-        # Others' commits, and this connection's changes: read for the search's check of
+        # Others' commits, and this connection's changes: read for the search's look at
         # the pending rows a moment ago, else now.
         self.seen, self.state = self.state or read_state(db), None
         key = (table, match, *self.seen)
@@ -183,34 +168,6 @@ class _Query:
         params = (self.now, match, *self.params, want)
         return list(self.db.conn.execute(sql, params))
 
-    def small(self) -> bool:
-        """Whether the index holds at most `BLENDED_MAX` rows (its count read again after
-        any write)."""
-        db = self.db
-        if self.state is None:
-            self.state = read_state(db)
-        key = (self.table, *self.state)
-        known = _index_rows.get(db)
-        if known is None or known[0] != key:
-            known = (key, fulltext.indexed_rows(db, self.table))
-            _index_rows[db] = known
-        return known[1] <= BLENDED_MAX
-
-    def blended(self, match: str, limit: int) -> list[tuple[Any, ...]]:
-        """(rowid, id, bm25, decayed strength, row, None) of the best `limit` matches that
-        pass the filter by −bm25 + strength, then by id: every match's row is read and
-        scored, so the answer is exact by construction, and its rows are read with it."""
-        table = self.table
-        # The subquery's only columns are `hit` and `score`: every other name is the row's.
-        sql = (
-            f"SELECT m.score, {self.score_columns} AS strength, {self.row_columns} "
-            f"FROM (SELECT rowid AS hit, {bm25(table)} AS score FROM {table} "
-            f"WHERE {table} MATCH ?) AS m CROSS JOIN memory_traces AS t ON t.rowid = m.hit "
-            f"WHERE {self.where} ORDER BY {blend('m.score', 'strength')} DESC, t.id LIMIT ?"
-        )
-        rows = self.db.conn.execute(sql, (self.now, match, *self.params, limit))
-        return [(row[2], row[3], row[0], row[1], row[2:], None) for row in rows]
-
     def on(self, table: str) -> _Query:
         """The same search and filter over another full-text table."""
         other = copy.copy(self)
@@ -224,24 +181,6 @@ class _Query:
 
 def keyword_ranking(brain: Brain, query: str, flt: TraceFilter, want: int) -> list[KeywordHit]:
     """Up to `want` hits by bm25, best first; raw FTS5 syntax, then the rewrite."""
-    rows = _keyword_rows(brain, query, flt, lambda q, m, u: _ranked(q, m, want, u))
-    return [KeywordHit(*row) for row in rows]
-
-
-def keyword_blended(
-    brain: Brain, query: str, flt: TraceFilter, limit: int
-) -> list[KeywordHit] | None:
-    """The best `limit` hits by −bm25 + strength, best first (then by id), in one statement
-    over every match, each hit with its row read with the ranking: for a brain whose index
-    holds at most `BLENDED_MAX` rows (None for a larger one, or one whose rows wait
-    unindexed: `keyword_ranking`'s slices answer there)."""
-    rows = _keyword_rows(brain, query, flt, lambda q, m, u: _blended(q, m, limit, u))
-    return None if rows is None else [KeywordHit(*row) for row in rows]
-
-
-def _keyword_rows(brain: Brain, query: str, flt: TraceFilter, run: Any) -> Any:
-    """What `run(ranking, match, unflushed)` answers for the query's MATCH on its index
-    (raw FTS5 syntax, then the rewrite); [] for a query with no words."""
     db = brain.db
     forms = textindex.query_forms(query)
     query = forms[0]
@@ -282,7 +221,7 @@ def _keyword_rows(brain: Brain, query: str, flt: TraceFilter, run: Any) -> Any:
             else set()
         )
         try:
-            rows = run(ranking, match, unflushed)
+            rows = _ranked(ranking, match, want, unflushed)
         except apsw.SQLError as exc:
             if not is_syntax_error(exc):
                 raise
@@ -298,12 +237,12 @@ def _keyword_rows(brain: Brain, query: str, flt: TraceFilter, run: Any) -> Any:
             if not fallback or fallback == match:
                 raise QuerySyntaxError(query) from exc
             try:
-                rows = run(ranking, fallback, unflushed)
+                rows = _ranked(ranking, fallback, want, unflushed)
             except apsw.SQLError as again:
                 if is_syntax_error(again):
                     raise QuerySyntaxError(query) from again
                 raise
-    return rows
+    return [KeywordHit(*row) for row in rows]
 
 
 # Per brain connection, the state (`read_state`) at which no row waited for the indexes:
@@ -313,8 +252,8 @@ _nothing_pending: weakref.WeakKeyDictionary[Database, tuple[int, int]] = weakref
 
 def _flush_before_search(db: Database) -> tuple[bool, tuple[int, int] | None]:
     """Index what waits (`fulltext.flush_unless_busy`): whether nothing waits now, and the
-    state read when nothing could have been written since nothing was found to wait (the
-    pending table is not asked again then: one statement fewer a search)."""
+    state read when nothing can have been written since the last look found nothing
+    waiting (the pending table is not asked again then: one statement fewer a search)."""
     with db.lock:
         state = read_state(db)
     if _nothing_pending.get(db) == state:
@@ -349,14 +288,6 @@ def _index_unflushed(db: Database, table: str) -> set[int]:
     name, tokenize = STAND_INS[table]
     fulltext.fill_temp_index(db, name, rows, tokenize)
     return pending
-
-
-def _blended(
-    ranking: _Query, match: str, limit: int, unflushed: set[int]
-) -> list[tuple[Any, ...]] | None:
-    if unflushed or ranking.table not in _MEMO_TABLES or not ranking.small():
-        return None
-    return ranking.blended(match, limit)
 
 
 def _ranked(ranking: _Query, match: str, want: int, unflushed: set[int]) -> list[tuple[Any, ...]]:

@@ -22,7 +22,7 @@ from memgui.core.model import (
     check_text,
 )
 from memgui.core.search.filters import filter_sql
-from memgui.core.search.keyword import KeywordHit, keyword_blended, keyword_ranking, read_state
+from memgui.core.search.keyword import KeywordHit, keyword_ranking, read_state
 from memgui.core.storage import store
 
 if TYPE_CHECKING:
@@ -94,35 +94,25 @@ def search(
             return _finish(brain, query, scored, used, expand_links, record_recall, flt)
     if mode == "semantic" and hybrid is None:
         used = "keyword"
-    scored = keyword_answer(brain, query, flt, limit)
+    scored = keyword_scored(brain, keyword_hits(brain, query, flt, limit), limit, flt)
     return _finish(brain, query, scored, used, expand_links, record_recall, flt)
-
-
-def keyword_answer(
-    brain: Brain, query: str, flt: TraceFilter, limit: int
-) -> list[tuple[float, int, dict[str, Any]]]:
-    """The keyword mode's answer: (score, rowid, snapshot) of the best `limit` matches by
-    −bm25 + strength; blended in one statement on a brain of up to `BLENDED_MAX` indexed
-    rows, else from the ranking's slices."""
-    hits = keyword_blended(brain, query, flt, limit)
-    if hits is None:
-        return keyword_scored(brain, keyword_hits(brain, query, flt, limit), limit, flt)
-    # The statement read each row with its ranking: the answer is built from them.
-    return [
-        (-h.bm25 + h.strength, h.rowid, store.row_to_snapshot(h.row))
-        for h in hits
-        if h.row is not None
-    ]
 
 
 def keyword_rows(brain: Brain, query: str, flt: TraceFilter, limit: int) -> list[Any] | None:
     """The rows (`store.select_columns`) of the keyword mode's answer, best first, without
-    recall, for a caller that builds its own results from them; None where the ranking's
-    slices answer (`keyword_blended`): `search` then."""
+    recall, for a caller that builds its own results from them; None when the rows must
+    be read again (written since the ranking read them): `search` then."""
     check_query(query, limit)
     check_filter(flt)
-    hits = keyword_blended(brain, query, flt, limit)
-    return None if hits is None else [h.row for h in hits]
+    hits = _best(keyword_hits(brain, query, flt, limit), limit)
+    if hits and not _rows_current(brain, hits):
+        return None
+    return [h.row for h in hits]
+
+
+def _best(hits: list[KeywordHit], limit: int) -> list[KeywordHit]:
+    """The best `limit` by −bm25 + strength, then by id."""
+    return sorted(hits, key=lambda h: (-(-h.bm25 + h.strength), h.id))[:limit]
 
 
 def keyword_hits(brain: Brain, query: str, flt: TraceFilter, limit: int) -> list[KeywordHit]:
@@ -151,7 +141,7 @@ def keyword_scored(
     brain: Brain, hits: list[KeywordHit], limit: int, flt: TraceFilter
 ) -> list[tuple[float, int, dict[str, Any]]]:
     """The keyword mode's answer from its ranking: −bm25 + strength, best `limit` rows."""
-    ranked = sorted(hits, key=lambda h: (-(-h.bm25 + h.strength), h.id))[:limit]
+    ranked = _best(hits, limit)
     if ranked and _rows_current(brain, ranked):
         # The ranking read these rows under the same filter, and nothing was written since:
         # the answer is built from them, not read again.

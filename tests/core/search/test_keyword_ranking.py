@@ -25,15 +25,6 @@ QUERIES = [
 FILTERS = [TraceFilter(), TraceFilter(type="semantic"), TraceFilter(deleted=True)]
 
 
-@pytest.fixture(autouse=True, params=["blended", "slices"])
-def way(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Each test both ways: every match blended in one statement (a small brain's), and
-    the index ranking slices first (a brain past `keyword.BLENDED_MAX`)."""
-    if request.param == "slices":
-        monkeypatch.setattr(keyword, "BLENDED_MAX", -1)
-    return str(request.param)
-
-
 def ids(result) -> list[str]:
     return [t.id for t in result.traces]
 

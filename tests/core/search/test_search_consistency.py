@@ -10,15 +10,12 @@ import pytest
 
 from memgui.core.brain import Brain
 from memgui.core.model import TraceFilter
-from memgui.core.search import keyword, searching
+from memgui.core.search import searching
 
 
 @pytest.fixture
 def racing(brain_path: Path, monkeypatch: pytest.MonkeyPatch):
-    """A brain whose keyword ranking is followed at once by another connection's writes.
-    The ranking then reads in steps, as a brain past `keyword.BLENDED_MAX` does (a smaller
-    one ranks and reads its rows in one statement)."""
-    monkeypatch.setattr(keyword, "BLENDED_MAX", -1)
+    """A brain whose keyword ranking is followed at once by another connection's writes."""
     with Brain.open(brain_path, actor="test") as brain:
         kept = brain.add("hello harbour kept")
         forgotten = brain.add("hello harbour forgotten later")

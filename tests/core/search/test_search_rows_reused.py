@@ -1,8 +1,6 @@
 """A keyword search builds its answer from the candidate rows its ranking read, while the
 brain is as it was then; after any write in between, its own connection's or another's,
-it reads the rows again (test_search_consistency.py has another connection's). These are
-the steps of a brain past `keyword.BLENDED_MAX` (a smaller one ranks and reads its rows in
-one statement: test_keyword_blended.py)."""
+it reads the rows again (test_search_consistency.py has another connection's)."""
 
 from __future__ import annotations
 
@@ -12,13 +10,7 @@ import pytest
 
 from memgui.core.brain import Brain
 from memgui.core.model import TraceFilter
-from memgui.core.search import keyword, searching
-
-
-@pytest.fixture(autouse=True)
-def in_steps(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(keyword, "BLENDED_MAX", -1)
-
+from memgui.core.search import searching
 
 WORDS = "harbour crane lantern quay dusk boat rope tide gull anchor".split()
 QUERIES = ["harbour", "crane tide", "lantern OR quay", "gull NOT rope", "anchor boat dusk"]

@@ -1,7 +1,6 @@
-"""A small brain's keyword search ranks and blends every match in one statement
-(`keyword._Query.blended`): the same answer as the index's slices give a large brain, the
-agentos tool's results built from its rows, and the pending rows looked for only after a
-write (this connection's or another program's)."""
+"""The agentos tool's keyword results built from the rows its ranking read (what the
+search returns, read again after a write), and the rows waiting for the indexes looked for
+only after a write (this connection's or another program's)."""
 
 from __future__ import annotations
 
@@ -13,14 +12,13 @@ import pytest
 
 from memgui.core.brain import Brain
 from memgui.core.model import TraceFilter
-from memgui.core.search import keyword
+from memgui.core.search import searching
 from memgui.core.tools import ToolContext, call, profile
 from memgui.core.tools.agentos import _result
 from tests.support.query_plans import selects_run
 
 WORDS = "harbour crane lantern quay dusk boat rope tide gull anchor deploy deployed".split()
 QUERIES = ["harbour", "crane tide", "lantern OR quay", "gull NOT rope", "deploy", '"boat rope"']
-FILTERS = [TraceFilter(), TraceFilter(type="semantic"), TraceFilter(scope="user")]
 TOOLS = profile("agentos")
 
 
@@ -38,53 +36,41 @@ def _fill(brain: Brain, count: int) -> None:
     brain.flush_index()
 
 
-def _answers(brain: Brain) -> dict[tuple[str, int, int], list[tuple[object, ...]]]:
-    out = {}
-    for query in QUERIES:
-        for i, flt in enumerate(FILTERS):
-            for limit in (1, 5, 40):
-                hits = brain.search(query, flt, limit=limit, mode="keyword", record_recall=False)
-                out[query, i, limit] = [(h.score, h.trace) for h in hits.hits]
-    return out
-
-
-def test_the_blended_answer_is_the_slices_answer(
-    brain: Brain, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    _fill(brain, 400)
-    now = brain.now()
-    brain.clock = lambda: now  # decay depends on the time: both ways answer at the same one
-    blended: list[int] = []
-    run = keyword._Query.blended
-
-    def counted(self: keyword._Query, match: str, limit: int) -> list[tuple[object, ...]]:
-        blended.append(limit)
-        return run(self, match, limit)
-
-    monkeypatch.setattr(keyword._Query, "blended", counted)
-    one_statement = _answers(brain)
-    assert blended  # the small brain took the one statement
-    monkeypatch.setattr(keyword, "BLENDED_MAX", -1)  # as a brain past it: the slices
-    count = len(blended)
-    slices = _answers(brain)
-    assert len(blended) == count
-    assert any(one_statement.values())
-    assert one_statement == slices
-
-
-@pytest.mark.parametrize("blended", [True, False])
+@pytest.mark.parametrize("written", [False, True])
 def test_the_tool_returns_what_the_search_returns(
-    brain: Brain, monkeypatch: pytest.MonkeyPatch, blended: bool
+    brain: Brain, monkeypatch: pytest.MonkeyPatch, written: bool
 ) -> None:
     _fill(brain, 200)
     now = brain.now()
     brain.clock = lambda: now
-    if not blended:
-        monkeypatch.setattr(keyword, "BLENDED_MAX", -1)
+    read_again: list[object] = []
+    writing: list[bool] = []  # while it holds True, each ranking is followed by a write
+    if written:  # a write after each ranking: the tool's answer is the search's, read again
+        ranking = searching.keyword_ranking
+
+        def ranked_then_written(*args: object, **kwargs: object) -> object:
+            hits = ranking(*args, **kwargs)  # type: ignore[arg-type]
+            if hits and writing:
+                brain.update(hits[0].id, {"tags": [f"new{len(read_again)}"]})
+            return hits
+
+        monkeypatch.setattr(searching, "keyword_ranking", ranked_then_written)
+        search = searching.search
+
+        def noted(*args: object, **kwargs: object) -> object:
+            read_again.append(args[1])
+            return search(*args, **kwargs)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(searching, "search", noted)
     ctx = ToolContext(brain, "mcp:agentos-host")
     for query in QUERIES:
         for args in ({}, {"type": "semantic"}, {"scope": "user", "limit": 3}):
+            before = len(read_again)
+            writing.append(True)
             found = call(ctx, TOOLS, "memory_search", {"query": query, **args}).data["results"]
+            writing.clear()
+            # Written since the ranking: the tool's answer came from the search, read again.
+            assert (len(read_again) > before) == (written and bool(found)), (query, args)
             flt = TraceFilter(type=args.get("type"), scope=args.get("scope"))
             hits = brain.search(
                 query, flt, limit=args.get("limit", 10), mode="keyword", record_recall=False
