@@ -48,6 +48,11 @@ _last_ranking: weakref.WeakKeyDictionary[
 ] = weakref.WeakKeyDictionary()
 
 
+def bm25(table: str) -> str:
+    """The SQL of a match's score on the full-text index `table` (lower is better)."""
+    return f"bm25({table})"
+
+
 class KeywordHit(NamedTuple):
     rowid: int
     id: str
@@ -86,6 +91,7 @@ class _Query:
         self.now = brain.now()
         self.row_columns = store.select_columns(self.db)  # the only table of that statement
         self.seen: tuple[int, int] | None = None
+        self.state: tuple[int, int] | None = None  # read_state's, if read just before
 
     def ranked_first(self, match: str, want: int) -> list[tuple[Any, ...]] | None:
         """(rowid, id, bm25, decayed strength, row, seen) of the best `want` matches that pass
@@ -129,7 +135,9 @@ class _Query:
         times as many when the blend with strength needs more) is read from this one's
         ranking while nothing was written in between, not ranked again."""
         db, table = self.db, self.table
-        self.seen = read_state(db)  # others' commits, and this connection's changes
+        # Others' commits, and this connection's changes: read for the search's look at
+        # the pending rows a moment ago, else now.
+        self.seen, self.state = self.state or read_state(db), None
         key = (table, match, *self.seen)
         memo = _last_ranking.get(db) if table in _MEMO_TABLES else None
         if memo is not None and memo[0] == key and (memo[1] >= take or len(memo[2]) < memo[1]):
@@ -138,7 +146,7 @@ class _Query:
             asked = max(take, RANK_AHEAD * want + 2)
             ranked = list(
                 db.conn.execute(
-                    f"SELECT bm25({table}) AS score, rowid FROM {table} WHERE {table} MATCH ? "
+                    f"SELECT {bm25(table)} AS score, rowid FROM {table} WHERE {table} MATCH ? "
                     "ORDER BY score, rowid LIMIT ?",
                     (match, asked),
                 )
@@ -153,7 +161,7 @@ class _Query:
         # CROSS JOIN keeps the full-text index outermost: the planner would otherwise walk a
         # trace index and evaluate the MATCH once per trace.
         sql = (
-            f"SELECT t.rowid, t.id, bm25({table}) AS score, {self.score_columns} "
+            f"SELECT t.rowid, t.id, {bm25(table)} AS score, {self.score_columns} "
             f"FROM {table} CROSS JOIN memory_traces AS t ON t.rowid = {table}.rowid "
             f"WHERE {table} MATCH ? AND {self.where} ORDER BY score, t.rowid LIMIT ?"
         )
@@ -180,7 +188,7 @@ def keyword_ranking(brain: Brain, query: str, flt: TraceFilter, want: int) -> li
         return []
     # Another connection holding the write lock long leaves the marked rows unindexed:
     # searched then as a read-only connection searches them (see `_index_unflushed`).
-    flushed = fulltext.flush_unless_busy(db)
+    flushed, state = _flush_before_search(db)
     either = textindex.either
     stemmed = [stems.match(f) for f in forms] if stems.TABLE in db.tables else [None]
     if "memgui_fts" in db.tables and None not in stemmed:
@@ -203,6 +211,7 @@ def keyword_ranking(brain: Brain, query: str, flt: TraceFilter, want: int) -> li
     else:
         return []
     ranking = _Query(brain, table, flt)
+    ranking.state = state
     with db.lock:
         # A read-only connection cannot index what a writer left pending: it searches those
         # rows in a small index of its own instead, and not their stale entries.
@@ -234,6 +243,27 @@ def keyword_ranking(brain: Brain, query: str, flt: TraceFilter, want: int) -> li
                     raise QuerySyntaxError(query) from again
                 raise
     return [KeywordHit(*row) for row in rows]
+
+
+# Per brain connection, the state (`read_state`) at which no row waited for the indexes:
+# while it is the same, neither this connection nor another program wrote one since.
+_nothing_pending: weakref.WeakKeyDictionary[Database, tuple[int, int]] = weakref.WeakKeyDictionary()
+
+
+def _flush_before_search(db: Database) -> tuple[bool, tuple[int, int] | None]:
+    """Index what waits (`fulltext.flush_unless_busy`): whether nothing waits now, and the
+    state read when nothing can have been written since the last look found nothing
+    waiting (the pending table is not asked again then: one statement fewer a search)."""
+    with db.lock:
+        state = read_state(db)
+    if _nothing_pending.get(db) == state:
+        return True, state
+    flushed = fulltext.flush_unless_busy(db)
+    if flushed and not db.readonly:
+        # The state read before the look: a write after it changes the state, and the next
+        # search looks again.
+        _nothing_pending[db] = state
+    return flushed, None
 
 
 # For each of the brain's indexes, a TEMP table of the rows still pending (in memory, this

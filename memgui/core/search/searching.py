@@ -98,6 +98,23 @@ def search(
     return _finish(brain, query, scored, used, expand_links, record_recall, flt)
 
 
+def keyword_rows(brain: Brain, query: str, flt: TraceFilter, limit: int) -> list[Any] | None:
+    """The rows (`store.select_columns`) of the keyword mode's answer, best first, without
+    recall, for a caller that builds its own results from them; None when the rows must
+    be read again (written since the ranking read them): `search` then."""
+    check_query(query, limit)
+    check_filter(flt)
+    hits = _best(keyword_hits(brain, query, flt, limit), limit)
+    if hits and not _rows_current(brain, hits):
+        return None
+    return [h.row for h in hits]
+
+
+def _best(hits: list[KeywordHit], limit: int) -> list[KeywordHit]:
+    """The best `limit` by −bm25 + strength, then by id."""
+    return sorted(hits, key=lambda h: (-(-h.bm25 + h.strength), h.id))[:limit]
+
+
 def keyword_hits(brain: Brain, query: str, flt: TraceFilter, limit: int) -> list[KeywordHit]:
     """The best matches by bm25, enough of them to hold the best `limit` by −bm25 +
     strength: `limit * OVERSAMPLE` almost always, four times as many until they do."""
@@ -124,7 +141,7 @@ def keyword_scored(
     brain: Brain, hits: list[KeywordHit], limit: int, flt: TraceFilter
 ) -> list[tuple[float, int, dict[str, Any]]]:
     """The keyword mode's answer from its ranking: −bm25 + strength, best `limit` rows."""
-    ranked = sorted(hits, key=lambda h: (-(-h.bm25 + h.strength), h.id))[:limit]
+    ranked = _best(hits, limit)
     if ranked and _rows_current(brain, ranked):
         # The ranking read these rows under the same filter, and nothing was written since:
         # the answer is built from them, not read again.

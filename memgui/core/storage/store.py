@@ -127,8 +127,17 @@ def content_hash(content: str) -> str:
     return hashlib.sha256(content.encode("utf-8", "surrogatepass")).hexdigest()
 
 
+def row_tags(text: Any) -> list[str]:
+    """A row's `tags` column as its snapshot holds it (a list of strings)."""
+    return [t for t in _loads(text, []) if isinstance(t, str)]
+
+
+def row_strength(value: Any) -> float:
+    """A row's stored `strength` as its snapshot holds it."""
+    return _float(value, 1.0)
+
+
 def row_to_snapshot(row: tuple[Any, ...]) -> dict[str, Any]:
-    tags = _loads(row[10], [])
     snap = {
         "id": row[1],
         "type": row[2],
@@ -136,11 +145,11 @@ def row_to_snapshot(row: tuple[Any, ...]) -> dict[str, Any]:
         "scope_id": row[4] or "",
         "content": row[5],
         # Numbers another program wrote are read leniently: one odd row never stops a list.
-        "strength": _float(row[6], 1.0),
+        "strength": row_strength(row[6]),
         "created_at": _int(row[7]),
         "last_accessed": _int_or_none(row[8]),
         "retrieval_count": _int(row[9]),
-        "tags": [t for t in tags if isinstance(t, str)],
+        "tags": row_tags(row[10]),
         "emotions": _loads(row[11], {}),
         "metadata": _loads(row[12], {}),
         "deleted": bool(row[13]),

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from memgui.core import archive
+from memgui.core.brain import Brain
 from memgui.core.consolidate import ConsolidationOptions, reflect
 from memgui.core.errors import InvalidArgument
 from memgui.core.model import (
@@ -28,6 +29,8 @@ from memgui.core.model import (
     check_content,
     check_int_range,
 )
+from memgui.core.search import searching
+from memgui.core.storage import store
 from memgui.core.tools.params import ID, IDS, INTEGER, NUMBER, STRING, STRINGS, Args, Param
 from memgui.core.tools.registry import Profile, Tool, ToolContext, ToolResult, make_profile
 from memgui.core.tools.shared import checked_id, forget_live, update_live
@@ -121,6 +124,12 @@ def _search(ctx: ToolContext, args: Args) -> ToolResult:
         return ToolResult({"results": []})
     # No recall noted: AgentOS's memory_search is a read. Keyword (FTS5) by default; the
     # cognitive mode ranks by AgentOS's composite score and says why, part by part.
+    if mode == "keyword" and isinstance(ctx.brain, Brain):
+        # The results straight from the rows the ranking read, where it read them (no
+        # snapshot or Trace in between): what `_result` makes of the same search's traces.
+        rows = searching.keyword_rows(ctx.brain, query, flt, limit)
+        if rows is not None:
+            return ToolResult({"results": [_row_result(row) for row in rows]})
     result = ctx.brain.search(
         query, flt, limit=limit, mode=mode, record_recall=False, mood=args.get("mood")
     )
@@ -154,6 +163,18 @@ def _result(trace: Trace) -> dict[str, Any]:
         "scope": trace.scope,
         "strength": trace.stored_strength,
         "tags": list(trace.tags),
+    }
+
+
+def _row_result(row: tuple[Any, ...]) -> dict[str, Any]:
+    # `store.select_columns`: rowid, id, type, scope, scope_id, content, strength, …, tags.
+    return {
+        "id": row[1],
+        "content": row[5],
+        "type": row[2],
+        "scope": row[3],
+        "strength": store.row_strength(row[6]),
+        "tags": store.row_tags(row[10]),
     }
 
 
