@@ -180,7 +180,9 @@ def test_a_write_that_lost_a_deadlock_is_made_again(
         assert brain.get(trace.id).version == 2
         assert [e.op for e in brain.history(trace.id)] == ["add", "update"]
         made_again = [r for r in caplog.records if "deadlock detected" in r.getMessage()]
-        assert (ended == "the update") == bool(made_again)  # a deadlock, either way
+        # The update ended is made again. The other ended may still follow a first round the
+        # update lost: its second try can lock the row before the other's wait for it ends.
+        assert made_again or ended == "the other"
 
 
 def test_a_batch_that_lost_a_deadlock_says_so_and_writes_nothing(
