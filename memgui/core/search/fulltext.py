@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import Generator, Iterable, Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 import apsw
 import orjson
@@ -224,18 +225,26 @@ def has_pending(db: Database) -> bool:
         return db.conn.execute("SELECT EXISTS (SELECT 1 FROM memgui_fts_pending)").get
 
 
-def flush_step(db: Database, rows: int, wait_s: float | None = None) -> int:
+class Step(NamedTuple):
+    rows: int  # indexed (0: none waits)
+    held_s: float  # the write lock held, from BEGIN IMMEDIATE to COMMIT
+    cpu_s: float  # this thread's CPU meanwhile
+
+
+def flush_step(db: Database, rows: int, wait_s: float | None = None) -> Step:
     """Index the first `rows` pending rows (in rowid order) in a write transaction of their
-    own, so that a writer waiting for the lock waits for a small batch only; how many were
-    indexed (0: none waits). `wait_s` for another connection's write lock (`BrainBusy`)."""
+    own, so that a writer waiting for the lock waits for a small batch only. `wait_s` for
+    another connection's write lock (`BrainBusy`)."""
     if db.readonly or not has_pending(db):
-        return 0
-    with db.lock, db.write("index", "index", kind="index", wait_s=wait_s):
-        taken = _pending_rows(db, -1, rows)
-        if taken:
-            _index_rows(db, taken, db.has_agentos_fts)
-            db.conn.execute("DELETE FROM memgui_fts_pending WHERE rowid <= ?", (taken[-1][0],))
-    return len(taken)
+        return Step(0, 0.0, 0.0)
+    with db.lock:
+        with db.write("index", "index", kind="index", wait_s=wait_s):
+            locked, cpu = time.perf_counter(), time.thread_time()
+            taken = _pending_rows(db, -1, rows)
+            if taken:
+                _index_rows(db, taken, db.has_agentos_fts)
+                db.conn.execute("DELETE FROM memgui_fts_pending WHERE rowid <= ?", (taken[-1][0],))
+        return Step(len(taken), time.perf_counter() - locked, time.thread_time() - cpu)
 
 
 def flush(db: Database, wait_s: float | None = None) -> int:
