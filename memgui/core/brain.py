@@ -121,7 +121,7 @@ class Brain(BrainFile, activity.ActivityReview):
 
     def close(self) -> None:
         try:
-            if self.db.lost is None and not self.db.readonly:
+            if self.db.lost is None and not self.db.readonly and not self.db.index_later:
                 with self.db.reading("indexing before closing"):
                     # Else the marks wait on disk for the next open (as when it is busy).
                     fulltext.flush(self.db, self.db.bookkeeping_wait_s)
@@ -133,6 +133,18 @@ class Brain(BrainFile, activity.ActivityReview):
     def flush_index(self) -> int:
         """Bring the full-text indexes up to date now (searches do this themselves)."""
         return fulltext.flush(self.db)
+
+    @property
+    def indexes_later(self) -> bool:
+        """Whether this connection leaves the full-text indexing to another (`index_later`)."""
+        return self.db.index_later
+
+    def index_later(self, on: bool = True) -> None:
+        """Leave the rows this connection's writes mark for the full-text indexes to another
+        connection's upkeep (`Maintainer(index_pending=True)`): no write, search or close of
+        this one indexes them then (a search matches them without), unless another program
+        writes the brain too (its index is kept current at every write, as before)."""
+        self.db.index_later = on
 
     def __enter__(self) -> Brain:
         return self

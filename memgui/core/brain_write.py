@@ -141,9 +141,7 @@ class BrainWrite:
                 # Batched, unless another program writes this brain too: it keeps AgentOS's
                 # index current at every write, and a lagging share of memgui's made its
                 # index inconsistent (a rebuild of it included rows memgui then added again).
-                if db.pending_marks and (
-                    db.pending_marks >= fulltext.FLUSH_AFTER or db.is_shared()
-                ):
+                if fulltext.flush_due(db):
                     fulltext.flush_in_transaction(db)
                 if self.backup is not None:
                     # Named before the commit: a committed migration always has its backup.

@@ -14,7 +14,10 @@ and the app can.
 
 Whenever the brain changed (another connection committed), at most every `MERGE_CHECK_S`,
 the thread reads memgui_fts's structure (one row) and merges its segments a small step at a
-time (`search/fts_merge.py`): schema 6 took that work out of the writes.
+time (`search/fts_merge.py`): schema 6 took that work out of the writes. With
+`index_pending` (the app, whose connection indexes later), it first indexes the rows the
+writers marked for the full-text indexes, a small batch at a time
+(`search/background_index.py`): no write of the GUI thread runs that flush.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from memgui.core.progress import Cancelled, Progress
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
+    from memgui.core.search.background_index import Indexer
     from memgui.core.search.hybrid import Embedder
 
 log = logging.getLogger("memgui.maintenance")
@@ -40,6 +44,7 @@ DEFAULT_INTERVAL_S = 300.0
 DEFAULT_SETTLE_S = 0.25  # writes arriving within this are embedded together
 VECTOR_RECHECK_S = 10.0  # while the brain has no vector: how often to look again
 MERGE_CHECK_S = 0.25  # how often the index's segments are looked at, when the brain changed
+MERGE_GAP_S = 0.03  # after a pass that left marked rows: the next one
 SWEEP_ACTOR = "sweep"
 
 
@@ -65,6 +70,7 @@ class Maintainer:
         name: str = "memgui-maintenance",
         on_report: Callable[[TickReport], None] | None = None,
         on_progress: Callable[[Progress], None] | None = None,
+        index_pending: bool = False,
     ) -> None:
         """`on_report` hears each tick's and backfill's report, `on_progress` each embedded
         batch; both are called on the maintenance thread (an app hands them on to its own)."""
@@ -96,6 +102,11 @@ class Maintainer:
         self.merge_passes = 0  # passes that looked at the index (each may merge nothing)
         self.merge_steps = 0  # merge steps that did work
         self._merged_at: int | None = None  # the data version the last pass saw
+        self.index_pending = index_pending
+        self.index_passes = 0  # passes that looked for marked rows (each may index none)
+        self.indexed_rows = 0
+        self._indexer: Indexer | None = None  # on the upkeep's connection
+        self._indexed_at: int | None = None  # the data version the last complete pass saw
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
 
     # --- control ---------------------------------------------------------------------------
@@ -136,6 +147,10 @@ class Maintainer:
         with self._ticked:
             return self._ticked.wait_for(lambda: self.backfills >= count, timeout)
 
+    def wait_for_index_passes(self, count: int, timeout: float) -> bool:
+        with self._ticked:
+            return self._ticked.wait_for(lambda: self.index_passes >= count, timeout)
+
     def wait_for_merge_passes(self, count: int, timeout: float) -> bool:
         with self._ticked:
             return self._ticked.wait_for(lambda: self.merge_passes >= count, timeout)
@@ -157,8 +172,11 @@ class Maintainer:
                     self._finished(self._backfill_pass(), tick=False)
                 else:
                     self._recheck_vectors()
+                left = self._index_marked()
                 self._merge_index()
                 wait = min(next_tick - time.monotonic(), MERGE_CHECK_S)
+                if left:  # the pass ran out of time or found the lock taken: again soon
+                    wait = min(wait, MERGE_GAP_S)
                 if self.has_vectors is False:
                     wait = min(wait, VECTOR_RECHECK_S)
                 self._wake.wait(max(0.0, wait))
@@ -198,6 +216,36 @@ class Maintainer:
             log.info("sweep: %d expired memories removed", expired)
         self._recheck_vectors(force=True)
         return report
+
+    def _index_marked(self) -> bool:
+        """Index the rows marked for the full-text indexes, when another connection wrote;
+        whether some may still wait."""
+        brain = self._brain
+        if not self.index_pending or brain is None:
+            return False
+        from memgui.core.search import background_index
+
+        try:
+            version = brain.data_version()
+            complete = True
+            if version != self._indexed_at:
+                if self._indexer is None or self._indexer.db is not brain.db:
+                    self._indexer = background_index.Indexer(brain.db)
+                before = self._indexer.indexed
+                complete = self._indexer.index_pass(self._stop)
+                indexed = self._indexer.indexed - before
+                # Its own commits leave the version as it was (SQLite counts others' only).
+                self._indexed_at = version if complete else None
+            else:
+                indexed = 0
+        except Exception as error:
+            self._failed("index marked rows", error)
+            return False
+        with self._ticked:
+            self.index_passes += 1
+            self.indexed_rows += indexed
+            self._ticked.notify_all()
+        return not complete
 
     def _merge_index(self) -> None:
         """Merge the full-text indexes' segments a step at a time, when another connection wrote."""

@@ -121,9 +121,12 @@ class BrainSession(QObject):
         if self.shared_address is not None:
             from memgui.core.shared_brain import SharedBrain
 
-            reader = SharedBrain.open(self.shared_address, actor=ACTOR, password=self._password)
-            return cast(Brain, reader)
-        return Brain.open(self.path, self.brain_id, actor=ACTOR, create=False)
+            shared = SharedBrain.open(self.shared_address, actor=ACTOR, password=self._password)
+            return cast(Brain, shared)
+        reader = Brain.open(self.path, self.brain_id, actor=ACTOR, create=False)
+        # As the window's own: its searches match marked rows without indexing them.
+        reader.index_later(self.brain.indexes_later)
+        return reader
 
     @contextmanager
     def writing(self) -> Iterator[None]:
@@ -154,6 +157,10 @@ class BrainSession(QObject):
     def close(self) -> None:
         self.closing.emit()
         self.undo_stack.clear()
+        if not self.shared:
+            # What the upkeep had not indexed yet (a few rows at most) is indexed now, so
+            # that another program's index (AgentOS's) holds every row once memgui is gone.
+            self.brain.index_later(False)
         self.brain.close()
 
     # --- mutations ----------------------------------------------------------------------

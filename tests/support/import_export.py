@@ -114,6 +114,8 @@ def wait_for_plan(qtbot, dialog: ImportDialog) -> None:
 def commit_and_wait(qtbot, dialog: ImportDialog):
     with qtbot.waitSignal(dialog.run.committed, timeout=WAIT_MS) as blocker:
         dialog.review.commit_button.click()
+    # The review page comes back in the next turn of the event loop (`_show_review_next_turn`).
+    qtbot.waitUntil(lambda: dialog.pages.currentWidget() is dialog.review, timeout=WAIT_MS)
     return blocker.args[0]
 
 

@@ -4,6 +4,7 @@ thread of its own, so expired memories leave the table without `memgui sweep`.""
 from __future__ import annotations
 
 import logging
+import threading
 
 from memgui.core.brain import Brain
 from memgui.ui.dialogs.settings_dialog import URL_KEY
@@ -100,5 +101,40 @@ def test_the_interval_setting_is_read_with_care(qtbot, tmp_path) -> None:
         assert window.semantic.interval_s() == DEFAULT_INTERVAL_S
         window.settings.setValue(INTERVAL_KEY, -5)
         assert window.semantic.interval_s() == DEFAULT_INTERVAL_S
+    finally:
+        window.close()
+
+
+def test_the_windows_writes_never_index_and_the_upkeep_indexes_them(
+    qtbot, tmp_path, monkeypatch
+) -> None:
+    from memgui.core.search import fulltext
+    from memgui.ui.commands import NewTraceCommand, SaveTraceCommand, push
+
+    path = tmp_path / "brain.sqlite"
+    with Brain.open(path, actor="gui") as brain:
+        brain.add("Kept")
+    threads: list[str] = []  # the thread of every batch indexed
+    index_rows = fulltext._index_rows
+
+    def counted(db, rows, agentos) -> None:
+        threads.append(threading.current_thread().name)
+        index_rows(db, rows, agentos)
+
+    monkeypatch.setattr(fulltext, "_index_rows", counted)
+    window = open_window(qtbot, tmp_path, path, **{URL_KEY: DEAD_OLLAMA, INTERVAL_KEY: 3600})
+    try:
+        session = window.session
+        assert window.semantic.upkeep is not None and session.brain.indexes_later
+        count = 3 * fulltext.FLUSH_AFTER + 5
+        fields = [{"content": f"puffin {i}"} for i in range(count)]
+        made = [push(session, NewTraceCommand(session, f)) for f in fields]
+        push(session, SaveTraceCommand(session, made[0].id, {"content": "gannet"}, made[0].version))
+        # Searched on the GUI thread, whether indexed yet or not: found, without a flush.
+        found = session.brain.search("puffin", limit=200, record_recall=False).traces
+        assert {t.id for t in found} == {t.id for t in made[1:]}
+        qtbot.waitUntil(lambda: not fulltext.has_pending(session.brain.db), timeout=WAIT_MS)
+        assert [t.id for t in session.brain.search("gannet").traces] == [made[0].id]
+        assert threads and set(threads) == {"memgui-app-upkeep"}  # never the GUI thread
     finally:
         window.close()

@@ -6,14 +6,20 @@ transaction; pending rows enter both indexes together when a few have gathered
 (`FLUSH_AFTER`), before any search, and when the brain is closed. The pending table keeps
 the text each row had when it was last indexed, which an external-content FTS5 table needs
 to delete it.
+
+A connection set to index later (`Database.index_later`: the app's, whose writes run on the
+GUI thread) never flushes: its writes only mark, its searches match the marked rows in a
+TEMP index of their own (`keyword._index_unflushed`), and another connection's upkeep
+indexes them a small batch at a time (`flush_step`, `background_index`).
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import Generator, Iterable, Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 import apsw
 import orjson
@@ -99,6 +105,33 @@ def flush_in_transaction(db: Database) -> int:
             return int(done.value)
 
 
+def flush_due(db: Database) -> bool:
+    """Whether the write about to commit indexes the marked rows in its own transaction:
+    once `FLUSH_AFTER` have gathered, unless the connection indexes later, and at every
+    write while another program writes the brain too (see `BrainWrite.__exit__`)."""
+    if not db.pending_marks:
+        return False
+    if db.is_shared():
+        return True
+    return not db.index_later and db.pending_marks >= FLUSH_AFTER
+
+
+def _pending_rows(db: Database, after: int, limit: int) -> list[tuple[Any, ...]]:
+    """Up to `limit` pending rows past rowid `after`, in rowid order, with their text now;
+    marks the brain shared when one was another program's."""
+    rows = list(
+        db.conn.execute(
+            f"SELECT p.rowid, p.indexed, p.content, p.tags, t.content, t.tags, {_TITLE} "
+            "FROM memgui_fts_pending p LEFT JOIN memory_traces t ON t.rowid = p.rowid "
+            "WHERE p.rowid > ? ORDER BY p.rowid LIMIT ?",
+            (after, limit),
+        )
+    )
+    if not db.is_shared() and any(row[1] >= FOREIGN for row in rows):
+        db.mark_shared()  # another program wrote: index at every commit from now on
+    return rows
+
+
 def flushing(db: Database, batch: int = FLUSH_BATCH) -> Generator[int, None, int]:
     """`flush_in_transaction` a batch of `batch` rows at a time, yielding how many rows are
     indexed so far after each (an import's progress); returns how many in all."""
@@ -106,18 +139,9 @@ def flushing(db: Database, batch: int = FLUSH_BATCH) -> Generator[int, None, int
     flushed = 0
     after = -1
     while True:
-        rows = list(
-            db.conn.execute(
-                f"SELECT p.rowid, p.indexed, p.content, p.tags, t.content, t.tags, {_TITLE} "
-                "FROM memgui_fts_pending p LEFT JOIN memory_traces t ON t.rowid = p.rowid "
-                "WHERE p.rowid > ? ORDER BY p.rowid LIMIT ?",
-                (after, batch),
-            )
-        )
+        rows = _pending_rows(db, after, batch)
         if not rows:
             break
-        if not db.is_shared() and any(row[1] >= FOREIGN for row in rows):
-            db.mark_shared()  # another program wrote: index at every commit from now on
         _index_rows(db, rows, agentos)
         flushed += len(rows)
         after = rows[-1][0]
@@ -201,6 +225,28 @@ def has_pending(db: Database) -> bool:
         return db.conn.execute("SELECT EXISTS (SELECT 1 FROM memgui_fts_pending)").get
 
 
+class Step(NamedTuple):
+    rows: int  # indexed (0: none waits)
+    held_s: float  # the write lock held, from BEGIN IMMEDIATE to COMMIT
+    cpu_s: float  # this thread's CPU meanwhile
+
+
+def flush_step(db: Database, rows: int, wait_s: float | None = None) -> Step:
+    """Index the first `rows` pending rows (in rowid order) in a write transaction of their
+    own, so that a writer waiting for the lock waits for a small batch only. `wait_s` for
+    another connection's write lock (`BrainBusy`)."""
+    if db.readonly or not has_pending(db):
+        return Step(0, 0.0, 0.0)
+    with db.lock:
+        with db.write("index", "index", kind="index", wait_s=wait_s):
+            locked, cpu = time.perf_counter(), time.thread_time()
+            taken = _pending_rows(db, -1, rows)
+            if taken:
+                _index_rows(db, taken, db.has_agentos_fts)
+                db.conn.execute("DELETE FROM memgui_fts_pending WHERE rowid <= ?", (taken[-1][0],))
+        return Step(len(taken), time.perf_counter() - locked, time.thread_time() - cpu)
+
+
 def flush(db: Database, wait_s: float | None = None) -> int:
     """Flush in a transaction of its own (before a search, at close); `wait_s` for another
     connection's write lock (else `BrainBusy`; the rows stay marked for a later flush)."""
@@ -212,7 +258,10 @@ def flush(db: Database, wait_s: float | None = None) -> int:
 
 def flush_unless_busy(db: Database) -> bool:
     """Flush before a search unless another connection holds the write lock longer than
-    bookkeeping waits (`Database.bookkeeping_wait_s`); False when the rows wait still."""
+    bookkeeping waits (`Database.bookkeeping_wait_s`); False when the rows wait still.
+    A connection that indexes later never flushes here: False while any row waits."""
+    if db.index_later:
+        return not has_pending(db)
     try:
         flush(db, db.bookkeeping_wait_s)
     except BrainBusy as busy:

@@ -87,6 +87,8 @@ class Database:
         self._batch: WriteBatch | None = None
         self._depth = 0
         self.pending_marks = 0  # rows marked for the full-text indexes since the last flush
+        # Writes and searches never flush: another connection indexes (`fulltext.flush_step`).
+        self.index_later = False
         self.meta_written: set[str] = set()  # brain ids whose first write here marked them
         self.created = not self.path.exists()
         self.readonly = False

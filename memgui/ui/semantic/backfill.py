@@ -165,8 +165,11 @@ class SemanticService(QObject):
             name="memgui-app-upkeep",
             on_report=reported,
             on_progress=progressed,
+            index_pending=True,
         )
         self.upkeep = upkeep.start()
+        # From now on no write or search of the GUI thread indexes: the upkeep does.
+        session.brain.index_later(True)
 
     def _stop_upkeep(self) -> None:
         upkeep, self.upkeep = self.upkeep, None
@@ -174,6 +177,8 @@ class SemanticService(QObject):
         self.shared_sweep.stop()
         if upkeep is not None:
             upkeep.stop(timeout=0)  # it ends after the batch in hand, on its own
+            if self.session is not None:  # nobody indexes for it now: its writes do again
+                self.session.brain.index_later(False)
 
     def _on_upkeep_report(self, upkeep: Maintainer, report: TickReport) -> None:
         session = self.session
