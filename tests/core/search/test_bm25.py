@@ -15,13 +15,36 @@ import pytest
 from memgui.core.brain import Brain
 from memgui.core.model import TraceFilter
 from memgui.core.search import bm25, fulltext, keyword, stems
-from tests.core.search.test_keyword_ranking import QUERIES, VOCABULARY, _random_brain
+
+VOCABULARY = (
+    "harbour crane lantern quay dusk boat rope tide gull anchor net salt wind pier "
+    "kubernetes deploy deployed deploying upgrade plan note file link vault graph"
+).split()
+# As keyword search is asked: plain words (the stemmed index), phrases, prefixes, columns.
+QUERIES = [
+    "harbour", "harbour crane", "lantern OR quay", '"harbour crane"', "tide NOT gull",
+    "deploy", "dep*", "content: harbour", "NEAR(rope tide)", "what about kubernetes, harbour",
+]  # fmt: skip
 
 MATCHES = [
     "harbour", "harbour OR crane", "lantern OR quay OR tide OR gull", '"harbour crane"',
     "tide NOT gull", "dep*", "content: harbour", "tags: crane OR anchor", "NEAR(rope tide)",
     "gull gull", "^harbour", "kubernetes AND harbour",
 ]  # fmt: skip
+
+
+def _random_brain(brain: Brain, count: int) -> None:
+    rng = random.Random(5)
+    with brain.batch():
+        for n in range(count):
+            trace = brain.add(
+                " ".join(rng.choices(VOCABULARY, k=rng.randint(1, 30))),
+                type=rng.choice(("episodic", "semantic")),
+                tags=rng.sample(VOCABULARY, rng.randint(0, 2)),
+            )
+            if n % 7 == 0:
+                brain.forget(trace.id)
+    brain.flush_index()
 
 
 def _scores(conn: apsw.Connection, table: str, match: str, limit: int | None = None) -> tuple:
