@@ -57,6 +57,9 @@ struct Query {
   int nHeap;           /* scores in aHeap: a max-heap of the best nLimit exact scores */
   double *aHeap;
   int bPrune;          /* nLimit > 0 and no column weights */
+  int nCol;
+  int *aPhraseTok;     /* tokens in each phrase */
+  int *aEnd;           /* per column, the end of the last match in the current row */
   int bHaveRowid;
   sqlite3_int64 iLastRowid; /* the last row scored (a row scored twice counts once) */
 };
@@ -179,8 +182,10 @@ static int queryData(const Fts5ExtensionApi *pApi, Fts5Context *pFts, int nVal,
     sqlite3_int64 nByte;
     int i;
     if (nLimit < 0 || nLimit > LIMIT_MAX) nLimit = 0;
+    int nCol = pApi->xColumnCount(pFts);
     nByte = sizeof(Query) + sizeof(double) * ((sqlite3_int64)nPhrase * 2 + nLimit)
-          + sizeof(sqlite3_int64) * (sqlite3_int64)(nPhrase > 0 ? nPhrase : 1);
+          + sizeof(sqlite3_int64) * (sqlite3_int64)(nPhrase > 0 ? nPhrase : 1)
+          + sizeof(int) * ((sqlite3_int64)nPhrase + nCol);
     p = (Query *)sqlite3_malloc64(nByte);
     if (p == 0) return SQLITE_NOMEM;
     memset(p, 0, (size_t)nByte);
@@ -189,6 +194,10 @@ static int queryData(const Fts5ExtensionApi *pApi, Fts5Context *pFts, int nVal,
     p->aFreq = &p->aIDF[nPhrase];
     p->aHeap = &p->aFreq[nPhrase];
     aHit = (sqlite3_int64 *)&p->aHeap[nLimit];
+    p->aPhraseTok = (int *)&aHit[nPhrase > 0 ? nPhrase : 1];
+    p->aEnd = &p->aPhraseTok[nPhrase];
+    p->nCol = nCol;
+    for (i = 0; i < nPhrase; i++) p->aPhraseTok[i] = pApi->xPhraseSize(pFts, i);
     p->nLimit = nLimit;
     p->bPrune = nLimit > 0 && nVal == 3;
 
@@ -256,7 +265,7 @@ static void memguiBm25(const Fts5ExtensionApi *pApi, Fts5Context *pFts, sqlite3_
                        int nVal, sqlite3_value **apVal) {
   Query *p = 0;
   int rc, i, nInst = 0;
-  int nMost = 0; /* the most instances of one phrase: the row holds at least that many tokens */
+  int nLeast = 0; /* the fewest tokens the row can hold, from where its matches end */
   int nTok = 0;
   double s;
 
@@ -268,6 +277,7 @@ static void memguiBm25(const Fts5ExtensionApi *pApi, Fts5Context *pFts, sqlite3_
   rc = queryData(pApi, pFts, nVal, apVal, &p);
   if (rc == SQLITE_OK) {
     memset(p->aFreq, 0, sizeof(double) * p->nPhrase);
+    if (p->bPrune) memset(p->aEnd, 0, sizeof(int) * p->nCol);
     rc = pApi->xInstCount(pFts, &nInst);
   }
   for (i = 0; rc == SQLITE_OK && i < nInst; i++) {
@@ -276,7 +286,9 @@ static void memguiBm25(const Fts5ExtensionApi *pApi, Fts5Context *pFts, sqlite3_
     if (rc == SQLITE_OK) {
       double w = (nVal - 3 > ic) ? sqlite3_value_double(apVal[3 + ic]) : 1.0;
       p->aFreq[ip] += w;
-      if (p->bPrune && (int)p->aFreq[ip] > nMost) nMost = (int)p->aFreq[ip];
+      if (p->bPrune && ic >= 0 && ic < p->nCol && io + p->aPhraseTok[ip] > p->aEnd[ic]) {
+        p->aEnd[ic] = io + p->aPhraseTok[ip];
+      }
     }
   }
   if (rc != SQLITE_OK) {
@@ -284,9 +296,11 @@ static void memguiBm25(const Fts5ExtensionApi *pApi, Fts5Context *pFts, sqlite3_
     return;
   }
   if (p->bPrune && p->nHeap == p->nLimit) {
-    /* Each instance of one phrase starts at a token of its own: the row has at least nMost
-    ** tokens, and a longer row scores worse. */
-    double best = score(p, (double)nMost);
+    /* A column holds at least the tokens up to the end of its last match (a phrase lies
+    ** within one column), and a longer row scores worse. */
+    double best;
+    for (i = 0; i < p->nCol; i++) nLeast += p->aEnd[i];
+    best = score(p, (double)nLeast);
     if (best > p->aHeap[0]) {
       sqlite3_result_double(pCtx, best);
       return;
