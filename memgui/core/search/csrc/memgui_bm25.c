@@ -27,13 +27,14 @@ SQLITE_EXTENSION_INIT1
 #include <math.h>
 #include <string.h>
 
-#define CACHE_MAX 256 /* (table, MATCH) entries kept, at most; all dropped when full */
+#define CACHE_MAX 4096 /* (table, MATCH) entries kept, at most; all dropped when full */
 #define LIMIT_MAX 1000000 /* a larger limit scores every row (the heap would be too big) */
 
 typedef struct CacheEntry CacheEntry;
 struct CacheEntry {
   char *zKey; /* table name, a NUL, the MATCH text */
   int nKey;
+  unsigned int iHash;
   int nPhrase;
   sqlite3_int64 *aHit; /* rows matching each phrase */
 };
@@ -44,8 +45,15 @@ struct Cache {
   sqlite3_int64 nChange;  /* sqlite3_total_changes64 when the entries were counted */
   sqlite3_uint64 iVersion; /* the data versions of every schema then, summed */
   int nEntry;
-  CacheEntry aEntry[CACHE_MAX];
+  CacheEntry *aEntry; /* CACHE_MAX of them */
 };
+
+static unsigned int keyHash(const char *z, int n) {
+  unsigned int h = 2166136261u; /* FNV-1a */
+  int i;
+  for (i = 0; i < n; i++) h = (h ^ (unsigned char)z[i]) * 16777619u;
+  return h;
+}
 
 typedef struct Query Query; /* one per statement: FTS5's auxiliary data */
 struct Query {
@@ -76,6 +84,7 @@ static void cacheClear(Cache *p) {
 static void cacheDestroy(void *pArg) {
   Cache *p = (Cache *)pArg;
   cacheClear(p);
+  sqlite3_free(p->aEntry);
   sqlite3_free(p);
 }
 
@@ -115,6 +124,7 @@ static int phraseHits(const Fts5ExtensionApi *pApi, Fts5Context *pFts, Cache *pC
   sqlite3_uint64 iVersion = 0;
   int bCache = 0;
   int nKey = 0;
+  unsigned int iHash = 0;
   char *zKey = 0;
   int i, rc = SQLITE_OK;
   const unsigned char *zTable = sqlite3_value_text(pTable);
@@ -135,9 +145,11 @@ static int phraseHits(const Fts5ExtensionApi *pApi, Fts5Context *pFts, Cache *pC
     memcpy(zKey, zTable, nTable);
     zKey[nTable] = 0;
     memcpy(&zKey[nTable + 1], zMatch, nMatch);
+    iHash = keyHash(zKey, nKey);
     for (i = 0; i < pCache->nEntry; i++) {
       CacheEntry *e = &pCache->aEntry[i];
-      if (e->nKey == nKey && e->nPhrase == nPhrase && memcmp(e->zKey, zKey, nKey) == 0) {
+      if (e->iHash == iHash && e->nKey == nKey && e->nPhrase == nPhrase
+          && memcmp(e->zKey, zKey, nKey) == 0) {
         memcpy(aHit, e->aHit, sizeof(sqlite3_int64) * nPhrase);
         sqlite3_free(zKey);
         return SQLITE_OK;
@@ -162,6 +174,7 @@ static int phraseHits(const Fts5ExtensionApi *pApi, Fts5Context *pFts, Cache *pC
     e = &pCache->aEntry[pCache->nEntry++];
     e->zKey = zKey;
     e->nKey = nKey;
+    e->iHash = iHash;
     e->nPhrase = nPhrase;
     e->aHit = aCopy;
     zKey = 0;
@@ -348,5 +361,10 @@ int sqlite3_memguibm_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routin
   if (pCache == 0) return SQLITE_NOMEM;
   memset(pCache, 0, sizeof(Cache));
   pCache->db = db;
+  pCache->aEntry = (CacheEntry *)sqlite3_malloc64(sizeof(CacheEntry) * CACHE_MAX);
+  if (pCache->aEntry == 0) {
+    sqlite3_free(pCache);
+    return SQLITE_NOMEM;
+  }
   return pFts5->xCreateFunction(pFts5, "memgui_bm25", (void *)pCache, memguiBm25, cacheDestroy);
 }
