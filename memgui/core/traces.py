@@ -34,6 +34,7 @@ from memgui.core.storage import store
 
 if TYPE_CHECKING:
     from memgui.core.brain_write import BrainContext
+    from memgui.core.storage.db import WriteBatch
 
 PATCH_FIELDS = frozenset({*EDITABLE_FIELDS, "ttl_secs"})
 
@@ -121,7 +122,6 @@ def add(
         strength=strength,
         id=id,
     )
-    now = snap["created_at"]
     write = brain.write("add", actor=actor)
     try:
         with write as batch:
@@ -133,7 +133,7 @@ def add(
         raise RefusedByBrain(
             str(brain.db.path), "add", "a constraint memgui did not make", str(exc)
         ) from exc
-    return with_changes(store.snapshot_to_trace(snap, rowid, now), write.changes)
+    return with_changes(store.added_trace(snap, rowid), write.changes)
 
 
 def update(
@@ -169,16 +169,31 @@ def set_deleted(
     write = brain.write(op, actor=actor)
     with write as batch:
         row = store.require_row(brain.db, brain.brain_id, trace_id)
-        before = store.row_to_snapshot(row)
-        journal.check_version(before, expect_version)
         now = brain.now()
-        if before["deleted"] == deleted:  # already there: idempotent, nothing journaled
-            trace = store.snapshot_to_trace(before, row[0], now)
-        else:
-            after = dict(before, deleted=deleted, version=before["version"] + 1, updated_at=now)
-            store.update_trace(brain.db, batch, brain.brain_id, row[0], before, after, op)
+        if deleted and expect_version is None and not row[13]:  # a live trace's forget
+            after = store.forget_row(brain.db, batch, brain.brain_id, row, op, now)
             trace = store.snapshot_to_trace(after, row[0], now)
+        else:
+            trace = _set_deleted(brain, batch, row, deleted, expect_version, op, now)
     return with_changes(trace, write.changes)
+
+
+def _set_deleted(
+    brain: BrainContext,
+    batch: WriteBatch,
+    row: tuple[Any, ...],
+    deleted: bool,
+    expect_version: int | None,
+    op: str,
+    now: int,
+) -> Trace:
+    before = store.row_to_snapshot(row)
+    journal.check_version(before, expect_version)
+    if before["deleted"] == deleted:  # already there: idempotent, nothing journaled
+        return store.snapshot_to_trace(before, row[0], now)
+    after = dict(before, deleted=deleted, version=before["version"] + 1, updated_at=now)
+    store.update_trace(brain.db, batch, brain.brain_id, row[0], before, after, op)
+    return store.snapshot_to_trace(after, row[0], now)
 
 
 def purge(

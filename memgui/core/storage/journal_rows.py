@@ -127,6 +127,12 @@ def _state(text: str) -> Any:
     return json.loads(text)
 
 
+INSERT_SQL = (
+    "INSERT INTO memgui_journal (brain_id, at, actor, batch_id, op, trace_id, before, after) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+)
+
+
 def journal(
     db: Database,
     batch: WriteBatch,
@@ -139,8 +145,7 @@ def journal(
     """One journal row: `op` on `trace_id` (a trace's id, or another row's), before and after;
     noted on the batch as what it changed."""
     db.conn.execute(
-        "INSERT INTO memgui_journal (brain_id, at, actor, batch_id, op, trace_id, before, after) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        INSERT_SQL,
         (
             brain_id,
             now_ms(),

@@ -23,7 +23,7 @@ from memgui.core.changes import TRACE
 from memgui.core.errors import InvalidArgument, NotFound
 from memgui.core.model import Trace, check_id, now_ms, trace_from_fields
 from memgui.core.search import fulltext, vectors
-from memgui.core.storage import journal_rows, journal_states, schema
+from memgui.core.storage import journal_rows, schema
 from memgui.core.storage.db import Database, WriteBatch
 from memgui.core.storage.journal_rows import journal
 from memgui.core.storage.journal_states import changed_fields
@@ -324,13 +324,38 @@ def insert_trace(
     op: str = "add",
     embedding: bytes | None = None,
 ) -> int:
-    db.conn.execute(_INSERT_SQL, _row_values(None, brain_id, snap, embedding))
-    rowid = db.conn.last_insert_rowid()
+    conn = db.conn
+    conn.execute(_INSERT_SQL, _row_values(None, brain_id, snap, embedding))
+    rowid = conn.last_insert_rowid()
     fulltext.mark_new(db, rowid)
     if embedding is not None:
-        vectors.sync_rows(db.conn, brain_id, [rowid])
-    journal(db, batch, brain_id, op, snap["id"], None, journal_states.added(snap))
+        vectors.sync_rows(conn, brain_id, [rowid])
+    # `journal(…, None, journal_states.added(snap))`, its JSON and event written directly.
+    conn.execute(
+        journal_rows.INSERT_SQL,
+        (brain_id, now_ms(), batch.actor, batch.batch_id, op, snap["id"], None,
+         _ADDED % snap["version"]),
+    )  # fmt: skip
+    batch.events.append((TRACE, snap["id"], False, True))
     return rowid
+
+
+def added_trace(snap: dict[str, Any], rowid: int) -> Trace:
+    """The `Trace` of a snapshot just added (`created_at` now, never recalled): its strength
+    has not decayed yet, so it is the stored one (`current_strength` at elapsed 0)."""
+    fields = {name: snap[name] for name in _TRACE_FIELDS}
+    fields["tags"] = tuple(snap["tags"])
+    fields["stored_strength"] = snap["strength"]
+    fields["rowid"] = rowid
+    return trace_from_fields(fields)
+
+
+# The Trace fields a snapshot holds as they are (`snapshot_to_trace`).
+_TRACE_FIELDS = (
+    "id", "type", "scope", "scope_id", "content", "strength", "created_at", "last_accessed",
+    "retrieval_count", "expires_at", "deleted", "version", "category", "updated_at",
+    "embedding_status", "metadata", "emotions",
+)  # fmt: skip
 
 
 _MAX_ROWID = 2**63 - 1
@@ -446,7 +471,7 @@ def update_trace(
     """Write `after` over the row; reindex and drop a stale vector when the text changed."""
     text_changed = prepare_update(before, after)
     if after["deleted"] and all(after[k] == before[k] for k in _KEPT_BY_TRASHING):
-        _trash_trace(db, batch, brain_id, rowid, before, after, op, journaled)
+        _trash_trace(db, batch, brain_id, rowid, before, after, op, journaled, True)
         return
     if text_changed or after["tags"] != before["tags"]:
         fulltext.mark_changed(db, rowid)
@@ -492,6 +517,20 @@ _KEPT_BY_TRASHING = (
 )  # fmt: skip
 
 
+def forget_row(
+    db: Database, batch: WriteBatch, brain_id: str, row: tuple[Any, ...], op: str, now: int
+) -> dict[str, Any]:
+    """`update_trace` for a live trace's row (as `fetch_row` read it) going to the trash,
+    without comparing the fields a forget leaves alone; returns the trace's new snapshot.
+    A row whose stored `embedding_status` is 0 holds no vector in any index or cache (every
+    write that clears a vector logs it), so its forget writes no vector-cache log row."""
+    before = row_to_snapshot(row)
+    after = dict(before, deleted=True, version=before["version"] + 1, updated_at=now)
+    after["metadata"] = prepared_metadata(after)
+    _trash_trace(db, batch, brain_id, row[0], before, after, op, True, row[18] != 0)
+    return after
+
+
 def _trash_trace(
     db: Database,
     batch: WriteBatch,
@@ -501,6 +540,7 @@ def _trash_trace(
     after: dict[str, Any],
     op: str,
     journaled: bool,
+    may_have_vector: bool,
 ) -> None:
     """`update_trace` for a forget: three or four columns written (the metadata only when
     preparing it changed it), the text's indexes untouched (a search filters out the
@@ -522,7 +562,7 @@ def _trash_trace(
             "UPDATE memory_traces SET deleted = 1, version = ?, updated_at = ? WHERE rowid = ?",
             (after["version"], after["updated_at"], rowid),
         )
-    if not before["deleted"]:
+    if may_have_vector and not before["deleted"]:
         vectors.drop_rows(db.conn, brain_id, [rowid])
     if journaled:
         journal(db, batch, brain_id, op, after["id"], old, new)

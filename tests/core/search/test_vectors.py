@@ -88,6 +88,33 @@ def test_sync_follows_forget_restore_purge(brain: Brain) -> None:
     assert vec_rowids(brain) == []
 
 
+def log_rows(brain: Brain) -> list[int]:
+    rows = brain.db.conn.execute(f"SELECT trace_rowid FROM {vectors.LOG_TABLE} ORDER BY seq")
+    return [r[0] for r in rows]
+
+
+def test_forget_logs_only_a_trace_with_a_vector(brain: Brain) -> None:
+    embedded = store(brain, "one", unit(1, 0))
+    kept = store(brain, "kept", unit(0, 1))
+    plain = brain.add("never embedded")
+    vector_cache.rank(brain.db.conn, brain.brain_id, unit(1, 0), 5)  # the matrix, loaded
+    before = log_rows(brain)
+    brain.forget(plain.id)  # no vector in any index or cache: nothing for them to replay
+    assert log_rows(brain) == before
+    embedded_id = brain.db.conn.execute(
+        "SELECT id FROM memory_traces WHERE rowid = ?", (embedded,)
+    ).get
+    brain.forget(embedded_id)
+    assert log_rows(brain) == [*before, embedded]
+    assert vec_rowids(brain) == [kept]
+    # The cached matrix, loaded before the forgets, catches up through the log.
+    entry = vector_cache.refresh(brain.db.conn, brain.brain_id, 8)
+    assert not entry.alive[entry.position[embedded]] and entry.alive[entry.position[kept]]
+    ranked = vector_cache.rank(brain.db.conn, brain.brain_id, unit(1, 1), 5)
+    kept_id = brain.db.conn.execute("SELECT id FROM memory_traces WHERE rowid = ?", (kept,)).get
+    assert [hit[0] for hit in ranked] == [kept_id]
+
+
 def test_content_change_leaves_the_index(brain: Brain) -> None:
     rowid = store(brain, "one", unit(1, 0))
     trace_id = brain.list_ids(brain_filter())[0]
