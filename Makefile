@@ -19,9 +19,14 @@ SYSTEM_PACKAGES := appstream desktop-file-utils libglib2.0-bin shared-mime-info 
 	libxcb-shape0 libxcb-xkb1
 
 .PHONY: run test check lint types format bench bench-agentos resources clean package package-test \
-	install-desktop screenshots system-packages
+	install-desktop screenshots system-packages compiler
 
-$(STAMP): pyproject.toml
+# The install compiles memgui_bm25, keyword search's ranking function in C (setup.py; without
+# a compiler it goes on, and FTS5's bm25 ranks the same, slower): a C compiler first.
+BUILT_FROM := pyproject.toml setup.py memgui/core/search/csrc/memgui_bm25.c
+
+$(STAMP): $(BUILT_FROM)
+	@$(MAKE) --no-print-directory compiler
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
@@ -77,16 +82,29 @@ system-packages:
 	  [ "$(REQUIRED)" = no ]; \
 	fi
 
+# A C compiler (and the C library's headers) for memgui_bm25: installed as root with apt-get
+# when missing, else the command to run is named (and the install goes on without it).
+COMPILER_PACKAGES := gcc libc6-dev
+compiler:
+	@if command -v $${CC:-cc} >/dev/null || command -v gcc >/dev/null; then exit 0; fi; \
+	if command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
+	  echo "installing $(COMPILER_PACKAGES) (memgui_bm25)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(COMPILER_PACKAGES) >/dev/null; \
+	else \
+	  echo "memgui_bm25 needs a C compiler (Debian: sudo apt-get install $(COMPILER_PACKAGES)); without it keyword search ranks with FTS5's bm25, slower"; \
+	fi
+
 # The frozen one-folder build (packaging/README.md): dist/memgui/ and the .tar.gz beside it,
 # made in a venv of its own from this tree, then its smoke test. Not part of `make test`.
-$(PACKAGE_STAMP): pyproject.toml
+$(PACKAGE_STAMP): $(BUILT_FROM)
+	@$(MAKE) --no-print-directory compiler
 	@test -x $(PACKAGE_VENV)/bin/python || $(PYTHON) -m venv $(PACKAGE_VENV)
 	$(PACKAGE_VENV)/bin/python -m pip install --quiet --upgrade pip
 	$(PACKAGE_VENV)/bin/python -m pip install --quiet '.[package]'
 	@touch $(PACKAGE_STAMP)
 
 package: $(PACKAGE_STAMP)
-	@$(MAKE) --no-print-directory system-packages
+	@$(MAKE) --no-print-directory system-packages compiler
 	$(PACKAGE_VENV)/bin/python -m pip install --quiet --no-deps --force-reinstall .
 	$(PACKAGE_VENV)/bin/python packaging/build.py
 	@$(MAKE) --no-print-directory package-test

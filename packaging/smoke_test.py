@@ -88,6 +88,7 @@ def check_version(app: Artefact) -> str:
     assert re.fullmatch(r"v\d+\.\d+\.\d+", found["sqlite_vec"]), f"sqlite-vec: {found}"
     assert re.fullmatch(r"\d+\.\d+\.\d+", found["qt"]), f"Qt: {found}"
     assert re.fullmatch(r"\d+\.\d+\.\d+", found["sqlite"]), found
+    assert found["keyword_ranking"] == "memgui_bm25", f"keyword ranking: {found}"
     text = app.ok("--version")
     assert text.startswith(f"memgui {expected}\n") and "sqlite-vec v" in text, text
     return f"memgui {found['memgui']}, Qt {found['qt']}, sqlite-vec {found['sqlite_vec']}"

@@ -10,6 +10,7 @@ from typing import Any
 import apsw
 
 from memgui import __version__
+from memgui.core.search import bm25
 from memgui.core.search.vectors import VectorIndexUnavailable, load_sqlite_vec
 from memgui.core.storage import schema
 
@@ -25,6 +26,16 @@ def sqlite_vec_version() -> str:
         return str(conn.execute("SELECT vec_version()").get)
     except (VectorIndexUnavailable, apsw.Error) as error:
         return f"unavailable: {error}"
+    finally:
+        conn.close()
+
+
+def keyword_ranking() -> str:
+    """Which function ranks keyword search: `memgui_bm25` when the extension loads into a
+    connection, else FTS5's bm25 (the same scores, slower at a million traces)."""
+    conn = apsw.Connection(":memory:")
+    try:
+        return bm25.FUNCTION if bm25.load(conn) else "bm25 (FTS5's; memgui_bm25 not built)"
     finally:
         conn.close()
 
@@ -51,6 +62,7 @@ def versions() -> dict[str, Any]:
         "sqlite": apsw.sqlite_lib_version(),
         "apsw": apsw.apsw_version(),
         "sqlite_vec": sqlite_vec_version(),
+        "keyword_ranking": keyword_ranking(),
         "python": platform.python_version(),
     }
 
@@ -66,6 +78,7 @@ def version_lines(found: dict[str, Any]) -> list[str]:
         f"newer: {agentos['newer']})",
         f"SQLite {found['sqlite']} (apsw {found['apsw']})",
         f"sqlite-vec {found['sqlite_vec']}",
+        f"keyword ranking: {found['keyword_ranking']}",
     ]
     if "qt" in found:
         lines.append(f"Qt {found['qt']} (PySide6 {found.get('pyside6', '?')})")

@@ -19,26 +19,30 @@ left out (warm-up). The ratio is AgentOS's p50 over memgui's (above 1: memgui is
 kept from bench_search_floor); there `brain.search(…, limit=20)` and the exact-bm25 floor
 (FTS5's best 20 by `ORDER BY bm25(…)`, no row read) run query by query, interleaved, so the
 machine's load falls on both alike (wall time, and the thread's CPU time). At every size
-each query's top k is checked against the exact ranking: every match by bm25 with its
-trace's strength (−bm25 + strength), best first.
+each query's top k is checked against the exact ranking: every match by FTS5's own bm25
+(the brain opened again without memgui_bm25) with its trace's strength (−bm25 + strength),
+best first. With memgui_bm25 built (search/bm25.py), the floors are also timed ranked by it
+(`c_floor`, `c_stems_floor`: the same statements, as the search ranks).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import shutil
 import subprocess
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from memgui.core.brain import Brain
 from memgui.core.model import TraceFilter
-from memgui.core.search import stems
+from memgui.core.search import bm25, stems
 from memgui.core.search.keyword import keyword_ranking
 from tests.bench.bench_core import fill
 from tests.bench.bench_search_floor import fts_query, queries
@@ -55,6 +59,13 @@ FLOOR_SQL = (
 # The same on the stemmed index (schema 9) with the query it is asked: the exact-bm25 floor
 # of what a plain-word search ranks now.
 STEMS_FLOOR_SQL = FLOOR_SQL.replace("memgui_fts", "memgui_stems")
+# Both again ranked by memgui_bm25 (search/bm25.py), as the search ranks when it is built.
+C_FLOOR_SQL = (
+    FLOOR_SQL.replace("bm25(memgui_fts)", "memgui_bm25(memgui_fts, 'memgui_fts', ?1, ?2)")
+    .replace("MATCH ?", "MATCH ?1")
+    .replace("LIMIT ?", "LIMIT ?2")
+)
+C_STEMS_FLOOR_SQL = C_FLOOR_SQL.replace("memgui_fts", "memgui_stems")
 
 
 def asked() -> list[str]:
@@ -68,12 +79,32 @@ def exact_top(brain: Brain, query: str, limit: int) -> list[str]:
     return [h.id for h in sorted(every, key=lambda h: (-(-h.bm25 + h.strength), h.id))[:limit]]
 
 
-def exactness(brain: Brain, work: list[str], limit: int) -> dict[str, int]:
+@contextmanager
+def fts5_ranked(path: Path) -> Iterator[Brain]:
+    """The brain opened again with FTS5's own bm25 ranking (memgui_bm25 not loaded)."""
+    os.environ[bm25.DISABLE_ENV] = "fts5"
+    try:
+        reference = Brain.open(path)
+    finally:
+        del os.environ[bm25.DISABLE_ENV]
+    with reference:
+        assert not bm25.available(reference.db.conn)
+        yield reference
+
+
+def exactness(brain: Brain, work: list[str], limit: int) -> dict[str, Any]:
+    """Each query's top k against the exact ranking by FTS5's own bm25."""
     exact = 0
-    for query in work:
-        found = brain.search(query, limit=limit, mode="keyword", record_recall=False)
-        exact += [t.id for t in found.traces] == exact_top(brain, query, limit)
-    return {"queries": len(work), "exact_top_k": exact}
+    with fts5_ranked(brain.db.path) as reference:
+        for query in work:
+            found = brain.search(query, limit=limit, mode="keyword", record_recall=False)
+            exact += [t.id for t in found.traces] == exact_top(reference, query, limit)
+    return {
+        "queries": len(work),
+        "exact_top_k": exact,
+        "ranked_by": bm25.FUNCTION if bm25.available(brain.db.conn) else "bm25",
+        "against": "bm25 (FTS5's own, every match)",
+    }
 
 
 def timed_each(call: Callable[[str], object], work: list[str]) -> list[float]:
@@ -175,16 +206,20 @@ def small(size: int, rounds: int, folder: Path, skip_agentos: bool) -> dict[str,
     return out
 
 
+FLOORS = ("memgui", "floor", "c_floor", "stems_floor", "c_stems_floor")
+
+
 def big(brain: Brain, rounds: int) -> dict[str, Any]:
     """`brain.search` against the exact-bm25 floor, query by query, interleaved."""
     conn = brain.db.conn
     work = asked()
     stemmed = "memgui_stems" in brain.db.tables
+    ranked_in_c = bm25.available(conn)
     samples: dict[str, list[float]] = {}
     cpu: dict[str, list[float]] = {}
     for n in range(rounds):
-        samples = {"memgui": [], "floor": [], "stems_floor": []}
-        cpu = {"memgui": [], "floor": [], "stems_floor": []}
+        samples = {name: [] for name in FLOORS}
+        cpu = {name: [] for name in FLOORS}
         for query in work:
             calls = [
                 ("memgui", lambda q=query: brain.search(
@@ -192,9 +227,15 @@ def big(brain: Brain, rounds: int) -> dict[str, Any]:
                 ("floor", lambda q=query: conn.execute(
                     FLOOR_SQL, (fts_query(q.split()), BIG_LIMIT)).fetchall()),
             ]  # fmt: skip
+            if ranked_in_c:
+                calls.append(("c_floor", lambda q=query: conn.execute(
+                    C_FLOOR_SQL, (fts_query(q.split()), BIG_LIMIT)).fetchall()))  # fmt: skip
             if stemmed:
                 calls.append(("stems_floor", lambda q=query: conn.execute(
                     STEMS_FLOOR_SQL, (stems.match(q), BIG_LIMIT)).fetchall()))  # fmt: skip
+            if stemmed and ranked_in_c:
+                calls.append(("c_stems_floor", lambda q=query: conn.execute(
+                    C_STEMS_FLOOR_SQL, (stems.match(q), BIG_LIMIT)).fetchall()))  # fmt: skip
             for name, call in calls if n % 2 == 0 else reversed(calls):
                 start, cpu_start = time.perf_counter(), time.thread_time()
                 call()
@@ -221,6 +262,11 @@ def big(brain: Brain, rounds: int) -> dict[str, Any]:
             "p50": round(mine["p50_ms"] / stems_base["p50_ms"], 2),
             "p95": round(mine["p95_ms"] / stems_base["p95_ms"], 2),
         }
+    for name in ("c_floor", "c_stems_floor"):
+        if samples[name]:  # the floors ranked by memgui_bm25, which the search runs
+            out[f"{name}_limit_20"] = percentiles(samples[name])
+            out[f"cpu_{name}"] = percentiles(cpu[name])
+    out["ranked_by"] = bm25.FUNCTION if ranked_in_c else "bm25 (FTS5's; memgui_bm25 not built)"
     out["targets_met"] = {
         "p50_ms_le_5": mine["p50_ms"] <= P50_TARGET_MS,
         "p95_ms_le_40": mine["p95_ms"] <= P95_TARGET_MS,

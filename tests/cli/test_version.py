@@ -30,6 +30,7 @@ def test_version_names_every_part(capsys: pytest.CaptureFixture[str], tmp_path: 
     assert re.search(r"AgentOS 2 \(reads up to 2; newer: opened read-only\)", result.out)
     assert re.search(r"^SQLite 3\.\d+\.\d+ \(apsw ", result.out, re.M)
     assert re.search(r"^sqlite-vec v\d+\.\d+\.\d+$", result.out, re.M)
+    assert re.search(r"^keyword ranking: memgui_bm25$", result.out, re.M)
     assert re.search(r"^Qt 6\.\d+\.\d+ \(PySide6 6\.\d+\.\d+\)$", result.out, re.M)
     assert not brain.exists(), "--version opened the brain"
 
@@ -47,6 +48,7 @@ def test_version_as_json(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> 
     }
     assert found["schema"]["agentos"]["writes"] == int(schema.AGENTOS_SCHEMA_VERSION)
     assert found["sqlite_vec"].startswith("v") and found["qt"].startswith("6.")
+    assert found["keyword_ranking"] == "memgui_bm25"  # the install built it
 
 
 def test_version_starts_no_app_and_loads_no_numpy() -> None:

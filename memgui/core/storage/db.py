@@ -26,7 +26,7 @@ from memgui.core.errors import (
     SchemaTooNew,
     StorageError,
 )
-from memgui.core.search import vectors
+from memgui.core.search import bm25, vectors
 from memgui.core.storage import commit_count, degrees, migration, schema
 from memgui.core.storage.checkpoint import Checkpointer, file_identity
 from memgui.core.storage.transaction import (
@@ -142,6 +142,8 @@ class Database:
         # A statement that fires a trigger keeps a statement journal; in a file it cost each
         # add ~8 µs more than in memory (and sorts and TEMP indexes are quicker there too).
         self._conn.execute("PRAGMA temp_store = MEMORY")
+        # Keyword search's ranking function (search/bm25.py); FTS5's bm25 when not built.
+        bm25.load(self._conn)
 
     def _examine(self) -> None:
         """What an existing file holds, before anything reads it (`migration.examine`)."""
