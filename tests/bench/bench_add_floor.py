@@ -85,7 +85,7 @@ def bare_adds(path: Path, count: int, indexed: bool) -> dict[str, object]:
         t0 = clock()
         conn.execute("BEGIN IMMEDIATE")
         t1 = clock()
-        conn.execute(store._INSERT_SQL, row)
+        conn.execute(store.INSERT_SQL, row)
         rowid = conn.last_insert_rowid()
         t2 = clock()
         conn.execute(_PENDING_SQL, (rowid,))
@@ -187,7 +187,7 @@ def _bare_add(
     row += (None, 0, '["bench"]', "{}", meta, 0, None, None, 1, now, 0)
     with db.lock:
         conn.execute("BEGIN IMMEDIATE")
-        conn.execute(store._INSERT_SQL, row)
+        conn.execute(store.INSERT_SQL, row)
         rowid = conn.last_insert_rowid()
         conn.execute(_PENDING_SQL, (rowid,))
         journal = (f"b_{time.time_ns():x}", "add", trace_id, None, '{"version":1}')
@@ -240,7 +240,7 @@ def frames_per_add(conn: apsw.Connection, path: Path, rows: int = 50) -> float:
         trace_id = f"mt_frames_{os.urandom(8).hex()}"
         conn.execute("BEGIN IMMEDIATE")
         conn.execute(
-            store._INSERT_SQL,
+            store.INSERT_SQL,
             (None, "bench", trace_id, "episodic", "user", "", SENTENCES[i], None, 1.0, i)
             + (None, 0, "[]", "{}", "{}", 0, None, None, 1, i, 0),
         )

@@ -4,7 +4,7 @@
         [--overview-traces 100000] [--runs 5]
 
 The brains are built once under memgui-bench/ in the temp folder and reused (`graph_brain`):
-`store.insert_traces` for the traces (50k a write), then plain bulk inserts for the graph —
+`bulk_rows.insert_traces` for the traces (50k a write), then plain bulk inserts for the graph —
 each trace linked to the next (relates_to), one in five to one within ±1,000 (caused_by),
 one in ten superseding the one before; 50 hubs linked to 2,000 traces each; 10 regions (a
 centre linked to 15 traces, each of them to 100 more: a depth-2 neighbourhood of ~1,500

@@ -60,7 +60,7 @@ def written_rows(brain: Brain) -> dict[str, list[tuple[Any, ...]]]:
 
 
 STATEMENTS = {
-    "traces": store._INSERT_SQL,
+    "traces": store.INSERT_SQL,
     "journal": f"INSERT INTO memgui_journal ({JOURNAL_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
     "agentos_fts": "INSERT INTO memory_traces_fts(rowid, content, tags) VALUES (?, ?, ?)",
     "memgui_fts": fulltext.INSERT_MEMGUI_FTS,

@@ -3,7 +3,7 @@
     QT_QPA_PLATFORM=offscreen .venv/bin/python -m tests.bench.bench_ui [--traces 1000000] [--runs 5]
 
 The brain is built once in bulk under memgui-bench/ in the temp folder, then reused (`bench_brain`:
-`store.insert_traces` writes each chunk of 50k rows with their journal entries and full-text
+`bulk_rows.insert_traces` writes each chunk of 50k rows with their journal entries and full-text
 marks in a few statements, and the full text is indexed as each write closes; a valid brain,
 the same as one built with `brain.add`, in ~3 min for 1M instead of ~10).
 

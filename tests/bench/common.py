@@ -15,7 +15,7 @@ from typing import Any
 
 from memgui.core.brain import Brain
 from memgui.core.progress import gc_paused
-from memgui.core.storage import store
+from memgui.core.storage import bulk_rows
 
 CACHE = Path(tempfile.gettempdir()) / "memgui-bench"  # brains built once, kept between runs
 
@@ -70,13 +70,13 @@ def fill_traces(
     path: Path, count: int, snapshot: Callable[[int], dict[str, Any]], chunk: int = 50_000
 ) -> Brain:
     """Open a new brain at `path` and insert `count` traces, `snapshot(i)` each, in bulk
-    (`store.insert_traces`, `chunk` a write); the caller closes the brain it returns."""
+    (`bulk_rows.insert_traces`, `chunk` a write); the caller closes the brain it returns."""
     brain = Brain.open(path, "bench")
     with gc_paused():
         for start in range(0, count, chunk):
             snaps = [snapshot(i) for i in range(start, min(count, start + chunk))]
             with brain.write("import", kind="import") as batch:
-                store.insert_traces(brain.db, batch, brain.brain_id, snaps, "import")
+                bulk_rows.insert_traces(brain.db, batch, brain.brain_id, snaps, "import")
     return brain
 
 

@@ -12,8 +12,6 @@ import json
 import math
 import re
 import reprlib
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any, TypeVar
 
 import orjson
@@ -289,13 +287,13 @@ _INSERT_COLUMNS = (
     "last_accessed, retrieval_count, tags, emotions, metadata, deleted, expires_at, category, "
     "version, updated_at, embedding_status"
 )
-_INSERT_SQL = (
+INSERT_SQL = (
     f"INSERT INTO memory_traces ({_INSERT_COLUMNS}) "
     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 
 
-def _row_values(
+def row_values(
     rowid: int | None, brain_id: str, snap: dict[str, Any], embedding: bytes | None
 ) -> tuple[Any, ...]:
     """The INSERT parameters of a new trace (its metadata prepared for AgentOS)."""
@@ -334,7 +332,7 @@ def insert_trace(
     embedding: bytes | None = None,
 ) -> int:
     conn = db.conn
-    conn.execute(_INSERT_SQL, _row_values(None, brain_id, snap, embedding))
+    conn.execute(INSERT_SQL, row_values(None, brain_id, snap, embedding))
     rowid = conn.last_insert_rowid()
     fulltext.mark_new(db, rowid)
     if embedding is not None:
@@ -343,7 +341,7 @@ def insert_trace(
     conn.execute(
         journal_rows.INSERT_SQL,
         (brain_id, now_ms(), batch.actor, batch.batch_id, op, snap["id"], None,
-         _ADDED % snap["version"]),
+         ADDED % snap["version"]),
     )  # fmt: skip
     batch.events.append((TRACE, snap["id"], False, True))
     return rowid
@@ -359,101 +357,16 @@ def added_trace(snap: dict[str, Any], rowid: int) -> Trace:
     return trace_from_fields(fields)
 
 
+# `journal_states.added` as JSON text: the journal keeps a new trace's version, not a copy.
+ADDED = '{"version":%d}'
+
+
 # The Trace fields a snapshot holds as they are (`snapshot_to_trace`).
 _TRACE_FIELDS = (
     "id", "type", "scope", "scope_id", "content", "strength", "created_at", "last_accessed",
     "retrieval_count", "expires_at", "deleted", "version", "category", "updated_at",
     "embedding_status", "metadata", "emotions",
 )  # fmt: skip
-
-
-_MAX_ROWID = 2**63 - 1
-
-
-def insert_traces(
-    db: Database,
-    batch: WriteBatch,
-    brain_id: str,
-    snaps: list[dict[str, Any]],
-    op: str = "add",
-    embeddings: list[bytes | None] | None = None,
-) -> list[int]:
-    """Insert many new traces as `insert_trace` would one by one; returns their rowids.
-
-    One `executemany` each for the rows, their full-text marks and their journal entries
-    (one statement per row costs ~60 µs a trace). The caller has checked that the ids are
-    free, in the same transaction. Embedding BLOBs are stored; entering them in the vector
-    index (`vectors.sync_rows`) is the caller's, which may do it once for a whole import.
-    """
-    if not snaps:
-        return []
-    if embeddings is None:
-        embeddings = [None] * len(snaps)
-    top = db.conn.execute("SELECT max(rowid) FROM memory_traces").get or 0
-    # The rowids SQLite would choose (max + 1, in order), given explicitly so that no
-    # query has to read them back; near the end of the range SQLite picks its own.
-    explicit = top + len(snaps) < _MAX_ROWID
-    rows = [
-        _row_values(top + 1 + offset if explicit else None, brain_id, snap, embedding)
-        for offset, (snap, embedding) in enumerate(zip(snaps, embeddings, strict=True))
-    ]
-    with _insert_triggers_paused(db, len(rows)):
-        db.conn.executemany(_INSERT_SQL, rows)
-    rowids = [row[0] for row in rows] if explicit else _rowids_of(db, brain_id, snaps)
-    db.conn.executemany(fulltext.MARK_NEW_SQL, [(rowid,) for rowid in rowids])
-    db.pending_marks += len(rowids)
-    at = now_ms()
-    db.conn.executemany(
-        "INSERT INTO memgui_journal (brain_id, at, actor, batch_id, op, trace_id, before, after) "
-        "VALUES (?, ?, ?, ?, ?, ?, NULL, ?)",
-        [
-            (brain_id, at, batch.actor, batch.batch_id, op, snap["id"], _ADDED % snap["version"])
-            for snap in snaps
-        ],
-    )
-    batch.events += [(TRACE, snap["id"], False, True) for snap in snaps]
-    return rowids
-
-
-# `journal_states.added` as JSON text: the journal keeps a new trace's version, not a copy.
-_ADDED = '{"version":%d}'
-
-
-_PAUSE_FROM_ROWS = 500  # fewer rows: the two DDL statements cost more than they save
-
-
-@contextmanager
-def _insert_triggers_paused(db: Database, rows: int) -> Iterator[None]:
-    """Around a bulk insert of memgui's own rows (which it marks itself) inside the caller's
-    transaction: the insert triggers, which only watch other programs' writes, are dropped
-    and made again before the transaction ends, so no other connection ever sees them gone.
-    A trigger fired per row cost ~13 µs of a ~70 µs import row."""
-    names = [n for n in schema.INSERT_TRIGGERS if n in db.triggers]
-    if rows < _PAUSE_FROM_ROWS or not names:
-        yield
-        return
-    for name in names:
-        db.conn.execute(f"DROP TRIGGER {name}")
-    try:
-        yield
-    finally:
-        for name in names:
-            db.conn.execute(schema.MEMGUI_TRIGGER_SQL[name])
-
-
-def _rowids_of(db: Database, brain_id: str, snaps: list[dict[str, Any]]) -> list[int]:
-    ids = [snap["id"] for snap in snaps]
-    found: dict[str, int] = {}
-    for start in range(0, len(ids), 500):
-        part = ids[start : start + 500]
-        marks = ",".join("?" * len(part))
-        found.update(
-            db.conn.execute(
-                f"SELECT id, rowid FROM memory_traces WHERE brain_id = ? AND id IN ({marks})",
-                (brain_id, *part),
-            )
-        )
-    return [found[i] for i in ids]
 
 
 def prepare_update(before: dict[str, Any], after: dict[str, Any]) -> bool:

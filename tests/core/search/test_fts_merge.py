@@ -15,7 +15,7 @@ from memgui.core.errors import NotFound
 from memgui.core.io.planning.validate import trace_snapshot
 from memgui.core.maintenance import Maintainer
 from memgui.core.search import fts_merge, fulltext
-from memgui.core.storage import migration, schema, store
+from memgui.core.storage import bulk_rows, migration, schema
 
 WAIT_S = 60.0
 NOW = 1_800_000_000_000
@@ -145,7 +145,7 @@ def test_a_bulk_write_merges_before_it_commits(brain_path: Path) -> None:
         # makes this bulk write many segments, as a big import does.
         brain.db.conn.execute("INSERT INTO memgui_fts(memgui_fts, rank) VALUES ('hashsize', 4096)")
         with brain.write("import", kind="import") as batch:
-            store.insert_traces(brain.db, batch, brain.brain_id, snaps, "import")
+            bulk_rows.insert_traces(brain.db, batch, brain.brain_id, snaps, "import")
             # One progress report per full batch of rows, then one per merge step.
             reports = list(fulltext.flushing(brain.db))
             assert reports[0] == fulltext.FLUSH_BATCH and reports[1:] == [len(snaps)] * (

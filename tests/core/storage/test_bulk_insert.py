@@ -1,5 +1,5 @@
-"""`store.insert_traces` writes what `store.insert_trace` writes one by one, in a few statements;
-bulk work pauses the garbage collector and restores it."""
+"""`bulk_rows.insert_traces` writes what `store.insert_trace` writes one by one, in a few
+statements; bulk work pauses the garbage collector and restores it."""
 
 from __future__ import annotations
 
@@ -63,7 +63,7 @@ def test_bulk_rows_journal_and_index_equal_one_by_one(tmp_path: Path) -> None:
             for snap in snapshots("mt_", 12):
                 store.insert_trace(one.db, batch, one.brain_id, snap, op="import")
         with bulk.write("add") as batch:
-            rowids = store.insert_traces(
+            rowids = bulk_rows.insert_traces(
                 bulk.db, batch, bulk.brain_id, snapshots("mt_", 12), "import"
             )
         assert batch.changes().added == {f"mt_{i:04d}" for i in range(12)}
@@ -82,7 +82,7 @@ def test_rowids_follow_the_largest_even_after_a_purge(brain: Brain) -> None:
     brain.purge(last.id)
     top = table(brain, "SELECT max(rowid) FROM memory_traces")[0][0]
     with brain.write("add") as batch:
-        rowids = store.insert_traces(brain.db, batch, brain.brain_id, snapshots("mt_b", 3))
+        rowids = bulk_rows.insert_traces(brain.db, batch, brain.brain_id, snapshots("mt_b", 3))
     assert rowids == [top + 1, top + 2, top + 3]
     assert ids(brain, "tagged") == {"mt_b0000"}
     assert {t.id for t in brain.list_traces()} == {first.id, "mt_b0000", "mt_b0001", "mt_b0002"}
@@ -93,7 +93,7 @@ def test_rowids_follow_the_largest_even_after_a_purge(brain: Brain) -> None:
 def test_embeddings_are_stored_and_marked(brain: Brain) -> None:
     vector = bytes(range(16))
     with brain.write("add") as batch:
-        store.insert_traces(
+        bulk_rows.insert_traces(
             brain.db, batch, brain.brain_id, snapshots("mt_e", 2), embeddings=[vector, None]
         )
     rows = table(brain, "SELECT id, embedding, embedding_status FROM memory_traces ORDER BY id")
@@ -104,7 +104,7 @@ def test_nothing_given_writes_nothing(brain: Brain) -> None:
     brain.add("keep me")
     before = journal(brain)
     with brain.write("add") as batch:
-        assert store.insert_traces(brain.db, batch, brain.brain_id, []) == []
+        assert bulk_rows.insert_traces(brain.db, batch, brain.brain_id, []) == []
     assert journal(brain) == before
 
 
@@ -114,7 +114,7 @@ def test_a_taken_id_fails_the_whole_transaction(brain: Brain) -> None:
     snaps[1]["id"] = held.id
     before = journal(brain)
     with pytest.raises(apsw.ConstraintError, match="memory_traces.id"), brain.write("add") as b:
-        store.insert_traces(brain.db, b, brain.brain_id, snaps)
+        bulk_rows.insert_traces(brain.db, b, brain.brain_id, snaps)
     assert table(brain, "SELECT count(*) FROM memory_traces")[0][0] == 1
     assert journal(brain) == before
     assert ids(brain, "tagged") == set()
@@ -123,7 +123,9 @@ def test_a_taken_id_fails_the_whole_transaction(brain: Brain) -> None:
 
 def test_embeddings_must_match_the_snapshots(brain: Brain) -> None:
     with pytest.raises(ValueError, match="zip"), brain.write("add") as batch:
-        store.insert_traces(brain.db, batch, brain.brain_id, snapshots("mt_z", 2), "add", [None])
+        bulk_rows.insert_traces(
+            brain.db, batch, brain.brain_id, snapshots("mt_z", 2), "add", [None]
+        )
     assert table(brain, "SELECT count(*) FROM memory_traces")[0][0] == 0
 
 
@@ -186,7 +188,7 @@ def test_a_big_bulk_insert_pauses_the_insert_triggers_and_keeps_them(brain: Brai
         return {r[0] for r in table(brain, "SELECT name FROM sqlite_master WHERE type='trigger'")}
 
     with brain.write("add") as batch:
-        store.insert_traces(brain.db, batch, brain.brain_id, snapshots("mt_big", 600), "import")
+        bulk_rows.insert_traces(brain.db, batch, brain.brain_id, snapshots("mt_big", 600), "import")
     assert triggers() == set(schema.MEMGUI_TRIGGER_NAMES)
     assert "mt_big0000" in ids(brain, "tagged")
     pending_kinds = {r[0] for r in table(brain, "SELECT DISTINCT indexed FROM memgui_fts_pending")}
@@ -194,7 +196,7 @@ def test_a_big_bulk_insert_pauses_the_insert_triggers_and_keeps_them(brain: Brai
     # A failing bulk insert rolls back with its pause: the triggers are all there.
     try:
         with brain.write("add") as batch:
-            store.insert_traces(brain.db, batch, brain.brain_id, snapshots("mt_big", 600))
+            bulk_rows.insert_traces(brain.db, batch, brain.brain_id, snapshots("mt_big", 600))
     except Exception:  # the ids exist: a constraint error
         pass
     assert triggers() == set(schema.MEMGUI_TRIGGER_NAMES)

@@ -1,7 +1,7 @@
 """The row a new trace of an import becomes, built once, as the INSERT's parameters.
 
 A record is checked and its row built in one place: `record_row` gives the INSERT
-parameters after the rowid (`store._row_values`' tuple) with the tags and title memgui's
+parameters after the rowid (`store.row_values`' tuple) with the tags and title memgui's
 full-text indexes take. A JSONL memory no one edited since the reader checked it
 (`MemoryFields.checked`) is not checked again and its row is built straight from what the
 reader kept, byte for byte what the snapshot would have made (tests/core/io/
@@ -31,7 +31,7 @@ def title_of(metadata: Any) -> str | None:
 
 def checked_row(fields: MemoryFields, brain_id: str, trace_id: str, now: int) -> tuple[Row, Texts]:
     """The row of a JSONL memory as the reader checked it: what `trace_snapshot` and
-    `store._row_values` make of its fields, without building either."""
+    `store.row_values` make of its fields, without building either."""
     trace_type, stability = BY_CATEGORY[fields.category]
     metadata = fields.metadata()
     metadata["decay"] = {"stability": stability}  # explicit: a pinned category keeps it
@@ -65,5 +65,5 @@ def checked_row(fields: MemoryFields, brain_id: str, trace_id: str, now: int) ->
 
 def snapshot_row(brain_id: str, snap: dict[str, Any], embedding: bytes | None) -> tuple[Row, Texts]:
     """The row of a checked snapshot (its metadata prepared for AgentOS, in `snap` too)."""
-    row = store._row_values(None, brain_id, snap, embedding)[1:]
+    row = store.row_values(None, brain_id, snap, embedding)[1:]
     return row, (snap["tags"], title_of(snap["metadata"]))
