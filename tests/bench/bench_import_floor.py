@@ -28,7 +28,7 @@ from memgui.core.io.planning.plan import ImportOptions, plan
 from memgui.core.io.writing.commit import commit
 from memgui.core.progress import run_to_end
 from memgui.core.search import fulltext
-from memgui.core.storage import store
+from memgui.core.storage import bulk_rows, store
 from memgui.core.storage.db import Database
 from tests.bench.bench_import import jsonl_export
 from tests.bench.common import emit
@@ -76,7 +76,7 @@ def sql_seconds(path: Path, rows: dict[str, list[tuple[Any, ...]]]) -> dict[str,
     conn.execute("BEGIN IMMEDIATE")
     # As the import's bulk insert does: the triggers that watch other programs' inserts are
     # paused inside the transaction (memgui marks its own rows).
-    with store._insert_triggers_paused(db, len(rows["traces"])):
+    with bulk_rows.insert_triggers_paused(db, len(rows["traces"])):
         for table, sql in STATEMENTS.items():
             began = time.perf_counter()
             conn.executemany(sql, rows[table])
