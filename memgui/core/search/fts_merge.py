@@ -143,9 +143,10 @@ def merge_all(conn: apsw.Connection, table: str = TABLE) -> int:
 
 
 def tables(conn: apsw.Connection) -> list[str]:
-    """memgui's full-text tables that merge only when asked: memgui_fts, and memgui_stems
-    from schema 9 on (the same rows, so the same segments come and go)."""
-    return [table for table in (TABLE, schema.STEMS_TABLE) if configured(conn, table)]
+    """memgui's full-text tables that merge only when asked: memgui_stems from schema 9 on
+    (first: every search of plain words ranks on it), and memgui_fts (the same rows, so
+    the same segments come and go)."""
+    return [table for table in (schema.STEMS_TABLE, TABLE) if configured(conn, table)]
 
 
 def configured(conn: apsw.Connection, table: str = TABLE) -> bool:

@@ -205,3 +205,10 @@ def test_a_failed_migration_of_a_schema_3_brain_leaves_it_as_it_was(
     assert digest(brain_path) == before
     assert "automerge" not in config(brain_path)
     assert not list(brain_path.parent.glob("*backup*"))
+
+
+def test_the_stemmed_index_merges_first(brain_path: Path) -> None:
+    """Every search of plain words ranks on memgui_stems: the upkeep's passes merge it
+    before memgui_fts."""
+    with Brain.open(brain_path) as brain:
+        assert fts_merge.tables(brain.db.conn) == ["memgui_stems", "memgui_fts"]
