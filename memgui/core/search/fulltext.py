@@ -153,11 +153,8 @@ def flushing(db: Database, batch: int = FLUSH_BATCH) -> Generator[int, None, int
     if flushed >= batch:
         # A bulk write (an import) merges the segments it wrote before it commits: the
         # upkeep's small steps are for the trickle of single writes.
-        for table in fts_merge.tables(db.conn):
-            while fts_merge.needs_merge(fts_merge.levels(db.conn, table)):
-                if not fts_merge.merge_step(db.conn, fts_merge.BULK_MERGE_PAGES, table):
-                    break
-                yield flushed
+        for _ in merging(db):
+            yield flushed
     db.pending_marks = 0
     return flushed
 

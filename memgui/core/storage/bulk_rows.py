@@ -17,16 +17,11 @@ from typing import Any
 from memgui.core.changes import TRACE
 from memgui.core.model import now_ms
 from memgui.core.search import fulltext
-from memgui.core.storage import schema, store
+from memgui.core.storage import journal_rows, schema, store
 from memgui.core.storage.db import Database, WriteBatch
 
 # Positions in a row (the INSERT parameters after the rowid).
 ID, CONTENT, EMBEDDING, TAGS, VERSION = 1, 5, 6, 11, 17
-
-JOURNAL_SQL = (
-    "INSERT INTO memgui_journal (brain_id, at, actor, batch_id, op, trace_id, before, after) "
-    "VALUES (?, ?, ?, ?, ?, ?, NULL, ?)"
-)
 
 
 def insert_rows(
@@ -71,8 +66,8 @@ def insert_rows(
     actor, batch_id = batch.actor, batch.batch_id
     added = store.ADDED
     conn.executemany(
-        JOURNAL_SQL,
-        [(brain_id, at, actor, batch_id, op, row[ID], added % row[VERSION]) for row in rows],
+        journal_rows.INSERT_SQL,
+        [(brain_id, at, actor, batch_id, op, row[ID], None, added % row[VERSION]) for row in rows],
     )
     batch.events += [(TRACE, row[ID], False, True) for row in rows]
     return rowids
@@ -116,9 +111,18 @@ def insert_traces(
     at = now_ms()
     added = store.ADDED
     db.conn.executemany(
-        JOURNAL_SQL,
+        journal_rows.INSERT_SQL,
         [
-            (brain_id, at, batch.actor, batch.batch_id, op, snap["id"], added % snap["version"])
+            (
+                brain_id,
+                at,
+                batch.actor,
+                batch.batch_id,
+                op,
+                snap["id"],
+                None,
+                added % snap["version"],
+            )
             for snap in snaps
         ],
     )
