@@ -14,6 +14,7 @@ from memgui.core.progress import Cancelled, Progress
 from memgui.core.storage.db import Database
 from memgui.ui.jobs import JobRunner
 from memgui.ui.models.detail_models import HistoryModel, LinksModel, NeighboursModel
+from memgui.ui.semantic.shared_sweep import SWEEP_JOB
 from memgui.ui.window.live_refresh import POLL_MS
 from tests.support.paths import ROOT, SHARED
 from tests.support.waiting import WAIT_MS
@@ -158,6 +159,24 @@ def test_window_close_asks_then_cancels_running_jobs(qtbot, live_window, monkeyp
     qtbot.waitUntil(lambda: live_window.job_label.text() == "endless…", timeout=WAIT_MS)
     live_window.close()
     assert asked and "endless" in asked[0] and job.cancel_requested
+    qtbot.waitUntil(lambda: job.done, timeout=WAIT_MS)
+
+
+def test_opening_another_brain_never_asks_about_a_running_sweep(qtbot, live_window, monkeypatch):
+    """A shared brain's TTL sweep commits on its own connection: cancelling it loses nothing,
+    so closing or opening another brain does not ask about it."""
+
+    def endless():
+        while True:
+            yield Progress(0, None, "sweeping expired memories")
+
+    asked: list[str] = []
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: asked.append(a[2]))
+    job = live_window.runner.start(SWEEP_JOB, endless)
+    qtbot.waitUntil(lambda: job in live_window.runner.active_jobs, timeout=WAIT_MS)
+    assert live_window.import_export.confirm_close("open another brain")
+    live_window.close()
+    assert asked == []
     qtbot.waitUntil(lambda: job.done, timeout=WAIT_MS)
 
 

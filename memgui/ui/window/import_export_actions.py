@@ -19,14 +19,15 @@ from PySide6.QtWidgets import QMenu, QMessageBox, QWidget
 
 from memgui.ui.importing.import_drop import DropFilter
 from memgui.ui.jobs import Job
+from memgui.ui.semantic.shared_sweep import SWEEP_JOB
 
 if TYPE_CHECKING:
     from memgui.ui.importing.import_dialog import ImportDialog
     from memgui.ui.main_window import MainWindow
 
 # Jobs that lose nothing when cancelled (the window restarts them, or each step commits
-# on its own): closing never asks about them.
-QUIET_JOBS = ("query", "counts", "ollama status", "similar", "embedding")
+# on its own: a shared brain's TTL sweep, `SWEEP_JOB`): closing never asks about them.
+QUIET_JOBS = ("query", "counts", "ollama status", "similar", "embedding", SWEEP_JOB)
 
 
 def run_import_dialog(window: MainWindow, folder: bool = False) -> None:
