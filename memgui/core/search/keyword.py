@@ -16,6 +16,7 @@ rowid.
 from __future__ import annotations
 
 import copy
+import functools
 import weakref
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -41,6 +42,7 @@ SLICE_GROWTH = 4
 # The index ranks this many times the matches wanted at once: a slice four times larger
 # (and its spare rows) is then read from the same ranking.
 RANK_AHEAD = 5
+STRENGTH_MAX = 1.0  # a stored strength is checked to lie in [0, 1], and decay only lowers it
 # Per brain connection, its last ranking of the brain's own indexes (not this connection's
 # TEMP stand-ins): (table, MATCH, data version, its own changes), LIMIT asked, (bm25, rowid).
 _MEMO_TABLES = frozenset({"memgui_fts", "memgui_stems", "memory_traces_fts"})
@@ -74,55 +76,157 @@ def is_syntax_error(exc: apsw.Error) -> bool:
     return type(exc) is apsw.SQLError
 
 
+class _Statements(NamedTuple):
+    """A search's SQL over one index for one filter, made once per connection."""
+
+    where: str
+    params: tuple[Any, ...]
+    strength: str  # the decayed strength of a `memory_traces AS t` row (`?1`: now, in ms)
+    ranking: str  # (bm25, rowid) of the best `?2` matches of `?1`
+    rows_head: str  # ... WHERE rowid IN ( — the candidates' rows with their strength
+
+    def rows(self, count: int) -> str:
+        return f"{self.rows_head}{','.join('?' * count)}) AND {self.where}"
+
+
+# Per brain connection: (table, brain id, filter) -> its statements.
+_statements_of: weakref.WeakKeyDictionary[Database, dict[tuple[Any, ...], _Statements]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _statements(db: Database, table: str, brain_id: str, flt: TraceFilter) -> _Statements:
+    made = _statements_of.setdefault(db, {})
+    key = (table, brain_id, flt)
+    found = made.get(key)
+    if found is None:
+        where, params = filter_sql(db, brain_id, flt)
+        category = "category" if "category" in db.trace_columns else "NULL"
+        strength = decay.strength_sql(category, "?1")
+        ranking = (
+            f"SELECT {bm25.score_sql(db.conn, table, '?1', '?2')} AS score, rowid "
+            f"FROM {table} WHERE {table} MATCH ?1 ORDER BY score, rowid LIMIT ?2"
+        )
+        # The whole row comes with its decayed strength: the result is built from it.
+        rows_head = (
+            f"SELECT {strength}, {store.select_columns(db)} "
+            "FROM memory_traces AS t NOT INDEXED WHERE rowid IN ("
+        )
+        found = made[key] = _Statements(where, tuple(params), strength, ranking, rows_head)
+    return found
+
+
+def holds_the_best(hits: list[Any], limit: int, want: int) -> bool:
+    """Whether the best `want` matches by bm25 (`KeywordHit`s, or their tuples) hold the
+    best `limit` by −bm25 + strength: they are every match, or the `limit`-th best score
+    among them beats the most any match left out can score (−bm25 of the last one plus the
+    highest strength)."""
+    if len(hits) < want:
+        return True
+    strongest = max(STRENGTH_MAX, *(h[3] for h in hits))
+    scores = sorted((-h[2] + h[3] for h in hits), reverse=True)
+    return len(scores) >= limit and scores[limit - 1] > -hits[-1][2] + strongest
+
+
 class _Query:
     """One search's SQL pieces: the index, the MATCH text and the filter."""
 
     def __init__(self, brain: Brain, table: str, flt: TraceFilter) -> None:
         self.db: Database = brain.db
         self.table = table
-        self.where, self.params = filter_sql(self.db, brain.brain_id, flt)
-        category = "category" if "category" in self.db.trace_columns else "NULL"
-        # The decayed strength, computed in the statement (`?1`: now, in ms).
-        self.score_columns = decay.strength_sql(category, "?1")
+        self.brain_id, self.flt = brain.brain_id, flt
+        self.sql = _statements(self.db, table, brain.brain_id, flt)
+        self.params = self.sql.params
+        self.ranked: list[tuple[Any, ...]] = []  # the last ranking `_best` read or reused
         self.now = brain.now()
-        self.row_columns = store.select_columns(self.db)  # the only table of that statement
         self.seen: tuple[int, int] | None = None
         self.state: tuple[int, int] | None = None  # read_state's, if read just before
+        # Set by `ranked_first` when its rows hold the best `best_of` by −bm25 + strength.
+        self.proved = False
 
-    def ranked_first(self, match: str, want: int) -> list[tuple[Any, ...]] | None:
+    def ranked_first(
+        self, match: str, want: int, best_of: int | None = None
+    ) -> list[tuple[Any, ...]] | None:
         """(rowid, id, bm25, decayed strength, row, seen) of the best `want` matches that pass
         the filter: the index ranks the best `take`, their rows are read and checked; None when
         too many fail even `RANKED_FIRST_MAX`, or more are wanted (the joined statement
-        answers then)."""
+        answers then). With `best_of`, as many as hold the best `best_of` by −bm25 +
+        strength (`proved`): past the first slice, only the candidates that can still reach
+        the `best_of`-th best blended score are read, each row once."""
         # A few more than wanted, for the rare rows that fail the filter (each read costs a
-        # row and its decayed strength: 41 for 20 was a third of a search at 20k).
+        # row and its decayed strength: 41 for 20 was a third of a search at 20k); for the
+        # best `best_of` by the blend, a few more than those first, then as the bound asks.
         take = want + want // 8 + 2
+        if best_of is not None:
+            take = min(take, best_of + best_of // 4 + 2)
         if take > RANKED_FIRST_MAX:
             return None
+        read: dict[int, tuple[Any, ...] | None] = {}  # rowid: its row, None when filtered out
+        read_at = None
         while True:
             best, every = self._best(match, take, want)
             if not best:
                 return []
-            # NOT INDEXED: next to `brain_id = ?` and a list of rowids, SQLite's planner
-            # prefers a brain_id index and walks every trace of the brain.
-            marks = ",".join("?" * len(best))
-            # The whole row comes with its decayed strength: the result is built from it.
-            rows = self.db.conn.execute(
-                f"SELECT {self.score_columns}, {self.row_columns} "
-                f"FROM memory_traces AS t NOT INDEXED WHERE rowid IN ({marks}) AND {self.where}",
-                (self.now, *(rowid for _, rowid in best), *self.params),
-            )
-            by_rowid = {row[1]: row for row in rows}
+            if self.seen != read_at:  # another program wrote since: every row read again
+                read.clear()
+                read_at = self.seen
+            self._read([rowid for _, rowid in best if rowid not in read], read)
             out = []
             for rank, rowid in best:
-                row = by_rowid.get(rowid)
+                row = read[rowid]
                 if row is not None:
                     out.append((rowid, row[2], rank, row[0], row[1:], self.seen))
-            if len(out) >= want or every:  # enough, or every match was read
-                return out[:want]
-            if take >= RANKED_FIRST_MAX:
+            if every:  # every match was read
+                self.proved = best_of is not None
+                return out if best_of is not None else out[:want]
+            grown: int | None = take * SLICE_GROWTH
+            if best_of is None:
+                if len(out) >= want:
+                    return out[:want]
+            else:
+                grown = self._enough(out, best_of, best[-1][0], take)
+                if grown is None:
+                    self.proved = True
+                    return out
+            if take >= RANKED_FIRST_MAX or grown is None:
                 return None
-            take = min(take * SLICE_GROWTH, RANKED_FIRST_MAX)
+            take = min(grown, RANKED_FIRST_MAX)
+
+    def _read(self, rowids: list[int], read: dict[int, tuple[Any, ...] | None]) -> None:
+        """The rows of `rowids` that pass the filter, with their decayed strength, into
+        `read` (None for each that does not)."""
+        if not rowids:
+            return
+        # NOT INDEXED: next to `brain_id = ?` and a list of rowids, SQLite's planner
+        # prefers a brain_id index and walks every trace of the brain.
+        rows: list[tuple[Any, ...]] = self.db.conn.execute(
+            self.sql.rows(len(rowids)), (self.now, *rowids, *self.params)
+        ).fetchall()
+        read.update(dict.fromkeys(rowids))
+        for row in rows:
+            read[row[1]] = row
+
+    def _enough(
+        self, out: list[tuple[Any, ...]], best_of: int, last_bm25: float, take: int
+    ) -> int | None:
+        """None when `out` holds the best `best_of` by −bm25 + strength: its `best_of`-th
+        best score beats the most a candidate not read yet can score (−bm25 of the last one
+        ranked plus the highest strength). Else how many ranked candidates to read: up to
+        the first one that cannot reach that score, from the ranking at hand when it goes
+        that far, else `SLICE_GROWTH` times more."""
+        if len(out) < best_of:
+            return take * SLICE_GROWTH
+        strongest = max(STRENGTH_MAX, *(row[3] for row in out))
+        reach = sorted((-row[2] + row[3] for row in out), reverse=True)[best_of - 1]
+        if reach > -last_bm25 + strongest:
+            return None
+        ranked = self.ranked
+        # The candidates ranked so far that could still score `reach` or more; one more
+        # (the first that cannot) proves the bound.
+        could = sum(1 for score, _ in ranked if -score + strongest >= reach)
+        if could < len(ranked):
+            return max(could + 1, take + 1)
+        return take * SLICE_GROWTH
 
     def _best(self, match: str, take: int, want: int) -> tuple[list[tuple[Any, ...]], bool]:
         """(bm25, rowid) of the best `take` matches by bm25, and whether they are every
@@ -140,15 +244,10 @@ class _Query:
             asked, ranked = memo[1], memo[2]
         else:
             asked = max(take, RANK_AHEAD * want + 2)
-            ranked = list(
-                db.conn.execute(
-                    f"SELECT {bm25.score_sql(db.conn, table, '?1', '?2')} AS score, rowid "
-                    f"FROM {table} WHERE {table} MATCH ?1 ORDER BY score, rowid LIMIT ?2",
-                    (match, asked),
-                )
-            )
+            ranked = db.conn.execute(self.sql.ranking, (match, asked)).fetchall()
             if table in _MEMO_TABLES:
                 _last_ranking[db] = (key, asked, ranked)
+        self.ranked = ranked
         return ranked[:take], len(ranked) < asked and take >= len(ranked)
 
     def joined(self, match: str, want: int) -> list[tuple[Any, ...]]:
@@ -158,9 +257,9 @@ class _Query:
         # trace index and evaluate the MATCH once per trace.
         sql = (
             f"SELECT t.rowid, t.id, {bm25.score_sql(self.db.conn, table, '?2')} AS score, "
-            f"{self.score_columns} "
+            f"{self.sql.strength} "
             f"FROM {table} CROSS JOIN memory_traces AS t ON t.rowid = {table}.rowid "
-            f"WHERE {table} MATCH ?2 AND {self.where} ORDER BY score, t.rowid LIMIT ?"
+            f"WHERE {table} MATCH ?2 AND {self.sql.where} ORDER BY score, t.rowid LIMIT ?"
         )
         params = (self.now, match, *self.params, want)
         return list(self.db.conn.execute(sql, params))
@@ -169,28 +268,32 @@ class _Query:
         """The same search and filter over another full-text table."""
         other = copy.copy(self)
         other.table = table
+        other.sql = _statements(self.db, table, self.brain_id, self.flt)
         return other
 
-    def run(self, match: str, want: int) -> list[tuple[Any, ...]]:
-        rows = self.ranked_first(match, want)
+    def run(self, match: str, want: int, best_of: int | None = None) -> list[tuple[Any, ...]]:
+        rows = self.ranked_first(match, want, best_of)
         return rows if rows is not None else self.joined(match, want)
 
 
-def keyword_ranking(brain: Brain, query: str, flt: TraceFilter, want: int) -> list[KeywordHit]:
-    """Up to `want` hits by bm25, best first; raw FTS5 syntax, then the rewrite."""
+def keyword_ranking(
+    brain: Brain, query: str, flt: TraceFilter, want: int, best_of: int | None = None
+) -> list[KeywordHit]:
+    """Up to `want` hits by bm25, best first; raw FTS5 syntax, then the rewrite. With
+    `best_of`, enough hits (more or fewer than `want`) to hold the best `best_of` by −bm25
+    + strength (`holds_the_best`)."""
     db = brain.db
-    forms = textindex.query_forms(query)
+    forms, has_words, stemmed = _query_pieces(query)
     query = forms[0]
-    if not textindex.words(query):
+    if not has_words:
         return []
     # Another connection holding the write lock long leaves the marked rows unindexed:
     # searched then as a read-only connection searches them (see `_index_unflushed`).
     flushed, state = _flush_before_search(db)
     either = textindex.either
-    stemmed = [stems.match(f) for f in forms] if stems.TABLE in db.tables else [None]
-    if "memgui_fts" in db.tables and None not in stemmed:
+    if stemmed is not None and "memgui_fts" in db.tables and stems.TABLE in db.tables:
         # Plain words (schema 9): one stemmed term a word (`stems`).
-        table, match = stems.TABLE, either([m for m in stemmed if m is not None])
+        table, match = stems.TABLE, stemmed
         agentos_rewrite = False
     elif "memgui_fts" in db.tables or ("memory_traces" in db.tables and _index_unmigrated(db)):
         table = "memgui_fts" if "memgui_fts" in db.tables else UNMIGRATED
@@ -218,7 +321,7 @@ def keyword_ranking(brain: Brain, query: str, flt: TraceFilter, want: int) -> li
             else set()
         )
         try:
-            rows = _ranked(ranking, match, want, unflushed)
+            rows = _ranked(ranking, match, want, unflushed, best_of)
         except apsw.SQLError as exc:
             if not is_syntax_error(exc):
                 raise
@@ -234,7 +337,7 @@ def keyword_ranking(brain: Brain, query: str, flt: TraceFilter, want: int) -> li
             if not fallback or fallback == match:
                 raise QuerySyntaxError(query) from exc
             try:
-                rows = _ranked(ranking, fallback, want, unflushed)
+                rows = _ranked(ranking, fallback, want, unflushed, best_of)
             except apsw.SQLError as again:
                 if is_syntax_error(again):
                     raise QuerySyntaxError(query) from again
@@ -287,12 +390,31 @@ def _index_unflushed(db: Database, table: str) -> set[int]:
     return pending
 
 
-def _ranked(ranking: _Query, match: str, want: int, unflushed: set[int]) -> list[tuple[Any, ...]]:
-    if not unflushed:
-        return ranking.run(match, want)
-    rows = [r for r in ranking.run(match, want + len(unflushed)) if r[0] not in unflushed]
-    rows += ranking.on(STAND_INS[ranking.table][0]).joined(match, want)
-    return sorted(rows, key=lambda row: (row[2], row[0]))[:want]  # bm25: lower is better
+def _ranked(
+    ranking: _Query, match: str, want: int, unflushed: set[int], best_of: int | None = None
+) -> list[tuple[Any, ...]]:
+    """The best `want` by bm25; with `best_of`, as many as hold the best `best_of` by
+    −bm25 + strength (four times as many wanted, until they do)."""
+    while True:
+        if not unflushed:
+            rows = ranking.run(match, want, best_of)
+        else:
+            rows = [r for r in ranking.run(match, want + len(unflushed)) if r[0] not in unflushed]
+            rows += ranking.on(STAND_INS[ranking.table][0]).joined(match, want)
+            rows = sorted(rows, key=lambda row: (row[2], row[0]))[:want]  # bm25: lower is better
+        if best_of is None or ranking.proved or holds_the_best(rows, best_of, want):
+            return rows
+        want *= SLICE_GROWTH
+
+
+@functools.lru_cache(maxsize=1024)
+def _query_pieces(query: str) -> tuple[tuple[str, ...], bool, str | None]:
+    """What the text alone decides (each search of the same text asks again): its forms,
+    whether it has words, and memgui_stems's MATCH for it (None: not plain words)."""
+    forms = textindex.query_forms(query)
+    stemmed = [stems.match(f) for f in forms]
+    match = None if None in stemmed else textindex.either([m for m in stemmed if m is not None])
+    return tuple(forms), bool(textindex.words(forms[0])), match
 
 
 UNMIGRATED = "memgui_fts_unmigrated"  # a TEMP table: in memory, this connection's alone

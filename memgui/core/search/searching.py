@@ -22,20 +22,25 @@ from memgui.core.model import (
     check_text,
 )
 from memgui.core.search.filters import filter_sql
-from memgui.core.search.keyword import KeywordHit, keyword_ranking, read_state
+from memgui.core.search.keyword import (
+    STRENGTH_MAX,
+    KeywordHit,
+    holds_the_best,
+    keyword_ranking,
+    read_state,
+)
 from memgui.core.storage import store
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
 
-__all__ = ["filter_sql", "keyword_ranking", "search"]
+__all__ = ["STRENGTH_MAX", "filter_sql", "holds_the_best", "keyword_ranking", "search"]
 
 log = logging.getLogger(__name__)
 
 MODES = ("auto", "keyword", "semantic", "hybrid")
 
 OVERSAMPLE = 2  # the keyword mode ranks 2 × limit by bm25 first, 4 × as many when too few
-STRENGTH_MAX = 1.0  # a stored strength is checked to lie in [0, 1], and decay only lowers it
 
 
 def snapshots_by_rowid(
@@ -117,24 +122,9 @@ def _best(hits: list[KeywordHit], limit: int) -> list[KeywordHit]:
 
 def keyword_hits(brain: Brain, query: str, flt: TraceFilter, limit: int) -> list[KeywordHit]:
     """The best matches by bm25, enough of them to hold the best `limit` by −bm25 +
-    strength: `limit * OVERSAMPLE` almost always, four times as many until they do."""
-    want = limit * OVERSAMPLE
-    while True:
-        hits = keyword_ranking(brain, query, flt, want)
-        if holds_the_best(hits, limit, want):
-            return hits
-        want *= 4
-
-
-def holds_the_best(hits: list[KeywordHit], limit: int, want: int) -> bool:
-    """Whether the best `want` matches by bm25 hold the best `limit` by −bm25 + strength:
-    they are every match, or the `limit`-th best score among them beats the most any match
-    left out can score (−bm25 of the last one plus the highest strength)."""
-    if len(hits) < want:
-        return True
-    strongest = max(STRENGTH_MAX, *(h.strength for h in hits))
-    scores = sorted((-h.bm25 + h.strength for h in hits), reverse=True)
-    return len(scores) >= limit and scores[limit - 1] > -hits[-1].bm25 + strongest
+    strength: `limit * OVERSAMPLE` first, then the ones that can still reach the best
+    `limit` (`keyword.keyword_ranking`'s `best_of`)."""
+    return keyword_ranking(brain, query, flt, limit * OVERSAMPLE, best_of=limit)
 
 
 def keyword_scored(

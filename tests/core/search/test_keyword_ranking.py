@@ -48,7 +48,7 @@ def _exact(brain: Brain, query: str, flt: TraceFilter, want: int) -> list[tuple]
     ranking = keyword._Query(brain, "memgui_fts", flt)
     sql = (
         f"SELECT t.rowid, bm25(memgui_fts) AS score FROM memgui_fts CROSS JOIN memory_traces "
-        f"AS t ON t.rowid = memgui_fts.rowid WHERE memgui_fts MATCH ? AND {ranking.where} "
+        f"AS t ON t.rowid = memgui_fts.rowid WHERE memgui_fts MATCH ? AND {ranking.sql.where} "
         "ORDER BY score, t.rowid LIMIT ?"
     )
     match = keyword.textindex.rewrite_query(query)
@@ -290,6 +290,37 @@ def test_a_larger_unmigrated_brain_keeps_to_agentos_own_index(
             assert not brain.search("タワー", record_recall=False).traces
             assert brain.search("sampler", record_recall=False).traces  # ASCII: AgentOS's
     assert path.read_bytes() == AGENTOS_BRAIN.read_bytes()
+
+
+def test_a_search_reads_the_rows_of_only_the_candidates_that_can_reach_its_best(
+    brain: Brain,
+) -> None:
+    filler = [f"filler{n}" for n in range(80)]
+    with brain.batch():
+        # 20 short matches, close in bm25 and weak: any of them may end among the best 3;
+        # 60 long ones, far behind in bm25: none can, whatever its strength.
+        for n in range(20):
+            brain.add(" ".join(["harbour", *filler[: 1 + n % 4]]), strength=0.1 + n / 100)
+        for _ in range(60):
+            brain.add(" ".join(["harbour", *filler]), strength=1.0)
+        for n in range(400):  # no match: "harbour" is a rare word, of a high IDF
+            brain.add(f"quay crane {filler[n % 80]}")
+    brain.flush_index()
+    every = keyword.keyword_ranking(brain, "harbour", TraceFilter(), 10_000)
+    best = sorted(every, key=lambda h: (-(-h.bm25 + h.strength), h.id))[:3]
+    found, statements = selects_run(
+        brain.db.conn, lambda: brain.search("harbour", limit=3, record_recall=False)
+    )
+    assert ids(found) == [h.id for h in best]
+    # Each row read once: the 20 that may reach the best 3 and the first that cannot (the
+    # proof), not the next slice of 4 × as many.
+    read = [
+        rowid
+        for sql, bindings in statements
+        if "FROM memory_traces AS t NOT INDEXED WHERE rowid IN" in sql
+        for rowid in bindings[1:-1]  # now, the rowids, the brain id
+    ]
+    assert len(read) == len(set(read)) == 21
 
 
 def test_a_larger_slice_read_from_the_last_ranking_is_what_ranking_again_gives(
