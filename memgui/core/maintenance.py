@@ -258,9 +258,14 @@ class Maintainer:
             version = brain.data_version()
             steps = 0
             if version != self._merged_at:
-                steps = fts_merge.merge_pass(brain.db, self._stop)
+                steps = fts_merge.merge_pass(
+                    brain.db, self._stop, fts_merge.MERGE_PAGES, budget_s=fts_merge.PASS_BUDGET_S
+                )
                 # Its own commits leave the version as it was (SQLite counts others' only).
-                self._merged_at = version
+                # A pass that merged until it ran out of time (or found the lock taken)
+                # with merges still due goes on at the next look, not after the next write.
+                if steps == 0 or not fts_merge.merge_due(brain.db):
+                    self._merged_at = version
         except Exception as error:
             self._failed("merge the full-text index", error)
             return

@@ -166,16 +166,17 @@ def merge_pass(
     budget_s: float = PASS_BUDGET_S,
 ) -> int:
     """Upkeep: merge a step at a time, each in a short write transaction of its own, until
-    no merge is due, `stop` is set, `budget_s` has passed (the upkeep's other work goes
-    first, then the next pass goes on) or another connection holds the lock past
-    `STEP_WAIT_S`; how many steps did work. Only a current brain (automerge off)."""
+    no merge is due, `stop` is set, `budget_s` has passed after a step (the upkeep's other
+    work goes first, then the next pass goes on: `merge_due`) or another connection holds
+    the lock past `STEP_WAIT_S`; how many steps did work. Only a current brain (automerge
+    off)."""
     if db.readonly or not db.is_current:
         return 0
     with db.lock:
         merged = tables(db.conn)
     done = 0
     ends = time.monotonic() + budget_s
-    while (stop is None or not stop.is_set()) and time.monotonic() < ends:
+    while (stop is None or not stop.is_set()) and (done == 0 or time.monotonic() < ends):
         with db.lock:
             due = [table for table in merged if needs_merge(levels(db.conn, table))]
             if not due:
@@ -195,3 +196,11 @@ def merge_pass(
         else:
             time.sleep(gap_s)
     return done
+
+
+def merge_due(db: Database) -> bool:
+    """Whether a merge step would do work on any of the brain's merged tables."""
+    if db.readonly or not db.is_current:
+        return False
+    with db.lock:
+        return any(needs_merge(levels(db.conn, table)) for table in tables(db.conn))

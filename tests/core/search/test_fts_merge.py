@@ -10,6 +10,7 @@ from pathlib import Path
 import apsw
 import pytest
 
+from memgui.core import maintenance
 from memgui.core.brain import Brain
 from memgui.core.errors import NotFound
 from memgui.core.io.planning.validate import trace_snapshot
@@ -24,6 +25,7 @@ WORDS = ("harbour", "lantern", "copper", "meadow", "violin", "glacier", "saffron
 
 def config(path: Path) -> dict[str, object]:
     conn = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READONLY)
+    conn.set_busy_timeout(int(WAIT_S * 1000))  # past the upkeep's write of a step
     try:
         return dict(conn.execute("SELECT k, v FROM memgui_fts_config"))
     finally:
@@ -119,6 +121,47 @@ def test_the_upkeep_merges_in_steps_and_searches_find_the_same(
         brain.db.conn.execute(
             "INSERT INTO memgui_fts(memgui_fts, rank) VALUES ('integrity-check', 0)"
         )
+
+
+def test_the_upkeep_goes_on_merging_after_a_pass_that_ran_out_of_time(
+    brain_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with Brain.open(brain_path) as brain:
+        with brain.batch():  # many pages to merge: 2,000 rows of words of their own
+            for i in range(2000):
+                brain.add(" ".join(f"{WORDS[(i + k) % 8]}{i * 7 + k}" for k in range(12)))
+        for i in range(schema.MEMGUI_FTS_USERMERGE + 2):  # and segments beside them
+            brain.add(text(i))
+            brain.flush_index()
+        assert fts_merge.needs_merge(fts_merge.levels(brain.db.conn))
+    # Each pass: one step of a page, then its time is up; no other connection writes.
+    monkeypatch.setattr(fts_merge, "PASS_BUDGET_S", 0.0)
+    monkeypatch.setattr(fts_merge, "MERGE_PAGES", 1)
+    monkeypatch.setattr(maintenance, "MERGE_CHECK_S", 0.01)
+    maintainer = Maintainer(brain_path, None, interval=3600).start()
+    try:
+        # A step a pass: passes, not seconds, bound the wait (a loaded machine takes longer
+        # for each). Waiting for the next write instead, the merge took thousands of passes.
+        passes = 1
+        while passes < 400 and merges_due(brain_path):
+            assert maintainer.wait_for_merge_passes(passes, WAIT_S)
+            passes = maintainer.merge_passes + 1
+    finally:
+        maintainer.stop()
+    assert maintainer.merge_steps > 10
+    assert not merges_due(brain_path)
+
+
+def merges_due(path: Path) -> bool:
+    """Read without writing (a write would wake the upkeep by itself)."""
+    conn = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READONLY)
+    conn.set_busy_timeout(int(WAIT_S * 1000))  # past the upkeep's write of a step
+    try:
+        return any(
+            fts_merge.needs_merge(fts_merge.levels(conn, table)) for table in fts_merge.tables(conn)
+        )
+    finally:
+        conn.close()
 
 
 def test_a_merge_pass_stops_when_nothing_is_due_and_changes_no_result(
