@@ -138,6 +138,7 @@ class _Query:
         self.sql = _statements(self.db, table, brain.brain_id, flt)
         self.params = self.sql.params
         self.ranked: list[tuple[Any, ...]] = []  # the last ranking `_best` read or reused
+        self.asked = 0  # its LIMIT
         self.now = brain.now()
         self.seen: tuple[int, int] | None = None
         self.state: tuple[int, int] | None = None  # read_state's, if read just before
@@ -179,16 +180,17 @@ class _Query:
             if every:  # every match was read
                 self.proved = best_of is not None
                 return out if best_of is not None else out[:want]
-            grown: int | None = take * SLICE_GROWTH
             if best_of is None:
                 if len(out) >= want:
                     return out[:want]
+                grown = take * SLICE_GROWTH
             else:
-                grown = self._enough(out, best_of, best[-1][0], take)
-                if grown is None:
+                enough = self._enough(out, best_of, best[-1][0], take, match)
+                if enough is None:
                     self.proved = True
                     return out
-            if take >= RANKED_FIRST_MAX or grown is None:
+                grown = enough
+            if take >= RANKED_FIRST_MAX or (best_of is not None and grown > RANKED_FIRST_MAX):
                 return None
             take = min(grown, RANKED_FIRST_MAX)
 
@@ -207,26 +209,40 @@ class _Query:
             read[row[1]] = row
 
     def _enough(
-        self, out: list[tuple[Any, ...]], best_of: int, last_bm25: float, take: int
+        self, out: list[tuple[Any, ...]], best_of: int, last_bm25: float, take: int, match: str
     ) -> int | None:
         """None when `out` holds the best `best_of` by −bm25 + strength: its `best_of`-th
         best score beats the most a candidate not read yet can score (−bm25 of the last one
         ranked plus the highest strength). Else how many ranked candidates to read: up to
-        the first one that cannot reach that score, from the ranking at hand when it goes
-        that far, else `SLICE_GROWTH` times more."""
+        the first one that cannot reach that score. When the ranking at hand stops short of
+        it, the index ranks again as far as it looks to lie (each ranking scores every
+        match; a longer LIMIT reads more row lengths); past `RANKED_FIRST_MAX`, more than
+        that (the joined statement answers)."""
         if len(out) < best_of:
             return take * SLICE_GROWTH
         strongest = max(STRENGTH_MAX, *(row[3] for row in out))
         reach = sorted((-row[2] + row[3] for row in out), reverse=True)[best_of - 1]
         if reach > -last_bm25 + strongest:
             return None
-        ranked = self.ranked
-        # The candidates ranked so far that could still score `reach` or more; one more
-        # (the first that cannot) proves the bound.
-        could = sum(1 for score, _ in ranked if -score + strongest >= reach)
-        if could < len(ranked):
-            return max(could + 1, take + 1)
-        return take * SLICE_GROWTH
+
+        def could() -> int:  # ranked candidates that could still score `reach` or more
+            return sum(1 for score, _ in self.ranked if -score + strongest >= reach)
+
+        count = could()
+        while count == len(self.ranked) == self.asked < RANKED_FIRST_MAX:
+            # Rank again, as far as the scores so far say the bound lies (bm25 grows about
+            # evenly down the ranking), half as far again, and four times as far at least.
+            first, last = self.ranked[0][0], self.ranked[-1][0]
+            needed = strongest - reach  # the worst bm25 that can still reach
+            far = RANKED_FIRST_MAX
+            if last > first:
+                far = int(count * (needed - first) / (last - first) * 1.5) + 1
+            self._best(match, min(RANKED_FIRST_MAX, max(self.asked * SLICE_GROWTH, far)), 0)
+            count = could()
+        if count == len(self.ranked) == self.asked:
+            return RANKED_FIRST_MAX + 1
+        # One more than those (the first that cannot) proves the bound.
+        return max(count + 1, take + 1)
 
     def _best(self, match: str, take: int, want: int) -> tuple[list[tuple[Any, ...]], bool]:
         """(bm25, rowid) of the best `take` matches by bm25, and whether they are every
@@ -247,7 +263,7 @@ class _Query:
             ranked = db.conn.execute(self.sql.ranking, (match, asked)).fetchall()
             if table in _MEMO_TABLES:
                 _last_ranking[db] = (key, asked, ranked)
-        self.ranked = ranked
+        self.ranked, self.asked = ranked, asked
         return ranked[:take], len(ranked) < asked and take >= len(ranked)
 
     def joined(self, match: str, want: int) -> list[tuple[Any, ...]]:
