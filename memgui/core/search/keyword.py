@@ -90,6 +90,7 @@ class _Statements(NamedTuple):
 
 
 # Per brain connection: (table, brain id, filter) -> its statements.
+STATEMENTS_KEPT = 64
 _statements_of: weakref.WeakKeyDictionary[Database, dict[tuple[Any, ...], _Statements]] = (
     weakref.WeakKeyDictionary()
 )
@@ -100,6 +101,8 @@ def _statements(db: Database, table: str, brain_id: str, flt: TraceFilter) -> _S
     key = (table, brain_id, flt)
     found = made.get(key)
     if found is None:
+        if len(made) >= STATEMENTS_KEPT:  # a filter's values are in its key: kept few
+            made.clear()
         where, params = filter_sql(db, brain_id, flt)
         category = "category" if "category" in db.trace_columns else "NULL"
         strength = decay.strength_sql(category, "?1")

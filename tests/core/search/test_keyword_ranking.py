@@ -349,3 +349,11 @@ def test_a_ranking_is_not_reused_across_a_write(brain_path: Path) -> None:
         brain.flush_index()
         assert _ranked(brain, "harbour", TraceFilter(), 80)[0][0] == mine.rowid
         assert before != _ranked(brain, "harbour", TraceFilter(), 5)
+
+
+def test_a_connection_keeps_the_statements_of_few_filters(brain: Brain) -> None:
+    brain.add("harbour crane", tags=["t1"])
+    for n in range(keyword.STATEMENTS_KEPT + 10):  # a filter's values are part of its key
+        found = brain.search("harbour", TraceFilter(tag=f"t{n}"), record_recall=False)
+        assert len(found.traces) == (n == 1)
+        assert len(keyword._statements_of[brain.db]) <= keyword.STATEMENTS_KEPT
