@@ -9,7 +9,7 @@ to delete it.
 
 A connection set to index later (`Database.index_later`: the app's, whose writes run on the
 GUI thread) never flushes: its writes only mark, its searches match the marked rows in a
-TEMP index of their own (`keyword._index_unflushed`), and another connection's upkeep
+TEMP index of their own (`stand_ins.index_unflushed`), and another connection's upkeep
 indexes them a small batch at a time (`flush_step`, `background_index`).
 """
 

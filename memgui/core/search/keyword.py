@@ -25,9 +25,17 @@ import apsw
 from memgui.core import decay
 from memgui.core.errors import QuerySyntaxError
 from memgui.core.model import TraceFilter
-from memgui.core.search import bm25, fulltext, stems, textindex, vocabulary, word_forms
+from memgui.core.search import (
+    bm25,
+    fulltext,
+    stand_ins,
+    stems,
+    textindex,
+    vocabulary,
+    word_forms,
+)
 from memgui.core.search.filters import filter_sql
-from memgui.core.storage import schema, store
+from memgui.core.storage import store
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
@@ -307,15 +315,17 @@ def keyword_ranking(
     if not has_words:
         return []
     # Another connection holding the write lock long leaves the marked rows unindexed:
-    # searched then as a read-only connection searches them (see `_index_unflushed`).
+    # searched then as a read-only connection searches them (see `stand_ins.index_unflushed`).
     flushed, state = _flush_before_search(db)
     either = textindex.either
     if stemmed is not None and "memgui_fts" in db.tables and stems.TABLE in db.tables:
         # Plain words (schema 9): one stemmed term a word (`stems`).
         table, match = stems.TABLE, stemmed
         agentos_rewrite = False
-    elif "memgui_fts" in db.tables or ("memory_traces" in db.tables and _index_unmigrated(db)):
-        table = "memgui_fts" if "memgui_fts" in db.tables else UNMIGRATED
+    elif "memgui_fts" in db.tables or (
+        "memory_traces" in db.tables and stand_ins.index_unmigrated(db)
+    ):
+        table = "memgui_fts" if "memgui_fts" in db.tables else stand_ins.UNMIGRATED
         # Only the forms the index holds, when it holds every row (none waits unflushed).
         keep = (
             vocabulary.present_filter(db)
@@ -335,8 +345,8 @@ def keyword_ranking(
         # A read-only connection cannot index what a writer left pending: it searches those
         # rows in a small index of its own instead, and not their stale entries.
         unflushed = (
-            _index_unflushed(db, table)
-            if table in STAND_INS and (db.readonly or not flushed)
+            stand_ins.index_unflushed(db, table)
+            if table in stand_ins.STAND_INS and (db.readonly or not flushed)
             else set()
         )
         try:
@@ -385,30 +395,6 @@ def _flush_before_search(db: Database) -> tuple[bool, tuple[int, int] | None]:
     return flushed, None
 
 
-# For each of the brain's indexes, a TEMP table of the rows still pending (in memory, this
-# connection's alone) and its tokenizer.
-STAND_INS = {
-    "memgui_fts": ("memgui_fts_unflushed", schema.MEMGUI_TOKENIZE),
-    stems.TABLE: ("memgui_stems_unflushed", schema.MEMGUI_STEMS_TOKENIZE),
-}
-
-
-def _index_unflushed(db: Database, table: str) -> set[int]:
-    """Index the rows still pending (a writer stopped before it indexed them) in `table`'s
-    TEMP stand-in; their rowids, whose entries in the brain's index may be stale or another
-    row's."""
-    if "memgui_fts_pending" not in db.tables:
-        return set()
-    pending = {r[0] for r in db.conn.execute("SELECT rowid FROM memgui_fts_pending")}
-    if not pending:
-        return set()
-    marks = ",".join("?" * len(pending))
-    rows = list(db.conn.execute(f"{fulltext.ROW_TEXT_SQL} WHERE rowid IN ({marks})", list(pending)))
-    name, tokenize = STAND_INS[table]
-    fulltext.fill_temp_index(db, name, rows, tokenize)
-    return pending
-
-
 def _ranked(
     ranking: _Query, match: str, want: int, unflushed: set[int], best_of: int | None = None
 ) -> list[tuple[Any, ...]]:
@@ -419,7 +405,7 @@ def _ranked(
             rows = ranking.run(match, want, best_of)
         else:
             rows = [r for r in ranking.run(match, want + len(unflushed)) if r[0] not in unflushed]
-            rows += ranking.on(STAND_INS[ranking.table][0]).joined(match, want)
+            rows += ranking.on(stand_ins.STAND_INS[ranking.table][0]).joined(match, want)
             rows = sorted(rows, key=lambda row: (row[2], row[0]))[:want]  # bm25: lower is better
         if best_of is None or ranking.proved or holds_the_best(rows, best_of, want):
             return rows
@@ -434,31 +420,3 @@ def _query_pieces(query: str) -> tuple[tuple[str, ...], bool, str | None]:
     stemmed = [stems.match(f) for f in forms]
     match = None if None in stemmed else textindex.either([m for m in stemmed if m is not None])
     return tuple(forms), bool(textindex.words(forms[0])), match
-
-
-UNMIGRATED = "memgui_fts_unmigrated"  # a TEMP table: in memory, this connection's alone
-UNMIGRATED_MAX = 5_000  # traces indexed in memory at most (0.5–0.9 s, the first search)
-# Per brain: the connection that holds the in-memory index (a read-only brain's may be
-# opened again), the data version it last looked at, and whether the index serves (False:
-# too many traces, which is not counted again until another write).
-_unmigrated_built: weakref.WeakKeyDictionary[Database, tuple[object, int, bool]] = (
-    weakref.WeakKeyDictionary()
-)
-
-
-def _index_unmigrated(db: Database) -> bool:
-    """A brain memgui has not migrated has only AgentOS's `porter ascii` index, which finds
-    no word of an unspaced script and folds no non-ASCII case. Up to `UNMIGRATED_MAX`
-    traces, index them as memgui would, in memory, without writing to the file; again
-    whenever another connection has written. False for a larger brain: AgentOS's index."""
-    state = db.data_version()
-    built = _unmigrated_built.get(db)
-    if built is not None and built[0] is db.conn and built[1] == state:
-        return built[2]
-    with db.lock:
-        rows = list(db.conn.execute(f"{fulltext.ROW_TEXT_SQL} LIMIT ?", (UNMIGRATED_MAX + 1,)))
-        serves = len(rows) <= UNMIGRATED_MAX
-        if serves:
-            fulltext.fill_temp_index(db, UNMIGRATED, rows)
-    _unmigrated_built[db] = (db.conn, state, serves)
-    return serves

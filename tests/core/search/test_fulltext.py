@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from memgui.core.brain import Brain
-from memgui.core.search import fulltext, textindex
+from memgui.core.search import fulltext, stand_ins, textindex
 from tests.support.brains import agentos_index_ids
 
 
@@ -197,8 +197,6 @@ def test_agentos_index_finds_a_decomposed_word_in_either_form(
 ) -> None:
     import apsw
 
-    from memgui.core.search import keyword
-
     word = "Αθήνα"
     nfc, nfd = (unicodedata.normalize(form, word) for form in ("NFC", "NFD"))
     conn = apsw.Connection(str(agentos_copy))  # AgentOS adds a note, stored decomposed
@@ -212,7 +210,7 @@ def test_agentos_index_finds_a_decomposed_word_in_either_form(
         (conn.last_insert_rowid(), f"capital {nfd}"),
     )
     conn.close()
-    monkeypatch.setattr(keyword, "UNMIGRATED_MAX", 2)  # too big for an index in memory
+    monkeypatch.setattr(stand_ins, "UNMIGRATED_MAX", 2)  # too big for an index in memory
     with Brain.open(agentos_copy) as brain:
         for query in (nfc, nfd):
             found = [t.id for t in brain.search(query, record_recall=False).traces]

@@ -9,7 +9,7 @@ import pytest
 
 from memgui.core.brain import Brain
 from memgui.core.model import TraceFilter
-from memgui.core.search import fulltext, keyword
+from memgui.core.search import fulltext, keyword, stand_ins
 from tests.support.paths import SHARED
 from tests.support.query_plans import plan_of, selects_run
 
@@ -282,7 +282,7 @@ def test_an_agentos_brain_not_migrated_is_searched_in_every_script(tmp_path: Pat
 def test_a_larger_unmigrated_brain_keeps_to_agentos_own_index(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(keyword, "UNMIGRATED_MAX", 50)  # the fixture holds 51 traces
+    monkeypatch.setattr(stand_ins, "UNMIGRATED_MAX", 50)  # the fixture holds 51 traces
     path = tmp_path / "agentos.sqlite"
     path.write_bytes(AGENTOS_BRAIN.read_bytes())
     with Brain.open(path) as brain:
