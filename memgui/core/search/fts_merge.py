@@ -149,6 +149,24 @@ def tables(conn: apsw.Connection) -> list[str]:
     return [table for table in (schema.STEMS_TABLE, TABLE) if configured(conn, table)]
 
 
+AGENTOS_TABLE = "memory_traces_fts"
+
+
+def upkeep_tables(conn: apsw.Connection) -> list[str]:
+    """What the upkeep merges: memgui's tables (`tables`) and, in a brain that has them,
+    AgentOS's index, which memgui's writes fill without merging it
+    (`fulltext._agentos_index_unmerged`)."""
+    found = tables(conn)
+    if (
+        found
+        and conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (AGENTOS_TABLE,)
+        ).fetchone()
+    ):
+        found.append(AGENTOS_TABLE)
+    return found
+
+
 def configured(conn: apsw.Connection, table: str = TABLE) -> bool:
     """Whether `table` merges only when asked (schema 6's automerge 0)."""
     try:
@@ -173,7 +191,7 @@ def merge_pass(
     if db.readonly or not db.is_current:
         return 0
     with db.lock:
-        merged = tables(db.conn)
+        merged = upkeep_tables(db.conn)
     done = 0
     ends = time.monotonic() + budget_s
     while (stop is None or not stop.is_set()) and (done == 0 or time.monotonic() < ends):
@@ -203,4 +221,4 @@ def merge_due(db: Database) -> bool:
     if db.readonly or not db.is_current:
         return False
     with db.lock:
-        return any(needs_merge(levels(db.conn, table)) for table in tables(db.conn))
+        return any(needs_merge(levels(db.conn, table)) for table in upkeep_tables(db.conn))

@@ -19,6 +19,7 @@ import json
 import logging
 import time
 from collections.abc import Generator, Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any, NamedTuple
 
 import apsw
@@ -170,30 +171,57 @@ ROW_TEXT_SQL = f"SELECT rowid, content, tags, {_TITLE} FROM memory_traces t"
 
 
 def _index_rows(db: Database, rows: list[tuple[Any, ...]], agentos: bool) -> None:
-    indexed = [(row[0], row[2], row[3]) for row in rows if row[1] == INDEXED]
-    if agentos and indexed:
-        db.conn.executemany(
-            "INSERT INTO memory_traces_fts(memory_traces_fts, rowid, content, tags) "
-            "VALUES ('delete', ?, ?, ?)",
-            indexed,
-        )
+    if agentos:
+        with _agentos_index_unmerged(db):
+            indexed = [(row[0], row[2], row[3]) for row in rows if row[1] == INDEXED]
+            if indexed:
+                db.conn.executemany(
+                    "INSERT INTO memory_traces_fts(memory_traces_fts, rowid, content, tags) "
+                    "VALUES ('delete', ?, ?, ?)",
+                    indexed,
+                )
+            # Another program's rows are in AgentOS's index already: it wrote them there.
+            # (NEW_ON_FOREIGN rows are not: that program deleted its row's entry.)
+            own = [(r[0], r[4], r[5]) for r in rows if r[4] is not None and r[1] != FOREIGN]
+            db.conn.executemany(
+                "INSERT INTO memory_traces_fts(rowid, content, tags) VALUES (?, ?, ?)", own
+            )
     gone = [(row[0],) for row in rows if row[1] != NEW]
     if gone:
         db.conn.executemany("DELETE FROM memgui_fts WHERE rowid = ?", gone)
     current = [(r[0], r[4], r[5], r[6]) for r in rows if r[4] is not None]
-    if agentos:
-        # Another program's rows are in AgentOS's index already: it wrote them there.
-        # (NEW_ON_FOREIGN rows are not: that program deleted its row's entry.)
-        own = [(r[0], r[4], r[5]) for r in rows if r[4] is not None and r[1] != FOREIGN]
-        db.conn.executemany(
-            "INSERT INTO memory_traces_fts(rowid, content, tags) VALUES (?, ?, ?)", own
-        )
     texts = list(indexed_text(current))
     db.conn.executemany(INSERT_MEMGUI_FTS, texts)
     if schema.STEMS_TABLE in db.tables:  # schema 9: the same rows, stemmed
         if gone:
             db.conn.executemany(DELETE_STEMS, gone)
         db.conn.executemany(INSERT_STEMS, texts)
+
+
+AGENTOS_AUTOMERGE = 4  # FTS5's default, which AgentOS's index keeps
+
+
+@contextmanager
+def _agentos_index_unmerged(db: Database) -> Iterator[None]:
+    """AgentOS's index merges its segments inside the writes that fill it (FTS5's
+    automerge, which AgentOS keeps): at 1M traces that merge made one write in 32 take
+    30 ms. Around memgui's writes to it, automerge is 0 and FTS5 writes out what it holds
+    before the setting is put back, all in the caller's transaction (a rollback undoes the
+    setting too); the upkeep merges that index in steps (`fts_merge.upkeep_tables`).
+    AgentOS's own writes go on merging as they always did."""
+    conn = db.conn
+    row = conn.execute("SELECT v FROM memory_traces_fts_config WHERE k = 'automerge'").fetchone()
+    setting = AGENTOS_AUTOMERGE if row is None else row[0]
+    if setting == 0:
+        yield
+        return
+    conn.execute("INSERT INTO memory_traces_fts(memory_traces_fts, rank) VALUES ('automerge', 0)")
+    yield
+    conn.execute("INSERT INTO memory_traces_fts(memory_traces_fts) VALUES ('flush')")
+    conn.execute(
+        "INSERT INTO memory_traces_fts(memory_traces_fts, rank) VALUES ('automerge', ?)",
+        (setting,),
+    )
 
 
 def indexed_rows(db: Database, table: str) -> int:

@@ -23,11 +23,10 @@ NOW = 1_800_000_000_000
 WORDS = ("harbour", "lantern", "copper", "meadow", "violin", "glacier", "saffron", "orbit")
 
 
-def config(path: Path) -> dict[str, object]:
+def config(path: Path, table: str = "memgui_fts") -> dict[str, object]:
     conn = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READONLY)
-    conn.set_busy_timeout(int(WAIT_S * 1000))  # past the upkeep's write of a step
     try:
-        return dict(conn.execute("SELECT k, v FROM memgui_fts_config"))
+        return dict(conn.execute(f"SELECT k, v FROM {table}_config"))
     finally:
         conn.close()
 
@@ -158,10 +157,43 @@ def merges_due(path: Path) -> bool:
     conn.set_busy_timeout(int(WAIT_S * 1000))  # past the upkeep's write of a step
     try:
         return any(
-            fts_merge.needs_merge(fts_merge.levels(conn, table)) for table in fts_merge.tables(conn)
+            fts_merge.needs_merge(fts_merge.levels(conn, table))
+            for table in fts_merge.upkeep_tables(conn)
         )
     finally:
         conn.close()
+
+
+def test_memguis_writes_fill_agentos_index_without_merging_it_and_the_upkeep_merges_it(
+    brain_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(fulltext, "FLUSH_AFTER", 1)  # every add indexes: a segment each
+    agentos_index = fts_merge.AGENTOS_TABLE
+    with Brain.open(brain_path) as brain:
+        conn = brain.db.conn
+        for i in range(8):  # ~12 pages a segment: FTS5's automerge works every 64 written
+            brain.add(" ".join(f"note {i}w{k}" for k in range(5000)))
+        # Past FTS5's automerge threshold (4 segments a level) nothing merged, and AgentOS's
+        # setting is as AgentOS keeps it (FTS5's default, 4, written back as a row).
+        assert fts_merge.needs_merge(fts_merge.levels(conn, agentos_index))
+        assert config(brain_path, agentos_index).get("automerge", 4) == 4
+        assert agentos_index in fts_merge.upkeep_tables(conn)
+        assert fts_merge.merge_pass(brain.db, gap_s=0.0) > 0
+        assert not fts_merge.merge_due(brain.db)
+        conn.execute(
+            f"INSERT INTO {agentos_index}({agentos_index}, rank) VALUES ('integrity-check', 0)"
+        )
+        matched = conn.execute(
+            f"SELECT count(*) FROM {agentos_index} WHERE {agentos_index} MATCH 'note'"
+        )
+        assert matched.get == 8
+    conn = apsw.Connection(str(brain_path))  # AgentOS's own setting, whatever it is, is kept
+    conn.execute(f"INSERT INTO {agentos_index}({agentos_index}, rank) VALUES ('automerge', 8)")
+    conn.close()
+    with Brain.open(brain_path) as brain:
+        brain.add(text(99))
+        assert brain.search("note", limit=50, record_recall=False).traces
+    assert config(brain_path, agentos_index)["automerge"] == 8
 
 
 def test_a_merge_pass_stops_when_nothing_is_due_and_changes_no_result(
