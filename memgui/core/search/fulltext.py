@@ -154,7 +154,7 @@ def flushing(db: Database, batch: int = FLUSH_BATCH) -> Generator[int, None, int
     if flushed >= batch:
         # A bulk write (an import) merges the segments it wrote before it commits: the
         # upkeep's small steps are for the trickle of single writes.
-        for _ in merging(db):
+        for _ in merging(db, agentos=agentos):
             yield flushed
     db.pending_marks = 0
     return flushed
@@ -437,10 +437,12 @@ def index_new(db: Database, rows: list[tuple[int, str, str, list[str], str | Non
         conn.executemany(INSERT_STEMS, texts)
 
 
-def merging(db: Database) -> Iterator[None]:
+def merging(db: Database, agentos: bool = False) -> Iterator[None]:
     """Merge the segments a bulk write left (as `flushing` does after a big flush), a step
-    at a time, inside the caller's transaction; yields after each step."""
-    for table in fts_merge.tables(db.conn):
+    at a time, inside the caller's transaction; yields after each step. With `agentos`,
+    AgentOS's index too (a flush fills it without merging: `_agentos_index_unmerged`)."""
+    chosen = fts_merge.upkeep_tables if agentos else fts_merge.tables
+    for table in chosen(db.conn):
         while fts_merge.needs_merge(fts_merge.levels(db.conn, table)):
             if not fts_merge.merge_step(db.conn, fts_merge.BULK_MERGE_PAGES, table):
                 break

@@ -196,6 +196,26 @@ def test_memguis_writes_fill_agentos_index_without_merging_it_and_the_upkeep_mer
     assert config(brain_path, agentos_index)["automerge"] == 8
 
 
+def test_a_bulk_flush_merges_agentos_index_too_before_it_commits(
+    brain_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(fulltext, "FLUSH_AFTER", 10**9)  # the adds only mark their rows
+    agentos_index = fts_merge.AGENTOS_TABLE
+    with Brain.open(brain_path) as brain:
+        for i in range(8):
+            brain.add(" ".join(f"note {i}w{k}" for k in range(2000)))
+        with brain.db.write("test", "index in bulk", kind="index"):
+            # A batch of one row at a time: a segment of each index per row, then the merge.
+            assert list(fulltext.flushing(brain.db, batch=1))[-1] == 8
+        found = fts_merge.levels(brain.db.conn, agentos_index)
+        assert sum(level.segments for level in found) < 8
+        assert not fts_merge.needs_merge(found)
+        matched = brain.db.conn.execute(
+            f"SELECT count(*) FROM {agentos_index} WHERE {agentos_index} MATCH 'note'"
+        )
+        assert matched.get == 8
+
+
 def test_a_merge_pass_stops_when_nothing_is_due_and_changes_no_result(
     brain_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
