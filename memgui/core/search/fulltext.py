@@ -172,20 +172,20 @@ ROW_TEXT_SQL = f"SELECT rowid, content, tags, {_TITLE} FROM memory_traces t"
 
 def _index_rows(db: Database, rows: list[tuple[Any, ...]], agentos: bool) -> None:
     if agentos:
-        with _agentos_index_unmerged(db):
-            indexed = [(row[0], row[2], row[3]) for row in rows if row[1] == INDEXED]
-            if indexed:
+        indexed = [(row[0], row[2], row[3]) for row in rows if row[1] == INDEXED]
+        # Another program's rows are in AgentOS's index already: it wrote them there.
+        # (NEW_ON_FOREIGN rows are not: that program deleted its row's entry.)
+        own = [(r[0], r[4], r[5]) for r in rows if r[4] is not None and r[1] != FOREIGN]
+        if indexed or own:  # its setting is left alone when nothing is written to it
+            with _agentos_index_unmerged(db):
                 db.conn.executemany(
                     "INSERT INTO memory_traces_fts(memory_traces_fts, rowid, content, tags) "
                     "VALUES ('delete', ?, ?, ?)",
                     indexed,
                 )
-            # Another program's rows are in AgentOS's index already: it wrote them there.
-            # (NEW_ON_FOREIGN rows are not: that program deleted its row's entry.)
-            own = [(r[0], r[4], r[5]) for r in rows if r[4] is not None and r[1] != FOREIGN]
-            db.conn.executemany(
-                "INSERT INTO memory_traces_fts(rowid, content, tags) VALUES (?, ?, ?)", own
-            )
+                db.conn.executemany(
+                    "INSERT INTO memory_traces_fts(rowid, content, tags) VALUES (?, ?, ?)", own
+                )
     gone = [(row[0],) for row in rows if row[1] != NEW]
     if gone:
         db.conn.executemany("DELETE FROM memgui_fts WHERE rowid = ?", gone)

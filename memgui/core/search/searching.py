@@ -22,19 +22,13 @@ from memgui.core.model import (
     check_text,
 )
 from memgui.core.search.filters import filter_sql
-from memgui.core.search.keyword import (
-    STRENGTH_MAX,
-    KeywordHit,
-    holds_the_best,
-    keyword_ranking,
-    read_state,
-)
+from memgui.core.search.keyword import KeywordHit, holds_the_best, keyword_ranking, read_state
 from memgui.core.storage import store
 
 if TYPE_CHECKING:
     from memgui.core.brain import Brain
 
-__all__ = ["STRENGTH_MAX", "filter_sql", "holds_the_best", "keyword_ranking", "search"]
+__all__ = ["filter_sql", "holds_the_best", "keyword_ranking", "search"]
 
 log = logging.getLogger(__name__)
 
