@@ -39,7 +39,7 @@ print("finished", flush=True)
 
 # The `memgui` command, paused in its job loop once `folder` holds what `pattern` names.
 CLI_PAUSED_WHEN = r"""
-import signal, sys
+import sys, time
 from pathlib import Path
 import {module} as command
 from memgui.__main__ import main
@@ -52,7 +52,11 @@ def paused(job, on_progress=None):
                 return stop.value
             if list(Path({folder!r}).glob({pattern!r})):
                 print("under way", flush=True)
-                signal.pause()
+                # Not signal.pause(): the kernel may hand the signal to another thread of
+                # the process, and the main thread's pause would go
+                # on; a short sleep returns to Python, which runs the handler here.
+                while True:
+                    time.sleep(0.01)
     finally:
         job.close()
 command.run_to_end = paused
