@@ -196,6 +196,32 @@ def test_memguis_writes_fill_agentos_index_without_merging_it_and_the_upkeep_mer
     assert config(brain_path, agentos_index)["automerge"] == 8
 
 
+def test_the_upkeep_merges_the_index_nearest_its_crisis_merge_first(
+    brain_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A step goes to the table whose fullest level holds the most segments, not to the
+    first table in order while one is due there (which let AgentOS's index fill up to
+    FTS5's crisis merge, inside a write, at 1M traces)."""
+    monkeypatch.setattr(fulltext, "FLUSH_AFTER", 1)  # every add indexes: a segment each
+    agentos_index, stems = fts_merge.AGENTOS_TABLE, schema.STEMS_TABLE
+    with Brain.open(brain_path) as brain:
+        conn = brain.db.conn
+        for i in range(5):
+            brain.add(text(i))
+        with brain.db.write("test", "merge memgui's indexes", kind="index"):
+            for table in fts_merge.tables(conn):
+                fts_merge.merge_all(conn, table)
+        for i in range(5, 9):
+            brain.add(text(i))
+        due = {table: fts_merge.levels(conn, table) for table in fts_merge.upkeep_tables(conn)}
+        # memgui_stems (first in order) is due with 5 segments; AgentOS's index holds 9.
+        assert fts_merge.needs_merge(due[stems]) and due[stems][0].segments == 5
+        assert due[agentos_index][0].segments == 9
+        assert fts_merge.merge_pass(brain.db, gap_s=0.0, budget_s=0.0) == 1  # one step
+        assert fts_merge.levels(conn, stems) == due[stems]
+        assert fts_merge.levels(conn, agentos_index)[0].segments < 9
+
+
 def test_a_bulk_flush_merges_agentos_index_too_before_it_commits(
     brain_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
