@@ -53,8 +53,8 @@ def paused(job, on_progress=None):
             if list(Path({folder!r}).glob({pattern!r})):
                 print("under way", flush=True)
                 # Not signal.pause(): the kernel may hand the signal to another thread of
-                # the process, and the main thread's pause would go
-                # on; a short sleep returns to Python, which runs the handler here.
+                # the process, and the main thread's pause would go on; a short sleep
+                # returns to Python, which runs the handler here.
                 while True:
                     time.sleep(0.01)
     finally:
