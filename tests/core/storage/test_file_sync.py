@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from pathlib import Path
@@ -98,18 +99,19 @@ def test_the_last_pass_syncs_the_file_before_writers_wait(
             def acquire(self, timeout: float = -1) -> bool:
                 taken = lock.acquire(timeout=timeout)
                 if taken and threading.current_thread().name.startswith("checkpoint"):
-                    events.append("locked")
+                    # The last pass's (a truncation after a quiet second takes it too).
+                    events.append(f"locked by {sys._getframe(1).f_code.co_name}")
                 return taken
 
             def release(self) -> None:
                 lock.release()
 
         checkpointer.writer_lock = NotedLock()  # type: ignore[assignment]
-        for i in range(150):  # 12-14 pages an add: past RESTART_PAGES
-            brain.add(f"fact number {i} about the release process", tags=["t"])
         deadline = time.monotonic() + WAIT_S  # only a bound: the lock is taken long before
-        while "locked" not in events:
+        added = 0
+        while "locked by _pass" not in events:  # 12-14 pages an add: ~75 go past RESTART
             assert time.monotonic() < deadline, "the checkpoint thread never took the lock"
-            time.sleep(0.01)
-    first = events.index("locked")
+            brain.add(f"fact number {added} about the release process", tags=["t"])
+            added += 1
+    first = events.index("locked by _pass")
     assert events[first - 2 : first] == ["synced", "synced"]  # synced, a pass, synced again
