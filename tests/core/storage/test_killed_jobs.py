@@ -39,7 +39,7 @@ print("finished", flush=True)
 
 # The `memgui` command, paused in its job loop once `folder` holds what `pattern` names.
 CLI_PAUSED_WHEN = r"""
-import sys, time
+import os, signal, sys
 from pathlib import Path
 import {module} as command
 from memgui.__main__ import main
@@ -51,12 +51,16 @@ def paused(job, on_progress=None):
             except StopIteration as stop:
                 return stop.value
             if list(Path({folder!r}).glob({pattern!r})):
-                print("under way", flush=True)
                 # Not signal.pause(): the kernel may hand the signal to another thread of
-                # the process, and the main thread's pause would go on; a short sleep
-                # returns to Python, which runs the handler here.
+                # the process, and the main thread's pause would go on. Whichever thread
+                # takes it writes a byte to the wakeup pipe; the read returns, and Python
+                # runs the handler here, in the main thread.
+                woken, wake = os.pipe()
+                os.set_blocking(wake, False)
+                signal.set_wakeup_fd(wake)
+                print("under way", flush=True)
                 while True:
-                    time.sleep(0.01)
+                    os.read(woken, 1)
     finally:
         job.close()
 command.run_to_end = paused
