@@ -1,4 +1,5 @@
-"""The one compiled part: memgui_bm25, an SQLite extension (memgui/core/search/bm25.py).
+"""The one compiled part: memgui_bm25, an SQLite extension (memgui/core/search/bm25.py),
+with memgui_busy_wait, its busy handler (memgui/core/storage/busy_wait.py).
 
 Optional: without a C compiler the install goes on and memgui ranks with FTS5's own bm25,
 the same scores, slower at a million traces (`make` installs a compiler first).
@@ -15,7 +16,7 @@ setup(
         Extension(
             # Not a Python module (it has no PyInit): SQLite loads it (bm25.extension_path).
             "memgui.core.search._memgui_bm25",
-            sources=[f"{CSRC}/memgui_bm25.c"],
+            sources=[f"{CSRC}/memgui_bm25.c", f"{CSRC}/busy_wait.c"],
             depends=[f"{CSRC}/sqlite3.h", f"{CSRC}/sqlite3ext.h"],
             include_dirs=[CSRC],
             # No fused multiply-add: the scores must be FTS5's bm25 to the last bit.

@@ -36,7 +36,8 @@ _V2_SEGMENT_EXTRA = 5  # origin (2), tombstone pages, tombstone entries, entries
 # Leaf pages one upkeep step writes (FTS5's pages are ~4 KB): 1-4 ms at 1M traces here.
 MERGE_PAGES = 16
 # Between steps: longer than the sleeps of SQLite's busy handler up to then (1, 2, 5, 10,
-# 15, 20, 25 ms), so a writer waiting for the lock takes it before the next step.
+# 15, 20, 25 ms), so a writer waiting for the lock takes it before the next step, another
+# program's too (memgui's own look every millisecond: `storage/busy_wait.py`).
 MERGE_GAP_S = 0.03
 # Pages a step of a bulk write's closing merge writes (one statement, no one waits).
 BULK_MERGE_PAGES = 2000

@@ -27,7 +27,7 @@ from memgui.core.errors import (
     StorageError,
 )
 from memgui.core.search import bm25, vectors
-from memgui.core.storage import commit_count, degrees, migration, schema
+from memgui.core.storage import busy_wait, commit_count, degrees, migration, schema
 from memgui.core.storage.checkpoint import Checkpointer, file_identity
 from memgui.core.storage.transaction import (
     BUSY_TIMEOUT_MS,
@@ -134,7 +134,10 @@ class Database:
         self._counted = True
 
     def _configure(self) -> None:
-        self._conn.setbusytimeout(BUSY_TIMEOUT_MS)
+        # Keyword search's ranking function (search/bm25.py); FTS5's bm25 when not built.
+        bm25.load(self._conn)
+        # With it comes a busy handler that looks for the lock every millisecond.
+        busy_wait.set_wait(self._conn, BUSY_TIMEOUT_MS)
         self._conn.execute("PRAGMA foreign_keys = ON")
         # In WAL, NORMAL syncs at checkpoints, not at every commit: a crash never corrupts
         # the file or loses a committed transaction; only a power cut may lose the last few.
@@ -142,8 +145,6 @@ class Database:
         # A statement that fires a trigger keeps a statement journal; in a file it cost each
         # add ~8 µs more than in memory (and sorts and TEMP indexes are quicker there too).
         self._conn.execute("PRAGMA temp_store = MEMORY")
-        # Keyword search's ranking function (search/bm25.py); FTS5's bm25 when not built.
-        bm25.load(self._conn)
 
     def _examine(self) -> None:
         """What an existing file holds, before anything reads it (`migration.examine`)."""

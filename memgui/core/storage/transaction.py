@@ -21,7 +21,7 @@ from memgui.core.errors import (
     RefusedByBrain,
     StorageError,
 )
-from memgui.core.storage import busy
+from memgui.core.storage import busy, busy_wait
 
 if TYPE_CHECKING:
     from memgui.core.storage.db import Database
@@ -193,7 +193,7 @@ def begin_immediate(db: Database, operation: str, wait_s: float | None) -> None:
         while True:
             if short:  # a wait shorter than the busy timeout
                 left = deadline - time.monotonic()
-                db.conn.setbusytimeout(max(0, int(left * 1000)))
+                busy_wait.set_wait(db.conn, max(0, int(left * 1000)))
             try:
                 db.conn.execute("BEGIN IMMEDIATE")
                 return
@@ -207,4 +207,4 @@ def begin_immediate(db: Database, operation: str, wait_s: float | None) -> None:
                 time.sleep(min(0.05 * attempt, 0.5, max(0.0, deadline - time.monotonic())))
     finally:
         if short:
-            db.conn.setbusytimeout(BUSY_TIMEOUT_MS)
+            busy_wait.set_wait(db.conn, BUSY_TIMEOUT_MS)

@@ -17,7 +17,8 @@
 **   length (a row read from the %_docsize table) is not read, and that bound is returned
 **   (it sorts after every row the LIMIT keeps).
 **
-** Loaded with sqlite3_load_extension, so it runs inside the SQLite the program uses.
+** Loaded with sqlite3_load_extension, so it runs inside the SQLite the program uses. The
+** same load registers memgui_busy_wait (busy_wait.c).
 ** memgui is MIT-licensed; sqlite3.h and sqlite3ext.h beside this file are SQLite's
 ** (public domain).
 */
@@ -26,6 +27,8 @@ SQLITE_EXTENSION_INIT1
 
 #include <math.h>
 #include <string.h>
+
+int memguiBusyWaitInit(sqlite3 *db); /* busy_wait.c, registered by the same load */
 
 #define CACHE_MAX 4096 /* (table, MATCH) entries kept, at most; all dropped when full */
 #define LIMIT_MAX 1000000 /* a larger limit scores every row (the heap would be too big) */
@@ -351,6 +354,7 @@ __declspec(dllexport)
 int sqlite3_memguibm_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines *pApi) {
   fts5_api *pFts5;
   Cache *pCache;
+  int rc;
   SQLITE_EXTENSION_INIT2(pApi);
   pFts5 = fts5Api(db);
   if (pFts5 == 0 || pFts5->iVersion < 2) {
@@ -366,5 +370,7 @@ int sqlite3_memguibm_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routin
     sqlite3_free(pCache);
     return SQLITE_NOMEM;
   }
-  return pFts5->xCreateFunction(pFts5, "memgui_bm25", (void *)pCache, memguiBm25, cacheDestroy);
+  rc = pFts5->xCreateFunction(pFts5, "memgui_bm25", (void *)pCache, memguiBm25, cacheDestroy);
+  if (rc != SQLITE_OK) return rc;
+  return memguiBusyWaitInit(db);
 }
