@@ -17,7 +17,9 @@ same connection:
   their decayed strength — the SQL of the exact blended ranking, its floor;
 - `keyword_rows`: `searching.keyword_rows`, all of memgui's code that gives the ranked rows;
 - `tool`: the agentos profile's `memory_search` (`tools.call`, what a server runs).
-p50 of the later round in µs, and each over `agentos_statement`.
+p50 of the later round in µs (its pages and statements warm; no document count kept from
+the round before, as each search of the pair asks a new query), and each over
+`agentos_statement`.
 """
 
 from __future__ import annotations
@@ -84,6 +86,17 @@ def contenders(path: Path) -> tuple[dict[str, Callable[[str], Any]], list[Any]]:
     return pieces, [agentos_conn, *brains]
 
 
+def forget_document_counts(path: Path) -> None:
+    """Another connection's commit: memgui_bm25 keeps each phrase's document count only
+    while nothing was committed, so the next round counts them again, as a new query does."""
+    conn = apsw.Connection(str(path))
+    try:
+        conn.execute("CREATE TABLE IF NOT EXISTS bench_rounds(n)")
+        conn.execute("INSERT INTO bench_rounds VALUES (1)")
+    finally:
+        conn.close()
+
+
 def measured(path: Path, rounds: int) -> dict[str, Any]:
     pieces, opened = contenders(path)
     samples: dict[str, list[float]] = {}
@@ -96,6 +109,7 @@ def measured(path: Path, rounds: int) -> dict[str, Any]:
                     run(query)
                     samples[name].append(time.perf_counter() - start)
             keyword._last_ranking.clear()  # the next round ranks again, as new queries do
+            forget_document_counts(path)
         segments = fts_merge.segment_count(opened[1].db.conn, stems.TABLE)
     finally:
         for each in opened:
