@@ -106,11 +106,15 @@ def test_a_wait_of_zero_gives_up_at_once_without_polling(brain_path: Path) -> No
     holder.execute("ROLLBACK")
 
 
-def test_a_wait_that_is_not_whole_ms_is_refused_by_the_extension(brain_path: Path) -> None:
+def test_a_wait_that_is_not_whole_ms_or_set_from_the_schema_is_refused(brain_path: Path) -> None:
     conn = apsw.Connection(str(brain_path))
     assert bm25.load(conn)
     with pytest.raises(apsw.SQLError, match="the wait must be an integer of ms"):
         conn.execute("SELECT memgui_busy_wait(1.5)").fetchall()
+    # A view (or a trigger) in a brain file cannot change how long its reader waits.
+    conn.execute("CREATE VIEW endless AS SELECT memgui_busy_wait(2147483647) AS ms")
+    with pytest.raises(apsw.SQLError, match="unsafe use of memgui_busy_wait"):
+        conn.execute("SELECT ms FROM endless").fetchall()
 
 
 def test_without_the_extension_sqlites_busy_timeout_waits(

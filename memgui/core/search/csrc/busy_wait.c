@@ -24,7 +24,7 @@ SQLITE_EXTENSION_INIT3
 #endif
 
 #define POLL_US 1000 /* between two looks for the lock */
-#define WAIT_MAX_MS 2147483 /* an hour's worth of ms above INT_MAX / 1000: capped there */
+#define WAIT_MAX_MS 2147483647 /* INT_MAX (~24 days): a longer wait is capped there */
 
 typedef struct BusyWait BusyWait; /* one per connection: the functions' user data */
 struct BusyWait {
@@ -97,9 +97,10 @@ int memguiBusyWaitInit(sqlite3 *db) {
   int rc;
   if (p == 0) return SQLITE_NOMEM;
   memset(p, 0, sizeof(BusyWait));
-  /* The handler's data lives as long as the function, that is as the connection. */
-  rc = sqlite3_create_function_v2(db, "memgui_busy_wait", 1, SQLITE_UTF8, (void *)p,
-                                  busyWaitFunc, 0, 0, sqlite3_free);
+  /* The handler's data lives as long as the function, that is as the connection. Called
+  ** from the program only: a trigger or a view in a brain file may not change the waits. */
+  rc = sqlite3_create_function_v2(db, "memgui_busy_wait", 1, SQLITE_UTF8 | SQLITE_DIRECTONLY,
+                                  (void *)p, busyWaitFunc, 0, 0, sqlite3_free);
   if (rc != SQLITE_OK) return rc;
   return sqlite3_create_function_v2(db, "memgui_busy_polls", 0, SQLITE_UTF8, 0,
                                     busyPollsFunc, 0, 0, 0);
