@@ -193,6 +193,9 @@ from memgui.core.io.writing.commit import commit
 from memgui.core.io.planning.plan import plan
 from memgui.core.progress import run_to_end
 brain = Brain.open(sys.argv[1], actor="test")
+# A small page cache: the transaction's pages spill to the WAL before the kill (a brain's
+# own cache would hold all of them), the case to recover from.
+brain.db.conn.execute("PRAGMA cache_size = -500")
 job = commit(brain, run_to_end(plan(brain, sys.argv[2])))
 for event in job:
     if event.done >= 6000:
