@@ -62,11 +62,11 @@ def contenders(path: Path) -> tuple[dict[str, Callable[[str], Any]], list[Any]]:
     first_slice = LIMIT + LIMIT // 4 + 2
 
     def ranking_of(brain: Brain) -> Callable[[str], list[Any]]:
-        sql = keyword._statements(brain.db, stems.TABLE, brain.brain_id, TraceFilter())
+        sql = keyword.statements(brain.db, stems.TABLE, brain.brain_id, TraceFilter())
         return lambda q: brain.db.conn.execute(sql.ranking, (stems.match(q), asked_rows)).fetchall()
 
     def ranking_and_rows(query: str) -> list[Any]:
-        sql = keyword._statements(rows_brain.db, stems.TABLE, rows_brain.brain_id, TraceFilter())
+        sql = keyword.statements(rows_brain.db, stems.TABLE, rows_brain.brain_id, TraceFilter())
         rowids = [rowid for _, rowid in ranking_of(rows_brain)(query)[:first_slice]]
         if not rowids:
             return []

@@ -104,7 +104,7 @@ _statements_of: weakref.WeakKeyDictionary[Database, dict[tuple[Any, ...], _State
 )
 
 
-def _statements(db: Database, table: str, brain_id: str, flt: TraceFilter) -> _Statements:
+def statements(db: Database, table: str, brain_id: str, flt: TraceFilter) -> _Statements:
     made = _statements_of.setdefault(db, {})
     key = (table, brain_id, flt)
     found = made.get(key)
@@ -146,7 +146,7 @@ class _Query:
         self.db: Database = brain.db
         self.table = table
         self.brain_id, self.flt = brain.brain_id, flt
-        self.sql = _statements(self.db, table, brain.brain_id, flt)
+        self.sql = statements(self.db, table, brain.brain_id, flt)
         self.params = self.sql.params
         self.ranked: list[tuple[Any, ...]] = []  # the last ranking `_best` read or reused
         self.asked = 0  # its LIMIT
@@ -295,7 +295,7 @@ class _Query:
         """The same search and filter over another full-text table."""
         other = copy.copy(self)
         other.table = table
-        other.sql = _statements(self.db, table, self.brain_id, self.flt)
+        other.sql = statements(self.db, table, self.brain_id, self.flt)
         return other
 
     def run(self, match: str, want: int, best_of: int | None = None) -> list[tuple[Any, ...]]:
@@ -310,7 +310,7 @@ def keyword_ranking(
     `best_of`, enough hits (more or fewer than `want`) to hold the best `best_of` by −bm25
     + strength (`holds_the_best`)."""
     db = brain.db
-    forms, has_words, stemmed = _query_pieces(query)
+    forms, has_words, stemmed = query_pieces(query)
     query = forms[0]
     if not has_words:
         return []
@@ -379,13 +379,19 @@ def keyword_ranking(
 _nothing_pending: weakref.WeakKeyDictionary[Database, tuple[int, int]] = weakref.WeakKeyDictionary()
 
 
+def nothing_pending_at(db: Database, state: tuple[int, int]) -> bool:
+    """Whether no row waits for the indexes at `state` (`read_state`), known from an
+    earlier look at the same state."""
+    return _nothing_pending.get(db) == state
+
+
 def _flush_before_search(db: Database) -> tuple[bool, tuple[int, int] | None]:
     """Index what waits (`fulltext.flush_unless_busy`): whether nothing waits now, and the
     state read when nothing can have been written since the last look found nothing
     waiting (the pending table is not asked again then: one statement fewer a search)."""
     with db.lock:
         state = read_state(db)
-    if _nothing_pending.get(db) == state:
+    if nothing_pending_at(db, state):
         return True, state
     flushed = fulltext.flush_unless_busy(db)
     if flushed and not db.readonly:
@@ -413,7 +419,7 @@ def _ranked(
 
 
 @functools.lru_cache(maxsize=1024)
-def _query_pieces(query: str) -> tuple[tuple[str, ...], bool, str | None]:
+def query_pieces(query: str) -> tuple[tuple[str, ...], bool, str | None]:
     """What the text alone decides (each search of the same text asks again): its forms,
     whether it has words, and memgui_stems's MATCH for it (None: not plain words)."""
     forms = textindex.query_forms(query)

@@ -21,6 +21,7 @@ from memgui.core.model import (
     check_limit,
     check_text,
 )
+from memgui.core.search import keyword_quick
 from memgui.core.search.filters import filter_sql
 from memgui.core.search.keyword import KeywordHit, holds_the_best, keyword_ranking, read_state
 from memgui.core.storage import store
@@ -103,6 +104,9 @@ def keyword_rows(brain: Brain, query: str, flt: TraceFilter, limit: int) -> list
     be read again (written since the ranking read them): `search` then."""
     check_query(query, limit)
     check_filter(flt)
+    quick = keyword_quick.rows(brain, query, flt, limit)
+    if quick is not None:
+        return quick
     hits = _best(keyword_hits(brain, query, flt, limit), limit)
     if hits and not _rows_current(brain, hits):
         return None

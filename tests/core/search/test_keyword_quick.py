@@ -1,0 +1,212 @@
+"""The keyword answer in one ranking and one row read: the general way's answer, exactly,
+and the general way's whenever the quick one cannot prove its own."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import apsw
+import pytest
+
+from memgui.core.brain import Brain
+from memgui.core.model import TraceFilter
+from memgui.core.search import keyword, keyword_quick, searching, stems
+from tests.support.query_plans import selects_run
+
+WORDS = (
+    "harbour crane lantern quay dusk boat rope tide gull anchor net salt wind pier "
+    "deploy deployed deploys planning plans"
+).split()
+# Rarer words beside them, so that bm25 tells the matches apart as in an agent's brain.
+RARE = [f"{a}{b}" for a in ("mar", "tel", "zon", "pir", "qua", "dov") for b in "kalovesi"]
+QUERIES = ["harbour", "harbour crane", "tide telo", "anchor zonv", "deploy", "plans pirs"]
+FILTERS = [
+    TraceFilter(),
+    TraceFilter(type="semantic"),
+    TraceFilter(scope="user"),
+    TraceFilter(deleted=True),
+]
+
+
+def _fill(brain: Brain, count: int, seed: int = 3, weakest: float = 0.0) -> None:
+    """Random texts of `WORDS`, strengths from `weakest` to 1, every sixth forgotten."""
+    rng = random.Random(seed)
+    with brain.batch():
+        for n in range(count):
+            trace = brain.add(
+                " ".join(rng.choices(WORDS, k=rng.randint(0, 3)) + rng.choices(RARE, k=6)),
+                type=rng.choice(("episodic", "semantic")), scope=rng.choice(("user", "thread")),
+                tags=rng.sample(WORDS, rng.randint(0, 2)), strength=rng.uniform(weakest, 1.0),
+            )  # fmt: skip
+            if n % 6 == 0:
+                brain.forget(trace.id)
+    brain.flush_index()
+
+
+def _general(
+    brain: Brain, monkeypatch: pytest.MonkeyPatch, query: str, flt: TraceFilter, limit: int
+) -> list | None:
+    with monkeypatch.context() as patched:
+        patched.setattr(keyword_quick, "rows", lambda *_args: None)
+        return searching.keyword_rows(brain, query, flt, limit)
+
+
+@pytest.mark.parametrize("weakest", [0.0, 0.9])
+@pytest.mark.parametrize("limit", [1, 3, 10, 50])
+def test_the_quick_answer_is_the_general_answer(
+    brain: Brain, monkeypatch: pytest.MonkeyPatch, limit: int, weakest: float
+) -> None:
+    _fill(brain, 400, weakest=weakest)
+    now = brain.now()
+    brain.clock = lambda: now
+    searching.keyword_rows(brain, "harbour", TraceFilter(), limit)  # nothing waits: known
+    answered = 0
+    for query in QUERIES:
+        for flt in FILTERS:
+            quick = keyword_quick.rows(brain, query, flt, limit)
+            general = _general(brain, monkeypatch, query, flt, limit)
+            assert general is not None
+            if quick is not None:
+                answered += 1
+                assert quick == general, (query, flt)
+            assert searching.keyword_rows(brain, query, flt, limit) == general, (query, flt)
+    if weakest:  # strengths alike (as an agent's fresh memories): the ranking proves most
+        assert answered >= len(QUERIES) * len(FILTERS) // 2
+
+
+def test_a_plain_search_runs_one_ranking_and_one_row_read(brain: Brain) -> None:
+    _fill(brain, 300)
+    searching.keyword_rows(brain, "harbour", TraceFilter(), 10)
+    found, statements = selects_run(
+        brain.db.conn, lambda: searching.keyword_rows(brain, "anchor net", TraceFilter(), 10)
+    )
+    assert found
+    rankings = [b for sql, b in statements if f"FROM {stems.TABLE}" in sql]
+    reads = [b for sql, b in statements if "FROM memory_traces AS t" in sql]
+    assert len(rankings) == 1 and rankings[0][1] == keyword_quick.ranked_for(10)
+    # The rows of the first few ranked matches (their brain id the filter's parameter).
+    assert len(reads) in (1, 2)
+    assert len(reads[0]) - 2 <= keyword_quick.read_first(10)
+
+
+def test_an_answer_it_cannot_prove_is_the_general_ways(brain: Brain) -> None:
+    # Forty equal matches: the ranking's order says nothing of their strength.
+    strengths = [round(0.02 * n, 2) for n in range(40)]
+    random.Random(4).shuffle(strengths)
+    with brain.batch():
+        made = {brain.add("harbour crane", strength=s).id: s for s in strengths}
+    brain.flush_index()
+    searching.keyword_rows(brain, "harbour", TraceFilter(), 10)
+    assert keyword_quick.rows(brain, "harbour", TraceFilter(), 10) is None
+    found = searching.keyword_rows(brain, "harbour", TraceFilter(), 10)
+    assert found is not None
+    strongest = sorted(made, key=lambda i: -made[i])[:10]
+    assert [row[1] for row in found] == strongest
+
+
+def test_rows_waiting_for_the_index_are_the_general_ways(brain: Brain) -> None:
+    _fill(brain, 300, weakest=0.9)
+    searching.keyword_rows(brain, "telo", TraceFilter(), 10)
+    assert keyword_quick.rows(brain, "telo", TraceFilter(), 10) is not None
+    added = brain.add("telo telo telo", strength=1.0)  # marked, not yet indexed
+    assert keyword_quick.rows(brain, "telo", TraceFilter(), 10) is None
+    found = searching.keyword_rows(brain, "telo", TraceFilter(), 10)
+    assert found is not None and found[0][1] == added.id
+    # That search indexed it (a write of its own); the next finds nothing waiting.
+    assert keyword_quick.rows(brain, "telo", TraceFilter(), 10) is None
+    assert searching.keyword_rows(brain, "telo", TraceFilter(), 10) == found
+    assert keyword_quick.rows(brain, "telo", TraceFilter(), 10) == found
+
+
+@pytest.mark.parametrize("query", ["harb*", "NEAR(tide telo)", "content: harbour", "^tide"])
+def test_fts5_syntax_the_stems_cannot_match_is_the_general_ways(brain: Brain, query: str) -> None:
+    _fill(brain, 100)
+    searching.keyword_rows(brain, "harbour", TraceFilter(), 10)
+    assert keyword.query_pieces(query)[2] is None  # memgui_fts answers, with its word forms
+    assert keyword_quick.rows(brain, query, TraceFilter(), 10) is None
+    assert searching.keyword_rows(brain, query, TraceFilter(), 10)
+
+
+@pytest.mark.parametrize("query", ['"harbour crane"', "harbour OR quay", "tide NOT telo"])
+def test_fts5_syntax_the_stems_match_is_answered_alike(
+    brain: Brain, monkeypatch: pytest.MonkeyPatch, query: str
+) -> None:
+    _fill(brain, 300, weakest=0.9)
+    searching.keyword_rows(brain, "harbour", TraceFilter(), 10)
+    quick = keyword_quick.rows(brain, query, TraceFilter(), 10)
+    assert quick is None or quick == _general(brain, monkeypatch, query, TraceFilter(), 10)
+
+
+def test_a_limit_past_its_bound_and_a_query_of_no_words(brain: Brain) -> None:
+    _fill(brain, 100)
+    searching.keyword_rows(brain, "harbour", TraceFilter(), 10)
+    assert keyword_quick.rows(brain, "harbour", TraceFilter(), keyword_quick.LIMIT_MAX + 1) is None
+    assert keyword_quick.rows(brain, "... !!", TraceFilter(), 10) == []
+    assert keyword_quick.rows(brain, "zzzz", TraceFilter(), 10) == []
+
+
+def test_a_read_only_brain_is_the_general_ways(brain_path: Path) -> None:
+    with Brain.open(brain_path, actor="test") as brain:
+        _fill(brain, 100)
+    brain_path.chmod(0o444)
+    try:
+        with Brain.open(brain_path) as reader:
+            assert reader.read_only
+            assert keyword_quick.rows(reader, "harbour", TraceFilter(), 10) is None
+            assert searching.keyword_rows(reader, "harbour", TraceFilter(), 10)
+    finally:
+        brain_path.chmod(0o644)
+
+
+def test_another_programs_write_between_its_statements_is_the_general_ways(
+    brain: Brain, brain_path: Path
+) -> None:
+    _fill(brain, 300, weakest=0.9)
+    searching.keyword_rows(brain, "telo", TraceFilter(), 10)
+    first = keyword_quick.rows(brain, "telo", TraceFilter(), 10)
+    assert first is not None
+    best = first[0][1]
+    now = brain.now()
+    writes: list[str] = []
+
+    def clock() -> int:  # read between the ranking and the rows: another program writes
+        if not writes:
+            other = apsw.Connection(str(brain_path))
+            other.execute("UPDATE memory_traces SET content = 'gone' WHERE id = ?", (best,))
+            other.close()
+            writes.append(best)
+        return now
+
+    brain.clock = clock
+    assert keyword_quick.rows(brain, "telo", TraceFilter(), 10) is None
+    assert writes == [best]
+    found = searching.keyword_rows(brain, "telo", TraceFilter(), 10)
+    assert found is not None and best not in [row[1] for row in found]
+
+
+def test_after_each_answer_it_cannot_prove_it_waits_twice_as_many_searches(
+    brain: Brain,
+) -> None:
+    with brain.batch():
+        for n in range(40):  # equal matches: the ranking proves nothing of their strength
+            brain.add("harbour crane", strength=0.5 + n / 100)
+        brain.add("lantern quay dusk", strength=1.0)
+    brain.flush_index()
+    searching.keyword_rows(brain, "harbour", TraceFilter(), 10)
+
+    def quick_tried(query: str) -> bool:  # whether the search ranked as the quick way does
+        _, statements = selects_run(
+            brain.db.conn, lambda: searching.keyword_rows(brain, query, TraceFilter(), 10)
+        )
+        quick_limit = keyword_quick.ranked_for(10)
+        return any(f"FROM {stems.TABLE}" in sql and b[1] == quick_limit for sql, b in statements)
+
+    tried = [n for n in range(20) if quick_tried("harbour")]
+    assert tried == [0, 2, 5, 10, 19]  # skips of 1, 2, 4, 8 searches
+    # An answer it proves (every match ranked) sets the skip after a failure back to one.
+    assert [quick_tried("lantern") for _ in range(8)] == [False] * 8  # the 16 left, in part
+    for _ in range(8):
+        quick_tried("lantern")
+    assert quick_tried("lantern")  # proved: every match ranked
+    assert [quick_tried("harbour") for _ in range(3)] == [True, False, True]
