@@ -15,7 +15,9 @@ same connection:
   search of limit 10 asks);
 - `ranking_and_rows`: it and the statement reading the first slice of candidates' rows with
   their decayed strength — the SQL of the exact blended ranking, its floor;
-- `keyword_rows`: `searching.keyword_rows`, all of memgui's code that gives the ranked rows;
+- `keyword_rows`: `searching.keyword_rows`, all of memgui's code that gives the ranked rows
+  (`keyword_quick` first: one short ranking and its rows, when it proves the answer);
+- `keyword_rows_general`: the same without `keyword_quick` (the general way alone);
 - `tool`: the agentos profile's `memory_search` (`tools.call`, what a server runs).
 p50 of the later round in µs (its pages and statements warm; no document count kept from
 the round before, as each search of the pair asks a new query), and each over
@@ -53,10 +55,10 @@ def contenders(path: Path) -> tuple[dict[str, Callable[[str], Any]], list[Any]]:
     """Each contender on a connection of its own: no ranking, no bm25 document count and no
     page another one read is shared (each search in the AgentOS pair asks a new query)."""
     agentos_conn = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READONLY)
-    brains = [Brain.open(path, actor="bench", create=False) for _ in range(4)]
+    brains = [Brain.open(path, actor="bench", create=False) for _ in range(5)]
     for brain in brains:
         brain.search("warm", record_recall=False)  # statements prepared, nothing pending
-    ranked_brain, rows_brain, rows_of_memgui, tool_brain = brains
+    ranked_brain, rows_brain, rows_of_memgui, general_brain, tool_brain = brains
     want = LIMIT * searching.OVERSAMPLE
     asked_rows = keyword.RANK_AHEAD * want + 2  # the LIMIT a search of LIMIT asks first
     first_slice = LIMIT + LIMIT // 4 + 2
@@ -81,6 +83,9 @@ def contenders(path: Path) -> tuple[dict[str, Callable[[str], Any]], list[Any]]:
         "ranking": ranking_of(ranked_brain),
         "ranking_and_rows": ranking_and_rows,
         "keyword_rows": lambda q: searching.keyword_rows(rows_of_memgui, q, TraceFilter(), LIMIT),
+        "keyword_rows_general": lambda q: searching.keyword_rows(
+            general_brain, q, TraceFilter(), LIMIT, quick=False
+        ),
         "tool": lambda q: call(ctx, TOOLS, "memory_search", {"query": q, "limit": LIMIT}),
     }
     return pieces, [agentos_conn, *brains]

@@ -98,15 +98,19 @@ def search(
     return _finish(brain, query, scored, used, expand_links, record_recall, flt)
 
 
-def keyword_rows(brain: Brain, query: str, flt: TraceFilter, limit: int) -> list[Any] | None:
+def keyword_rows(
+    brain: Brain, query: str, flt: TraceFilter, limit: int, *, quick: bool = True
+) -> list[Any] | None:
     """The rows (`store.select_columns`) of the keyword mode's answer, best first, without
     recall, for a caller that builds its own results from them; None when the rows must
-    be read again (written since the ranking read them): `search` then."""
+    be read again (written since the ranking read them): `search` then. With `quick`,
+    `keyword_quick` answers first when it can (the same rows)."""
     check_query(query, limit)
     check_filter(flt)
-    quick = keyword_quick.rows(brain, query, flt, limit)
-    if quick is not None:
-        return quick
+    if quick:
+        rows = keyword_quick.rows(brain, query, flt, limit)
+        if rows is not None:
+            return rows
     hits = _best(keyword_hits(brain, query, flt, limit), limit)
     if hits and not _rows_current(brain, hits):
         return None

@@ -44,19 +44,13 @@ def _fill(brain: Brain, count: int, seed: int = 3, weakest: float = 0.0) -> None
     brain.flush_index()
 
 
-def _general(
-    brain: Brain, monkeypatch: pytest.MonkeyPatch, query: str, flt: TraceFilter, limit: int
-) -> list | None:
-    with monkeypatch.context() as patched:
-        patched.setattr(keyword_quick, "rows", lambda *_args: None)
-        return searching.keyword_rows(brain, query, flt, limit)
+def _general(brain: Brain, query: str, flt: TraceFilter, limit: int) -> list | None:
+    return searching.keyword_rows(brain, query, flt, limit, quick=False)
 
 
 @pytest.mark.parametrize("weakest", [0.0, 0.9])
 @pytest.mark.parametrize("limit", [1, 3, 10, 50])
-def test_the_quick_answer_is_the_general_answer(
-    brain: Brain, monkeypatch: pytest.MonkeyPatch, limit: int, weakest: float
-) -> None:
+def test_the_quick_answer_is_the_general_answer(brain: Brain, limit: int, weakest: float) -> None:
     _fill(brain, 400, weakest=weakest)
     now = brain.now()
     brain.clock = lambda: now
@@ -65,7 +59,7 @@ def test_the_quick_answer_is_the_general_answer(
     for query in QUERIES:
         for flt in FILTERS:
             quick = keyword_quick.rows(brain, query, flt, limit)
-            general = _general(brain, monkeypatch, query, flt, limit)
+            general = _general(brain, query, flt, limit)
             assert general is not None
             if quick is not None:
                 answered += 1
@@ -129,13 +123,11 @@ def test_fts5_syntax_the_stems_cannot_match_is_the_general_ways(brain: Brain, qu
 
 
 @pytest.mark.parametrize("query", ['"harbour crane"', "harbour OR quay", "tide NOT telo"])
-def test_fts5_syntax_the_stems_match_is_answered_alike(
-    brain: Brain, monkeypatch: pytest.MonkeyPatch, query: str
-) -> None:
+def test_fts5_syntax_the_stems_match_is_answered_alike(brain: Brain, query: str) -> None:
     _fill(brain, 300, weakest=0.9)
     searching.keyword_rows(brain, "harbour", TraceFilter(), 10)
     quick = keyword_quick.rows(brain, query, TraceFilter(), 10)
-    assert quick is None or quick == _general(brain, monkeypatch, query, TraceFilter(), 10)
+    assert quick is None or quick == _general(brain, query, TraceFilter(), 10)
 
 
 def test_a_limit_past_its_bound_and_a_query_of_no_words(brain: Brain) -> None:
