@@ -14,7 +14,10 @@ same connection:
 - `ranking`: memgui's ranking statement alone (`memgui_bm25` on `memgui_stems`, the LIMIT a
   search of limit 10 asks);
 - `ranking_and_rows`: it and the statement reading the first slice of candidates' rows with
-  their decayed strength — the SQL of the exact blended ranking, its floor;
+  their decayed strength — the SQL of the general way's exact blended ranking;
+- `least_sql`: the least any exact answer runs: a ranking of only the `limit` best by bm25
+  and the read of those rows with their decayed strength (not enough to prove the blend:
+  a floor);
 - `keyword_rows`: `searching.keyword_rows`, all of memgui's code that gives the ranked rows
   (`keyword_quick` first: one short ranking and its rows, when it proves the answer);
 - `keyword_rows_general`: the same without `keyword_quick` (the general way alone);
@@ -55,10 +58,10 @@ def contenders(path: Path) -> tuple[dict[str, Callable[[str], Any]], list[Any]]:
     """Each contender on a connection of its own: no ranking, no bm25 document count and no
     page another one read is shared (each search in the AgentOS pair asks a new query)."""
     agentos_conn = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READONLY)
-    brains = [Brain.open(path, actor="bench", create=False) for _ in range(5)]
+    brains = [Brain.open(path, actor="bench", create=False) for _ in range(6)]
     for brain in brains:
         brain.search("warm", record_recall=False)  # statements prepared, nothing pending
-    ranked_brain, rows_brain, rows_of_memgui, general_brain, tool_brain = brains
+    ranked_brain, rows_brain, rows_of_memgui, general_brain, tool_brain, least_brain = brains
     want = LIMIT * searching.OVERSAMPLE
     asked_rows = keyword.RANK_AHEAD * want + 2  # the LIMIT a search of LIMIT asks first
     first_slice = LIMIT + LIMIT // 4 + 2
@@ -75,6 +78,15 @@ def contenders(path: Path) -> tuple[dict[str, Callable[[str], Any]], list[Any]]:
         values = (rows_brain.now(), *rowids, *sql.params)
         return rows_brain.db.conn.execute(sql.rows(len(rowids)), values).fetchall()
 
+    def least_sql(query: str) -> list[Any]:
+        sql = keyword.statements(least_brain.db, stems.TABLE, least_brain.brain_id, TraceFilter())
+        conn = least_brain.db.conn
+        rowids = [rowid for _, rowid in conn.execute(sql.ranking, (stems.match(query), LIMIT))]
+        if not rowids:
+            return []
+        values = (least_brain.now(), *rowids, *sql.params)
+        return conn.execute(sql.rows(len(rowids)), values).fetchall()
+
     ctx = ToolContext(tool_brain, "bench", "keyword")
     pieces: dict[str, Callable[[str], Any]] = {
         "agentos_statement": lambda q: agentos_conn.execute(
@@ -82,6 +94,7 @@ def contenders(path: Path) -> tuple[dict[str, Callable[[str], Any]], list[Any]]:
         ).fetchall(),
         "ranking": ranking_of(ranked_brain),
         "ranking_and_rows": ranking_and_rows,
+        "least_sql": least_sql,
         "keyword_rows": lambda q: searching.keyword_rows(rows_of_memgui, q, TraceFilter(), LIMIT),
         "keyword_rows_general": lambda q: searching.keyword_rows(
             general_brain, q, TraceFilter(), LIMIT, quick=False
