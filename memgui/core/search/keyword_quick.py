@@ -4,7 +4,7 @@
 the index, a read-only connection's stand-ins, filters that fail many rows, the proof by
 slices that the best rows by −bm25 + strength are all in hand. An agent's plain search
 (words, a small limit, nothing pending) needs little of that, and the general way took
-10-20 % longer over it (5k-20k traces; docs/performance.md, "The agent's search, the short
+6-20 % longer over it (5k-20k traces; docs/performance.md, "The agent's search, the short
 way"). Here the index ranks the best `ranked_for(limit)` matches by bm25 (the ranking
 function skips the row lengths of every match that cannot reach them), the rows of the
 first `read_first(limit)` are read, those of the rest only when needed, and the answer is
