@@ -156,6 +156,9 @@ def flushing(db: Database, batch: int = FLUSH_BATCH) -> Generator[int, None, int
         # upkeep's small steps are for the trickle of single writes.
         for _ in merging(db, agentos=agentos):
             yield flushed
+    elif flushed:
+        for table in fts_merge.tables(db.conn):
+            fts_merge.merge_inline(db.conn, table)
     db.pending_marks = 0
     return flushed
 
@@ -446,4 +449,6 @@ def merging(db: Database, agentos: bool = False) -> Iterator[None]:
         while fts_merge.needs_merge(fts_merge.levels(db.conn, table)):
             if not fts_merge.merge_step(db.conn, fts_merge.BULK_MERGE_PAGES, table):
                 break
+            yield
+        while table != fts_merge.AGENTOS_TABLE and fts_merge.lift_step(db.conn, table):
             yield

@@ -1,6 +1,7 @@
-"""memgui_fts merges its segments only when asked (schema 6): never inside a single write, in
-small steps on the upkeep thread, and at the end of a bulk write; searches find the same
-before and after a merge; a brain of schema 3 migrates to it, or stays as it was."""
+"""memgui_fts merges its segments only when asked (schema 6): inside a single write only a
+small level 0 (a burst's segments), in small steps on the upkeep thread, and at the end of
+a bulk write; searches find the same before and after a merge; a brain of schema 3
+migrates to it, or stays as it was."""
 
 from __future__ import annotations
 
@@ -78,25 +79,80 @@ def test_a_new_brain_merges_its_index_only_when_asked(brain_path: Path) -> None:
         assert again.info()["schema_version"] == schema.SCHEMA_VERSION
 
 
-def test_single_writes_leave_segments_for_the_upkeep(
+def test_single_writes_merge_their_small_segments_as_they_come(
     brain_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(fulltext, "FLUSH_AFTER", 1)  # every add writes a segment
+    queries = ["harbour", "lantern copper", "meadow OR violin", "note", "saffron orbit"]
+    with Brain.open(brain_path) as brain:
+        for i in range(60):
+            brain.add(text(i))
+            for table in fts_merge.tables(brain.db.conn):
+                # Each flush that made level 0 `usermerge` segments merged it inline.
+                found = fts_merge.levels(brain.db.conn, table)
+                assert found[0].segments < schema.MEMGUI_FTS_USERMERGE, (i, table, found)
+                assert not any(level.merging for level in found)
+        merged_inline = {q: results(brain, q) for q in queries}
+        assert fts_merge.segment_count(brain.db.conn) < 60 // 4
+        with brain.db.write("test", "optimize", kind="index"):
+            brain.db.conn.execute("INSERT INTO memgui_fts(memgui_fts) VALUES ('optimize')")
+            brain.db.conn.execute(
+                "INSERT INTO memgui_fts(memgui_fts, rank) VALUES ('integrity-check', 0)"
+            )
+        assert {q: results(brain, q) for q in queries} == merged_inline
+
+
+def test_single_writes_leave_a_big_level_to_the_upkeep(
+    brain_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past `INLINE_MERGE_PAGES` on level 0 no write merges (a big brain's leftovers of a
+    bulk write): the segments wait for the upkeep, and the crisis merge (the backstop when
+    none runs) keeps each level below `crisismerge`."""
+    monkeypatch.setattr(fulltext, "FLUSH_AFTER", 1)
+    monkeypatch.setattr(fts_merge, "INLINE_MERGE_PAGES", 2)
     with Brain.open(brain_path) as brain:
         for i in range(60):
             brain.add(text(i))
         found = fts_merge.levels(brain.db.conn)
-        # No write merged: the segments wait for the upkeep, and the crisis merge (the
-        # backstop when none runs) keeps each level below `crisismerge`.
         assert fts_merge.needs_merge(found)
         assert sum(level.segments for level in found) > schema.MEMGUI_FTS_USERMERGE
         assert all(level.segments <= schema.MEMGUI_FTS_CRISISMERGE for level in found)
+
+
+def test_a_bulk_write_of_several_segments_lifts_them_off_level_0(
+    brain_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The end of a bulk write merges an index lying all on level 0 into one segment on
+    level 1, so that the small ones single writes add there later merge without it; a
+    lone segment stays (FTS5's optimize leaves it) and the inline merge takes it small."""
+    monkeypatch.setattr(fulltext, "FLUSH_AFTER", 1)
+    monkeypatch.setattr(fts_merge, "INLINE_MERGE_PAGES", 0)
+    with Brain.open(brain_path) as brain:
+        conn = brain.db.conn
+        for i in range(3):  # three segments, all on level 0
+            brain.add(text(i))
+        before = results(brain, "note")
+        found = fts_merge.levels(conn)
+        assert [level.segments for level in found] == [3]
+        with brain.db.write("test", "the end of a bulk write", kind="index"):
+            assert fts_merge.merge_all(conn) >= 1
+        assert [level.segments for level in fts_merge.levels(conn)] == [0, 1]
+        assert results(brain, "note") == before
+        with brain.db.write("test", "nothing more to lift", kind="index"):
+            assert fts_merge.merge_all(conn) == 0
+    lone = brain_path.with_name("lone.sqlite")
+    with Brain.open(lone) as brain:
+        brain.add(text(0))
+        with brain.db.write("test", "a lone segment", kind="index"):
+            assert fts_merge.merge_all(brain.db.conn) == 0
+        assert [level.segments for level in fts_merge.levels(brain.db.conn)] == [1]
 
 
 def test_the_upkeep_merges_in_steps_and_searches_find_the_same(
     brain_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(fulltext, "FLUSH_AFTER", 1)
+    monkeypatch.setattr(fts_merge, "INLINE_MERGE_PAGES", 0)  # every segment for the upkeep
     queries = ["harbour", "lantern copper", "meadow OR violin", "note", "saffron orbit"]
     with Brain.open(brain_path) as brain:
         for i in range(120):
@@ -125,6 +181,7 @@ def test_the_upkeep_merges_in_steps_and_searches_find_the_same(
 def test_the_upkeep_goes_on_merging_after_a_pass_that_ran_out_of_time(
     brain_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(fts_merge, "INLINE_MERGE_PAGES", 0)  # every segment for the upkeep
     with Brain.open(brain_path) as brain:
         with brain.batch():  # many pages to merge: 2,000 rows of words of their own
             for i in range(2000):
@@ -203,6 +260,7 @@ def test_the_upkeep_merges_the_index_nearest_its_crisis_merge_first(
     first table in order while one is due there (which let AgentOS's index fill up to
     FTS5's crisis merge, inside a write, at 1M traces)."""
     monkeypatch.setattr(fulltext, "FLUSH_AFTER", 1)  # every add indexes: a segment each
+    monkeypatch.setattr(fts_merge, "INLINE_MERGE_PAGES", 0)  # every segment for the upkeep
     agentos_index, stems = fts_merge.AGENTOS_TABLE, schema.STEMS_TABLE
     with Brain.open(brain_path) as brain:
         conn = brain.db.conn

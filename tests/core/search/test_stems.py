@@ -242,7 +242,10 @@ def test_a_failed_first_write_leaves_a_schema_8_brain_as_it_was(brain_path: Path
     assert not list(brain_path.parent.glob(f"{brain_path.name}.backup-pre-*"))
 
 
-def test_the_upkeep_merges_the_stemmed_index_too(brain: Brain) -> None:
+def test_the_upkeep_merges_the_stemmed_index_too(
+    brain: Brain, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(fts_merge, "INLINE_MERGE_PAGES", 0)  # every segment for the upkeep
     for n in range(40):  # single writes, each flush a segment in both indexes
         brain.add(f"harbour crane {n}")
         brain.flush_index()

@@ -85,6 +85,7 @@ def test_what_a_search_learnt_outlasts_a_merge_not_a_write(
     brain_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(fulltext, "FLUSH_AFTER", 1)  # a segment per add: merges are due
+    monkeypatch.setattr(fts_merge, "INLINE_MERGE_PAGES", 0)  # every segment for the upkeep
     with Brain.open(brain_path) as brain:
         for text in TEXTS * 3:
             brain.add(text)
