@@ -1,0 +1,75 @@
+// Times the real AgentOS package's search on one brain, a batch at a time, on request: the
+// process stays open, so batches can alternate with another program's.
+//
+// usage: node agentos_search_serve.mjs <brain path> <brainId> <json file: [query, ...]>
+// It prints "ready", then for each line read from stdin:
+//   "tool": the p50 of `memory_search` (limit 10) over the queries, in µs;
+//   "statement": the p50 of the statement that tool runs, prepared once, through
+//                better-sqlite3 on the same connection, in µs;
+// and ends at end of input. The caller sets AGENTOS_NODE_MODULES to the `npm install
+// --prefix` folder holding the package.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import readline from 'node:readline';
+import { pathToFileURL } from 'node:url';
+
+const [brainPath, brainId, queriesPath] = process.argv.slice(2);
+const modulesDir = process.env.AGENTOS_NODE_MODULES;
+if (!brainPath || !brainId || !queriesPath || !modulesDir) {
+  process.stderr.write('usage: AGENTOS_NODE_MODULES=… node agentos_search_serve.mjs BRAIN ID QUERIES\n');
+  process.exit(2);
+}
+const requireFromInstall = createRequire(path.resolve(modulesDir, 'package.json'));
+const pkgJsonPath = requireFromInstall.resolve('@framers/agentos/package.json');
+const pkg = requireFromInstall(pkgJsonPath);
+const memoryEntry = path.join(path.dirname(pkgJsonPath), pkg.exports['./memory'].import);
+const { Memory } = await import(pathToFileURL(memoryEntry).href);
+const Database = requireFromInstall('better-sqlite3');
+
+const queries = JSON.parse(readFileSync(queriesPath, 'utf8'));
+const memory = await Memory.createSqlite({ path: brainPath, selfImprove: false }, { brainId });
+const tools = Object.fromEntries(memory.createTools({ includeReflect: false }).map((t) => [t.name, t]));
+const context = { gmiId: 'bench', personaId: 'bench', userContext: { userId: 'bench' } };
+const db = new Database(brainPath, { readonly: true });
+// MemorySearchTool's statement for a search with no type or scope (limit 10).
+const statement = db.prepare(`
+  SELECT mt.id, mt.content, mt.type, mt.scope, mt.strength, mt.tags
+  FROM memory_traces_fts fts JOIN memory_traces mt ON mt.rowid = fts.rowid
+  WHERE memory_traces_fts MATCH ? AND mt.deleted = 0
+  ORDER BY fts.rank LIMIT ?`);
+
+function median(values) {
+  values.sort((a, b) => a - b);
+  return values[values.length >> 1];
+}
+
+async function toolBatch() {
+  const out = [];
+  for (const query of queries) {
+    const start = process.hrtime.bigint();
+    const result = await tools.memory_search.execute({ query, limit: 10 }, context);
+    out.push(Number(process.hrtime.bigint() - start) / 1e3);
+    if (!result.success) throw new Error(`memory_search failed: ${result.error}`);
+  }
+  return median(out);
+}
+
+function statementBatch() {
+  const out = [];
+  for (const query of queries) {
+    const start = process.hrtime.bigint();
+    statement.all(query, 10);
+    out.push(Number(process.hrtime.bigint() - start) / 1e3);
+  }
+  return median(out);
+}
+
+process.stdout.write('ready\n');
+for await (const line of readline.createInterface({ input: process.stdin })) {
+  const p50 = line === 'tool' ? await toolBatch() : statementBatch();
+  process.stdout.write(`${p50}\n`);
+}
+db.close();
+await memory.close();
+process.exit(0);

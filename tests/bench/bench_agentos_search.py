@@ -1,0 +1,160 @@
+"""The agent's search after a burst of adds: memgui's tool against AgentOS's, batch by batch.
+
+    .venv/bin/python -m tests.bench.bench_agentos_search [--sizes 5000 20000] [--adds 220]
+        [--batches 8]
+
+The search of `make bench-agentos` (bench_agentos_ops), with the machine's phases cancelled
+more finely. For each of `--sizes`, one brain (bench_servers' sentences, as that pair builds
+it) and two copies, each given the same `--adds` single adds by its own side and left as
+those adds leave it: memgui's through the agentos profile's `memory_add` in a `ToolService`
+(its upkeep running, as a server runs it), AgentOS's through its own `memory_add` tool. Then
+`--batches` rounds (after one to warm up), each three batches of bench_keyword's 200
+two-word queries (limit 10), in an order that turns by round:
+- `agentos_tool`: AgentOS 0.9.164's `memory_search` in one node process kept open
+  (tests/bench/agentos_search_serve.mjs);
+- `agentos_statement`: the statement that tool runs, through better-sqlite3, same process;
+- `memgui_tool`: memgui's `memory_search` in process (`tools.call`), with no document count
+  kept from the round before (every query of the pair is new to its process).
+p50 µs of each batch, their median, and `ratio` = AgentOS's tool over memgui's (above 1:
+memgui is faster). The segments of each side's index after the adds are reported.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import shutil
+import statistics
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import apsw
+
+from memgui.core.brain import Brain
+from memgui.core.search import fts_merge, keyword, stems
+from memgui.core.tools import ToolContext, call, profile
+from tests.bench.bench_agentos_ops import agentos_round
+from tests.bench.bench_core import sentence
+from tests.bench.bench_keyword import asked
+from tests.bench.bench_search_pieces import forget_document_counts
+from tests.bench.bench_servers import build
+from tests.bench.common import emit
+from tests.interop.npm_env import ensure_agentos
+
+SERVE_SCRIPT = Path(__file__).with_name("agentos_search_serve.mjs")
+TOOLS = profile("agentos")
+KINDS = ("agentos_tool", "agentos_statement", "memgui_tool")
+
+
+def memgui_after_adds(path: Path, adds: list[str]) -> None:
+    from memgui.server.runtime import ServerOptions, ToolService
+
+    options = ServerOptions(path, None, "http://127.0.0.1:9", "nomic-embed-text",
+                            profile="agentos", maintenance_interval=86_400)  # fmt: skip
+    service = ToolService(options, actor="bench").start()
+    try:
+        assert service.maintainer is not None  # a brain file has its upkeep
+        service.maintainer.wait_for_ticks(1, 120)
+        for content in adds:
+            result = service.call_now("memory_add", {"content": content}, "bench", True)
+            if result.after is not None:
+                result.after()
+    finally:
+        service.close()
+
+
+def segments(path: Path, table: str) -> list[tuple[int, ...]]:
+    """Each level of `table`, lowest first: (segments merging, segments, pages)."""
+    conn = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READONLY)
+    try:
+        return [tuple(level) for level in fts_merge.levels(conn, table)]
+    finally:
+        conn.close()
+
+
+def memgui_batch(brain: Brain, ctx: ToolContext, queries: list[str]) -> float:
+    keyword._last_ranking.clear()
+    forget_document_counts(brain.db.path)  # another connection's commit: counted anew
+    samples = []
+    for query in queries:
+        start = time.perf_counter()
+        call(ctx, TOOLS, "memory_search", {"query": query, "limit": 10})
+        samples.append(time.perf_counter() - start)
+    return statistics.median(samples) * 1e6
+
+
+def size_run(size: int, adds: int, batches: int, folder: Path) -> dict[str, Any]:
+    master = folder / f"master-{size}.sqlite"
+    build(master, size, random.Random(7))
+    rng = random.Random(11)
+    contents = [sentence(rng) for _ in range(adds)]
+    queries = asked()
+    ours, theirs = folder / f"memgui-{size}.sqlite", folder / f"agentos-{size}.sqlite"
+    shutil.copyfile(master, ours)
+    shutil.copyfile(master, theirs)
+    memgui_after_adds(ours, contents)
+    work = {"adds": contents, "queries": queries[:1], "updates": [], "deletes": []}
+    skipped = agentos_round(theirs, work, folder)
+    if isinstance(skipped, str):
+        return {"traces": size, "skipped": skipped}
+    out: dict[str, Any] = {
+        "traces": size,
+        "segments_after_adds": {
+            "memgui_stems": segments(ours, stems.TABLE),
+            "memory_traces_fts (AgentOS's)": segments(theirs, fts_merge.AGENTOS_TABLE),
+        },
+    }
+    queries_file = folder / "queries.json"
+    queries_file.write_text(json.dumps(queries))
+    env = ensure_agentos()
+    node = subprocess.Popen(
+        ["node", str(SERVE_SCRIPT), str(theirs), "brain", str(queries_file)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env.probe_env(),
+    )  # fmt: skip
+    assert node.stdin is not None and node.stdout is not None
+    samples: dict[str, list[float]] = {kind: [] for kind in KINDS}
+    try:
+        if node.stdout.readline().strip() != "ready":
+            raise RuntimeError("the AgentOS search process did not start")
+        with Brain.open(ours, actor="bench", create=False) as brain:
+            ctx = ToolContext(brain, "bench", "keyword")
+            for round_ in range(batches + 1):  # the first warms the pages and statements
+                for i in range(len(KINDS)):
+                    kind = KINDS[(i + round_) % len(KINDS)]
+                    if kind == "memgui_tool":
+                        p50 = memgui_batch(brain, ctx, queries)
+                    else:
+                        node.stdin.write(f"{kind.removeprefix('agentos_')}\n")
+                        node.stdin.flush()
+                        p50 = float(node.stdout.readline())
+                    if round_:
+                        samples[kind].append(round(p50, 1))
+    finally:
+        node.stdin.close()
+        node.wait(timeout=60)
+    medians = {kind: round(statistics.median(values), 1) for kind, values in samples.items()}
+    out.update(batches_p50_us=samples, median_p50_us=medians,
+               ratio=round(medians["agentos_tool"] / medians["memgui_tool"], 2))  # fmt: skip
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[5000, 20000])
+    parser.add_argument("--adds", type=int, default=220)
+    parser.add_argument("--batches", type=int, default=8)
+    args = parser.parse_args()
+    folder = Path(tempfile.mkdtemp(prefix="memgui-agentos-search-"))
+    try:
+        results = {str(s): size_run(s, args.adds, args.batches, folder) for s in args.sizes}
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    emit("agentos_search", {"adds": args.adds, "batches": args.batches, "sizes": results})
+
+
+if __name__ == "__main__":
+    main()
