@@ -14,7 +14,8 @@ and the app can.
 
 Whenever the brain changed (another connection committed), at most every `MERGE_CHECK_S`,
 the thread reads memgui_fts's structure (one row) and merges its segments a small step at a
-time (`search/fts_merge.py`): schema 6 took that work out of the writes. With
+time (`search/fts_merge.py`): schema 6 took that work out of the writes (all but a
+burst's small segments, `fts_merge.merge_inline`). With
 `index_pending` (the app, whose connection indexes later), it first indexes the rows the
 writers marked for the full-text indexes, a small batch at a time
 (`search/background_index.py`): no write of the GUI thread runs that flush.

@@ -270,12 +270,13 @@ MEMGUI_FTS = f"""CREATE VIRTUAL TABLE IF NOT EXISTS memgui_fts USING fts5(
   tokenize='{MEMGUI_TOKENIZE}'
 )"""
 # Schema 6: memgui_fts merges its segments only when asked, in small steps on the upkeep
-# thread and at the end of a bulk write (`search/fts_merge.py`), never inside a single
-# write. FTS5 keeps these in the table's `_config` shadow table: they travel with the file
-# and roll back with the transaction that set them. `crisismerge` (FTS5's default is 16)
-# is the backstop when no upkeep runs: a level of that many segments is merged by the
-# write that fills it, so the count stays bounded; higher, it leaves the upkeep room to
-# merge first, and a search reads no more segments than before.
+# thread and at the end of a bulk write (`search/fts_merge.py`); inside a single write only
+# a small level 0 (`fts_merge.merge_inline`: a burst's segments). FTS5 keeps these in the
+# table's `_config` shadow table: they travel with the file and roll back with the
+# transaction that set them. `crisismerge` (FTS5's default is 16) is the backstop when no
+# upkeep runs: a level of that many segments is merged by the write that fills it, so the
+# count stays bounded; higher, it leaves the upkeep room to merge first, and a search reads
+# no more segments than before.
 MEMGUI_FTS_AUTOMERGE = 0
 MEMGUI_FTS_CRISISMERGE = 16
 MEMGUI_FTS_USERMERGE = 4  # FTS5's default: `merge` merges a level of this many segments
