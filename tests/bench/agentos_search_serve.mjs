@@ -9,28 +9,14 @@
 // and ends at end of input. The caller sets AGENTOS_NODE_MODULES to the `npm install
 // --prefix` folder holding the package.
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import path from 'node:path';
 import readline from 'node:readline';
-import { pathToFileURL } from 'node:url';
 
-const [brainPath, brainId, queriesPath] = process.argv.slice(2);
-const modulesDir = process.env.AGENTOS_NODE_MODULES;
-if (!brainPath || !brainId || !queriesPath || !modulesDir) {
-  process.stderr.write('usage: AGENTOS_NODE_MODULES=… node agentos_search_serve.mjs BRAIN ID QUERIES\n');
-  process.exit(2);
-}
-const requireFromInstall = createRequire(path.resolve(modulesDir, 'package.json'));
-const pkgJsonPath = requireFromInstall.resolve('@framers/agentos/package.json');
-const pkg = requireFromInstall(pkgJsonPath);
-const memoryEntry = path.join(path.dirname(pkgJsonPath), pkg.exports['./memory'].import);
-const { Memory } = await import(pathToFileURL(memoryEntry).href);
-const Database = requireFromInstall('better-sqlite3');
+import { openTools, requireFromInstall, scriptArguments } from './agentos_tools.mjs';
 
+const [brainPath, brainId, queriesPath] = scriptArguments('agentos_search_serve.mjs', 'QUERIES');
 const queries = JSON.parse(readFileSync(queriesPath, 'utf8'));
-const memory = await Memory.createSqlite({ path: brainPath, selfImprove: false }, { brainId });
-const tools = Object.fromEntries(memory.createTools({ includeReflect: false }).map((t) => [t.name, t]));
-const context = { gmiId: 'bench', personaId: 'bench', userContext: { userId: 'bench' } };
+const { tools, context } = await openTools(brainPath, brainId);
+const Database = requireFromInstall()('better-sqlite3');
 const db = new Database(brainPath, { readonly: true });
 // MemorySearchTool's statement for a search with no type or scope (limit 10).
 const statement = db.prepare(`
@@ -71,5 +57,4 @@ for await (const line of readline.createInterface({ input: process.stdin })) {
   process.stdout.write(`${p50}\n`);
 }
 db.close();
-await memory.close();
-process.exit(0);
+process.exit(0); // the copy is thrown away: the package's brain is left unclosed

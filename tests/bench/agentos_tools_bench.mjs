@@ -7,26 +7,12 @@
 //
 // The caller sets AGENTOS_NODE_MODULES to the `npm install --prefix` folder holding the package.
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 
-const [brainPath, brainId, workPath] = process.argv.slice(2);
-const modulesDir = process.env.AGENTOS_NODE_MODULES;
-if (!brainPath || !brainId || !workPath || !modulesDir) {
-  process.stderr.write('usage: AGENTOS_NODE_MODULES=… node agentos_tools_bench.mjs BRAIN ID WORK\n');
-  process.exit(2);
-}
-const requireFromInstall = createRequire(path.resolve(modulesDir, 'package.json'));
-const pkgJsonPath = requireFromInstall.resolve('@framers/agentos/package.json');
-const pkg = requireFromInstall(pkgJsonPath);
-const memoryEntry = path.join(path.dirname(pkgJsonPath), pkg.exports['./memory'].import);
-const { Memory } = await import(pathToFileURL(memoryEntry).href);
+import { openTools, scriptArguments } from './agentos_tools.mjs';
 
+const [brainPath, brainId, workPath] = scriptArguments('agentos_tools_bench.mjs', 'WORK');
 const work = JSON.parse(readFileSync(workPath, 'utf8'));
-const memory = await Memory.createSqlite({ path: brainPath, selfImprove: false }, { brainId });
-const tools = Object.fromEntries(memory.createTools({ includeReflect: false }).map((t) => [t.name, t]));
-const context = { gmiId: 'bench', personaId: 'bench', userContext: { userId: 'bench' } };
+const { memory, tools, context } = await openTools(brainPath, brainId);
 
 async function timed(name, argsList) {
   const out = [];

@@ -31,7 +31,7 @@ from memgui.core.brain import Brain
 from tests.bench.bench_core import sentence
 from tests.bench.bench_keyword import asked, timed_each
 from tests.bench.bench_servers import AGENTOS_SCRIPT, WARMUP, build
-from tests.bench.common import emit, percentiles
+from tests.bench.common import agentos_service, call_tool, emit, percentiles
 from tests.interop.npm_env import ensure_agentos
 
 OPS = ("memory_add", "memory_search", "memory_update", "memory_delete")
@@ -51,22 +51,12 @@ def work_for(master: Path, ops: int, rng: random.Random) -> dict[str, Any]:
 
 
 def memgui_round(path: Path, work: dict[str, Any]) -> dict[str, list[float]]:
-    from memgui.server.runtime import ServerOptions, ToolService
-
-    options = ServerOptions(path, None, "http://127.0.0.1:9", "nomic-embed-text",
-                            profile="agentos", maintenance_interval=86_400)  # fmt: skip
-    service = ToolService(options, actor="bench").start()
-    try:
-        assert service.maintainer is not None  # a brain file has its upkeep
-        service.maintainer.wait_for_ticks(1, 120)
+    with agentos_service(path) as service:
 
         def tool(name: str) -> Callable[[Any], None]:
             def call(arguments: Any) -> None:
-                result = service.call_now(name, arguments, "bench", True)
-                if not result.found:  # every op acts on a trace that is there
+                if not call_tool(service, name, arguments).found:  # each op's trace is there
                     raise RuntimeError(f"{name} found nothing: {arguments}")
-                if result.after is not None:
-                    result.after()
 
             return call
 
@@ -80,8 +70,6 @@ def memgui_round(path: Path, work: dict[str, Any]) -> dict[str, list[float]]:
                 tool("memory_delete"), [{"traceId": i} for i in work["deletes"]]
             ),
         }
-    finally:
-        service.close()
 
 
 def agentos_round(path: Path, work: dict[str, Any], folder: Path) -> dict[str, list[float]] | str:

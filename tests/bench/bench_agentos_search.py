@@ -42,7 +42,7 @@ from tests.bench.bench_core import sentence
 from tests.bench.bench_keyword import asked
 from tests.bench.bench_search_pieces import forget_document_counts
 from tests.bench.bench_servers import build
-from tests.bench.common import emit
+from tests.bench.common import agentos_service, call_tool, emit
 from tests.interop.npm_env import ensure_agentos
 
 SERVE_SCRIPT = Path(__file__).with_name("agentos_search_serve.mjs")
@@ -51,20 +51,9 @@ KINDS = ("agentos_tool", "agentos_statement", "memgui_tool")
 
 
 def memgui_after_adds(path: Path, adds: list[str]) -> None:
-    from memgui.server.runtime import ServerOptions, ToolService
-
-    options = ServerOptions(path, None, "http://127.0.0.1:9", "nomic-embed-text",
-                            profile="agentos", maintenance_interval=86_400)  # fmt: skip
-    service = ToolService(options, actor="bench").start()
-    try:
-        assert service.maintainer is not None  # a brain file has its upkeep
-        service.maintainer.wait_for_ticks(1, 120)
+    with agentos_service(path) as service:
         for content in adds:
-            result = service.call_now("memory_add", {"content": content}, "bench", True)
-            if result.after is not None:
-                result.after()
-    finally:
-        service.close()
+            call_tool(service, "memory_add", {"content": content})
 
 
 def segments(path: Path, table: str) -> list[tuple[int, ...]]:

@@ -47,7 +47,7 @@ from memgui.core.search.keyword import keyword_ranking
 from tests.bench.bench_core import fill
 from tests.bench.bench_search_floor import fts_query, queries
 from tests.bench.bench_servers import AGENTOS_SCRIPT, WARMUP, build
-from tests.bench.common import emit, percentiles
+from tests.bench.common import agentos_service, call_tool, emit, percentiles
 from tests.interop.npm_env import ensure_agentos
 
 SMALL_LIMIT, BIG_LIMIT = 10, 20
@@ -118,8 +118,6 @@ def timed_each(call: Callable[[str], object], work: list[str]) -> list[float]:
 
 def memgui_rounds(path: Path, work: list[str]) -> dict[str, list[float]]:
     """One round of `brain.search` and of the agentos profile's tool, in process."""
-    from memgui.server.runtime import ServerOptions, ToolService
-
     out: dict[str, list[float]] = {}
     with Brain.open(path) as brain:
         search, conn = brain.search, brain.db.conn
@@ -131,23 +129,11 @@ def memgui_rounds(path: Path, work: list[str]) -> dict[str, list[float]]:
             lambda q: conn.execute(FLOOR_SQL, (fts_query(q.split()), 2 * SMALL_LIMIT)).fetchall(),
             work,
         )
-    options = ServerOptions(path, None, "http://127.0.0.1:9", "nomic-embed-text",
-                            profile="agentos", maintenance_interval=86_400)  # fmt: skip
-    service = ToolService(options, actor="bench").start()
-    try:
-        assert service.maintainer is not None  # a brain file has its upkeep
-        service.maintainer.wait_for_ticks(1, 120)
-
-        def call(query: str) -> None:
-            result = service.call_now(
-                "memory_search", {"query": query, "limit": SMALL_LIMIT}, "bench", True
-            )
-            if result.after is not None:
-                result.after()
-
-        out["memgui_tool"] = timed_each(call, work)
-    finally:
-        service.close()
+    with agentos_service(path) as service:
+        out["memgui_tool"] = timed_each(
+            lambda q: call_tool(service, "memory_search", {"query": q, "limit": SMALL_LIMIT}),
+            work,
+        )
     return out
 
 

@@ -9,7 +9,8 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -82,3 +83,28 @@ def fill_traces(
 
 def emit(name: str, results: dict[str, Any]) -> None:
     print(json.dumps({"benchmark": name, "machine": machine(), **results}, indent=2))
+
+
+@contextmanager
+def agentos_service(path: Path) -> Iterator[Any]:
+    """memgui's agentos-profile tools on the brain at `path` as a server runs them: a
+    `ToolService` with its upkeep started (Ollama down: a dead port), closed after."""
+    from memgui.server.runtime import ServerOptions, ToolService
+
+    options = ServerOptions(path, None, "http://127.0.0.1:9", "nomic-embed-text",
+                            profile="agentos", maintenance_interval=86_400)  # fmt: skip
+    service = ToolService(options, actor="bench").start()
+    try:
+        assert service.maintainer is not None  # a brain file has its upkeep
+        service.maintainer.wait_for_ticks(1, 120)
+        yield service
+    finally:
+        service.close()
+
+
+def call_tool(service: Any, name: str, arguments: dict[str, Any]) -> Any:
+    """One tool call as a server makes it, its bookkeeping after the answer included."""
+    result = service.call_now(name, arguments, "bench", True)
+    if result.after is not None:
+        result.after()
+    return result
