@@ -19,6 +19,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
 import apsw
@@ -50,6 +51,7 @@ BULK_MERGE_PAGES = 2000
 # brain's ranking 2.3x slower than 1). A page merges in ~0.1 ms here: a small brain's
 # whole index (105 pages at 5k traces) once, a burst's segments in ~1 ms.
 INLINE_MERGE_PAGES = 128
+FLUSH_SEGMENT_PAGES = 8  # at most, the segment of a flush of single writes (2-3 pages)
 STEP_WAIT_S = 0.5  # for the write lock: past it, the merge waits for the next pass
 PASS_BUDGET_S = 2.0  # one pass's steps at most, before the upkeep looks at its other work
 
@@ -151,15 +153,18 @@ def merge_step(conn: apsw.Connection, pages: int, table: str = TABLE) -> bool:
 
 
 def merge_all(conn: apsw.Connection, table: str = TABLE) -> int:
-    """Merge until no level holds `usermerge` segments, in the caller's transaction (the end
-    of a bulk write), then lift an index lying all on level 0 (`lift_step`); how many
-    steps it took."""
-    steps = 0
+    """`bulk_steps` to the end, in the caller's transaction; how many steps it took."""
+    return sum(1 for _ in bulk_steps(conn, table))
+
+
+def bulk_steps(conn: apsw.Connection, table: str = TABLE, lift: bool = True) -> Iterator[None]:
+    """The end of a bulk write, in the caller's transaction, a step at a time: merge until no
+    level holds `usermerge` segments, then (with `lift`) lift an index lying all on level 0
+    (`lift_step`); yields after each step that did work."""
     while needs_merge(levels(conn, table)) and merge_step(conn, BULK_MERGE_PAGES, table):
-        steps += 1
-    while lift_step(conn, table):
-        steps += 1
-    return steps
+        yield
+    while lift and lift_step(conn, table):
+        yield
 
 
 def lift_step(conn: apsw.Connection, table: str = TABLE) -> bool:
@@ -172,9 +177,13 @@ def lift_step(conn: apsw.Connection, table: str = TABLE) -> bool:
     # `merge` of no pages writes them and merges nothing).
     conn.execute(f"INSERT INTO {table}({table}, rank) VALUES ('merge', 0)")
     found = levels(conn, table)
-    if not found or not (found[0].segments >= 2 or found[0].merging):
+    if not found:
         return False
-    if found[0].merging == 0 and any(level.segments for level in found[1:]):
+    above = sum(level.segments for level in found[1:])
+    # This lift under way: level 0 merging into its one output above. Anything else above
+    # level 0 and an optimize would rewrite the whole index.
+    under_way = found[0].merging > 0 and above == 1
+    if not (under_way or (found[0].segments >= 2 and above == 0)):
         return False
     before = conn.total_changes()
     conn.execute(f"INSERT INTO {table}({table}, rank) VALUES ('merge', ?)", (-BULK_MERGE_PAGES,))
@@ -195,7 +204,7 @@ def merge_inline(conn: apsw.Connection, table: str = TABLE) -> bool:
     if any(level.segments > segments for level in found[1:]):
         return False
     # Pages enough for level 0 and the flush's segment; none left to start on a level above.
-    return merge_step(conn, found[0].pages + 8, table)
+    return merge_step(conn, found[0].pages + FLUSH_SEGMENT_PAGES, table)
 
 
 def tables(conn: apsw.Connection) -> list[str]:

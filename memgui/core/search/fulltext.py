@@ -446,9 +446,5 @@ def merging(db: Database, agentos: bool = False) -> Iterator[None]:
     AgentOS's index too (a flush fills it without merging: `_agentos_index_unmerged`)."""
     chosen = fts_merge.upkeep_tables if agentos else fts_merge.tables
     for table in chosen(db.conn):
-        while fts_merge.needs_merge(fts_merge.levels(db.conn, table)):
-            if not fts_merge.merge_step(db.conn, fts_merge.BULK_MERGE_PAGES, table):
-                break
-            yield
-        while table != fts_merge.AGENTOS_TABLE and fts_merge.lift_step(db.conn, table):
-            yield
+        # AgentOS's index merges as AgentOS merges it: never lifted.
+        yield from fts_merge.bulk_steps(db.conn, table, lift=table != fts_merge.AGENTOS_TABLE)

@@ -95,10 +95,12 @@ def test_single_writes_merge_their_small_segments_as_they_come(
         merged_inline = {q: results(brain, q) for q in queries}
         assert fts_merge.segment_count(brain.db.conn) < 60 // 4
         with brain.db.write("test", "optimize", kind="index"):
-            brain.db.conn.execute("INSERT INTO memgui_fts(memgui_fts) VALUES ('optimize')")
-            brain.db.conn.execute(
-                "INSERT INTO memgui_fts(memgui_fts, rank) VALUES ('integrity-check', 0)"
-            )
+            for table in fts_merge.tables(brain.db.conn):  # both: plain words rank on stems
+                brain.db.conn.execute(f"INSERT INTO {table}({table}) VALUES ('optimize')")
+                brain.db.conn.execute(
+                    f"INSERT INTO {table}({table}, rank) VALUES ('integrity-check', 0)"
+                )
+        assert fts_merge.segment_count(brain.db.conn, schema.STEMS_TABLE) == 1
         assert {q: results(brain, q) for q in queries} == merged_inline
 
 
