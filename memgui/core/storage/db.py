@@ -150,6 +150,12 @@ class Database:
         # add ~8 µs more than in memory (and sorts and TEMP indexes are quicker there too).
         self._conn.execute("PRAGMA temp_store = MEMORY")
         self._conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
+        # A statement is planned once, not for each value bound to it: SQLite otherwise
+        # compiles a statement again at every run whose `LIMIT ?` it read as a constant, and
+        # FTS5's lookup of a term's page in each segment at every term of every search, a
+        # quarter to half of a keyword ranking (docs/performance.md, "Statements planned
+        # once").
+        self._conn.config(apsw.SQLITE_DBCONFIG_ENABLE_QPSG, 1)
 
     def _examine(self) -> None:
         """What an existing file holds, before anything reads it (`migration.examine`)."""
