@@ -84,6 +84,10 @@ def is_syntax_error(exc: apsw.Error) -> bool:
     return type(exc) is apsw.SQLError
 
 
+# The rows statement's list of rowids is padded to a multiple of this.
+ROWIDS_STEP = 8
+
+
 class _Statements(NamedTuple):
     """A search's SQL over one index for one filter, made once per connection."""
 
@@ -93,8 +97,15 @@ class _Statements(NamedTuple):
     ranking: str  # (bm25, rowid) of the best `?2` matches of `?1`
     rows_head: str  # ... WHERE rowid IN ( — the candidates' rows with their strength
 
-    def rows(self, count: int) -> str:
-        return f"{self.rows_head}{','.join('?' * count)}) AND {self.where}"
+    def rows(self, now: int, rowids: list[Any]) -> tuple[str, tuple[Any, ...]]:
+        """The statement reading the rows of `rowids` (those that pass the filter, in no
+        order) and its arguments. The list is padded with its last rowid to a multiple of
+        `ROWIDS_STEP`, so that a few texts serve every search: apsw keeps the statements of
+        its last 100 runs, and one text per count had one in three searches compile the rows
+        statement again."""
+        padded = rowids + rowids[-1:] * (-len(rowids) % ROWIDS_STEP)
+        sql = f"{self.rows_head}{','.join('?' * len(padded))}) AND {self.where}"
+        return sql, (now, *padded, *self.params)
 
 
 # Per brain connection: (table, brain id, filter) -> its statements.
@@ -213,7 +224,7 @@ class _Query:
         # NOT INDEXED: next to `brain_id = ?` and a list of rowids, SQLite's planner
         # prefers a brain_id index and walks every trace of the brain.
         rows: list[tuple[Any, ...]] = self.db.conn.execute(
-            self.sql.rows(len(rowids)), (self.now, *rowids, *self.params)
+            *self.sql.rows(self.now, rowids)
         ).fetchall()
         read.update(dict.fromkeys(rowids))
         for row in rows:

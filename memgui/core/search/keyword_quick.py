@@ -92,7 +92,7 @@ def rows(brain: Brain, query: str, flt: TraceFilter, limit: int) -> list[Any] | 
             if upto <= done:
                 continue
             rowids = [rowid for _, rowid in ranked[done:upto]]
-            read += db.conn.execute(sql.rows(len(rowids)), (now, *rowids, *sql.params)).fetchall()
+            read += db.conn.execute(*sql.rows(now, rowids)).fetchall()
             done = upto
             answer = _proved(ranked, done, read, limit, take)
             if answer is not None:
