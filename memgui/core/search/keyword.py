@@ -96,15 +96,17 @@ class _Statements(NamedTuple):
     strength: str  # the decayed strength of a `memory_traces AS t` row (`?1`: now, in ms)
     ranking: str  # (bm25, rowid) of the best `?2` matches of `?1`
     rows_head: str  # ... WHERE rowid IN ( — the candidates' rows with their strength
+    brief_head: str  # the same with only `store.BRIEF_COLUMNS`
 
-    def rows(self, now: int, rowids: list[Any]) -> tuple[str, tuple[Any, ...]]:
+    def rows(self, now: int, rowids: list[Any], brief: bool = False) -> tuple[str, tuple[Any, ...]]:
         """The statement reading the rows of `rowids` (those that pass the filter, in no
-        order) and its arguments. The list is padded with its last rowid to a multiple of
-        `ROWIDS_STEP`, so that a few texts serve every search: apsw keeps the statements of
-        its last 100 runs, and one text per count had one in three searches compile the rows
-        statement again."""
+        order; with `brief`, only `store.BRIEF_COLUMNS`) and its arguments. The list is
+        padded with its last rowid to a multiple of `ROWIDS_STEP`, so that a few texts serve
+        every search: apsw keeps the statements of its last 100 runs, and one text per count
+        had one in three searches compile the rows statement again."""
         padded = rowids + rowids[-1:] * (-len(rowids) % ROWIDS_STEP)
-        sql = f"{self.rows_head}{','.join('?' * len(padded))}) AND {self.where}"
+        head = self.brief_head if brief else self.rows_head
+        sql = f"{head}{','.join('?' * len(padded))}) AND {self.where}"
         return sql, (now, *padded, *self.params)
 
 
@@ -130,11 +132,13 @@ def statements(db: Database, table: str, brain_id: str, flt: TraceFilter) -> _St
             f"FROM {table} WHERE {table} MATCH ?1 ORDER BY score, rowid LIMIT ?2"
         )
         # The whole row comes with its decayed strength: the result is built from it.
-        rows_head = (
-            f"SELECT {strength}, {store.select_columns(db)} "
-            "FROM memory_traces AS t NOT INDEXED WHERE rowid IN ("
+        rows_head, brief_head = (
+            f"SELECT {strength}, {columns} FROM memory_traces AS t NOT INDEXED WHERE rowid IN ("
+            for columns in (store.select_columns(db), store.BRIEF_COLUMNS)
         )
-        found = made[key] = _Statements(where, tuple(params), strength, ranking, rows_head)
+        found = made[key] = _Statements(
+            where, tuple(params), strength, ranking, rows_head, brief_head
+        )
     return found
 
 

@@ -53,11 +53,14 @@ def read_first(limit: int) -> int:
     return limit + 4
 
 
-def rows(brain: Brain, query: str, flt: TraceFilter, limit: int) -> list[Any] | None:
-    """The rows (`store.select_columns`) of the best `limit` traces by −bm25 + strength that
-    pass `flt`, then by id: what `searching.keyword_rows` answers; None when the general way
-    must answer (not plain words, rows waiting for the index, a read-only connection, an
-    answer not proved exact, a write by another program in between)."""
+def rows(
+    brain: Brain, query: str, flt: TraceFilter, limit: int, brief: bool = False
+) -> list[Any] | None:
+    """The rows (`store.select_columns`; with `brief`, `store.BRIEF_COLUMNS`) of the best
+    `limit` traces by −bm25 + strength that pass `flt`, then by id: what
+    `searching.keyword_rows` answers; None when the general way must answer (not plain
+    words, rows waiting for the index, a read-only connection, an answer not proved exact,
+    a write by another program in between)."""
     db = brain.db
     if db.readonly or limit > LIMIT_MAX:
         return None
@@ -92,7 +95,7 @@ def rows(brain: Brain, query: str, flt: TraceFilter, limit: int) -> list[Any] | 
             if upto <= done:
                 continue
             rowids = [rowid for _, rowid in ranked[done:upto]]
-            read += db.conn.execute(*sql.rows(now, rowids)).fetchall()
+            read += db.conn.execute(*sql.rows(now, rowids, brief)).fetchall()
             done = upto
             answer = _proved(ranked, done, read, limit, take)
             if answer is not None:

@@ -99,16 +99,23 @@ def search(
 
 
 def keyword_rows(
-    brain: Brain, query: str, flt: TraceFilter, limit: int, *, quick: bool = True
+    brain: Brain,
+    query: str,
+    flt: TraceFilter,
+    limit: int,
+    *,
+    quick: bool = True,
+    brief: bool = False,
 ) -> list[Any] | None:
     """The rows (`store.select_columns`) of the keyword mode's answer, best first, without
     recall, for a caller that builds its own results from them; None when the rows must
     be read again (written since the ranking read them): `search` then. With `quick`,
-    `keyword_quick` answers first when it can (the same rows)."""
+    `keyword_quick` answers first when it can (the same rows; with `brief`, only
+    `store.BRIEF_COLUMNS` of them are read, the others are NULL)."""
     check_query(query, limit)
     check_filter(flt)
     if quick:
-        rows = keyword_quick.rows(brain, query, flt, limit)
+        rows = keyword_quick.rows(brain, query, flt, limit, brief)
         if rows is not None:
             return rows
     hits = _best(keyword_hits(brain, query, flt, limit), limit)

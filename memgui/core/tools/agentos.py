@@ -127,7 +127,7 @@ def _search(ctx: ToolContext, args: Args) -> ToolResult:
     if mode == "keyword" and isinstance(ctx.brain, Brain):
         # The results straight from the rows the ranking read, where it read them (no
         # snapshot or Trace in between): what `_result` makes of the same search's traces.
-        rows = searching.keyword_rows(ctx.brain, query, flt, limit)
+        rows = searching.keyword_rows(ctx.brain, query, flt, limit, brief=True)
         if rows is not None:
             return ToolResult({"results": [_row_result(row) for row in rows]})
     result = ctx.brain.search(
@@ -167,7 +167,8 @@ def _result(trace: Trace) -> dict[str, Any]:
 
 
 def _row_result(row: tuple[Any, ...]) -> dict[str, Any]:
-    # `store.select_columns`: rowid, id, type, scope, scope_id, content, strength, …, tags.
+    # `store.BRIEF_COLUMNS` (or all of `store.select_columns`): rowid, id, type, scope, …,
+    # content, strength, …, tags.
     return {
         "id": row[1],
         "content": row[5],

@@ -227,3 +227,26 @@ def test_the_rows_of_any_count_of_candidates_are_read_by_a_few_statements(brain:
     for count in range(1, 10):
         text, args = sql.rows(brain.now(), rowids[:count])
         assert sorted(row[1] for row in brain.db.conn.execute(text, args)) == rowids[:count]
+
+
+def test_brief_rows_hold_the_result_columns_in_their_places(brain: Brain) -> None:
+    _fill(brain, 300, weakest=0.9)
+    flt = TraceFilter()
+    searching.keyword_rows(brain, "harbour", flt, 10)
+    kept = {0, 1, 2, 3, 5, 6, 10}  # rowid, id, type, scope, content, strength, tags
+    answered = 0
+    for query in QUERIES:
+        brief, statements = selects_run(
+            brain.db.conn, lambda query=query: keyword_quick.rows(brain, query, flt, 10, True)
+        )
+        full = keyword_quick.rows(brain, query, flt, 10)
+        if brief is None or full is None:
+            continue  # not proved: the general way answers, with whole rows
+        answered += 1
+        assert len(brief) == len(full) > 0
+        for short, whole in zip(brief, full, strict=True):
+            assert [short[i] for i in sorted(kept)] == [whole[i] for i in sorted(kept)]
+            assert [short[i] for i in range(len(short)) if i not in kept] == [None] * 4
+        reads = [sql for sql, _ in statements if "FROM memory_traces AS t" in sql]
+        assert reads and not any("emotions" in sql for sql in reads)  # not read at all
+    assert answered >= len(QUERIES) // 2
