@@ -126,10 +126,11 @@ _MAX_FLOAT = "1.7976931348623157e308"  # a REAL past it is ±inf, which `finite_
 
 
 def _finite_sql(value: str) -> str:
-    """`value` when it is a finite number (INTEGER or REAL), else NULL."""
+    """`value` when it is a finite number (INTEGER or REAL), else NULL. (Not `abs(value)`:
+    SQLite's abs of the least INTEGER fails the whole statement, "integer overflow".)"""
     return (
-        f"(CASE WHEN typeof({value}) IN ('integer', 'real') AND abs({value}) <= {_MAX_FLOAT} "
-        f"THEN {value} END)"
+        f"(CASE WHEN typeof({value}) IN ('integer', 'real') "
+        f"AND {value} BETWEEN -{_MAX_FLOAT} AND {_MAX_FLOAT} THEN {value} END)"
     )
 
 
@@ -154,15 +155,13 @@ def strength_sql(category: str, now: str) -> str:
         f"CASE WHEN {category} IN ({pinned}) THEN {default_stability('DECISION')!r} "
         f"ELSE {default_stability(None)!r} END"
     )
+    chosen = f"CAST(coalesce({explicit}, {fallback}) AS REAL)"
     since = (
         "CASE WHEN last_accessed IS NOT NULL THEN "
         f"{_finite_sql('last_accessed')} ELSE {_finite_sql('coalesce(created_at, 0)')} END"
     )
     elapsed = f"max(0.0, {now} - coalesce({since}, {now}))"
-    return (
-        f"coalesce({_finite_sql('strength')}, 0.0) "
-        f"* exp(-({elapsed}) / CAST(coalesce({explicit}, {fallback}) AS REAL))"
-    )
+    return f"coalesce({_finite_sql('strength')}, 0.0) * exp(-({elapsed}) / {chosen})"
 
 
 def agent_memory_stability(category: str | None) -> float:

@@ -170,7 +170,8 @@ def test_an_imported_pinned_memory_and_a_merge_without_decay_state_keep_the_pin(
 def test_the_sql_strength_is_current_strength_to_the_last_bit(tmp_path) -> None:
     """`decay.strength_sql` (a keyword search's candidates) gives what `current_strength`
     gives the row as memgui reads it, for ordinary rows and for what another program may
-    have stored: text numbers, no access time, odd stabilities, pinned categories."""
+    have stored: text numbers, no access time, odd stabilities, pinned categories, times
+    of REAL, of the least and greatest INTEGER (SQLite's abs of the least fails)."""
     import apsw
 
     from memgui.core.decay import strength_sql
@@ -184,10 +185,12 @@ def test_the_sql_strength_is_current_strength_to_the_last_bit(tmp_path) -> None:
         '{"decay": "stability"}', '{"decay": {"stability": 0}}', '{"decay": {"stability": null}}',
     ]  # fmt: skip
     for meta in metas:
-        for strength in (1.0, 0.37, 0, "high", None, 1e308):
+        for strength in (1.0, 0.37, 0, "high", None, 1e308, -(2**63)):
             for created, accessed in ((NOW - 5 * DAY_MS, None), (NOW - DAY_MS, NOW - 3_600_000),
                                       (NOW + 60_000, None), ("yesterday", None), (0, "soon"),
-                                      (NOW - 7 * DAY_MS, NOW - 2.5 * DAY_MS)):  # fmt: skip
+                                      (NOW - 7 * DAY_MS, NOW - 2.5 * DAY_MS), (None, None),
+                                      (-(2**63), None), (2**63 - 1, 2**62), (3, 1e400),
+                                      (NOW - 2.5, None), (NOW - 3 * DAY_MS, -7)):  # fmt: skip
                 for category in (None, "DECISION", "PATTERN"):
                     rows.append((strength, created, accessed, category, meta))
     conn = apsw.Connection(str(tmp_path / "rows.sqlite"))
