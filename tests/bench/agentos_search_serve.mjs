@@ -1,11 +1,12 @@
-// Times the real AgentOS package's search on one brain, a batch at a time, on request: the
-// process stays open, so batches can alternate with another program's.
+// Times the real AgentOS package's search on one brain, a query at a time, on request: the
+// process stays open, so its searches can alternate with another program's one by one.
 //
 // usage: node agentos_search_serve.mjs <brain path> <brainId> <json file: [query, ...]>
-// It prints "ready", then for each line read from stdin:
-//   "tool": the p50 of `memory_search` (limit 10) over the queries, in µs;
-//   "statement": the p50 of the statement that tool runs, prepared once, through
-//                better-sqlite3 on the same connection, in µs;
+// It prints "ready", then for each line read from stdin, "<kind> <n>", the time in µs of
+// one search for the n-th query:
+//   "tool <n>": `memory_search` (limit 10);
+//   "statement <n>": the statement that tool runs, prepared once, through better-sqlite3
+//                    on the same connection;
 // and ends at end of input. The caller sets AGENTOS_NODE_MODULES to the `npm install
 // --prefix` folder holding the package.
 import { readFileSync } from 'node:fs';
@@ -25,36 +26,26 @@ const statement = db.prepare(`
   WHERE memory_traces_fts MATCH ? AND mt.deleted = 0
   ORDER BY fts.rank LIMIT ?`);
 
-function median(values) {
-  values.sort((a, b) => a - b);
-  return values[values.length >> 1];
+async function toolOnce(query) {
+  const start = process.hrtime.bigint();
+  const result = await tools.memory_search.execute({ query, limit: 10 }, context);
+  const us = Number(process.hrtime.bigint() - start) / 1e3;
+  if (!result.success) throw new Error(`memory_search failed: ${result.error}`);
+  return us;
 }
 
-async function toolBatch() {
-  const out = [];
-  for (const query of queries) {
-    const start = process.hrtime.bigint();
-    const result = await tools.memory_search.execute({ query, limit: 10 }, context);
-    out.push(Number(process.hrtime.bigint() - start) / 1e3);
-    if (!result.success) throw new Error(`memory_search failed: ${result.error}`);
-  }
-  return median(out);
-}
-
-function statementBatch() {
-  const out = [];
-  for (const query of queries) {
-    const start = process.hrtime.bigint();
-    statement.all(query, 10);
-    out.push(Number(process.hrtime.bigint() - start) / 1e3);
-  }
-  return median(out);
+function statementOnce(query) {
+  const start = process.hrtime.bigint();
+  statement.all(query, 10);
+  return Number(process.hrtime.bigint() - start) / 1e3;
 }
 
 process.stdout.write('ready\n');
 for await (const line of readline.createInterface({ input: process.stdin })) {
-  const p50 = line === 'tool' ? await toolBatch() : statementBatch();
-  process.stdout.write(`${p50}\n`);
+  const [kind, index] = line.split(' ');
+  const query = queries[Number(index)];
+  const us = kind === 'tool' ? await toolOnce(query) : statementOnce(query);
+  process.stdout.write(`${us}\n`);
 }
 db.close();
 process.exit(0); // the copy is thrown away: the package's brain is left unclosed

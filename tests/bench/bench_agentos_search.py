@@ -1,21 +1,21 @@
-"""The agent's search after a burst of adds: memgui's tool against AgentOS's, batch by batch.
+"""The agent's search after a burst of adds: memgui's tool against AgentOS's, query by query.
 
     .venv/bin/python -m tests.bench.bench_agentos_search [--sizes 5000 20000] [--adds 220]
-        [--batches 8]
+        [--rounds 8]
 
 The search of `make bench-agentos` (bench_agentos_ops), with the machine's phases cancelled
-more finely. For each of `--sizes`, one brain (bench_servers' sentences, as that pair builds
-it) and two copies, each given the same `--adds` single adds by its own side and left as
-those adds leave it: memgui's through the agentos profile's `memory_add` in a `ToolService`
-(its upkeep running, as a server runs it), AgentOS's through its own `memory_add` tool. Then
-`--batches` rounds (after one to warm up), each three batches of bench_keyword's 200
-two-word queries (limit 10), in an order that turns by round:
+finely. For each of `--sizes`, one brain (bench_servers' sentences, as that pair builds it)
+and two copies, each given the same `--adds` single adds by its own side and left as those
+adds leave it: memgui's through the agentos profile's `memory_add` in a `ToolService` (its
+upkeep running, as a server runs it), AgentOS's through its own `memory_add` tool. Then
+`--rounds` rounds (after one to warm up) of bench_keyword's 200 two-word queries (limit
+10), each query searched by the three below in turn, the order turning query by query:
 - `agentos_tool`: AgentOS 0.9.164's `memory_search` in one node process kept open
-  (tests/bench/agentos_search_serve.mjs);
+  (tests/bench/agentos_search_serve.mjs; asked over a pipe, timed in node);
 - `agentos_statement`: the statement that tool runs, through better-sqlite3, same process;
 - `memgui_tool`: memgui's `memory_search` in process (`tools.call`), with no document count
   kept from the round before (every query of the pair is new to its process).
-p50 µs of each batch, their median, and `ratio` = AgentOS's tool over memgui's (above 1:
+p50 µs of each round, their median, and `ratio` = AgentOS's tool over memgui's (above 1:
 memgui is faster). The segments of each side's index after the adds are reported.
 """
 
@@ -65,18 +65,44 @@ def segments(path: Path, table: str) -> list[tuple[int, ...]]:
         conn.close()
 
 
-def memgui_batch(brain: Brain, ctx: ToolContext, queries: list[str]) -> float:
-    keyword._last_ranking.clear()
-    forget_document_counts(brain.db.path)  # another connection's commit: counted anew
-    samples = []
-    for query in queries:
-        start = time.perf_counter()
-        call(ctx, TOOLS, "memory_search", {"query": query, "limit": 10})
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples) * 1e6
+def memgui_once(ctx: ToolContext, query: str) -> float:
+    start = time.perf_counter()
+    call(ctx, TOOLS, "memory_search", {"query": query, "limit": 10})
+    return (time.perf_counter() - start) * 1e6
 
 
-def size_run(size: int, adds: int, batches: int, folder: Path) -> dict[str, Any]:
+def agentos_once(node: subprocess.Popen[str], kind: str, index: int) -> float:
+    assert node.stdin is not None and node.stdout is not None
+    node.stdin.write(f"{kind.removeprefix('agentos_')} {index}\n")
+    node.stdin.flush()
+    return float(node.stdout.readline())
+
+
+def rounds_run(
+    node: subprocess.Popen[str], brain: Brain, queries: list[str], rounds: int
+) -> dict[str, list[float]]:
+    """The p50 µs of each kind in each round (after one to warm the pages and statements):
+    each query searched by the three in turn, the order turning query by query."""
+    ctx = ToolContext(brain, "bench", "keyword")
+    samples: dict[str, list[float]] = {kind: [] for kind in KINDS}
+    for round_ in range(rounds + 1):
+        keyword._last_ranking.clear()
+        forget_document_counts(brain.db.path)  # another connection's commit: counted anew
+        times: dict[str, list[float]] = {kind: [] for kind in KINDS}
+        for index, query in enumerate(queries):
+            for turn in range(len(KINDS)):
+                kind = KINDS[(index + round_ + turn) % len(KINDS)]
+                if kind == "memgui_tool":
+                    times[kind].append(memgui_once(ctx, query))
+                else:
+                    times[kind].append(agentos_once(node, kind, index))
+        if round_:
+            for kind in KINDS:
+                samples[kind].append(round(statistics.median(times[kind]), 1))
+    return samples
+
+
+def size_run(size: int, adds: int, rounds: int, folder: Path) -> dict[str, Any]:
     master = folder / f"master-{size}.sqlite"
     build(master, size, random.Random(7))
     rng = random.Random(11)
@@ -105,28 +131,16 @@ def size_run(size: int, adds: int, batches: int, folder: Path) -> dict[str, Any]
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env.probe_env(),
     )  # fmt: skip
     assert node.stdin is not None and node.stdout is not None
-    samples: dict[str, list[float]] = {kind: [] for kind in KINDS}
     try:
         if node.stdout.readline().strip() != "ready":
             raise RuntimeError("the AgentOS search process did not start")
         with Brain.open(ours, actor="bench", create=False) as brain:
-            ctx = ToolContext(brain, "bench", "keyword")
-            for round_ in range(batches + 1):  # the first warms the pages and statements
-                for i in range(len(KINDS)):
-                    kind = KINDS[(i + round_) % len(KINDS)]
-                    if kind == "memgui_tool":
-                        p50 = memgui_batch(brain, ctx, queries)
-                    else:
-                        node.stdin.write(f"{kind.removeprefix('agentos_')}\n")
-                        node.stdin.flush()
-                        p50 = float(node.stdout.readline())
-                    if round_:
-                        samples[kind].append(round(p50, 1))
+            samples = rounds_run(node, brain, queries, rounds)
     finally:
         node.stdin.close()
         node.wait(timeout=60)
     medians = {kind: round(statistics.median(values), 1) for kind, values in samples.items()}
-    out.update(batches_p50_us=samples, median_p50_us=medians,
+    out.update(rounds_p50_us=samples, median_p50_us=medians,
                ratio=round(medians["agentos_tool"] / medians["memgui_tool"], 2))  # fmt: skip
     return out
 
@@ -135,14 +149,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[5000, 20000])
     parser.add_argument("--adds", type=int, default=220)
-    parser.add_argument("--batches", type=int, default=8)
+    parser.add_argument("--rounds", type=int, default=8)
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="memgui-agentos-search-"))
     try:
-        results = {str(s): size_run(s, args.adds, args.batches, folder) for s in args.sizes}
+        results = {str(s): size_run(s, args.adds, args.rounds, folder) for s in args.sizes}
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-    emit("agentos_search", {"adds": args.adds, "batches": args.batches, "sizes": results})
+    emit("agentos_search", {"adds": args.adds, "rounds": args.rounds, "sizes": results})
 
 
 if __name__ == "__main__":

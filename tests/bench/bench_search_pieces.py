@@ -16,8 +16,8 @@ same connection:
 - `ranking_and_rows`: it and the statement reading the first slice of candidates' rows with
   their decayed strength — the SQL of the general way's exact blended ranking;
 - `least_sql`: the least any exact answer runs: a ranking of only the `limit` best by bm25
-  and the read of those rows with their decayed strength (not enough to prove the blend:
-  a floor);
+  and the read of those rows (the tool's columns, `store.BRIEF_COLUMNS`) with their decayed
+  strength (not enough to prove the blend: a floor);
 - `keyword_rows`: `searching.keyword_rows`, all of memgui's code that gives the ranked rows
   (`keyword_quick` first: one short ranking and its rows, when it proves the answer);
 - `keyword_rows_general`: the same without `keyword_quick` (the general way alone);
@@ -75,8 +75,7 @@ def contenders(path: Path) -> tuple[dict[str, Callable[[str], Any]], list[Any]]:
         rowids = [rowid for _, rowid in ranking_of(rows_brain)(query)[:first_slice]]
         if not rowids:
             return []
-        values = (rows_brain.now(), *rowids, *sql.params)
-        return rows_brain.db.conn.execute(sql.rows(len(rowids)), values).fetchall()
+        return rows_brain.db.conn.execute(*sql.rows(rows_brain.now(), rowids)).fetchall()
 
     def least_sql(query: str) -> list[Any]:
         sql = keyword.statements(least_brain.db, stems.TABLE, least_brain.brain_id, TraceFilter())
@@ -84,8 +83,7 @@ def contenders(path: Path) -> tuple[dict[str, Callable[[str], Any]], list[Any]]:
         rowids = [rowid for _, rowid in conn.execute(sql.ranking, (stems.match(query), LIMIT))]
         if not rowids:
             return []
-        values = (least_brain.now(), *rowids, *sql.params)
-        return conn.execute(sql.rows(len(rowids)), values).fetchall()
+        return conn.execute(*sql.rows(least_brain.now(), rowids, brief=True)).fetchall()
 
     ctx = ToolContext(tool_brain, "bench", "keyword")
     pieces: dict[str, Callable[[str], Any]] = {
