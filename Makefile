@@ -24,6 +24,7 @@ SYSTEM_PACKAGES := appstream desktop-file-utils libglib2.0-bin shared-mime-info 
 # The install compiles memgui_bm25, keyword search's ranking function in C (setup.py; without
 # a compiler it goes on, and FTS5's bm25 ranks the same, slower): a C compiler first.
 BUILT_FROM := pyproject.toml setup.py memgui/core/search/csrc/memgui_bm25.c \
+  memgui/core/search/csrc/count_cache.c memgui/core/search/csrc/count_cache.h \
   memgui/core/search/csrc/busy_wait.c
 
 $(STAMP): $(BUILT_FROM)

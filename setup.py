@@ -16,8 +16,8 @@ setup(
         Extension(
             # Not a Python module (it has no PyInit): SQLite loads it (bm25.extension_path).
             "memgui.core.search._memgui_bm25",
-            sources=[f"{CSRC}/memgui_bm25.c", f"{CSRC}/busy_wait.c"],
-            depends=[f"{CSRC}/sqlite3.h", f"{CSRC}/sqlite3ext.h"],
+            sources=[f"{CSRC}/memgui_bm25.c", f"{CSRC}/count_cache.c", f"{CSRC}/busy_wait.c"],
+            depends=[f"{CSRC}/sqlite3.h", f"{CSRC}/sqlite3ext.h", f"{CSRC}/count_cache.h"],
             include_dirs=[CSRC],
             # No fused multiply-add: the scores must be FTS5's bm25 to the last bit.
             extra_compile_args=[] if os.name == "nt" else ["-O2", "-ffp-contract=off"],

@@ -2,7 +2,8 @@
 small SQLite extension, csrc/memgui_bm25.c, built by the install) when it is loaded, else by
 FTS5's own `bm25()`. Both give the same score to the last bit; the extension is quicker at a
 million traces: it keeps each phrase's document count (which bm25 counts again in every
-statement, reading the phrase's whole doclist) while no connection changed the file, and,
+statement, reading the phrase's whole doclist) while no connection changed the file (a
+query of plain words each word's, for any query with that word: csrc/count_cache.c), and,
 told the statement's LIMIT, reads no row length for a match that cannot reach the best rows
 (docs/performance.md, "The C ranking function").
 

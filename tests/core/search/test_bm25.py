@@ -91,6 +91,55 @@ def test_its_scores_are_bm25s_to_the_last_bit_on_a_real_brain(brain: Brain) -> N
             assert ours == theirs, (table, match)
 
 
+def _counted(conn: apsw.Connection) -> int:
+    return int(conn.execute("SELECT memgui_bm25_counted()").get)
+
+
+def test_a_plain_words_count_serves_every_query_with_that_word(brain: Brain) -> None:
+    _random_brain(brain, 600)
+    conn = brain.db.conn
+    table = stems.TABLE
+    before = _counted(conn)
+    for match, new_words in (
+        ("harbour crane", 2), ("crane tide", 1), ("tide harbour", 0), ("deploy deployed", 2),
+        ("harbour", 0), ("gull crane harbour", 1), ("_crane gull", 1),
+        ("cräne ＣＲＡＮＥ", 0),  # no row holds the second: no row scored, nothing counted
+        ("gull gull", 0),
+        # A word of no token is no phrase: the words are not the phrases, kept whole.
+        ("harbour ___ crane", 2),
+    ):  # fmt: skip
+        ours, theirs = _scores(conn, table, match)
+        assert ours == theirs, match  # bm25's scores from the counts kept
+        assert ours or "ＣＲＡＮＥ" in match
+        assert _counted(conn) - before == new_words, match
+        before = _counted(conn)
+        assert _scores(conn, table, match, 3)[0] == _scores(conn, table, match, 3)[1]
+        assert _counted(conn) == before  # and the same text again counts nothing
+    # Anything but plain words is kept whole: an operator, a prefix, a phrase, a column.
+    for match in ("harbour OR crane", "harbour*", '"harbour crane"', "content: harbour",
+                  "harbour  crane", "NOT harbour", "harbour AND crane"):  # fmt: skip
+        try:
+            ours, theirs = _scores(conn, table, match)
+        except apsw.SQLError:
+            continue  # FTS5 refuses it (a leading NOT)
+        assert ours == theirs, match
+        assert _counted(conn) > before, match  # none of its counts came from the words
+        before = _counted(conn)
+
+
+def test_a_commit_drops_the_words_counts_too(tmp_path: Path) -> None:
+    path = tmp_path / "fts.sqlite"
+    conn = _fts_file(path, 200)
+    assert _scores(conn, "f", "harbour crane")[0] == _scores(conn, "f", "harbour crane")[1]
+    counted = _counted(conn)
+    other = apsw.Connection(str(path))
+    with other:
+        other.execute("INSERT INTO f(a, b) VALUES ('harbour harbour', 'x')")
+    ours, theirs = _scores(conn, "f", "crane harbour")
+    assert ours == theirs and _counted(conn) == counted + 2  # counted again
+    other.close()
+
+
 def _fts_file(path: Path, rows: int) -> apsw.Connection:
     conn = apsw.Connection(str(path))
     conn.execute("PRAGMA journal_mode = WAL")

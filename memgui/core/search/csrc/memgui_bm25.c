@@ -10,7 +10,9 @@
 **   statement for it) is kept per connection, keyed by the table name and the MATCH text,
 **   while nothing changed: no commit by any connection (each schema's data version) and no
 **   change by this one (its total changes). Inside this connection's write transaction
-**   nothing is kept or used (a rollback would undo a counted change).
+**   nothing is kept or used (a rollback would undo a counted change). A MATCH text of plain
+**   words (an agent's search: barewords and single spaces, one phrase each) keeps each
+**   word's count on its own, so that another query with the same word counts it no more.
 ** - With <limit> > 0 (the statement's own LIMIT, on a statement with no filter but the
 **   MATCH), a row whose best possible score (its length taken as small as its matches
 **   allow) is worse than the <limit>-th best score so far cannot be in the result: its
@@ -28,35 +30,11 @@ SQLITE_EXTENSION_INIT1
 #include <math.h>
 #include <string.h>
 
+#include "count_cache.h"
+
 int memguiBusyWaitInit(sqlite3 *db); /* busy_wait.c, registered by the same load */
 
-#define CACHE_MAX 4096 /* (table, MATCH) entries kept, at most; all dropped when full */
 #define LIMIT_MAX 1000000 /* a larger limit scores every row (the heap would be too big) */
-
-typedef struct CacheEntry CacheEntry;
-struct CacheEntry {
-  char *zKey; /* table name, a NUL, the MATCH text */
-  int nKey;
-  unsigned int iHash;
-  int nPhrase;
-  sqlite3_int64 *aHit; /* rows matching each phrase */
-};
-
-typedef struct Cache Cache; /* one per connection: the function's user data */
-struct Cache {
-  sqlite3 *db;
-  sqlite3_int64 nChange;  /* sqlite3_total_changes64 when the entries were counted */
-  sqlite3_uint64 iVersion; /* the data versions of every schema then, summed */
-  int nEntry;
-  CacheEntry *aEntry; /* CACHE_MAX of them */
-};
-
-static unsigned int keyHash(const char *z, int n) {
-  unsigned int h = 2166136261u; /* FNV-1a */
-  int i;
-  for (i = 0; i < n; i++) h = (h ^ (unsigned char)z[i]) * 16777619u;
-  return h;
-}
 
 typedef struct Query Query; /* one per statement: FTS5's auxiliary data */
 struct Query {
@@ -75,42 +53,6 @@ struct Query {
   sqlite3_int64 iLastRowid; /* the last row scored (a row scored twice counts once) */
 };
 
-static void cacheClear(Cache *p) {
-  int i;
-  for (i = 0; i < p->nEntry; i++) {
-    sqlite3_free(p->aEntry[i].zKey);
-    sqlite3_free(p->aEntry[i].aHit);
-  }
-  p->nEntry = 0;
-}
-
-static void cacheDestroy(void *pArg) {
-  Cache *p = (Cache *)pArg;
-  cacheClear(p);
-  sqlite3_free(p->aEntry);
-  sqlite3_free(p);
-}
-
-/* The state the entries are valid for, or 0 when none may be used now. */
-static int cacheState(Cache *p, sqlite3_int64 *pnChange, sqlite3_uint64 *piVersion) {
-  sqlite3 *db = p->db;
-  sqlite3_uint64 iVersion = 0;
-  int i;
-  if (sqlite3_txn_state(db, 0) == SQLITE_TXN_WRITE) return 0;
-  for (i = 0;; i++) {
-    const char *zDb = sqlite3_db_name(db, i);
-    unsigned int v = 0;
-    if (zDb == 0) break;
-    if (sqlite3_file_control(db, zDb, SQLITE_FCNTL_DATA_VERSION, &v) == SQLITE_OK) {
-      iVersion += ((sqlite3_uint64)v) << (i & 31);
-      iVersion += (sqlite3_uint64)i;
-    }
-  }
-  *pnChange = sqlite3_total_changes64(db);
-  *piVersion = iVersion;
-  return 1;
-}
-
 static int countCb(const Fts5ExtensionApi *pApi, Fts5Context *pFts, void *pUserData) {
   (void)pApi;
   (void)pFts;
@@ -118,71 +60,74 @@ static int countCb(const Fts5ExtensionApi *pApi, Fts5Context *pFts, void *pUserD
   return SQLITE_OK;
 }
 
+/* Phrase i's document count, as FTS5's bm25 counts it. */
+static int countPhrase(const Fts5ExtensionApi *pApi, Fts5Context *pFts, Cache *pCache, int i,
+                       sqlite3_int64 *pnHit) {
+  *pnHit = 0;
+  pCache->nCounted++;
+  return pApi->xQueryPhrase(pFts, i, (void *)pnHit, countCb);
+}
+
 /* Each phrase's document count: from the cache when it holds them, else counted as FTS5's
-** bm25 counts them (and kept). */
+** bm25 counts them (and kept): a plain MATCH text's word by word, any other whole. */
 static int phraseHits(const Fts5ExtensionApi *pApi, Fts5Context *pFts, Cache *pCache,
                       sqlite3_value *pTable, sqlite3_value *pMatch, int nPhrase,
                       sqlite3_int64 *aHit) {
   sqlite3_int64 nChange = 0;
   sqlite3_uint64 iVersion = 0;
-  int bCache = 0;
   int nKey = 0;
   unsigned int iHash = 0;
   char *zKey = 0;
   int i, rc = SQLITE_OK;
+  int aStart[WORDS_MAX], aLen[WORDS_MAX];
   const unsigned char *zTable = sqlite3_value_text(pTable);
   const unsigned char *zMatch = sqlite3_value_text(pMatch);
+  int nTable = sqlite3_value_bytes(pTable);
+  int nMatch = sqlite3_value_bytes(pMatch);
 
-  if (zTable && zMatch && cacheState(pCache, &nChange, &iVersion)) {
-    int nTable = sqlite3_value_bytes(pTable);
-    int nMatch = sqlite3_value_bytes(pMatch);
-    bCache = 1;
-    if (pCache->nChange != nChange || pCache->iVersion != iVersion) {
-      cacheClear(pCache);
-      pCache->nChange = nChange;
-      pCache->iVersion = iVersion;
-    }
-    nKey = nTable + 1 + nMatch;
-    zKey = sqlite3_malloc(nKey);
-    if (zKey == 0) return SQLITE_NOMEM;
-    memcpy(zKey, zTable, nTable);
-    zKey[nTable] = 0;
-    memcpy(&zKey[nTable + 1], zMatch, nMatch);
-    iHash = keyHash(zKey, nKey);
-    for (i = 0; i < pCache->nEntry; i++) {
-      CacheEntry *e = &pCache->aEntry[i];
-      if (e->iHash == iHash && e->nKey == nKey && e->nPhrase == nPhrase
-          && memcmp(e->zKey, zKey, nKey) == 0) {
-        memcpy(aHit, e->aHit, sizeof(sqlite3_int64) * nPhrase);
+  if (zTable == 0 || zMatch == 0 || !memguiCacheState(pCache, &nChange, &iVersion)) {
+    for (i = 0; rc == SQLITE_OK && i < nPhrase; i++) rc = countPhrase(pApi, pFts, pCache, i, &aHit[i]);
+    return rc;
+  }
+  if (pCache->nChange != nChange || pCache->iVersion != iVersion) {
+    memguiCacheClear(pCache);
+    pCache->nChange = nChange;
+    pCache->iVersion = iVersion;
+  }
+
+  if (memguiPlainWords(zMatch, nMatch, nPhrase, aStart, aLen)) {
+    for (i = 0; rc == SQLITE_OK && i < nPhrase; i++) {
+      CacheEntry *e;
+      zKey = memguiCacheKey(zTable, nTable, (const char *)&zMatch[aStart[i]], aLen[i], &nKey);
+      if (zKey == 0) return SQLITE_NOMEM;
+      iHash = memguiKeyHash(zKey, nKey);
+      e = memguiCacheFind(pCache, zKey, nKey, iHash, 1, 1);
+      if (e) {
+        aHit[i] = e->aHit[0];
         sqlite3_free(zKey);
-        return SQLITE_OK;
+        continue;
       }
+      rc = countPhrase(pApi, pFts, pCache, i, &aHit[i]);
+      if (rc == SQLITE_OK) memguiCacheAdd(pCache, zKey, nKey, iHash, 1, 1, &aHit[i]);
+      else sqlite3_free(zKey);
     }
+    return rc;
   }
 
-  for (i = 0; rc == SQLITE_OK && i < nPhrase; i++) {
-    aHit[i] = 0;
-    rc = pApi->xQueryPhrase(pFts, i, (void *)&aHit[i], countCb);
-  }
-
-  if (rc == SQLITE_OK && bCache) {
-    CacheEntry *e;
-    sqlite3_int64 *aCopy = sqlite3_malloc64(sizeof(sqlite3_int64) * (nPhrase > 0 ? nPhrase : 1));
-    if (aCopy == 0) {
+  zKey = memguiCacheKey(zTable, nTable, (const char *)zMatch, nMatch, &nKey);
+  if (zKey == 0) return SQLITE_NOMEM;
+  iHash = memguiKeyHash(zKey, nKey);
+  {
+    CacheEntry *e = memguiCacheFind(pCache, zKey, nKey, iHash, 0, nPhrase);
+    if (e) {
+      memcpy(aHit, e->aHit, sizeof(sqlite3_int64) * nPhrase);
       sqlite3_free(zKey);
-      return SQLITE_OK; /* counted; only not kept */
+      return SQLITE_OK;
     }
-    memcpy(aCopy, aHit, sizeof(sqlite3_int64) * nPhrase);
-    if (pCache->nEntry == CACHE_MAX) cacheClear(pCache);
-    e = &pCache->aEntry[pCache->nEntry++];
-    e->zKey = zKey;
-    e->nKey = nKey;
-    e->iHash = iHash;
-    e->nPhrase = nPhrase;
-    e->aHit = aCopy;
-    zKey = 0;
   }
-  sqlite3_free(zKey);
+  for (i = 0; rc == SQLITE_OK && i < nPhrase; i++) rc = countPhrase(pApi, pFts, pCache, i, &aHit[i]);
+  if (rc == SQLITE_OK) memguiCacheAdd(pCache, zKey, nKey, iHash, 0, nPhrase, aHit);
+  else sqlite3_free(zKey);
   return rc;
 }
 
@@ -337,6 +282,13 @@ static void memguiBm25(const Fts5ExtensionApi *pApi, Fts5Context *pFts, sqlite3_
   sqlite3_result_double(pCtx, s);
 }
 
+/* memgui_bm25_counted(): how many phrase doclists this connection has counted so far. */
+static void countedFunc(sqlite3_context *pCtx, int nVal, sqlite3_value **apVal) {
+  (void)nVal;
+  (void)apVal;
+  sqlite3_result_int64(pCtx, ((Cache *)sqlite3_user_data(pCtx))->nCounted);
+}
+
 static fts5_api *fts5Api(sqlite3 *db) {
   fts5_api *pRet = 0;
   sqlite3_stmt *pStmt = 0;
@@ -366,11 +318,19 @@ int sqlite3_memguibm_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routin
   memset(pCache, 0, sizeof(Cache));
   pCache->db = db;
   pCache->aEntry = (CacheEntry *)sqlite3_malloc64(sizeof(CacheEntry) * CACHE_MAX);
-  if (pCache->aEntry == 0) {
+  pCache->aSlot = (int *)sqlite3_malloc64(sizeof(int) * CACHE_SLOTS);
+  if (pCache->aEntry == 0 || pCache->aSlot == 0) {
+    sqlite3_free(pCache->aEntry);
+    sqlite3_free(pCache->aSlot);
     sqlite3_free(pCache);
     return SQLITE_NOMEM;
   }
-  rc = pFts5->xCreateFunction(pFts5, "memgui_bm25", (void *)pCache, memguiBm25, cacheDestroy);
+  memset(pCache->aSlot, 0, sizeof(int) * CACHE_SLOTS);
+  rc = pFts5->xCreateFunction(pFts5, "memgui_bm25", (void *)pCache, memguiBm25, memguiCacheDestroy);
+  if (rc != SQLITE_OK) return rc;
+  /* The cache lives as long as the connection (FTS5 frees it at close): no destructor. */
+  rc = sqlite3_create_function_v2(db, "memgui_bm25_counted", 0, SQLITE_UTF8, (void *)pCache,
+                                  countedFunc, 0, 0, 0);
   if (rc != SQLITE_OK) return rc;
   return memguiBusyWaitInit(db);
 }
