@@ -56,8 +56,12 @@ _CURRENT_COLUMNS = (
     "updated_at, embedding_status"
 )
 # What an agent's search result needs of a row, each column in its `select_columns` place
-# (the others NULL): a row read is a third quicker than with them all (19 columns).
-BRIEF_COLUMNS = "rowid, id, type, scope, NULL, content, strength, NULL, NULL, NULL, tags"
+# up to the last of them (the others NULL): a row read ~a fifth quicker than all 19.
+_BRIEF_FIELDS = ("id", "type", "scope", "content", "strength", "tags")
+BRIEF_COLUMNS = "rowid, " + ", ".join(
+    name if name in _BRIEF_FIELDS else "NULL"
+    for name in SNAPSHOT_FIELDS[: SNAPSHOT_FIELDS.index(_BRIEF_FIELDS[-1]) + 1]
+)
 # An AgentOS brain not yet migrated: memgui's columns derived from what it has. Its traces
 # read as version 1, the version the migration gives them, so a version read now is the one
 # to pass back to a compare-and-set.

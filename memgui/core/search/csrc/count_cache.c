@@ -17,7 +17,6 @@ unsigned int memguiKeyHash(const char *z, int n) {
   return h;
 }
 
-
 void memguiCacheClear(Cache *p) {
   int i;
   for (i = 0; i < p->nEntry; i++) {
@@ -38,7 +37,7 @@ void memguiCacheDestroy(void *pArg) {
 
 /* The entry kept under this key, or 0. */
 CacheEntry *memguiCacheFind(Cache *p, const char *zKey, int nKey, unsigned int iHash,
-                             int bWord, int nPhrase) {
+                            int bWord, int nPhrase) {
   unsigned int iSlot = iHash % CACHE_SLOTS;
   while (p->aSlot[iSlot]) {
     CacheEntry *e = &p->aEntry[p->aSlot[iSlot] - 1];
@@ -53,7 +52,7 @@ CacheEntry *memguiCacheFind(Cache *p, const char *zKey, int nKey, unsigned int i
 
 /* Keep the counts under this key (it takes zKey; a copy of aHit). */
 void memguiCacheAdd(Cache *p, char *zKey, int nKey, unsigned int iHash, int bWord,
-                     int nPhrase, const sqlite3_int64 *aHit) {
+                    int nPhrase, const sqlite3_int64 *aHit) {
   CacheEntry *e;
   unsigned int iSlot;
   sqlite3_int64 *aCopy = sqlite3_malloc64(sizeof(sqlite3_int64) * (nPhrase > 0 ? nPhrase : 1));
@@ -77,7 +76,7 @@ void memguiCacheAdd(Cache *p, char *zKey, int nKey, unsigned int iHash, int bWor
 
 /* The table name, a NUL, then `z`: a cache key (0 when out of memory). */
 char *memguiCacheKey(const unsigned char *zTable, int nTable, const char *z, int n,
-                      int *pnKey) {
+                     int *pnKey) {
   char *zKey = sqlite3_malloc(nTable + 1 + n);
   if (zKey == 0) return 0;
   memcpy(zKey, zTable, nTable);

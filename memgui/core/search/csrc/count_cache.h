@@ -35,10 +35,10 @@ struct Cache {
 unsigned int memguiKeyHash(const char *z, int n);
 void memguiCacheClear(Cache *p);
 void memguiCacheDestroy(void *pArg);
-CacheEntry *memguiCacheFind(Cache *p, const char *zKey, int nKey, unsigned int iHash, int bWord,
-                      int nPhrase);
-void memguiCacheAdd(Cache *p, char *zKey, int nKey, unsigned int iHash, int bWord, int nPhrase,
-              const sqlite3_int64 *aHit);
+CacheEntry *memguiCacheFind(Cache *p, const char *zKey, int nKey, unsigned int iHash,
+                            int bWord, int nPhrase);
+void memguiCacheAdd(Cache *p, char *zKey, int nKey, unsigned int iHash, int bWord,
+                    int nPhrase, const sqlite3_int64 *aHit);
 char *memguiCacheKey(const unsigned char *zTable, int nTable, const char *z, int n, int *pnKey);
 int memguiPlainWords(const unsigned char *z, int n, int nPhrase, int *aStart, int *aLen);
 int memguiCacheState(Cache *p, sqlite3_int64 *pnChange, sqlite3_uint64 *piVersion);

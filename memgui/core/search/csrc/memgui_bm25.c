@@ -60,12 +60,40 @@ static int countCb(const Fts5ExtensionApi *pApi, Fts5Context *pFts, void *pUserD
   return SQLITE_OK;
 }
 
-/* Phrase i's document count, as FTS5's bm25 counts it. */
-static int countPhrase(const Fts5ExtensionApi *pApi, Fts5Context *pFts, Cache *pCache, int i,
-                       sqlite3_int64 *pnHit) {
-  *pnHit = 0;
-  pCache->nCounted++;
-  return pApi->xQueryPhrase(pFts, i, (void *)pnHit, countCb);
+/* The document counts of phrases iFirst .. iFirst + n - 1 into aHit, as FTS5's bm25 counts
+** them (each phrase's whole doclist). */
+static int countPhrases(const Fts5ExtensionApi *pApi, Fts5Context *pFts, Cache *pCache,
+                        int iFirst, int n, sqlite3_int64 *aHit) {
+  int i, rc = SQLITE_OK;
+  for (i = 0; rc == SQLITE_OK && i < n; i++) {
+    aHit[i] = 0;
+    pCache->nCounted++;
+    rc = pApi->xQueryPhrase(pFts, iFirst + i, (void *)&aHit[i], countCb);
+  }
+  return rc;
+}
+
+/* The counts of phrases iFirst .. iFirst + n - 1, kept under the key of table and text `z`
+** (a plain word's, bWord) when the cache holds them, else counted and kept. */
+static int keptOrCounted(const Fts5ExtensionApi *pApi, Fts5Context *pFts, Cache *pCache,
+                         const unsigned char *zTable, int nTable, const char *z, int nz,
+                         int bWord, int iFirst, int n, sqlite3_int64 *aHit) {
+  int nKey = 0, rc;
+  char *zKey = memguiCacheKey(zTable, nTable, z, nz, &nKey);
+  unsigned int iHash;
+  CacheEntry *e;
+  if (zKey == 0) return SQLITE_NOMEM;
+  iHash = memguiKeyHash(zKey, nKey);
+  e = memguiCacheFind(pCache, zKey, nKey, iHash, bWord, n);
+  if (e) {
+    memcpy(aHit, e->aHit, sizeof(sqlite3_int64) * n);
+    sqlite3_free(zKey);
+    return SQLITE_OK;
+  }
+  rc = countPhrases(pApi, pFts, pCache, iFirst, n, aHit);
+  if (rc == SQLITE_OK) memguiCacheAdd(pCache, zKey, nKey, iHash, bWord, n, aHit);
+  else sqlite3_free(zKey);
+  return rc;
 }
 
 /* Each phrase's document count: from the cache when it holds them, else counted as FTS5's
@@ -75,9 +103,6 @@ static int phraseHits(const Fts5ExtensionApi *pApi, Fts5Context *pFts, Cache *pC
                       sqlite3_int64 *aHit) {
   sqlite3_int64 nChange = 0;
   sqlite3_uint64 iVersion = 0;
-  int nKey = 0;
-  unsigned int iHash = 0;
-  char *zKey = 0;
   int i, rc = SQLITE_OK;
   int aStart[WORDS_MAX], aLen[WORDS_MAX];
   const unsigned char *zTable = sqlite3_value_text(pTable);
@@ -86,48 +111,21 @@ static int phraseHits(const Fts5ExtensionApi *pApi, Fts5Context *pFts, Cache *pC
   int nMatch = sqlite3_value_bytes(pMatch);
 
   if (zTable == 0 || zMatch == 0 || !memguiCacheState(pCache, &nChange, &iVersion)) {
-    for (i = 0; rc == SQLITE_OK && i < nPhrase; i++) rc = countPhrase(pApi, pFts, pCache, i, &aHit[i]);
-    return rc;
+    return countPhrases(pApi, pFts, pCache, 0, nPhrase, aHit);
   }
   if (pCache->nChange != nChange || pCache->iVersion != iVersion) {
     memguiCacheClear(pCache);
     pCache->nChange = nChange;
     pCache->iVersion = iVersion;
   }
-
-  if (memguiPlainWords(zMatch, nMatch, nPhrase, aStart, aLen)) {
-    for (i = 0; rc == SQLITE_OK && i < nPhrase; i++) {
-      CacheEntry *e;
-      zKey = memguiCacheKey(zTable, nTable, (const char *)&zMatch[aStart[i]], aLen[i], &nKey);
-      if (zKey == 0) return SQLITE_NOMEM;
-      iHash = memguiKeyHash(zKey, nKey);
-      e = memguiCacheFind(pCache, zKey, nKey, iHash, 1, 1);
-      if (e) {
-        aHit[i] = e->aHit[0];
-        sqlite3_free(zKey);
-        continue;
-      }
-      rc = countPhrase(pApi, pFts, pCache, i, &aHit[i]);
-      if (rc == SQLITE_OK) memguiCacheAdd(pCache, zKey, nKey, iHash, 1, 1, &aHit[i]);
-      else sqlite3_free(zKey);
-    }
-    return rc;
+  if (!memguiPlainWords(zMatch, nMatch, nPhrase, aStart, aLen)) {
+    return keptOrCounted(pApi, pFts, pCache, zTable, nTable, (const char *)zMatch, nMatch, 0,
+                         0, nPhrase, aHit);
   }
-
-  zKey = memguiCacheKey(zTable, nTable, (const char *)zMatch, nMatch, &nKey);
-  if (zKey == 0) return SQLITE_NOMEM;
-  iHash = memguiKeyHash(zKey, nKey);
-  {
-    CacheEntry *e = memguiCacheFind(pCache, zKey, nKey, iHash, 0, nPhrase);
-    if (e) {
-      memcpy(aHit, e->aHit, sizeof(sqlite3_int64) * nPhrase);
-      sqlite3_free(zKey);
-      return SQLITE_OK;
-    }
+  for (i = 0; rc == SQLITE_OK && i < nPhrase; i++) {
+    rc = keptOrCounted(pApi, pFts, pCache, zTable, nTable, (const char *)&zMatch[aStart[i]],
+                       aLen[i], 1, i, 1, &aHit[i]);
   }
-  for (i = 0; rc == SQLITE_OK && i < nPhrase; i++) rc = countPhrase(pApi, pFts, pCache, i, &aHit[i]);
-  if (rc == SQLITE_OK) memguiCacheAdd(pCache, zKey, nKey, iHash, 0, nPhrase, aHit);
-  else sqlite3_free(zKey);
   return rc;
 }
 
