@@ -77,6 +77,14 @@ def read_state(db: Database) -> tuple[int, int]:
     return int(db.conn.execute("PRAGMA data_version").get), db.conn.total_changes()
 
 
+def version_state(db: Database) -> tuple[int, int]:
+    """The pager's data version (moved by this connection's commits and by others' it has
+    seen) and this connection's changes: read without a statement, so current only as of the
+    connection's last statement (the caller holds `db.lock`). Equal before and after a few
+    statements, they tell that the statements read the brain as the earlier one saw it."""
+    return db.conn.data_version(), db.conn.total_changes()
+
+
 def is_syntax_error(exc: apsw.Error) -> bool:
     # A MATCH expression FTS5 cannot use surfaces as a plain SQLError ("fts5: syntax error",
     # "unterminated string", "unknown special query: *x", "no such column: x" for `x:`);
@@ -389,15 +397,27 @@ def keyword_ranking(
     return [KeywordHit(*row) for row in rows]
 
 
-# Per brain connection, the state (`read_state`) at which no row waited for the indexes:
-# while it is the same, neither this connection nor another program wrote one since.
-_nothing_pending: weakref.WeakKeyDictionary[Database, tuple[int, int]] = weakref.WeakKeyDictionary()
+# Per brain connection, the state (`read_state`) at which no row waited for the indexes,
+# and the `version_state` read with it: while either is the same, neither this connection
+# nor another program wrote one since.
+_nothing_pending: weakref.WeakKeyDictionary[Database, tuple[tuple[int, int], tuple[int, int]]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 def nothing_pending_at(db: Database, state: tuple[int, int]) -> bool:
     """Whether no row waits for the indexes at `state` (`read_state`), known from an
     earlier look at the same state."""
-    return _nothing_pending.get(db) == state
+    known = _nothing_pending.get(db)
+    return known is not None and known[0] == state
+
+
+def nothing_pending_at_version(db: Database, version: tuple[int, int]) -> bool:
+    """The same at `version` (`version_state`). Read before a statement, `version` may miss
+    another program's latest commit: the caller reads it again after its statements (the
+    first of them sees that commit and moves it)."""
+    known = _nothing_pending.get(db)
+    return known is not None and known[1] == version
 
 
 def _flush_before_search(db: Database) -> tuple[bool, tuple[int, int] | None]:
@@ -406,13 +426,17 @@ def _flush_before_search(db: Database) -> tuple[bool, tuple[int, int] | None]:
     waiting (the pending table is not asked again then: one statement fewer a search)."""
     with db.lock:
         state = read_state(db)
+        version = version_state(db)  # current: the PRAGMA has just read the brain
     if nothing_pending_at(db, state):
+        # The same state, the version perhaps moved (a commit of this connection's that
+        # changed no row): nothing waits at it either.
+        _nothing_pending[db] = (state, version)
         return True, state
     flushed = fulltext.flush_unless_busy(db)
     if flushed and not db.readonly:
         # The state read before the look: a write after it changes the state, and the next
         # search looks again.
-        _nothing_pending[db] = state
+        _nothing_pending[db] = (state, version)
     return flushed, None
 
 

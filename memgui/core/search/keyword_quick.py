@@ -77,8 +77,10 @@ def rows(
     take = ranked_for(limit)
     answer = None
     with db.lock:
-        state = keyword.read_state(db)
-        if not keyword.nothing_pending_at(db, state):
+        # Read with no statement (two fewer a search than `read_state`): the statements
+        # below see any commit it misses, and the version read after them differs then.
+        version = keyword.version_state(db)
+        if not keyword.nothing_pending_at_version(db, version):
             return None  # the general way indexes what waits first
         try:
             ranked = db.conn.execute(sql.ranking, (match, take)).fetchall()
@@ -100,8 +102,8 @@ def rows(
             answer = _proved(ranked, done, read, limit, take)
             if answer is not None:
                 break
-        if keyword.read_state(db) != state:
-            return None  # another program wrote between the statements
+        if keyword.version_state(db) != version:
+            return None  # another program wrote before or between the statements
     if answer is None:
         backoff[0], backoff[1] = backoff[1], min(2 * backoff[1], BACKOFF_MAX)
     else:

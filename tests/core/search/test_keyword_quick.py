@@ -177,6 +177,63 @@ def test_another_programs_write_between_its_statements_is_the_general_ways(
     assert found is not None and best not in [row[1] for row in found]
 
 
+def test_a_plain_search_runs_its_ranking_and_row_reads_and_no_other_statement(
+    brain: Brain,
+) -> None:
+    _fill(brain, 300, weakest=0.9)
+    searching.keyword_rows(brain, "telo", TraceFilter(), 10)  # nothing waits: known
+    statements: list[str] = []
+
+    def remember(_cursor: apsw.Cursor, sql: str, _bindings: object) -> bool:
+        statements.append(sql)
+        return True
+
+    brain.db.conn.exec_trace = remember
+    try:
+        found = keyword_quick.rows(brain, "telo", TraceFilter(), 10)
+    finally:
+        brain.db.conn.exec_trace = None
+    assert found
+    # What the brain is at is read from the connection, not asked by statements.
+    assert not [sql for sql in statements if "data_version" in sql]
+    assert [sql for sql in statements if f"FROM {stems.TABLE}" in sql] == statements[:1]
+    assert all("FROM memory_traces AS t" in sql for sql in statements[1:])
+
+
+def test_another_programs_rows_waiting_since_its_last_statement_are_the_general_ways(
+    brain: Brain, brain_path: Path
+) -> None:
+    _fill(brain, 300, weakest=0.9)
+    searching.keyword_rows(brain, "telo", TraceFilter(), 10)
+    assert keyword_quick.rows(brain, "telo", TraceFilter(), 10) is not None
+    # Another program adds a match and leaves it waiting for the index; this connection has
+    # run no statement since, so what it read last says nothing waits.
+    other = Brain.open(brain_path, actor="other")
+    try:
+        added = other.add("telo telo telo", strength=1.0)
+        waiting = other.db.conn.execute("SELECT rowid FROM memgui_fts_pending").fetchall()
+        assert waiting  # marked, not indexed
+        assert keyword_quick.rows(brain, "telo", TraceFilter(), 10) is None
+        found = searching.keyword_rows(brain, "telo", TraceFilter(), 10)
+    finally:
+        other.close()
+    assert found is not None and found[0][1] == added.id
+    # That search indexed it (a write): the next one learns again that nothing waits.
+    assert searching.keyword_rows(brain, "telo", TraceFilter(), 10) == found
+    assert keyword_quick.rows(brain, "telo", TraceFilter(), 10) == found
+
+
+def test_a_commit_that_changes_no_row_stops_it_for_one_search_only(brain: Brain) -> None:
+    _fill(brain, 300, weakest=0.9)
+    found = searching.keyword_rows(brain, "telo", TraceFilter(), 10)
+    assert keyword_quick.rows(brain, "telo", TraceFilter(), 10) == found
+    # A commit of this connection's that changes no row: the version moves, nothing else.
+    brain.db.conn.execute("CREATE TABLE outside_memgui(x)")
+    assert keyword_quick.rows(brain, "telo", TraceFilter(), 10) is None
+    assert searching.keyword_rows(brain, "telo", TraceFilter(), 10) == found
+    assert keyword_quick.rows(brain, "telo", TraceFilter(), 10) == found
+
+
 def test_after_each_answer_it_cannot_prove_it_waits_twice_as_many_searches(
     brain: Brain,
 ) -> None:
