@@ -270,6 +270,31 @@ def test_json_columns_read_exactly_as_json_reads_them(text: str) -> None:
     assert _loads("{not json", {}) == {} and _loads('["a"]', {}) == {} and _loads(None, []) == []
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        '["harbour", "crane"]',
+        '["a", 1, null, "b", ["c"]]',  # only the strings are tags
+        "[]",
+        '{"not": "a list"}',
+        "[not json",
+        '["\\ud800"]',
+        None,
+        7,
+        "[" + ", ".join(f'"tag{n}"' for n in range(60)) + "]",  # past the texts kept
+    ],
+)
+def test_a_rows_tags_read_alike_each_time_and_each_a_list_of_its_own(text: object) -> None:
+    from memgui.core.storage.store import _loads, row_tags
+
+    expected = [t for t in _loads(text, []) if isinstance(t, str)]
+    first = row_tags(text)
+    assert first == expected and type(first) is list
+    first.append("changed by its reader")
+    again = row_tags(text)
+    assert again == expected and again is not first
+
+
 def test_reading_by_an_empty_id_is_invalid_not_missing(brain: Brain) -> None:
     brain.add("something")
     for read in (brain.get, brain.history):

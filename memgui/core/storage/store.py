@@ -7,6 +7,7 @@ by hand, and a trigger would enter every row twice).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -134,7 +135,19 @@ def content_hash(content: str) -> str:
 
 def row_tags(text: Any) -> list[str]:
     """A row's `tags` column as its snapshot holds it (a list of strings)."""
+    if type(text) is str and len(text) <= _TAGS_KEPT_CHARS:
+        return list(_short_tags(text))
     return [t for t in _loads(text, []) if isinstance(t, str)]
+
+
+# The same few tag lists come back row after row (a page, a search's results): a short one
+# is read once (6 of a 10-row search's 9.5 µs of results were their tags).
+_TAGS_KEPT_CHARS = 200
+
+
+@functools.lru_cache(maxsize=2048)
+def _short_tags(text: str) -> tuple[str, ...]:
+    return tuple(t for t in _loads(text, []) if isinstance(t, str))
 
 
 def row_strength(value: Any) -> float:
