@@ -9,11 +9,12 @@ import apsw
 
 
 def selects_run(conn: apsw.Connection, call: Callable[[], Any]) -> tuple[Any, list[tuple]]:
-    """`call()`'s result and the (sql, bindings) of every SELECT it ran on `conn`."""
+    """`call()`'s result and the (sql, bindings) of every SELECT (`WITH … SELECT` too) it
+    ran on `conn`."""
     statements: list[tuple[str, tuple]] = []
 
     def remember(_cursor, sql: str, bindings) -> bool:
-        if sql.lstrip().upper().startswith("SELECT"):
+        if sql.lstrip().upper().startswith(("SELECT", "WITH")):
             statements.append((sql, tuple(bindings or ())))
         return True
 

@@ -105,6 +105,10 @@ class _Statements(NamedTuple):
     ranking: str  # (bm25, rowid) of the best `?2` matches of `?1`
     rows_head: str  # ... WHERE rowid IN ( — the candidates' rows with their strength
     brief_head: str  # the same with only `store.BRIEF_COLUMNS`
+    # The ranking of the best `?2` matches of `?1` joined with their rows (`?3`: now): each
+    # (bm25, decayed strength, the row's columns), NULL columns for a match the filter
+    # leaves out; `keyword_quick`'s one statement, with the whole row and with the brief.
+    ranked_rows: tuple[str, str]
 
     def rows(self, now: int, rowids: list[Any], brief: bool = False) -> tuple[str, tuple[Any, ...]]:
         """The statement reading the rows of `rowids` (those that pass the filter, in no
@@ -144,8 +148,20 @@ def statements(db: Database, table: str, brain_id: str, flt: TraceFilter) -> _St
             f"SELECT {strength}, {columns} FROM memory_traces AS t NOT INDEXED WHERE rowid IN ("
             for columns in (store.select_columns(db), store.BRIEF_COLUMNS)
         )
+        ranked_rows = tuple(
+            f"WITH r(bm25, hit) AS ({ranking}) "
+            f"SELECT r.bm25, {decay.strength_sql(category, '?3')}, {columns} "
+            f"FROM r LEFT JOIN memory_traces AS t ON t.rowid = r.hit AND {where}"
+            for columns in (store.select_columns(db), store.BRIEF_COLUMNS)
+        )
         found = made[key] = _Statements(
-            where, tuple(params), strength, ranking, rows_head, brief_head
+            where,
+            tuple(params),
+            strength,
+            ranking,
+            rows_head,
+            brief_head,
+            (ranked_rows[0], ranked_rows[1]),
         )
     return found
 

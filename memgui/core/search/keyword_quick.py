@@ -5,12 +5,12 @@ the index, a read-only connection's stand-ins, filters that fail many rows, the 
 slices that the best rows by −bm25 + strength are all in hand. An agent's plain search
 (words, a small limit, nothing pending) needs little of that, and the general way took
 6-20 % longer over it (5k-20k traces; docs/performance.md, "The agent's search, the short
-way"). Here the index ranks the best `ranked_for(limit)` matches by bm25 (the ranking
-function skips the row lengths of every match that cannot reach them), the rows of the
-first `read_first(limit)` are read, those of the rest only when needed, and the answer is
-checked to be exact: every match was ranked and read, or the `limit`-th best blended score
-beats the most a match not read can score. When it is not, or anything else is unusual,
-`rows` returns None and the general way answers, with the same result.
+way"). Here one statement ranks the best `ranked_for(limit)` matches by bm25 (the ranking
+function skips the row lengths of every match that cannot reach them) and reads their rows
+with their decayed strength, and the answer is checked to be exact: every match was ranked,
+or the `limit`-th best blended score beats the most a match not ranked can score. When it
+is not, or anything else is unusual, `rows` returns None and the general way answers, with
+the same result.
 """
 
 from __future__ import annotations
@@ -46,13 +46,6 @@ def ranked_for(limit: int) -> int:
     return 2 * limit + 4
 
 
-def read_first(limit: int) -> int:
-    """Ranked matches whose rows are read first (each row costs ~3 µs): `limit` and four
-    more proved the answer on ~85 % of those queries; the rest of the ranking is read
-    when they do not."""
-    return limit + 4
-
-
 def rows(
     brain: Brain, query: str, flt: TraceFilter, limit: int, brief: bool = False
 ) -> list[Any] | None:
@@ -60,7 +53,7 @@ def rows(
     `limit` traces by −bm25 + strength that pass `flt`, then by id: what
     `searching.keyword_rows` answers; None when the general way must answer (not plain
     words, rows waiting for the index, a read-only connection, an answer not proved exact,
-    a write by another program in between)."""
+    a write by another program since this connection's last statement)."""
     db = brain.db
     if db.readonly or limit > LIMIT_MAX:
         return None
@@ -75,35 +68,25 @@ def rows(
         return None
     sql = keyword.statements(db, stems.TABLE, brain.brain_id, flt)
     take = ranked_for(limit)
-    answer = None
     with db.lock:
-        # Read with no statement (two fewer a search than `read_state`): the statements
-        # below see any commit it misses, and the version read after them differs then.
+        # Read with no statement (two fewer a search than `read_state`): the statement
+        # below sees any commit it misses, and the version read after it differs then.
         version = keyword.version_state(db)
         if not keyword.nothing_pending_at_version(db, version):
             return None  # the general way indexes what waits first
         try:
-            ranked = db.conn.execute(sql.ranking, (match, take)).fetchall()
+            # One statement: the ranking and the rows of all it ranks (a second statement
+            # for the rest, when the first rows did not prove the answer, cost more).
+            ranked = db.conn.execute(
+                sql.ranked_rows[brief], (match, take, brain.now(), *sql.params)
+            ).fetchall()
         except apsw.SQLError as exc:
             if keyword.is_syntax_error(exc):
                 return None  # the general way rewrites the query or says why
             raise
-        if not ranked:
-            return []
-        now = brain.now()
-        read: list[tuple[Any, ...]] = []
-        done = 0  # ranked matches whose rows are read
-        for upto in (min(read_first(limit), len(ranked)), len(ranked)):
-            if upto <= done:
-                continue
-            rowids = [rowid for _, rowid in ranked[done:upto]]
-            read += db.conn.execute(*sql.rows(now, rowids, brief)).fetchall()
-            done = upto
-            answer = _proved(ranked, done, read, limit, take)
-            if answer is not None:
-                break
         if keyword.version_state(db) != version:
-            return None  # another program wrote before or between the statements
+            return None  # another program wrote since this connection's last statement
+    answer = _proved(ranked, limit, take)
     if answer is None:
         backoff[0], backoff[1] = backoff[1], min(2 * backoff[1], BACKOFF_MAX)
     else:
@@ -111,24 +94,17 @@ def rows(
     return answer
 
 
-def _proved(
-    ranked: list[tuple[Any, ...]], done: int, read: list[tuple[Any, ...]], limit: int, take: int
-) -> list[Any] | None:
-    """The best `limit` rows by −bm25 + strength, then by id, from the rows read for the
-    first `done` ranked matches (`read`: those that pass the filter), when they are exact:
-    every match was ranked and read, or the `limit`-th best score beats the most a match
-    not read can score (−bm25 of the best of them, plus the highest strength)."""
-    by_rowid = {row[1]: row for row in read}
-    scored = [
-        (-bm25 + row[0], row[2], row)
-        for bm25, rowid in ranked[:done]
-        if (row := by_rowid.get(rowid)) is not None
-    ]
+def _proved(ranked: list[tuple[Any, ...]], limit: int, take: int) -> list[Any] | None:
+    """The best `limit` rows by −bm25 + strength, then by id, from the ranked matches with
+    their rows (`keyword._Statements.ranked_rows`: bm25, decayed strength, the row, whose
+    rowid is NULL when the filter leaves it out), when they are exact: the ranking holds
+    every match, or the `limit`-th best score beats the most a match not ranked can score
+    (−bm25 of the last ranked, plus the highest strength)."""
+    scored = [(-row[0] + row[1], row[3], row) for row in ranked if row[2] is not None]
     scored.sort(key=lambda item: (-item[0], item[1]))
-    if done < len(ranked) or len(ranked) == take:  # some match was not read
-        # The next ranked one, or past the ranking: none better than its last.
-        best_unread = ranked[done][0] if done < len(ranked) else ranked[-1][0]
-        strongest = max(keyword.STRENGTH_MAX, max((row[0] for row in read), default=0.0))
-        if len(scored) < limit or scored[limit - 1][0] <= -best_unread + strongest:
+    if len(ranked) == take:  # the LIMIT stopped it: some match may not be ranked
+        worst = max(row[0] for row in ranked)  # none not ranked is better than the last
+        strongest = max(keyword.STRENGTH_MAX, max((item[2][1] for item in scored), default=0.0))
+        if len(scored) < limit or scored[limit - 1][0] <= -worst + strongest:
             return None
-    return [row[1:] for _, _, row in scored[:limit]]
+    return [row[2:] for _, _, row in scored[:limit]]

@@ -69,19 +69,18 @@ def test_the_quick_answer_is_the_general_answer(brain: Brain, limit: int, weakes
         assert answered >= len(QUERIES) * len(FILTERS) // 2
 
 
-def test_a_plain_search_runs_one_ranking_and_one_row_read(brain: Brain) -> None:
+def test_a_plain_search_runs_one_statement_ranking_and_reading_the_rows(brain: Brain) -> None:
     _fill(brain, 300)
     searching.keyword_rows(brain, "harbour", TraceFilter(), 10)
     found, statements = selects_run(
         brain.db.conn, lambda: searching.keyword_rows(brain, "anchor net", TraceFilter(), 10)
     )
     assert found
-    rankings = [b for sql, b in statements if f"FROM {stems.TABLE}" in sql]
-    reads = [b for sql, b in statements if "FROM memory_traces AS t" in sql]
-    assert len(rankings) == 1 and rankings[0][1] == keyword_quick.ranked_for(10)
-    # The rows of the first few ranked matches (their brain id the filter's parameter).
-    assert len(reads) in (1, 2)
-    assert len(set(reads[0][1:-1])) <= keyword_quick.read_first(10)  # (now, …, brain id)
+    # The best 2 × limit + 4 by bm25 (their bindings: MATCH, LIMIT, now, brain id) and
+    # their rows, in one statement.
+    [(sql, bindings)] = statements
+    assert f"FROM {stems.TABLE}" in sql and "JOIN memory_traces AS t" in sql
+    assert bindings[1] == keyword_quick.ranked_for(10) and bindings[3] == brain.brain_id
 
 
 def test_an_answer_it_cannot_prove_is_the_general_ways(brain: Brain) -> None:
@@ -177,7 +176,7 @@ def test_another_programs_write_between_its_statements_is_the_general_ways(
     assert found is not None and best not in [row[1] for row in found]
 
 
-def test_a_plain_search_runs_its_ranking_and_row_reads_and_no_other_statement(
+def test_a_plain_search_runs_its_one_statement_and_no_other(
     brain: Brain,
 ) -> None:
     _fill(brain, 300, weakest=0.9)
@@ -195,9 +194,7 @@ def test_a_plain_search_runs_its_ranking_and_row_reads_and_no_other_statement(
         brain.db.conn.exec_trace = None
     assert found
     # What the brain is at is read from the connection, not asked by statements.
-    assert not [sql for sql in statements if "data_version" in sql]
-    assert [sql for sql in statements if f"FROM {stems.TABLE}" in sql] == statements[:1]
-    assert all("FROM memory_traces AS t" in sql for sql in statements[1:])
+    assert len(statements) == 1 and f"FROM {stems.TABLE}" in statements[0]
 
 
 def test_another_programs_rows_waiting_since_its_last_statement_are_the_general_ways(
@@ -221,6 +218,23 @@ def test_another_programs_rows_waiting_since_its_last_statement_are_the_general_
     # That search indexed it (a write): the next one learns again that nothing waits.
     assert searching.keyword_rows(brain, "telo", TraceFilter(), 10) == found
     assert keyword_quick.rows(brain, "telo", TraceFilter(), 10) == found
+
+
+def test_another_programs_only_match_waiting_is_not_answered_with_nothing(
+    brain: Brain, brain_path: Path
+) -> None:
+    _fill(brain, 300, weakest=0.9)
+    searching.keyword_rows(brain, "telo", TraceFilter(), 10)
+    assert keyword_quick.rows(brain, "lighthouse", TraceFilter(), 10) == []
+    other = Brain.open(brain_path, actor="other")
+    try:
+        added = other.add("lighthouse keeper", strength=1.0)  # marked, not indexed
+        # The index holds no match: the ranking finds none, and the answer is still not [].
+        assert keyword_quick.rows(brain, "lighthouse", TraceFilter(), 10) is None
+        found = searching.keyword_rows(brain, "lighthouse", TraceFilter(), 10)
+    finally:
+        other.close()
+    assert found is not None and [row[1] for row in found] == [added.id]
 
 
 def test_a_commit_that_changes_no_row_stops_it_for_one_search_only(brain: Brain) -> None:
@@ -271,8 +285,9 @@ def test_the_rows_of_any_count_of_candidates_are_read_by_a_few_statements(brain:
     flt = TraceFilter()
     texts = set()
     for word in words:
-        found, statements = selects_run(
-            brain.db.conn, lambda word=word: searching.keyword_rows(brain, word, flt, 10)
+        found, statements = selects_run(  # the general way's rows statements
+            brain.db.conn,
+            lambda word=word: searching.keyword_rows(brain, word, flt, 10, quick=False),
         )
         assert found is not None and len(found) == min(10, 14 - words.index(word))
         texts |= {sql for sql, _ in statements if "FROM memory_traces" in sql}
@@ -304,6 +319,6 @@ def test_brief_rows_hold_the_result_columns_in_their_places(brain: Brain) -> Non
         for short, whole in zip(brief, full, strict=True):
             assert [short[i] for i in sorted(kept)] == [whole[i] for i in sorted(kept)]
             assert [short[i] for i in range(len(short)) if i not in kept] == [None] * 4
-        reads = [sql for sql, _ in statements if "FROM memory_traces AS t" in sql]
+        reads = [sql for sql, _ in statements if "memory_traces AS t" in sql]
         assert reads and not any("emotions" in sql for sql in reads)  # not read at all
     assert answered >= len(QUERIES) // 2
