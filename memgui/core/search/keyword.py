@@ -105,9 +105,10 @@ class _Statements(NamedTuple):
     ranking: str  # (bm25, rowid) of the best `?2` matches of `?1`
     rows_head: str  # ... WHERE rowid IN ( — the candidates' rows with their strength
     brief_head: str  # the same with only `store.BRIEF_COLUMNS`
-    # The ranking of the best `?2` matches of `?1` joined with their rows (`?3`: now): each
-    # (bm25, decayed strength, the row's columns), NULL columns for a match the filter
-    # leaves out; `keyword_quick`'s one statement, with the whole row and with the brief.
+    # The ranking of the best `?2` matches of `?1` joined with their rows (`?3`: now), in
+    # rank order, each row read as it is stepped to: (bm25, decayed strength, the row's
+    # columns), NULL columns for a match the filter leaves out; `keyword_quick`'s one
+    # statement, with the whole row and with the brief.
     ranked_rows: tuple[str, str]
 
     def rows(self, now: int, rowids: list[Any], brief: bool = False) -> tuple[str, tuple[Any, ...]]:
@@ -151,7 +152,8 @@ def statements(db: Database, table: str, brain_id: str, flt: TraceFilter) -> _St
         ranked_rows = tuple(
             f"WITH r(bm25, hit) AS ({ranking}) "
             f"SELECT r.bm25, {decay.strength_sql(category, '?3')}, {columns} "
-            f"FROM r LEFT JOIN memory_traces AS t ON t.rowid = r.hit AND {where}"
+            f"FROM r LEFT JOIN memory_traces AS t ON t.rowid = r.hit AND {where} "
+            f"ORDER BY r.bm25, r.hit"  # the ranking's order: no sort of its own
             for columns in (store.select_columns(db), store.BRIEF_COLUMNS)
         )
         found = made[key] = _Statements(

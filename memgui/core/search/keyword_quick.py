@@ -15,7 +15,9 @@ the same result.
 
 from __future__ import annotations
 
+import heapq
 import weakref
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 import apsw
@@ -75,18 +77,21 @@ def rows(
         if not keyword.nothing_pending_at_version(db, version):
             return None  # the general way indexes what waits first
         try:
-            # One statement: the ranking and the rows of all it ranks (a second statement
-            # for the rest, when the first rows did not prove the answer, cost more).
-            ranked = db.conn.execute(
+            # One statement ranks and reads the rows in rank order, each row as it is
+            # stepped to: its rows are read only until they prove the answer.
+            cursor = db.conn.execute(
                 sql.ranked_rows[brief], (match, take, brain.now(), *sql.params)
-            ).fetchall()
+            )
         except apsw.SQLError as exc:
             if keyword.is_syntax_error(exc):
                 return None  # the general way rewrites the query or says why
             raise
+        try:
+            answer = _proved(cursor, limit, take)
+        finally:
+            cursor.close()  # ends its read of the brain when it stopped early
         if keyword.version_state(db) != version:
             return None  # another program wrote since this connection's last statement
-    answer = _proved(ranked, limit, take)
     if answer is None:
         backoff[0], backoff[1] = backoff[1], min(2 * backoff[1], BACKOFF_MAX)
     else:
@@ -94,17 +99,39 @@ def rows(
     return answer
 
 
-def _proved(ranked: list[tuple[Any, ...]], limit: int, take: int) -> list[Any] | None:
+def _proved(ranked: Iterable[tuple[Any, ...]], limit: int, take: int) -> list[Any] | None:
     """The best `limit` rows by −bm25 + strength, then by id, from the ranked matches with
-    their rows (`keyword._Statements.ranked_rows`: bm25, decayed strength, the row, whose
-    rowid is NULL when the filter leaves it out), when they are exact: the ranking holds
-    every match, or the `limit`-th best score beats the most a match not ranked can score
-    (−bm25 of the last ranked, plus the highest strength)."""
-    scored = [(-row[0] + row[1], row[3], row) for row in ranked if row[2] is not None]
-    scored.sort(key=lambda item: (-item[0], item[1]))
-    if len(ranked) == take:  # the LIMIT stopped it: some match may not be ranked
-        worst = max(row[0] for row in ranked)  # none not ranked is better than the last
-        strongest = max(keyword.STRENGTH_MAX, max((item[2][1] for item in scored), default=0.0))
-        if len(scored) < limit or scored[limit - 1][0] <= -worst + strongest:
-            return None
-    return [row[2:] for _, _, row in scored[:limit]]
+    their rows in rank order (`keyword._Statements.ranked_rows`: bm25, decayed strength,
+    the row, whose rowid is NULL when the filter leaves it out), when they are exact. Read
+    until the `limit`-th best score beats the most the next match can score (its −bm25 plus
+    the highest strength): no match after it can enter. Past the last ranked, the answer
+    is exact when the ranking held every match, or when the bound holds for the last one
+    (none not ranked is better). None when it is not."""
+    kept: list[tuple[float, Any, tuple[Any, ...]]] = []  # (score, id, row) passing the filter
+    best: list[float] = []  # the best `limit` scores so far, a min-heap
+    strongest = keyword.STRENGTH_MAX
+    count, bm25 = 0, 0.0
+    for row in ranked:
+        bm25 = row[0]
+        if len(best) == limit and best[0] > -bm25 + strongest:
+            return _best(kept, limit)
+        count += 1
+        if row[2] is None:
+            continue  # the filter leaves it out
+        score = -bm25 + row[1]
+        kept.append((score, row[3], row))
+        strongest = max(strongest, row[1])
+        if len(best) < limit:
+            heapq.heappush(best, score)
+        else:
+            heapq.heappushpop(best, score)
+    # Every match ranked was read: exact when the LIMIT did not stop the ranking, or the
+    # bound holds for the last one.
+    if count == take and (len(best) < limit or best[0] <= -bm25 + strongest):
+        return None
+    return _best(kept, limit)
+
+
+def _best(kept: list[tuple[float, Any, tuple[Any, ...]]], limit: int) -> list[Any]:
+    kept.sort(key=lambda item: (-item[0], item[1]))
+    return [row[2:] for _, _, row in kept[:limit]]

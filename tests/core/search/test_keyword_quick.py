@@ -83,6 +83,59 @@ def test_a_plain_search_runs_one_statement_ranking_and_reading_the_rows(brain: B
     assert bindings[1] == keyword_quick.ranked_for(10) and bindings[3] == brain.brain_id
 
 
+def test_the_rows_are_read_only_until_they_prove_the_answer(
+    brain: Brain, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _fill(brain, 400, weakest=0.9)
+    flt = TraceFilter()
+    searching.keyword_rows(brain, "harbour", flt, 10)
+    read: list[int] = []
+    proved = keyword_quick._proved
+
+    def counted(ranked, limit, take):  # how many ranked rows the proof stepped to
+        def rows():
+            for row in ranked:
+                read.append(row[2])
+                yield row
+
+        return proved(rows(), limit, take)
+
+    monkeypatch.setattr(keyword_quick, "_proved", counted)
+    early = 0
+    for query in ("harbour", "harbour crane", "deploy", "plans"):
+        read.clear()
+        found = keyword_quick.rows(brain, query, flt, 3)
+        assert found == _general(brain, query, flt, 3), query
+        assert len(read) <= keyword_quick.ranked_for(3)
+        early += len(read) < keyword_quick.ranked_for(3)
+    assert early  # strengths alike: the ranking's first rows prove most answers
+
+
+def test_a_proof_steps_to_the_first_row_it_cannot_leave_out() -> None:
+    # (bm25, decayed strength, rowid, id): each row's bm25 a whole strength below the one
+    # before, so the third row already cannot reach the best two.
+    ranked = [(-10.0 + 2 * n, 0.5, n + 1, f"mt_{n}") for n in range(8)]
+    stepped: list[int] = []
+
+    def rows():
+        for row in ranked:
+            stepped.append(row[2])
+            yield row
+
+    assert keyword_quick._proved(rows(), 2, 8) == [(1, "mt_0"), (2, "mt_1")]
+    assert stepped == [1, 2, 3]
+    # Rows the filter leaves out (rowid NULL) count as ranked, not as found.
+    left_out = [(bm25, strength, None, None) for bm25, strength, _, _ in ranked[:2]]
+    assert keyword_quick._proved(iter(left_out + ranked[2:]), 2, 8) == [
+        (3, "mt_2"),
+        (4, "mt_3"),
+    ]
+    # Scores that lie close: every row read, and the LIMIT stopped the ranking: not proved.
+    close = [(-10.0 + 0.01 * n, 0.5 - 0.05 * n, n + 1, f"mt_{n}") for n in range(8)]
+    assert keyword_quick._proved(iter(close), 2, 8) is None
+    assert keyword_quick._proved(iter(close), 2, 9) == [(1, "mt_0"), (2, "mt_1")]
+
+
 def test_an_answer_it_cannot_prove_is_the_general_ways(brain: Brain) -> None:
     # Forty equal matches: the ranking's order says nothing of their strength.
     strengths = [round(0.02 * n, 2) for n in range(40)]
