@@ -132,9 +132,12 @@ bench: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m tests.bench.run_all $(BENCH_ARGS)
 
 # add, search, update and delete against the real AgentOS tools at 5k and 20k traces, in one
-# run, with AgentOS's p50 over memgui's per op (tests/bench/bench_agentos_ops.py; minutes).
+# run, with AgentOS's p50 over memgui's per op (tests/bench/bench_agentos_ops.py: each side's
+# ops of a kind in a batch), then the writes again op by op, the two sides in turn
+# (tests/bench/bench_agentos_writes.py); minutes.
 bench-agentos: $(STAMP)
 	$(BIN)/python -m tests.bench.bench_agentos_ops $(AGENTOS_BENCH_ARGS)
+	$(BIN)/python -m tests.bench.bench_agentos_writes $(AGENTOS_WRITES_ARGS)
 
 clean:
 	rm -rf $(VENV) .npm-cache .import_linter_cache .mypy_cache build dist *.egg-info

@@ -44,6 +44,7 @@ BENCHMARKS: dict[str, tuple[list[str], list[str]]] = {
     "bench_agentos_ops": ([], ["--sizes", "2000", "--ops", "50", "--rounds", "1"]),
     "bench_search_pieces": ([], ["--size", "2000", "--adds", "64", "--rounds", "1"]),
     "bench_agentos_search": ([], ["--sizes", "2000", "--adds", "64", "--rounds", "2"]),
+    "bench_agentos_writes": ([], ["--sizes", "2000", "--ops", "50"]),
     "bench_stalls": ([], ["--traces", "5000", "--ops", "500", "--block", "250"]),
     "bench_busy_wait": ([], ["--trials", "10", "--rows", "2000", "7000"]),
     "bench_background_index": ([], ["--traces", "2000", "--writes", "300"]),
