@@ -152,6 +152,8 @@ def _short_tags(text: str) -> tuple[str, ...]:
 
 def row_strength(value: Any) -> float:
     """A row's stored `strength` as its snapshot holds it."""
+    if type(value) is float and value - value == 0.0:  # finite: the common case, first
+        return value
     return _float(value, 1.0)
 
 

@@ -36,6 +36,7 @@ from memgui.core.tools.registry import Profile, Tool, ToolContext, ToolResult, m
 from memgui.core.tools.shared import checked_id, forget_live, update_live
 
 SEARCH_LIMIT, MAX_SEARCH_LIMIT = 10, 100
+_EVERY_TRACE = TraceFilter()
 SEARCH_MODES = ("keyword", "cognitive")
 
 
@@ -112,9 +113,13 @@ def _merge(ctx: ToolContext, args: Args) -> ToolResult:
 
 def _search(ctx: ToolContext, args: Args) -> ToolResult:
     limit = check_int_range("limit", args.get("limit", SEARCH_LIMIT), 1, MAX_SEARCH_LIMIT)
-    flt = TraceFilter(
-        type=check_choice("type", args["type"], TYPES) if "type" in args else None,
-        scope=check_choice("scope", args["scope"], SCOPES) if "scope" in args else None,
+    flt = (
+        TraceFilter(
+            type=check_choice("type", args["type"], TYPES) if "type" in args else None,
+            scope=check_choice("scope", args["scope"], SCOPES) if "scope" in args else None,
+        )
+        if "type" in args or "scope" in args
+        else _EVERY_TRACE  # an agent's usual search: no filter made anew
     )
     query = args["query"]
     mode = check_choice("mode", args.get("mode", "keyword"), SEARCH_MODES)
