@@ -16,7 +16,7 @@ same connection:
 - `ranking_and_rows`: it and the statement reading the first slice of candidates' rows with
   their decayed strength — the SQL of the general way's exact blended ranking;
 - `least_sql`: the least any exact answer runs: a ranking of only the `limit` best by bm25
-  and the read of those rows (the tool's columns, `store.BRIEF_COLUMNS`) with their decayed
+  joined with those rows (the tool's columns, `store.BRIEF_COLUMNS`) with their decayed
   strength (not enough to prove the blend: a floor);
 - `keyword_rows`: `searching.keyword_rows`, all of memgui's code that gives the ranked rows
   (`keyword_quick` first: one short ranking and its rows, when it proves the answer);
@@ -78,12 +78,12 @@ def contenders(path: Path) -> tuple[dict[str, Callable[[str], Any]], list[Any]]:
         return rows_brain.db.conn.execute(*sql.rows(rows_brain.now(), rowids)).fetchall()
 
     def least_sql(query: str) -> list[Any]:
+        # The agent tool's one statement (the ranking joined with the brief rows), ranking
+        # only the `limit` best.
         sql = keyword.statements(least_brain.db, stems.TABLE, least_brain.brain_id, TraceFilter())
-        conn = least_brain.db.conn
-        rowids = [rowid for _, rowid in conn.execute(sql.ranking, (stems.match(query), LIMIT))]
-        if not rowids:
-            return []
-        return conn.execute(*sql.rows(least_brain.now(), rowids, brief=True)).fetchall()
+        return least_brain.db.conn.execute(
+            sql.ranked_rows[True], (stems.match(query), LIMIT, least_brain.now(), *sql.params)
+        ).fetchall()
 
     ctx = ToolContext(tool_brain, "bench", "keyword")
     pieces: dict[str, Callable[[str], Any]] = {

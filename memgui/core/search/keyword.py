@@ -104,22 +104,20 @@ class _Statements(NamedTuple):
     strength: str  # the decayed strength of a `memory_traces AS t` row (`?1`: now, in ms)
     ranking: str  # (bm25, rowid) of the best `?2` matches of `?1`
     rows_head: str  # ... WHERE rowid IN ( — the candidates' rows with their strength
-    brief_head: str  # the same with only `store.BRIEF_COLUMNS`
     # The ranking of the best `?2` matches of `?1` joined with their rows (`?3`: now), in
     # rank order, each row read as it is stepped to: (bm25, decayed strength, the row's
     # columns), NULL columns for a match the filter leaves out; `keyword_quick`'s one
     # statement, with the whole row and with the brief.
     ranked_rows: tuple[str, str]
 
-    def rows(self, now: int, rowids: list[Any], brief: bool = False) -> tuple[str, tuple[Any, ...]]:
+    def rows(self, now: int, rowids: list[Any]) -> tuple[str, tuple[Any, ...]]:
         """The statement reading the rows of `rowids` (those that pass the filter, in no
-        order; with `brief`, only `store.BRIEF_COLUMNS`) and its arguments. The list is
+        order) and its arguments. The list is
         padded with its last rowid to a multiple of `ROWIDS_STEP`, so that a few texts serve
         every search: apsw keeps the statements of its last 100 runs, and one text per count
         had one in three searches compile the rows statement again."""
         padded = rowids + rowids[-1:] * (-len(rowids) % ROWIDS_STEP)
-        head = self.brief_head if brief else self.rows_head
-        sql = f"{head}{','.join('?' * len(padded))}) AND {self.where}"
+        sql = f"{self.rows_head}{','.join('?' * len(padded))}) AND {self.where}"
         return sql, (now, *padded, *self.params)
 
 
@@ -145,9 +143,9 @@ def statements(db: Database, table: str, brain_id: str, flt: TraceFilter) -> _St
             f"FROM {table} WHERE {table} MATCH ?1 ORDER BY score, rowid LIMIT ?2"
         )
         # The whole row comes with its decayed strength: the result is built from it.
-        rows_head, brief_head = (
-            f"SELECT {strength}, {columns} FROM memory_traces AS t NOT INDEXED WHERE rowid IN ("
-            for columns in (store.select_columns(db), store.BRIEF_COLUMNS)
+        rows_head = (
+            f"SELECT {strength}, {store.select_columns(db)} "
+            "FROM memory_traces AS t NOT INDEXED WHERE rowid IN ("
         )
         ranked_rows = tuple(
             f"WITH r(bm25, hit) AS ({ranking}) "
@@ -162,7 +160,6 @@ def statements(db: Database, table: str, brain_id: str, flt: TraceFilter) -> _St
             strength,
             ranking,
             rows_head,
-            brief_head,
             (ranked_rows[0], ranked_rows[1]),
         )
     return found

@@ -71,13 +71,22 @@ def test_the_quick_answer_is_the_general_answer(brain: Brain, limit: int, weakes
 
 def test_a_plain_search_runs_one_statement_ranking_and_reading_the_rows(brain: Brain) -> None:
     _fill(brain, 300)
-    searching.keyword_rows(brain, "harbour", TraceFilter(), 10)
-    found, statements = selects_run(
-        brain.db.conn, lambda: searching.keyword_rows(brain, "anchor net", TraceFilter(), 10)
-    )
+    searching.keyword_rows(brain, "harbour", TraceFilter(), 10)  # nothing waits: known
+    statements: list[tuple[str, tuple]] = []
+
+    def remember(_cursor: apsw.Cursor, sql: str, bindings: tuple | None) -> bool:
+        statements.append((sql, bindings or ()))
+        return True
+
+    brain.db.conn.exec_trace = remember  # every statement, not only the SELECTs
+    try:
+        found = searching.keyword_rows(brain, "anchor net", TraceFilter(), 10)
+    finally:
+        brain.db.conn.exec_trace = None
     assert found
     # The best 2 × limit + 4 by bm25 (their bindings: MATCH, LIMIT, now, brain id) and
-    # their rows, in one statement.
+    # their rows, in one statement; what the brain is at is read from the connection, not
+    # asked by a statement of its own.
     [(sql, bindings)] = statements
     assert f"FROM {stems.TABLE}" in sql and "JOIN memory_traces AS t" in sql
     assert bindings[1] == keyword_quick.ranked_for(10) and bindings[3] == brain.brain_id
@@ -227,27 +236,6 @@ def test_another_programs_write_between_its_statements_is_the_general_ways(
     assert writes == [best]
     found = searching.keyword_rows(brain, "telo", TraceFilter(), 10)
     assert found is not None and best not in [row[1] for row in found]
-
-
-def test_a_plain_search_runs_its_one_statement_and_no_other(
-    brain: Brain,
-) -> None:
-    _fill(brain, 300, weakest=0.9)
-    searching.keyword_rows(brain, "telo", TraceFilter(), 10)  # nothing waits: known
-    statements: list[str] = []
-
-    def remember(_cursor: apsw.Cursor, sql: str, _bindings: object) -> bool:
-        statements.append(sql)
-        return True
-
-    brain.db.conn.exec_trace = remember
-    try:
-        found = keyword_quick.rows(brain, "telo", TraceFilter(), 10)
-    finally:
-        brain.db.conn.exec_trace = None
-    assert found
-    # What the brain is at is read from the connection, not asked by statements.
-    assert len(statements) == 1 and f"FROM {stems.TABLE}" in statements[0]
 
 
 def test_another_programs_rows_waiting_since_its_last_statement_are_the_general_ways(
